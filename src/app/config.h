@@ -1,0 +1,42 @@
+/* Everything a pbng run is configured with: a scene's defaults, overridden by explicit options. */
+#ifndef PBNG_APP_CONFIG_H
+#define PBNG_APP_CONFIG_H
+
+#include <petscsys.h>
+#include "core/material.h"
+#include "mesh/boundary.h"
+#include "solvers/problem.h"
+#include "solvers/solver.h"
+
+typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE } pbng_mesh_source;
+
+typedef struct {
+  char scene[64];
+  pbng_mesh_source mesh_source;
+  int res;
+  double bar_length;   /* bar scene: length along x (cross-section 1 x 1) */
+  char mesh_file[PETSC_MAX_PATH_LEN];
+  pbng_bc_list bcs;
+  pbng_material_kind material;
+  double youngs, poisson, density, gravity[3];
+  char solver[32];
+  pbng_solver_options solver_opt;
+  pbng_mode mode;
+  double dt;
+  int frames, iters;
+  double rtol;
+  int residual_every;
+  PetscBool monitor;
+  char output[PETSC_MAX_PATH_LEN];
+  char summary[PETSC_MAX_PATH_LEN];
+  int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */
+} pbng_config;
+
+/* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, box (plain Res-N box), or "none" (give -mesh). */
+PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
+
+/* Reads the options database (-scene first, then every explicit option). Validates everything:
+ * unknown names, malformed lists and impossible values are errors naming the option. */
+PetscErrorCode pbng_config_from_options(pbng_config *cfg);
+
+#endif

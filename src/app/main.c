@@ -1,0 +1,57 @@
+/* pbng: Position-Based Nonlinear Gauss-Seidel for quasistatic and dynamic hyperelasticity.
+ * Configured through the PETSc options database: pbng -help lists every option. */
+#include <stdio.h>
+#include <string.h>
+#include "app/run.h"
+
+static const char help[] =
+  "pbng: large hyperelastic deformations with Position-Based Nonlinear Gauss-Seidel (PBNG).\n"
+  "Example: pbng -scene box_stretch_twist -res 32 -frames 10 -output out/box.h5\n\n";
+
+/* The command line as one string, for the output's command_line attribute. */
+static void join_command_line(int argc, char **argv, char *buf, size_t len)
+{
+  buf[0] = 0;
+  for (int k = 0; k < argc; ++k) {
+    if (k) strncat(buf, " ", len - strlen(buf) - 1);
+    strncat(buf, argv[k], len - strlen(buf) - 1);
+  }
+}
+
+static PetscErrorCode run_command(const char *command_line)
+{
+  pbng_config cfg;
+  pbng_run_summary summary;
+  PetscBool help_only;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_config_from_options(&cfg));
+  PetscCall(PetscOptionsHasHelp(NULL, &help_only));
+  if (help_only) PetscFunctionReturn(0);
+  PetscCall(pbng_run(PETSC_COMM_WORLD, &cfg, command_line, &summary));
+  PetscCall(pbng_run_report(PETSC_COMM_WORLD, &cfg, &summary));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  static char command_line[8192];
+  PetscErrorCode ierr;
+
+  join_command_line(argc, argv, command_line, sizeof(command_line));
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  /* user errors print one clear line instead of PETSc's traceback */
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = run_command(command_line);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    const char *text = NULL;
+    char *specific = NULL;
+    PetscErrorMessage(ierr, &text, &specific);
+    fprintf(stderr, "pbng: error: %s\n", specific && specific[0] ? specific : (text ? text : "unknown error"));
+    PetscFinalize();
+    return 1;
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}

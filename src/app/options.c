@@ -1,0 +1,228 @@
+/* The pbng command's options (PETSc options database: -help lists them, -options_file works). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "app/config.h"
+
+#define PBNG_USER_BCS 8
+
+/* A comma-separated list of up to *n finite reals; on return *n is the count. Every malformed entry
+ * is an error naming the option (PETSc's own parser would not name it). */
+static PetscErrorCode read_real_list(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double *values,
+                                     PetscInt *n, PetscBool *set)
+{
+  char buf[1024] = "", *save = NULL;
+  const PetscInt max = *n;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(name, text, NULL, buf, buf, sizeof(buf), set));
+  if (!*set) PetscFunctionReturn(0);
+  *n = 0;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *end;
+    const double v = strtod(tok, &end);
+    while (*end == ' ') ++end;
+    PetscCheck(end != tok && *end == 0 && isfinite(v), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "%s: \"%s\" is not a finite number", name, tok);
+    PetscCheck(*n < max, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: more than %d values", name, (int)max);
+    values[(*n)++] = v;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_vector3(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double v[3])
+{
+  PetscInt n = 3;
+  PetscBool set;
+  double tmp[3] = {v[0], v[1], v[2]};
+
+  PetscFunctionBeginUser;
+  PetscCall(read_real_list(PetscOptionsObject, name, text, tmp, &n, &set));
+  if (set) {
+    PetscCheck(n == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s needs exactly 3 comma-separated values (got %d)", name, (int)n);
+    for (int d = 0; d < 3; ++d) v[d] = tmp[d];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_choice_material(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  char name[64];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(name, pbng_material_kind_name(cfg->material), sizeof(name)));
+  PetscCall(PetscOptionsString("-material", "corotated | neohookean | stable_neohookean", NULL, name, name, sizeof(name), &set));
+  PetscCheck(pbng_material_kind_from_name(name, &cfg->material) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-material: unknown material \"%s\" (known: corotated, neohookean, stable_neohookean)", name);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  char name[64];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(read_choice_material(PetscOptionsObject, cfg));
+  PetscCall(PetscOptionsString("-solver", "pbng", NULL, cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
+  PetscCheck(!strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-solver: unknown solver \"%s\" (known: pbng)", cfg->solver);
+  PetscCall(PetscStrncpy(name, pbng_accel_name(cfg->solver_opt.accel), sizeof(name)));
+  PetscCall(PetscOptionsString("-accel", "none | sor (Eq. 40) | chebyshev (Eq. 39)", NULL, name, name, sizeof(name), &set));
+  PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-accel: unknown acceleration \"%s\" (known: none, sor, chebyshev)", name);
+  PetscCall(PetscStrncpy(name, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sizeof(name)));
+  PetscCall(PetscOptionsString("-mode", "quasistatic | dynamic (backward Euler)", NULL, name, name, sizeof(name), &set));
+  if (!strcmp(name, "quasistatic")) cfg->mode = PBNG_MODE_QUASISTATIC;
+  else if (!strcmp(name, "dynamic")) cfg->mode = PBNG_MODE_DYNAMIC;
+  else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-mode: unknown mode \"%s\" (known: quasistatic, dynamic)", name);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  PetscBool set;
+  PetscInt res = cfg->res;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsInt("-res", "Res-N: N^3 vertices for box scenes (N across for the bar)", NULL, res, &res, &set));
+  PetscCheck(res >= 2 && res <= 4096, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-res %d: must be 2..4096", (int)res);
+  cfg->res = (int)res;
+  PetscCall(PetscOptionsReal("-bar_length", "bar scene: length along x (cross-section 1 x 1)", NULL, cfg->bar_length, &cfg->bar_length, &set));
+  PetscCheck(cfg->bar_length > 0 && cfg->bar_length <= 1e3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bar_length %g: must be in (0, 1000]", cfg->bar_length);
+  PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
+                               cfg->mesh_file, sizeof(cfg->mesh_file), &set));
+  if (set) cfg->mesh_source = PBNG_MESH_FILE;
+  PetscCheck(cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "no mesh: give -scene NAME or -mesh FILE (see -help)");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_fixed_sets(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  double boxes[6 * PBNG_MAX_BC];
+  char *groups[PBNG_MAX_BC];
+  PetscInt n = 6 * PBNG_MAX_BC, ng = PBNG_MAX_BC;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(read_real_list(PetscOptionsObject, "-fix_box", "clamp the nodes in box x0,y0,z0,x1,y1,z1 (several: 6k values)", boxes, &n, &set));
+  if (set) {
+    PetscCheck(n > 0 && n % 6 == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "-fix_box needs 6 comma-separated values per box: x0,y0,z0,x1,y1,z1 (got %d)", (int)n);
+    for (PetscInt b = 0; b < n / 6; ++b) {
+      char name[64];
+      snprintf(name, sizeof(name), "fix_box%d", (int)b);
+      PetscCall(pbng_bc_add_box(&cfg->bcs, name, &boxes[6 * b], NULL));
+    }
+  }
+  PetscCall(PetscOptionsStringArray("-fix_group", "clamp the nodes of these node sets / physical groups", NULL, groups, &ng, &set));
+  for (PetscInt g = 0; set && g < ng; ++g) {
+    PetscCall(pbng_bc_add_group(&cfg->bcs, groups[g], groups[g], NULL));
+    PetscCall(PetscFree(groups[g]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -bcK_box | -bcK_group with -bcK_velocity, -bcK_rotation_rate, -bcK_axis, -bcK_center, -bcK_scale_rate. */
+static PetscErrorCode read_moving_set(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, int k)
+{
+  char opt[64], group[64] = "";
+  double box[6];
+  PetscInt n = 6;
+  PetscBool has_box, has_group, set;
+  pbng_motion m = {.axis = {1, 0, 0}};
+
+  PetscFunctionBeginUser;
+  snprintf(opt, sizeof(opt), "-bc%d_box", k);
+  PetscCall(read_real_list(PetscOptionsObject, opt, "boundary set by box x0,y0,z0,x1,y1,z1", box, &n, &has_box));
+  PetscCheck(!has_box || n == 6, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s needs 6 values (got %d)", opt, (int)n);
+  snprintf(opt, sizeof(opt), "-bc%d_group", k);
+  PetscCall(PetscOptionsString(opt, "boundary set by node set / physical group", NULL, group, group, sizeof(group), &has_group));
+  snprintf(opt, sizeof(opt), "-bc%d_velocity", k);
+  PetscCall(read_vector3(PetscOptionsObject, opt, "translation velocity", m.velocity));
+  snprintf(opt, sizeof(opt), "-bc%d_rotation_rate", k);
+  PetscCall(PetscOptionsReal(opt, "rotation rate (rad per unit time)", NULL, m.rotation_rate, &m.rotation_rate, &set));
+  snprintf(opt, sizeof(opt), "-bc%d_axis", k);
+  PetscCall(read_vector3(PetscOptionsObject, opt, "rotation axis", m.axis));
+  snprintf(opt, sizeof(opt), "-bc%d_center", k);
+  PetscCall(read_vector3(PetscOptionsObject, opt, "center of rotation and scaling", m.center));
+  snprintf(opt, sizeof(opt), "-bc%d_scale_rate", k);
+  PetscCall(read_vector3(PetscOptionsObject, opt, "per-axis scaling rate about the center", m.scale_rate));
+  PetscCheck(!(has_box && has_group), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bc%d: give _box or _group, not both", k);
+  snprintf(opt, sizeof(opt), "bc%d", k);
+  if (has_box) PetscCall(pbng_bc_add_box(&cfg->bcs, opt, box, &m));
+  if (has_group) PetscCall(pbng_bc_add_group(&cfg->bcs, opt, group, &m));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-youngs", "Young's modulus E (> 0)", NULL, cfg->youngs, &cfg->youngs, &set));
+  PetscCall(PetscOptionsReal("-poisson", "Poisson's ratio nu in (-1, 0.5)", NULL, cfg->poisson, &cfg->poisson, &set));
+  PetscCall(PetscOptionsReal("-density", "density rho (> 0)", NULL, cfg->density, &cfg->density, &set));
+  PetscCall(read_vector3(PetscOptionsObject, "-gravity", "gravity gx,gy,gz", cfg->gravity));
+  pbng_material probe;
+  PetscCheck(pbng_material_init(&probe, cfg->material, cfg->youngs, cfg->poisson) == 0, PETSC_COMM_WORLD,
+             PETSC_ERR_ARG_OUTOFRANGE, "-youngs %g -poisson %g: need E > 0 and -1 < nu < 0.5", cfg->youngs, cfg->poisson);
+  PetscCheck(cfg->density > 0 && isfinite(cfg->density), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-density %g: must be > 0", cfg->density);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  PetscBool set;
+  PetscInt frames = cfg->frames, iters = cfg->iters, every = cfg->residual_every, threads = 0;
+  pbng_solver_options *o = &cfg->solver_opt;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->omega, &o->omega, &set));
+  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->rho, &o->rho, &set));
+  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->gamma, &o->gamma, &set));
+  PetscCall(PetscOptionsReal("-dt", "time step per frame", NULL, cfg->dt, &cfg->dt, &set));
+  PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &set));
+  PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
+  PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));
+  PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &set));
+  PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));
+  PetscCall(PetscOptionsInt("-threads", "OpenMP threads per rank (0: OMP_NUM_THREADS)", NULL, threads, &threads, &set));
+  PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
+  PetscCheck(o->rho > 0 && o->rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->rho);
+  PetscCheck(o->gamma > 0 && o->gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->gamma);
+  PetscCheck(cfg->dt > 0 && isfinite(cfg->dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dt %g: must be > 0", cfg->dt);
+  PetscCheck(frames >= 0 && frames <= 999999, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-frames %d: must be 0..999999", (int)frames);
+  PetscCheck(iters >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-iters %d: must be >= 1", (int)iters);
+  PetscCheck(cfg->rtol >= 0 && cfg->rtol < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
+  PetscCheck(every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-residual_every %d: must be >= 1", (int)every);
+  PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %d: must be >= 0", (int)threads);
+  cfg->frames = (int)frames, cfg->iters = (int)iters, cfg->residual_every = (int)every, cfg->threads = (int)threads;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_from_options(pbng_config *cfg)
+{
+  char scene[64] = "none";
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-scene", scene, sizeof(scene), &set));
+  PetscCall(pbng_config_scene_defaults(scene, cfg));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "pbng: Position-Based Nonlinear Gauss-Seidel", NULL);
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | box | none", NULL, scene, scene, sizeof(scene), &set));
+  PetscCall(read_mesh_options(PetscOptionsObject, cfg));
+  PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
+  for (int k = 0; k < PBNG_USER_BCS; ++k) PetscCall(read_moving_set(PetscOptionsObject, cfg, k));
+  PetscCall(read_choices(PetscOptionsObject, cfg));
+  PetscCall(read_physics(PetscOptionsObject, cfg));
+  PetscCall(read_solver_controls(PetscOptionsObject, cfg));
+  PetscCall(PetscOptionsString("-output", "result file (HDF5; an .xdmf is written beside it)", NULL, cfg->output, cfg->output, sizeof(cfg->output), &set));
+  PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
+  PetscOptionsEnd();
+  PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,54 @@
+/* The closing summary: printed by rank 0 and optionally written as JSON (temporary name + rename). */
+#include <stdio.h>
+#include "app/run.h"
+
+static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_summary *s)
+{
+  fprintf(f, "{\n");
+  fprintf(f, "  \"scene\": \"%s\",\n  \"solver\": \"%s\",\n  \"material\": \"%s\",\n", cfg->scene, cfg->solver,
+          pbng_material_kind_name(cfg->material));
+  fprintf(f, "  \"accel\": \"%s\",\n  \"mode\": \"%s\",\n", pbng_accel_name(cfg->solver_opt.accel),
+          cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic");
+  fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n", (long long)s->nodes, (long long)s->elements, s->ncolors);
+  fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"frames\": %d,\n  \"iterations\": %d,\n", s->ranks, s->threads, s->frames,
+          s->iterations);
+  fprintf(f, "  \"solver_seconds\": %.9g,\n  \"total_seconds\": %.9g,\n", s->solver_seconds, s->total_seconds);
+  fprintf(f, "  \"seconds_per_iteration\": %.9g,\n", s->iterations ? s->solver_seconds / s->iterations : 0.0);
+  fprintf(f, "  \"element_visits_per_second\": %.9g,\n", s->visits_per_second);
+  fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
+  fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
+  fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": \"%s\"\n}\n", s->peak_rss_bytes_sum / (double)s->elements, cfg->output);
+}
+
+static PetscErrorCode save_summary_json(const pbng_config *cfg, const pbng_run_summary *s)
+{
+  char tmp[PETSC_MAX_PATH_LEN + 16];
+  FILE *f;
+
+  PetscFunctionBeginUser;
+  snprintf(tmp, sizeof(tmp), "%s.partial", cfg->summary);
+  f = fopen(tmp, "w");
+  PetscCheck(f, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-summary: cannot write %s", cfg->summary);
+  write_summary_json(f, cfg, s);
+  const int bad = ferror(f);
+  PetscCheck(fclose(f) == 0 && !bad, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "-summary: error writing %s", cfg->summary);
+  PetscCheck(rename(tmp, cfg->summary) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "-summary: cannot rename %s", tmp);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng_run_summary *s)
+{
+  int rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscPrintf(comm,
+                        "summary: %d frames, %d iterations, solver %.3f s (%.3f ms/iteration), %.2fM element visits/s, %d colors,\n"
+                        "         peak memory %.1f MiB (largest rank %.1f MiB, %.0f bytes/tet), total %.2f s, %d rank(s) x %d thread(s)\n",
+                        s->frames, s->iterations, s->solver_seconds, s->iterations ? 1e3 * s->solver_seconds / s->iterations : 0.0,
+                        s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
+                        s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
+  PetscCall(PetscPrintf(comm, "output: %s (open the .xdmf beside it in ParaView: File > Open, Apply, then play the time series)\n", cfg->output));
+  if (rank == 0 && cfg->summary[0]) PetscCall(save_summary_json(cfg, s));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,291 @@
+#include "app/run.h"
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "io/output.h"
+#include "mesh/generate.h"
+#include "parallel/coloring.h"
+
+typedef struct {
+  PetscLogEvent setup, iterate, residual, output;
+} run_events;
+
+typedef struct {
+  MPI_Comm comm;
+  int rank;
+  const pbng_config *cfg;
+  run_events ev;
+  pbng_dmesh dm;
+  pbng_problem pb;
+  pbng_solver solver;
+  pbng_output *out;
+} run_state;
+
+static PetscErrorCode register_events(run_events *ev)
+{
+  PetscClassId id;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscClassIdRegister("pbng", &id));
+  PetscCall(PetscLogEventRegister("PBNGSetup", id, &ev->setup));
+  PetscCall(PetscLogEventRegister("PBNGIterate", id, &ev->iterate));
+  PetscCall(PetscLogEventRegister("PBNGResidual", id, &ev->residual));
+  PetscCall(PetscLogEventRegister("PBNGOutput", id, &ev->output));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode build_global_mesh(const pbng_config *cfg, pbng_mesh *mesh)
+{
+  PetscFunctionBeginUser;
+  switch (cfg->mesh_source) {
+  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, mesh)); break;
+  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
+  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, mesh)); break;
+  case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode open_output(run_state *st, const pbng_mesh *mesh, const char *command_line)
+{
+  const pbng_config *cfg = st->cfg;
+  pbng_output_info info = {
+    .material = pbng_material_kind_name(cfg->material), .youngs_modulus = cfg->youngs,
+    .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
+    .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
+    .command_line = command_line, .xdmf_topology = mesh->etype->xdmf_topology, .nodes_per_element = mesh->etype->nodes};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_output_open(st->comm, cfg->output, &info, mesh->nnodes, mesh->nelems, &st->out));
+  PetscFunctionReturn(0);
+}
+
+/* Global mesh -> boundary sets -> coloring -> this rank's subdomain. The global mesh is freed after. */
+static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh)
+{
+  pbng_node_elements adj;
+  int32_t *color;
+  int8_t *node_bc;
+  int ncolors;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(mesh->nnodes, &node_bc));
+  PetscCall(PetscMalloc1(mesh->nnodes, &color));
+  PetscCall(pbng_bc_assign(&st->cfg->bcs, mesh, node_bc));
+  PetscCall(pbng_node_elements_build(mesh, &adj));
+  PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
+  PetscCall(pbng_dmesh_create(st->comm, mesh, &adj, color, ncolors, node_bc, NULL, &st->dm));
+  PetscCall(pbng_node_elements_destroy(&adj));
+  PetscCall(PetscFree(color));
+  PetscCall(PetscFree(node_bc));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_mesh_output(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  const int nen = dm->etype->nodes;
+  int64_t *conn, *fixed, nfixed = 0;
+  int32_t *part;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/rest_positions", 3, dm->nowned, dm->global_node, dm->X));
+  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/color", dm->nowned, dm->global_node, dm->color));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &part));
+  for (int32_t i = 0; i < dm->nowned; ++i) part[i] = dm->rank;
+  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/partition", dm->nowned, dm->global_node, part));
+  PetscCall(PetscFree(part));
+  PetscCall(PetscMalloc1((int64_t)dm->nowned_elems * nen + 1, &conn));
+  for (int64_t k = 0; k < (int64_t)dm->nowned_elems * nen; ++k) conn[k] = dm->global_node[dm->elems[k]];
+  PetscCall(pbng_output_write_elements(st->out, dm->nowned_elems, dm->global_elem, conn));
+  PetscCall(PetscFree(conn));
+  PetscCall(PetscMalloc1(dm->nowned - dm->nfree + 1, &fixed));
+  for (int32_t i = dm->nfree; i < dm->nowned; ++i) fixed[nfixed++] = dm->global_node[i];
+  PetscCall(pbng_output_write_fixed_nodes(st->out, nfixed, fixed));
+  PetscCall(PetscFree(fixed));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode evaluate_residual(run_state *st, double *r, double *energy)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(st->ev.residual, 0, 0, 0, 0));
+  PetscCall(pbng_problem_residual(&st->pb, r, energy));
+  PetscCall(PetscLogEventEnd(st->ev.residual, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+static double relative(double r, double r0) { return r0 > 0 ? r / r0 : 0.0; }
+
+typedef struct {
+  int iterations;
+  double seconds, residual, relative_residual, energy, residual0;
+} frame_result;
+
+/* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol. */
+static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
+{
+  const pbng_config *cfg = st->cfg;
+  double r = 0, energy = 0;
+  int fresh = 1; /* r and energy describe the current iterate */
+
+  PetscFunctionBeginUser;
+  memset(fr, 0, sizeof(*fr));
+  pbng_problem_begin_frame(&st->pb, frame * cfg->dt);
+  PetscCall(pbng_solver_begin_frame(&st->solver));
+  PetscCall(evaluate_residual(st, &fr->residual0, &energy));
+  r = fr->residual0;
+  if (cfg->monitor)
+    PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e\n", frame, 0, r, relative(r, fr->residual0), energy));
+  for (int l = 0; l < cfg->iters; ++l) {
+    if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) break;
+    PetscCall(PetscLogEventBegin(st->ev.iterate, 0, 0, 0, 0));
+    const double t0 = MPI_Wtime();
+    PetscCall(pbng_solver_iterate(&st->solver, l));
+    fr->seconds += MPI_Wtime() - t0;
+    PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
+    fr->iterations = l + 1;
+    fresh = 0;
+    if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
+      PetscCall(evaluate_residual(st, &r, &energy));
+      fresh = 1;
+      if (cfg->monitor)
+        PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e  %.3f s\n", frame, l + 1, r,
+                              relative(r, fr->residual0), energy, fr->seconds));
+    }
+  }
+  if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
+  pbng_problem_end_frame(&st->pb);
+  fr->residual = r;
+  fr->relative_residual = relative(r, fr->residual0);
+  fr->energy = energy;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *fr)
+{
+  const pbng_frame_info info = {frame * st->cfg->dt, fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(st->ev.output, 0, 0, 0, 0));
+  PetscCall(pbng_output_write_frame(st->out, frame, st->dm.nowned, st->dm.global_node, st->pb.x, &info));
+  PetscCall(PetscLogEventEnd(st->ev.output, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode print_frame_line(run_state *st, int frame, const frame_result *fr, double elapsed)
+{
+  const int F = st->cfg->frames;
+  const double eta = frame > 0 ? elapsed / frame * (F - frame) : 0.0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s\n", frame, F,
+                        fr->iterations, fr->relative_residual, fr->residual, fr->seconds, eta));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
+{
+  frame_result fr;
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  memset(&fr, 0, sizeof(fr)); /* frame 0: the initial configuration */
+  pbng_problem_begin_frame(&st->pb, 0.0);
+  PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
+  fr.relative_residual = 1.0;
+  PetscCall(write_frame(st, 0, &fr));
+  for (int frame = 1; frame <= st->cfg->frames; ++frame) {
+    PetscCall(solve_frame(st, frame, &fr));
+    PetscCall(write_frame(st, frame, &fr));
+    sum->frames = frame;
+    sum->iterations += fr.iterations;
+    sum->solver_seconds += fr.seconds;
+    sum->final_residual = fr.residual;
+    sum->final_relative_residual = fr.relative_residual;
+    PetscCall(print_frame_line(st, frame, &fr, MPI_Wtime() - t0));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
+{
+  const pbng_config *cfg = st->cfg;
+  pbng_mesh mesh;
+  pbng_material mat;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(st->ev.setup, 0, 0, 0, 0));
+  PetscCall(build_global_mesh(cfg, &mesh));
+  sum->nodes = mesh.nnodes;
+  sum->elements = mesh.nelems;
+  PetscCall(open_output(st, &mesh, command_line)); /* an unwritable output fails before any work */
+  PetscCall(build_subdomain(st, &mesh));
+  PetscCall(pbng_mesh_destroy(&mesh));
+  pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
+  PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
+  PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
+  PetscCall(write_mesh_output(st));
+  sum->ncolors = st->dm.ncolors;
+  PetscCall(PetscLogEventEnd(st->ev.setup, 0, 0, 0, 0));
+  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
+                        cfg->scene, sum->nodes, sum->elements, sum->ncolors, pbng_material_kind_name(cfg->material), cfg->youngs,
+                        cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode teardown(run_state *st)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_solver_destroy(&st->solver));
+  PetscCall(pbng_problem_destroy(&st->pb));
+  PetscCall(pbng_dmesh_destroy(&st->dm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode memory_usage(MPI_Comm comm, pbng_run_summary *sum)
+{
+  struct rusage ru;
+  double mine;
+
+  PetscFunctionBeginUser;
+  getrusage(RUSAGE_SELF, &ru);
+  mine = (double)ru.ru_maxrss * 1024.0; /* Linux reports KiB */
+  PetscCallMPI(MPI_Allreduce(&mine, &sum->peak_rss_bytes_max, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&mine, &sum->peak_rss_bytes_sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
+{
+  run_state st;
+  PetscErrorCode ierr;
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  memset(&st, 0, sizeof(st));
+  memset(sum, 0, sizeof(*sum));
+  st.comm = comm;
+  st.cfg = cfg;
+  PetscCallMPI(MPI_Comm_rank(comm, &st.rank));
+  PetscCallMPI(MPI_Comm_size(comm, &sum->ranks));
+  PetscCheck(sum->ranks == 1, comm, PETSC_ERR_SUP,
+             "pbng runs on one MPI rank for now: the distributed halo exchange is not built yet (run without mpiexec -n %d)", sum->ranks);
+  if (cfg->threads > 0) omp_set_num_threads(cfg->threads);
+  sum->threads = omp_get_max_threads();
+  PetscCall(register_events(&st.ev));
+  ierr = setup(&st, command_line, sum);
+  if (!ierr) ierr = frame_loop(&st, sum);
+  if (ierr) { /* leave no partial output under the requested name */
+    if (st.out) pbng_output_close(&st.out, PETSC_FALSE);
+    teardown(&st);
+    return ierr;
+  }
+  PetscCall(pbng_output_close(&st.out, PETSC_TRUE));
+  PetscCall(teardown(&st));
+  sum->total_seconds = MPI_Wtime() - t0;
+  sum->visits_per_second = sum->solver_seconds > 0 ? 4.0 * (double)sum->elements * sum->iterations / sum->solver_seconds : 0;
+  PetscCall(memory_usage(comm, sum));
+  PetscFunctionReturn(0);
+}

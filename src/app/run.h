@@ -1,0 +1,25 @@
+/* A pbng run: scene or mesh -> coloring and subdomain -> problem and solver -> frame loop -> output. */
+#ifndef PBNG_APP_RUN_H
+#define PBNG_APP_RUN_H
+
+#include "app/config.h"
+
+typedef struct {
+  int frames, iterations;         /* frames solved, iterations over all frames */
+  double solver_seconds;          /* iterations only: no setup, residual evaluation or output */
+  double total_seconds;           /* wall time of the whole run */
+  double visits_per_second;       /* element visits (one tet seen from one of its nodes) per solver second */
+  int ncolors;
+  int64_t nodes, elements;
+  double final_residual, final_relative_residual;
+  double peak_rss_bytes_max;      /* largest peak resident set over ranks */
+  double peak_rss_bytes_sum;      /* summed over ranks */
+  int ranks, threads;
+} pbng_run_summary;
+
+PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *summary);
+
+/* Prints the closing summary (rank 0) and, when cfg->summary is set, writes it as JSON. */
+PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng_run_summary *summary);
+
+#endif

@@ -1,0 +1,64 @@
+/* Hyperelastic materials of the paper (Sec. 3.1, Sec. 8): energy density Psi(F), first Piola-Kirchhoff
+ * stress P = dPsi/dF and PBNG's SPD modified Hessian (Eq. 36-37). Pure functions, no allocation. */
+#ifndef PBNG_CORE_MATERIAL_H
+#define PBNG_CORE_MATERIAL_H
+
+typedef enum {
+  PBNG_MATERIAL_COROTATED = 0,         /* Eq. 7:  mu |F - R|^2 + lambda/2 (J - 1)^2 */
+  PBNG_MATERIAL_NEOHOOKEAN = 1,        /* Eq. 8 with Sec. 8: mu/2 |F|^2 + lh/2 (J - 1 - mu/lh)^2, lh = lambda + mu */
+  PBNG_MATERIAL_STABLE_NEOHOOKEAN = 2, /* Eq. 10 with Sec. 8 (mu' = 4mu/3, lambda' = lambda + 5mu/6) */
+  PBNG_MATERIAL_COUNT
+} pbng_material_kind;
+
+typedef struct {
+  pbng_material_kind kind;
+  double youngs, poisson; /* E, nu as given */
+  double mu, lambda;      /* Lame parameters from E, nu (Eq. 9) */
+  double hessian_lambda;  /* lambda used in the modified Hessian (Eq. 36): max(lambda, 0) keeps it SPD */
+  double k_shear;         /* model shear coefficient: mu (cor, nh) or mu' (snh) */
+  double k_volume;        /* model volume coefficient: lambda (cor), lambda_hat (nh) or lambda' (snh) */
+  double j_rest;          /* volume term rest point: 0 (cor), mu/lambda_hat (nh), 3mu'/(4 lambda') (snh) */
+} pbng_material;
+
+/* Eq. 9: mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu)). */
+void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lambda);
+
+/* Name <-> kind ("corotated", "neohookean", "stable_neohookean"). Returns 0, or -1 for an unknown name. */
+int pbng_material_kind_from_name(const char *name, pbng_material_kind *kind);
+const char *pbng_material_kind_name(pbng_material_kind kind);
+
+/* Fills m. Returns 0, or -1 when E <= 0, nu outside (-1, 0.5) or either is not finite. */
+int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs, double poisson);
+
+/* Psi(F) (Eq. 7, 8, 10 as adjusted in Sec. 8). */
+double pbng_energy_density(const pbng_material *m, const double F[9]);
+
+/* P = dPsi/dF. */
+void pbng_first_piola(const pbng_material *m, const double F[9], double P[9]);
+
+/* Hot path of every node update: P and cof(F) = J F^{-T} together (the modified Hessian needs cof F).
+ * For the corotated model, q (a unit quaternion, w x y z) warm-starts the polar decomposition and is
+ * updated to the rotation found; q may be NULL (cold start). Other models ignore q. */
+void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
+                              float q[4]);
+
+/* Eq. 36-37 for one element seen from node i with shape-function gradient g = dN_i/dX:
+ * A += V (2 mu |g|^2 I + lambda (cof(F) g)(cof(F) g)^T), symmetric positive definite for every F. */
+static inline void pbng_modified_hessian_add(const pbng_material *m, const double cofF[9], const double g[3],
+                                             double V, double A[9])
+{
+  const double c0 = cofF[0] * g[0] + cofF[1] * g[1] + cofF[2] * g[2];
+  const double c1 = cofF[3] * g[0] + cofF[4] * g[1] + cofF[5] * g[2];
+  const double c2 = cofF[6] * g[0] + cofF[7] * g[1] + cofF[8] * g[2];
+  const double d = 2.0 * m->mu * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * V;
+  const double l = m->hessian_lambda * V;
+  A[0] += d + l * c0 * c0; A[1] += l * c0 * c1; A[2] += l * c0 * c2;
+  A[3] += l * c1 * c0; A[4] += d + l * c1 * c1; A[5] += l * c1 * c2;
+  A[6] += l * c2 * c0; A[7] += l * c2 * c1; A[8] += d + l * c2 * c2;
+}
+
+/* The proper rotation of F's polar decomposition: argmin over R in SO(3) of |F - R|_F, also for
+ * inverted F (det F < 0) and nearly singular F. q as in pbng_stress_and_cofactor (may be NULL). */
+void pbng_polar_rotation(const double F[9], double R[9], float q[4]);
+
+#endif

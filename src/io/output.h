@@ -1,0 +1,63 @@
+/* HDF5 result file + XDMF companion (ParaView opens the .xdmf as a time series).
+ * Layout (docs/output.md):
+ *   /mesh/rest_positions float64 [N,3]   /mesh/tetrahedra int64 [M,4] (0-based, positive volume)
+ *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
+ *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
+ *                                          relative_residual, seconds, energy
+ *   root attributes: material, youngs_modulus, poisson_ratio, density, gravity[3], solver, command_line,
+ *                    mode, frames_written
+ * The file is written as "<path>.partial" and renamed to <path> by pbng_output_close(.., success=1);
+ * the XDMF is written the same way. An interrupted run never leaves a truncated file under the
+ * requested names and never touches an earlier result there.
+ * Every function is collective over the communicator given to pbng_output_open: each rank passes
+ * the rows it owns (any number, possibly zero) with their global row indices. */
+#ifndef PBNG_IO_OUTPUT_H
+#define PBNG_IO_OUTPUT_H
+
+#include <petscsys.h>
+#include <stdint.h>
+
+typedef struct pbng_output pbng_output;
+
+typedef struct {
+  const char *material;      /* "corotated" | "neohookean" | "stable_neohookean" */
+  double youngs_modulus, poisson_ratio, density;
+  double gravity[3];
+  const char *solver;        /* "pbng" */
+  const char *mode;          /* "quasistatic" | "dynamic" */
+  const char *command_line;
+  const char *xdmf_topology; /* "Tetrahedron" */
+  int nodes_per_element;     /* 4 */
+} pbng_output_info;
+
+typedef struct {
+  double time;
+  int iterations;
+  double residual, relative_residual, seconds, energy;
+} pbng_frame_info;
+
+/* Creates "<path>.partial" (fails cleanly, naming the path, when it cannot be created) and writes
+ * the root attributes. nnodes/nelems are the global counts. */
+PetscErrorCode pbng_output_open(MPI_Comm comm, const char *path, const pbng_output_info *info,
+                                int64_t nnodes, int64_t nelems, pbng_output **out);
+
+/* Mesh datasets. Each rank gives nlocal rows and their global row indices (rows[i] in 0..N-1). */
+PetscErrorCode pbng_output_write_nodes_double(pbng_output *out, const char *dataset, int ncols, int64_t nlocal,
+                                              const int64_t *rows, const double *data);
+PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *dataset, int64_t nlocal,
+                                             const int64_t *rows, const int32_t *data);
+/* /mesh/tetrahedra (int64 [M, nodes_per_element]) from element rows with global element indices. */
+PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, const int64_t *rows,
+                                          const int64_t *connectivity);
+/* /mesh/fixed_nodes: the union of the ranks' lists, written sorted. */
+PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, const int64_t *global_nodes);
+
+/* /frames/NNNNNN/positions with its attributes. */
+PetscErrorCode pbng_output_write_frame(pbng_output *out, int frame, int64_t nlocal, const int64_t *rows,
+                                       const double *positions, const pbng_frame_info *finfo);
+
+/* success = PETSC_TRUE: flush, close, write the XDMF, rename both into place.
+ * success = PETSC_FALSE: close and delete the partial files (the requested names are untouched). */
+PetscErrorCode pbng_output_close(pbng_output **out, PetscBool success);
+
+#endif

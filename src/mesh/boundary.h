@@ -1,0 +1,45 @@
+/* Dirichlet boundary conditions (Eq. 2, 12): named node sets chosen by an axis-aligned box or a mesh
+ * node set (Gmsh physical group), each with a prescribed motion
+ *   x_D(X, t) = p + Rot(axis, rate t) diag(1 + s t) (X - p) + v t
+ * (scaling rate s about the point p, rotation rate in rad per unit time about the axis through p,
+ * translation velocity v). A set with all rates zero is clamped at rest. */
+#ifndef PBNG_MESH_BOUNDARY_H
+#define PBNG_MESH_BOUNDARY_H
+
+#include "mesh/mesh.h"
+
+#define PBNG_MAX_BC 16
+
+typedef struct {
+  double velocity[3];
+  double rotation_rate; /* rad per unit time */
+  double axis[3];       /* unit rotation axis */
+  double center[3];     /* point p of rotation and scaling */
+  double scale_rate[3]; /* per-axis stretch (> 0) or squeeze (< 0) rate */
+} pbng_motion;
+
+typedef struct {
+  char name[64];
+  int by_box;           /* 1: nodes inside box (inclusive, with a small tolerance); 0: node set `group` */
+  double box[6];        /* x0 y0 z0 x1 y1 z1 */
+  char group[64];
+  pbng_motion motion;
+} pbng_bc;
+
+typedef struct {
+  int count;
+  pbng_bc bc[PBNG_MAX_BC];
+} pbng_bc_list;
+
+/* Prescribed position of a rest point X at time t. */
+void pbng_motion_apply(const pbng_motion *m, const double X[3], double t, double x[3]);
+
+/* Adds a clamp (zero motion) by box. */
+PetscErrorCode pbng_bc_add_box(pbng_bc_list *list, const char *name, const double box[6], const pbng_motion *motion);
+PetscErrorCode pbng_bc_add_group(pbng_bc_list *list, const char *name, const char *group, const pbng_motion *motion);
+
+/* For every mesh node, the index of the boundary condition that prescribes it, or -1 (free).
+ * A node in several sets takes the last one. Errors: unknown group, a set that selects no node. */
+PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, int8_t *node_bc);
+
+#endif

@@ -1,0 +1,23 @@
+/* Built-in structured tetrahedral meshes for the paper's scenes. */
+#ifndef PBNG_MESH_GENERATE_H
+#define PBNG_MESH_GENERATE_H
+
+#include "mesh/mesh.h"
+
+/* A box [lo, hi] with n[0] x n[1] x n[2] vertices (each >= 2); every grid cell is split into 5
+ * tetrahedra, the split alternating with the cell parity (i + j + k) so the mesh is conforming.
+ * Vertex (i, j, k) has index i + n0 (j + n1 k). Elements follow cell order, 5 per cell.
+ * Res-N of the paper: n = (N, N, N) on the unit cube: N^3 vertices, 5 (N-1)^3 tetrahedra. */
+PetscErrorCode pbng_generate_box(const int64_t n[3], const double lo[3], const double hi[3], pbng_mesh *mesh);
+
+/* Res-N unit cube (Sec. 10.1). */
+PetscErrorCode pbng_generate_res_box(int res, pbng_mesh *mesh);
+
+/* Bar [0,L] x [0,1] x [0,1] with res vertices across and round(L (res-1)) + 1 along x (Sec. 10.4). */
+PetscErrorCode pbng_generate_bar(int res, double length, pbng_mesh *mesh);
+
+/* Two unit blocks stacked along y with a gap of one cell: [0,1] x [0,1] x [0,1] (node set
+ * "lower_block") and [0,1] x [1+h, 2+h] x [0,1] ("upper_block"), res^3 vertices each (Sec. 10.3). */
+PetscErrorCode pbng_generate_stacked_blocks(int res, pbng_mesh *mesh);
+
+#endif

@@ -1,0 +1,47 @@
+/* The serial (global) mesh as generated or read: rest positions, element connectivity in the input's
+ * numbering, and named node sets (Gmsh physical groups). Partitioning turns it into per-rank
+ * subdomains (parallel/). Node indices are int32 (meshes up to 2^31-1 nodes). */
+#ifndef PBNG_MESH_MESH_H
+#define PBNG_MESH_MESH_H
+
+#include <petscsys.h>
+#include <stdint.h>
+#include "core/element.h"
+
+typedef struct {
+  char name[64];
+  int64_t count;
+  int32_t *nodes; /* sorted, unique */
+} pbng_node_set;
+
+typedef struct {
+  int64_t nnodes, nelems;
+  double *X;                     /* [nnodes][3] rest positions */
+  int32_t *elems;                /* [nelems][etype->nodes], 0-based */
+  const pbng_element_type *etype;
+  int nsets;
+  pbng_node_set *sets;           /* named node sets */
+  char source[PETSC_MAX_PATH_LEN]; /* file name or scene description, for messages */
+} pbng_mesh;
+
+/* Allocates X and elems for the given sizes (zeroed sets). */
+PetscErrorCode pbng_mesh_alloc(pbng_mesh *mesh, pbng_element_kind kind, int64_t nnodes, int64_t nelems);
+PetscErrorCode pbng_mesh_destroy(pbng_mesh *mesh);
+
+/* Adds a named node set (copies, sorts and deduplicates the nodes). */
+PetscErrorCode pbng_mesh_add_node_set(pbng_mesh *mesh, const char *name, int64_t count, const int32_t *nodes);
+/* The set with this name, or NULL. */
+const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *name);
+
+/* Checks every coordinate is finite and every node index in range, re-orients tetrahedra to positive
+ * volume and rejects degenerate ones (|V| <= 1e-12 * h^3, h the element's longest edge). Errors name
+ * mesh->source and the element (0-based index, and record_offset + index as the file record). */
+PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset);
+
+/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary) or .node/.ele (TetGen).
+ * Validates it (pbng_mesh_validate). */
+PetscErrorCode pbng_mesh_read(const char *path, pbng_mesh *mesh);
+PetscErrorCode pbng_mesh_read_gmsh(const char *path, pbng_mesh *mesh);
+PetscErrorCode pbng_mesh_read_tetgen(const char *path, pbng_mesh *mesh);
+
+#endif

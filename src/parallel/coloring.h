@@ -1,0 +1,26 @@
+/* Node coloring for PBNG (Sec. 9): nodes of one color share no element, so they can be updated
+ * in parallel without races. Greedy in node order: each element keeps the set S_e of colors used by
+ * its nodes; a node takes the least color not in the union of S_e over its elements. */
+#ifndef PBNG_PARALLEL_COLORING_H
+#define PBNG_PARALLEL_COLORING_H
+
+#include "mesh/mesh.h"
+
+/* Node -> incident elements (CSR): for node i, entries start[i] .. start[i+1]-1 of `entry`, each
+ * 4 * element + local vertex index, in increasing element order. */
+typedef struct {
+  int64_t nnodes;
+  int64_t *start;  /* [nnodes + 1] */
+  int64_t *entry;  /* [nelems * nodes_per_element] */
+} pbng_node_elements;
+
+PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_elements *adj);
+PetscErrorCode pbng_node_elements_destroy(pbng_node_elements *adj);
+
+/* color[i] for every node; *ncolors the number used. */
+PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors);
+
+/* 1 when no element has two nodes of one color. */
+int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color);
+
+#endif

@@ -1,0 +1,253 @@
+#include "parallel/dmesh.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  uint64_t key;
+  int64_t id;
+} sort_item;
+
+static int compare_items(const void *a, const void *b)
+{
+  const sort_item *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Spreads the low 19 bits of v so that two zero bits separate consecutive ones. */
+static uint64_t spread_bits(uint64_t v)
+{
+  uint64_t r = 0;
+  for (int b = 0; b < 19; ++b) r |= ((v >> b) & 1ull) << (3 * b);
+  return r;
+}
+
+/* 57-bit Morton (Z-order) code of a point in the bounding box [lo, lo + ext]. */
+static uint64_t morton_code(const double p[3], const double lo[3], const double ext[3])
+{
+  uint64_t code = 0;
+  for (int d = 0; d < 3; ++d) {
+    double s = ext[d] > 0 ? (p[d] - lo[d]) / ext[d] : 0.0;
+    s = fmin(fmax(s, 0.0), 1.0);
+    code |= spread_bits((uint64_t)(s * 524287.0)) << d;
+  }
+  return code;
+}
+
+static void bounding_box(const pbng_mesh *mesh, double lo[3], double ext[3])
+{
+  double hi[3];
+  for (int d = 0; d < 3; ++d) lo[d] = INFINITY, hi[d] = -INFINITY;
+  for (int64_t i = 0; i < mesh->nnodes; ++i)
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = fmin(lo[d], mesh->X[3 * i + d]);
+      hi[d] = fmax(hi[d], mesh->X[3 * i + d]);
+    }
+  for (int d = 0; d < 3; ++d) ext[d] = hi[d] - lo[d];
+}
+
+static int owner_of(const int32_t *part, int64_t node) { return part ? part[node] : 0; }
+
+/* Owned nodes sorted by (prescribed?, color, Morton code): free nodes of each color become a
+ * contiguous, spatially ordered range. */
+static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const int32_t *color, const int8_t *node_bc,
+                                        const int32_t *part, int rank, const double lo[3], const double ext[3],
+                                        sort_item **items, int32_t *nowned)
+{
+  int32_t n = 0;
+
+  PetscFunctionBeginUser;
+  for (int64_t i = 0; i < mesh->nnodes; ++i) n += owner_of(part, i) == rank;
+  PetscCall(PetscMalloc1(n > 0 ? n : 1, items));
+  n = 0;
+  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+    if (owner_of(part, i) != rank) continue;
+    const uint64_t prescribed = node_bc[i] >= 0;
+    (*items)[n].key = (prescribed << 63) | ((uint64_t)color[i] << 57) | morton_code(&mesh->X[3 * i], lo, ext);
+    (*items)[n++].id = i;
+  }
+  qsort(*items, (size_t)n, sizeof(sort_item), compare_items);
+  *nowned = n;
+  PetscFunctionReturn(0);
+}
+
+/* Elements touching an owned node, owned ones (first node owned) first, each group in Morton order
+ * of the centroid. */
+static PetscErrorCode select_elements(const pbng_mesh *mesh, const int32_t *part, int rank, const double lo[3],
+                                      const double ext[3], sort_item **items, int32_t *nelems, int32_t *nowned_elems)
+{
+  const int nen = mesh->etype->nodes;
+  int64_t n = 0, nown = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(mesh->nelems, items));
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    const int32_t *t = &mesh->elems[e * nen];
+    int touches = 0;
+    double c[3] = {0, 0, 0};
+    for (int a = 0; a < nen; ++a) {
+      touches |= owner_of(part, t[a]) == rank;
+      for (int d = 0; d < 3; ++d) c[d] += mesh->X[3 * t[a] + d] / nen;
+    }
+    if (!touches) continue;
+    const uint64_t foreign = owner_of(part, t[0]) != rank;
+    nown += !foreign;
+    (*items)[n].key = (foreign << 63) | morton_code(c, lo, ext);
+    (*items)[n++].id = e;
+  }
+  qsort(*items, (size_t)n, sizeof(sort_item), compare_items);
+  PetscCheck(n <= INT32_MAX / nen, PETSC_COMM_SELF, PETSC_ERR_SUP, "too many elements on one rank");
+  *nelems = (int32_t)n;
+  *nowned_elems = (int32_t)nown;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, const int32_t *color,
+                                        const int8_t *node_bc, const int32_t *part, const sort_item *owned,
+                                        const sort_item *elems, int32_t *g2l)
+{
+  const int nen = mesh->etype->nodes;
+  int32_t nlocal = dm->nowned;
+  sort_item *ghosts;
+  int32_t nghost = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < dm->nowned; ++k) g2l[owned[k].id] = k;
+  /* ghosts: element nodes owned elsewhere, ordered by (owner, global id) */
+  PetscCall(PetscMalloc1((int64_t)dm->nelems * nen + 1, &ghosts));
+  for (int32_t e = 0; e < dm->nelems; ++e)
+    for (int a = 0; a < nen; ++a) {
+      const int64_t g = mesh->elems[elems[e].id * nen + a];
+      if (g2l[g] >= 0) continue;
+      g2l[g] = -2; /* seen */
+      ghosts[nghost].key = (uint64_t)owner_of(part, g);
+      ghosts[nghost++].id = g;
+    }
+  qsort(ghosts, (size_t)nghost, sizeof(sort_item), compare_items);
+  nlocal += nghost;
+  dm->nlocal = nlocal;
+  PetscCall(PetscMalloc1(nlocal, &dm->global_node));
+  PetscCall(PetscMalloc1(nlocal, &dm->color));
+  PetscCall(PetscMalloc1(nlocal, &dm->node_bc));
+  PetscCall(PetscMalloc1(3 * (int64_t)nlocal, &dm->X));
+  PetscCall(PetscMalloc1(nghost + 1, &dm->ghost_owner));
+  for (int32_t k = 0; k < nlocal; ++k) {
+    const int64_t g = k < dm->nowned ? owned[k].id : ghosts[k - dm->nowned].id;
+    g2l[g] = k;
+    dm->global_node[k] = g;
+    dm->color[k] = color[g];
+    dm->node_bc[k] = node_bc[g];
+    for (int d = 0; d < 3; ++d) dm->X[3 * k + d] = mesh->X[3 * g + d];
+    if (k >= dm->nowned) dm->ghost_owner[k - dm->nowned] = (int)ghosts[k - dm->nowned].key;
+  }
+  PetscCall(PetscFree(ghosts));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode build_color_ranges(pbng_dmesh *dm)
+{
+  PetscFunctionBeginUser;
+  dm->nfree = 0;
+  while (dm->nfree < dm->nowned && dm->node_bc[dm->nfree] < 0) ++dm->nfree;
+  PetscCall(PetscCalloc1(dm->ncolors + 1, &dm->color_start));
+  for (int32_t k = 0; k < dm->nfree; ++k) dm->color_start[dm->color[k] + 1]++;
+  for (int c = 0; c < dm->ncolors; ++c) dm->color_start[c + 1] += dm->color_start[c];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_mesh *mesh, const sort_item *elems,
+                                     const int32_t *g2l)
+{
+  const int nen = mesh->etype->nodes;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((int64_t)dm->nelems * nen, &dm->elems));
+  PetscCall(PetscMalloc1(dm->nelems, &dm->global_elem));
+  for (int32_t e = 0; e < dm->nelems; ++e) {
+    dm->global_elem[e] = elems[e].id;
+    for (int a = 0; a < nen; ++a) dm->elems[e * nen + a] = g2l[mesh->elems[elems[e].id * nen + a]];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Incident elements of every owned node, in increasing global element order (the global lists are
+ * sorted), so every node's sums run in the same order whatever the partition. */
+static PetscErrorCode build_adjacency(pbng_dmesh *dm, const pbng_node_elements *adj, int32_t *elem_g2l)
+{
+  const int nen = dm->etype->nodes;
+  int64_t total = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t e = 0; e < dm->nelems; ++e) elem_g2l[dm->global_elem[e]] = e;
+  PetscCall(PetscMalloc1(dm->nowned + 1, &dm->adj_start));
+  dm->adj_start[0] = 0;
+  for (int32_t k = 0; k < dm->nowned; ++k) {
+    const int64_t g = dm->global_node[k];
+    total += adj->start[g + 1] - adj->start[g];
+    PetscCheck(total <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "adjacency too large for one rank");
+    dm->adj_start[k + 1] = (int32_t)total;
+  }
+  PetscCall(PetscMalloc1(total + 1, &dm->adj));
+  for (int32_t k = 0; k < dm->nowned; ++k) {
+    const int64_t g = dm->global_node[k];
+    int32_t *out = &dm->adj[dm->adj_start[k]];
+    for (int64_t j = adj->start[g]; j < adj->start[g + 1]; ++j) {
+      const int64_t ge = adj->entry[j] / nen;
+      *out++ = nen * elem_g2l[ge] + (int32_t)(adj->entry[j] % nen);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbng_node_elements *adj,
+                                 const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
+                                 pbng_dmesh *dm)
+{
+  double lo[3], ext[3];
+  sort_item *owned, *elems;
+  int32_t *g2l, *elem_g2l;
+
+  PetscFunctionBeginUser;
+  memset(dm, 0, sizeof(*dm));
+  dm->comm = comm;
+  PetscCallMPI(MPI_Comm_rank(comm, &dm->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &dm->size));
+  PetscCheck(part || dm->size == 1, comm, PETSC_ERR_ARG_WRONG, "a partition is needed on more than one rank");
+  dm->etype = mesh->etype;
+  dm->nglobal_nodes = mesh->nnodes;
+  dm->nglobal_elems = mesh->nelems;
+  dm->ncolors = ncolors;
+  bounding_box(mesh, lo, ext);
+  PetscCall(order_owned_nodes(mesh, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned));
+  PetscCall(select_elements(mesh, part, dm->rank, lo, ext, &elems, &dm->nelems, &dm->nowned_elems));
+  PetscCall(PetscMalloc1(mesh->nnodes, &g2l));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) g2l[i] = -1;
+  PetscCall(build_local_nodes(dm, mesh, color, node_bc, part, owned, elems, g2l));
+  PetscCall(build_color_ranges(dm));
+  PetscCall(build_elements(dm, mesh, elems, g2l));
+  PetscCall(PetscFree(g2l));
+  PetscCall(PetscFree(owned));
+  PetscCall(PetscFree(elems));
+  PetscCall(PetscMalloc1(mesh->nelems, &elem_g2l));
+  PetscCall(build_adjacency(dm, adj, elem_g2l));
+  PetscCall(PetscFree(elem_g2l));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(dm->color_start));
+  PetscCall(PetscFree(dm->global_node));
+  PetscCall(PetscFree(dm->color));
+  PetscCall(PetscFree(dm->node_bc));
+  PetscCall(PetscFree(dm->ghost_owner));
+  PetscCall(PetscFree(dm->X));
+  PetscCall(PetscFree(dm->elems));
+  PetscCall(PetscFree(dm->global_elem));
+  PetscCall(PetscFree(dm->adj_start));
+  PetscCall(PetscFree(dm->adj));
+  memset(dm, 0, sizeof(*dm));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,43 @@
+/* The distributed mesh: one rank's subdomain in local numbering
+ *     [ owned free nodes, by color | owned prescribed nodes | ghost nodes ]
+ * with global ids (the input's numbering), the elements the rank needs (those touching an owned
+ * node), and for every owned node its incident elements. Within a color, owned nodes are ordered
+ * spatially (Morton order of the rest position) and elements are renumbered to follow, for locality.
+ * Built once and used by every solver. */
+#ifndef PBNG_PARALLEL_DMESH_H
+#define PBNG_PARALLEL_DMESH_H
+
+#include <mpi.h>
+#include "mesh/mesh.h"
+#include "parallel/coloring.h"
+
+typedef struct {
+  MPI_Comm comm;
+  int rank, size;
+  const pbng_element_type *etype;
+  int64_t nglobal_nodes, nglobal_elems;
+  int32_t nowned, nlocal; /* ghosts are [nowned, nlocal) */
+  int32_t nfree;          /* owned free nodes are [0, nfree) */
+  int ncolors;            /* global number of colors */
+  int32_t *color_start;   /* [ncolors + 1]: owned free nodes of color c are [color_start[c], color_start[c+1]) */
+  int64_t *global_node;   /* [nlocal] */
+  int32_t *color;         /* [nlocal] */
+  int8_t *node_bc;        /* [nlocal]: -1 free, else index of the prescribing boundary condition */
+  int *ghost_owner;       /* [nlocal - nowned] */
+  double *X;              /* [nlocal][3] rest positions */
+  int32_t nelems;
+  int32_t *elems;         /* [nelems][nodes per element], local node indices */
+  int64_t *global_elem;   /* [nelems] */
+  int32_t nowned_elems;   /* elements [0, nowned_elems) are written by this rank in output */
+  int32_t *adj_start;     /* [nowned + 1] */
+  int32_t *adj;           /* nodes_per_element * local element + local vertex, by increasing global element */
+} pbng_dmesh;
+
+/* Builds the subdomain of this rank from the global mesh, node colors, node boundary-condition
+ * indices and the owner rank of every node (part may be NULL on one rank: everything owned). */
+PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbng_node_elements *adj,
+                                 const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
+                                 pbng_dmesh *dm);
+PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm);
+
+#endif

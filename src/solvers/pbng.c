@@ -1,0 +1,120 @@
+/* Position-Based Nonlinear Gauss-Seidel (Sec. 7): each free node in turn takes one modified-Newton
+ * step on its own 3x3 system (Eq. 31-33) with the SPD modified Hessian (Eq. 36-37); nodes of one
+ * color (Sec. 9) are updated in parallel. Optional SOR (Eq. 40) or Chebyshev (Eq. 39) acceleration. */
+#include <string.h>
+#include "core/mat3.h"
+#include "solvers/solver.h"
+
+typedef struct {
+  double *x_curr;    /* x^{l}   of the owned free nodes (acceleration) */
+  double *x_prev;    /* x^{l-1} */
+  double omega_prev; /* Chebyshev omega_l */
+} pbng_data;
+
+/* Eq. 31-33: x_i <- x_i + A^{-1} (f_i(x) + f_ext_i), A the modified nodal Hessian (Eq. 37). */
+static inline void pbng_node_step(const pbng_problem *pb, int32_t i, double *x)
+{
+  double f[3], A[9], dx[3];
+  pbng_node_force(pb, i, x, f, A, 1);
+  mat3_spd_solve(A, f, dx);
+  x[3 * i + 0] += dx[0];
+  x[3 * i + 1] += dx[1];
+  x[3 * i + 2] += dx[2];
+}
+
+/* One Gauss-Seidel sweep, color by color. */
+static void pbng_sweep(const pbng_problem *pb)
+{
+  const pbng_dmesh *dm = pb->dm;
+  double *x = pb->x;
+#pragma omp parallel
+  for (int c = 0; c < dm->ncolors; ++c) {
+#pragma omp for schedule(static)
+    for (int32_t i = dm->color_start[c]; i < dm->color_start[c + 1]; ++i) pbng_node_step(pb, i, x);
+    /* implicit barrier: color c is complete before color c + 1 reads it */
+  }
+}
+
+/* Chebyshev weight omega_{l+1} of Eq. 39. */
+static double chebyshev_omega(int l, double rho, double omega_l)
+{
+  if (l < 2) return 1.0;
+  if (l == 2) return 2.0 / (2.0 - rho * rho);
+  return 4.0 / (4.0 - rho * rho * omega_l);
+}
+
+/* Eq. 39 / Eq. 40 applied to the owned free nodes after the sweep; x holds x_PBNG^{l+1}. */
+static void accelerate(pbng_solver *s, int l)
+{
+  pbng_data *d = s->data;
+  const int64_t n = 3 * (int64_t)s->pb->dm->nfree;
+  double *x = s->pb->x;
+  if (s->opt.accel == PBNG_ACCEL_SOR) {
+    const double w = l == 0 ? 1.0 : s->opt.omega;
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < n; ++k) {
+      const double xnew = w * (x[k] - d->x_prev[k]) + d->x_prev[k]; /* Eq. 40 */
+      d->x_prev[k] = d->x_curr[k];
+      x[k] = xnew;
+    }
+  } else {
+    const double w = chebyshev_omega(l, s->opt.rho, d->omega_prev), g = s->opt.gamma;
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < n; ++k) {
+      const double xnew = w * (g * (x[k] - d->x_curr[k]) + d->x_curr[k] - d->x_prev[k]) + d->x_prev[k]; /* Eq. 39 */
+      d->x_prev[k] = d->x_curr[k];
+      x[k] = xnew;
+    }
+    d->omega_prev = w;
+  }
+}
+
+static PetscErrorCode pbng_create(pbng_solver *s)
+{
+  pbng_data *d;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&d));
+  if (s->opt.accel != PBNG_ACCEL_NONE) {
+    PetscCall(PetscMalloc1(3 * (int64_t)s->pb->dm->nfree + 1, &d->x_curr));
+    PetscCall(PetscMalloc1(3 * (int64_t)s->pb->dm->nfree + 1, &d->x_prev));
+  }
+  s->data = d;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode pbng_begin_frame(pbng_solver *s)
+{
+  pbng_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  d->omega_prev = 1.0;
+  if (d->x_prev) memcpy(d->x_prev, s->pb->x, sizeof(double) * 3 * (size_t)s->pb->dm->nfree); /* x^{-1} = x^0 */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
+{
+  pbng_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d->x_curr) memcpy(d->x_curr, s->pb->x, sizeof(double) * 3 * (size_t)s->pb->dm->nfree);
+  pbng_sweep(s->pb);
+  if (s->opt.accel != PBNG_ACCEL_NONE) accelerate(s, l);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode pbng_destroy(pbng_solver *s)
+{
+  pbng_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d) {
+    PetscCall(PetscFree(d->x_curr));
+    PetscCall(PetscFree(d->x_prev));
+  }
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_pbng_ops = {"pbng", pbng_create, pbng_begin_frame, pbng_iterate, pbng_destroy};

@@ -1,0 +1,201 @@
+#include "solvers/problem.h"
+#include <string.h>
+#include "core/mat3.h"
+
+static PetscErrorCode compute_geometry(pbng_problem *pb)
+{
+  const pbng_dmesh *dm = pb->dm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(dm->nelems, &pb->geom));
+  for (int32_t e = 0; e < dm->nelems; ++e) {
+    const int32_t *t = &dm->elems[4 * e];
+    pb->geom[e].V = pbng_tet_rest_shape(&dm->X[3 * t[0]], &dm->X[3 * t[1]], &dm->X[3 * t[2]], &dm->X[3 * t[3]],
+                                        pb->geom[e].B);
+    PetscCheck(pb->geom[e].V > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "element %" PRId64 " has non-positive rest volume %g", dm->global_elem[e], pb->geom[e].V);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Lumped mass m_i = sum over the tetrahedra around i of rho V_e / 4. */
+static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
+{
+  const pbng_dmesh *dm = pb->dm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(dm->nowned, &pb->mass));
+  for (int32_t i = 0; i < dm->nowned; ++i) {
+    double m = 0.0;
+    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) m += pb->density * pb->geom[dm->adj[k] / 4].V / 4.0;
+    pb->mass[i] = m;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
+                                   double density, const double gravity[3], pbng_mode mode, double dt,
+                                   pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  memset(pb, 0, sizeof(*pb));
+  PetscCheck(dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "the FEM problem supports linear tetrahedra only (got %s)", dm->etype->name);
+  pb->dm = dm;
+  pb->bcs = bcs;
+  pb->mat = *mat;
+  pb->density = density;
+  memcpy(pb->gravity, gravity, sizeof(pb->gravity));
+  pb->mode = mode;
+  pb->dt = dt;
+  PetscCall(compute_geometry(pb));
+  PetscCall(compute_lumped_mass(pb));
+  PetscCall(PetscMalloc1(3 * (int64_t)dm->nlocal, &pb->x));
+  memcpy(pb->x, dm->X, sizeof(double) * 3 * (size_t)dm->nlocal);
+  if (mode == PBNG_MODE_DYNAMIC) {
+    PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned, &pb->x_prev));
+    PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned, &pb->velocity));
+    PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned, &pb->x_hat));
+    memcpy(pb->x_hat, dm->X, sizeof(double) * 3 * (size_t)dm->nowned);
+  }
+  if (mat->kind == PBNG_MATERIAL_COROTATED) {
+    PetscCall(PetscMalloc1(4 * (int64_t)dm->nelems, &pb->rotation));
+    for (int32_t e = 0; e < dm->nelems; ++e) {
+      float *q = &pb->rotation[4 * e];
+      q[0] = 1.0f, q[1] = q[2] = q[3] = 0.0f;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(pb->geom));
+  PetscCall(PetscFree(pb->mass));
+  PetscCall(PetscFree(pb->x));
+  PetscCall(PetscFree(pb->x_prev));
+  PetscCall(PetscFree(pb->velocity));
+  PetscCall(PetscFree(pb->x_hat));
+  PetscCall(PetscFree(pb->rotation));
+  memset(pb, 0, sizeof(*pb));
+  PetscFunctionReturn(0);
+}
+
+void pbng_problem_begin_frame(pbng_problem *pb, double t)
+{
+  const pbng_dmesh *dm = pb->dm;
+  pb->time = t;
+  /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
+  if (pb->mode != PBNG_MODE_DYNAMIC) return;
+  for (int32_t i = 0; i < dm->nowned; ++i)
+    for (int d = 0; d < 3; ++d) {
+      pb->x_prev[3 * i + d] = pb->x[3 * i + d];
+      if (i < dm->nfree) { /* free nodes only: prescribed ones were just moved to x_D(t) */
+        pb->x_hat[3 * i + d] = pb->x[3 * i + d] + pb->dt * pb->velocity[3 * i + d];
+        pb->x[3 * i + d] = pb->x_hat[3 * i + d];
+      }
+    }
+}
+
+void pbng_problem_end_frame(pbng_problem *pb)
+{
+  if (pb->mode != PBNG_MODE_DYNAMIC) return;
+  for (int32_t i = 0; i < pb->dm->nowned; ++i)
+    for (int d = 0; d < 3; ++d) pb->velocity[3 * i + d] = (pb->x[3 * i + d] - pb->x_prev[3 * i + d]) / pb->dt;
+}
+
+void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const double m = pb->mass[i];
+
+  for (int d = 0; d < 3; ++d) f[d] = m * pb->gravity[d]; /* Eq. 16, lumped */
+  if (A) memset(A, 0, 9 * sizeof(double));
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const int32_t e = dm->adj[k] >> 2, a = dm->adj[k] & 3;
+    const int32_t *t = &dm->elems[4 * e];
+    const pbng_tet_geometry *ge = &pb->geom[e];
+    double F[9], P[9], cof[9], g[3], Pg[3];
+    pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
+    pbng_stress_and_cofactor(&pb->mat, F, P, cof, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
+    pbng_tet_shape_gradient(ge->B, a, g);
+    mat3_vec(P, g, Pg);
+    for (int d = 0; d < 3; ++d) f[d] -= ge->V * Pg[d]; /* Eq. 35 */
+    if (A) pbng_modified_hessian_add(&pb->mat, cof, g, ge->V, A); /* Eq. 37 */
+  }
+  if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
+    const double w = m / (pb->dt * pb->dt);
+    for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
+    if (A) A[0] += w, A[4] += w, A[8] += w;
+  }
+}
+
+#define PBNG_SUM_BLOCK 4096
+
+double pbng_deterministic_sum(const double *v, int64_t n)
+{
+  const int64_t nblocks = (n + PBNG_SUM_BLOCK - 1) / PBNG_SUM_BLOCK;
+  double total = 0.0;
+  /* blocks are fixed by n alone; their partial sums are added in block order */
+  for (int64_t b = 0; b < nblocks; ++b) {
+    const int64_t end = (b + 1) * PBNG_SUM_BLOCK < n ? (b + 1) * PBNG_SUM_BLOCK : n;
+    double s = 0.0;
+    for (int64_t k = b * PBNG_SUM_BLOCK; k < end; ++k) s += v[k];
+    total += s;
+  }
+  return total;
+}
+
+/* Energy of the owned elements (Eq. 15) and of the owned nodes' loads and inertia. */
+static void local_energies(const pbng_problem *pb, double *elem_energy, double *node_energy)
+{
+  const pbng_dmesh *dm = pb->dm;
+#pragma omp parallel for schedule(static)
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) {
+    const int32_t *t = &dm->elems[4 * e];
+    double F[9];
+    pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]],
+                                  pb->geom[e].B, F);
+    elem_energy[e] = pb->geom[e].V * pbng_energy_density(&pb->mat, F);
+  }
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < dm->nowned; ++i) {
+    double E = 0.0;
+    for (int d = 0; d < 3; ++d) E -= pb->mass[i] * pb->gravity[d] * pb->x[3 * i + d];
+    if (pb->mode == PBNG_MODE_DYNAMIC && i < dm->nfree) {
+      const double w = pb->mass[i] / (pb->dt * pb->dt);
+      for (int d = 0; d < 3; ++d) E += 0.5 * w * (pb->x[3 * i + d] - pb->x_hat[3 * i + d]) * (pb->x[3 * i + d] - pb->x_hat[3 * i + d]);
+    }
+    node_energy[i] = E;
+  }
+}
+
+PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy)
+{
+  const pbng_dmesh *dm = pb->dm;
+  double *node_r2, *elem_e, *node_e, local[2], global[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(dm->nfree + 1, &node_r2));
+  PetscCall(PetscMalloc1(dm->nowned_elems + 1, &elem_e));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &node_e));
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < dm->nfree; ++i) {
+    double f[3];
+    pbng_node_force(pb, i, pb->x, f, NULL, 0);
+    node_r2[i] = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+  }
+  local_energies(pb, elem_e, node_e);
+  local[0] = pbng_deterministic_sum(node_r2, dm->nfree);
+  local[1] = pbng_deterministic_sum(elem_e, dm->nowned_elems) + pbng_deterministic_sum(node_e, dm->nowned);
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, dm->comm));
+  *residual = sqrt(global[0]);
+  if (energy) *energy = global[1];
+  PetscCall(PetscFree(node_r2));
+  PetscCall(PetscFree(elem_e));
+  PetscCall(PetscFree(node_e));
+  PetscFunctionReturn(0);
+}

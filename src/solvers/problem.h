@@ -1,0 +1,59 @@
+/* The discrete problem every solver works on (Sec. 4): FEM potential energy of linear tetrahedra
+ * (Eq. 15), external forces (Eq. 16: lumped gravity m_i g), Dirichlet motions (Eq. 12) and, in
+ * dynamic mode, the backward-Euler inertia term of the incremental potential. Owns the positions. */
+#ifndef PBNG_SOLVERS_PROBLEM_H
+#define PBNG_SOLVERS_PROBLEM_H
+
+#include "core/material.h"
+#include "mesh/boundary.h"
+#include "parallel/dmesh.h"
+
+typedef struct {
+  double B[9]; /* Dm^{-1}: F = Ds B, dN/dX rows (pbng_tet_rest_shape) */
+  double V;    /* rest volume V_e^0 */
+} pbng_tet_geometry;
+
+typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
+
+typedef struct {
+  const pbng_dmesh *dm;
+  const pbng_bc_list *bcs;
+  pbng_material mat;
+  double density;
+  double gravity[3];
+  pbng_mode mode;
+  double dt;
+  double time;              /* time of the frame being solved */
+  pbng_tet_geometry *geom;  /* [nelems] */
+  double *mass;             /* [nowned] lumped mass m_i = sum_e rho V_e / 4 */
+  double *x;                /* [nlocal][3] current positions */
+  double *x_prev;           /* [nowned][3] positions at the previous frame (dynamic) */
+  double *velocity;         /* [nowned][3] (dynamic) */
+  double *x_hat;            /* [nowned][3] inertial target x^n + dt v^n (dynamic) */
+  float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
+} pbng_problem;
+
+PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
+                                   double density, const double gravity[3], pbng_mode mode, double dt,
+                                   pbng_problem *pb);
+PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
+
+/* Starts frame n+1 at time t: moves prescribed nodes to x_D(X, t) (Eq. 12); in dynamic mode sets
+ * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes. */
+void pbng_problem_begin_frame(pbng_problem *pb, double t);
+/* Ends a frame (dynamic mode: v^{n+1} = (x^{n+1} - x^n) / dt). */
+void pbng_problem_end_frame(pbng_problem *pb);
+
+/* Force on owned node i at positions x: f_i(x) + f_ext_i (Eq. 35 + Eq. 16), minus the inertia term
+ * m_i (x_i - x_hat_i) / dt^2 in dynamic mode. When A is given, also the SPD modified Hessian of Eq. 37
+ * (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
+void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
+
+/* Residual norm ||f_int(x) + f_ext (- inertia)||_2 over free degrees of freedom and the total
+ * energy (Eq. 17, + inertia term in dynamic mode), both deterministic sums over all ranks. */
+PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy);
+
+/* Deterministic sum of n values (fixed blocking, independent of the thread count). */
+double pbng_deterministic_sum(const double *v, int64_t n);
+
+#endif

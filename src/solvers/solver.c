@@ -1,0 +1,41 @@
+#include "solvers/solver.h"
+#include <string.h>
+
+static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops};
+static const char *const accel_names[] = {"none", "sor", "chebyshev"};
+
+PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s)
+{
+  PetscFunctionBeginUser;
+  memset(s, 0, sizeof(*s));
+  for (size_t k = 0; k < sizeof(solver_table) / sizeof(solver_table[0]); ++k)
+    if (!strcmp(name, solver_table[k]->name)) s->ops = solver_table[k];
+  PetscCheck(s->ops, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown solver \"%s\" (known: pbng)", name);
+  s->pb = pb;
+  s->opt = *opt;
+  PetscCall(s->ops->create(s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_solver_begin_frame(pbng_solver *s) { return s->ops->begin_frame(s); }
+PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l) { return s->ops->iterate(s, l); }
+
+PetscErrorCode pbng_solver_destroy(pbng_solver *s)
+{
+  PetscFunctionBeginUser;
+  if (s->ops) PetscCall(s->ops->destroy(s));
+  memset(s, 0, sizeof(*s));
+  PetscFunctionReturn(0);
+}
+
+int pbng_accel_from_name(const char *name, pbng_accel *accel)
+{
+  for (int k = 0; k < 3; ++k)
+    if (!strcmp(name, accel_names[k])) {
+      *accel = (pbng_accel)k;
+      return 0;
+    }
+  return -1;
+}
+
+const char *pbng_accel_name(pbng_accel accel) { return accel_names[accel]; }

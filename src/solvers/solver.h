@@ -1,0 +1,47 @@
+/* One small interface for every iterative method on a pbng_problem:
+ * create (by name) -> begin_frame -> iterate ... -> destroy. The residual is the problem's
+ * (pbng_problem_residual), identical for every solver. */
+#ifndef PBNG_SOLVERS_SOLVER_H
+#define PBNG_SOLVERS_SOLVER_H
+
+#include "solvers/problem.h"
+
+typedef enum { PBNG_ACCEL_NONE = 0, PBNG_ACCEL_SOR = 1, PBNG_ACCEL_CHEBYSHEV = 2 } pbng_accel;
+
+typedef struct {
+  pbng_accel accel;
+  double omega; /* SOR relaxation (Eq. 40), paper: 1.7 */
+  double rho;   /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
+  double gamma; /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
+} pbng_solver_options;
+
+typedef struct pbng_solver pbng_solver;
+
+typedef struct {
+  const char *name;
+  PetscErrorCode (*create)(pbng_solver *s);
+  PetscErrorCode (*begin_frame)(pbng_solver *s);
+  PetscErrorCode (*iterate)(pbng_solver *s, int l); /* iteration l (0-based) of the current frame */
+  PetscErrorCode (*destroy)(pbng_solver *s);
+} pbng_solver_ops;
+
+struct pbng_solver {
+  const pbng_solver_ops *ops;
+  pbng_problem *pb;
+  pbng_solver_options opt;
+  void *data;
+};
+
+/* Solver names: "pbng". Unknown name -> error listing the known ones. */
+PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s);
+PetscErrorCode pbng_solver_begin_frame(pbng_solver *s);
+PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l);
+PetscErrorCode pbng_solver_destroy(pbng_solver *s);
+
+/* Names of the accelerations "none" | "sor" | "chebyshev": 0 or -1 for an unknown name. */
+int pbng_accel_from_name(const char *name, pbng_accel *accel);
+const char *pbng_accel_name(pbng_accel accel);
+
+extern const pbng_solver_ops pbng_solver_pbng_ops;
+
+#endif

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Bad input: a clear message naming the problem, a non-zero exit, and no partial or corrupted output.
+source "$(dirname "$0")/lib.sh"
+o="$TMP/out.h5"
+run() { "$PBNG" -scene box -res 3 -frames 1 -iters 2 "$@"; }
+expect_error "unknown material" 'unknown material "rubber"' run -material rubber -output "$o"
+expect_error "unknown scene" 'unknown scene "cube"' "$PBNG" -scene cube -output "$o"
+expect_error "unknown accel" 'unknown acceleration "fast"' run -accel fast -output "$o"
+expect_error "unknown mode" 'unknown mode "implicit"' run -mode implicit -output "$o"
+expect_error "unknown solver" 'unknown solver "newton"' run -solver newton -output "$o"
+expect_error "malformed gravity" '-gravity needs exactly 3' run -gravity 0,-9.8 -output "$o"
+expect_error "non-numeric gravity" 'gravity' run -gravity 0,abc,1 -output "$o"
+expect_error "E <= 0" 'need E > 0' run -youngs -5 -output "$o"
+expect_error "nu = 0.5" '-1 < nu < 0.5' run -poisson 0.5 -output "$o"
+expect_error "nu = -1" '-1 < nu < 0.5' run -poisson -1 -output "$o"
+expect_error "density" '-density 0' run -density 0 -output "$o"
+expect_error "dt" '-dt -1' run -dt -1 -output "$o"
+expect_error "iters" '-iters 0' run -iters 0 -output "$o"
+expect_error "res" '-res 1' "$PBNG" -scene box -res 1 -output "$o"
+expect_error "omega" '-omega 2.5' run -accel sor -omega 2.5 -output "$o"
+expect_error "fix_box arity" '-fix_box needs 6' run -fix_box 0,0,0,1,1 -output "$o"
+expect_error "fix_box empty" 'selects no node' run -fix_box 5,5,5,6,6,6 -output "$o"
+expect_error "unknown group" 'no node set' run -fix_group nosuchgroup -output "$o"
+expect_error "no mesh" 'give -scene NAME or -mesh FILE' "$PBNG" -output "$o"
+expect_error "missing mesh file" 'nosuch.msh' "$PBNG" -mesh "$TMP/nosuch.msh" -output "$o"
+expect_error "unsupported mesh format" 'mesh.obj' "$PBNG" -mesh "$TMP/mesh.obj" -output "$o"
+expect_error "missing output dir" "$TMP/nodir/x.h5" run -output "$TMP/nodir/x.h5"
+touch "$TMP/afile"
+expect_error "output under a file" "$TMP/afile/x.h5" run -output "$TMP/afile/x.h5"
+for f in "$PBNG_TEST_DATA"/bad_*; do
+  [ -e "$f" ] || continue
+  expect_error "malformed $(basename "$f")" "$(basename "$f")" "$PBNG" -mesh "$f" -output "$o"
+done
+[ ! -e "$o" ] && ok || fail "a failed run left $o behind"
+ls "$TMP" | grep -q partial && fail "a .partial file was left behind" || ok
+# a failing run never damages an earlier result under the requested name
+run -output "$o" > /dev/null && ok || fail "good run"
+sum_before=$(md5sum < "$o")
+expect_error "bad run over a good result" 'unknown material' run -material rubber -output "$o"
+[ "$(md5sum < "$o")" = "$sum_before" ] && ok || fail "earlier result was modified"
+# an interrupted run (SIGTERM mid-way) leaves the earlier result untouched
+"$PBNG" -scene box -res 12 -frames 100000 -iters 5 -output "$o" > /dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -TERM $pid; wait $pid 2>/dev/null || true
+[ "$(md5sum < "$o")" = "$sum_before" ] && ok || fail "interrupted run modified the earlier result"
+finish

@@ -1,0 +1,428 @@
+/* Unit tests of src/core/material.c: stresses against finite differences of the energies, consistency with
+ * linear elasticity at F = I (Sec. 8), the SPD modified Hessian (Eq. 36-37), Lame parameters (Eq. 9) and
+ * the polar rotation of the corotated model (Eq. 7). */
+#include "core/material.h"
+#include "core/mat3.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+  long checks, failures;
+} tally;
+
+static void check(tally *t, int ok, const char *what, double value, double bound)
+{
+  ++t->checks;
+  if (!ok) {
+    ++t->failures;
+    if (t->failures <= 50) printf("FAIL: %s (value %.6e, bound %.6e)\n", what, value, bound);
+  }
+}
+
+/* check value <= bound (NaN fails) */
+static void check_le(tally *t, double value, double bound, const char *what)
+{
+  check(t, value <= bound, what, value, bound);
+}
+
+/* xorshift64* */
+static double rng_uniform(uint64_t *s, double lo, double hi)
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  const uint64_t r = *s * 2685821657736338717ULL;
+  return lo + (hi - lo) * ((double)(r >> 11) * (1.0 / 9007199254740992.0));
+}
+
+static void random_quaternion(uint64_t *s, double q[4])
+{
+  double n2;
+  do {
+    n2 = 0.0;
+    for (int k = 0; k < 4; ++k) {
+      q[k] = rng_uniform(s, -1.0, 1.0);
+      n2 += q[k] * q[k];
+    }
+  } while (n2 > 1.0 || n2 < 1e-2);
+  const double n = sqrt(n2);
+  for (int k = 0; k < 4; ++k) q[k] /= n;
+}
+
+static void quaternion_rotation(const double q[4], double R[9])
+{
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - w * z);     R[2] = 2 * (x * z + w * y);
+  R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
+  R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+static void random_rotation(uint64_t *s, double R[9])
+{
+  double q[4];
+  random_quaternion(s, q);
+  quaternion_rotation(q, R);
+}
+
+/* Rotation by angle about the unit axis a (Rodrigues). */
+static void axis_angle_rotation(const double a[3], double angle, double R[9])
+{
+  const double c = cos(angle), s = sin(angle), C = 1.0 - c;
+  R[0] = c + a[0] * a[0] * C;        R[1] = a[0] * a[1] * C - a[2] * s; R[2] = a[0] * a[2] * C + a[1] * s;
+  R[3] = a[1] * a[0] * C + a[2] * s; R[4] = c + a[1] * a[1] * C;        R[5] = a[1] * a[2] * C - a[0] * s;
+  R[6] = a[2] * a[0] * C - a[1] * s; R[7] = a[2] * a[1] * C + a[0] * s; R[8] = c + a[2] * a[2] * C;
+}
+
+/* F = U diag(s) V^T */
+static void compose_svd(const double U[9], const double s[3], const double V[9], double F[9])
+{
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      F[3 * r + c] = U[3 * r] * s[0] * V[3 * c] + U[3 * r + 1] * s[1] * V[3 * c + 1] + U[3 * r + 2] * s[2] * V[3 * c + 2];
+}
+
+/* Test deformation gradients, by case: 0 uniform entries in [-1.5, 1.5]; 1 near identity; 2 inverted;
+ * 3 nearly singular (det ~ 1e-6) with distinct singular values; 4 inverted with prescribed singular values. */
+static void random_F(uint64_t *s, int which, double F[9])
+{
+  switch (which % 5) {
+  case 0:
+    for (int k = 0; k < 9; ++k) F[k] = rng_uniform(s, -1.5, 1.5);
+    break;
+  case 1:
+    for (int k = 0; k < 9; ++k) F[k] = (k % 4 == 0 ? 1.0 : 0.0) + rng_uniform(s, -0.2, 0.2);
+    break;
+  case 2:
+    do {
+      for (int k = 0; k < 9; ++k) F[k] = rng_uniform(s, -1.5, 1.5);
+      if (mat3_det(F) > 0.0)
+        for (int k = 0; k < 3; ++k) F[k] = -F[k];
+    } while (mat3_det(F) > -1e-3);
+    break;
+  case 3: {
+    double U[9], V[9];
+    const double sv[3] = {rng_uniform(s, 1.0, 1.5), rng_uniform(s, 0.3, 0.8), 1e-6};
+    random_rotation(s, U);
+    random_rotation(s, V);
+    compose_svd(U, sv, V, F);
+    break;
+  }
+  default: {
+    double U[9], V[9];
+    const double sv[3] = {rng_uniform(s, 1.0, 1.5), rng_uniform(s, 0.5, 0.9), -rng_uniform(s, 0.0, 0.3)};
+    random_rotation(s, U);
+    random_rotation(s, V);
+    compose_svd(U, sv, V, F);
+    break;
+  }
+  }
+}
+
+static double max_abs_diff(const double *a, const double *b, int n)
+{
+  double m = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const double d = fabs(a[k] - b[k]);
+    if (!(d <= m)) m = d;
+  }
+  return m;
+}
+
+static const double PI = 3.14159265358979323846;
+
+static double mat3_norm(const double A[9]) { return sqrt(mat3_frobenius_sq(A)); }
+
+static const pbng_material_kind kinds[3] = {PBNG_MATERIAL_COROTATED, PBNG_MATERIAL_NEOHOOKEAN,
+                                            PBNG_MATERIAL_STABLE_NEOHOOKEAN};
+
+/* 1. P against central differences of Psi. */
+static void test_stress_finite_differences(tally *t, uint64_t *s)
+{
+  for (int mk = 0; mk < 3; ++mk) {
+    pbng_material m;
+    pbng_material_init(&m, kinds[mk], 1e5, 0.3);
+    for (int n = 0; n < 300; ++n) {
+      double F[9], P[9], Pfd[9];
+      random_F(s, n, F);
+      pbng_first_piola(&m, F, P);
+      const double h = 1e-6 * (mat3_norm(F) > 1.0 ? mat3_norm(F) : 1.0);
+      for (int k = 0; k < 9; ++k) {
+        double Fp[9], Fm[9];
+        for (int j = 0; j < 9; ++j) Fp[j] = Fm[j] = F[j];
+        Fp[k] += h;
+        Fm[k] -= h;
+        Pfd[k] = (pbng_energy_density(&m, Fp) - pbng_energy_density(&m, Fm)) / (2.0 * h);
+      }
+      char what[128];
+      snprintf(what, sizeof what, "%s: P vs finite differences, case %d", pbng_material_kind_name(kinds[mk]), n % 5);
+      check_le(t, max_abs_diff(P, Pfd, 9), 1e-6 * (mat3_norm(P) + m.mu), what);
+    }
+  }
+}
+
+/* 2. pbng_stress_and_cofactor agrees with pbng_first_piola and mat3_cofactor (warm-started too). */
+static void test_stress_and_cofactor(tally *t, uint64_t *s)
+{
+  for (int mk = 0; mk < 3; ++mk) {
+    pbng_material m;
+    pbng_material_init(&m, kinds[mk], 2e6, 0.45);
+    float q[4] = {0, 0, 0, 0};
+    for (int n = 0; n < 200; ++n) {
+      double F[9], P[9], P2[9], C[9], C2[9];
+      random_F(s, n, F);
+      pbng_first_piola(&m, F, P);
+      pbng_stress_and_cofactor(&m, F, P2, C, q);
+      mat3_cofactor(F, C2);
+      check_le(t, max_abs_diff(P, P2, 9), 1e-11 * (mat3_norm(P) + m.mu), "stress_and_cofactor P");
+      check_le(t, max_abs_diff(C, C2, 9), 0.0, "stress_and_cofactor cof F");
+      pbng_stress_and_cofactor(&m, F, P2, C, q); /* warm start from its own result */
+      check_le(t, max_abs_diff(P, P2, 9), 1e-11 * (mat3_norm(P) + m.mu), "stress_and_cofactor P, warm");
+    }
+  }
+}
+
+/* 3. P(I) = 0, 4. dP/dF(I) = linear elasticity tensor, and Psi(I). */
+static void test_rest_state(tally *t)
+{
+  const double nus[2] = {0.3, 0.45};
+  for (int mk = 0; mk < 3; ++mk)
+    for (int in = 0; in < 2; ++in) {
+      const double E = 1e5;
+      pbng_material m;
+      pbng_material_init(&m, kinds[mk], E, nus[in]);
+      double I[9], P[9];
+      mat3_identity(I);
+      pbng_first_piola(&m, I, P);
+      check_le(t, max_abs_diff(P, (double[9]){0}, 9), 1e-12 * E, "P(I) = 0");
+      const double h = 1e-5;
+      for (int k = 0; k < 9; ++k) {
+        double Fp[9], Fm[9], Pp[9], Pm[9];
+        for (int j = 0; j < 9; ++j) Fp[j] = Fm[j] = I[j];
+        Fp[k] += h;
+        Fm[k] -= h;
+        pbng_first_piola(&m, Fp, Pp);
+        pbng_first_piola(&m, Fm, Pm);
+        const int kr = k / 3, kc = k % 3;
+        for (int ij = 0; ij < 9; ++ij) {
+          const int i = ij / 3, j = ij % 3;
+          const double expect = m.lambda * (i == j) * (kr == kc) + m.mu * ((i == kr) * (j == kc) + (i == kc) * (j == kr));
+          const double fd = (Pp[ij] - Pm[ij]) / (2.0 * h);
+          char what[128];
+          snprintf(what, sizeof what, "%s nu=%.2f: d2Psi/dF2(I)[%d][%d] = linear elasticity",
+                   pbng_material_kind_name(kinds[mk]), nus[in], ij, k);
+          check_le(t, fabs(fd - expect), 1e-6 * (m.lambda + 2.0 * m.mu), what);
+        }
+      }
+    }
+  /* Psi(I) for E = 1e5, nu = 0.3: mu = 500000/13, lambda = 750000/13 */
+  pbng_material m;
+  double I[9];
+  mat3_identity(I);
+  pbng_material_init(&m, PBNG_MATERIAL_COROTATED, 1e5, 0.3);
+  check_le(t, fabs(pbng_energy_density(&m, I)), 1e-9, "corotated Psi(I) = 0");
+  pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN, 1e5, 0.3);
+  /* 3mu/2 + mu^2/(2 lambda_hat), lambda_hat = 1250000/13 */
+  check_le(t, fabs(pbng_energy_density(&m, I) - 850000.0 / 13.0), 1e-9, "neohookean Psi(I)");
+  pbng_material_init(&m, PBNG_MATERIAL_STABLE_NEOHOOKEAN, 1e5, 0.3);
+  /* mu' = 2000000/39, lambda' = 3500000/39, 3mu'/(4lambda') = 3/7: lambda'/2 (3/7)^2 - mu'/2 log 4 */
+  const double snh = 0.5 * (3500000.0 / 39.0) * (9.0 / 49.0) - (2000000.0 / 39.0) * log(2.0);
+  check_le(t, fabs(pbng_energy_density(&m, I) - snh), 1e-9, "stable_neohookean Psi(I)");
+}
+
+/* 5. The modified nodal Hessian is symmetric positive definite (Sylvester's criterion). */
+static void test_modified_hessian(tally *t, uint64_t *s)
+{
+  const double nus[3] = {0.3, 0.49, -0.5};
+  for (int mk = 0; mk < 3; ++mk)
+    for (int in = 0; in < 3; ++in) {
+      pbng_material m;
+      pbng_material_init(&m, kinds[mk], 1e5, nus[in]);
+      for (int n = 0; n < 200; ++n) {
+        double A[9] = {0};
+        const int elements = 1 + n % 4;
+        for (int e = 0; e < elements; ++e) {
+          double F[9], P[9], C[9], g[3];
+          random_F(s, n + e, F);
+          if (n % 7 == 0) /* J = 0 exactly */
+            for (int k = 0; k < 3; ++k) F[6 + k] = 2.0 * F[k] - F[3 + k];
+          for (int k = 0; k < 3; ++k) g[k] = rng_uniform(s, -2.0, 2.0);
+          pbng_stress_and_cofactor(&m, F, P, C, 0);
+          pbng_modified_hessian_add(&m, C, g, rng_uniform(s, 0.1, 2.0), A);
+        }
+        const double scale = mat3_norm(A);
+        check_le(t, fabs(A[1] - A[3]) + fabs(A[2] - A[6]) + fabs(A[5] - A[7]), 1e-14 * scale, "Hessian symmetric");
+        const double m1 = A[0], m2 = A[0] * A[4] - A[1] * A[3], m3 = mat3_det(A);
+        check(t, m1 > 0.0 && m2 > 0.0 && m3 > 0.0, "Hessian positive definite (leading minors)", m3, 0.0);
+      }
+    }
+}
+
+/* 6. Lame parameters, names, parameter validation. */
+static void test_parameters(tally *t)
+{
+  double mu, lambda;
+  pbng_lame_parameters(1e5, 0.3, &mu, &lambda);
+  check_le(t, fabs(mu - 500000.0 / 13.0), 1e-9, "Eq. 9 mu");
+  check_le(t, fabs(lambda - 750000.0 / 13.0), 1e-9, "Eq. 9 lambda");
+  pbng_lame_parameters(3.0, -0.5, &mu, &lambda); /* mu = 3/(2*0.5) = 3, lambda = -1.5/(0.5*2) = -1.5 */
+  check_le(t, fabs(mu - 3.0) + fabs(lambda + 1.5), 1e-14, "Eq. 9 with nu < 0");
+  pbng_material m;
+  check(t, pbng_material_init(&m, PBNG_MATERIAL_COROTATED, 3.0, -0.5) == 0, "init nu = -0.5", 0, 0);
+  check(t, m.hessian_lambda == 0.0 && m.lambda == -1.5 && m.mu == 3.0, "hessian_lambda = max(lambda, 0)", m.hessian_lambda, 0);
+  check(t, pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN, 1e5, 0.3) == 0, "init valid", 0, 0);
+  check(t, m.hessian_lambda == m.lambda && m.youngs == 1e5 && m.poisson == 0.3, "init fields", 0, 0);
+  for (int mk = 0; mk < 3; ++mk) {
+    pbng_material_kind k = PBNG_MATERIAL_COUNT;
+    const char *name = pbng_material_kind_name(kinds[mk]);
+    check(t, pbng_material_kind_from_name(name, &k) == 0 && k == kinds[mk], "name <-> kind round trip", mk, 0);
+  }
+  pbng_material_kind k = PBNG_MATERIAL_COROTATED;
+  check(t, pbng_material_kind_from_name("neo-hookean", &k) == -1, "unknown name rejected", 0, 0);
+  check(t, pbng_material_kind_from_name("", &k) == -1, "empty name rejected", 0, 0);
+  const double bad[][2] = {{0.0, 0.3}, {-1.0, 0.3}, {1e5, 0.5}, {1e5, -1.0}, {1e5, 0.7}, {1e5, -1.5},
+                           {NAN, 0.3}, {1e5, NAN}, {INFINITY, 0.3}, {1e5, INFINITY}};
+  for (unsigned b = 0; b < sizeof bad / sizeof bad[0]; ++b)
+    check(t, pbng_material_init(&m, PBNG_MATERIAL_COROTATED, bad[b][0], bad[b][1]) == -1, "init rejects bad E, nu",
+          bad[b][0], bad[b][1]);
+  check(t, pbng_material_init(&m, PBNG_MATERIAL_COUNT, 1e5, 0.3) == -1, "init rejects bad kind", 0, 0);
+  check(t, pbng_material_init(&m, PBNG_MATERIAL_COROTATED, 1e5, 0.4999) == 0, "init nu = 0.4999", 0, 0);
+}
+
+/* 7. Polar rotation: R in SO(3), R^T F symmetric, global maximum of tr(R^T F), independent of the warm start. */
+static void check_polar(tally *t, uint64_t *s, const double F[9], const char *label, int unique)
+{
+  double R[9], RtF[9], RtR[9], I[9], R2[9];
+  char what[160];
+  mat3_identity(I);
+  pbng_polar_rotation(F, R, 0);
+  const double fn = mat3_norm(F);
+  mat3_tmul(R, R, RtR);
+  snprintf(what, sizeof what, "%s: R orthonormal", label);
+  check_le(t, max_abs_diff(RtR, I, 9), 1e-12, what);
+  snprintf(what, sizeof what, "%s: det R = 1", label);
+  check_le(t, fabs(mat3_det(R) - 1.0), 1e-12, what);
+  mat3_tmul(R, F, RtF);
+  snprintf(what, sizeof what, "%s: R^T F symmetric", label);
+  check_le(t, fabs(RtF[1] - RtF[3]) + fabs(RtF[2] - RtF[6]) + fabs(RtF[5] - RtF[7]), 1e-10 * fn + 1e-300, what);
+  const double best = mat3_ddot(R, F);
+  double worst_gap = 0.0;
+  for (int n = 0; n < 64; ++n) {
+    double Q[9];
+    random_rotation(s, Q);
+    const double gap = mat3_ddot(Q, F) - best;
+    if (gap > worst_gap) worst_gap = gap;
+  }
+  for (int a = 0; a < 3; ++a) { /* R followed by half turns: the other critical points */
+    double H[9], RH[9];
+    const double axis[3] = {a == 0, a == 1, a == 2};
+    axis_angle_rotation(axis, PI, H);
+    mat3_mul(R, H, RH);
+    const double gap = mat3_ddot(RH, F) - best;
+    if (gap > worst_gap) worst_gap = gap;
+  }
+  snprintf(what, sizeof what, "%s: tr(R^T F) global maximum", label);
+  check_le(t, worst_gap, 1e-12 * fn, what);
+  for (int n = 0; n < 5; ++n) { /* warm starts: random unit quaternions, zeros, its own result, near it */
+    double qd[4];
+    float q[4];
+    random_quaternion(s, qd);
+    for (int k = 0; k < 4; ++k) q[k] = (n == 1) ? 0.0f : (float)qd[k];
+    pbng_polar_rotation(F, R2, q);
+    if (n == 3) pbng_polar_rotation(F, R2, q);
+    if (n == 4) { /* turn the result by 1e-4 rad about x, then restart from there */
+      const double c = cos(5e-5), sn = sin(5e-5), w = q[0], x = q[1], y = q[2], z = q[3];
+      q[0] = (float)(c * w - sn * x); q[1] = (float)(c * x + sn * w);
+      q[2] = (float)(c * y - sn * z); q[3] = (float)(c * z + sn * y);
+      pbng_polar_rotation(F, R2, q);
+    }
+    snprintf(what, sizeof what, "%s: warm start %d gives the same R", label, n);
+    if (unique) check_le(t, max_abs_diff(R, R2, 9), 1e-12, what);
+    else check_le(t, fabs(mat3_ddot(R2, F) - best), 1e-12 * fn, what);
+    double qn = 0.0;
+    for (int k = 0; k < 4; ++k) qn += (double)q[k] * q[k];
+    snprintf(what, sizeof what, "%s: warm-start quaternion written back", label);
+    check_le(t, fabs(qn - 1.0), 1e-6, what);
+  }
+}
+
+static void test_polar(tally *t, uint64_t *s)
+{
+  char label[96];
+  for (int n = 0; n < 500; ++n) { /* random F of every case, and scaled */
+    double F[9];
+    random_F(s, n, F);
+    const double scale = (n % 11 == 0) ? 1e-8 : (n % 13 == 0 ? 1e8 : 1.0);
+    for (int k = 0; k < 9; ++k) F[k] *= scale;
+    snprintf(label, sizeof label, "polar random case %d scale %g", n % 5, scale);
+    check_polar(t, s, F, label, 1);
+  }
+  /* Exact answers: F = Q S with S symmetric, S's eigenvalues sigma1 >= sigma2 >= |sigma3|, any sign of sigma3. */
+  for (int n = 0; n < 200; ++n) {
+    double Q[9], V[9], S[9], F[9], R[9];
+    const double sv[3] = {rng_uniform(s, 1.0, 2.0), rng_uniform(s, 0.5, 1.0), rng_uniform(s, -0.45, 0.45)};
+    random_rotation(s, Q);
+    random_rotation(s, V);
+    compose_svd(V, sv, V, S);
+    mat3_mul(Q, S, F);
+    pbng_polar_rotation(F, R, 0);
+    check_le(t, max_abs_diff(R, Q, 9), 1e-12, "polar of Q S recovers Q");
+  }
+  /* Rotations by nearly pi: a saddle point at the identity. */
+  const double deltas[] = {1e-1, 1e-3, 1e-6, 1e-8, 1e-10, 1e-12, 1e-14, 1e-16, 0.0};
+  for (int n = 0; n < 40; ++n)
+    for (unsigned d = 0; d < sizeof deltas / sizeof deltas[0]; ++d) {
+      double a[3], F[9], R[9];
+      double an = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        a[k] = (n < 3) ? (k == n) : rng_uniform(s, -1.0, 1.0);
+        an += a[k] * a[k];
+      }
+      for (int k = 0; k < 3; ++k) a[k] /= sqrt(an);
+      axis_angle_rotation(a, PI - deltas[d], F);
+      snprintf(label, sizeof label, "polar near-pi rotation delta %g", deltas[d]);
+      check_polar(t, s, F, label, 1);
+      pbng_polar_rotation(F, R, 0);
+      check_le(t, max_abs_diff(R, F, 9), 1e-12, "polar of a rotation is itself");
+      double SF[9], D[9] = {1.0, 0, 0, 0, 0.5, 0, 0, 0, 0.25};
+      mat3_mul(F, D, SF); /* stretched near-pi rotation */
+      check_le(t, max_abs_diff((pbng_polar_rotation(SF, R, 0), R), F, 9), 1e-11, "polar of R diag(1, .5, .25)");
+    }
+  /* Degenerate F: zero, rank one, rank two: must be a maximizing rotation, no NaN. */
+  for (int n = 0; n < 50; ++n) {
+    double U[9], V[9], F[9];
+    random_rotation(s, U);
+    random_rotation(s, V);
+    const double sv0[3] = {0, 0, 0};
+    const double sv1[3] = {rng_uniform(s, 0.5, 2.0), 0, 0};
+    const double sv2[3] = {rng_uniform(s, 1.0, 2.0), rng_uniform(s, 0.1, 0.9), 0};
+    const double sv3[3] = {1.0, 1.0, -1.0}; /* improper orthogonal: degenerate maximum */
+    compose_svd(U, sv0, V, F);
+    check_polar(t, s, F, "polar F = 0", 0);
+    compose_svd(U, sv1, V, F);
+    check_polar(t, s, F, "polar rank one", 0);
+    compose_svd(U, sv2, V, F);
+    check_polar(t, s, F, "polar rank two", 1);
+    compose_svd(U, sv3, V, F);
+    check_polar(t, s, F, "polar improper orthogonal F", 0);
+  }
+}
+
+int main(void)
+{
+  tally t = {0, 0};
+  uint64_t seed = 0x9E3779B97F4A7C15ULL;
+  test_parameters(&t);
+  test_rest_state(&t);
+  test_stress_finite_differences(&t, &seed);
+  test_stress_and_cofactor(&t, &seed);
+  test_modified_hessian(&t, &seed);
+  test_polar(&t, &seed);
+  if (t.failures) {
+    printf("test_material: %ld of %ld checks FAILED\n", t.failures, t.checks);
+    return 1;
+  }
+  printf("test_material: %ld checks passed\n", t.checks);
+  return 0;
+}

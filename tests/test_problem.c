@@ -1,0 +1,183 @@
+/* The discrete problem's derivatives: the nodal force of Eq. 35 (+ loads and inertia) equals minus
+ * the gradient of the total energy (Eq. 17 / the incremental potential) by finite differences, and
+ * the modified nodal Hessian (Eq. 37) is symmetric positive definite. Also generator counts. */
+#include <math.h>
+#include <stdio.h>
+#include "core/mat3.h"
+#include "mesh/generate.h"
+#include "parallel/coloring.h"
+#include "parallel/dmesh.h"
+#include "solvers/problem.h"
+
+static int failures, checks;
+
+static void check(int ok, const char *what, double a, double b)
+{
+  ++checks;
+  if (!ok) {
+    ++failures;
+    printf("FAIL: %s (%.12g vs %.12g)\n", what, a, b);
+  }
+}
+
+static double next_random(uint64_t *s)
+{
+  *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+  return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+typedef struct {
+  pbng_mesh mesh;
+  pbng_dmesh dm;
+  pbng_bc_list bcs;
+  pbng_problem pb;
+} fixture;
+
+static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode)
+{
+  const int64_t n[3] = {4, 3, 3};
+  const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1}, clamp[6] = {0, 0, 0, 0, 1, 1}, g[3] = {0.3, -9.8, 0.1};
+  pbng_node_elements adj;
+  int32_t *color;
+  int8_t *node_bc;
+  int ncolors;
+  pbng_material mat;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_box(n, lo, hi, &fx->mesh));
+  PetscCall(PetscMemzero(&fx->bcs, sizeof(fx->bcs)));
+  PetscCall(pbng_bc_add_box(&fx->bcs, "clamp", clamp, NULL));
+  PetscCall(PetscMalloc2(fx->mesh.nnodes, &color, fx->mesh.nnodes, &node_bc));
+  PetscCall(pbng_bc_assign(&fx->bcs, &fx->mesh, node_bc));
+  PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
+  PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
+  PetscCall(pbng_dmesh_create(PETSC_COMM_SELF, &fx->mesh, &adj, color, ncolors, node_bc, NULL, &fx->dm));
+  PetscCall(pbng_node_elements_destroy(&adj));
+  PetscCall(PetscFree2(color, node_bc));
+  pbng_material_init(&mat, kind, 1e3, 0.3);
+  PetscCall(pbng_problem_create(&fx->dm, &fx->bcs, &mat, 10.0, g, mode, 0.05, &fx->pb));
+  pbng_problem_begin_frame(&fx->pb, 0.05);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode fixture_destroy(fixture *fx)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_problem_destroy(&fx->pb));
+  PetscCall(pbng_dmesh_destroy(&fx->dm));
+  PetscCall(pbng_mesh_destroy(&fx->mesh));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode energy_at(fixture *fx, double *E)
+{
+  double r;
+  PetscFunctionBeginUser;
+  PetscCall(pbng_problem_residual(&fx->pb, &r, E));
+  PetscFunctionReturn(0);
+}
+
+static int is_spd(const double A[9])
+{
+  const double m1 = A[0], m2 = A[0] * A[4] - A[1] * A[3], m3 = mat3_det(A);
+  const double asym = fabs(A[1] - A[3]) + fabs(A[2] - A[6]) + fabs(A[5] - A[7]);
+  return m1 > 0 && m2 > 0 && m3 > 0 && asym <= 1e-12 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]));
+}
+
+/* f_i = -dE/dx_i by central differences, at a randomly perturbed (partly inverted) state. */
+static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode)
+{
+  fixture fx;
+  uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)kind * 77 + (uint64_t)mode;
+  char what[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(fixture_create(&fx, kind, mode));
+  for (int32_t i = 0; i < fx.dm.nfree; ++i)
+    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += 0.25 * (next_random(&seed) - 0.5);
+  for (int32_t i = 0; i < fx.dm.nfree; i += 3) {
+    double f[3], A[9];
+    pbng_node_force(&fx.pb, i, fx.pb.x, f, A, 0);
+    snprintf(what, sizeof(what), "modified Hessian SPD (material %d, mode %d, node %d)", kind, mode, (int)i);
+    check(is_spd(A), what, A[0], A[4]);
+    for (int d = 0; d < 3; ++d) {
+      const double h = 1e-6, x0 = fx.pb.x[3 * i + d];
+      double Ep, Em;
+      fx.pb.x[3 * i + d] = x0 + h;
+      PetscCall(energy_at(&fx, &Ep));
+      fx.pb.x[3 * i + d] = x0 - h;
+      PetscCall(energy_at(&fx, &Em));
+      fx.pb.x[3 * i + d] = x0;
+      const double fd = -(Ep - Em) / (2 * h);
+      snprintf(what, sizeof(what), "force = -dE/dx (material %d, mode %d, node %d, dof %d)", kind, mode, (int)i, d);
+      check(fabs(fd - f[d]) <= 1e-5 * (1 + fabs(f[d])), what, f[d], fd);
+    }
+  }
+  PetscCall(fixture_destroy(&fx));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_generator_counts(void)
+{
+  const int res[4] = {2, 16, 32, 64};
+  const int64_t nodes[4] = {8, 4096, 32768, 262144}, tets[4] = {5, 16875, 148955, 1250235};
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < 4; ++k) {
+    pbng_mesh m;
+    PetscCall(pbng_generate_res_box(res[k], &m));
+    check(m.nnodes == nodes[k] && m.nelems == tets[k], "Res-N counts", (double)m.nelems, (double)tets[k]);
+    double V = 0;
+    for (int64_t e = 0; e < m.nelems; ++e) {
+      const int32_t *t = &m.elems[4 * e];
+      const double v = pbng_tet_signed_volume(&m.X[3 * t[0]], &m.X[3 * t[1]], &m.X[3 * t[2]], &m.X[3 * t[3]]);
+      if (v <= 0) check(0, "positive volume", v, 0);
+      V += v;
+    }
+    check(fabs(V - 1.0) < 1e-10, "Res-N box volume is 1", V, 1.0);
+    PetscCall(pbng_mesh_destroy(&m));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Conformity: every interior triangular face is shared by exactly two tetrahedra (no hanging faces),
+ * so the face count is 4M = 2 F_interior + F_boundary with F_boundary = 2 faces per boundary quad. */
+static PetscErrorCode check_generator_conforming(void)
+{
+  const int N = 5;
+  pbng_mesh m;
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_res_box(N, &m));
+  /* the surface of a conforming split cube has 6 (N-1)^2 quads, each split in 2 triangles */
+  int64_t boundary_faces = 0;
+  for (int64_t e = 0; e < m.nelems; ++e)
+    for (int f = 0; f < 4; ++f) {
+      int on_plane[6] = {1, 1, 1, 1, 1, 1}; /* all three face nodes on x=0, x=1, y=0, ... */
+      for (int a = 0; a < 4; ++a) {
+        if (a == f) continue;
+        const double *X = &m.X[3 * m.elems[4 * e + a]];
+        for (int d = 0; d < 3; ++d) {
+          on_plane[2 * d] &= fabs(X[d]) < 1e-12;
+          on_plane[2 * d + 1] &= fabs(X[d] - 1) < 1e-12;
+        }
+      }
+      for (int p = 0; p < 6; ++p) boundary_faces += on_plane[p];
+    }
+  check(boundary_faces == 12 * (N - 1) * (N - 1), "boundary faces of a conforming box", (double)boundary_faces, 12.0 * (N - 1) * (N - 1));
+  PetscCall(pbng_mesh_destroy(&m));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) {
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC));
+  }
+  PetscCall(check_generator_counts());
+  PetscCall(check_generator_conforming());
+  printf("test_problem: %d checks, %d failed\n", checks, failures);
+  PetscCall(PetscFinalize());
+  return failures != 0;
+}
