@@ -42,19 +42,56 @@ void pbng_first_piola(const pbng_material *m, const double F[9], double P[9]);
 void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
                               float q[4]);
 
+/* Every model's stress splits as P = s F + v cof(F), minus s R for the corotated model (Eq. 7, 8, 10):
+ * v = k_volume (J - 1 - j_rest) is the volume term's dPsi/dJ (dJ/dF = cof F) and s the shear factor.
+ * `kind` is passed separately so that kernels specialised on a constant kind fold the switch. */
+static inline void pbng_stress_scalars(pbng_material_kind kind, const pbng_material *m, const double F[9], double J,
+                                       double *s, double *v)
+{
+  *v = m->k_volume * (J - 1.0 - m->j_rest);
+  if (kind == PBNG_MATERIAL_COROTATED) {
+    *s = 2.0 * m->k_shear; /* P = 2 mu (F - R) + lambda (J - 1) cof F */
+  } else if (kind == PBNG_MATERIAL_NEOHOOKEAN) {
+    *s = m->k_shear;       /* P = mu F + lh (J - 1 - mu/lh) cof F */
+  } else {                 /* P = mu' (1 - 1/(|F|^2 + 1)) F + lambda' (J - 1 - 3mu'/(4 lambda')) cof F */
+    double i2 = 0.0;
+    for (int k = 0; k < 9; ++k) i2 += F[k] * F[k];
+    *s = m->k_shear * i2 / (i2 + 1.0);
+  }
+}
+
+/* Eq. 36-37 for one element seen from node i, given c = cof(F) g and gg = |g|^2 for g = dN_i/dX:
+ * A += V (2 mu |g|^2 I + lambda c c^T). Only the lower triangle (A[0], A[3], A[4], A[6], A[7], A[8])
+ * is accumulated; pbng_symmetrize_lower completes it. */
+static inline void pbng_modified_hessian_add_lower(const pbng_material *m, const double c[3], double gg, double V, double A[9])
+{
+  const double d = 2.0 * m->mu * gg * V, l = m->hessian_lambda * V;
+  A[0] += d + l * c[0] * c[0];
+  A[3] += l * c[1] * c[0];
+  A[4] += d + l * c[1] * c[1];
+  A[6] += l * c[2] * c[0];
+  A[7] += l * c[2] * c[1];
+  A[8] += d + l * c[2] * c[2];
+}
+
+static inline void pbng_symmetrize_lower(double A[9])
+{
+  A[1] = A[3];
+  A[2] = A[6];
+  A[5] = A[7];
+}
+
 /* Eq. 36-37 for one element seen from node i with shape-function gradient g = dN_i/dX:
  * A += V (2 mu |g|^2 I + lambda (cof(F) g)(cof(F) g)^T), symmetric positive definite for every F. */
 static inline void pbng_modified_hessian_add(const pbng_material *m, const double cofF[9], const double g[3],
                                              double V, double A[9])
 {
-  const double c0 = cofF[0] * g[0] + cofF[1] * g[1] + cofF[2] * g[2];
-  const double c1 = cofF[3] * g[0] + cofF[4] * g[1] + cofF[5] * g[2];
-  const double c2 = cofF[6] * g[0] + cofF[7] * g[1] + cofF[8] * g[2];
-  const double d = 2.0 * m->mu * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * V;
-  const double l = m->hessian_lambda * V;
-  A[0] += d + l * c0 * c0; A[1] += l * c0 * c1; A[2] += l * c0 * c2;
-  A[3] += l * c1 * c0; A[4] += d + l * c1 * c1; A[5] += l * c1 * c2;
-  A[6] += l * c2 * c0; A[7] += l * c2 * c1; A[8] += d + l * c2 * c2;
+  const double c[3] = {cofF[0] * g[0] + cofF[1] * g[1] + cofF[2] * g[2], cofF[3] * g[0] + cofF[4] * g[1] + cofF[5] * g[2],
+                       cofF[6] * g[0] + cofF[7] * g[1] + cofF[8] * g[2]};
+  double L[9] = {0};
+  pbng_modified_hessian_add_lower(m, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], V, L);
+  pbng_symmetrize_lower(L);
+  for (int k = 0; k < 9; ++k) A[k] += L[k];
 }
 
 /* The proper rotation of F's polar decomposition: argmin over R in SO(3) of |F - R|_F, also for

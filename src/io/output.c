@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PBNG_OUTPUT_MAX_RUNS 16384
+#define PBNG_OUTPUT_MAX_RUNS 131072
 #define PBNG_OUTPUT_MSG      512
 
 typedef struct {

@@ -5,6 +5,9 @@
 #include "core/mat3.h"
 #include "solvers/solver.h"
 
+/* Nodes ahead whose element records are prefetched during a sweep. */
+#define PBNG_PREFETCH_AHEAD 4
+
 typedef struct {
   double *x_curr;    /* x^{l}   of the owned free nodes (acceleration) */
   double *x_prev;    /* x^{l-1} */
@@ -30,7 +33,11 @@ static void pbng_sweep(const pbng_problem *pb)
 #pragma omp parallel
   for (int c = 0; c < dm->ncolors; ++c) {
 #pragma omp for schedule(static)
-    for (int32_t i = dm->color_start[c]; i < dm->color_start[c + 1]; ++i) pbng_node_step(pb, i, x);
+    for (int32_t i = dm->color_start[c]; i < dm->color_start[c + 1]; ++i) {
+      if (i + 2 * PBNG_PREFETCH_AHEAD < dm->color_start[c + 1]) pbng_node_prefetch_records(pb, i + 2 * PBNG_PREFETCH_AHEAD);
+      if (i + PBNG_PREFETCH_AHEAD < dm->color_start[c + 1]) pbng_node_prefetch_positions(pb, i + PBNG_PREFETCH_AHEAD, x);
+      pbng_node_step(pb, i, x);
+    }
     /* implicit barrier: color c is complete before color c + 1 reads it */
   }
 }

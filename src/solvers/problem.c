@@ -12,6 +12,7 @@ static PetscErrorCode compute_geometry(pbng_problem *pb)
     const int32_t *t = &dm->elems[4 * e];
     pb->geom[e].V = pbng_tet_rest_shape(&dm->X[3 * t[0]], &dm->X[3 * t[1]], &dm->X[3 * t[2]], &dm->X[3 * t[3]],
                                         pb->geom[e].B);
+    for (int a = 0; a < 4; ++a) pb->geom[e].node[a] = t[a];
     PetscCheck(pb->geom[e].V > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
                "element %" PRId64 " has non-positive rest volume %g", dm->global_elem[e], pb->geom[e].V);
   }
@@ -107,29 +108,76 @@ void pbng_problem_end_frame(pbng_problem *pb)
     for (int d = 0; d < 3; ++d) pb->velocity[3 * i + d] = (pb->x[3 * i + d] - pb->x_prev[3 * i + d]) / pb->dt;
 }
 
-void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm)
+/* One element visit (element e seen from its vertex a), Eq. 35 and Eq. 37: f -= V P g and, when
+ * `hessian`, A += V (2 mu |g|^2 I + lambda c c^T) with c = cof(F) g, g = dN_a/dX. Uses
+ * P g = s F g + v c (- s R g for the corotated model), so P itself is never formed. */
+static inline __attribute__((always_inline)) void element_visit(pbng_material_kind kind, const pbng_problem *pb, int32_t e,
+                                                                 int a, const double *x, double f[3], double A[9],
+                                                                 int hessian, int warm)
+{
+  const pbng_tet_geometry *ge = &pb->geom[e];
+  const int32_t *t = ge->node;
+  double F[9], cof[9], g[3], Fg[3], c[3], s, v;
+  pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
+  mat3_cofactor(F, cof);
+  pbng_stress_scalars(kind, &pb->mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
+  pbng_tet_shape_gradient(ge->B, a, g);
+  mat3_vec(F, g, Fg);
+  mat3_vec(cof, g, c);
+  if (kind == PBNG_MATERIAL_COROTATED) {
+    double R[9], Rg[3];
+    pbng_polar_rotation(F, R, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
+    mat3_vec(R, g, Rg);
+    for (int d = 0; d < 3; ++d) Fg[d] -= Rg[d];
+  }
+  for (int d = 0; d < 3; ++d) f[d] -= ge->V * (s * Fg[d] + v * c[d]); /* Eq. 35 */
+  if (hessian) pbng_modified_hessian_add_lower(&pb->mat, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], ge->V, A); /* Eq. 37 */
+}
+
+static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
+                                                                   const double *x, double f[3], double A[9], int warm)
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
+  const int hessian = A != NULL;
 
   for (int d = 0; d < 3; ++d) f[d] = m * pb->gravity[d]; /* Eq. 16, lumped */
-  if (A) memset(A, 0, 9 * sizeof(double));
-  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const int32_t e = dm->adj[k] >> 2, a = dm->adj[k] & 3;
-    const int32_t *t = &dm->elems[4 * e];
-    const pbng_tet_geometry *ge = &pb->geom[e];
-    double F[9], P[9], cof[9], g[3], Pg[3];
-    pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
-    pbng_stress_and_cofactor(&pb->mat, F, P, cof, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
-    pbng_tet_shape_gradient(ge->B, a, g);
-    mat3_vec(P, g, Pg);
-    for (int d = 0; d < 3; ++d) f[d] -= ge->V * Pg[d]; /* Eq. 35 */
-    if (A) pbng_modified_hessian_add(&pb->mat, cof, g, ge->V, A); /* Eq. 37 */
-  }
+  if (hessian) memset(A, 0, 9 * sizeof(double));
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k)
+    element_visit(kind, pb, dm->adj[k] >> 2, dm->adj[k] & 3, x, f, A, hessian, warm);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
-    if (A) A[0] += w, A[4] += w, A[8] += w;
+    if (hessian) A[0] += w, A[4] += w, A[8] += w;
+  }
+  if (hessian) pbng_symmetrize_lower(A);
+}
+
+void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
+{
+  const pbng_dmesh *dm = pb->dm;
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const char *rec = (const char *)&pb->geom[dm->adj[k] >> 2];
+    __builtin_prefetch(rec);
+    __builtin_prefetch(rec + 64);
+  }
+}
+
+void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const double *x)
+{
+  const pbng_dmesh *dm = pb->dm;
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const int32_t *t = pb->geom[dm->adj[k] >> 2].node;
+    for (int a = 0; a < 4; ++a) __builtin_prefetch(&x[3 * t[a]]);
+  }
+}
+
+void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm)
+{
+  switch (pb->mat.kind) { /* one specialised kernel per material */
+  case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A, warm); break;
+  default: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A, warm); break;
   }
 }
 

@@ -8,9 +8,12 @@
 #include "mesh/boundary.h"
 #include "parallel/dmesh.h"
 
+/* Everything an element visit reads, in one 96-byte record (the node indices repeat the dmesh's so
+ * that a visit touches one contiguous record). */
 typedef struct {
-  double B[9]; /* Dm^{-1}: F = Ds B, dN/dX rows (pbng_tet_rest_shape) */
-  double V;    /* rest volume V_e^0 */
+  double B[9];     /* Dm^{-1}: F = Ds B, dN/dX rows (pbng_tet_rest_shape) */
+  double V;        /* rest volume V_e^0 */
+  int32_t node[4]; /* local node indices */
 } pbng_tet_geometry;
 
 typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
@@ -48,6 +51,11 @@ void pbng_problem_end_frame(pbng_problem *pb);
  * m_i (x_i - x_hat_i) / dt^2 in dynamic mode. When A is given, also the SPD modified Hessian of Eq. 37
  * (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
+
+/* Hints to the memory system (they change no value): the element records node i will read, and the
+ * positions those elements reference. A sweep calls them a few nodes ahead, records first. */
+void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i);
+void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const double *x);
 
 /* Residual norm ||f_int(x) + f_ext (- inertia)||_2 over free degrees of freedom and the total
  * energy (Eq. 17, + inertia term in dynamic mode), both deterministic sums over all ranks. */
