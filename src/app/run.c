@@ -1,8 +1,10 @@
 #include "app/run.h"
+#include <malloc.h>
 #include <math.h>
 #include <omp.h>
 #include <string.h>
 #include <sys/resource.h>
+
 #include "io/output.h"
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
@@ -223,10 +225,12 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(open_output(st, &mesh, command_line)); /* an unwritable output fails before any work */
   PetscCall(build_subdomain(st, &mesh));
   PetscCall(pbng_mesh_destroy(&mesh));
+  malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
+  PetscCall(write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
+  malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
-  PetscCall(write_mesh_output(st));
   sum->ncolors = st->dm.ncolors;
   PetscCall(PetscLogEventEnd(st->ev.setup, 0, 0, 0, 0));
   PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",

@@ -6,9 +6,11 @@
  *    the same arguments, raw data is written with collective transfers.
  *  - Each rank writes only its own rows. Rows are sorted locally (a copy of the rank's rows is made
  *    only when they are not already sorted), merged into runs of consecutive global indices and
- *    selected as a union of hyperslabs. A rank with many runs writes them in batches of at most
- *    PBNG_OUTPUT_MAX_RUNS runs; all ranks make the same number of collective H5Dwrite calls (ranks
- *    with nothing left select none).
+ *    selected as a union of hyperslabs (one hyperslab in the common case of one run per rank). A rank
+ *    with many runs writes them in batches of at most PBNG_OUTPUT_MAX_RUNS runs, or, when the runs
+ *    are short (scattered ownership), as point selections of at most PBNG_OUTPUT_POINT_ROWS rows;
+ *    all ranks make the same number of collective H5Dwrite calls (ranks with nothing left select
+ *    none). Empty datasets are created but not written.
  *  - HDF5's automatic error printing is switched off for the duration of each public call (and the
  *    previous handler restored afterwards); HDF5 failures become PETSc errors naming the object and
  *    carrying HDF5's innermost error description.
@@ -26,7 +28,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PBNG_OUTPUT_MAX_RUNS 131072
+#define PBNG_OUTPUT_MAX_RUNS       1024  /* hyperslab blocks per collective write */
+#define PBNG_OUTPUT_POINT_ROWS     65536 /* rows per collective write when selecting points */
+#define PBNG_OUTPUT_MIN_RUN_LENGTH 16    /* shorter average runs (and many of them): points */
 #define PBNG_OUTPUT_MSG      512
 
 typedef struct {
@@ -333,10 +337,34 @@ static int64_t count_runs(int64_t n, const int64_t *sorted)
   return runs;
 }
 
-/* Selects in fspace the rows sorted[*pos ..] for up to PBNG_OUTPUT_MAX_RUNS runs; advances *pos and
- * returns the number of rows selected. Selects none when *pos == n. */
-static PetscErrorCode select_batch(hid_t fspace, const char *path, int ncols, int64_t n,
-                                   const int64_t *sorted, int64_t *pos, int64_t *nrows)
+/* Row selection plan of one rank: runs of consecutive rows become hyperslab blocks, at most
+ * PBNG_OUTPUT_MAX_RUNS per collective write (the cost of a hyperslab union grows faster than linearly
+ * with its blocks); rows in short runs (scattered ownership) are selected as points, at most
+ * PBNG_OUTPUT_POINT_ROWS rows per write. */
+typedef struct {
+  PetscBool points;
+  int64_t nbatch;
+  hsize_t *coords; /* points mode: PBNG_OUTPUT_POINT_ROWS * ncols * rank */
+} row_plan;
+
+static PetscErrorCode plan_rows(int64_t n, const int64_t *sorted, int ncols, int rank, row_plan *plan)
+{
+  const int64_t runs = count_runs(n, sorted);
+
+  PetscFunctionBegin;
+  memset(plan, 0, sizeof(*plan));
+  plan->points = runs > PBNG_OUTPUT_MAX_RUNS && n < PBNG_OUTPUT_MIN_RUN_LENGTH * runs;
+  if (plan->points) {
+    plan->nbatch = (n + PBNG_OUTPUT_POINT_ROWS - 1) / PBNG_OUTPUT_POINT_ROWS;
+    PetscCall(PetscMalloc1((size_t)PBNG_OUTPUT_POINT_ROWS * (size_t)ncols * (size_t)rank, &plan->coords));
+  } else plan->nbatch = (runs + PBNG_OUTPUT_MAX_RUNS - 1) / PBNG_OUTPUT_MAX_RUNS;
+  PetscFunctionReturn(0);
+}
+
+/* Selects in fspace the next batch of rows from sorted[*pos ..]; advances *pos and returns the number
+ * of rows selected. Selects none when *pos == n. */
+static PetscErrorCode select_batch(hid_t fspace, const char *path, int rank, int ncols, int64_t n,
+                                   const int64_t *sorted, const row_plan *plan, int64_t *pos, int64_t *nrows)
 {
   PetscErrorCode ierr = 0;
   int64_t i = *pos;
@@ -347,12 +375,26 @@ static PetscErrorCode select_batch(hid_t fspace, const char *path, int ncols, in
     H5TRY(H5Sselect_none(fspace), "cannot select in '%s'", path);
     PetscFunctionReturn(0);
   }
+  if (plan->points) {
+    const int64_t end = PetscMin(n, i + PBNG_OUTPUT_POINT_ROWS);
+    size_t k = 0;
+    for (int64_t r = i; r < end; ++r)
+      for (int c = 0; c < ncols; ++c) {
+        plan->coords[k++] = (hsize_t)sorted[r];
+        if (rank == 2) plan->coords[k++] = (hsize_t)c;
+      }
+    H5TRY(H5Sselect_elements(fspace, H5S_SELECT_SET, (size_t)(end - i) * (size_t)ncols, plan->coords),
+          "cannot select rows of '%s'", path);
+    *nrows = end - i;
+    *pos = end;
+    PetscFunctionReturn(0);
+  }
   for (int r = 0; r < PBNG_OUTPUT_MAX_RUNS && i < n; ++r) {
     int64_t j = i + 1;
     while (j < n && sorted[j] == sorted[j - 1] + 1) ++j;
     hsize_t start[2] = {(hsize_t)sorted[i], 0}, count[2] = {(hsize_t)(j - i), (hsize_t)ncols};
     H5TRY(H5Sselect_hyperslab(fspace, r == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL, count, NULL),
-            "cannot select rows of '%s'", path);
+          "cannot select rows of '%s'", path);
     *nrows += j - i;
     i = j;
   }
@@ -368,6 +410,7 @@ static PetscErrorCode write_rows(pbng_output *out, const char *path, hid_t ftype
 {
   PetscErrorCode ierr = 0;
   sorted_rows s = {0};
+  row_plan plan = {0};
   hid_t dset = -1, fspace = -1, mspace = -1, dxpl = -1;
   const size_t rowbytes = elsize * (size_t)ncols;
   const int rank = (one_d && ncols == 1) ? 1 : 2;
@@ -383,7 +426,8 @@ static PetscErrorCode write_rows(pbng_output *out, const char *path, hid_t ftype
              "output: dataset '%s': rows or data is NULL", path);
   TRY(sort_rows(n, rows, data, rowbytes, &s));
   TRY(check_rows(out, path, N, n, s.rows));
-  nbatch_local = (count_runs(n, s.rows) + PBNG_OUTPUT_MAX_RUNS - 1) / PBNG_OUTPUT_MAX_RUNS;
+  TRY(plan_rows(n, s.rows, ncols, rank, &plan));
+  nbatch_local = plan.nbatch;
   if (MPI_Allreduce(&nbatch_local, &nbatch, 1, MPI_INT64_T, MPI_MAX, out->comm) != MPI_SUCCESS) {
     ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MPI, PETSC_ERROR_INITIAL,
                       "output: dataset '%s': MPI_Allreduce failed", path);
@@ -398,7 +442,7 @@ static PetscErrorCode write_rows(pbng_output *out, const char *path, hid_t ftype
   for (int64_t b = 0; b < nbatch; ++b) {
     int64_t nrows;
     const void *buf;
-    TRY(select_batch(fspace, path, ncols, n, s.rows, &pos, &nrows));
+    TRY(select_batch(fspace, path, rank, ncols, n, s.rows, &plan, &pos, &nrows));
     if (nrows > 0) {
       hsize_t mdims[2] = {(hsize_t)nrows, (hsize_t)ncols};
       H5TRY(mspace = H5Screate_simple(rank, mdims, NULL), "cannot create memory space for '%s'", path);
@@ -419,6 +463,7 @@ cleanup:
   close_id(&dxpl);
   close_id(&fspace);
   close_id(&dset);
+  (void)PetscFree(plan.coords);
   {
     PetscErrorCode ierr2 = sorted_rows_free(&s);
     if (!ierr) ierr = ierr2;

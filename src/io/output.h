@@ -41,7 +41,10 @@ typedef struct {
 PetscErrorCode pbng_output_open(MPI_Comm comm, const char *path, const pbng_output_info *info,
                                 int64_t nnodes, int64_t nelems, pbng_output **out);
 
-/* Mesh datasets. Each rank gives nlocal rows and their global row indices (rows[i] in 0..N-1). */
+/* Mesh datasets. Each rank gives nlocal rows and their global row indices (rows[i] in 0..N-1, any
+ * order, each row on exactly one rank). 'dataset' is relative to /mesh ("color") or absolute
+ * ("/mesh/color"). Node datasets with 1 or 3 columns appear as XDMF node attributes
+ * (rest_positions as "rest_position"). ncols == 1 gives a 1-D dataset [N]. */
 PetscErrorCode pbng_output_write_nodes_double(pbng_output *out, const char *dataset, int ncols, int64_t nlocal,
                                               const int64_t *rows, const double *data);
 PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *dataset, int64_t nlocal,
@@ -52,7 +55,8 @@ PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, cons
 /* /mesh/fixed_nodes: the union of the ranks' lists, written sorted. */
 PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, const int64_t *global_nodes);
 
-/* /frames/NNNNNN/positions with its attributes. */
+/* /frames/NNNNNN/positions with its attributes (stored on the group /frames/NNNNNN and, identically,
+ * on its positions dataset); also updates the root attribute frames_written. */
 PetscErrorCode pbng_output_write_frame(pbng_output *out, int frame, int64_t nlocal, const int64_t *rows,
                                        const double *positions, const pbng_frame_info *finfo);
 

@@ -7,6 +7,8 @@ PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_element
   int64_t *fill;
 
   PetscFunctionBeginUser;
+  PetscCheck(mesh->nelems <= INT32_MAX / nen, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "%s: %" PRId64 " elements exceed the node-element adjacency's int32 range", mesh->source, mesh->nelems);
   adj->nnodes = mesh->nnodes;
   PetscCall(PetscCalloc1(mesh->nnodes + 1, &adj->start));
   PetscCall(PetscMalloc1(mesh->nelems * nen, &adj->entry));
@@ -15,7 +17,7 @@ PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_element
   PetscCall(PetscMalloc1(mesh->nnodes, &fill));
   memcpy(fill, adj->start, sizeof(int64_t) * mesh->nnodes);
   for (int64_t e = 0; e < mesh->nelems; ++e) /* element order, so each list is sorted */
-    for (int a = 0; a < nen; ++a) adj->entry[fill[mesh->elems[e * nen + a]]++] = nen * e + a;
+    for (int a = 0; a < nen; ++a) adj->entry[fill[mesh->elems[e * nen + a]]++] = (int32_t)(nen * e + a);
   PetscCall(PetscFree(fill));
   PetscFunctionReturn(0);
 }

@@ -11,7 +11,7 @@
 typedef struct {
   int64_t nnodes;
   int64_t *start;  /* [nnodes + 1] */
-  int64_t *entry;  /* [nelems * nodes_per_element] */
+  int32_t *entry;  /* [nelems * nodes_per_element]: nodes_per_element * element + vertex */
 } pbng_node_elements;
 
 PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_elements *adj);

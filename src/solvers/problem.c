@@ -1,5 +1,6 @@
 #include "solvers/problem.h"
 #include <string.h>
+#include "core/hugealloc.h"
 #include "core/mat3.h"
 
 static PetscErrorCode compute_geometry(pbng_problem *pb)
@@ -7,7 +8,8 @@ static PetscErrorCode compute_geometry(pbng_problem *pb)
   const pbng_dmesh *dm = pb->dm;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(dm->nelems, &pb->geom));
+  pb->geom = pbng_huge_alloc(sizeof(pbng_tet_geometry) * (size_t)dm->nelems);
+  PetscCheck(pb->geom, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d element records", (int)dm->nelems);
   for (int32_t e = 0; e < dm->nelems; ++e) {
     const int32_t *t = &dm->elems[4 * e];
     pb->geom[e].V = pbng_tet_rest_shape(&dm->X[3 * t[0]], &dm->X[3 * t[1]], &dm->X[3 * t[2]], &dm->X[3 * t[3]],
@@ -51,7 +53,8 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   pb->dt = dt;
   PetscCall(compute_geometry(pb));
   PetscCall(compute_lumped_mass(pb));
-  PetscCall(PetscMalloc1(3 * (int64_t)dm->nlocal, &pb->x));
+  pb->x = pbng_huge_alloc(sizeof(double) * 3 * (size_t)dm->nlocal);
+  PetscCheck(pb->x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d positions", (int)dm->nlocal);
   memcpy(pb->x, dm->X, sizeof(double) * 3 * (size_t)dm->nlocal);
   if (mode == PBNG_MODE_DYNAMIC) {
     PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned, &pb->x_prev));
@@ -72,9 +75,10 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
 PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(pb->geom));
+  if (!pb->dm) PetscFunctionReturn(0); /* never created */
+  pbng_huge_free(pb->geom, sizeof(pbng_tet_geometry) * (size_t)pb->dm->nelems);
   PetscCall(PetscFree(pb->mass));
-  PetscCall(PetscFree(pb->x));
+  pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
   PetscCall(PetscFree(pb->x_prev));
   PetscCall(PetscFree(pb->velocity));
   PetscCall(PetscFree(pb->x_hat));
@@ -108,16 +112,22 @@ void pbng_problem_end_frame(pbng_problem *pb)
     for (int d = 0; d < 3; ++d) pb->velocity[3 * i + d] = (pb->x[3 * i + d] - pb->x_prev[3 * i + d]) / pb->dt;
 }
 
-/* One element visit (element e seen from its vertex a), Eq. 35 and Eq. 37: f -= V P g and, when
- * `hessian`, A += V (2 mu |g|^2 I + lambda c c^T) with c = cof(F) g, g = dN_a/dX. Uses
+/* What one element visit contributes to its node: -V P g (Eq. 35) and the lower triangle of
+ * V (2 mu |g|^2 I + lambda c c^T) (Eq. 37: 00, 10, 11, 20, 21, 22). */
+typedef struct {
+  double f[3];
+  double h[6];
+} visit_terms;
+
+/* One element visit (element e seen from its vertex a), g = dN_a/dX, c = cof(F) g. Uses
  * P g = s F g + v c (- s R g for the corotated model), so P itself is never formed. */
-static inline __attribute__((always_inline)) void element_visit(pbng_material_kind kind, const pbng_problem *pb, int32_t e,
-                                                                 int a, const double *x, double f[3], double A[9],
-                                                                 int hessian, int warm)
+static inline __attribute__((always_inline)) visit_terms element_visit(pbng_material_kind kind, const pbng_problem *pb,
+                                                                      int32_t e, int a, const double *x, int warm)
 {
   const pbng_tet_geometry *ge = &pb->geom[e];
   const int32_t *t = ge->node;
   double F[9], cof[9], g[3], Fg[3], c[3], s, v;
+  visit_terms out;
   pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
   mat3_cofactor(F, cof);
   pbng_stress_scalars(kind, &pb->mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
@@ -130,27 +140,39 @@ static inline __attribute__((always_inline)) void element_visit(pbng_material_ki
     mat3_vec(R, g, Rg);
     for (int d = 0; d < 3; ++d) Fg[d] -= Rg[d];
   }
-  for (int d = 0; d < 3; ++d) f[d] -= ge->V * (s * Fg[d] + v * c[d]); /* Eq. 35 */
-  if (hessian) pbng_modified_hessian_add_lower(&pb->mat, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], ge->V, A); /* Eq. 37 */
+  for (int d = 0; d < 3; ++d) out.f[d] = -ge->V * (s * Fg[d] + v * c[d]); /* Eq. 35 */
+  double H[9] = {0};
+  pbng_modified_hessian_add_lower(&pb->mat, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], ge->V, H); /* Eq. 37 */
+  out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
+  return out;
 }
 
+/* Sum of the visits of node i's elements (a SIMD reduction where the material allows). */
 static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
                                                                    const double *x, double f[3], double A[9], int warm)
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
-  const int hessian = A != NULL;
+  double f0 = 0, f1 = 0, f2 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;
 
-  for (int d = 0; d < 3; ++d) f[d] = m * pb->gravity[d]; /* Eq. 16, lumped */
-  if (hessian) memset(A, 0, 9 * sizeof(double));
-  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k)
-    element_visit(kind, pb, dm->adj[k] >> 2, dm->adj[k] & 3, x, f, A, hessian, warm);
+#pragma omp simd reduction(+ : f0, f1, f2, h0, h1, h2, h3, h4, h5)
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const visit_terms r = element_visit(kind, pb, dm->adj[k] >> 2, dm->adj[k] & 3, x, warm);
+    f0 += r.f[0], f1 += r.f[1], f2 += r.f[2];
+    h0 += r.h[0], h1 += r.h[1], h2 += r.h[2], h3 += r.h[3], h4 += r.h[4], h5 += r.h[5];
+  }
+  f[0] = f0 + m * pb->gravity[0]; /* Eq. 16, lumped */
+  f[1] = f1 + m * pb->gravity[1];
+  f[2] = f2 + m * pb->gravity[2];
+  if (A) {
+    A[0] = h0, A[3] = h1, A[4] = h2, A[6] = h3, A[7] = h4, A[8] = h5;
+  }
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
-    if (hessian) A[0] += w, A[4] += w, A[8] += w;
+    if (A) A[0] += w, A[4] += w, A[8] += w;
   }
-  if (hessian) pbng_symmetrize_lower(A);
+  if (A) pbng_symmetrize_lower(A);
 }
 
 void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)

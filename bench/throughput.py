@@ -1,0 +1,523 @@
+#!/usr/bin/python3
+"""PBNG throughput benchmark (not a test: it prints figures and writes a CSV).
+
+Runs `pbng -scene box_stretch_twist -res R -frames 1 -iters N -material M -threads T`
+for every (resolution, material, threads) configuration, several times, with the
+configurations interleaved (repeat loop outermost) so that slow drifts in machine
+load hit all of them alike.  Each run's JSON summary gives the solver time per
+iteration (setup, residual evaluation and output excluded), element visits per
+second and peak memory.  For each configuration we report the median, min and max
+over the repeats, the peak bytes per tetrahedron (max over repeats) and the
+T-thread / 1-thread speed-up from the medians of the same sweep.
+
+Results: bench/results/throughput-<hostname>-<YYYYMMDD-HHMM>.csv and
+bench/results/throughput-latest.csv (overwritten), each headed by a comment block
+describing the machine, the build and the command line.
+
+Standard library only; run with /usr/bin/python3.  See bench/README.md.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shlex
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH_DIR)
+RESULTS_DIR = os.path.join(BENCH_DIR, "results")
+SCENE = "box_stretch_twist"
+ALL_MATERIALS = ("neohookean", "corotated", "stable_neohookean")
+BUILD_HINT = "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2"
+
+# Targets (judged at Res-64 or finer, and for throughput with 2 threads).
+TARGET_RES = 64
+TARGET_THREADS = 2
+TARGET_MVISITS = {"neohookean": 50.0, "corotated": 20.0}
+TARGET_BYTES_PER_TET = 150.0
+# Paper (Table 1, PBNG runtime per iteration, box stretching; AMD Ryzen Threadripper
+# PRO 3995WX, 64 cores / 128 threads).
+PAPER_MS_PER_ITER = {32: 28.0, 64: 65.0, 128: 1520.0}
+PAPER_MACHINE = "AMD Ryzen Threadripper PRO 3995WX, 64 cores / 128 threads"
+
+
+class BenchError(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def int_list(text):
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected comma-separated integers, got %r" % text)
+    if not values or any(v <= 0 for v in values):
+        raise argparse.ArgumentTypeError("expected positive integers, got %r" % text)
+    return values
+
+
+def material_list(text):
+    values = [v.strip() for v in text.split(",") if v.strip()]
+    bad = [v for v in values if v not in ALL_MATERIALS]
+    if not values or bad:
+        raise argparse.ArgumentTypeError(
+            "unknown material(s) %s; choose from %s" % (", ".join(bad) or "(none)", ", ".join(ALL_MATERIALS)))
+    return values
+
+
+def default_repeats(res):
+    return 5 if res <= 32 else 3
+
+
+def command_output(cmd):
+    """First non-empty stdout of a command, or '' if it cannot be run."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return p.stdout if p.returncode == 0 else ""
+
+
+def load_average():
+    out = command_output(["uptime"]).strip()
+    if "load average:" in out:
+        return out.split("load average:", 1)[1].strip()
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def load1():
+    try:
+        return float(open("/proc/loadavg").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def machine_info():
+    info = {}
+    cpu = ""
+    for line in command_output(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    info["cpu_model"] = cpu or platform.processor() or "unknown"
+    info["nproc"] = command_output(["nproc"]).strip() or str(os.cpu_count())
+    mem = "unknown"
+    for line in command_output(["free", "-g"]).splitlines():
+        if line.startswith("Mem:"):
+            f = line.split()
+            mem = "%s GiB total, %s GiB available (free -g)" % (f[1], f[6] if len(f) > 6 else "?")
+            break
+    info["memory"] = mem
+    os_name = "unknown"
+    try:
+        for line in open("/etc/os-release"):
+            if line.startswith("PRETTY_NAME="):
+                os_name = line.split("=", 1)[1].strip().strip('"')
+                break
+    except OSError:
+        pass
+    info["os"] = "%s (kernel %s)" % (os_name, platform.release())
+    cc = command_output(["cc", "--version"]).splitlines()
+    info["compiler"] = cc[0].strip() if cc else "unknown (cc --version failed)"
+    return info
+
+
+def git_commit(repo):
+    commit = command_output(["git", "-C", repo, "rev-parse", "--short", "HEAD"]).strip()
+    if not commit:
+        return "unknown (not a git checkout?)", []
+    # --no-optional-locks: read-only, never refreshes the index.
+    status = command_output(["git", "--no-optional-locks", "-C", repo, "status", "--porcelain"])
+    dirty = [line[3:] for line in status.splitlines() if line.strip()]
+    return commit + ("-dirty" if dirty else ""), dirty
+
+
+def build_type(pbng):
+    """CMAKE_BUILD_TYPE from the CMakeCache.txt of the build tree holding pbng, if any."""
+    d = os.path.dirname(os.path.dirname(os.path.abspath(pbng)))  # build/bin/pbng -> build
+    try:
+        for line in open(os.path.join(d, "CMakeCache.txt")):
+            if line.startswith("CMAKE_BUILD_TYPE:"):
+                return line.split("=", 1)[1].strip() or "(empty)"
+    except OSError:
+        pass
+    return "unknown"
+
+
+def binary_id(path):
+    """sha256 prefix and mtime of the binary, to notice a rebuild during the sweep."""
+    try:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        mtime = datetime.datetime.fromtimestamp(os.path.getmtime(path)).astimezone()
+        return "sha256 %s, built %s" % (h.hexdigest()[:12], mtime.isoformat(timespec="seconds"))
+    except OSError as e:
+        return "unreadable (%s)" % e
+
+
+def fmt_duration(seconds):
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return "%ds" % seconds
+    if seconds < 3600:
+        return "%dm%02ds" % divmod(seconds, 60)
+    h, rest = divmod(seconds, 3600)
+    return "%dh%02dm" % (h, rest // 60)
+
+
+# ----------------------------------------------------------------------------- running
+
+def run_once(pbng, scratch, res, material, threads, iters, rep):
+    stem = "r%d-%s-t%d-rep%d" % (res, material, threads, rep)
+    h5 = os.path.join(scratch, stem + ".h5")
+    js = os.path.join(scratch, stem + ".json")
+    cmd = [pbng, "-scene", SCENE, "-res", str(res), "-frames", "1", "-iters", str(iters),
+           "-material", material, "-threads", str(threads), "-output", h5, "-summary", js]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        raise BenchError("could not start %s: %s" % (pbng, e))
+    wall = time.monotonic() - t0
+    try:
+        if p.returncode != 0:
+            raise BenchError("run failed (exit status %d): %s\n--- stderr ---\n%s--- stdout (last 20 lines) ---\n%s"
+                             % (p.returncode, shlex.join(cmd), p.stderr,
+                                "\n".join(p.stdout.splitlines()[-20:]) + "\n"))
+        try:
+            with open(js) as f:
+                summary = json.load(f)
+        except (OSError, ValueError) as e:
+            raise BenchError("run succeeded but its JSON summary %s is unreadable (%s): %s\n--- stderr ---\n%s"
+                             % (js, e, shlex.join(cmd), p.stderr))
+        need = ("seconds_per_iteration", "element_visits_per_second", "iterations", "elements",
+                "nodes", "colors", "peak_rss_bytes_total", "bytes_per_element", "threads", "ranks")
+        missing = [k for k in need if k not in summary]
+        if missing:
+            raise BenchError("JSON summary %s lacks %s: %s" % (js, ", ".join(missing), shlex.join(cmd)))
+        if int(summary["threads"]) != threads:
+            raise BenchError("asked for %d threads but pbng reports %s: %s" % (threads, summary["threads"], shlex.join(cmd)))
+        if int(summary["iterations"]) != iters:
+            print("  warning: asked for %d iterations, pbng ran %s" % (iters, summary["iterations"]), flush=True)
+        summary["wall_seconds"] = wall
+        return summary
+    finally:
+        # The .h5 outputs are large: delete everything this run wrote as soon as it is read.
+        for name in os.listdir(scratch):
+            if name.startswith(stem + "."):  # .h5 .xdmf .json and their .partial
+                try:
+                    os.remove(os.path.join(scratch, name))
+                except OSError:
+                    pass
+
+
+# ----------------------------------------------------------------------------- report
+
+def aggregate(runs, configs, threads_list):
+    rows = []
+    by_cfg = {c: runs.get(c, []) for c in configs}
+    for (res, material, threads) in configs:
+        rs = by_cfg[(res, material, threads)]
+        ms = [1e3 * r["seconds_per_iteration"] for r in rs]
+        mv = [r["element_visits_per_second"] / 1e6 for r in rs]
+        row = {
+            "res": res, "material": material, "threads": threads,
+            "ranks": rs[0]["ranks"], "nodes": rs[0]["nodes"], "elements": rs[0]["elements"],
+            "colors": rs[0]["colors"], "iterations": rs[0]["iterations"], "repeats": len(rs),
+            "ms_med": statistics.median(ms), "ms_min": min(ms), "ms_max": max(ms),
+            "mv_med": statistics.median(mv), "mv_min": min(mv), "mv_max": max(mv),
+            "bpt_max": max(r["bytes_per_element"] for r in rs),
+            "rss_mib_max": max(r["peak_rss_bytes_total"] for r in rs) / 1048576.0,
+            "wall_med": statistics.median(r["wall_seconds"] for r in rs),
+            "ms_runs": ms,
+        }
+        row["speedup"] = None
+        if threads != 1 and (res, material, 1) in by_cfg:
+            row["speedup"] = statistics.median(1e3 * r["seconds_per_iteration"] for r in by_cfg[(res, material, 1)]) / row["ms_med"]
+        # targets
+        notes = []
+        met = []
+        if res >= TARGET_RES and threads == TARGET_THREADS and material in TARGET_MVISITS:
+            t = TARGET_MVISITS[material]
+            ok = row["mv_med"] >= t
+            notes.append(">=%gM visits/s %s" % (t, "MET" if ok else "NOT MET"))
+            met.append(ok)
+        if res >= TARGET_RES:
+            ok = row["bpt_max"] <= TARGET_BYTES_PER_TET
+            notes.append("<=%g B/tet %s" % (TARGET_BYTES_PER_TET, "MET" if ok else "NOT MET"))
+            met.append(ok)
+        if res in PAPER_MS_PER_ITER:
+            notes.append("paper %g ms/it @64 cores" % PAPER_MS_PER_ITER[res])
+        row["targets"] = "; ".join(notes)
+        row["targets_met"] = "" if not met else ("yes" if all(met) else "no")
+        rows.append(row)
+    return rows
+
+
+def print_table(rows, threads_list):
+    other = [t for t in threads_list if t != 1]
+    sp_head = "%s/1t" % ("/".join("%dt" % t for t in other) if other else "T")
+    head = ("%-4s %-17s %3s %9s %3s  %-27s %-25s %7s %7s  %s"
+            % ("Res", "material", "thr", "tets", "col", "ms/iteration med [min-max]",
+               "M visits/s med [min-max]", "B/tet", sp_head, "targets / reference"))
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        ms = "%9s [%s-%s]" % (g4(r["ms_med"]), g4(r["ms_min"]), g4(r["ms_max"]))
+        mv = "%7.2f [%.2f-%.2f]" % (r["mv_med"], r["mv_min"], r["mv_max"])
+        sp = "%.2fx" % r["speedup"] if r["speedup"] is not None else "-"
+        print("%-4d %-17s %3d %9d %3d  %-27s %-25s %7.0f %7s  %s"
+              % (r["res"], r["material"], r["threads"], r["elements"], r["colors"], ms, mv,
+                 r["bpt_max"], sp, r["targets"]))
+
+
+def g4(x):
+    """ms with about four significant digits."""
+    if x >= 1000:
+        return "%.0f" % x
+    if x >= 100:
+        return "%.1f" % x
+    if x >= 10:
+        return "%.2f" % x
+    return "%.3f" % x
+
+
+def print_targets(rows):
+    print()
+    print("Targets (median, Res-%d, %d threads):" % (TARGET_RES, TARGET_THREADS))
+    for material, t in TARGET_MVISITS.items():
+        hits = [r for r in rows if r["material"] == material and r["res"] == TARGET_RES and r["threads"] == TARGET_THREADS]
+        if hits:
+            r = hits[0]
+            print("  %-11s >= %2g M visits/s : %.2f M visits/s  %s" % (material, t, r["mv_med"], "MET" if r["mv_med"] >= t else "NOT MET"))
+        else:
+            print("  %-11s >= %2g M visits/s : not measured (needs --res %d --threads %d --materials %s)"
+                  % (material, t, TARGET_RES, TARGET_THREADS, material))
+    big = [r for r in rows if r["res"] >= TARGET_RES]
+    if big:
+        worst = max(big, key=lambda r: r["bpt_max"])
+        print("  peak memory <= %g bytes/tet (Res-%d+): worst %.0f B/tet (Res-%d %s %dt)  %s"
+              % (TARGET_BYTES_PER_TET, TARGET_RES, worst["bpt_max"], worst["res"], worst["material"],
+                 worst["threads"], "MET" if worst["bpt_max"] <= TARGET_BYTES_PER_TET else "NOT MET"))
+    else:
+        print("  peak memory <= %g bytes/tet: judged at Res-%d+ only (below that the fixed ~40 MiB of the"
+              " MPI/PETSc runtime dominates); not measured" % (TARGET_BYTES_PER_TET, TARGET_RES))
+    print("Paper reference (Table 1, %s): 28 ms/iteration at Res-32, 65 ms at Res-64, 1.52 s at Res-128."
+          % PAPER_MACHINE)
+    for res in sorted({r["res"] for r in rows}):
+        if res in PAPER_MS_PER_ITER:
+            best = min((r for r in rows if r["res"] == res), key=lambda r: r["ms_med"])
+            print("  Res-%d here: best median %s ms/iteration (%s, %d thread(s)) vs paper %g ms"
+                  % (res, g4(best["ms_med"]), best["material"], best["threads"], PAPER_MS_PER_ITER[res]))
+
+
+CSV_COLUMNS = [
+    ("res", lambda r: r["res"]), ("material", lambda r: r["material"]), ("threads", lambda r: r["threads"]),
+    ("ranks", lambda r: r["ranks"]), ("nodes", lambda r: r["nodes"]), ("tets", lambda r: r["elements"]),
+    ("colors", lambda r: r["colors"]), ("iterations", lambda r: r["iterations"]), ("repeats", lambda r: r["repeats"]),
+    ("ms_per_iter_median", lambda r: "%.4f" % r["ms_med"]), ("ms_per_iter_min", lambda r: "%.4f" % r["ms_min"]),
+    ("ms_per_iter_max", lambda r: "%.4f" % r["ms_max"]),
+    ("mvisits_per_s_median", lambda r: "%.3f" % r["mv_med"]), ("mvisits_per_s_min", lambda r: "%.3f" % r["mv_min"]),
+    ("mvisits_per_s_max", lambda r: "%.3f" % r["mv_max"]),
+    ("bytes_per_tet_max", lambda r: "%.1f" % r["bpt_max"]), ("peak_rss_mib_max", lambda r: "%.1f" % r["rss_mib_max"]),
+    ("speedup_vs_1thread", lambda r: "" if r["speedup"] is None else "%.3f" % r["speedup"]),
+    ("wall_seconds_median", lambda r: "%.2f" % r["wall_med"]),
+    ("targets", lambda r: r["targets"]), ("targets_met", lambda r: r["targets_met"]),
+    ("ms_per_iter_runs", lambda r: " ".join("%.4f" % x for x in r["ms_runs"])),
+]
+
+
+def csv_field(v):
+    s = str(v)
+    if any(c in s for c in ',"\n'):
+        s = '"' + s.replace('"', '""') + '"'
+    return s
+
+
+def write_csv(path, header_lines, rows):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for line in header_lines:
+            f.write("# " + line + "\n")
+        f.write(",".join(name for name, _ in CSV_COLUMNS) + "\n")
+        for r in rows:
+            f.write(",".join(csv_field(get(r)) for _, get in CSV_COLUMNS) + "\n")
+    os.replace(tmp, path)
+
+
+# ----------------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="PBNG throughput benchmark: sweep resolutions x materials x threads, interleaved repeats, "
+                    "report medians; writes bench/results/throughput-<host>-<date>.csv and throughput-latest.csv.")
+    ap.add_argument("--res", type=int_list, default=[32, 64], help="Res-N list (default 32,64; add 128 for the big one)")
+    ap.add_argument("--materials", type=material_list, default=list(ALL_MATERIALS),
+                    help="comma-separated (default %s)" % ",".join(ALL_MATERIALS))
+    ap.add_argument("--threads", type=int_list, default=[1, 2], help="OpenMP thread counts (default 1,2)")
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="repeats per configuration (default 5 at Res-32 and below, 3 above)")
+    ap.add_argument("--iters", type=int, default=40, help="PBNG iterations per run (default 40)")
+    ap.add_argument("--pbng", default=os.path.join(REPO, "build", "bin", "pbng"),
+                    help="pbng binary (default <repo>/build/bin/pbng)")
+    ap.add_argument("--out", default=None,
+                    help="scratch directory for the .h5 outputs (default: a temporary directory removed at the end)")
+    args = ap.parse_args()
+    if args.repeats is not None and args.repeats <= 0:
+        ap.error("--repeats must be positive")
+    if args.iters <= 0:
+        ap.error("--iters must be positive")
+
+    pbng = os.path.abspath(args.pbng)
+    if not (os.path.isfile(pbng) and os.access(pbng, os.X_OK)):
+        print("error: pbng binary not found (or not executable): %s\n"
+              "Build it first, in Release, from %s:\n    %s\n"
+              "or point --pbng at an existing binary." % (pbng, REPO, BUILD_HINT), file=sys.stderr)
+        return 2
+    btype = build_type(pbng)
+    pbng_id = binary_id(pbng)
+    if btype not in ("Release", "unknown"):
+        print("warning: %s was built with CMAKE_BUILD_TYPE=%s, not Release; figures will not be representative.\n"
+              "         rebuild: %s" % (pbng, btype, BUILD_HINT), file=sys.stderr)
+
+    resolutions = args.res
+    repeats = {r: (args.repeats if args.repeats is not None else default_repeats(r)) for r in resolutions}
+    configs = [(r, m, t) for r in resolutions for m in args.materials for t in args.threads]
+    schedule = [(rep, c) for rep in range(max(repeats.values())) for c in configs if rep < repeats[c[0]]]
+
+    start = datetime.datetime.now().astimezone()
+    load_start = load_average()
+    cmdline = shlex.join([sys.executable] + sys.argv)
+    info = machine_info()
+    commit, dirty = git_commit(REPO)
+    host = socket.gethostname().split(".")[0] or "unknown"
+
+    print("PBNG throughput: scene %s, %d iterations/run, %d configurations, %d runs (interleaved, repeat loop outermost)"
+          % (SCENE, args.iters, len(configs), len(schedule)))
+    print("  res %s | materials %s | threads %s | repeats %s"
+          % (",".join(map(str, resolutions)), ",".join(args.materials), ",".join(map(str, args.threads)),
+             ", ".join("Res-%d: %d" % (r, repeats[r]) for r in resolutions)))
+    print("  pbng %s (%s; %s), commit %s" % (pbng, btype, pbng_id, commit))
+    print("  %s, nproc %s, %s" % (info["cpu_model"], info["nproc"], info["memory"]))
+    print("  load average at start: %s" % load_start)
+    if load1() > 0.5:
+        print("  warning: the machine is not idle (1-minute load %.2f > 0.5); timings will be noisy. "
+              "For figures worth quoting run on an idle machine." % load1())
+    nproc = int(info["nproc"]) if info["nproc"].isdigit() else 0
+    if nproc and max(args.threads) > nproc:
+        print("  warning: more threads (%d) than cores (%s)" % (max(args.threads), info["nproc"]))
+    sys.stdout.flush()
+
+    own_scratch = args.out is None
+    if own_scratch:
+        scratch = tempfile.mkdtemp(prefix="pbng-bench-")
+    else:
+        scratch = os.path.abspath(args.out)
+        os.makedirs(scratch, exist_ok=True)
+
+    runs = {}
+    first_wall = {}
+    t_sweep = time.monotonic()
+    try:
+        for i, (rep, cfg) in enumerate(schedule, 1):
+            res, material, threads = cfg
+            s = run_once(pbng, scratch, res, material, threads, args.iters, rep + 1)
+            runs.setdefault(cfg, []).append(s)
+            first_wall.setdefault(cfg, s["wall_seconds"])
+            remaining = schedule[i:]
+            eta = ""
+            if all(c in first_wall for _, c in remaining):
+                eta = ", ETA %s" % fmt_duration(sum(first_wall[c] for _, c in remaining))
+            print("[%*d/%d] Res-%-3d %-17s %dt rep %d/%d: %9s ms/iteration %8.2f M visits/s  (%.1f s wall%s)"
+                  % (len(str(len(schedule))), i, len(schedule), res, material, threads, rep + 1, repeats[res],
+                     g4(1e3 * s["seconds_per_iteration"]), s["element_visits_per_second"] / 1e6,
+                     s["wall_seconds"], eta), flush=True)
+    except BenchError as e:
+        print("\nerror: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted; no results written", file=sys.stderr)
+        return 130
+    finally:
+        if own_scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    sweep_seconds = time.monotonic() - t_sweep
+    end = datetime.datetime.now().astimezone()
+    load_end = load_average()
+    rows = aggregate(runs, configs, args.threads)
+    pbng_id_end = binary_id(pbng)
+    rebuilt = pbng_id_end != pbng_id
+
+    print()
+    print("Medians over repeats; B/tet = peak RSS / tets, max over repeats; speed-up from medians.")
+    print_table(rows, args.threads)
+    print_targets(rows)
+    print()
+    if rebuilt:
+        print("WARNING: %s changed during the sweep (%s -> %s); the runs mix two builds, rerun the sweep."
+              % (pbng, pbng_id, pbng_id_end))
+    print("sweep took %s; load average at start: %s; at end: %s" % (fmt_duration(sweep_seconds), load_start, load_end))
+
+    header = [
+        "PBNG throughput benchmark (bench/throughput.py); one row per configuration, statistics over repeats",
+        "host: %s" % host,
+        "cpu_model: %s" % info["cpu_model"],
+        "nproc: %s" % info["nproc"],
+        "memory: %s" % info["memory"],
+        "os: %s" % info["os"],
+        "compiler: %s" % info["compiler"],
+        "pbng: %s (CMAKE_BUILD_TYPE %s; %s)" % (pbng, btype, pbng_id),
+        "git_commit: %s" % commit,
+    ]
+    if dirty:
+        header.append("git_dirty_paths: %s%s" % (" ".join(dirty[:10]), " ..." if len(dirty) > 10 else ""))
+    omp_env = " ".join("%s=%s" % (k, v) for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_")))
+    if rebuilt:
+        header.append("WARNING: pbng changed during the sweep (now %s); the runs mix two builds" % pbng_id_end)
+    header += [
+        "date_start: %s" % start.isoformat(timespec="seconds"),
+        "date_end: %s" % end.isoformat(timespec="seconds"),
+        "sweep_seconds: %.1f" % sweep_seconds,
+        "load_average_start: %s" % load_start,
+        "load_average_end: %s" % load_end,
+        "command: %s" % cmdline,
+        "cwd: %s" % os.getcwd(),
+        "run: %s -scene %s -res R -frames 1 -iters %d -material M -threads T -output DIR/x.h5 -summary DIR/s.json"
+        % (pbng, SCENE, args.iters),
+        "order: interleaved, repeat loop outermost; repeats: %s"
+        % ", ".join("Res-%d %d" % (r, repeats[r]) for r in resolutions),
+        "environment: %s" % (omp_env or "(no OMP_* variables set)"),
+        "units: ms_per_iter = solver seconds per PBNG iteration (setup, residual evaluation, output excluded);"
+        " mvisits_per_s = element visits (4 x tets per iteration) per second / 1e6;"
+        " bytes_per_tet = peak RSS summed over ranks / tets",
+        "targets: neohookean >= 50 M visits/s and corotated >= 20 M visits/s at Res-64 with 2 threads;"
+        " peak memory <= 150 bytes/tet (judged at Res-64+)",
+        "paper: 28 ms/iteration Res-32, 65 ms Res-64, 1520 ms Res-128 (Table 1, %s)" % PAPER_MACHINE,
+    ]
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    stamped = os.path.join(RESULTS_DIR, "throughput-%s-%s.csv" % (host, start.strftime("%Y%m%d-%H%M")))
+    latest = os.path.join(RESULTS_DIR, "throughput-latest.csv")
+    write_csv(stamped, header, rows)
+    write_csv(latest, header, rows)
+    print("wrote %s\n      %s" % (os.path.relpath(stamped, REPO), os.path.relpath(latest, REPO)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
