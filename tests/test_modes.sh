@@ -16,6 +16,25 @@ for material in corotated neohookean stable_neohookean; do
   "$PY" "$HERE/check_output.py" "$out" --frames 2 --patch-test --quiet && ok || fail "patch test $material"
 done
 
+# the same patch test on an unstructured Gmsh mesh
+out="$TMP/patch_gmsh.h5"
+if "$PBNG" -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -material neohookean -frames 1 -iters 5000 -rtol 1e-11 -accel chebyshev \
+    "${patch_args[@]}" -output "$out" > "$TMP/log" 2>&1; then ok; else fail "patch run gmsh"; cat "$TMP/log"; fi
+"$PY" "$HERE/check_output.py" "$out" --frames 1 --patch-test --quiet && ok || fail "patch test gmsh"
+
+# a node in no element has no equation: it keeps its rest position, and nothing becomes NaN
+out="$TMP/stray.h5"
+if "$PBNG" -mesh "$PBNG_TEST_DATA/cube_stray_node.msh" -fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -iters 3000 -rtol 1e-8 \
+    -output "$out" > "$TMP/log" 2>&1; then ok; else fail "stray-node run"; cat "$TMP/log"; fi
+"$PY" "$HERE/check_output.py" "$out" --frames 1 --max-relative-residual 1e-8 --quiet && ok || fail "stray-node check"
+"$PY" - "$out" <<'PYEOF' && ok || fail "stray node moved or NaN"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    x = f["/frames/000001/positions"][...]
+    assert np.isfinite(x).all()
+    assert np.array_equal(x[81], [3.0, 0.5, 0.5]), x[81]
+PYEOF
+
 out="$TMP/freefall.h5"
 if "$PBNG" -scene box -res 4 -youngs 10 -mode dynamic -gravity 0,-9.8,0 -frames 4 -iters 500 -rtol 1e-13 -output "$out" > "$TMP/log" 2>&1; then ok
 else fail "free-fall run"; cat "$TMP/log"; fi

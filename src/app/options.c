@@ -94,7 +94,9 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
-  PetscCheck(cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+  PetscBool help;
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  PetscCheck(help || cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE (see -help)");
   PetscFunctionReturn(0);
 }
@@ -204,6 +206,22 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscFunctionReturn(0);
 }
 
+/* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */
+static PetscErrorCode reject_unused_options(void)
+{
+  PetscInt n;
+  char **names, **values;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
+  const PetscBool any = n > 0;
+  char first[256] = "";
+  if (any) PetscCall(PetscStrncpy(first, names[0], sizeof(first)));
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscCheck(!any, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown option -%s (pbng -help lists the options)", first);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_config_from_options(pbng_config *cfg)
 {
   char scene[64] = "none";
@@ -224,5 +242,6 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
   PetscOptionsEnd();
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
+  PetscCall(reject_unused_options());
   PetscFunctionReturn(0);
 }

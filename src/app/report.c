@@ -2,6 +2,18 @@
 #include <stdio.h>
 #include "app/run.h"
 
+/* A JSON string literal: quotes, backslashes and control characters escaped. */
+static void json_string(FILE *f, const char *text)
+{
+  fputc('"', f);
+  for (const unsigned char *c = (const unsigned char *)text; *c; ++c) {
+    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
+    else fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
 static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_summary *s)
 {
   fprintf(f, "{\n");
@@ -15,9 +27,12 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   fprintf(f, "  \"solver_seconds\": %.9g,\n  \"total_seconds\": %.9g,\n", s->solver_seconds, s->total_seconds);
   fprintf(f, "  \"seconds_per_iteration\": %.9g,\n", s->iterations ? s->solver_seconds / s->iterations : 0.0);
   fprintf(f, "  \"element_visits_per_second\": %.9g,\n", s->visits_per_second);
+  fprintf(f, "  \"free_node_visits_per_iteration\": %lld,\n", (long long)s->free_visits_per_iteration);
   fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
   fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
-  fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": \"%s\"\n}\n", s->peak_rss_bytes_sum / (double)s->elements, cfg->output);
+  fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": ", s->peak_rss_bytes_sum / (double)s->elements);
+  json_string(f, cfg->output);
+  fprintf(f, "\n}\n");
 }
 
 static PetscErrorCode save_summary_json(const pbng_config *cfg, const pbng_run_summary *s)

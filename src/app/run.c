@@ -103,7 +103,8 @@ static PetscErrorCode write_mesh_output(run_state *st)
   PetscCall(pbng_output_write_elements(st->out, dm->nowned_elems, dm->global_elem, conn));
   PetscCall(PetscFree(conn));
   PetscCall(PetscMalloc1(dm->nowned - dm->nfree + 1, &fixed));
-  for (int32_t i = dm->nfree; i < dm->nowned; ++i) fixed[nfixed++] = dm->global_node[i];
+  for (int32_t i = dm->nfree; i < dm->nowned; ++i)
+    if (dm->node_bc[i] >= 0) fixed[nfixed++] = dm->global_node[i];
   PetscCall(pbng_output_write_fixed_nodes(st->out, nfixed, fixed));
   PetscCall(PetscFree(fixed));
   PetscFunctionReturn(0);
@@ -232,6 +233,8 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
   sum->ncolors = st->dm.ncolors;
+  const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];
+  PetscCallMPI(MPI_Allreduce(&mine, &sum->free_visits_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
   PetscCall(PetscLogEventEnd(st->ev.setup, 0, 0, 0, 0));
   PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
                         cfg->scene, sum->nodes, sum->elements, sum->ncolors, pbng_material_kind_name(cfg->material), cfg->youngs,

@@ -8,7 +8,8 @@ typedef struct {
   int frames, iterations;         /* frames solved, iterations over all frames */
   double solver_seconds;          /* iterations only: no setup, residual evaluation or output */
   double total_seconds;           /* wall time of the whole run */
-  double visits_per_second;       /* element visits (one tet seen from one of its nodes) per solver second */
+  double visits_per_second;       /* element visits (one tet seen from one of its nodes; an iteration = 4 x tets) per solver second */
+  int64_t free_visits_per_iteration; /* visits actually made per iteration: held nodes are not visited */
   int ncolors;
   int64_t nodes, elements;
   double final_residual, final_relative_residual;

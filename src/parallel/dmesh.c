@@ -49,22 +49,25 @@ static void bounding_box(const pbng_mesh *mesh, double lo[3], double ext[3])
 
 static int owner_of(const int32_t *part, int64_t node) { return part ? part[node] : 0; }
 
-/* Owned nodes sorted by (prescribed?, color, Morton code): free nodes of each color become a
- * contiguous, spatially ordered range. */
-static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const int32_t *color, const int8_t *node_bc,
-                                        const int32_t *part, int rank, const double lo[3], const double ext[3],
-                                        sort_item **items, int32_t *nowned)
+/* Owned nodes sorted by (held?, color, Morton code): free nodes of each color become a contiguous,
+ * spatially ordered range. Held nodes are prescribed ones and those of no element (a mesh file's
+ * stray points: no equation, they keep their rest position). */
+static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, const int32_t *color,
+                                        const int8_t *node_bc, const int32_t *part, int rank, const double lo[3],
+                                        const double ext[3], sort_item **items, int32_t *nowned, int32_t *nfree)
 {
   int32_t n = 0;
 
   PetscFunctionBeginUser;
+  *nfree = 0;
   for (int64_t i = 0; i < mesh->nnodes; ++i) n += owner_of(part, i) == rank;
   PetscCall(PetscMalloc1(n > 0 ? n : 1, items));
   n = 0;
   for (int64_t i = 0; i < mesh->nnodes; ++i) {
     if (owner_of(part, i) != rank) continue;
-    const uint64_t prescribed = node_bc[i] >= 0;
-    (*items)[n].key = (prescribed << 63) | ((uint64_t)color[i] << 57) | morton_code(&mesh->X[3 * i], lo, ext);
+    const uint64_t held = node_bc[i] >= 0 || adj->start[i + 1] == adj->start[i];
+    *nfree += !held;
+    (*items)[n].key = (held << 63) | ((uint64_t)color[i] << 57) | morton_code(&mesh->X[3 * i], lo, ext);
     (*items)[n++].id = i;
   }
   qsort(*items, (size_t)n, sizeof(sort_item), compare_items);
@@ -148,8 +151,6 @@ static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, c
 static PetscErrorCode build_color_ranges(pbng_dmesh *dm)
 {
   PetscFunctionBeginUser;
-  dm->nfree = 0;
-  while (dm->nfree < dm->nowned && dm->node_bc[dm->nfree] < 0) ++dm->nfree;
   PetscCall(PetscCalloc1(dm->ncolors + 1, &dm->color_start));
   for (int32_t k = 0; k < dm->nfree; ++k) dm->color_start[dm->color[k] + 1]++;
   for (int c = 0; c < dm->ncolors; ++c) dm->color_start[c + 1] += dm->color_start[c];
@@ -219,7 +220,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbn
   dm->nglobal_elems = mesh->nelems;
   dm->ncolors = ncolors;
   bounding_box(mesh, lo, ext);
-  PetscCall(order_owned_nodes(mesh, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned));
+  PetscCall(order_owned_nodes(mesh, adj, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned, &dm->nfree));
   PetscCall(select_elements(mesh, part, dm->rank, lo, ext, &elems, &dm->nelems, &dm->nowned_elems));
   PetscCall(PetscMalloc1(mesh->nnodes, &g2l));
   for (int64_t i = 0; i < mesh->nnodes; ++i) g2l[i] = -1;

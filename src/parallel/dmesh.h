@@ -1,8 +1,10 @@
 /* The distributed mesh: one rank's subdomain in local numbering
- *     [ owned free nodes, by color | owned prescribed nodes | ghost nodes ]
+ *     [ owned free nodes, by color | owned held nodes | ghost nodes ]
+ * (held: prescribed by a boundary condition, or in no element)
  * with global ids (the input's numbering), the elements the rank needs (those touching an owned
  * node), and for every owned node its incident elements. Within a color, owned nodes are ordered
- * spatially (Morton order of the rest position) and elements are renumbered to follow, for locality.
+ * spatially (Morton order of the rest position) and elements are sorted by the Morton order of their
+ * centroid, so both follow space, for locality.
  * Built once and used by every solver. */
 #ifndef PBNG_PARALLEL_DMESH_H
 #define PBNG_PARALLEL_DMESH_H
