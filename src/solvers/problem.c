@@ -3,24 +3,6 @@
 #include "core/hugealloc.h"
 #include "core/mat3.h"
 
-static PetscErrorCode compute_geometry(pbng_problem *pb)
-{
-  const pbng_dmesh *dm = pb->dm;
-
-  PetscFunctionBeginUser;
-  pb->geom = pbng_huge_alloc(sizeof(pbng_tet_geometry) * (size_t)dm->nelems);
-  PetscCheck(pb->geom, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d element records", (int)dm->nelems);
-  for (int32_t e = 0; e < dm->nelems; ++e) {
-    const int32_t *t = &dm->elems[4 * e];
-    pb->geom[e].V = pbng_tet_rest_shape(&dm->X[3 * t[0]], &dm->X[3 * t[1]], &dm->X[3 * t[2]], &dm->X[3 * t[3]],
-                                        pb->geom[e].B);
-    for (int a = 0; a < 4; ++a) pb->geom[e].node[a] = t[a];
-    PetscCheck(pb->geom[e].V > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
-               "element %" PRId64 " has non-positive rest volume %g", dm->global_elem[e], pb->geom[e].V);
-  }
-  PetscFunctionReturn(0);
-}
-
 /* Lumped mass m_i = sum over the tetrahedra around i of rho V_e / 4. */
 static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
 {
@@ -30,7 +12,7 @@ static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
   PetscCall(PetscMalloc1(dm->nowned, &pb->mass));
   for (int32_t i = 0; i < dm->nowned; ++i) {
     double m = 0.0;
-    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) m += pb->density * pb->geom[dm->adj[k] / 4].V / 4.0;
+    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) m += pb->density * pbng_geometry_shape(&pb->geo, dm->adj[k] / 4)->V / 4.0;
     pb->mass[i] = m;
   }
   PetscFunctionReturn(0);
@@ -51,7 +33,7 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   memcpy(pb->gravity, gravity, sizeof(pb->gravity));
   pb->mode = mode;
   pb->dt = dt;
-  PetscCall(compute_geometry(pb));
+  PetscCall(pbng_geometry_create(dm, &pb->geo));
   PetscCall(compute_lumped_mass(pb));
   pb->x = pbng_huge_alloc(sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCheck(pb->x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d positions", (int)dm->nlocal);
@@ -76,7 +58,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
 {
   PetscFunctionBeginUser;
   if (!pb->dm) PetscFunctionReturn(0); /* never created */
-  pbng_huge_free(pb->geom, sizeof(pbng_tet_geometry) * (size_t)pb->dm->nelems);
+  PetscCall(pbng_geometry_destroy(&pb->geo));
   PetscCall(PetscFree(pb->mass));
   pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
   PetscCall(PetscFree(pb->x_prev));
@@ -124,8 +106,9 @@ typedef struct {
 static inline __attribute__((always_inline)) visit_terms element_visit(pbng_material_kind kind, const pbng_problem *pb,
                                                                       int32_t e, int a, const double *x, int warm)
 {
-  const pbng_tet_geometry *ge = &pb->geom[e];
-  const int32_t *t = ge->node;
+  const pbng_tet_record *rec = &pb->geo.records[e];
+  const pbng_tet_shape *ge = &pb->geo.shapes[rec->shape];
+  const int32_t *t = rec->node;
   double F[9], cof[9], g[3], Fg[3], c[3], s, v;
   visit_terms out;
   pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
@@ -179,9 +162,7 @@ void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
 {
   const pbng_dmesh *dm = pb->dm;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const char *rec = (const char *)&pb->geom[dm->adj[k] >> 2];
-    __builtin_prefetch(rec);
-    __builtin_prefetch(rec + 64);
+    __builtin_prefetch(&pb->geo.records[dm->adj[k] >> 2]);
   }
 }
 
@@ -189,7 +170,7 @@ void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const doubl
 {
   const pbng_dmesh *dm = pb->dm;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const int32_t *t = pb->geom[dm->adj[k] >> 2].node;
+    const int32_t *t = pb->geo.records[dm->adj[k] >> 2].node;
     for (int a = 0; a < 4; ++a) __builtin_prefetch(&x[3 * t[a]]);
   }
 }
@@ -228,8 +209,8 @@ static void local_energies(const pbng_problem *pb, double *elem_energy, double *
     const int32_t *t = &dm->elems[4 * e];
     double F[9];
     pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]],
-                                  pb->geom[e].B, F);
-    elem_energy[e] = pb->geom[e].V * pbng_energy_density(&pb->mat, F);
+                                  pbng_geometry_shape(&pb->geo, e)->B, F);
+    elem_energy[e] = pbng_geometry_shape(&pb->geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < dm->nowned; ++i) {

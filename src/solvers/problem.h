@@ -7,14 +7,7 @@
 #include "core/material.h"
 #include "mesh/boundary.h"
 #include "parallel/dmesh.h"
-
-/* Everything an element visit reads, in one 96-byte record (the node indices repeat the dmesh's so
- * that a visit touches one contiguous record). */
-typedef struct {
-  double B[9];     /* Dm^{-1}: F = Ds B, dN/dX rows (pbng_tet_rest_shape) */
-  double V;        /* rest volume V_e^0 */
-  int32_t node[4]; /* local node indices */
-} pbng_tet_geometry;
+#include "solvers/geometry.h"
 
 typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
 
@@ -27,7 +20,7 @@ typedef struct {
   pbng_mode mode;
   double dt;
   double time;              /* time of the frame being solved */
-  pbng_tet_geometry *geom;  /* [nelems] */
+  pbng_geometry geo;        /* element records and rest shapes */
   double *mass;             /* [nowned] lumped mass m_i = sum_e rho V_e / 4 */
   double *x;                /* [nlocal][3] current positions */
   double *x_prev;           /* [nowned][3] positions at the previous frame (dynamic) */
