@@ -168,7 +168,7 @@ static void test_stress_and_cofactor(tally *t, uint64_t *s)
   for (int mk = 0; mk < 3; ++mk) {
     pbng_material m;
     pbng_material_init(&m, kinds[mk], 2e6, 0.45);
-    float q[4] = {0, 0, 0, 0};
+    double q[4] = {0, 0, 0, 0};
     for (int n = 0; n < 200; ++n) {
       double F[9], P[9], P2[9], C[9], C2[9];
       random_F(s, n, F);
@@ -326,15 +326,15 @@ static void check_polar(tally *t, uint64_t *s, const double F[9], const char *la
   check_le(t, worst_gap, 1e-12 * fn, what);
   for (int n = 0; n < 5; ++n) { /* warm starts: random unit quaternions, zeros, its own result, near it */
     double qd[4];
-    float q[4];
+    double q[4];
     random_quaternion(s, qd);
-    for (int k = 0; k < 4; ++k) q[k] = (n == 1) ? 0.0f : (float)qd[k];
+    for (int k = 0; k < 4; ++k) q[k] = (n == 1) ? 0.0 : qd[k];
     pbng_polar_rotation(F, R2, q);
     if (n == 3) pbng_polar_rotation(F, R2, q);
     if (n == 4) { /* turn the result by 1e-4 rad about x, then restart from there */
       const double c = cos(5e-5), sn = sin(5e-5), w = q[0], x = q[1], y = q[2], z = q[3];
-      q[0] = (float)(c * w - sn * x); q[1] = (float)(c * x + sn * w);
-      q[2] = (float)(c * y - sn * z); q[3] = (float)(c * z + sn * y);
+      q[0] = (c * w - sn * x); q[1] = (c * x + sn * w);
+      q[2] = (c * y - sn * z); q[3] = (c * z + sn * y);
       pbng_polar_rotation(F, R2, q);
     }
     snprintf(what, sizeof what, "%s: warm start %d gives the same R", label, n);

@@ -242,84 +242,77 @@ static void horn_quaternion(const double F[9], double q[4])
   quat_normalize(q);
 }
 
-/* The hot path: one Newton step (as in polar_iterate) from the float warm start q, which is about 1e-7 rad off
- * after float rounding or off by the small motion since the last visit. Straight-line scalar code with a
- * short dependency chain: the homogeneous rotation of the unnormalized q is |q|^2 R(q/|q|), and the Newton
- * step H^{-1} g is invariant to that scale, so q is normalized only once, at the end. Returns 1 when the step
- * met polar_iterate's quadratic stopping test (R, and qf rounded to float, are then the result); 0 when the
- * general iteration must take over from q (the warm start, advanced by the Newton step when it was one). */
-static int polar_warm_step(const double F[9], double fsq, float qf[4], double R[9], double q[4])
+/* R of a unit quaternion (w, x, y, z), as straight-line code. */
+static inline void unit_quat_rotation(double qw, double qx, double qy, double qz, double R[9])
 {
-  const double qw = qf[0], qx = qf[1], qy = qf[2], qz = qf[3];
   const double ww = qw * qw, xx = qx * qx, yy = qy * qy, zz = qz * qz;
   const double xy = qx * qy, xz = qx * qz, yz = qy * qz, wx = qw * qx, wy = qw * qy, wz = qw * qz;
-  const double e = (ww + xx) + (yy + zz) - 1.0;
-  if (!(fabs(e) < 1e-5)) { /* not a float-rounded unit quaternion */
+  R[0] = (ww + xx) - (yy + zz); R[1] = 2.0 * (xy - wz);       R[2] = 2.0 * (xz + wy);
+  R[3] = 2.0 * (xy + wz);       R[4] = (ww + yy) - (xx + zz); R[5] = 2.0 * (yz - wx);
+  R[6] = 2.0 * (xz - wy);       R[7] = 2.0 * (yz + wx);       R[8] = (ww + zz) - (xx + yy);
+}
+
+/* The hot path: Newton's method on tr(R(q)^T F) (as in polar_iterate) from the warm start qf, the
+ * rotation found at this element's previous visit, at most POLAR_WARM_STEPS steps. Each step uses the
+ * first-order update q <- (q + (0, w/2) q) / |.|, free of trigonometry; it has the same fixed point (the
+ * gradient g vanishes) and, for the small steps of a warm start, the same quadratic convergence. Returns 1
+ * with R and qf set when the predicted next step is below polar_iterate's threshold; 0 when the general
+ * iteration must take over from q (unit, advanced by the steps taken). */
+enum { POLAR_WARM_STEPS = 4 };
+static int polar_warm_newton(const double F[9], double fsq, double qf[4], double R[9], double q[4])
+{
+  double qw = qf[0], qx = qf[1], qy = qf[2], qz = qf[3];
+  const double n2 = qw * qw + qx * qx + qy * qy + qz * qz;
+  int converged = 0;
+  if (!(fabs(n2 - 1.0) < 1e-5)) { /* not a stored unit quaternion */
     q[0] = qw; q[1] = qx; q[2] = qy; q[3] = qz;
     return 0;
   }
-  const double sq = 1.0 - e * (0.5 - 0.375 * e); /* 1 / |q|, error < 4e-16 */
-  q[0] = qw * sq; q[1] = qx * sq; q[2] = qy * sq; q[3] = qz * sq;
-  const double r0 = (ww + xx) - (yy + zz), r1 = 2.0 * (xy - wz), r2 = 2.0 * (xz + wy);
-  const double r3 = 2.0 * (xy + wz), r4 = (ww + yy) - (xx + zz), r5 = 2.0 * (yz - wx);
-  const double r6 = 2.0 * (xz - wy), r7 = 2.0 * (yz + wx), r8 = (ww + zz) - (xx + yy);
-  const double f0 = F[0], f1 = F[1], f2 = F[2], f3 = F[3], f4 = F[4], f5 = F[5], f6 = F[6], f7 = F[7], f8 = F[8];
-  /* M = F R^T (times |q|^2) */
-  const double m0 = f0 * r0 + f1 * r1 + f2 * r2, m1 = f0 * r3 + f1 * r4 + f2 * r5, m2 = f0 * r6 + f1 * r7 + f2 * r8;
-  const double m3 = f3 * r0 + f4 * r1 + f5 * r2, m4 = f3 * r3 + f4 * r4 + f5 * r5, m5 = f3 * r6 + f4 * r7 + f5 * r8;
-  const double m6 = f6 * r0 + f7 * r1 + f8 * r2, m7 = f6 * r3 + f7 * r4 + f8 * r5, m8 = f6 * r6 + f7 * r7 + f8 * r8;
-  const double g0 = m7 - m5, g1 = m2 - m6, g2 = m3 - m1;
-  const double tr = m0 + m4 + m8;
-  const double a = m4 + m8, b = m0 + m8, c = m0 + m4;
-  const double d = -0.5 * (m1 + m3), ee = -0.5 * (m5 + m7), f = -0.5 * (m2 + m6);
-  const double A00 = b * c - ee * ee, A11 = a * c - f * f, A22 = a * b - d * d;
-  const double A01 = f * ee - d * c, A02 = d * ee - f * b, A12 = d * f - a * ee;
-  const double det = a * A00 + d * A01 + f * A02;
-  const double pivot_min = 1e-12 * tr;
-  if (!(tr > 0.0 && a > pivot_min && A22 > pivot_min * a && det > pivot_min * A22)) return 0;
-  const double s = 1.0 / det;
-  const double w0 = (A00 * g0 + A01 * g1 + A02 * g2) * s;
-  const double w1 = (A01 * g0 + A11 * g1 + A12 * g2) * s;
-  const double w2 = (A02 * g0 + A12 * g1 + A22 * g2) * s;
-  const double angle_sq = w0 * w0 + w1 * w1 + w2 * w2;
-  const double trh = 2.0 * tr, lhs = angle_sq * trh * trh, rhs = 1e-13 * det;
-  /* polar_iterate's stopping test, and |w| < 1e-5 so that the step quaternion (1, w/2), normalized below,
-   * rotates by 2 atan(|w|/2) = |w| (1 - |w|^2/12 + ...), |w| to 1e-16 */
-  if (!(angle_sq < 1e-10 && lhs * lhs * fsq < rhs * rhs)) {
-    double w[3] = {w0, w1, w2}, step_sq = angle_sq;
-    if (step_sq > 1.0) { /* at most 1 radian, as in polar_iterate */
-      const double t = 1.0 / sqrt(step_sq);
-      w[0] *= t; w[1] *= t; w[2] *= t;
-      step_sq = 1.0;
-    }
-    quat_rotate_left(q, w, step_sq);
-    return 0;
+  for (int step = 0; step < POLAR_WARM_STEPS && !converged; ++step) {
+    double M[9];
+    unit_quat_rotation(qw, qx, qy, qz, R);
+    for (int r = 0; r < 3; ++r) /* M = F R^T */
+      for (int c = 0; c < 3; ++c) M[3 * r + c] = F[3 * r] * R[3 * c] + F[3 * r + 1] * R[3 * c + 1] + F[3 * r + 2] * R[3 * c + 2];
+    const double g0 = M[7] - M[5], g1 = M[2] - M[6], g2 = M[3] - M[1];
+    const double tr = M[0] + M[4] + M[8];
+    /* H = tr(M) I - sym(M) must be SPD (see polar_iterate); its adjugate gives the Newton step */
+    const double a = M[4] + M[8], b = M[0] + M[8], c = M[0] + M[4];
+    const double d = -0.5 * (M[1] + M[3]), e = -0.5 * (M[5] + M[7]), f = -0.5 * (M[2] + M[6]);
+    const double A00 = b * c - e * e, A11 = a * c - f * f, A22 = a * b - d * d;
+    const double A01 = f * e - d * c, A02 = d * e - f * b, A12 = d * f - a * e;
+    const double det = a * A00 + d * A01 + f * A02;
+    const double pivot_min = 1e-12 * tr;
+    if (!(tr > 0.0 && a > pivot_min && A22 > pivot_min * a && det > pivot_min * A22)) break;
+    const double s = 1.0 / det;
+    const double w0 = (A00 * g0 + A01 * g1 + A02 * g2) * s;
+    const double w1 = (A01 * g0 + A11 * g1 + A12 * g2) * s;
+    const double w2 = (A02 * g0 + A12 * g1 + A22 * g2) * s;
+    const double angle_sq = w0 * w0 + w1 * w1 + w2 * w2;
+    if (!(angle_sq < 0.04)) break; /* a large step: the general iteration (exact exponential) takes it */
+    const double trh = 2.0 * tr, lhs = angle_sq * trh * trh, rhs = 1e-13 * det;
+    converged = angle_sq < 1e-10 && lhs * lhs * fsq < rhs * rhs; /* the step after this one is negligible */
+    const double px = 0.5 * w0, py = 0.5 * w1, pz = 0.5 * w2;
+    const double nw = qw - (px * qx + py * qy + pz * qz);
+    const double nx = qx + (px * qw + py * qz - pz * qy);
+    const double ny = qy + (py * qw + pz * qx - px * qz);
+    const double nz = qz + (pz * qw + px * qy - py * qx);
+    const double inv = 1.0 / sqrt(nw * nw + nx * nx + ny * ny + nz * nz);
+    qw = nw * inv, qx = nx * inv, qy = ny * inv, qz = nz * inv;
   }
-  const double px = 0.5 * w0, py = 0.5 * w1, pz = 0.5 * w2;
-  const double nw = qw - (px * qx + py * qy + pz * qz);
-  const double nx = qx + (px * qw + py * qz - pz * qy);
-  const double ny = qy + (py * qw + pz * qx - px * qz);
-  const double nz = qz + (pz * qw + px * qy - py * qx);
-  const double NW = nw * nw, NX = nx * nx, NY = ny * ny, NZ = nz * nz;
-  const double e2 = (NW + NX) + (NY + NZ) - 1.0;
-  const double inv = 1.0 - e2 * (1.0 - e2 * (1.0 - e2)); /* 1 / |n|^2, error e2^4 < 1e-19 (|e2| < 2e-5) */
-  const double XY = nx * ny, XZ = nx * nz, YZ = ny * nz, WX = nw * nx, WY = nw * ny, WZ = nw * nz;
-  const double i2 = 2.0 * inv;
-  R[0] = ((NW + NX) - (NY + NZ)) * inv; R[1] = (XY - WZ) * i2; R[2] = (XZ + WY) * i2;
-  R[3] = (XY + WZ) * i2; R[4] = ((NW + NY) - (NX + NZ)) * inv; R[5] = (YZ - WX) * i2;
-  R[6] = (XZ - WY) * i2; R[7] = (YZ + WX) * i2; R[8] = ((NW + NZ) - (NX + NY)) * inv;
-  const double sn = 1.0 - 0.5 * e2; /* 1 / |n| to float precision */
-  qf[0] = (float)(nw * sn); qf[1] = (float)(nx * sn); qf[2] = (float)(ny * sn); qf[3] = (float)(nz * sn);
+  q[0] = qw; q[1] = qx; q[2] = qy; q[3] = qz;
+  if (!converged) return 0;
+  unit_quat_rotation(qw, qx, qy, qz, R);
+  qf[0] = qw; qf[1] = qx; qf[2] = qy; qf[3] = qz;
   return 1;
 }
 
-void pbng_polar_rotation(const double F[9], double R[9], float qf[4])
+void pbng_polar_rotation(const double F[9], double R[9], double qf[4])
 {
   const double fsq = mat3_frobenius_sq(F);
   double q[4] = {1.0, 0.0, 0.0, 0.0};
-  if (qf && polar_warm_step(F, fsq, qf, R, q)) return;
+  if (qf && polar_warm_newton(F, fsq, qf, R, q)) return;
   const double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-  if (n2 > 0.81 && n2 < 1.21) /* a unit quaternion up to float rounding: warm start */
+  if (n2 > 0.81 && n2 < 1.21) /* a unit quaternion (up to rounding): warm start */
     quat_normalize(q);
   else /* cold start (no q, or q not a unit quaternion, e.g. zeros) */
     q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
@@ -329,7 +322,7 @@ void pbng_polar_rotation(const double F[9], double R[9], float qf[4])
     polar_iterate(F, fnorm, q, R);
   }
   if (qf)
-    for (int k = 0; k < 4; ++k) qf[k] = (float)q[k];
+    for (int k = 0; k < 4; ++k) qf[k] = q[k];
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -358,7 +351,7 @@ double pbng_energy_density(const pbng_material *m, const double F[9])
 }
 
 void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
-                              float q[4])
+                              double q[4])
 {
   mat3_cofactor(F, cofF);
   const double J = mat3_det_from_cofactor(F, cofF);

@@ -47,8 +47,8 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   if (mat->kind == PBNG_MATERIAL_COROTATED) {
     PetscCall(PetscMalloc1(4 * (int64_t)dm->nelems, &pb->rotation));
     for (int32_t e = 0; e < dm->nelems; ++e) {
-      float *q = &pb->rotation[4 * e];
-      q[0] = 1.0f, q[1] = q[2] = q[3] = 0.0f;
+      double *q = &pb->rotation[4 * e];
+      q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
     }
   }
   PetscFunctionReturn(0);
