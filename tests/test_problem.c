@@ -51,8 +51,8 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(pbng_bc_assign(&fx->bcs, &fx->mesh, node_bc));
   PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
   PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
-  PetscCall(pbng_dmesh_create(PETSC_COMM_SELF, &fx->mesh, &adj, color, ncolors, node_bc, NULL, &fx->dm));
   PetscCall(pbng_node_elements_destroy(&adj));
+  PetscCall(pbng_dmesh_create(PETSC_COMM_SELF, &fx->mesh, color, ncolors, node_bc, NULL, &fx->dm));
   PetscCall(PetscFree2(color, node_bc));
   pbng_material_init(&mat, kind, 1e3, 0.3);
   PetscCall(pbng_problem_create(&fx->dm, &fx->bcs, &mat, 10.0, g, mode, 0.05, &fx->pb));

@@ -77,8 +77,9 @@ static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh)
   PetscCall(pbng_bc_assign(&st->cfg->bcs, mesh, node_bc));
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
-  PetscCall(pbng_dmesh_create(st->comm, mesh, &adj, color, ncolors, node_bc, NULL, &st->dm));
   PetscCall(pbng_node_elements_destroy(&adj));
+  malloc_trim(0);
+  PetscCall(pbng_dmesh_create(st->comm, mesh, color, ncolors, node_bc, NULL, &st->dm));
   PetscCall(PetscFree(color));
   PetscCall(PetscFree(node_bc));
   PetscFunctionReturn(0);

@@ -52,7 +52,7 @@ static int owner_of(const int32_t *part, int64_t node) { return part ? part[node
 /* Owned nodes sorted by (held?, color, Morton code): free nodes of each color become a contiguous,
  * spatially ordered range. Held nodes are prescribed ones and those of no element (a mesh file's
  * stray points: no equation, they keep their rest position). */
-static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, const int32_t *color,
+static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const uint8_t *in_element, const int32_t *color,
                                         const int8_t *node_bc, const int32_t *part, int rank, const double lo[3],
                                         const double ext[3], sort_item **items, int32_t *nowned, int32_t *nfree)
 {
@@ -65,7 +65,7 @@ static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const pbng_node_e
   n = 0;
   for (int64_t i = 0; i < mesh->nnodes; ++i) {
     if (owner_of(part, i) != rank) continue;
-    const uint64_t held = node_bc[i] >= 0 || adj->start[i + 1] == adj->start[i];
+    const uint64_t held = node_bc[i] >= 0 || !in_element[i];
     *nfree += !held;
     (*items)[n].key = (held << 63) | ((uint64_t)color[i] << 57) | morton_code(&mesh->X[3 * i], lo, ext);
     (*items)[n++].id = i;
@@ -172,42 +172,60 @@ static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_mesh *mesh, cons
   PetscFunctionReturn(0);
 }
 
-/* Incident elements of every owned node, in increasing global element order (the global lists are
- * sorted), so every node's sums run in the same order whatever the partition. */
-static PetscErrorCode build_adjacency(pbng_dmesh *dm, const pbng_node_elements *adj, int32_t *elem_g2l)
+/* 1 for every node that some element references. */
+static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, uint8_t **in_element)
 {
-  const int nen = dm->etype->nodes;
-  int64_t total = 0;
-
   PetscFunctionBeginUser;
-  for (int32_t e = 0; e < dm->nelems; ++e) elem_g2l[dm->global_elem[e]] = e;
-  PetscCall(PetscMalloc1(dm->nowned + 1, &dm->adj_start));
-  dm->adj_start[0] = 0;
-  for (int32_t k = 0; k < dm->nowned; ++k) {
-    const int64_t g = dm->global_node[k];
-    total += adj->start[g + 1] - adj->start[g];
-    PetscCheck(total <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "adjacency too large for one rank");
-    dm->adj_start[k + 1] = (int32_t)total;
-  }
-  PetscCall(PetscMalloc1(total + 1, &dm->adj));
-  for (int32_t k = 0; k < dm->nowned; ++k) {
-    const int64_t g = dm->global_node[k];
-    int32_t *out = &dm->adj[dm->adj_start[k]];
-    for (int64_t j = adj->start[g]; j < adj->start[g + 1]; ++j) {
-      const int64_t ge = adj->entry[j] / nen;
-      *out++ = nen * elem_g2l[ge] + (int32_t)(adj->entry[j] % nen);
-    }
-  }
+  PetscCall(PetscCalloc1(mesh->nnodes, in_element));
+  for (int64_t k = 0; k < mesh->nelems * mesh->etype->nodes; ++k) (*in_element)[mesh->elems[k]] = 1;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbng_node_elements *adj,
-                                 const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
+/* Orders one node's visits by increasing global element id (insertion sort: lists are short). */
+static void sort_by_global_element(int32_t *list, int32_t n, const int64_t *global_elem, int nen)
+{
+  for (int32_t j = 1; j < n; ++j) {
+    const int32_t v = list[j];
+    const int64_t key = global_elem[v / nen];
+    int32_t k = j - 1;
+    for (; k >= 0 && global_elem[list[k] / nen] > key; --k) list[k + 1] = list[k];
+    list[k + 1] = v;
+  }
+}
+
+/* Incident elements of every owned node, from the local elements, in increasing global element order
+ * so that every node's sums run in the same order whatever the partition. */
+static PetscErrorCode build_adjacency(pbng_dmesh *dm)
+{
+  const int nen = dm->etype->nodes;
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(dm->nowned + 1, &dm->adj_start));
+  for (int64_t k = 0; k < (int64_t)dm->nelems * nen; ++k)
+    if (dm->elems[k] < dm->nowned) dm->adj_start[dm->elems[k] + 1]++;
+  for (int32_t i = 0; i < dm->nowned; ++i) dm->adj_start[i + 1] += dm->adj_start[i];
+  PetscCall(PetscMalloc1(dm->adj_start[dm->nowned] + 1, &dm->adj));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
+  memcpy(fill, dm->adj_start, sizeof(int32_t) * (size_t)dm->nowned);
+  for (int32_t e = 0; e < dm->nelems; ++e)
+    for (int a = 0; a < nen; ++a) {
+      const int32_t i = dm->elems[e * nen + a];
+      if (i < dm->nowned) dm->adj[fill[i]++] = nen * e + a;
+    }
+  PetscCall(PetscFree(fill));
+  for (int32_t i = 0; i < dm->nowned; ++i)
+    sort_by_global_element(&dm->adj[dm->adj_start[i]], dm->adj_start[i + 1] - dm->adj_start[i], dm->global_elem, nen);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
                                  pbng_dmesh *dm)
 {
   double lo[3], ext[3];
   sort_item *owned, *elems;
-  int32_t *g2l, *elem_g2l;
+  int32_t *g2l;
+  uint8_t *in_element;
 
   PetscFunctionBeginUser;
   memset(dm, 0, sizeof(*dm));
@@ -220,7 +238,9 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbn
   dm->nglobal_elems = mesh->nelems;
   dm->ncolors = ncolors;
   bounding_box(mesh, lo, ext);
-  PetscCall(order_owned_nodes(mesh, adj, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned, &dm->nfree));
+  PetscCall(mark_element_nodes(mesh, &in_element));
+  PetscCall(order_owned_nodes(mesh, in_element, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned, &dm->nfree));
+  PetscCall(PetscFree(in_element));
   PetscCall(select_elements(mesh, part, dm->rank, lo, ext, &elems, &dm->nelems, &dm->nowned_elems));
   PetscCall(PetscMalloc1(mesh->nnodes, &g2l));
   for (int64_t i = 0; i < mesh->nnodes; ++i) g2l[i] = -1;
@@ -230,9 +250,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbn
   PetscCall(PetscFree(g2l));
   PetscCall(PetscFree(owned));
   PetscCall(PetscFree(elems));
-  PetscCall(PetscMalloc1(mesh->nelems, &elem_g2l));
-  PetscCall(build_adjacency(dm, adj, elem_g2l));
-  PetscCall(PetscFree(elem_g2l));
+  PetscCall(build_adjacency(dm));
   PetscFunctionReturn(0);
 }
 

@@ -37,8 +37,7 @@ typedef struct {
 
 /* Builds the subdomain of this rank from the global mesh, node colors, node boundary-condition
  * indices and the owner rank of every node (part may be NULL on one rank: everything owned). */
-PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const pbng_node_elements *adj,
-                                 const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
+PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
                                  pbng_dmesh *dm);
 PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm);
 
