@@ -22,6 +22,8 @@ typedef struct {
   pbng_problem pb;
   pbng_solver solver;
   pbng_output *out;
+  int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
+  int32_t *node_order; /* the local index of each of them */
 } run_state;
 
 static PetscErrorCode register_events(run_events *ev)
@@ -85,24 +87,82 @@ static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode write_mesh_output(run_state *st)
+/* /mesh/tetrahedra from the owned elements, passed in increasing global order so that the writer
+ * needs no sorted copy of its own (the largest buffer of the setup). */
+static PetscErrorCode write_elements_in_global_order(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
   const int nen = dm->etype->nodes;
-  int64_t *conn, *fixed, nfixed = 0;
+  const int32_t n = dm->nowned_elems;
+  PetscInt64 *order; /* global id << 32 | local index, sorted */
+  int64_t *conn, *rows;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dm->nglobal_elems < ((int64_t)1 << 31), PETSC_COMM_SELF, PETSC_ERR_SUP, "more than 2^31 elements");
+  PetscCall(PetscMalloc1(n + 1, &order));
+  for (int32_t e = 0; e < n; ++e) order[e] = (dm->global_elem[e] << 32) | e;
+  PetscCall(PetscSortInt64(n, order));
+  PetscCall(PetscMalloc1((int64_t)n * nen + 1, &conn));
+  rows = order; /* reused in place: each entry is read before it is overwritten */
+  for (int32_t k = 0; k < n; ++k) {
+    const int32_t e = (int32_t)(order[k] & 0xffffffff);
+    for (int a = 0; a < nen; ++a) conn[(int64_t)k * nen + a] = dm->global_node[dm->elems[e * nen + a]];
+    rows[k] = order[k] >> 32;
+  }
+  PetscCall(pbng_output_write_elements(st->out, n, rows, conn));
+  PetscCall(PetscFree(conn));
+  PetscCall(PetscFree(order));
+  PetscFunctionReturn(0);
+}
+
+/* The owned nodes in increasing global order: node data is passed to the writer in that order, so
+ * that it writes from our buffer instead of sorting a copy. */
+static PetscErrorCode build_node_output_order(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  PetscInt64 *order;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dm->nglobal_nodes < ((int64_t)1 << 31), PETSC_COMM_SELF, PETSC_ERR_SUP, "more than 2^31 nodes");
+  PetscCall(PetscMalloc1(dm->nowned + 1, &order));
+  for (int32_t i = 0; i < dm->nowned; ++i) order[i] = (dm->global_node[i] << 32) | i;
+  PetscCall(PetscSortInt64(dm->nowned, order));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &st->node_order));
+  for (int32_t k = 0; k < dm->nowned; ++k) st->node_order[k] = (int32_t)(order[k] & 0xffffffff);
+  for (int32_t k = 0; k < dm->nowned; ++k) order[k] >>= 32;
+  st->node_rows = order;
+  PetscFunctionReturn(0);
+}
+
+/* ncomp values per owned node, from local order to the output order. */
+static PetscErrorCode gather_for_output(const run_state *st, int ncomp, const double *local, double **out)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((int64_t)ncomp * st->dm.nowned + 1, out));
+  for (int32_t k = 0; k < st->dm.nowned; ++k)
+    for (int c = 0; c < ncomp; ++c) (*out)[(int64_t)ncomp * k + c] = local[(int64_t)ncomp * st->node_order[k] + c];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_mesh_output(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  int64_t *fixed, nfixed = 0;
   int32_t *part;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/rest_positions", 3, dm->nowned, dm->global_node, dm->X));
-  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/color", dm->nowned, dm->global_node, dm->color));
+  double *rest;
+  PetscCall(build_node_output_order(st));
+  PetscCall(gather_for_output(st, 3, dm->X, &rest));
+  PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/rest_positions", 3, dm->nowned, st->node_rows, rest));
+  PetscCall(PetscFree(rest));
   PetscCall(PetscMalloc1(dm->nowned + 1, &part));
-  for (int32_t i = 0; i < dm->nowned; ++i) part[i] = dm->rank;
-  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/partition", dm->nowned, dm->global_node, part));
+  for (int32_t k = 0; k < dm->nowned; ++k) part[k] = dm->color[st->node_order[k]];
+  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/color", dm->nowned, st->node_rows, part));
+  for (int32_t k = 0; k < dm->nowned; ++k) part[k] = dm->rank;
+  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/partition", dm->nowned, st->node_rows, part));
   PetscCall(PetscFree(part));
-  PetscCall(PetscMalloc1((int64_t)dm->nowned_elems * nen + 1, &conn));
-  for (int64_t k = 0; k < (int64_t)dm->nowned_elems * nen; ++k) conn[k] = dm->global_node[dm->elems[k]];
-  PetscCall(pbng_output_write_elements(st->out, dm->nowned_elems, dm->global_elem, conn));
-  PetscCall(PetscFree(conn));
+  PetscCall(write_elements_in_global_order(st));
   PetscCall(PetscMalloc1(dm->nowned - dm->nfree + 1, &fixed));
   for (int32_t i = dm->nfree; i < dm->nowned; ++i)
     if (dm->node_bc[i] >= 0) fixed[nfixed++] = dm->global_node[i];
@@ -173,7 +233,10 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.output, 0, 0, 0, 0));
-  PetscCall(pbng_output_write_frame(st->out, frame, st->dm.nowned, st->dm.global_node, st->pb.x, &info));
+  double *positions;
+  PetscCall(gather_for_output(st, 3, st->pb.x, &positions));
+  PetscCall(pbng_output_write_frame(st->out, frame, st->dm.nowned, st->node_rows, positions, &info));
+  PetscCall(PetscFree(positions));
   PetscCall(PetscLogEventEnd(st->ev.output, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -249,6 +312,8 @@ static PetscErrorCode teardown(run_state *st)
   PetscCall(pbng_solver_destroy(&st->solver));
   PetscCall(pbng_problem_destroy(&st->pb));
   PetscCall(pbng_dmesh_destroy(&st->dm));
+  PetscCall(PetscFree(st->node_rows));
+  PetscCall(PetscFree(st->node_order));
   PetscFunctionReturn(0);
 }
 

@@ -4,8 +4,8 @@
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
  *                                          relative_residual, seconds, energy
- *   root attributes: material, youngs_modulus, poisson_ratio, density, gravity[3], solver, command_line,
- *                    mode, frames_written
+ *   root attributes: format ("pbng-1"), material, youngs_modulus, poisson_ratio, density, gravity[3],
+ *                    solver, command_line, mode, frames_written
  * The file is written as "<path>.partial" and renamed to <path> by pbng_output_close(.., success=1);
  * the XDMF is written the same way. An interrupted run never leaves a truncated file under the
  * requested names and never touches an earlier result there.

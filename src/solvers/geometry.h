@@ -1,6 +1,7 @@
 /* Rest geometry of the linear tetrahedra (Eq. 15): B = Dm^{-1} and V per element, stored once per
- * distinct rest shape. Elements reference their shape by index, so a structured mesh (the paper's
- * boxes have 10 distinct tetrahedra) reads 20 bytes per element visit instead of 96, and an
+ * bitwise-distinct rest shape. Elements reference their shape by index, so a structured mesh (the
+ * paper's Res-N boxes: 10 tetrahedron shapes per cell size, a few hundred to ~1,250 bitwise-distinct
+ * after rounding of the grid coordinates) reads 20 bytes per element visit instead of 96, and an
  * unstructured one pays 4 bytes more than storing the shape in the element. */
 #ifndef PBNG_SOLVERS_GEOMETRY_H
 #define PBNG_SOLVERS_GEOMETRY_H

@@ -5,7 +5,7 @@
 #include "core/mat3.h"
 #include "solvers/solver.h"
 
-/* Nodes ahead whose element records are prefetched during a sweep. */
+/* Prefetch distance of a sweep: positions PBNG_PREFETCH_AHEAD nodes ahead, element records twice as far. */
 #define PBNG_PREFETCH_AHEAD 4
 
 typedef struct {
