@@ -324,15 +324,17 @@ static void check_polar(tally *t, uint64_t *s, const double F[9], const char *la
   }
   snprintf(what, sizeof what, "%s: tr(R^T F) global maximum", label);
   check_le(t, worst_gap, 1e-12 * fn, what);
-  for (int n = 0; n < 5; ++n) { /* warm starts: random unit quaternions, zeros, its own result, near it */
+  static const double turns[8] = {0, 0, 0, 0, 1e-4, 3e-5, 1e-5, 1e-6};
+  for (int n = 0; n < 8; ++n) { /* warm starts: random unit quaternions, zeros, its own result, near it */
     double qd[4];
     double q[4];
     random_quaternion(s, qd);
     for (int k = 0; k < 4; ++k) q[k] = (n == 1) ? 0.0 : qd[k];
     pbng_polar_rotation(F, R2, q);
     if (n == 3) pbng_polar_rotation(F, R2, q);
-    if (n == 4) { /* turn the result by 1e-4 rad about x, then restart from there */
-      const double c = cos(5e-5), sn = sin(5e-5), w = q[0], x = q[1], y = q[2], z = q[3];
+    if (n >= 4) { /* turn the result by 1e-4 .. 1e-6 rad about x, then restart from there: the Newton
+                     fast path's one-step acceptance (cubic convergence) must still be exact */
+      const double c = cos(0.5 * turns[n]), sn = sin(0.5 * turns[n]), w = q[0], x = q[1], y = q[2], z = q[3];
       q[0] = (c * w - sn * x); q[1] = (c * x + sn * w);
       q[2] = (c * y - sn * z); q[3] = (c * z + sn * y);
       pbng_polar_rotation(F, R2, q);

@@ -254,9 +254,9 @@ static inline void unit_quat_rotation(double qw, double qx, double qy, double qz
 
 /* The hot path: Newton's method on tr(R(q)^T F) (as in polar_iterate) from the warm start qf, the
  * rotation found at this element's previous visit, at most POLAR_WARM_STEPS steps. Each step uses the
- * first-order update q <- (q + (0, w/2) q) / |.|, free of trigonometry; it has the same fixed point (the
- * gradient g vanishes) and, for the small steps of a warm start, the same quadratic convergence. Returns 1
- * with R and qf set when the predicted next step is below polar_iterate's threshold; 0 when the general
+ * update q <- (q + (0, w/2) q) / |.|, free of trigonometry: it rotates about w by 2 atan(|w|/2), |w| to
+ * O(|w|^3), so it keeps the same fixed point (the gradient g vanishes) and the cubic convergence below.
+ * Returns 1 with R and qf set when the remaining error is below ~1e-13 rad; 0 when the general
  * iteration must take over from q (unit, advanced by the steps taken). */
 enum { POLAR_WARM_STEPS = 4 };
 static int polar_warm_newton(const double F[9], double fsq, double qf[4], double R[9], double q[4])
@@ -289,8 +289,12 @@ static int polar_warm_newton(const double F[9], double fsq, double qf[4], double
     const double w2 = (A02 * g0 + A12 * g1 + A22 * g2) * s;
     const double angle_sq = w0 * w0 + w1 * w1 + w2 * w2;
     if (!(angle_sq < 0.04)) break; /* a large step: the general iteration (exact exponential) takes it */
-    const double trh = 2.0 * tr, lhs = angle_sq * trh * trh, rhs = 1e-13 * det;
-    converged = angle_sq < 1e-10 && lhs * lhs * fsq < rhs * rhs; /* the step after this one is negligible */
+    /* Newton converges cubically here: the objective tr(exp(W) M) has no cubic term in the gradient to
+     * second order (W^3 = -|w|^2 W), so the error after a step w is about c |w|^3 with c ~ |M| / lambda_min(H)
+     * (measured: 0.26..0.5 |w|^3 for moderate F). C = (2 tr)^2 |F| / det(H) bounds that scale from above; the
+     * step is final when C |w|^3 < 1e-13 rad (|w| < ~2e-5 for F near a rotation). */
+    const double trh = 2.0 * tr, c2 = trh * trh * trh * trh * fsq;
+    converged = angle_sq < 1e-8 && angle_sq * angle_sq * angle_sq * c2 < 1e-26 * det * det;
     const double px = 0.5 * w0, py = 0.5 * w1, pz = 0.5 * w2;
     const double nw = qw - (px * qx + py * qy + pz * qz);
     const double nx = qx + (px * qw + py * qz - pz * qy);
