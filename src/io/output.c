@@ -524,20 +524,20 @@ static void check_creatable(const char *path, char *reason, size_t len)
     if (reason[0]) return;
   }
   if (stat(dir, &st) != 0) {
-    if (errno == ENOENT) snprintf(reason, len, "directory '%s' does not exist", dir);
-    else if (errno == ENOTDIR) snprintf(reason, len, "a component of '%s' is not a directory", dir);
-    else snprintf(reason, len, "cannot access directory '%s' (%s)", dir, strerror(errno));
+    if (errno == ENOENT) snprintf(reason, len, "directory '%.400s' does not exist", dir);
+    else if (errno == ENOTDIR) snprintf(reason, len, "a component of '%.400s' is not a directory", dir);
+    else snprintf(reason, len, "cannot access directory '%.400s' (%.60s)", dir, strerror(errno));
     return;
   }
   if (!S_ISDIR(st.st_mode)) {
-    snprintf(reason, len, "'%s' is not a directory", dir);
+    snprintf(reason, len, "'%.400s' is not a directory", dir);
     return;
   }
   if (access(dir, W_OK | X_OK) != 0) {
-    snprintf(reason, len, "directory '%s' is not writable (%s)", dir, strerror(errno));
+    snprintf(reason, len, "directory '%.400s' is not writable (%.60s)", dir, strerror(errno));
     return;
   }
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) snprintf(reason, len, "'%s' is a directory", path);
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) snprintf(reason, len, "'%.400s' is a directory", path);
 }
 
 static PetscErrorCode derive_names(pbng_output *out, const char *path)
