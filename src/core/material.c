@@ -300,7 +300,9 @@ static int polar_warm_newton(const double F[9], double fsq, double qf[4], double
     const double nx = qx + (px * qw + py * qz - pz * qy);
     const double ny = qy + (py * qw + pz * qx - px * qz);
     const double nz = qz + (pz * qw + px * qy - py * qx);
-    const double inv = 1.0 / sqrt(nw * nw + nx * nx + ny * ny + nz * nz);
+    const double en = (nw * nw + nx * nx + ny * ny + nz * nz) - 1.0; /* |w|^2 / 4 + rounding */
+    /* 1/sqrt(1 + en) by its series when en is small (error 35/128 en^4 < 3e-17), saving a division */
+    const double inv = fabs(en) < 1e-4 ? 1.0 - en * (0.5 - en * (0.375 - 0.3125 * en)) : 1.0 / sqrt(1.0 + en);
     qw = nw * inv, qx = nx * inv, qy = ny * inv, qz = nz * inv;
   }
   q[0] = qw; q[1] = qx; q[2] = qy; q[3] = qz;

@@ -45,7 +45,8 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
     memcpy(pb->x_hat, dm->X, sizeof(double) * 3 * (size_t)dm->nowned);
   }
   if (mat->kind == PBNG_MATERIAL_COROTATED) {
-    PetscCall(PetscMalloc1(4 * (int64_t)dm->nelems, &pb->rotation));
+    pb->rotation = pbng_huge_alloc(sizeof(double) * 4 * (size_t)dm->nelems);
+    PetscCheck(pb->rotation, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d element rotations", (int)dm->nelems);
     for (int32_t e = 0; e < dm->nelems; ++e) {
       double *q = &pb->rotation[4 * e];
       q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
@@ -64,7 +65,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(PetscFree(pb->x_prev));
   PetscCall(PetscFree(pb->velocity));
   PetscCall(PetscFree(pb->x_hat));
-  PetscCall(PetscFree(pb->rotation));
+  pbng_huge_free(pb->rotation, sizeof(double) * 4 * (size_t)pb->dm->nelems);
   memset(pb, 0, sizeof(*pb));
   PetscFunctionReturn(0);
 }
@@ -163,6 +164,7 @@ void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
   const pbng_dmesh *dm = pb->dm;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
     __builtin_prefetch(&pb->geo.records[dm->adj[k] >> 2]);
+    if (pb->rotation) __builtin_prefetch(&pb->rotation[4 * (dm->adj[k] >> 2)]);
   }
 }
 
