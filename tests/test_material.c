@@ -168,7 +168,7 @@ static void test_stress_and_cofactor(tally *t, uint64_t *s)
   for (int mk = 0; mk < 3; ++mk) {
     pbng_material m;
     pbng_material_init(&m, kinds[mk], 2e6, 0.45);
-    double q[4] = {0, 0, 0, 0};
+    float q[4] = {0, 0, 0, 0};
     for (int n = 0; n < 200; ++n) {
       double F[9], P[9], P2[9], C[9], C2[9];
       random_F(s, n, F);
@@ -327,7 +327,7 @@ static void check_polar(tally *t, uint64_t *s, const double F[9], const char *la
   static const double turns[8] = {0, 0, 0, 0, 1e-4, 3e-5, 1e-5, 1e-6};
   for (int n = 0; n < 8; ++n) { /* warm starts: random unit quaternions, zeros, its own result, near it */
     double qd[4];
-    double q[4];
+    float q[4];
     random_quaternion(s, qd);
     for (int k = 0; k < 4; ++k) q[k] = (n == 1) ? 0.0 : qd[k];
     pbng_polar_rotation(F, R2, q);

@@ -259,7 +259,7 @@ static inline void unit_quat_rotation(double qw, double qx, double qy, double qz
  * Returns 1 with R and qf set when the remaining error is below ~1e-13 rad; 0 when the general
  * iteration must take over from q (unit, advanced by the steps taken). */
 enum { POLAR_WARM_STEPS = 4 };
-static int polar_warm_newton(const double F[9], double fsq, double qf[4], double R[9], double q[4])
+static int polar_warm_newton(const double F[9], double fsq, float qf[4], double R[9], double q[4])
 {
   double qw = qf[0], qx = qf[1], qy = qf[2], qz = qf[3];
   const double n2 = qw * qw + qx * qx + qy * qy + qz * qz;
@@ -308,11 +308,11 @@ static int polar_warm_newton(const double F[9], double fsq, double qf[4], double
   q[0] = qw; q[1] = qx; q[2] = qy; q[3] = qz;
   if (!converged) return 0;
   unit_quat_rotation(qw, qx, qy, qz, R);
-  qf[0] = qw; qf[1] = qx; qf[2] = qy; qf[3] = qz;
+  qf[0] = (float)qw; qf[1] = (float)qx; qf[2] = (float)qy; qf[3] = (float)qz;
   return 1;
 }
 
-void pbng_polar_rotation(const double F[9], double R[9], double qf[4])
+void pbng_polar_rotation(const double F[9], double R[9], float qf[4])
 {
   const double fsq = mat3_frobenius_sq(F);
   double q[4] = {1.0, 0.0, 0.0, 0.0};
@@ -328,7 +328,7 @@ void pbng_polar_rotation(const double F[9], double R[9], double qf[4])
     polar_iterate(F, fnorm, q, R);
   }
   if (qf)
-    for (int k = 0; k < 4; ++k) qf[k] = q[k];
+    for (int k = 0; k < 4; ++k) qf[k] = (float)q[k];
 }
 
 /* ---------------------------------------------------------------------------------------------------------
@@ -357,7 +357,7 @@ double pbng_energy_density(const pbng_material *m, const double F[9])
 }
 
 void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
-                              double q[4])
+                              float q[4])
 {
   mat3_cofactor(F, cofF);
   const double J = mat3_det_from_cofactor(F, cofF);

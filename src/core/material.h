@@ -40,7 +40,7 @@ void pbng_first_piola(const pbng_material *m, const double F[9], double P[9]);
  * For the corotated model, q (a unit quaternion, w x y z) warm-starts the polar decomposition and is
  * updated to the rotation found; q may be NULL (cold start). Other models ignore q. */
 void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
-                              double q[4]);
+                              float q[4]);
 
 /* Every model's stress splits as P = s F + v cof(F), minus s R for the corotated model (Eq. 7, 8, 10):
  * v = k_volume (J - 1 - j_rest) is the volume term's dPsi/dJ (dJ/dF = cof F) and s the shear factor.
@@ -96,6 +96,6 @@ static inline void pbng_modified_hessian_add(const pbng_material *m, const doubl
 
 /* The proper rotation of F's polar decomposition: argmin over R in SO(3) of |F - R|_F, also for
  * inverted F (det F < 0) and nearly singular F. q as in pbng_stress_and_cofactor (may be NULL). */
-void pbng_polar_rotation(const double F[9], double R[9], double q[4]);
+void pbng_polar_rotation(const double F[9], double R[9], float q[4]);
 
 #endif

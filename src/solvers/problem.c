@@ -45,11 +45,11 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
     memcpy(pb->x_hat, dm->X, sizeof(double) * 3 * (size_t)dm->nowned);
   }
   if (mat->kind == PBNG_MATERIAL_COROTATED) {
-    pb->rotation = pbng_huge_alloc(sizeof(double) * 4 * (size_t)dm->nelems);
+    pb->rotation = pbng_huge_alloc(sizeof(float) * 4 * (size_t)dm->nelems);
     PetscCheck(pb->rotation, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d element rotations", (int)dm->nelems);
     for (int32_t e = 0; e < dm->nelems; ++e) {
-      double *q = &pb->rotation[4 * e];
-      q[0] = 1.0, q[1] = q[2] = q[3] = 0.0;
+      float *q = &pb->rotation[4 * e];
+      q[0] = 1.0f, q[1] = q[2] = q[3] = 0.0f;
     }
   }
   PetscFunctionReturn(0);
@@ -65,7 +65,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(PetscFree(pb->x_prev));
   PetscCall(PetscFree(pb->velocity));
   PetscCall(PetscFree(pb->x_hat));
-  pbng_huge_free(pb->rotation, sizeof(double) * 4 * (size_t)pb->dm->nelems);
+  pbng_huge_free(pb->rotation, sizeof(float) * 4 * (size_t)pb->dm->nelems);
   memset(pb, 0, sizeof(*pb));
   PetscFunctionReturn(0);
 }

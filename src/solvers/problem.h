@@ -26,7 +26,7 @@ typedef struct {
   double *x_prev;           /* [nowned][3] positions at the previous frame (dynamic) */
   double *velocity;         /* [nowned][3] (dynamic) */
   double *x_hat;            /* [nowned][3] inertial target x^n + dt v^n (dynamic) */
-  double *rotation;         /* [nelems][4] warm-start quaternions (corotated), or NULL */
+  float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
 } pbng_problem;
 
 PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
