@@ -56,7 +56,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(PetscFree2(color, node_bc));
   pbng_material_init(&mat, kind, 1e3, 0.3);
   PetscCall(pbng_problem_create(&fx->dm, &fx->bcs, &mat, 10.0, g, mode, 0.05, &fx->pb));
-  pbng_problem_begin_frame(&fx->pb, 0.05);
+  PetscCall(pbng_problem_begin_frame(&fx->pb, 0.05));
   PetscFunctionReturn(0);
 }
 

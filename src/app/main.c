@@ -47,8 +47,11 @@ int main(int argc, char **argv)
   if (ierr) {
     const char *text = NULL;
     char *specific = NULL;
+    int rank = 0;
+    MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
     PetscErrorMessage(ierr, &text, &specific);
-    fprintf(stderr, "pbng: error: %s\n", specific && specific[0] ? specific : (text ? text : "unknown error"));
+    if (ierr != PBNG_ERR_ON_RANK0 || rank == 0) /* rank 0 reports errors that stopped every rank */
+      fprintf(stderr, "pbng: error: %s\n", specific && specific[0] ? specific : (text ? text : "unknown error"));
     PetscFinalize();
     return 1;
   }

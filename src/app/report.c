@@ -28,6 +28,11 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   fprintf(f, "  \"seconds_per_iteration\": %.9g,\n", s->iterations ? s->solver_seconds / s->iterations : 0.0);
   fprintf(f, "  \"element_visits_per_second\": %.9g,\n", s->visits_per_second);
   fprintf(f, "  \"free_node_visits_per_iteration\": %lld,\n", (long long)s->free_visits_per_iteration);
+  fprintf(f, "  \"owned_nodes_min\": %lld,\n  \"owned_nodes_max\": %lld,\n", (long long)s->owned_min, (long long)s->owned_max);
+  fprintf(f, "  \"ghost_nodes_min\": %lld,\n  \"ghost_nodes_max\": %lld,\n", (long long)s->ghosts_min, (long long)s->ghosts_max);
+  fprintf(f, "  \"halo_neighbors_max\": %d,\n  \"halo_bytes_per_iteration\": %lld,\n", s->halo_neighbors_max,
+          (long long)s->halo_bytes_per_iteration);
+  fprintf(f, "  \"halo_seconds\": %.9g,\n", s->halo_seconds);
   fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
   fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
   fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": ", s->peak_rss_bytes_sum / (double)s->elements);
@@ -63,6 +68,9 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
                         s->frames, s->iterations, s->solver_seconds, s->iterations ? 1e3 * s->solver_seconds / s->iterations : 0.0,
                         s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
                         s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
+  if (s->ranks > 1)
+    PetscCall(PetscPrintf(comm, "         halo exchange %.3f s of the solver time (slowest rank), %.3f MB per iteration\n", s->halo_seconds,
+                          s->halo_bytes_per_iteration / 1e6));
   PetscCall(PetscPrintf(comm, "output: %s (open the .xdmf beside it in ParaView: File > Open, Apply, then play the time series)\n", cfg->output));
   if (rank == 0 && cfg->summary[0]) PetscCall(save_summary_json(cfg, s));
   PetscFunctionReturn(0);

@@ -2,12 +2,14 @@
 #include <malloc.h>
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "io/output.h"
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
+#include "parallel/partition.h"
 
 typedef struct {
   PetscLogEvent setup, iterate, residual, output;
@@ -22,6 +24,7 @@ typedef struct {
   pbng_problem pb;
   pbng_solver solver;
   pbng_output *out;
+  pbng_halo halo;
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
   int32_t *node_order; /* the local index of each of them */
 } run_state;
@@ -39,6 +42,20 @@ static PetscErrorCode register_events(run_events *ev)
   PetscFunctionReturn(0);
 }
 
+/* Collective: an error of rank 0's (ierr) becomes an error on every rank, so that no rank waits in a
+ * collective call for a rank that gave up. Rank 0 keeps its own error and message. */
+static PetscErrorCode agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
+{
+  int rank, code = (int)ierr;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  if (rank == 0) PetscCall(ierr);
+  PetscCheck(code == 0, PETSC_COMM_SELF, PBNG_ERR_ON_RANK0, "setup failed on rank 0");
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode build_global_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 {
   PetscFunctionBeginUser;
@@ -47,6 +64,28 @@ static PetscErrorCode build_global_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0 generates or reads the mesh; the other ranks allocate one of the same size (filled by
+ * broadcast_mesh_and_plan). */
+static PetscErrorCode global_mesh_on_every_rank(run_state *st, pbng_mesh *mesh)
+{
+  int64_t sizes[3] = {0, 0, 0};
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh));
+  if (st->rank == 0) {
+    ierr = build_global_mesh(st->cfg, mesh);
+    if (!ierr) sizes[0] = mesh->nnodes, sizes[1] = mesh->nelems, sizes[2] = mesh->etype->kind;
+  }
+  PetscCall(agree_on_rank0(st->comm, ierr));
+  PetscCallMPI(MPI_Bcast(sizes, 3, MPI_INT64_T, 0, st->comm));
+  if (st->rank != 0) {
+    PetscCall(pbng_mesh_alloc(mesh, (pbng_element_kind)sizes[2], sizes[0], sizes[1]));
+    snprintf(mesh->source, sizeof(mesh->source), "mesh from rank 0");
   }
   PetscFunctionReturn(0);
 }
@@ -65,25 +104,66 @@ static PetscErrorCode open_output(run_state *st, const pbng_mesh *mesh, const ch
   PetscFunctionReturn(0);
 }
 
-/* Global mesh -> boundary sets -> coloring -> this rank's subdomain. The global mesh is freed after. */
-static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh)
+/* What rank 0 decides for the whole mesh: boundary-condition index, color and owner rank per node. */
+typedef struct {
+  int8_t *node_bc;
+  int32_t *color, *part;
+  int ncolors;
+} node_plan;
+
+/* Rank 0: boundary sets, coloring (Sec. 9) and the METIS partition over the ranks. */
+static PetscErrorCode plan_nodes(run_state *st, const pbng_mesh *mesh, int nranks, node_plan *plan)
 {
   pbng_node_elements adj;
-  int32_t *color;
-  int8_t *node_bc;
-  int ncolors;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(mesh->nnodes, &node_bc));
-  PetscCall(PetscMalloc1(mesh->nnodes, &color));
-  PetscCall(pbng_bc_assign(&st->cfg->bcs, mesh, node_bc));
+  PetscCall(pbng_bc_assign(&st->cfg->bcs, mesh, plan->node_bc));
   PetscCall(pbng_node_elements_build(mesh, &adj));
-  PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
+  PetscCall(pbng_color_nodes(mesh, &adj, plan->color, &plan->ncolors));
+  PetscCall(pbng_partition_nodes(mesh, &adj, nranks, plan->part));
   PetscCall(pbng_node_elements_destroy(&adj));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0's mesh and plan to every rank (each then cuts out its own subdomain). */
+static PetscErrorCode broadcast_mesh_and_plan(MPI_Comm comm, pbng_mesh *mesh, node_plan *plan)
+{
+  const int nen = mesh->etype->nodes;
+
+  PetscFunctionBeginUser;
+  PetscCheck(mesh->nnodes * 3 < INT32_MAX && mesh->nelems * nen < INT32_MAX, comm, PETSC_ERR_SUP,
+             "mesh too large to broadcast from rank 0; partition it offline");
+  PetscCallMPI(MPI_Bcast(mesh->X, (int)(3 * mesh->nnodes), MPI_DOUBLE, 0, comm));
+  PetscCallMPI(MPI_Bcast(mesh->elems, (int)(nen * mesh->nelems), MPI_INT32_T, 0, comm));
+  PetscCallMPI(MPI_Bcast(plan->node_bc, (int)mesh->nnodes, MPI_INT8_T, 0, comm));
+  PetscCallMPI(MPI_Bcast(plan->color, (int)mesh->nnodes, MPI_INT32_T, 0, comm));
+  PetscCallMPI(MPI_Bcast(plan->part, (int)mesh->nnodes, MPI_INT32_T, 0, comm));
+  PetscCallMPI(MPI_Bcast(&plan->ncolors, 1, MPI_INT, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0's global mesh -> boundary sets, coloring, partition -> every rank's subdomain and halo plan.
+ * The global mesh is freed after. */
+static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh)
+{
+  node_plan plan = {0};
+  int nranks;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
+  PetscCall(PetscMalloc1(mesh->nnodes, &plan.node_bc));
+  PetscCall(PetscMalloc1(mesh->nnodes, &plan.color));
+  PetscCall(PetscMalloc1(mesh->nnodes, &plan.part));
+  if (st->rank == 0) ierr = plan_nodes(st, mesh, nranks, &plan);
+  PetscCall(agree_on_rank0(st->comm, ierr));
   malloc_trim(0);
-  PetscCall(pbng_dmesh_create(st->comm, mesh, color, ncolors, node_bc, NULL, &st->dm));
-  PetscCall(PetscFree(color));
-  PetscCall(PetscFree(node_bc));
+  if (nranks > 1) PetscCall(broadcast_mesh_and_plan(st->comm, mesh, &plan));
+  PetscCall(pbng_dmesh_create(st->comm, mesh, plan.color, plan.ncolors, plan.node_bc, plan.part, &st->dm));
+  PetscCall(pbng_halo_create(&st->dm, &st->halo));
+  PetscCall(PetscFree(plan.color));
+  PetscCall(PetscFree(plan.node_bc));
+  PetscCall(PetscFree(plan.part));
   PetscFunctionReturn(0);
 }
 
@@ -196,7 +276,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
 
   PetscFunctionBeginUser;
   memset(fr, 0, sizeof(*fr));
-  pbng_problem_begin_frame(&st->pb, frame * cfg->dt);
+  PetscCall(pbng_problem_begin_frame(&st->pb, frame * cfg->dt));
   PetscCall(pbng_solver_begin_frame(&st->solver));
   PetscCall(evaluate_residual(st, &fr->residual0, &energy));
   r = fr->residual0;
@@ -259,7 +339,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
 
   PetscFunctionBeginUser;
   memset(&fr, 0, sizeof(fr)); /* frame 0: the initial configuration */
-  pbng_problem_begin_frame(&st->pb, 0.0);
+  PetscCall(pbng_problem_begin_frame(&st->pb, 0.0));
   PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
   fr.relative_residual = 1.0;
   PetscCall(write_frame(st, 0, &fr));
@@ -276,6 +356,27 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
   PetscFunctionReturn(0);
 }
 
+/* Owned and ghost nodes per rank (min/max), neighbours and halo volume, for the report. */
+static PetscErrorCode summarize_partition(run_state *st, pbng_run_summary *sum)
+{
+  const int64_t mine[4] = {st->dm.nowned, st->dm.nlocal - st->dm.nowned, -(int64_t)st->dm.nowned,
+                           -(int64_t)(st->dm.nlocal - st->dm.nowned)};
+  int64_t mx[4], bytes = 24 * st->halo.nodes_per_iteration;
+  int neighbors = st->halo.nneighbors;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(mine, mx, 4, MPI_INT64_T, MPI_MAX, st->comm));
+  PetscCallMPI(MPI_Allreduce(&bytes, &sum->halo_bytes_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
+  PetscCallMPI(MPI_Allreduce(&neighbors, &sum->halo_neighbors_max, 1, MPI_INT, MPI_MAX, st->comm));
+  sum->owned_max = mx[0], sum->ghosts_max = mx[1], sum->owned_min = -mx[2], sum->ghosts_min = -mx[3];
+  if (sum->ranks > 1)
+    PetscCall(PetscPrintf(st->comm, "partition: %d ranks, owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64 "..%" PRId64
+                                    " per rank, up to %d neighbours, halo %.3f MB per iteration\n",
+                          sum->ranks, sum->owned_min, sum->owned_max, sum->ghosts_min, sum->ghosts_max, sum->halo_neighbors_max,
+                          sum->halo_bytes_per_iteration / 1e6));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
 {
   const pbng_config *cfg = st->cfg;
@@ -284,7 +385,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.setup, 0, 0, 0, 0));
-  PetscCall(build_global_mesh(cfg, &mesh));
+  PetscCall(global_mesh_on_every_rank(st, &mesh));
   sum->nodes = mesh.nnodes;
   sum->elements = mesh.nelems;
   PetscCall(open_output(st, &mesh, command_line)); /* an unwritable output fails before any work */
@@ -295,11 +396,13 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
+  st->pb.halo = &st->halo;
   PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
   sum->ncolors = st->dm.ncolors;
   const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];
   PetscCallMPI(MPI_Allreduce(&mine, &sum->free_visits_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
   PetscCall(PetscLogEventEnd(st->ev.setup, 0, 0, 0, 0));
+  PetscCall(summarize_partition(st, sum));
   PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
                         cfg->scene, sum->nodes, sum->elements, sum->ncolors, pbng_material_kind_name(cfg->material), cfg->youngs,
                         cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
@@ -311,6 +414,7 @@ static PetscErrorCode teardown(run_state *st)
   PetscFunctionBeginUser;
   PetscCall(pbng_solver_destroy(&st->solver));
   PetscCall(pbng_problem_destroy(&st->pb));
+  PetscCall(pbng_halo_destroy(&st->halo));
   PetscCall(pbng_dmesh_destroy(&st->dm));
   PetscCall(PetscFree(st->node_rows));
   PetscCall(PetscFree(st->node_order));
@@ -330,6 +434,26 @@ static PetscErrorCode memory_usage(MPI_Comm comm, pbng_run_summary *sum)
   PetscFunctionReturn(0);
 }
 
+/* -threads N, else OMP_NUM_THREADS, else the node's cores shared among the ranks on the node. */
+static PetscErrorCode choose_thread_count(MPI_Comm comm, int requested)
+{
+  MPI_Comm node;
+  int local_ranks;
+
+  PetscFunctionBeginUser;
+  if (requested > 0) {
+    omp_set_num_threads(requested);
+    PetscFunctionReturn(0);
+  }
+  if (getenv("OMP_NUM_THREADS")) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &local_ranks));
+  PetscCallMPI(MPI_Comm_free(&node));
+  const int threads = omp_get_num_procs() / local_ranks;
+  omp_set_num_threads(threads > 0 ? threads : 1);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
 {
   run_state st;
@@ -343,9 +467,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   st.cfg = cfg;
   PetscCallMPI(MPI_Comm_rank(comm, &st.rank));
   PetscCallMPI(MPI_Comm_size(comm, &sum->ranks));
-  PetscCheck(sum->ranks == 1, comm, PETSC_ERR_SUP,
-             "pbng runs on one MPI rank for now: the distributed halo exchange is not built yet (run without mpiexec -n %d)", sum->ranks);
-  if (cfg->threads > 0) omp_set_num_threads(cfg->threads);
+  PetscCall(choose_thread_count(comm, cfg->threads));
   sum->threads = omp_get_max_threads();
   PetscCall(register_events(&st.ev));
   ierr = setup(&st, command_line, sum);
@@ -355,6 +477,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
     teardown(&st);
     return ierr;
   }
+  PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(pbng_output_close(&st.out, PETSC_TRUE));
   PetscCall(teardown(&st));
   sum->total_seconds = MPI_Wtime() - t0;

@@ -4,6 +4,9 @@
 
 #include "app/config.h"
 
+/* Error code of a rank whose setup stopped because rank 0 failed (rank 0 reports the cause). */
+#define PBNG_ERR_ON_RANK0 PETSC_ERR_USER
+
 typedef struct {
   int frames, iterations;         /* frames solved, iterations over all frames */
   double solver_seconds;          /* iterations only: no setup, residual evaluation or output */
@@ -16,6 +19,10 @@ typedef struct {
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */
   double peak_rss_bytes_sum;      /* summed over ranks */
   int ranks, threads;
+  int64_t owned_min, owned_max, ghosts_min, ghosts_max; /* nodes per rank */
+  int64_t halo_bytes_per_iteration;                     /* sent by all ranks in one sweep */
+  int halo_neighbors_max;                               /* largest number of neighbour ranks */
+  double halo_seconds;                                  /* largest over ranks, within solver_seconds */
 } pbng_run_summary;
 
 PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *summary);

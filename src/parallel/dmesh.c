@@ -122,7 +122,7 @@ static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, c
   for (int32_t e = 0; e < dm->nelems; ++e)
     for (int a = 0; a < nen; ++a) {
       const int64_t g = mesh->elems[elems[e].id * nen + a];
-      if (g2l[g] >= 0) continue;
+      if (g2l[g] != -1) continue; /* owned, or already a ghost */
       g2l[g] = -2; /* seen */
       ghosts[nghost].key = (uint64_t)owner_of(part, g);
       ghosts[nghost++].id = g;

@@ -9,6 +9,7 @@
 #define PBNG_PREFETCH_AHEAD 4
 
 typedef struct {
+  PetscLogEvent ev_update, ev_halo; /* -log_view: node updates vs halo exchange */
   double *x_curr;    /* x^{l}   of the owned free nodes (acceleration) */
   double *x_prev;    /* x^{l-1} */
   double omega_prev; /* Chebyshev omega_l */
@@ -25,21 +26,43 @@ static inline void pbng_node_step(const pbng_problem *pb, int32_t i, double *x)
   x[3 * i + 2] += dx[2];
 }
 
-/* One Gauss-Seidel sweep, color by color. */
-static void pbng_sweep(const pbng_problem *pb)
+/* One Gauss-Seidel sweep, color by color: update the owned free nodes of color c (OpenMP), then
+ * exchange the color-c halo so that the next colors read current ghost positions. */
+static PetscErrorCode pbng_sweep(pbng_solver *s)
 {
+  const pbng_problem *pb = s->pb;
   const pbng_dmesh *dm = pb->dm;
+  pbng_data *d = s->data;
   double *x = pb->x;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
 #pragma omp parallel
   for (int c = 0; c < dm->ncolors; ++c) {
+#pragma omp master
+    ierr = ierr ? ierr : PetscLogEventBegin(d->ev_update, 0, 0, 0, 0);
 #pragma omp for schedule(static)
     for (int32_t i = dm->color_start[c]; i < dm->color_start[c + 1]; ++i) {
       if (i + 2 * PBNG_PREFETCH_AHEAD < dm->color_start[c + 1]) pbng_node_prefetch_records(pb, i + 2 * PBNG_PREFETCH_AHEAD);
       if (i + PBNG_PREFETCH_AHEAD < dm->color_start[c + 1]) pbng_node_prefetch_positions(pb, i + PBNG_PREFETCH_AHEAD, x);
       pbng_node_step(pb, i, x);
     }
-    /* implicit barrier: color c is complete before color c + 1 reads it */
+    /* implicit barrier: color c is complete on this rank */
+#pragma omp master
+    {
+      ierr = ierr ? ierr : PetscLogEventEnd(d->ev_update, 0, 0, 0, 0);
+      if (pb->halo && !ierr) {
+        const double t0 = MPI_Wtime();
+        ierr = PetscLogEventBegin(d->ev_halo, 0, 0, 0, 0);
+        ierr = ierr ? ierr : pbng_halo_exchange(pb->halo, c, x);
+        ierr = ierr ? ierr : PetscLogEventEnd(d->ev_halo, 0, 0, 0, 0);
+        s->halo_seconds += MPI_Wtime() - t0;
+      }
+    }
+#pragma omp barrier
   }
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
 }
 
 /* Chebyshev weight omega_{l+1} of Eq. 39. */
@@ -82,6 +105,8 @@ static PetscErrorCode pbng_create(pbng_solver *s)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&d));
+  PetscCall(PetscLogEventRegister("PBNGNodeUpdate", PETSC_OBJECT_CLASSID, &d->ev_update));
+  PetscCall(PetscLogEventRegister("PBNGHaloExchange", PETSC_OBJECT_CLASSID, &d->ev_halo));
   if (s->opt.accel != PBNG_ACCEL_NONE) {
     PetscCall(PetscMalloc1(3 * (int64_t)s->pb->dm->nfree + 1, &d->x_curr));
     PetscCall(PetscMalloc1(3 * (int64_t)s->pb->dm->nfree + 1, &d->x_prev));
@@ -106,8 +131,11 @@ static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
 
   PetscFunctionBeginUser;
   if (d->x_curr) memcpy(d->x_curr, s->pb->x, sizeof(double) * 3 * (size_t)s->pb->dm->nfree);
-  pbng_sweep(s->pb);
-  if (s->opt.accel != PBNG_ACCEL_NONE) accelerate(s, l);
+  PetscCall(pbng_sweep(s));
+  if (s->opt.accel != PBNG_ACCEL_NONE) {
+    accelerate(s, l);
+    PetscCall(pbng_problem_update_ghosts(s->pb)); /* Eq. 39/40 moved every owned free node */
+  }
   PetscFunctionReturn(0);
 }
 

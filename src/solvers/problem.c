@@ -2,6 +2,7 @@
 #include <string.h>
 #include "core/hugealloc.h"
 #include "core/mat3.h"
+#include "parallel/reduce.h"
 
 /* Lumped mass m_i = sum over the tetrahedra around i of rho V_e / 4. */
 static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
@@ -70,14 +71,23 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscFunctionReturn(0);
 }
 
-void pbng_problem_begin_frame(pbng_problem *pb, double t)
+PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, pb->x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
 {
   const pbng_dmesh *dm = pb->dm;
+
+  PetscFunctionBeginUser;
   pb->time = t;
   /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
   for (int32_t i = 0; i < dm->nlocal; ++i)
     if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
-  if (pb->mode != PBNG_MODE_DYNAMIC) return;
+  if (pb->mode != PBNG_MODE_DYNAMIC) PetscFunctionReturn(0);
   for (int32_t i = 0; i < dm->nowned; ++i)
     for (int d = 0; d < 3; ++d) {
       pb->x_prev[3 * i + d] = pb->x[3 * i + d];
@@ -86,6 +96,8 @@ void pbng_problem_begin_frame(pbng_problem *pb, double t)
         pb->x[3 * i + d] = pb->x_hat[3 * i + d];
       }
     }
+  PetscCall(pbng_problem_update_ghosts(pb)); /* ghosts of free nodes moved to their owners' x_hat */
+  PetscFunctionReturn(0);
 }
 
 void pbng_problem_end_frame(pbng_problem *pb)
@@ -186,22 +198,6 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   }
 }
 
-#define PBNG_SUM_BLOCK 4096
-
-double pbng_deterministic_sum(const double *v, int64_t n)
-{
-  const int64_t nblocks = (n + PBNG_SUM_BLOCK - 1) / PBNG_SUM_BLOCK;
-  double total = 0.0;
-  /* blocks are fixed by n alone; their partial sums are added in block order */
-  for (int64_t b = 0; b < nblocks; ++b) {
-    const int64_t end = (b + 1) * PBNG_SUM_BLOCK < n ? (b + 1) * PBNG_SUM_BLOCK : n;
-    double s = 0.0;
-    for (int64_t k = b * PBNG_SUM_BLOCK; k < end; ++k) s += v[k];
-    total += s;
-  }
-  return total;
-}
-
 /* Energy of the owned elements (Eq. 15) and of the owned nodes' loads and inertia. */
 static void local_energies(const pbng_problem *pb, double *elem_energy, double *node_energy)
 {
@@ -229,7 +225,7 @@ static void local_energies(const pbng_problem *pb, double *elem_energy, double *
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy)
 {
   const pbng_dmesh *dm = pb->dm;
-  double *node_r2, *elem_e, *node_e, local[2], global[2];
+  double *node_r2, *elem_e, *node_e, r2;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nfree + 1, &node_r2));
@@ -242,11 +238,13 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
     node_r2[i] = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
   }
   local_energies(pb, elem_e, node_e);
-  local[0] = pbng_deterministic_sum(node_r2, dm->nfree);
-  local[1] = pbng_deterministic_sum(elem_e, dm->nowned_elems) + pbng_deterministic_sum(node_e, dm->nowned);
-  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_SUM, dm->comm));
-  *residual = sqrt(global[0]);
-  if (energy) *energy = global[1];
+  { /* sums independent of the rank and thread counts */
+    const double *r2_terms[1] = {node_r2}, *e_terms[2] = {elem_e, node_e};
+    const int64_t r2_counts[1] = {dm->nfree}, e_counts[2] = {dm->nowned_elems, dm->nowned};
+    PetscCall(pbng_reproducible_sum(dm->comm, 1, r2_terms, r2_counts, &r2));
+    *residual = sqrt(r2);
+    if (energy) PetscCall(pbng_reproducible_sum(dm->comm, 2, e_terms, e_counts, energy));
+  }
   PetscCall(PetscFree(node_r2));
   PetscCall(PetscFree(elem_e));
   PetscCall(PetscFree(node_e));

@@ -7,6 +7,7 @@
 #include "core/material.h"
 #include "mesh/boundary.h"
 #include "parallel/dmesh.h"
+#include "parallel/halo.h"
 #include "solvers/geometry.h"
 
 typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
@@ -26,6 +27,7 @@ typedef struct {
   double *x_prev;           /* [nowned][3] positions at the previous frame (dynamic) */
   double *velocity;         /* [nowned][3] (dynamic) */
   double *x_hat;            /* [nowned][3] inertial target x^n + dt v^n (dynamic) */
+  pbng_halo *halo;          /* ghost updates; NULL when there are no other ranks to talk to */
   float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
 } pbng_problem;
 
@@ -35,8 +37,11 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
 PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
 
 /* Starts frame n+1 at time t: moves prescribed nodes to x_D(X, t) (Eq. 12); in dynamic mode sets
- * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes. */
-void pbng_problem_begin_frame(pbng_problem *pb, double t);
+ * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes (ghosts updated). */
+PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t);
+
+/* Brings every ghost position up to date (after updates outside a color sweep). */
+PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb);
 /* Ends a frame (dynamic mode: v^{n+1} = (x^{n+1} - x^n) / dt). */
 void pbng_problem_end_frame(pbng_problem *pb);
 
@@ -51,10 +56,8 @@ void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i);
 void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const double *x);
 
 /* Residual norm ||f_int(x) + f_ext (- inertia)||_2 over free degrees of freedom and the total
- * energy (Eq. 17, + inertia term in dynamic mode), both deterministic sums over all ranks. */
+ * energy (Eq. 17, + inertia term in dynamic mode), both sums independent of the rank and thread
+ * counts (pbng_reproducible_sum). Collective. */
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy);
-
-/* Deterministic sum of n values (fixed blocking, independent of the thread count). */
-double pbng_deterministic_sum(const double *v, int64_t n);
 
 #endif

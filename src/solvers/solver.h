@@ -29,6 +29,7 @@ struct pbng_solver {
   const pbng_solver_ops *ops;
   pbng_problem *pb;
   pbng_solver_options opt;
+  double halo_seconds; /* wall time spent in halo exchanges (part of the iterations' time) */
   void *data;
 };
 

@@ -1,0 +1,197 @@
+#include "parallel/halo.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int64_t gid;
+  int32_t local;
+} gid_local;
+
+static int compare_gid(const void *a, const void *b)
+{
+  const int64_t x = ((const gid_local *)a)->gid, y = ((const gid_local *)b)->gid;
+  return (x > y) - (x < y);
+}
+
+/* Local index of an owned global id (binary search in the sorted owned table), or -1. */
+static int32_t owned_local(const gid_local *table, int32_t n, int64_t gid)
+{
+  int32_t lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (table[mid].gid == gid) return table[mid].local;
+    if (table[mid].gid < gid) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Ghost requests: ghosts are ordered by (owner, global id) in the dmesh, so each owner's block is
+ * contiguous; every rank learns which of its owned nodes each other rank needs. */
+static PetscErrorCode exchange_requests(const pbng_dmesh *dm, int **want_count, int64_t **wanted, int **give_count,
+                                        int64_t **given)
+{
+  int size = dm->size, *wdispl, *gdispl;
+  const int32_t nghost = dm->nlocal - dm->nowned;
+  int64_t ngiven = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(size, want_count));
+  PetscCall(PetscCalloc1(size, give_count));
+  PetscCall(PetscMalloc2(size, &wdispl, size, &gdispl));
+  for (int32_t g = 0; g < nghost; ++g) (*want_count)[dm->ghost_owner[g]]++;
+  PetscCallMPI(MPI_Alltoall(*want_count, 1, MPI_INT, *give_count, 1, MPI_INT, dm->comm));
+  wdispl[0] = gdispl[0] = 0;
+  for (int r = 1; r < size; ++r) {
+    wdispl[r] = wdispl[r - 1] + (*want_count)[r - 1];
+    gdispl[r] = gdispl[r - 1] + (*give_count)[r - 1];
+  }
+  for (int r = 0; r < size; ++r) ngiven += (*give_count)[r];
+  PetscCall(PetscMalloc1(nghost + 1, wanted));
+  PetscCall(PetscMalloc1(ngiven + 1, given));
+  for (int32_t g = 0; g < nghost; ++g) (*wanted)[g] = dm->global_node[dm->nowned + g];
+  PetscCallMPI(MPI_Alltoallv(*wanted, *want_count, wdispl, MPI_INT64_T, *given, *give_count, gdispl, MPI_INT64_T, dm->comm));
+  PetscCall(PetscFree2(wdispl, gdispl));
+  PetscFunctionReturn(0);
+}
+
+/* Fills start/node for one direction: for color c and neighbour n, the entries of that neighbour's
+ * list (local indices `local[k]`, colors dm->color[local[k]]) in list order, filtered by color. */
+static PetscErrorCode lists_by_color(const pbng_dmesh *dm, const pbng_halo *h, const int *count, const int32_t *local,
+                                     int32_t **start, int32_t **node)
+{
+  const int C = h->ncolors, N = h->nneighbors;
+  int64_t total = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(C * N + 1, start));
+  for (int n = 0; n < N; ++n) total += count[h->neighbor[n]];
+  PetscCall(PetscMalloc1(total + 1, node));
+  int64_t fill = 0;
+  for (int c = 0; c < C; ++c) {
+    for (int n = 0; n < N; ++n) {
+      const int r = h->neighbor[n];
+      (*start)[c * N + n] = (int32_t)fill;
+      int64_t base = 0;
+      for (int q = 0; q < r; ++q) base += count[q];
+      for (int k = 0; k < count[r]; ++k)
+        if (dm->color[local[base + k]] == c) (*node)[fill++] = local[base + k];
+    }
+  }
+  (*start)[C * N] = (int32_t)fill;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h)
+{
+  int *want_count, *give_count;
+  int64_t *wanted, *given, ngiven = 0;
+  int32_t *give_local, *want_local;
+  gid_local *table;
+
+  PetscFunctionBeginUser;
+  memset(h, 0, sizeof(*h));
+  h->comm = dm->comm;
+  h->ncolors = dm->ncolors;
+  PetscCall(exchange_requests(dm, &want_count, &wanted, &give_count, &given));
+  PetscCall(PetscMalloc1(dm->size, &h->neighbor));
+  for (int r = 0; r < dm->size; ++r)
+    if (r != dm->rank && (want_count[r] > 0 || give_count[r] > 0)) h->neighbor[h->nneighbors++] = r;
+  for (int r = 0; r < dm->size; ++r) ngiven += give_count[r];
+  /* owned global id -> local index */
+  PetscCall(PetscMalloc1(dm->nowned + 1, &table));
+  for (int32_t i = 0; i < dm->nowned; ++i) table[i].gid = dm->global_node[i], table[i].local = i;
+  qsort(table, (size_t)dm->nowned, sizeof(gid_local), compare_gid);
+  PetscCall(PetscMalloc1(ngiven + 1, &give_local));
+  for (int64_t k = 0; k < ngiven; ++k) {
+    give_local[k] = owned_local(table, dm->nowned, given[k]);
+    PetscCheck(give_local[k] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: node %" PRId64 " requested from a rank that does not own it", given[k]);
+  }
+  PetscCall(PetscMalloc1(dm->nlocal - dm->nowned + 1, &want_local));
+  for (int32_t g = 0; g < dm->nlocal - dm->nowned; ++g) want_local[g] = dm->nowned + g;
+  PetscCall(lists_by_color(dm, h, give_count, give_local, &h->send_start, &h->send_node));
+  PetscCall(lists_by_color(dm, h, want_count, want_local, &h->recv_start, &h->recv_node));
+  h->nodes_per_iteration = h->send_start[h->ncolors * h->nneighbors];
+  PetscCall(PetscMalloc1(3 * (int64_t)h->send_start[h->ncolors * h->nneighbors] + 1, &h->send_buf));
+  PetscCall(PetscMalloc1(3 * (int64_t)h->recv_start[h->ncolors * h->nneighbors] + 1, &h->recv_buf));
+  PetscCall(PetscMalloc1(2 * h->nneighbors + 1, &h->requests));
+  PetscCall(PetscFree(table));
+  PetscCall(PetscFree(give_local));
+  PetscCall(PetscFree(want_local));
+  PetscCall(PetscFree(want_count));
+  PetscCall(PetscFree(give_count));
+  PetscCall(PetscFree(wanted));
+  PetscCall(PetscFree(given));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_halo_destroy(pbng_halo *h)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(h->neighbor));
+  PetscCall(PetscFree(h->send_start));
+  PetscCall(PetscFree(h->send_node));
+  PetscCall(PetscFree(h->recv_start));
+  PetscCall(PetscFree(h->recv_node));
+  PetscCall(PetscFree(h->send_buf));
+  PetscCall(PetscFree(h->recv_buf));
+  PetscCall(PetscFree(h->requests));
+  memset(h, 0, sizeof(*h));
+  PetscFunctionReturn(0);
+}
+
+/* Entries of neighbour n for color c (or every color when c < 0) are the range [lo, hi). With every
+ * color, a neighbour's entries are not contiguous; the exchange then runs color by color. */
+static void entry_range(const int32_t *start, int N, int c, int n, int32_t *lo, int32_t *hi)
+{
+  *lo = start[c * N + n];
+  *hi = start[c * N + n + 1];
+}
+
+PetscErrorCode pbng_halo_begin(pbng_halo *h, int c, const double *x)
+{
+  const int N = h->nneighbors;
+
+  PetscFunctionBeginUser;
+  PetscCheck(c >= 0 && c < h->ncolors, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "halo: color %d", c);
+  for (int n = 0; n < N; ++n) {
+    int32_t lo, hi;
+    entry_range(h->recv_start, N, c, n, &lo, &hi);
+    PetscCallMPI(MPI_Irecv(&h->recv_buf[3 * (int64_t)lo], 3 * (hi - lo), MPI_DOUBLE, h->neighbor[n], c, h->comm, &h->requests[n]));
+  }
+  for (int n = 0; n < N; ++n) {
+    int32_t lo, hi;
+    entry_range(h->send_start, N, c, n, &lo, &hi);
+    for (int32_t k = lo; k < hi; ++k)
+      for (int d = 0; d < 3; ++d) h->send_buf[3 * (int64_t)k + d] = x[3 * (int64_t)h->send_node[k] + d];
+    PetscCallMPI(MPI_Isend(&h->send_buf[3 * (int64_t)lo], 3 * (hi - lo), MPI_DOUBLE, h->neighbor[n], c, h->comm, &h->requests[N + n]));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_halo_end(pbng_halo *h, int c, double *x)
+{
+  const int N = h->nneighbors;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Waitall(2 * N, h->requests, MPI_STATUSES_IGNORE));
+  for (int n = 0; n < N; ++n) {
+    int32_t lo, hi;
+    entry_range(h->recv_start, N, c, n, &lo, &hi);
+    for (int32_t k = lo; k < hi; ++k)
+      for (int d = 0; d < 3; ++d) x[3 * (int64_t)h->recv_node[k] + d] = h->recv_buf[3 * (int64_t)k + d];
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_halo_exchange(pbng_halo *h, int c, double *x)
+{
+  PetscFunctionBeginUser;
+  if (c >= 0) {
+    PetscCall(pbng_halo_begin(h, c, x));
+    PetscCall(pbng_halo_end(h, c, x));
+  } else {
+    for (int k = 0; k < h->ncolors; ++k) PetscCall(pbng_halo_exchange(h, k, x));
+  }
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,33 @@
+/* Per-color halo exchange: after the owned nodes of color c moved, each rank sends the new positions
+ * of exactly those of its color-c nodes that other ranks hold as ghosts, and receives its color-c
+ * ghosts. The plan is built once from the subdomain (dmesh): ghosts are requested from their owners,
+ * and both sides order a neighbour's nodes by (color, global id). */
+#ifndef PBNG_PARALLEL_HALO_H
+#define PBNG_PARALLEL_HALO_H
+
+#include "parallel/dmesh.h"
+
+typedef struct {
+  MPI_Comm comm;
+  int ncolors, nneighbors;
+  int *neighbor;        /* [nneighbors] ranks */
+  int32_t *send_start;  /* [ncolors * nneighbors + 1]: entries for (color c, neighbour n) at c * nneighbors + n */
+  int32_t *send_node;   /* owned local indices */
+  int32_t *recv_start;  /* same layout */
+  int32_t *recv_node;   /* ghost local indices */
+  double *send_buf, *recv_buf; /* 3 doubles per entry */
+  MPI_Request *requests;       /* [2 * nneighbors] */
+  int64_t nodes_per_iteration; /* nodes this rank sends per sweep (all colors) */
+} pbng_halo;
+
+PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h);
+PetscErrorCode pbng_halo_destroy(pbng_halo *h);
+
+/* Starts / completes the exchange of color c (c = -1: every color) of positions x[nlocal][3]. */
+PetscErrorCode pbng_halo_begin(pbng_halo *h, int c, const double *x);
+PetscErrorCode pbng_halo_end(pbng_halo *h, int c, double *x);
+
+/* Begin + end. */
+PetscErrorCode pbng_halo_exchange(pbng_halo *h, int c, double *x);
+
+#endif

@@ -1,0 +1,69 @@
+#include "parallel/partition.h"
+#include <metis.h>
+#include <string.h>
+
+/* CSR node graph: neighbours of node i are the other nodes of its elements, each once. */
+static PetscErrorCode node_graph(const pbng_mesh *mesh, const pbng_node_elements *adj, idx_t **xadj, idx_t **adjncy)
+{
+  const int nen = mesh->etype->nodes;
+  const int64_t n = mesh->nnodes;
+  int64_t *mark, total = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n + 1, xadj));
+  PetscCall(PetscMalloc1(n, &mark));
+  for (int64_t i = 0; i < n; ++i) mark[i] = -1;
+  for (int pass = 0; pass < 2; ++pass) { /* pass 0 counts, pass 1 fills */
+    total = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (pass == 0) (*xadj)[i] = (idx_t)total;
+      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) {
+        const int32_t *t = &mesh->elems[(int64_t)(adj->entry[k] / nen) * nen];
+        for (int a = 0; a < nen; ++a) {
+          const int64_t j = t[a];
+          if (j == i || mark[j] == i + pass * n) continue;
+          mark[j] = i + pass * n;
+          if (pass == 1) (*adjncy)[total] = (idx_t)j;
+          ++total;
+        }
+      }
+    }
+    if (pass == 0) {
+      (*xadj)[n] = (idx_t)total;
+      PetscCheck(total < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "node graph too large for 32-bit METIS indices");
+      PetscCall(PetscMalloc1(total + 1, adjncy));
+    }
+  }
+  PetscCall(PetscFree(mark));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int nparts, int32_t *part)
+{
+  idx_t *xadj, *adjncy, *vwgt, *where, nvtxs = (idx_t)mesh->nnodes, ncon = 1, np = nparts, objval;
+  idx_t options[METIS_NOPTIONS];
+
+  PetscFunctionBeginUser;
+  if (nparts <= 1) {
+    for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = 0;
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(mesh->nnodes >= nparts, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s: %" PRId64 " nodes cannot be split over %d ranks", mesh->source, mesh->nnodes, nparts);
+  PetscCall(node_graph(mesh, adj, &xadj, &adjncy));
+  PetscCall(PetscMalloc1(mesh->nnodes, &vwgt));
+  PetscCall(PetscMalloc1(mesh->nnodes, &where));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) vwgt[i] = (idx_t)(adj->start[i + 1] - adj->start[i] + 1);
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = 1;
+  options[METIS_OPTION_NUMBERING] = 0;
+  const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, vwgt, NULL, NULL, &np, NULL, NULL, options, &objval, where);
+  PetscCheck(status == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_PartGraphKway failed (status %d) on %s", status,
+             mesh->source);
+  for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)where[i];
+  PetscCall(PetscFree(xadj));
+  PetscCall(PetscFree(adjncy));
+  PetscCall(PetscFree(vwgt));
+  PetscCall(PetscFree(where));
+  PetscFunctionReturn(0);
+}
