@@ -68,29 +68,34 @@ static PetscErrorCode build_global_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-/* Rank 0 generates or reads the mesh; the other ranks allocate one of the same size (filled by
- * broadcast_mesh_and_plan). */
-static PetscErrorCode global_mesh_on_every_rank(run_state *st, pbng_mesh *mesh)
+/* What every rank knows of the global mesh before the pieces are distributed. */
+typedef struct {
+  int64_t nnodes, nelems;
+  const pbng_element_type *etype;
+  double extent; /* largest bounding-box extent (boundary boxes are matched relative to it) */
+} mesh_header;
+
+/* Rank 0 generates or reads the mesh (the others keep an empty one); every rank gets its header. */
+static PetscErrorCode global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_header *head)
 {
-  int64_t sizes[3] = {0, 0, 0};
+  double sizes[4] = {0, 0, 0, 0};
   PetscErrorCode ierr = 0;
 
   PetscFunctionBeginUser;
   memset(mesh, 0, sizeof(*mesh));
   if (st->rank == 0) {
     ierr = build_global_mesh(st->cfg, mesh);
-    if (!ierr) sizes[0] = mesh->nnodes, sizes[1] = mesh->nelems, sizes[2] = mesh->etype->kind;
+    if (!ierr) sizes[0] = (double)mesh->nnodes, sizes[1] = (double)mesh->nelems, sizes[2] = mesh->etype->kind, sizes[3] = pbng_mesh_extent(mesh);
   }
   PetscCall(agree_on_rank0(st->comm, ierr));
-  PetscCallMPI(MPI_Bcast(sizes, 3, MPI_INT64_T, 0, st->comm));
-  if (st->rank != 0) {
-    PetscCall(pbng_mesh_alloc(mesh, (pbng_element_kind)sizes[2], sizes[0], sizes[1]));
-    snprintf(mesh->source, sizeof(mesh->source), "mesh from rank 0");
-  }
+  PetscCallMPI(MPI_Bcast(sizes, 4, MPI_DOUBLE, 0, st->comm));
+  head->nnodes = (int64_t)sizes[0], head->nelems = (int64_t)sizes[1];
+  head->etype = pbng_element_type_get((pbng_element_kind)sizes[2]);
+  head->extent = sizes[3];
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode open_output(run_state *st, const pbng_mesh *mesh, const char *command_line)
+static PetscErrorCode open_output(run_state *st, const mesh_header *mesh, const char *command_line)
 {
   const pbng_config *cfg = st->cfg;
   pbng_output_info info = {
@@ -104,66 +109,79 @@ static PetscErrorCode open_output(run_state *st, const pbng_mesh *mesh, const ch
   PetscFunctionReturn(0);
 }
 
-/* What rank 0 decides for the whole mesh: boundary-condition index, color and owner rank per node. */
-typedef struct {
-  int8_t *node_bc;
-  int32_t *color, *part;
-  int ncolors;
-} node_plan;
-
-/* Rank 0: boundary sets, coloring (Sec. 9) and the METIS partition over the ranks. */
-static PetscErrorCode plan_nodes(run_state *st, const pbng_mesh *mesh, int nranks, node_plan *plan)
+/* Rank 0: coloring (Sec. 9) and the METIS partition over the ranks, for every global node. */
+static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, int32_t *part)
 {
   pbng_node_elements adj;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_bc_assign(&st->cfg->bcs, mesh, plan->node_bc));
   PetscCall(pbng_node_elements_build(mesh, &adj));
-  PetscCall(pbng_color_nodes(mesh, &adj, plan->color, &plan->ncolors));
-  PetscCall(pbng_partition_nodes(mesh, &adj, nranks, plan->part));
+  PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
+  PetscCall(pbng_partition_nodes(mesh, &adj, nranks, part));
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscFunctionReturn(0);
 }
 
-/* Rank 0's mesh and plan to every rank (each then cuts out its own subdomain). */
-static PetscErrorCode broadcast_mesh_and_plan(MPI_Comm comm, pbng_mesh *mesh, node_plan *plan)
+/* Rank 0 plans, cuts the mesh into the ranks' pieces and sends them (freeing the global mesh once its
+ * own piece is cut); every other rank receives its piece. */
+static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_submesh *sub)
 {
-  const int nen = mesh->etype->nodes;
-
-  PetscFunctionBeginUser;
-  PetscCheck(mesh->nnodes * 3 < INT32_MAX && mesh->nelems * nen < INT32_MAX, comm, PETSC_ERR_SUP,
-             "mesh too large to broadcast from rank 0; partition it offline");
-  PetscCallMPI(MPI_Bcast(mesh->X, (int)(3 * mesh->nnodes), MPI_DOUBLE, 0, comm));
-  PetscCallMPI(MPI_Bcast(mesh->elems, (int)(nen * mesh->nelems), MPI_INT32_T, 0, comm));
-  PetscCallMPI(MPI_Bcast(plan->node_bc, (int)mesh->nnodes, MPI_INT8_T, 0, comm));
-  PetscCallMPI(MPI_Bcast(plan->color, (int)mesh->nnodes, MPI_INT32_T, 0, comm));
-  PetscCallMPI(MPI_Bcast(plan->part, (int)mesh->nnodes, MPI_INT32_T, 0, comm));
-  PetscCallMPI(MPI_Bcast(&plan->ncolors, 1, MPI_INT, 0, comm));
-  PetscFunctionReturn(0);
-}
-
-/* Rank 0's global mesh -> boundary sets, coloring, partition -> every rank's subdomain and halo plan.
- * The global mesh is freed after. */
-static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh)
-{
-  node_plan plan = {0};
-  int nranks;
+  int nranks, ncolors = 0;
+  int32_t *color = NULL, *part = NULL;
   PetscErrorCode ierr = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
-  PetscCall(PetscMalloc1(mesh->nnodes, &plan.node_bc));
-  PetscCall(PetscMalloc1(mesh->nnodes, &plan.color));
-  PetscCall(PetscMalloc1(mesh->nnodes, &plan.part));
-  if (st->rank == 0) ierr = plan_nodes(st, mesh, nranks, &plan);
+  if (st->rank == 0) {
+    ierr = PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part);
+    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, part);
+  }
   PetscCall(agree_on_rank0(st->comm, ierr));
+  if (st->rank != 0) {
+    PetscCall(pbng_submesh_recv(st->comm, 0, sub));
+    PetscFunctionReturn(0);
+  }
+  for (int p = 1; p < nranks; ++p) {
+    pbng_submesh piece;
+    PetscCall(pbng_submesh_extract(mesh, color, ncolors, part, p, &piece));
+    PetscCall(pbng_submesh_send(st->comm, &piece, p));
+    PetscCall(pbng_submesh_destroy(&piece));
+  }
+  PetscCall(pbng_submesh_extract(mesh, color, ncolors, part, 0, sub));
+  PetscCall(PetscFree2(color, part));
+  PetscCall(pbng_mesh_destroy(mesh));
+  PetscFunctionReturn(0);
+}
+
+/* Boundary-condition index of every local node; a set that selects no node anywhere is an error. */
+static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_submesh *sub, double extent, int8_t *node_bc)
+{
+  const pbng_bc_list *bcs = &st->cfg->bcs;
+  int64_t mine[PBNG_MAX_BC] = {0}, total[PBNG_MAX_BC];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_bc_assign(bcs, &sub->mesh, extent, node_bc, mine));
+  PetscCallMPI(MPI_Allreduce(mine, total, PBNG_MAX_BC, MPI_INT64_T, MPI_SUM, st->comm));
+  for (int b = 0; b < bcs->count; ++b)
+    PetscCheck(total[b] > 0, st->comm, PETSC_ERR_ARG_WRONG, "boundary condition %s selects no node of the mesh", bcs->bc[b].name);
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0's global mesh -> every rank's piece -> boundary sets -> subdomain and halo plan. */
+static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head)
+{
+  pbng_submesh sub;
+  int8_t *node_bc;
+
+  PetscFunctionBeginUser;
+  PetscCall(distribute_mesh(st, mesh, &sub));
   malloc_trim(0);
-  if (nranks > 1) PetscCall(broadcast_mesh_and_plan(st->comm, mesh, &plan));
-  PetscCall(pbng_dmesh_create(st->comm, mesh, plan.color, plan.ncolors, plan.node_bc, plan.part, &st->dm));
+  PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));
+  PetscCall(assign_boundary_conditions(st, &sub, head->extent, node_bc));
+  PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, &st->dm));
+  PetscCall(PetscFree(node_bc));
+  PetscCall(pbng_submesh_destroy(&sub));
   PetscCall(pbng_halo_create(&st->dm, &st->halo));
-  PetscCall(PetscFree(plan.color));
-  PetscCall(PetscFree(plan.node_bc));
-  PetscCall(PetscFree(plan.part));
   PetscFunctionReturn(0);
 }
 
@@ -381,16 +399,16 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
 {
   const pbng_config *cfg = st->cfg;
   pbng_mesh mesh;
+  mesh_header head = {0};
   pbng_material mat;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.setup, 0, 0, 0, 0));
-  PetscCall(global_mesh_on_every_rank(st, &mesh));
-  sum->nodes = mesh.nnodes;
-  sum->elements = mesh.nelems;
-  PetscCall(open_output(st, &mesh, command_line)); /* an unwritable output fails before any work */
-  PetscCall(build_subdomain(st, &mesh));
-  PetscCall(pbng_mesh_destroy(&mesh));
+  PetscCall(global_mesh_on_rank0(st, &mesh, &head));
+  sum->nodes = head.nnodes;
+  sum->elements = head.nelems;
+  PetscCall(open_output(st, &head, command_line)); /* an unwritable output fails before any work */
+  PetscCall(build_subdomain(st, &mesh, &head));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
   PetscCall(write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
   malloc_trim(0);

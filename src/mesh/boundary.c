@@ -70,7 +70,7 @@ static int inside_box(const double box[6], const double X[3], double tol)
   return 1;
 }
 
-static double mesh_extent(const pbng_mesh *mesh)
+double pbng_mesh_extent(const pbng_mesh *mesh)
 {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, ext = 0;
   for (int64_t i = 0; i < mesh->nnodes; ++i)
@@ -82,9 +82,10 @@ static double mesh_extent(const pbng_mesh *mesh)
   return ext;
 }
 
-PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, int8_t *node_bc)
+PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, double extent, int8_t *node_bc,
+                              int64_t selected_per_bc[PBNG_MAX_BC])
 {
-  const double tol = 1e-9 * mesh_extent(mesh);
+  const double tol = 1e-9 * extent;
 
   PetscFunctionBeginUser;
   for (int64_t i = 0; i < mesh->nnodes; ++i) node_bc[i] = -1;
@@ -100,8 +101,7 @@ PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, i
                  bc->name, mesh->source, bc->group);
       for (int64_t k = 0; k < set->count; ++k) node_bc[set->nodes[k]] = (int8_t)b, ++selected;
     }
-    PetscCheck(selected > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "boundary condition %s selects no node of %s",
-               bc->name, mesh->source);
+    selected_per_bc[b] = selected;
   }
   PetscFunctionReturn(0);
 }

@@ -38,8 +38,15 @@ void pbng_motion_apply(const pbng_motion *m, const double X[3], double t, double
 PetscErrorCode pbng_bc_add_box(pbng_bc_list *list, const char *name, const double box[6], const pbng_motion *motion);
 PetscErrorCode pbng_bc_add_group(pbng_bc_list *list, const char *name, const char *group, const pbng_motion *motion);
 
-/* For every mesh node, the index of the boundary condition that prescribes it, or -1 (free).
- * A node in several sets takes the last one. Errors: unknown group, a set that selects no node. */
-PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, int8_t *node_bc);
+/* For every node of mesh (the whole mesh or one rank's piece of it), the index of the boundary
+ * condition that prescribes it, or -1 (free); a node in several sets takes the last one. Boxes are
+ * matched with a tolerance of 1e-9 extent (pass the whole mesh's extent, so that every rank decides
+ * alike). selected[b] counts the nodes of set b (the caller checks that no set is empty overall).
+ * Error: an unknown group. */
+PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, double extent, int8_t *node_bc,
+                              int64_t selected[PBNG_MAX_BC]);
+
+/* The largest extent of the mesh's bounding box along an axis. */
+double pbng_mesh_extent(const pbng_mesh *mesh);
 
 #endif

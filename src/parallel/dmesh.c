@@ -219,9 +219,10 @@ static PetscErrorCode build_adjacency(pbng_dmesh *dm)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
-                                 pbng_dmesh *dm)
+PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const int8_t *node_bc, pbng_dmesh *dm)
 {
+  const pbng_mesh *mesh = &sub->mesh;
+  const int32_t *color = sub->color, *part = sub->owner;
   double lo[3], ext[3];
   sort_item *owned, *elems;
   int32_t *g2l;
@@ -232,11 +233,10 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const int
   dm->comm = comm;
   PetscCallMPI(MPI_Comm_rank(comm, &dm->rank));
   PetscCallMPI(MPI_Comm_size(comm, &dm->size));
-  PetscCheck(part || dm->size == 1, comm, PETSC_ERR_ARG_WRONG, "a partition is needed on more than one rank");
   dm->etype = mesh->etype;
-  dm->nglobal_nodes = mesh->nnodes;
-  dm->nglobal_elems = mesh->nelems;
-  dm->ncolors = ncolors;
+  dm->nglobal_nodes = sub->nglobal_nodes;
+  dm->nglobal_elems = sub->nglobal_elems;
+  dm->ncolors = sub->ncolors;
   bounding_box(mesh, lo, ext);
   PetscCall(mark_element_nodes(mesh, &in_element));
   PetscCall(order_owned_nodes(mesh, in_element, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned, &dm->nfree));
@@ -245,8 +245,10 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const int
   PetscCall(PetscMalloc1(mesh->nnodes, &g2l));
   for (int64_t i = 0; i < mesh->nnodes; ++i) g2l[i] = -1;
   PetscCall(build_local_nodes(dm, mesh, color, node_bc, part, owned, elems, g2l));
+  for (int32_t k = 0; k < dm->nlocal; ++k) dm->global_node[k] = sub->global_node[dm->global_node[k]];
   PetscCall(build_color_ranges(dm));
   PetscCall(build_elements(dm, mesh, elems, g2l));
+  for (int32_t e = 0; e < dm->nelems; ++e) dm->global_elem[e] = sub->global_elem[dm->global_elem[e]];
   PetscCall(PetscFree(g2l));
   PetscCall(PetscFree(owned));
   PetscCall(PetscFree(elems));

@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include "mesh/mesh.h"
 #include "parallel/coloring.h"
+#include "parallel/submesh.h"
 
 typedef struct {
   MPI_Comm comm;
@@ -35,10 +36,9 @@ typedef struct {
   int32_t *adj;           /* nodes_per_element * local element + local vertex, by increasing global element */
 } pbng_dmesh;
 
-/* Builds the subdomain of this rank from the global mesh, node colors, node boundary-condition
- * indices and the owner rank of every node (part may be NULL on one rank: everything owned). */
-PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_mesh *mesh, const int32_t *color, int ncolors, const int8_t *node_bc, const int32_t *part,
-                                 pbng_dmesh *dm);
+/* Builds this rank's subdomain from its piece of the mesh (owned nodes, their elements, ghosts) and
+ * the boundary-condition index of every local node (-1: free). */
+PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const int8_t *node_bc, pbng_dmesh *dm);
 PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm);
 
 #endif

@@ -1,0 +1,166 @@
+#include "parallel/submesh.h"
+#include <string.h>
+
+/* Marks the elements of part p (those with a node owned by p) and the nodes they use; owned nodes
+ * are numbered first (in global order), then the other nodes (in global order). */
+static PetscErrorCode select_part(const pbng_mesh *mesh, const int32_t *part, int p, uint8_t **in_elem, int64_t **g2l,
+                                  int64_t *nnodes, int64_t *nowned, int64_t *nelems)
+{
+  const int nen = mesh->etype->nodes;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(mesh->nelems, in_elem));
+  PetscCall(PetscMalloc1(mesh->nnodes, g2l));
+  *nelems = 0;
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    for (int a = 0; a < nen; ++a) (*in_elem)[e] |= part[mesh->elems[e * nen + a]] == p;
+    *nelems += (*in_elem)[e];
+  }
+  for (int64_t i = 0; i < mesh->nnodes; ++i) (*g2l)[i] = -1;
+  *nowned = 0;
+  for (int64_t i = 0; i < mesh->nnodes; ++i)
+    if (part[i] == p) (*g2l)[i] = (*nowned)++;
+  *nnodes = *nowned;
+  for (int64_t e = 0; e < mesh->nelems; ++e) /* mark ghosts, then number them in global order */
+    if ((*in_elem)[e])
+      for (int a = 0; a < nen; ++a)
+        if ((*g2l)[mesh->elems[e * nen + a]] == -1) (*g2l)[mesh->elems[e * nen + a]] = -2;
+  for (int64_t i = 0; i < mesh->nnodes; ++i)
+    if ((*g2l)[i] == -2) (*g2l)[i] = (*nnodes)++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode restrict_node_sets(const pbng_mesh *mesh, const int64_t *g2l, pbng_mesh *local)
+{
+  int32_t *members;
+
+  PetscFunctionBeginUser;
+  for (int s = 0; s < mesh->nsets; ++s) {
+    const pbng_node_set *set = &mesh->sets[s];
+    int64_t n = 0;
+    PetscCall(PetscMalloc1(set->count + 1, &members));
+    for (int64_t k = 0; k < set->count; ++k)
+      if (g2l[set->nodes[k]] >= 0) members[n++] = (int32_t)g2l[set->nodes[k]];
+    PetscCall(pbng_mesh_add_node_set(local, set->name, n, members));
+    PetscCall(PetscFree(members));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const int32_t *part, int p,
+                                    pbng_submesh *sub)
+{
+  const int nen = mesh->etype->nodes;
+  uint8_t *in_elem;
+  int64_t *g2l, nnodes = 0, nowned = 0, nelems = 0, e_local = 0;
+
+  PetscFunctionBeginUser;
+  memset(sub, 0, sizeof(*sub));
+  PetscCall(select_part(mesh, part, p, &in_elem, &g2l, &nnodes, &nowned, &nelems));
+  PetscCheck(nowned > 0 && nelems > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: part %d is empty", mesh->source, p);
+  PetscCall(pbng_mesh_alloc(&sub->mesh, mesh->etype->kind, nnodes, nelems));
+  PetscCall(PetscStrncpy(sub->mesh.source, mesh->source, sizeof(sub->mesh.source)));
+  sub->nglobal_nodes = mesh->nnodes, sub->nglobal_elems = mesh->nelems;
+  sub->nowned = (int32_t)nowned, sub->ncolors = ncolors;
+  PetscCall(PetscMalloc4(nnodes, &sub->global_node, nelems, &sub->global_elem, nnodes, &sub->owner, nnodes, &sub->color));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+    const int64_t l = g2l[i];
+    if (l < 0) continue;
+    sub->global_node[l] = i, sub->owner[l] = part[i], sub->color[l] = color[i];
+    for (int d = 0; d < 3; ++d) sub->mesh.X[3 * l + d] = mesh->X[3 * i + d];
+  }
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    if (!in_elem[e]) continue;
+    sub->global_elem[e_local] = e;
+    for (int a = 0; a < nen; ++a) sub->mesh.elems[e_local * nen + a] = (int32_t)g2l[mesh->elems[e * nen + a]];
+    ++e_local;
+  }
+  PetscCall(restrict_node_sets(mesh, g2l, &sub->mesh));
+  PetscCall(PetscFree(in_elem));
+  PetscCall(PetscFree(g2l));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_mesh_destroy(&sub->mesh));
+  PetscCall(PetscFree4(sub->global_node, sub->global_elem, sub->owner, sub->color));
+  memset(sub, 0, sizeof(*sub));
+  PetscFunctionReturn(0);
+}
+
+/* Message layout: header int64[8] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
+ * element kind, nsets; then X, elems, global_node, global_elem, owner, color; then per set a name
+ * (64 chars), a count and the members. */
+enum { SUB_TAG = 7301 };
+
+static PetscErrorCode send_block(MPI_Comm comm, const void *buf, int64_t count, MPI_Datatype type, int dest)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(count < INT32_MAX, comm, PETSC_ERR_SUP, "submesh block of %" PRId64 " entries is too large for one message", count);
+  PetscCallMPI(MPI_Send(buf, (int)count, type, dest, SUB_TAG, comm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode recv_block(MPI_Comm comm, void *buf, int64_t count, MPI_Datatype type, int source)
+{
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Recv(buf, (int)count, type, source, SUB_TAG, comm, MPI_STATUS_IGNORE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int dest)
+{
+  const pbng_mesh *m = &sub->mesh;
+  const int nen = m->etype->nodes;
+  const int64_t head[8] = {m->nnodes, m->nelems, sub->nowned, sub->ncolors, sub->nglobal_nodes, sub->nglobal_elems,
+                           m->etype->kind, m->nsets};
+
+  PetscFunctionBeginUser;
+  PetscCall(send_block(comm, head, 8, MPI_INT64_T, dest));
+  PetscCall(send_block(comm, m->X, 3 * m->nnodes, MPI_DOUBLE, dest));
+  PetscCall(send_block(comm, m->elems, nen * m->nelems, MPI_INT32_T, dest));
+  PetscCall(send_block(comm, sub->global_node, m->nnodes, MPI_INT64_T, dest));
+  PetscCall(send_block(comm, sub->global_elem, m->nelems, MPI_INT64_T, dest));
+  PetscCall(send_block(comm, sub->owner, m->nnodes, MPI_INT32_T, dest));
+  PetscCall(send_block(comm, sub->color, m->nnodes, MPI_INT32_T, dest));
+  for (int s = 0; s < m->nsets; ++s) {
+    PetscCall(send_block(comm, m->sets[s].name, sizeof(m->sets[s].name), MPI_CHAR, dest));
+    PetscCall(send_block(comm, &m->sets[s].count, 1, MPI_INT64_T, dest));
+    PetscCall(send_block(comm, m->sets[s].nodes, m->sets[s].count, MPI_INT32_T, dest));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, pbng_submesh *sub)
+{
+  int64_t head[8];
+  pbng_mesh *m = &sub->mesh;
+
+  PetscFunctionBeginUser;
+  memset(sub, 0, sizeof(*sub));
+  PetscCall(recv_block(comm, head, 8, MPI_INT64_T, source));
+  PetscCall(pbng_mesh_alloc(m, (pbng_element_kind)head[6], head[0], head[1]));
+  snprintf(m->source, sizeof(m->source), "part of a mesh from rank %d", source);
+  sub->nowned = (int32_t)head[2], sub->ncolors = (int)head[3], sub->nglobal_nodes = head[4], sub->nglobal_elems = head[5];
+  PetscCall(PetscMalloc4(m->nnodes, &sub->global_node, m->nelems, &sub->global_elem, m->nnodes, &sub->owner, m->nnodes, &sub->color));
+  PetscCall(recv_block(comm, m->X, 3 * m->nnodes, MPI_DOUBLE, source));
+  PetscCall(recv_block(comm, m->elems, m->etype->nodes * m->nelems, MPI_INT32_T, source));
+  PetscCall(recv_block(comm, sub->global_node, m->nnodes, MPI_INT64_T, source));
+  PetscCall(recv_block(comm, sub->global_elem, m->nelems, MPI_INT64_T, source));
+  PetscCall(recv_block(comm, sub->owner, m->nnodes, MPI_INT32_T, source));
+  PetscCall(recv_block(comm, sub->color, m->nnodes, MPI_INT32_T, source));
+  for (int64_t s = 0; s < head[7]; ++s) {
+    char name[64];
+    int64_t count;
+    int32_t *members;
+    PetscCall(recv_block(comm, name, sizeof(name), MPI_CHAR, source));
+    PetscCall(recv_block(comm, &count, 1, MPI_INT64_T, source));
+    PetscCall(PetscMalloc1(count + 1, &members));
+    PetscCall(recv_block(comm, members, count, MPI_INT32_T, source));
+    PetscCall(pbng_mesh_add_node_set(m, name, count, members));
+    PetscCall(PetscFree(members));
+  }
+  PetscFunctionReturn(0);
+}
