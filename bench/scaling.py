@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no bench/__pycache__ from importing throughput.py
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import throughput as tp  # noqa: E402  (helpers: machine info, git, binary id, formatting)
 

@@ -5,6 +5,7 @@
 #include <petscsys.h>
 #include "core/material.h"
 #include "mesh/boundary.h"
+#include "mesh/mesh.h"
 #include "solvers/problem.h"
 #include "solvers/solver.h"
 
@@ -34,6 +35,9 @@ typedef struct {
 
 /* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, box (plain Res-N box), or "none" (give -mesh). */
 PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
+
+/* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read). */
+PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "io/output.h"
+#include "io/partfile.h"
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
 #include "parallel/partition.h"
@@ -56,17 +57,6 @@ static PetscErrorCode agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode build_global_mesh(const pbng_config *cfg, pbng_mesh *mesh)
-{
-  PetscFunctionBeginUser;
-  switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, mesh)); break;
-  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
-  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, mesh)); break;
-  case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
-  }
-  PetscFunctionReturn(0);
-}
 
 /* What every rank knows of the global mesh before the pieces are distributed. */
 typedef struct {
@@ -84,7 +74,7 @@ static PetscErrorCode global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_
   PetscFunctionBeginUser;
   memset(mesh, 0, sizeof(*mesh));
   if (st->rank == 0) {
-    ierr = build_global_mesh(st->cfg, mesh);
+    ierr = pbng_config_build_mesh(st->cfg, mesh);
     if (!ierr) sizes[0] = (double)mesh->nnodes, sizes[1] = (double)mesh->nelems, sizes[2] = mesh->etype->kind, sizes[3] = pbng_mesh_extent(mesh);
   }
   PetscCall(agree_on_rank0(st->comm, ierr));
@@ -92,6 +82,25 @@ static PetscErrorCode global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_
   head->nnodes = (int64_t)sizes[0], head->nelems = (int64_t)sizes[1];
   head->etype = pbng_element_type_get((pbng_element_kind)sizes[2]);
   head->extent = sizes[3];
+  PetscFunctionReturn(0);
+}
+
+/* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns). */
+static PetscErrorCode is_partitioned_input(run_state *st, int *partitioned)
+{
+  PetscFunctionBeginUser;
+  *partitioned = 0;
+  if (st->rank == 0 && st->cfg->mesh_source == PBNG_MESH_FILE) *partitioned = pbng_partfile_is_partitioned(st->cfg->mesh_file);
+  PetscCallMPI(MPI_Bcast(partitioned, 1, MPI_INT, 0, st->comm));
+  PetscFunctionReturn(0);
+}
+
+/* Every rank reads its own part of a partitioned mesh file (collective HDF5 reads). */
+static PetscErrorCode read_partitioned_input(run_state *st, pbng_submesh *sub, mesh_header *head)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->etype = sub->mesh.etype;
   PetscFunctionReturn(0);
 }
 
@@ -167,14 +176,16 @@ static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_subme
   PetscFunctionReturn(0);
 }
 
-/* Rank 0's global mesh -> every rank's piece -> boundary sets -> subdomain and halo plan. */
-static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head)
+/* Every rank's piece (from rank 0's global mesh, or read from a partitioned file) -> boundary sets ->
+ * subdomain and halo plan. */
+static PetscErrorCode build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in)
 {
   pbng_submesh sub;
   int8_t *node_bc;
 
   PetscFunctionBeginUser;
-  PetscCall(distribute_mesh(st, mesh, &sub));
+  if (sub_in) sub = *sub_in;
+  else PetscCall(distribute_mesh(st, mesh, &sub));
   malloc_trim(0);
   PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));
   PetscCall(assign_boundary_conditions(st, &sub, head->extent, node_bc));
@@ -399,16 +410,20 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
 {
   const pbng_config *cfg = st->cfg;
   pbng_mesh mesh;
+  pbng_submesh sub;
   mesh_header head = {0};
   pbng_material mat;
+  int partitioned;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.setup, 0, 0, 0, 0));
-  PetscCall(global_mesh_on_rank0(st, &mesh, &head));
+  PetscCall(is_partitioned_input(st, &partitioned));
+  if (partitioned) PetscCall(read_partitioned_input(st, &sub, &head));
+  else PetscCall(global_mesh_on_rank0(st, &mesh, &head));
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   PetscCall(open_output(st, &head, command_line)); /* an unwritable output fails before any work */
-  PetscCall(build_subdomain(st, &mesh, &head));
+  PetscCall(build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
   PetscCall(write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
   malloc_trim(0);

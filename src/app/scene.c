@@ -1,6 +1,7 @@
 /* The paper's scenes (Sec. 10) as configuration defaults. */
 #include <string.h>
 #include "app/config.h"
+#include "mesh/generate.h"
 
 static void base_defaults(pbng_config *cfg)
 {
@@ -96,5 +97,17 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
                   "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, box, none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
+{
+  PetscFunctionBeginUser;
+  switch (cfg->mesh_source) {
+  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, mesh)); break;
+  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
+  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, mesh)); break;
+  case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
+  }
   PetscFunctionReturn(0);
 }

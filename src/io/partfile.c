@@ -1,0 +1,328 @@
+#include "io/partfile.h"
+#include <hdf5.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PARTFILE_FORMAT "pbng-partition-1"
+enum { CHUNK_ROWS = 65536 };
+
+struct pbng_partfile_writer {
+  char path[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN + 16];
+  hid_t file;
+  int nparts, nsets, next_part;
+  int64_t node_rows, elem_rows, *set_rows; /* rows written so far */
+};
+
+static PetscErrorCode h5check(herr_t status, const char *file, const char *what)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(status >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "%s: HDF5 failed to %s", file, what);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode attr_write(hid_t loc, const char *file, const char *name, hid_t type, const void *value)
+{
+  hid_t space = H5Screate(H5S_SCALAR), attr;
+
+  PetscFunctionBeginUser;
+  attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  PetscCall(h5check(attr, file, name));
+  PetscCall(h5check(H5Awrite(attr, type, value), file, name));
+  H5Aclose(attr);
+  H5Sclose(space);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode attr_string(hid_t loc, const char *file, const char *name, const char *value)
+{
+  hid_t type = H5Tcopy(H5T_C_S1);
+
+  PetscFunctionBeginUser;
+  H5Tset_size(type, strlen(value) + 1);
+  PetscCall(attr_write(loc, file, name, type, value));
+  H5Tclose(type);
+  PetscFunctionReturn(0);
+}
+
+/* An extendable dataset of rows of ncols values, created empty. */
+static PetscErrorCode create_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols)
+{
+  const hsize_t dims[2] = {0, (hsize_t)ncols}, maxdims[2] = {H5S_UNLIMITED, (hsize_t)ncols}, chunk[2] = {CHUNK_ROWS, (hsize_t)ncols};
+  hid_t space = H5Screate_simple(2, dims, maxdims), plist = H5Pcreate(H5P_DATASET_CREATE), lcpl = H5Pcreate(H5P_LINK_CREATE), dset;
+
+  PetscFunctionBeginUser;
+  H5Pset_chunk(plist, 2, chunk);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  dset = H5Dcreate2(file, path, type, space, lcpl, plist, H5P_DEFAULT);
+  PetscCall(h5check(dset, fname, path));
+  H5Dclose(dset);
+  H5Pclose(plist);
+  H5Pclose(lcpl);
+  H5Sclose(space);
+  PetscFunctionReturn(0);
+}
+
+/* Appends n rows at row `at` (the dataset grows to at + n rows). */
+static PetscErrorCode append_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t at, int64_t n,
+                                  const void *data)
+{
+  const hsize_t size[2] = {(hsize_t)(at + n), (hsize_t)ncols}, start[2] = {(hsize_t)at, 0}, count[2] = {(hsize_t)n, (hsize_t)ncols};
+  hid_t dset = H5Dopen2(file, path, H5P_DEFAULT), fspace, mspace;
+
+  PetscFunctionBeginUser;
+  PetscCall(h5check(dset, fname, path));
+  PetscCall(h5check(H5Dset_extent(dset, size), fname, path));
+  if (n > 0) {
+    fspace = H5Dget_space(dset);
+    mspace = H5Screate_simple(2, count, NULL);
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    PetscCall(h5check(H5Dwrite(dset, type, mspace, fspace, H5P_DEFAULT, data), fname, path));
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+  }
+  H5Dclose(dset);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *mesh)
+{
+  const char *f = w->path;
+  const int64_t zero = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(create_rows(w->file, f, "/nodes/X", H5T_NATIVE_DOUBLE, 3));
+  PetscCall(create_rows(w->file, f, "/nodes/global", H5T_NATIVE_INT64, 1));
+  PetscCall(create_rows(w->file, f, "/nodes/owner", H5T_NATIVE_INT32, 1));
+  PetscCall(create_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1));
+  PetscCall(create_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1));
+  PetscCall(create_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1));
+  PetscCall(create_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, mesh->etype->nodes));
+  PetscCall(create_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1));
+  PetscCall(create_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1));
+  PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  for (int s = 0; s < mesh->nsets; ++s) {
+    char path[64];
+    hid_t grp;
+    snprintf(path, sizeof(path), "/sets/%04d/members", s);
+    PetscCall(create_rows(w->file, f, path, H5T_NATIVE_INT32, 1));
+    snprintf(path, sizeof(path), "/sets/%04d/offset", s);
+    PetscCall(create_rows(w->file, f, path, H5T_NATIVE_INT64, 1));
+    PetscCall(append_rows(w->file, f, path, H5T_NATIVE_INT64, 1, 0, 1, &zero));
+    snprintf(path, sizeof(path), "/sets/%04d", s);
+    grp = H5Gopen2(w->file, path, H5P_DEFAULT);
+    PetscCall(attr_string(grp, f, "name", mesh->sets[s].name));
+    H5Gclose(grp);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
+                                    const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
+{
+  pbng_partfile_writer *w;
+  const int64_t np = nparts, kind = mesh->etype->kind, nsets = mesh->nsets;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&w));
+  PetscCall(PetscStrncpy(w->path, path, sizeof(w->path)));
+  snprintf(w->partial, sizeof(w->partial), "%s.partial", path);
+  w->nparts = nparts, w->nsets = mesh->nsets;
+  PetscCall(PetscCalloc1(mesh->nsets + 1, &w->set_rows));
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  PetscCheck(w->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s (is its directory there and writable?)", path);
+  PetscCall(attr_string(w->file, path, "format", PARTFILE_FORMAT));
+  PetscCall(attr_write(w->file, path, "nparts", H5T_NATIVE_INT64, &np));
+  PetscCall(attr_write(w->file, path, "nnodes", H5T_NATIVE_INT64, &nnodes));
+  PetscCall(attr_write(w->file, path, "nelements", H5T_NATIVE_INT64, &nelems));
+  PetscCall(attr_write(w->file, path, "ncolors", H5T_NATIVE_INT, &ncolors));
+  PetscCall(attr_write(w->file, path, "element_kind", H5T_NATIVE_INT64, &kind));
+  PetscCall(attr_write(w->file, path, "extent", H5T_NATIVE_DOUBLE, &extent));
+  PetscCall(attr_write(w->file, path, "nsets", H5T_NATIVE_INT64, &nsets));
+  PetscCall(attr_string(w->file, path, "source", mesh->source));
+  PetscCall(create_layout(w, mesh));
+  *wp = w;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub)
+{
+  const pbng_mesh *m = &sub->mesh;
+  const char *f = w->path;
+  const int64_t nend = w->node_rows + m->nnodes, eend = w->elem_rows + m->nelems;
+  const int32_t nowned = sub->nowned;
+  const int p = w->next_part;
+
+  PetscFunctionBeginUser;
+  PetscCheck(p < w->nparts && m->nsets == w->nsets, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: unexpected part %d", f, p);
+  PetscCall(append_rows(w->file, f, "/nodes/X", H5T_NATIVE_DOUBLE, 3, w->node_rows, m->nnodes, m->X));
+  PetscCall(append_rows(w->file, f, "/nodes/global", H5T_NATIVE_INT64, 1, w->node_rows, m->nnodes, sub->global_node));
+  PetscCall(append_rows(w->file, f, "/nodes/owner", H5T_NATIVE_INT32, 1, w->node_rows, m->nnodes, sub->owner));
+  PetscCall(append_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1, w->node_rows, m->nnodes, sub->color));
+  PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &nend));
+  PetscCall(append_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1, p, 1, &nowned));
+  PetscCall(append_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, m->etype->nodes, w->elem_rows, m->nelems, m->elems));
+  PetscCall(append_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1, w->elem_rows, m->nelems, sub->global_elem));
+  PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &eend));
+  for (int s = 0; s < m->nsets; ++s) {
+    char path[64];
+    const int64_t send = w->set_rows[s] + m->sets[s].count;
+    snprintf(path, sizeof(path), "/sets/%04d/members", s);
+    PetscCall(append_rows(w->file, f, path, H5T_NATIVE_INT32, 1, w->set_rows[s], m->sets[s].count, m->sets[s].nodes));
+    snprintf(path, sizeof(path), "/sets/%04d/offset", s);
+    PetscCall(append_rows(w->file, f, path, H5T_NATIVE_INT64, 1, p + 1, 1, &send));
+    w->set_rows[s] = send;
+  }
+  w->node_rows = nend, w->elem_rows = eend, w->next_part = p + 1;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_close(pbng_partfile_writer **wp, PetscBool success)
+{
+  pbng_partfile_writer *w = *wp;
+
+  PetscFunctionBeginUser;
+  if (!w) PetscFunctionReturn(0);
+  const herr_t status = H5Fclose(w->file);
+  if (success) {
+    PetscCheck(status >= 0 && w->next_part == w->nparts, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "%s: incomplete (%d of %d parts)", w->path,
+               w->next_part, w->nparts);
+    PetscCheck(rename(w->partial, w->path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "cannot rename %s to %s", w->partial, w->path);
+  } else remove(w->partial);
+  PetscCall(PetscFree(w->set_rows));
+  PetscCall(PetscFree(*wp));
+  PetscFunctionReturn(0);
+}
+
+int pbng_partfile_is_partitioned(const char *path)
+{
+  H5E_auto2_t func;
+  void *data;
+  int yes = 0;
+  H5Eget_auto2(H5E_DEFAULT, &func, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if (access(path, R_OK) == 0 && H5Fis_hdf5(path) > 0) {
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file >= 0) {
+      yes = H5Aexists(file, "format") > 0;
+      H5Fclose(file);
+    }
+  }
+  H5Eset_auto2(H5E_DEFAULT, func, data);
+  return yes;
+}
+
+/* --- reading ----------------------------------------------------------------------------------- */
+
+static PetscErrorCode read_attr(hid_t file, const char *fname, const char *name, hid_t type, void *value)
+{
+  hid_t attr = H5Aopen(file, name, H5P_DEFAULT);
+
+  PetscFunctionBeginUser;
+  PetscCheck(attr >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: missing attribute %s (not a pbng-partition file?)", fname, name);
+  PetscCheck(H5Aread(attr, type, value) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s: cannot read attribute %s", fname, name);
+  H5Aclose(attr);
+  PetscFunctionReturn(0);
+}
+
+/* Rows [start, start + n) of a dataset of ncols columns, read collectively (every rank calls). */
+static PetscErrorCode read_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n,
+                                void *buf)
+{
+  const hsize_t off[2] = {(hsize_t)start, 0}, count[2] = {(hsize_t)n, (hsize_t)ncols};
+  hid_t dset = H5Dopen2(file, path, H5P_DEFAULT), fspace, mspace, dxpl = H5Pcreate(H5P_DATASET_XFER);
+
+  PetscFunctionBeginUser;
+  PetscCheck(dset >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: missing dataset %s", fname, path);
+  fspace = H5Dget_space(dset);
+  mspace = H5Screate_simple(2, count, NULL);
+  if (n > 0) H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, count, NULL);
+  else H5Sselect_none(fspace), H5Sselect_none(mspace);
+  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  PetscCheck(H5Dread(dset, type, mspace, fspace, dxpl, buf) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s: cannot read %s", fname, path);
+  H5Pclose(dxpl);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  PetscFunctionReturn(0);
+}
+
+/* The two offsets of part p in a [P+1] offset dataset. */
+static PetscErrorCode read_range(hid_t file, const char *fname, const char *path, int p, int64_t range[2])
+{
+  PetscFunctionBeginUser;
+  PetscCall(read_rows(file, fname, path, H5T_NATIVE_INT64, 1, p, 2, range));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_sets(hid_t file, const char *fname, int p, int64_t nsets, pbng_submesh *sub)
+{
+  PetscFunctionBeginUser;
+  for (int64_t s = 0; s < nsets; ++s) {
+    char path[64], name[64] = "";
+    int64_t range[2];
+    int32_t *members;
+    hid_t grp, attr, type;
+    snprintf(path, sizeof(path), "/sets/%04d", (int)s);
+    grp = H5Gopen2(file, path, H5P_DEFAULT);
+    attr = H5Aopen(grp, "name", H5P_DEFAULT);
+    type = H5Aget_type(attr);
+    PetscCheck(H5Tget_size(type) <= sizeof(name), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: set name too long", fname);
+    H5Aread(attr, type, name);
+    H5Tclose(type), H5Aclose(attr), H5Gclose(grp);
+    snprintf(path, sizeof(path), "/sets/%04d/offset", (int)s);
+    PetscCall(read_range(file, fname, path, p, range));
+    PetscCall(PetscMalloc1(range[1] - range[0] + 1, &members));
+    snprintf(path, sizeof(path), "/sets/%04d/members", (int)s);
+    PetscCall(read_rows(file, fname, path, H5T_NATIVE_INT32, 1, range[0], range[1] - range[0], members));
+    PetscCall(pbng_mesh_add_node_set(&sub->mesh, name, range[1] - range[0], members));
+    PetscCall(PetscFree(members));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
+{
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file;
+  int rank, size, ncolors;
+  int64_t nparts, kind, nsets, nodes[2], elems[2];
+  int32_t nowned;
+
+  PetscFunctionBeginUser;
+  memset(sub, 0, sizeof(*sub));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "cannot open partitioned mesh %s", path);
+  PetscCall(read_attr(file, path, "nparts", H5T_NATIVE_INT64, &nparts));
+  PetscCheck(nparts == size, comm, PETSC_ERR_ARG_SIZ, "%s has %" PRId64 " parts but pbng runs on %d ranks: run with mpiexec -n %" PRId64
+             " or partition again with pbng-partition -parts %d", path, nparts, size, nparts, size);
+  PetscCall(read_attr(file, path, "element_kind", H5T_NATIVE_INT64, &kind));
+  PetscCall(read_attr(file, path, "nsets", H5T_NATIVE_INT64, &nsets));
+  PetscCall(read_attr(file, path, "ncolors", H5T_NATIVE_INT, &ncolors));
+  PetscCall(read_attr(file, path, "nnodes", H5T_NATIVE_INT64, &sub->nglobal_nodes));
+  PetscCall(read_attr(file, path, "nelements", H5T_NATIVE_INT64, &sub->nglobal_elems));
+  PetscCall(read_attr(file, path, "extent", H5T_NATIVE_DOUBLE, extent));
+  PetscCall(read_range(file, path, "/nodes/offset", rank, nodes));
+  PetscCall(read_range(file, path, "/elements/offset", rank, elems));
+  PetscCall(read_rows(file, path, "/parts/nowned", H5T_NATIVE_INT32, 1, rank, 1, &nowned));
+  PetscCall(pbng_mesh_alloc(&sub->mesh, (pbng_element_kind)kind, nodes[1] - nodes[0], elems[1] - elems[0]));
+  snprintf(sub->mesh.source, sizeof(sub->mesh.source), "%s (part %d)", path, rank);
+  sub->nowned = nowned, sub->ncolors = ncolors;
+  const int64_t n = sub->mesh.nnodes, m = sub->mesh.nelems;
+  PetscCall(PetscMalloc4(n, &sub->global_node, m, &sub->global_elem, n, &sub->owner, n, &sub->color));
+  PetscCall(read_rows(file, path, "/nodes/X", H5T_NATIVE_DOUBLE, 3, nodes[0], n, sub->mesh.X));
+  PetscCall(read_rows(file, path, "/nodes/global", H5T_NATIVE_INT64, 1, nodes[0], n, sub->global_node));
+  PetscCall(read_rows(file, path, "/nodes/owner", H5T_NATIVE_INT32, 1, nodes[0], n, sub->owner));
+  PetscCall(read_rows(file, path, "/nodes/color", H5T_NATIVE_INT32, 1, nodes[0], n, sub->color));
+  PetscCall(read_rows(file, path, "/elements/nodes", H5T_NATIVE_INT32, sub->mesh.etype->nodes, elems[0], m, sub->mesh.elems));
+  PetscCall(read_rows(file, path, "/elements/global", H5T_NATIVE_INT64, 1, elems[0], m, sub->global_elem));
+  PetscCall(read_sets(file, path, rank, nsets, sub));
+  H5Fclose(file);
+  PetscFunctionReturn(0);
+}

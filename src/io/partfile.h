@@ -1,0 +1,31 @@
+/* Partitioned mesh files (written by pbng-partition, read by pbng on as many ranks as parts).
+ * Layout "pbng-partition-1": every part's piece (pbng_submesh) stored as consecutive rows of
+ * concatenated datasets, so that rank p reads rows [offset[p], offset[p+1]) collectively:
+ *   /nodes/X float64 [sum n_p, 3], /nodes/global int64, /nodes/owner int32, /nodes/color int32,
+ *   /nodes/offset int64 [P+1], /parts/nowned int32 [P],
+ *   /elements/nodes int32 [sum m_p, 4] (indices into the part's nodes), /elements/global int64,
+ *   /elements/offset int64 [P+1],
+ *   /sets/NNNN/members int32 (part-local node indices), /sets/NNNN/offset int64 [P+1], attribute name;
+ *   root attributes format, nparts, nnodes, nelements, ncolors, element_kind, extent, nsets, source. */
+#ifndef PBNG_IO_PARTFILE_H
+#define PBNG_IO_PARTFILE_H
+
+#include "parallel/submesh.h"
+
+typedef struct pbng_partfile_writer pbng_partfile_writer;
+
+/* Serial writer (one process). The file is written as "<path>.partial" and renamed on close. */
+PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
+                                    const pbng_mesh *mesh, double extent, pbng_partfile_writer **w);
+/* Appends the next part's piece (parts in order 0, 1, ...). */
+PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub);
+PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);
+
+/* 1 when path is an HDF5 file with the partitioned-mesh format attribute. */
+int pbng_partfile_is_partitioned(const char *path);
+
+/* Collective over comm: every rank reads its part (the file must have as many parts as ranks) and
+ * the mesh extent. */
+PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent);
+
+#endif

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# pbng-partition writes a partitioned mesh file; pbng reads it on as many ranks as parts (each rank
+# its own part) and gives bitwise the result of partitioning on the fly; mismatched part counts and
+# bad input are clear errors.
+source "$(dirname "$0")/lib.sh"
+: "${MPIEXEC:=mpiexec}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+PART="$PBNG_BIN/pbng-partition"
+mpirun_pbng() { local n=$1; shift; "$MPIEXEC" -n "$n" --oversubscribe --bind-to none "$PBNG" -threads 1 "$@"; }
+
+# Res-12 box in 3 parts, the scene's boundary boxes applied on the parts
+"$PART" -scene box_stretch_twist -res 12 -parts 3 -output "$TMP/box.p3.h5" > "$TMP/log" 2>&1 && ok || { fail "partition box"; cat "$TMP/log"; }
+grep -q "parts: 3" "$TMP/log" && grep -q "peak memory" "$TMP/log" && ok || fail "partitioner report"
+args=(-scene box_stretch_twist -frames 2 -iters 30 -accel chebyshev)
+mpirun_pbng 3 "${args[@]}" -res 12 -output "$TMP/fly.h5" > "$TMP/log" 2>&1 && ok || { fail "on-the-fly run"; cat "$TMP/log"; }
+mpirun_pbng 3 "${args[@]}" -mesh "$TMP/box.p3.h5" -output "$TMP/file.h5" > "$TMP/log" 2>&1 && ok || { fail "run from file"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/fly.h5" --compare "$TMP/file.h5" --rtol 0 --quiet && ok || fail "file and on-the-fly results differ"
+"$PY" "$HERE/check_output.py" "$TMP/file.h5" --quiet && ok || fail "independent check of the run from file"
+
+# Gmsh cube with physical groups in 2 parts: -fix_group works on the parts' node sets
+"$PART" -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$TMP/cube.p2.h5" > "$TMP/log" 2>&1 && ok || { fail "partition gmsh"; cat "$TMP/log"; }
+g=(-fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -iters 40)
+mpirun_pbng 2 -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" "${g[@]}" -output "$TMP/gfly.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh on the fly"; cat "$TMP/log"; }
+mpirun_pbng 2 -mesh "$TMP/cube.p2.h5" "${g[@]}" -output "$TMP/gfile.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh from file"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/gfly.h5" --compare "$TMP/gfile.h5" --rtol 0 --quiet && ok || fail "gmsh: file and on-the-fly differ"
+
+expect_error "part count mismatch" "has 3 parts but pbng runs on 2 ranks" mpirun_pbng 2 -mesh "$TMP/box.p3.h5" -output "$TMP/x.h5"
+expect_error "partitioner without output" "-output FILE.h5 is required" "$PART" -scene box -res 4 -parts 2
+expect_error "partitioner bad mesh" "nosuch.msh" "$PART" -mesh "$TMP/nosuch.msh" -parts 2 -output "$TMP/y.h5"
+[ ! -e "$TMP/x.h5" ] && [ ! -e "$TMP/y.h5" ] && ok || fail "a failed run left output behind"
+finish
