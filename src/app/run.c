@@ -511,6 +511,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
     return ierr;
   }
   PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */
   PetscCall(pbng_output_close(&st.out, PETSC_TRUE));
   PetscCall(teardown(&st));
   sum->total_seconds = MPI_Wtime() - t0;

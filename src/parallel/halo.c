@@ -56,7 +56,8 @@ static PetscErrorCode exchange_requests(const pbng_dmesh *dm, int **want_count, 
 }
 
 /* Fills start/node for one direction: for color c and neighbour n, the entries of that neighbour's
- * list (local indices `local[k]`, colors dm->color[local[k]]) in list order, filtered by color. */
+ * list (local indices `local[k]`, colors dm->color[local[k]]) in list order, filtered by color.
+ * Prescribed nodes are left out: every rank moves its copies itself (pbng_problem_begin_frame). */
 static PetscErrorCode lists_by_color(const pbng_dmesh *dm, const pbng_halo *h, const int *count, const int32_t *local,
                                      int32_t **start, int32_t **node)
 {
@@ -75,7 +76,7 @@ static PetscErrorCode lists_by_color(const pbng_dmesh *dm, const pbng_halo *h, c
       int64_t base = 0;
       for (int q = 0; q < r; ++q) base += count[q];
       for (int k = 0; k < count[r]; ++k)
-        if (dm->color[local[base + k]] == c) (*node)[fill++] = local[base + k];
+        if (dm->color[local[base + k]] == c && dm->node_bc[local[base + k]] < 0) (*node)[fill++] = local[base + k];
     }
   }
   (*start)[C * N] = (int32_t)fill;
@@ -157,11 +158,15 @@ PetscErrorCode pbng_halo_begin(pbng_halo *h, int c, const double *x)
   for (int n = 0; n < N; ++n) {
     int32_t lo, hi;
     entry_range(h->recv_start, N, c, n, &lo, &hi);
+    h->requests[n] = MPI_REQUEST_NULL;
+    if (hi == lo) continue; /* the sender knows the same count and sends nothing */
     PetscCallMPI(MPI_Irecv(&h->recv_buf[3 * (int64_t)lo], 3 * (hi - lo), MPI_DOUBLE, h->neighbor[n], c, h->comm, &h->requests[n]));
   }
   for (int n = 0; n < N; ++n) {
     int32_t lo, hi;
     entry_range(h->send_start, N, c, n, &lo, &hi);
+    h->requests[N + n] = MPI_REQUEST_NULL;
+    if (hi == lo) continue;
     for (int32_t k = lo; k < hi; ++k)
       for (int d = 0; d < 3; ++d) h->send_buf[3 * (int64_t)k + d] = x[3 * (int64_t)h->send_node[k] + d];
     PetscCallMPI(MPI_Isend(&h->send_buf[3 * (int64_t)lo], 3 * (hi - lo), MPI_DOUBLE, h->neighbor[n], c, h->comm, &h->requests[N + n]));
