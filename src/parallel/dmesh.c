@@ -15,22 +15,22 @@ static int compare_items(const void *a, const void *b)
   return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Spreads the low 19 bits of v so that two zero bits separate consecutive ones. */
+/* Spreads the low 18 bits of v so that two zero bits separate consecutive ones. */
 static uint64_t spread_bits(uint64_t v)
 {
   uint64_t r = 0;
-  for (int b = 0; b < 19; ++b) r |= ((v >> b) & 1ull) << (3 * b);
+  for (int b = 0; b < 18; ++b) r |= ((v >> b) & 1ull) << (3 * b);
   return r;
 }
 
-/* 57-bit Morton (Z-order) code of a point in the bounding box [lo, lo + ext]. */
+/* 54-bit Morton (Z-order) code of a point in the bounding box [lo, lo + ext]. */
 static uint64_t morton_code(const double p[3], const double lo[3], const double ext[3])
 {
   uint64_t code = 0;
   for (int d = 0; d < 3; ++d) {
     double s = ext[d] > 0 ? (p[d] - lo[d]) / ext[d] : 0.0;
     s = fmin(fmax(s, 0.0), 1.0);
-    code |= spread_bits((uint64_t)(s * 524287.0)) << d;
+    code |= spread_bits((uint64_t)(s * 262143.0)) << d;
   }
   return code;
 }
@@ -49,9 +49,11 @@ static void bounding_box(const pbng_mesh *mesh, double lo[3], double ext[3])
 
 static int owner_of(const int32_t *part, int64_t node) { return part ? part[node] : 0; }
 
-/* Owned nodes sorted by (held?, color, Morton code): free nodes of each color become a contiguous,
- * spatially ordered range. Held nodes are prescribed ones and those of no element (a mesh file's
- * stray points: no equation, they keep their rest position). */
+/* Owned nodes sorted by (held?, color, interior?, Morton code): free nodes of each color become a
+ * contiguous range, the interface nodes (in an element with a ghost: other ranks need them) first so
+ * that their halo messages can travel while the interior is updated, each part spatially ordered.
+ * Held nodes are prescribed ones and those of no element (a mesh file's stray points: no equation,
+ * they keep their rest position). */
 static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const uint8_t *in_element, const int32_t *color,
                                         const int8_t *node_bc, const int32_t *part, int rank, const double lo[3],
                                         const double ext[3], sort_item **items, int32_t *nowned, int32_t *nfree)
@@ -65,9 +67,9 @@ static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const uint8_t *in
   n = 0;
   for (int64_t i = 0; i < mesh->nnodes; ++i) {
     if (owner_of(part, i) != rank) continue;
-    const uint64_t held = node_bc[i] >= 0 || !in_element[i];
+    const uint64_t held = node_bc[i] >= 0 || !(in_element[i] & 1), interior = !(in_element[i] & 2);
     *nfree += !held;
-    (*items)[n].key = (held << 63) | ((uint64_t)color[i] << 57) | morton_code(&mesh->X[3 * i], lo, ext);
+    (*items)[n].key = (held << 63) | ((uint64_t)color[i] << 57) | (interior << 56) | morton_code(&mesh->X[3 * i], lo, ext);
     (*items)[n++].id = i;
   }
   qsort(*items, (size_t)n, sizeof(sort_item), compare_items);
@@ -172,12 +174,40 @@ static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_mesh *mesh, cons
   PetscFunctionReturn(0);
 }
 
-/* 1 for every node that some element references. */
-static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, uint8_t **in_element)
+/* Bit 1 for every node that some element references, bit 2 for the nodes of elements that also
+ * have a node owned by another rank. */
+static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, const int32_t *owner, int rank, uint8_t **in_element)
 {
+  const int nen = mesh->etype->nodes;
+
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(mesh->nnodes, in_element));
-  for (int64_t k = 0; k < mesh->nelems * mesh->etype->nodes; ++k) (*in_element)[mesh->elems[k]] = 1;
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    const int32_t *t = &mesh->elems[e * nen];
+    uint8_t mark = 1;
+    for (int a = 0; a < nen; ++a) mark |= owner[t[a]] != rank ? 2 : 0;
+    for (int a = 0; a < nen; ++a) (*in_element)[t[a]] |= mark;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* color_split[c]: the end of color c's interface nodes (they come first in the color's range). */
+static PetscErrorCode build_color_splits(pbng_dmesh *dm)
+{
+  const int nen = dm->etype->nodes;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(dm->ncolors + 1, &dm->color_split));
+  for (int c = 0; c < dm->ncolors; ++c) {
+    int32_t i = dm->color_start[c];
+    for (; i < dm->color_start[c + 1]; ++i) {
+      int interface = 0;
+      for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1] && !interface; ++k)
+        for (int a = 0; a < nen; ++a) interface |= dm->elems[(dm->adj[k] / nen) * nen + a] >= dm->nowned;
+      if (!interface) break;
+    }
+    dm->color_split[c] = i;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -238,7 +268,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const i
   dm->nglobal_elems = sub->nglobal_elems;
   dm->ncolors = sub->ncolors;
   bounding_box(mesh, lo, ext);
-  PetscCall(mark_element_nodes(mesh, &in_element));
+  PetscCall(mark_element_nodes(mesh, part, dm->rank, &in_element));
   PetscCall(order_owned_nodes(mesh, in_element, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned, &dm->nfree));
   PetscCall(PetscFree(in_element));
   PetscCall(select_elements(mesh, part, dm->rank, lo, ext, &elems, &dm->nelems, &dm->nowned_elems));
@@ -253,6 +283,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const i
   PetscCall(PetscFree(owned));
   PetscCall(PetscFree(elems));
   PetscCall(build_adjacency(dm));
+  PetscCall(build_color_splits(dm));
   PetscFunctionReturn(0);
 }
 
@@ -260,6 +291,7 @@ PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(dm->color_start));
+  PetscCall(PetscFree(dm->color_split));
   PetscCall(PetscFree(dm->global_node));
   PetscCall(PetscFree(dm->color));
   PetscCall(PetscFree(dm->node_bc));

@@ -23,6 +23,8 @@ typedef struct {
   int32_t nfree;          /* owned free nodes are [0, nfree) */
   int ncolors;            /* global number of colors */
   int32_t *color_start;   /* [ncolors + 1]: owned free nodes of color c are [color_start[c], color_start[c+1]) */
+  int32_t *color_split;   /* [ncolors]: of those, [color_start[c], color_split[c]) are interface nodes (other
+                             ranks hold them as ghosts), the rest interior */
   int64_t *global_node;   /* [nlocal] */
   int32_t *color;         /* [nlocal] */
   int8_t *node_bc;        /* [nlocal]: -1 free, else index of the prescribing boundary condition */

@@ -26,8 +26,20 @@ static inline void pbng_node_step(const pbng_problem *pb, int32_t i, double *x)
   x[3 * i + 2] += dx[2];
 }
 
-/* One Gauss-Seidel sweep, color by color: update the owned free nodes of color c (OpenMP), then
- * exchange the color-c halo so that the next colors read current ghost positions. */
+/* Updates the owned free nodes [begin, end) of the current color (inside a parallel region). */
+static inline void update_range(const pbng_problem *pb, int32_t begin, int32_t end, double *x)
+{
+#pragma omp for schedule(static)
+  for (int32_t i = begin; i < end; ++i) {
+    if (i + 2 * PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_records(pb, i + 2 * PBNG_PREFETCH_AHEAD);
+    if (i + PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_positions(pb, i + PBNG_PREFETCH_AHEAD, x);
+    pbng_node_step(pb, i, x);
+  }
+}
+
+/* One Gauss-Seidel sweep, color by color. Per color: update the interface nodes (those other ranks
+ * hold as ghosts), start their halo messages, update the interior nodes while the messages travel,
+ * then receive the color's ghosts so that the next colors read current positions. */
 static PetscErrorCode pbng_sweep(pbng_solver *s)
 {
   const pbng_problem *pb = s->pb;
@@ -35,26 +47,28 @@ static PetscErrorCode pbng_sweep(pbng_solver *s)
   pbng_data *d = s->data;
   double *x = pb->x;
   PetscErrorCode ierr = 0;
+  double t0 = 0;
 
   PetscFunctionBeginUser;
 #pragma omp parallel
   for (int c = 0; c < dm->ncolors; ++c) {
 #pragma omp master
     ierr = ierr ? ierr : PetscLogEventBegin(d->ev_update, 0, 0, 0, 0);
-#pragma omp for schedule(static)
-    for (int32_t i = dm->color_start[c]; i < dm->color_start[c + 1]; ++i) {
-      if (i + 2 * PBNG_PREFETCH_AHEAD < dm->color_start[c + 1]) pbng_node_prefetch_records(pb, i + 2 * PBNG_PREFETCH_AHEAD);
-      if (i + PBNG_PREFETCH_AHEAD < dm->color_start[c + 1]) pbng_node_prefetch_positions(pb, i + PBNG_PREFETCH_AHEAD, x);
-      pbng_node_step(pb, i, x);
+    update_range(pb, dm->color_start[c], dm->color_split[c], x); /* implicit barrier */
+#pragma omp master
+    if (pb->halo && !ierr) {
+      t0 = MPI_Wtime();
+      ierr = pbng_halo_begin(pb->halo, c, x);
+      s->halo_seconds += MPI_Wtime() - t0;
     }
-    /* implicit barrier: color c is complete on this rank */
+    update_range(pb, dm->color_split[c], dm->color_start[c + 1], x); /* implicit barrier */
 #pragma omp master
     {
       ierr = ierr ? ierr : PetscLogEventEnd(d->ev_update, 0, 0, 0, 0);
       if (pb->halo && !ierr) {
-        const double t0 = MPI_Wtime();
+        t0 = MPI_Wtime();
         ierr = PetscLogEventBegin(d->ev_halo, 0, 0, 0, 0);
-        ierr = ierr ? ierr : pbng_halo_exchange(pb->halo, c, x);
+        ierr = ierr ? ierr : pbng_halo_end(pb->halo, c, x);
         ierr = ierr ? ierr : PetscLogEventEnd(d->ev_halo, 0, 0, 0, 0);
         s->halo_seconds += MPI_Wtime() - t0;
       }
