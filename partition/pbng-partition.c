@@ -98,7 +98,7 @@ static PetscErrorCode run(void)
   PetscCall(pbng_node_elements_build(&mesh, &adj));
   PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
   const double t_color = MPI_Wtime();
-  PetscCall(pbng_partition_nodes(&mesh, &adj, o.parts, part));
+  PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, o.parts, part));
   const double t_metis = MPI_Wtime();
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscCall(write_parts(&o, &mesh, color, ncolors, part));

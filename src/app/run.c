@@ -126,7 +126,7 @@ static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *col
   PetscFunctionBeginUser;
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
-  PetscCall(pbng_partition_nodes(mesh, &adj, nranks, part));
+  PetscCall(pbng_partition_nodes(mesh, &adj, color, *ncolors, nranks, part));
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscFunctionReturn(0);
 }
@@ -147,12 +147,16 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
   }
   PetscCall(agree_on_rank0(st->comm, ierr));
   if (st->rank != 0) {
-    PetscCall(pbng_submesh_recv(st->comm, 0, sub));
+    PetscCall(pbng_submesh_recv(st->comm, 0, PBNG_ERR_ON_RANK0, sub));
     PetscFunctionReturn(0);
   }
   for (int p = 1; p < nranks; ++p) {
     pbng_submesh piece;
-    PetscCall(pbng_submesh_extract(mesh, color, ncolors, part, p, &piece));
+    ierr = pbng_submesh_extract(mesh, color, ncolors, part, p, &piece);
+    if (ierr) { /* release the ranks still waiting for their part, then report */
+      for (int q = p; q < nranks; ++q) PetscCall(pbng_submesh_send_failure(st->comm, q));
+      PetscCall(ierr);
+    }
     PetscCall(pbng_submesh_send(st->comm, &piece, p));
     PetscCall(pbng_submesh_destroy(&piece));
   }

@@ -7,6 +7,7 @@
 
 /* part[i] in 0..nparts-1 for every node; nparts = 1 puts everything in part 0. Deterministic for a
  * given mesh and nparts (METIS seeded). */
-PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int nparts, int32_t *part);
+PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, const int32_t *color, int ncolors,
+                                   int nparts, int32_t *part);
 
 #endif

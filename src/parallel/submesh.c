@@ -133,7 +133,16 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, pbng_submesh *sub)
+PetscErrorCode pbng_submesh_send_failure(MPI_Comm comm, int dest)
+{
+  const int64_t head[8] = {-1, 0, 0, 0, 0, 0, 0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(send_block(comm, head, 8, MPI_INT64_T, dest));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failure_code, pbng_submesh *sub)
 {
   int64_t head[8];
   pbng_mesh *m = &sub->mesh;
@@ -141,6 +150,7 @@ PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, pbng_submesh *sub)
   PetscFunctionBeginUser;
   memset(sub, 0, sizeof(*sub));
   PetscCall(recv_block(comm, head, 8, MPI_INT64_T, source));
+  PetscCheck(head[0] >= 0, PETSC_COMM_SELF, failure_code, "rank %d could not send this rank's part of the mesh", source);
   PetscCall(pbng_mesh_alloc(m, (pbng_element_kind)head[6], head[0], head[1]));
   snprintf(m->source, sizeof(m->source), "part of a mesh from rank %d", source);
   sub->nowned = (int32_t)head[2], sub->ncolors = (int)head[3], sub->nglobal_nodes = head[4], sub->nglobal_elems = head[5];

@@ -24,8 +24,10 @@ PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color,
                                     pbng_submesh *sub);
 PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub);
 
-/* Point-to-point transfer of a submesh (rank 0 to the others). */
+/* Point-to-point transfer of a submesh (rank 0 to the others). When the sender cannot produce a
+ * piece it sends a failure instead, and pbng_submesh_recv returns error `failure_code`. */
 PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int dest);
-PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, pbng_submesh *sub);
+PetscErrorCode pbng_submesh_send_failure(MPI_Comm comm, int dest);
+PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failure_code, pbng_submesh *sub);
 
 #endif
