@@ -13,11 +13,13 @@
 #include "parallel/partition.h"
 
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph).\n"
-                           "  -scene NAME | -mesh FILE, -res N, -bar_length L, -parts P, -output FILE.h5\n";
+                           "  -scene NAME | -mesh FILE, -res N, -bar_length L, -parts P, -output FILE.h5,\n"
+                           "  -graph node|dual (node graph weighted by elements, default; or the element dual graph)\n";
 
 typedef struct {
   pbng_config cfg;
   int parts;
+  int dual; /* -graph dual: METIS on the element dual graph instead of the node graph */
   char output[PETSC_MAX_PATH_LEN];
 } partition_options;
 
@@ -42,6 +44,11 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-parts", &parts, &set));
   PetscCheck(parts >= 1 && parts <= 1000000, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-parts %d: must be >= 1", (int)parts);
   o->parts = (int)parts;
+  char graph[16] = "node";
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-graph", graph, sizeof(graph), &set));
+  PetscCheck(!strcmp(graph, "node") || !strcmp(graph, "dual"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-graph %s: known graphs are node (default) and dual", graph);
+  o->dual = !strcmp(graph, "dual");
   o->output[0] = 0;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-output", o->output, sizeof(o->output), &set));
   PetscCheck(o->output[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-output FILE.h5 is required");
@@ -98,7 +105,8 @@ static PetscErrorCode run(void)
   PetscCall(pbng_node_elements_build(&mesh, &adj));
   PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
   const double t_color = MPI_Wtime();
-  PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, o.parts, part));
+  if (o.dual) PetscCall(pbng_partition_nodes_dual(&mesh, o.parts, part));
+  else PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, o.parts, part));
   const double t_metis = MPI_Wtime();
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscCall(write_parts(&o, &mesh, color, ncolors, part));

@@ -24,6 +24,12 @@ mpirun_pbng 2 -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" "${g[@]}" -output "$TMP/
 mpirun_pbng 2 -mesh "$TMP/cube.p2.h5" "${g[@]}" -output "$TMP/gfile.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh from file"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/gfly.h5" --compare "$TMP/gfile.h5" --rtol 0 --quiet && ok || fail "gmsh: file and on-the-fly differ"
 
+# a different partition (METIS on the element dual graph) gives the same positions, bitwise
+"$PART" -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 3 -graph dual -output "$TMP/cube.d3.h5" > "$TMP/log" 2>&1 && ok || { fail "dual partition"; cat "$TMP/log"; }
+mpirun_pbng 3 -mesh "$TMP/cube.d3.h5" "${g[@]}" -output "$TMP/gdual.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh from dual partition"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/gfly.h5" --compare "$TMP/gdual.h5" --rtol 0 --quiet && ok || fail "dual partition changes the result"
+expect_error "unknown graph" "known graphs are node" "$PART" -scene box -res 4 -parts 2 -graph hyper -output "$TMP/z.h5"
+
 expect_error "part count mismatch" "has 3 parts but pbng runs on 2 ranks" mpirun_pbng 2 -mesh "$TMP/box.p3.h5" -output "$TMP/x.h5"
 expect_error "partitioner without output" "-output FILE.h5 is required" "$PART" -scene box -res 4 -parts 2
 expect_error "partitioner bad mesh" "nosuch.msh" "$PART" -mesh "$TMP/nosuch.msh" -parts 2 -output "$TMP/y.h5"

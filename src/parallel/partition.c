@@ -72,3 +72,28 @@ PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_eleme
   PetscCall(PetscFree(where));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode pbng_partition_nodes_dual(const pbng_mesh *mesh, int nparts, int32_t *part)
+{
+  const int nen = mesh->etype->nodes;
+  idx_t ne = (idx_t)mesh->nelems, nn = (idx_t)mesh->nnodes, ncommon = 3, np = nparts, objval;
+  idx_t *eptr, *eind, *epart, *npart, options[METIS_NOPTIONS];
+
+  PetscFunctionBeginUser;
+  if (nparts <= 1) {
+    for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = 0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc4(mesh->nelems + 1, &eptr, mesh->nelems * nen, &eind, mesh->nelems, &epart, mesh->nnodes, &npart));
+  for (int64_t e = 0; e <= mesh->nelems; ++e) eptr[e] = (idx_t)(e * nen);
+  for (int64_t k = 0; k < mesh->nelems * nen; ++k) eind[k] = (idx_t)mesh->elems[k];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = 1;
+  options[METIS_OPTION_NUMBERING] = 0;
+  /* elements sharing a face (3 nodes) are dual-graph neighbours; METIS derives the node owners */
+  const int status = METIS_PartMeshDual(&ne, &nn, eptr, eind, NULL, NULL, &ncommon, &np, NULL, options, &objval, epart, npart);
+  PetscCheck(status == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_PartMeshDual failed (status %d) on %s", status, mesh->source);
+  for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)npart[i];
+  PetscCall(PetscFree4(eptr, eind, epart, npart));
+  PetscFunctionReturn(0);
+}

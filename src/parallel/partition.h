@@ -10,4 +10,8 @@
 PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, const int32_t *color, int ncolors,
                                    int nparts, int32_t *part);
 
+/* The alternative: METIS_PartMeshDual (elements adjacent when they share a face), node owners as
+ * METIS derives them from the element partition. pbng-partition -graph dual uses it. */
+PetscErrorCode pbng_partition_nodes_dual(const pbng_mesh *mesh, int nparts, int32_t *part);
+
 #endif
