@@ -23,22 +23,16 @@ Reuses the helpers of bench/throughput.py.  Run with /usr/bin/python3.  See benc
 """
 
 import argparse
-import datetime
-import json
 import os
 import re
-import shlex
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ from importing throughput.py
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import throughput as tp  # noqa: E402  (helpers: machine info, git, binary id, formatting)
+import throughput as tp  # noqa: E402  (running pbng, the sweep, machine info, CSV, formatting)
 
 BENCH_DIR = tp.BENCH_DIR
 REPO = tp.REPO
@@ -114,49 +108,9 @@ NEED = ("seconds_per_iteration", "solver_seconds", "iterations", "element_visits
 
 def run_once(launcher, pbng, scratch, res, material, ranks, threads, iters, rep):
     path, _, extra = launcher
-    stem = "r%d-%s-%dx%d-rep%d" % (res, material, ranks, threads, rep)
-    h5 = os.path.join(scratch, stem + ".h5")
-    js = os.path.join(scratch, stem + ".json")
-    cmd = [path, "-n", str(ranks)] + extra + [
-        pbng, "-scene", SCENE, "-res", str(res), "-frames", "1", "-iters", str(iters),
-        "-material", material, "-threads", str(threads), "-output", h5, "-summary", js]
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
-    except OSError as e:
-        raise tp.BenchError("could not start %s: %s" % (path, e))
-    wall = time.monotonic() - t0
-    try:
-        if p.returncode != 0:
-            raise tp.BenchError("run failed (exit status %d): %s\n--- stderr ---\n%s--- stdout (last 20 lines) ---\n%s"
-                                % (p.returncode, shlex.join(cmd), p.stderr,
-                                   "\n".join(p.stdout.splitlines()[-20:]) + "\n"))
-        try:
-            with open(js) as f:
-                s = json.load(f)
-        except (OSError, ValueError) as e:
-            raise tp.BenchError("run succeeded but its JSON summary %s is unreadable (%s): %s\n--- stderr ---\n%s"
-                                % (js, e, shlex.join(cmd), p.stderr))
-        missing = [k for k in NEED if k not in s]
-        if missing:
-            raise tp.BenchError("JSON summary %s lacks %s (pbng too old for the scaling benchmark?): %s"
-                                % (js, ", ".join(missing), shlex.join(cmd)))
-        if int(s["ranks"]) != ranks:
-            raise tp.BenchError("asked for %d ranks but pbng reports %s (is %s the MPI that pbng was built with?): %s"
-                                % (ranks, s["ranks"], path, shlex.join(cmd)))
-        if int(s["threads"]) != threads:
-            raise tp.BenchError("asked for %d threads but pbng reports %s: %s" % (threads, s["threads"], shlex.join(cmd)))
-        if int(s["iterations"]) != iters:
-            print("  warning: asked for %d iterations, pbng ran %s" % (iters, s["iterations"]), flush=True)
-        s["wall_seconds"] = wall
-        return s
-    finally:
-        for name in os.listdir(scratch):  # .h5 .xdmf .json and any .partial: large, delete at once
-            if name.startswith(stem + "."):
-                try:
-                    os.remove(os.path.join(scratch, name))
-                except OSError:
-                    pass
+    return tp.run_pbng(pbng, scratch, "r%d-%s-%dx%d-rep%d" % (res, material, ranks, threads, rep), res, material,
+                       threads, iters, NEED, prefix=[path, "-n", str(ranks)] + extra, env=mpi_env(), ranks=ranks,
+                       missing_hint=" (pbng too old for the scaling benchmark?)")
 
 
 # ----------------------------------------------------------------------------- report
@@ -166,21 +120,16 @@ def aggregate(runs, keys, nproc):
     for key in keys:
         res, material, ranks, threads = key
         rs = runs[key]
-        ms = [1e3 * r["seconds_per_iteration"] for r in rs]
-        mv = [r["element_visits_per_second"] / 1e6 for r in rs]
         share = [r["halo_seconds"] / r["solver_seconds"] if r["solver_seconds"] > 0 else 0.0 for r in rs]
         halo_ms = [1e3 * r["halo_seconds"] / max(1, int(r["iterations"])) for r in rs]
         first = rs[0]
         part = [(r["owned_nodes_min"], r["owned_nodes_max"], r["ghost_nodes_min"], r["ghost_nodes_max"],
                  r["halo_neighbors_max"], r["halo_bytes_per_iteration"]) for r in rs]
         p = ranks * threads
-        row = {
+        row = tp.run_stats(rs)
+        row.update({
             "res": res, "material": material, "ranks": ranks, "threads": threads, "p": p,
             "name": cfg_name(ranks, threads), "oversubscribed": bool(nproc and p > nproc),
-            "nodes": first["nodes"], "elements": first["elements"], "colors": first["colors"],
-            "iterations": first["iterations"], "repeats": len(rs),
-            "ms_med": statistics.median(ms), "ms_min": min(ms), "ms_max": max(ms),
-            "mv_med": statistics.median(mv), "mv_min": min(mv), "mv_max": max(mv),
             "halo_mb": first["halo_bytes_per_iteration"] / 1e6,
             "halo_share_med": statistics.median(share), "halo_ms_med": statistics.median(halo_ms),
             "owned_min": first["owned_nodes_min"], "owned_max": first["owned_nodes_max"],
@@ -189,10 +138,7 @@ def aggregate(runs, keys, nproc):
             "imbalance": first["owned_nodes_max"] * ranks / float(first["nodes"]),
             "partition_varies": len(set(part)) > 1,
             "rss_rank_mib_max": max(r["peak_rss_bytes_max_rank"] for r in rs) / 1048576.0,
-            "bpt_max": max(r["bytes_per_element"] for r in rs),
-            "wall_med": statistics.median(r["wall_seconds"] for r in rs),
-            "ms_runs": ms,
-        }
+        })
         rows.append(row)
     # parallel efficiency against 1x1 of the same resolution and material, from medians
     base = {(r["res"], r["material"]): r["ms_med"] for r in rows if r["ranks"] == 1 and r["threads"] == 1}
@@ -232,7 +178,7 @@ def print_table(rows):
                  "%d-%d" % (r["owned_min"], r["owned_max"]), "%d-%d" % (r["ghost_min"], r["ghost_max"]),
                  r["neighbors_max"], r["imbalance"], r["rss_rank_mib_max"], r["bpt_max"], r["note"]))
     print()
-    print("Halo time share of the solver time (median; halo_seconds is the slowest rank's, solver time rank 0's):")
+    print("Halo time share of the solver time (median; halo_seconds and the solver time are the slowest rank's):")
     for r in rows:
         if r["ranks"] > 1:
             print("  Res-%-3d %-17s %-4s halo %6.1f%% of solver time, %s ms/iteration in exchanges, %s MB/iteration"
@@ -265,42 +211,25 @@ def print_target(rows):
               " pattern only; their efficiency is not a scaling figure.")
 
 
-CSV_COLUMNS = [
-    ("res", lambda r: r["res"]), ("material", lambda r: r["material"]),
-    ("ranks", lambda r: r["ranks"]), ("threads", lambda r: r["threads"]), ("cores_used", lambda r: r["p"]),
-    ("oversubscribed", lambda r: "yes" if r["oversubscribed"] else "no"),
-    ("nodes", lambda r: r["nodes"]), ("tets", lambda r: r["elements"]), ("colors", lambda r: r["colors"]),
-    ("iterations", lambda r: r["iterations"]), ("repeats", lambda r: r["repeats"]),
-    ("ms_per_iter_median", lambda r: "%.4f" % r["ms_med"]), ("ms_per_iter_min", lambda r: "%.4f" % r["ms_min"]),
-    ("ms_per_iter_max", lambda r: "%.4f" % r["ms_max"]),
-    ("mvisits_per_s_median", lambda r: "%.3f" % r["mv_med"]), ("mvisits_per_s_min", lambda r: "%.3f" % r["mv_min"]),
-    ("mvisits_per_s_max", lambda r: "%.3f" % r["mv_max"]),
-    ("speedup_vs_1x1", lambda r: "" if r["speedup"] is None else "%.3f" % r["speedup"]),
-    ("efficiency_vs_1x1", lambda r: "" if r["efficiency"] is None else "%.3f" % r["efficiency"]),
-    ("halo_mb_per_iter", lambda r: "%.6f" % r["halo_mb"]),
-    ("halo_ms_per_iter_median", lambda r: "%.4f" % r["halo_ms_med"]),
-    ("halo_share_median", lambda r: "%.4f" % r["halo_share_med"]),
-    ("owned_nodes_min", lambda r: r["owned_min"]), ("owned_nodes_max", lambda r: r["owned_max"]),
-    ("ghost_nodes_min", lambda r: r["ghost_min"]), ("ghost_nodes_max", lambda r: r["ghost_max"]),
-    ("halo_neighbors_max", lambda r: r["neighbors_max"]),
-    ("owned_imbalance", lambda r: "%.4f" % r["imbalance"]),
-    ("peak_rss_mib_max_rank", lambda r: "%.1f" % r["rss_rank_mib_max"]),
-    ("bytes_per_tet_max", lambda r: "%.1f" % r["bpt_max"]),
-    ("wall_seconds_median", lambda r: "%.2f" % r["wall_med"]),
-    ("note", lambda r: r["note"]),
-    ("ms_per_iter_runs", lambda r: " ".join("%.4f" % x for x in r["ms_runs"])),
-]
-
-
-def write_csv(path, header_lines, rows):
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        for line in header_lines:
-            f.write("# " + line + "\n")
-        f.write(",".join(name for name, _ in CSV_COLUMNS) + "\n")
-        for r in rows:
-            f.write(",".join(tp.csv_field(get(r)) for _, get in CSV_COLUMNS) + "\n")
-    os.replace(tmp, path)
+CSV_COLUMNS = tp.columns(
+    "res material ranks threads cores_used oversubscribed nodes tets colors iterations repeats"
+    " ms_per_iter_median ms_per_iter_min ms_per_iter_max mvisits_per_s_median mvisits_per_s_min mvisits_per_s_max"
+    " speedup_vs_1x1 efficiency_vs_1x1 halo_mb_per_iter halo_ms_per_iter_median halo_share_median"
+    " owned_nodes_min owned_nodes_max ghost_nodes_min ghost_nodes_max halo_neighbors_max owned_imbalance"
+    " peak_rss_mib_max_rank bytes_per_tet_max wall_seconds_median note ms_per_iter_runs",
+    cores_used=lambda r: r["p"],
+    oversubscribed=lambda r: "yes" if r["oversubscribed"] else "no",
+    speedup_vs_1x1=lambda r: "" if r["speedup"] is None else "%.3f" % r["speedup"],
+    efficiency_vs_1x1=lambda r: "" if r["efficiency"] is None else "%.3f" % r["efficiency"],
+    halo_mb_per_iter=lambda r: "%.6f" % r["halo_mb"],
+    halo_ms_per_iter_median=lambda r: "%.4f" % r["halo_ms_med"],
+    halo_share_median=lambda r: "%.4f" % r["halo_share_med"],
+    owned_nodes_min=lambda r: r["owned_min"], owned_nodes_max=lambda r: r["owned_max"],
+    ghost_nodes_min=lambda r: r["ghost_min"], ghost_nodes_max=lambda r: r["ghost_max"],
+    halo_neighbors_max=lambda r: r["neighbors_max"],
+    owned_imbalance=lambda r: "%.4f" % r["imbalance"],
+    peak_rss_mib_max_rank=lambda r: "%.1f" % r["rss_rank_mib_max"],
+    note=lambda r: r["note"])
 
 
 def write_plot(path, rows, title):
@@ -377,12 +306,9 @@ def main():
     ap.add_argument("--configs", type=config_list, default=DEFAULT_CONFIGS,
                     help="RANKSxTHREADS list (default %s)" % ",".join(cfg_name(*c) for c in DEFAULT_CONFIGS))
     ap.add_argument("--repeats", type=int, default=3, help="repeats per configuration (default 3)")
-    ap.add_argument("--iters", type=int, default=40, help="PBNG iterations per run (default 40)")
-    ap.add_argument("--pbng", default=os.path.join(REPO, "build", "bin", "pbng"),
-                    help="pbng binary (default <repo>/build/bin/pbng)")
+    tp.add_run_options(ap)
     ap.add_argument("--mpiexec", default="mpiexec", help="MPI launcher (default mpiexec from PATH)")
-    ap.add_argument("--out", default=None,
-                    help="scratch directory for the .h5 outputs (default: a temporary directory removed at the end)")
+    tp.add_out_option(ap)
     ap.add_argument("--results", default=tp.RESULTS_DIR,
                     help="where the CSV and PNG go (default <repo>/bench/results)")
     args = ap.parse_args()
@@ -391,46 +317,26 @@ def main():
     if args.iters <= 0:
         ap.error("--iters must be positive")
 
-    pbng = os.path.abspath(args.pbng)
-    if not (os.path.isfile(pbng) and os.access(pbng, os.X_OK)):
-        print("error: pbng binary not found (or not executable): %s\n"
-              "Build it first, in Release, from %s:\n    %s\n"
-              "or point --pbng at an existing binary." % (pbng, REPO, tp.BUILD_HINT), file=sys.stderr)
+    pbng = tp.find_pbng(args.pbng)
+    if pbng is None:
         return 2
     try:
         launcher = mpi_launcher(args.mpiexec)
     except tp.BenchError as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    btype = tp.build_type(pbng)
-    pbng_id = tp.binary_id(pbng)
-    if btype not in ("Release", "unknown"):
-        print("warning: %s was built with CMAKE_BUILD_TYPE=%s, not Release; figures will not be representative.\n"
-              "         rebuild: %s" % (pbng, btype, tp.BUILD_HINT), file=sys.stderr)
+    sweep = tp.Sweep(pbng)
+    nproc = sweep.nproc
 
     keys = [(res, m, rk, th) for res in args.res for m in args.materials for (rk, th) in args.configs]
     schedule = [(rep, k) for rep in range(args.repeats) for k in keys]
-
-    start = datetime.datetime.now().astimezone()
-    load_start = tp.load_average()
-    cmdline = shlex.join([sys.executable] + sys.argv)
-    info = tp.machine_info()
-    nproc = int(info["nproc"]) if info["nproc"].isdigit() else 0
-    commit, dirty = tp.git_commit(REPO)
-    host = socket.gethostname().split(".")[0] or "unknown"
 
     print("PBNG scaling: scene %s, %d iterations/run, %d configurations, %d runs (interleaved, repeat loop outermost)"
           % (SCENE, args.iters, len(keys), len(schedule)))
     print("  res %s | materials %s | ranks x threads %s | repeats %d"
           % (",".join(map(str, args.res)), ",".join(args.materials),
              ",".join(cfg_name(*c) for c in args.configs), args.repeats))
-    print("  pbng %s (%s; %s), commit %s" % (pbng, btype, pbng_id, commit))
-    print("  %s (%s)" % (launcher[0], launcher[1]))
-    print("  %s, nproc %s, %s" % (info["cpu_model"], info["nproc"], info["memory"]))
-    print("  load average at start: %s" % load_start)
-    if tp.load1() > 0.5:
-        print("  warning: the machine is not idle (1-minute load %.2f > 0.5); timings will be noisy. "
-              "For figures worth quoting run on an idle machine." % tp.load1())
+    sweep.print_setup("  %s (%s)" % (launcher[0], launcher[1]))
     over = [cfg_name(*c) for c in args.configs if nproc and c[0] * c[1] > nproc]
     if over:
         print("  note: %s use more processes/threads than the %d cores: %s" % (", ".join(over), nproc, OVERSUB_NOTE))
@@ -438,45 +344,21 @@ def main():
         print("  note: no 1x1 configuration, so no efficiency figures")
     sys.stdout.flush()
 
-    own_scratch = args.out is None
-    scratch = tempfile.mkdtemp(prefix="pbng-scaling-") if own_scratch else os.path.abspath(args.out)
-    os.makedirs(scratch, exist_ok=True)
+    def run_one(scratch, rep, key):
+        res, material, ranks, threads = key
+        return run_once(launcher, pbng, scratch, res, material, ranks, threads, args.iters, rep + 1)
 
-    runs = {}
-    first_wall = {}
-    t_sweep = time.monotonic()
-    try:
-        for i, (rep, key) in enumerate(schedule, 1):
-            res, material, ranks, threads = key
-            s = run_once(launcher, pbng, scratch, res, material, ranks, threads, args.iters, rep + 1)
-            runs.setdefault(key, []).append(s)
-            first_wall.setdefault(key, s["wall_seconds"])
-            remaining = schedule[i:]
-            eta = ""
-            if all(k in first_wall for _, k in remaining):
-                eta = ", ETA %s" % tp.fmt_duration(sum(first_wall[k] for _, k in remaining))
-            share = s["halo_seconds"] / s["solver_seconds"] if s["solver_seconds"] > 0 else 0.0
-            print("[%*d/%d] Res-%-3d %-11s %4s rep %d/%d: %9s ms/iteration %8.2f M visits/s  halo %5.1f%%  (%.1f s wall%s)"
-                  % (len(str(len(schedule))), i, len(schedule), res, material[:11], cfg_name(ranks, threads),
-                     rep + 1, args.repeats, tp.g4(1e3 * s["seconds_per_iteration"]),
-                     s["element_visits_per_second"] / 1e6, 100 * share, s["wall_seconds"], eta), flush=True)
-    except tp.BenchError as e:
-        print("\nerror: %s" % e, file=sys.stderr)
-        print("no results written", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted; no results written", file=sys.stderr)
-        return 130
-    finally:
-        if own_scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
+    def describe(rep, key, s):
+        res, material, ranks, threads = key
+        share = s["halo_seconds"] / s["solver_seconds"] if s["solver_seconds"] > 0 else 0.0
+        return ("Res-%-3d %-11s %4s rep %d/%d: %9s ms/iteration %8.2f M visits/s  halo %5.1f%%"
+                % (res, material[:11], cfg_name(ranks, threads), rep + 1, args.repeats,
+                   tp.g4(1e3 * s["seconds_per_iteration"]), s["element_visits_per_second"] / 1e6, 100 * share))
 
-    sweep_seconds = time.monotonic() - t_sweep
-    end = datetime.datetime.now().astimezone()
-    load_end = tp.load_average()
-    rows = aggregate(runs, keys, nproc)
-    pbng_id_end = tp.binary_id(pbng)
-    rebuilt = pbng_id_end != pbng_id
+    status = sweep.run(schedule, run_one, describe, args.out, "pbng-scaling-", failed_note="no results written")
+    if status:
+        return status
+    rows = aggregate(sweep.runs, keys, nproc)
 
     print()
     print("Medians over repeats. efficiency = t(1x1) / (ranks x threads x t); speed-up = t(1x1) / t; haloMB = bytes"
@@ -484,61 +366,26 @@ def main():
           " RSS; B/tet = peak RSS summed over ranks / tets.")
     print_table(rows)
     print_target(rows)
-    print()
-    if rebuilt:
-        print("WARNING: %s changed during the sweep (%s -> %s); the runs mix two builds, rerun the sweep."
-              % (pbng, pbng_id, pbng_id_end))
-    print("sweep took %s; load average at start: %s; at end: %s"
-          % (tp.fmt_duration(sweep_seconds), load_start, load_end))
+    sweep.print_end()
 
-    header = [
+    header = sweep.csv_header(
         "PBNG MPI scaling benchmark (bench/scaling.py); one row per configuration, statistics over repeats",
-        "host: %s" % host,
-        "cpu_model: %s" % info["cpu_model"],
-        "nproc: %s" % info["nproc"],
-        "memory: %s" % info["memory"],
-        "os: %s" % info["os"],
-        "compiler: %s" % info["compiler"],
-        "mpi: %s (%s)" % (launcher[0], launcher[1]),
-        "pbng: %s (CMAKE_BUILD_TYPE %s; %s)" % (pbng, btype, pbng_id),
-        "git_commit: %s" % commit,
-    ]
-    if dirty:
-        header.append("git_dirty_paths: %s%s" % (" ".join(dirty[:10]), " ..." if len(dirty) > 10 else ""))
-    if rebuilt:
-        header.append("WARNING: pbng changed during the sweep (now %s); the runs mix two builds" % pbng_id_end)
-    omp_env = " ".join("%s=%s" % (k, v) for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_")))
-    header += [
-        "date_start: %s" % start.isoformat(timespec="seconds"),
-        "date_end: %s" % end.isoformat(timespec="seconds"),
-        "sweep_seconds: %.1f" % sweep_seconds,
-        "load_average_start: %s" % load_start,
-        "load_average_end: %s" % load_end,
-        "command: %s" % cmdline,
-        "cwd: %s" % os.getcwd(),
-        "run: %s -n R %s %s -scene %s -res N -frames 1 -iters %d -material M -threads T -output DIR/x.h5"
-        " -summary DIR/s.json" % (launcher[0], " ".join(launcher[2]), pbng, SCENE, args.iters),
-        "order: interleaved, repeat loop outermost; repeats: %d" % args.repeats,
-        "environment: %s" % (omp_env or "(no OMP_* variables set)"),
-        "units: ms_per_iter = solver seconds per PBNG iteration (rank 0; setup, residual evaluation, output excluded;"
-        " halo exchanges included); mvisits_per_s = 4 x tets x iterations / solver seconds / 1e6;"
-        " efficiency_vs_1x1 = median t(1x1) / (ranks x threads x median t);"
-        " halo_mb_per_iter = bytes sent by all ranks in one sweep / 1e6 (24 bytes per node per color exchange);"
-        " halo_share = halo seconds (slowest rank) / solver seconds; owned_imbalance = owned max x ranks / nodes;"
-        " peak_rss_mib_max_rank = largest rank's peak RSS; bytes_per_tet = peak RSS summed over ranks / tets",
-        "oversubscribed = ranks x threads > nproc: %s" % OVERSUB_NOTE,
-        "target: 2x1 >= %.0f%% parallel efficiency vs 1x1 at Res-%d" % (100 * TARGET_EFFICIENCY, TARGET_RES),
-    ]
+        ["mpi: %s (%s)" % (launcher[0], launcher[1])],
+        "%s -n R %s " % (launcher[0], " ".join(launcher[2])), "N", args.iters,
+        "interleaved, repeat loop outermost; repeats: %d" % args.repeats,
+        ["units: ms_per_iter = solver seconds per PBNG iteration (slowest rank; setup, residual evaluation, output excluded;"
+         " halo exchanges included); mvisits_per_s = 4 x tets x iterations / solver seconds / 1e6;"
+         " efficiency_vs_1x1 = median t(1x1) / (ranks x threads x median t);"
+         " halo_mb_per_iter = bytes sent by all ranks in one sweep / 1e6 (24 bytes per node per color exchange);"
+         " halo_share = halo seconds (slowest rank) / solver seconds; owned_imbalance = owned max x ranks / nodes;"
+         " peak_rss_mib_max_rank = largest rank's peak RSS; bytes_per_tet = peak RSS summed over ranks / tets",
+         "oversubscribed = ranks x threads > nproc: %s" % OVERSUB_NOTE,
+         "target: 2x1 >= %.0f%% parallel efficiency vs 1x1 at Res-%d" % (100 * TARGET_EFFICIENCY, TARGET_RES)])
     results = os.path.abspath(args.results)
-    os.makedirs(results, exist_ok=True)
-    stamped = os.path.join(results, "scaling-%s-%s.csv" % (host, start.strftime("%Y%m%d-%H%M")))
-    latest = os.path.join(results, "scaling-latest.csv")
-    write_csv(stamped, header, rows)
-    write_csv(latest, header, rows)
-    print("wrote %s\n      %s" % (os.path.relpath(stamped, os.getcwd()), os.path.relpath(latest, os.getcwd())))
+    sweep.write_results(results, "scaling", header, rows, CSV_COLUMNS, os.getcwd())
     png = os.path.join(results, "scaling-latest.png")
     title = "PBNG %s, %d iterations, %s, %s cores, commit %s, %s" % (
-        SCENE, args.iters, info["cpu_model"], info["nproc"], commit, start.strftime("%Y-%m-%d %H:%M"))
+        SCENE, args.iters, sweep.info["cpu_model"], sweep.info["nproc"], sweep.commit, sweep.start.strftime("%Y-%m-%d %H:%M"))
     try:
         if write_plot(png, rows, title):
             print("      %s" % os.path.relpath(png, os.getcwd()))

@@ -180,19 +180,53 @@ def fmt_duration(seconds):
     return "%dh%02dm" % (h, rest // 60)
 
 
+def add_run_options(ap):
+    """--iters and --pbng, as both benchmarks take them."""
+    ap.add_argument("--iters", type=int, default=40, help="PBNG iterations per run (default 40)")
+    ap.add_argument("--pbng", default=os.path.join(REPO, "build", "bin", "pbng"),
+                    help="pbng binary (default <repo>/build/bin/pbng)")
+
+
+def add_out_option(ap):
+    ap.add_argument("--out", default=None,
+                    help="scratch directory for the .h5 outputs (default: a temporary directory removed at the end)")
+
+
 # ----------------------------------------------------------------------------- running
 
-def run_once(pbng, scratch, res, material, threads, iters, rep):
-    stem = "r%d-%s-t%d-rep%d" % (res, material, threads, rep)
+# JSON summary keys throughput.py reads (scaling.py asks for more).
+NEED = ("seconds_per_iteration", "element_visits_per_second", "iterations", "elements",
+        "nodes", "colors", "peak_rss_bytes_total", "bytes_per_element", "threads", "ranks")
+
+
+def find_pbng(path):
+    """Absolute path of the pbng binary, or None after saying on stderr how to build it."""
+    pbng = os.path.abspath(path)
+    if not (os.path.isfile(pbng) and os.access(pbng, os.X_OK)):
+        print("error: pbng binary not found (or not executable): %s\n"
+              "Build it first, in Release, from %s:\n    %s\n"
+              "or point --pbng at an existing binary." % (pbng, REPO, BUILD_HINT), file=sys.stderr)
+        return None
+    return pbng
+
+
+def run_pbng(pbng, scratch, stem, res, material, threads, iters, need, prefix=(), env=None, ranks=None,
+             missing_hint=""):
+    """Run `PREFIX pbng -scene SCENE -res RES -frames 1 -iters ITERS -material M -threads T` once, with its
+    outputs in scratch/<stem>.*, and return its JSON summary plus "wall_seconds".
+
+    prefix: launcher words before pbng (an mpiexec command line; none for a plain run); env: its environment
+    (default inherited).  The summary must hold every key in need (else BenchError, with missing_hint appended),
+    report `threads` threads and, if ranks is given, `ranks` ranks.  Everything the run wrote is deleted."""
     h5 = os.path.join(scratch, stem + ".h5")
     js = os.path.join(scratch, stem + ".json")
-    cmd = [pbng, "-scene", SCENE, "-res", str(res), "-frames", "1", "-iters", str(iters),
-           "-material", material, "-threads", str(threads), "-output", h5, "-summary", js]
+    cmd = list(prefix) + [pbng, "-scene", SCENE, "-res", str(res), "-frames", "1", "-iters", str(iters),
+                          "-material", material, "-threads", str(threads), "-output", h5, "-summary", js]
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     except OSError as e:
-        raise BenchError("could not start %s: %s" % (pbng, e))
+        raise BenchError("could not start %s: %s" % (cmd[0], e))
     wall = time.monotonic() - t0
     try:
         if p.returncode != 0:
@@ -205,11 +239,12 @@ def run_once(pbng, scratch, res, material, threads, iters, rep):
         except (OSError, ValueError) as e:
             raise BenchError("run succeeded but its JSON summary %s is unreadable (%s): %s\n--- stderr ---\n%s"
                              % (js, e, shlex.join(cmd), p.stderr))
-        need = ("seconds_per_iteration", "element_visits_per_second", "iterations", "elements",
-                "nodes", "colors", "peak_rss_bytes_total", "bytes_per_element", "threads", "ranks")
         missing = [k for k in need if k not in summary]
         if missing:
-            raise BenchError("JSON summary %s lacks %s: %s" % (js, ", ".join(missing), shlex.join(cmd)))
+            raise BenchError("JSON summary %s lacks %s%s: %s" % (js, ", ".join(missing), missing_hint, shlex.join(cmd)))
+        if ranks is not None and int(summary["ranks"]) != ranks:
+            raise BenchError("asked for %d ranks but pbng reports %s (is %s the MPI that pbng was built with?): %s"
+                             % (ranks, summary["ranks"], cmd[0], shlex.join(cmd)))
         if int(summary["threads"]) != threads:
             raise BenchError("asked for %d threads but pbng reports %s: %s" % (threads, summary["threads"], shlex.join(cmd)))
         if int(summary["iterations"]) != iters:
@@ -226,26 +261,159 @@ def run_once(pbng, scratch, res, material, threads, iters, rep):
                     pass
 
 
+def run_once(pbng, scratch, res, material, threads, iters, rep):
+    return run_pbng(pbng, scratch, "r%d-%s-t%d-rep%d" % (res, material, threads, rep), res, material, threads,
+                    iters, NEED)
+
+
+class Sweep:
+    """One benchmark sweep: the build, the machine and the timing it records, and the steps both benchmarks
+    share (set-up report, interleaved runs with progress and ETA, closing lines, CSV header and files).
+
+    Created after the pbng binary is found; warns on stderr when pbng is not a Release build."""
+
+    def __init__(self, pbng):
+        self.pbng = pbng
+        self.btype = build_type(pbng)
+        self.pbng_id = binary_id(pbng)
+        if self.btype not in ("Release", "unknown"):
+            print("warning: %s was built with CMAKE_BUILD_TYPE=%s, not Release; figures will not be representative.\n"
+                  "         rebuild: %s" % (pbng, self.btype, BUILD_HINT), file=sys.stderr)
+        self.start = datetime.datetime.now().astimezone()
+        self.load_start = load_average()
+        self.cmdline = shlex.join([sys.executable] + sys.argv)
+        self.info = machine_info()
+        self.nproc = int(self.info["nproc"]) if self.info["nproc"].isdigit() else 0
+        self.commit, self.dirty = git_commit(REPO)
+        self.host = socket.gethostname().split(".")[0] or "unknown"
+        self.runs = {}
+
+    def print_setup(self, *extra):
+        """The build, the machine and its load (extra lines go after the pbng line)."""
+        print("  pbng %s (%s; %s), commit %s" % (self.pbng, self.btype, self.pbng_id, self.commit))
+        for line in extra:
+            print(line)
+        print("  %s, nproc %s, %s" % (self.info["cpu_model"], self.info["nproc"], self.info["memory"]))
+        print("  load average at start: %s" % self.load_start)
+        if load1() > 0.5:
+            print("  warning: the machine is not idle (1-minute load %.2f > 0.5); timings will be noisy. "
+                  "For figures worth quoting run on an idle machine." % load1())
+
+    def run(self, schedule, run_one, describe, out, scratch_prefix, failed_note=None):
+        """Call run_one(scratch, rep, key) -> JSON summary for each (rep, key) of schedule (rep from 0), printing
+        `[i/n] describe(rep, key, summary)  (wall, ETA)` after each, and collect self.runs {key: [summary, ...]}.
+
+        out: scratch directory for the outputs (None: a temporary one, removed at the end).  Returns 0, or the
+        exit status after an error (1, with failed_note on stderr if given) or Ctrl-C (130)."""
+        own_scratch = out is None
+        scratch = tempfile.mkdtemp(prefix=scratch_prefix) if own_scratch else os.path.abspath(out)
+        os.makedirs(scratch, exist_ok=True)
+        first_wall = {}
+        t_sweep = time.monotonic()
+        try:
+            for i, (rep, key) in enumerate(schedule, 1):
+                s = run_one(scratch, rep, key)
+                self.runs.setdefault(key, []).append(s)
+                first_wall.setdefault(key, s["wall_seconds"])
+                remaining = schedule[i:]
+                eta = ""
+                if all(k in first_wall for _, k in remaining):
+                    eta = ", ETA %s" % fmt_duration(sum(first_wall[k] for _, k in remaining))
+                print("[%*d/%d] %s  (%.1f s wall%s)" % (len(str(len(schedule))), i, len(schedule),
+                                                        describe(rep, key, s), s["wall_seconds"], eta), flush=True)
+        except BenchError as e:
+            print("\nerror: %s" % e, file=sys.stderr)
+            if failed_note:
+                print(failed_note, file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("\ninterrupted; no results written", file=sys.stderr)
+            return 130
+        finally:
+            if own_scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
+        self.seconds = time.monotonic() - t_sweep
+        self.end = datetime.datetime.now().astimezone()
+        self.load_end = load_average()
+        self.pbng_id_end = binary_id(self.pbng)
+        self.rebuilt = self.pbng_id_end != self.pbng_id
+        return 0
+
+    def print_end(self):
+        print()
+        if self.rebuilt:
+            print("WARNING: %s changed during the sweep (%s -> %s); the runs mix two builds, rerun the sweep."
+                  % (self.pbng, self.pbng_id, self.pbng_id_end))
+        print("sweep took %s; load average at start: %s; at end: %s"
+              % (fmt_duration(self.seconds), self.load_start, self.load_end))
+
+    def csv_header(self, title, extra, launcher, res_name, iters, order, tail):
+        """The CSV's comment lines: title, machine (then the extra lines), build, dates, load, command, the run
+        (`launcher` words before pbng; Res-`res_name`), `order`, OMP environment, then the tail lines."""
+        info = self.info
+        header = [title, "host: %s" % self.host, "cpu_model: %s" % info["cpu_model"], "nproc: %s" % info["nproc"],
+                  "memory: %s" % info["memory"], "os: %s" % info["os"], "compiler: %s" % info["compiler"]]
+        header += list(extra)
+        header += ["pbng: %s (CMAKE_BUILD_TYPE %s; %s)" % (self.pbng, self.btype, self.pbng_id),
+                   "git_commit: %s" % self.commit]
+        if self.dirty:
+            header.append("git_dirty_paths: %s%s" % (" ".join(self.dirty[:10]), " ..." if len(self.dirty) > 10 else ""))
+        if self.rebuilt:
+            header.append("WARNING: pbng changed during the sweep (now %s); the runs mix two builds" % self.pbng_id_end)
+        omp_env = " ".join("%s=%s" % (k, v) for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_")))
+        header += [
+            "date_start: %s" % self.start.isoformat(timespec="seconds"),
+            "date_end: %s" % self.end.isoformat(timespec="seconds"),
+            "sweep_seconds: %.1f" % self.seconds,
+            "load_average_start: %s" % self.load_start,
+            "load_average_end: %s" % self.load_end,
+            "command: %s" % self.cmdline,
+            "cwd: %s" % os.getcwd(),
+            "run: %s%s -scene %s -res %s -frames 1 -iters %d -material M -threads T -output DIR/x.h5 -summary DIR/s.json"
+            % (launcher, self.pbng, SCENE, res_name, iters),
+            "order: %s" % order,
+            "environment: %s" % (omp_env or "(no OMP_* variables set)"),
+        ]
+        return header + list(tail)
+
+    def write_results(self, results_dir, name, header, rows, columns, relto):
+        """<name>-<host>-<YYYYMMDD-HHMM>.csv and <name>-latest.csv in results_dir; says so, paths relative to relto."""
+        os.makedirs(results_dir, exist_ok=True)
+        stamped = os.path.join(results_dir, "%s-%s-%s.csv" % (name, self.host, self.start.strftime("%Y%m%d-%H%M")))
+        latest = os.path.join(results_dir, "%s-latest.csv" % name)
+        write_csv(stamped, header, rows, columns)
+        write_csv(latest, header, rows, columns)
+        print("wrote %s\n      %s" % (os.path.relpath(stamped, relto), os.path.relpath(latest, relto)))
+
+
 # ----------------------------------------------------------------------------- report
+
+def run_stats(rs):
+    """Figures both benchmarks report for one configuration, from its runs' JSON summaries."""
+    ms = [1e3 * r["seconds_per_iteration"] for r in rs]
+    mv = [r["element_visits_per_second"] / 1e6 for r in rs]
+    first = rs[0]
+    return {
+        "nodes": first["nodes"], "elements": first["elements"], "colors": first["colors"],
+        "iterations": first["iterations"], "repeats": len(rs),
+        "ms_med": statistics.median(ms), "ms_min": min(ms), "ms_max": max(ms),
+        "mv_med": statistics.median(mv), "mv_min": min(mv), "mv_max": max(mv),
+        "bpt_max": max(r["bytes_per_element"] for r in rs),
+        "wall_med": statistics.median(r["wall_seconds"] for r in rs),
+        "ms_runs": ms,
+    }
+
 
 def aggregate(runs, configs, threads_list):
     rows = []
     by_cfg = {c: runs.get(c, []) for c in configs}
     for (res, material, threads) in configs:
         rs = by_cfg[(res, material, threads)]
-        ms = [1e3 * r["seconds_per_iteration"] for r in rs]
-        mv = [r["element_visits_per_second"] / 1e6 for r in rs]
-        row = {
-            "res": res, "material": material, "threads": threads,
-            "ranks": rs[0]["ranks"], "nodes": rs[0]["nodes"], "elements": rs[0]["elements"],
-            "colors": rs[0]["colors"], "iterations": rs[0]["iterations"], "repeats": len(rs),
-            "ms_med": statistics.median(ms), "ms_min": min(ms), "ms_max": max(ms),
-            "mv_med": statistics.median(mv), "mv_min": min(mv), "mv_max": max(mv),
-            "bpt_max": max(r["bytes_per_element"] for r in rs),
+        row = run_stats(rs)
+        row.update({
+            "res": res, "material": material, "threads": threads, "ranks": rs[0]["ranks"],
             "rss_mib_max": max(r["peak_rss_bytes_total"] for r in rs) / 1048576.0,
-            "wall_med": statistics.median(r["wall_seconds"] for r in rs),
-            "ms_runs": ms,
-        }
+        })
         row["speedup"] = None
         if threads != 1 and (res, material, 1) in by_cfg:
             row["speedup"] = statistics.median(1e3 * r["seconds_per_iteration"] for r in by_cfg[(res, material, 1)]) / row["ms_med"]
@@ -326,20 +494,34 @@ def print_targets(rows):
                   % (res, g4(best["ms_med"]), best["material"], best["threads"], PAPER_MS_PER_ITER[res]))
 
 
-CSV_COLUMNS = [
-    ("res", lambda r: r["res"]), ("material", lambda r: r["material"]), ("threads", lambda r: r["threads"]),
-    ("ranks", lambda r: r["ranks"]), ("nodes", lambda r: r["nodes"]), ("tets", lambda r: r["elements"]),
-    ("colors", lambda r: r["colors"]), ("iterations", lambda r: r["iterations"]), ("repeats", lambda r: r["repeats"]),
-    ("ms_per_iter_median", lambda r: "%.4f" % r["ms_med"]), ("ms_per_iter_min", lambda r: "%.4f" % r["ms_min"]),
-    ("ms_per_iter_max", lambda r: "%.4f" % r["ms_max"]),
-    ("mvisits_per_s_median", lambda r: "%.3f" % r["mv_med"]), ("mvisits_per_s_min", lambda r: "%.3f" % r["mv_min"]),
-    ("mvisits_per_s_max", lambda r: "%.3f" % r["mv_max"]),
-    ("bytes_per_tet_max", lambda r: "%.1f" % r["bpt_max"]), ("peak_rss_mib_max", lambda r: "%.1f" % r["rss_mib_max"]),
-    ("speedup_vs_1thread", lambda r: "" if r["speedup"] is None else "%.3f" % r["speedup"]),
-    ("wall_seconds_median", lambda r: "%.2f" % r["wall_med"]),
-    ("targets", lambda r: r["targets"]), ("targets_met", lambda r: r["targets_met"]),
-    ("ms_per_iter_runs", lambda r: " ".join("%.4f" % x for x in r["ms_runs"])),
-]
+# CSV columns that both benchmarks write, by name; each lists its own columns in order with columns().
+SHARED_COLUMNS = {
+    "res": lambda r: r["res"], "material": lambda r: r["material"],
+    "ranks": lambda r: r["ranks"], "threads": lambda r: r["threads"],
+    "nodes": lambda r: r["nodes"], "tets": lambda r: r["elements"], "colors": lambda r: r["colors"],
+    "iterations": lambda r: r["iterations"], "repeats": lambda r: r["repeats"],
+    "ms_per_iter_median": lambda r: "%.4f" % r["ms_med"], "ms_per_iter_min": lambda r: "%.4f" % r["ms_min"],
+    "ms_per_iter_max": lambda r: "%.4f" % r["ms_max"],
+    "mvisits_per_s_median": lambda r: "%.3f" % r["mv_med"], "mvisits_per_s_min": lambda r: "%.3f" % r["mv_min"],
+    "mvisits_per_s_max": lambda r: "%.3f" % r["mv_max"],
+    "bytes_per_tet_max": lambda r: "%.1f" % r["bpt_max"],
+    "wall_seconds_median": lambda r: "%.2f" % r["wall_med"],
+    "ms_per_iter_runs": lambda r: " ".join("%.4f" % x for x in r["ms_runs"]),
+}
+
+
+def columns(names, **own):
+    """[(name, getter)] for the whitespace-separated column names: own getters first, else SHARED_COLUMNS."""
+    return [(n, own[n] if n in own else SHARED_COLUMNS[n]) for n in names.split()]
+
+
+CSV_COLUMNS = columns(
+    "res material threads ranks nodes tets colors iterations repeats"
+    " ms_per_iter_median ms_per_iter_min ms_per_iter_max mvisits_per_s_median mvisits_per_s_min mvisits_per_s_max"
+    " bytes_per_tet_max peak_rss_mib_max speedup_vs_1thread wall_seconds_median targets targets_met ms_per_iter_runs",
+    peak_rss_mib_max=lambda r: "%.1f" % r["rss_mib_max"],
+    speedup_vs_1thread=lambda r: "" if r["speedup"] is None else "%.3f" % r["speedup"],
+    targets=lambda r: r["targets"], targets_met=lambda r: r["targets_met"])
 
 
 def csv_field(v):
@@ -349,14 +531,14 @@ def csv_field(v):
     return s
 
 
-def write_csv(path, header_lines, rows):
+def write_csv(path, header_lines, rows, cols=CSV_COLUMNS):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         for line in header_lines:
             f.write("# " + line + "\n")
-        f.write(",".join(name for name, _ in CSV_COLUMNS) + "\n")
+        f.write(",".join(name for name, _ in cols) + "\n")
         for r in rows:
-            f.write(",".join(csv_field(get(r)) for _, get in CSV_COLUMNS) + "\n")
+            f.write(",".join(csv_field(get(r)) for _, get in cols) + "\n")
     os.replace(tmp, path)
 
 
@@ -372,150 +554,66 @@ def main():
     ap.add_argument("--threads", type=int_list, default=[1, 2], help="OpenMP thread counts (default 1,2)")
     ap.add_argument("--repeats", type=int, default=None,
                     help="repeats per configuration (default 5 at Res-32 and below, 3 above)")
-    ap.add_argument("--iters", type=int, default=40, help="PBNG iterations per run (default 40)")
-    ap.add_argument("--pbng", default=os.path.join(REPO, "build", "bin", "pbng"),
-                    help="pbng binary (default <repo>/build/bin/pbng)")
-    ap.add_argument("--out", default=None,
-                    help="scratch directory for the .h5 outputs (default: a temporary directory removed at the end)")
+    add_run_options(ap)
+    add_out_option(ap)
     args = ap.parse_args()
     if args.repeats is not None and args.repeats <= 0:
         ap.error("--repeats must be positive")
     if args.iters <= 0:
         ap.error("--iters must be positive")
 
-    pbng = os.path.abspath(args.pbng)
-    if not (os.path.isfile(pbng) and os.access(pbng, os.X_OK)):
-        print("error: pbng binary not found (or not executable): %s\n"
-              "Build it first, in Release, from %s:\n    %s\n"
-              "or point --pbng at an existing binary." % (pbng, REPO, BUILD_HINT), file=sys.stderr)
+    pbng = find_pbng(args.pbng)
+    if pbng is None:
         return 2
-    btype = build_type(pbng)
-    pbng_id = binary_id(pbng)
-    if btype not in ("Release", "unknown"):
-        print("warning: %s was built with CMAKE_BUILD_TYPE=%s, not Release; figures will not be representative.\n"
-              "         rebuild: %s" % (pbng, btype, BUILD_HINT), file=sys.stderr)
+    sweep = Sweep(pbng)
 
     resolutions = args.res
     repeats = {r: (args.repeats if args.repeats is not None else default_repeats(r)) for r in resolutions}
     configs = [(r, m, t) for r in resolutions for m in args.materials for t in args.threads]
     schedule = [(rep, c) for rep in range(max(repeats.values())) for c in configs if rep < repeats[c[0]]]
 
-    start = datetime.datetime.now().astimezone()
-    load_start = load_average()
-    cmdline = shlex.join([sys.executable] + sys.argv)
-    info = machine_info()
-    commit, dirty = git_commit(REPO)
-    host = socket.gethostname().split(".")[0] or "unknown"
-
     print("PBNG throughput: scene %s, %d iterations/run, %d configurations, %d runs (interleaved, repeat loop outermost)"
           % (SCENE, args.iters, len(configs), len(schedule)))
     print("  res %s | materials %s | threads %s | repeats %s"
           % (",".join(map(str, resolutions)), ",".join(args.materials), ",".join(map(str, args.threads)),
              ", ".join("Res-%d: %d" % (r, repeats[r]) for r in resolutions)))
-    print("  pbng %s (%s; %s), commit %s" % (pbng, btype, pbng_id, commit))
-    print("  %s, nproc %s, %s" % (info["cpu_model"], info["nproc"], info["memory"]))
-    print("  load average at start: %s" % load_start)
-    if load1() > 0.5:
-        print("  warning: the machine is not idle (1-minute load %.2f > 0.5); timings will be noisy. "
-              "For figures worth quoting run on an idle machine." % load1())
-    nproc = int(info["nproc"]) if info["nproc"].isdigit() else 0
-    if nproc and max(args.threads) > nproc:
-        print("  warning: more threads (%d) than cores (%s)" % (max(args.threads), info["nproc"]))
+    sweep.print_setup()
+    if sweep.nproc and max(args.threads) > sweep.nproc:
+        print("  warning: more threads (%d) than cores (%s)" % (max(args.threads), sweep.info["nproc"]))
     sys.stdout.flush()
 
-    own_scratch = args.out is None
-    if own_scratch:
-        scratch = tempfile.mkdtemp(prefix="pbng-bench-")
-    else:
-        scratch = os.path.abspath(args.out)
-        os.makedirs(scratch, exist_ok=True)
+    def run_one(scratch, rep, cfg):
+        res, material, threads = cfg
+        return run_once(pbng, scratch, res, material, threads, args.iters, rep + 1)
 
-    runs = {}
-    first_wall = {}
-    t_sweep = time.monotonic()
-    try:
-        for i, (rep, cfg) in enumerate(schedule, 1):
-            res, material, threads = cfg
-            s = run_once(pbng, scratch, res, material, threads, args.iters, rep + 1)
-            runs.setdefault(cfg, []).append(s)
-            first_wall.setdefault(cfg, s["wall_seconds"])
-            remaining = schedule[i:]
-            eta = ""
-            if all(c in first_wall for _, c in remaining):
-                eta = ", ETA %s" % fmt_duration(sum(first_wall[c] for _, c in remaining))
-            print("[%*d/%d] Res-%-3d %-17s %dt rep %d/%d: %9s ms/iteration %8.2f M visits/s  (%.1f s wall%s)"
-                  % (len(str(len(schedule))), i, len(schedule), res, material, threads, rep + 1, repeats[res],
-                     g4(1e3 * s["seconds_per_iteration"]), s["element_visits_per_second"] / 1e6,
-                     s["wall_seconds"], eta), flush=True)
-    except BenchError as e:
-        print("\nerror: %s" % e, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted; no results written", file=sys.stderr)
-        return 130
-    finally:
-        if own_scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
+    def describe(rep, cfg, s):
+        res, material, threads = cfg
+        return ("Res-%-3d %-17s %dt rep %d/%d: %9s ms/iteration %8.2f M visits/s"
+                % (res, material, threads, rep + 1, repeats[res],
+                   g4(1e3 * s["seconds_per_iteration"]), s["element_visits_per_second"] / 1e6))
 
-    sweep_seconds = time.monotonic() - t_sweep
-    end = datetime.datetime.now().astimezone()
-    load_end = load_average()
-    rows = aggregate(runs, configs, args.threads)
-    pbng_id_end = binary_id(pbng)
-    rebuilt = pbng_id_end != pbng_id
+    status = sweep.run(schedule, run_one, describe, args.out, "pbng-bench-")
+    if status:
+        return status
+    rows = aggregate(sweep.runs, configs, args.threads)
 
     print()
     print("Medians over repeats; B/tet = peak RSS / tets, max over repeats; speed-up from medians.")
     print_table(rows, args.threads)
     print_targets(rows)
-    print()
-    if rebuilt:
-        print("WARNING: %s changed during the sweep (%s -> %s); the runs mix two builds, rerun the sweep."
-              % (pbng, pbng_id, pbng_id_end))
-    print("sweep took %s; load average at start: %s; at end: %s" % (fmt_duration(sweep_seconds), load_start, load_end))
+    sweep.print_end()
 
-    header = [
+    header = sweep.csv_header(
         "PBNG throughput benchmark (bench/throughput.py); one row per configuration, statistics over repeats",
-        "host: %s" % host,
-        "cpu_model: %s" % info["cpu_model"],
-        "nproc: %s" % info["nproc"],
-        "memory: %s" % info["memory"],
-        "os: %s" % info["os"],
-        "compiler: %s" % info["compiler"],
-        "pbng: %s (CMAKE_BUILD_TYPE %s; %s)" % (pbng, btype, pbng_id),
-        "git_commit: %s" % commit,
-    ]
-    if dirty:
-        header.append("git_dirty_paths: %s%s" % (" ".join(dirty[:10]), " ..." if len(dirty) > 10 else ""))
-    omp_env = " ".join("%s=%s" % (k, v) for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_")))
-    if rebuilt:
-        header.append("WARNING: pbng changed during the sweep (now %s); the runs mix two builds" % pbng_id_end)
-    header += [
-        "date_start: %s" % start.isoformat(timespec="seconds"),
-        "date_end: %s" % end.isoformat(timespec="seconds"),
-        "sweep_seconds: %.1f" % sweep_seconds,
-        "load_average_start: %s" % load_start,
-        "load_average_end: %s" % load_end,
-        "command: %s" % cmdline,
-        "cwd: %s" % os.getcwd(),
-        "run: %s -scene %s -res R -frames 1 -iters %d -material M -threads T -output DIR/x.h5 -summary DIR/s.json"
-        % (pbng, SCENE, args.iters),
-        "order: interleaved, repeat loop outermost; repeats: %s"
-        % ", ".join("Res-%d %d" % (r, repeats[r]) for r in resolutions),
-        "environment: %s" % (omp_env or "(no OMP_* variables set)"),
-        "units: ms_per_iter = solver seconds per PBNG iteration (setup, residual evaluation, output excluded);"
-        " mvisits_per_s = element visits (4 x tets per iteration) per second / 1e6;"
-        " bytes_per_tet = peak RSS summed over ranks / tets",
-        "targets: neohookean >= 50 M visits/s and corotated >= 20 M visits/s at Res-64 with 2 threads;"
-        " peak memory <= 150 bytes/tet (judged at Res-64+)",
-        "paper: 28 ms/iteration Res-32, 65 ms Res-64, 1520 ms Res-128 (Table 1, %s)" % PAPER_MACHINE,
-    ]
-    os.makedirs(RESULTS_DIR, exist_ok=True)
-    stamped = os.path.join(RESULTS_DIR, "throughput-%s-%s.csv" % (host, start.strftime("%Y%m%d-%H%M")))
-    latest = os.path.join(RESULTS_DIR, "throughput-latest.csv")
-    write_csv(stamped, header, rows)
-    write_csv(latest, header, rows)
-    print("wrote %s\n      %s" % (os.path.relpath(stamped, REPO), os.path.relpath(latest, REPO)))
+        [], "", "R", args.iters,
+        "interleaved, repeat loop outermost; repeats: %s" % ", ".join("Res-%d %d" % (r, repeats[r]) for r in resolutions),
+        ["units: ms_per_iter = solver seconds per PBNG iteration (setup, residual evaluation, output excluded);"
+         " mvisits_per_s = element visits (4 x tets per iteration) per second / 1e6;"
+         " bytes_per_tet = peak RSS summed over ranks / tets",
+         "targets: neohookean >= 50 M visits/s and corotated >= 20 M visits/s at Res-64 with 2 threads;"
+         " peak memory <= 150 bytes/tet (judged at Res-64+)",
+         "paper: 28 ms/iteration Res-32, 65 ms Res-64, 1520 ms Res-128 (Table 1, %s)" % PAPER_MACHINE])
+    sweep.write_results(RESULTS_DIR, "throughput", header, rows, CSV_COLUMNS, REPO)
     return 0
 
 

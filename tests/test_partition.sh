@@ -30,6 +30,8 @@ mpirun_pbng 3 -mesh "$TMP/cube.d3.h5" "${g[@]}" -output "$TMP/gdual.h5" > "$TMP/
 "$PY" "$HERE/check_output.py" "$TMP/gfly.h5" --compare "$TMP/gdual.h5" --rtol 0 --quiet && ok || fail "dual partition changes the result"
 expect_error "unknown graph" "known graphs are node" "$PART" -scene box -res 4 -parts 2 -graph hyper -output "$TMP/z.h5"
 
+expect_error "partitioner unknown option" "unknown option -prts" "$PART" -scene box -res 4 -prts 2 -output "$TMP/z.h5"
+expect_error "a result file is not a partitioned mesh" "$TMP/fly.h5" "$PBNG" -mesh "$TMP/fly.h5" -output "$TMP/x.h5"
 expect_error "part count mismatch" "has 3 parts but pbng runs on 2 ranks" mpirun_pbng 2 -mesh "$TMP/box.p3.h5" -output "$TMP/x.h5"
 expect_error "partitioner without output" "-output FILE.h5 is required" "$PART" -scene box -res 4 -parts 2
 expect_error "partitioner bad mesh" "nosuch.msh" "$PART" -mesh "$TMP/nosuch.msh" -parts 2 -output "$TMP/y.h5"

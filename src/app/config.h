@@ -43,4 +43,8 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
  * unknown names, malformed lists and impossible values are errors naming the option. */
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);
 
+/* An error naming the first option nobody read (a typo such as -fram), except PETSc's own options that
+ * are read only at PetscFinalize. */
+PetscErrorCode pbng_config_reject_unused_options(void);
+
 #endif

@@ -216,7 +216,7 @@ static int read_at_finalize(const char *name)
 }
 
 /* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */
-static PetscErrorCode reject_unused_options(void)
+PetscErrorCode pbng_config_reject_unused_options(void)
 {
   PetscInt n;
   char **names, **values;
@@ -252,6 +252,6 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
   PetscOptionsEnd();
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
-  PetscCall(reject_unused_options());
+  PetscCall(pbng_config_reject_unused_options());
   PetscFunctionReturn(0);
 }

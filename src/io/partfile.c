@@ -206,7 +206,14 @@ int pbng_partfile_is_partitioned(const char *path)
   if (access(path, R_OK) == 0 && H5Fis_hdf5(path) > 0) {
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file >= 0) {
-      yes = H5Aexists(file, "format") > 0;
+      if (H5Aexists(file, "format") > 0) { /* pbng result files have a format attribute too: compare it */
+        char value[32] = "";
+        hid_t attr = H5Aopen(file, "format", H5P_DEFAULT), type = H5Aget_type(attr);
+        if (H5Tget_class(type) == H5T_STRING && H5Tget_size(type) <= sizeof(value) && H5Aread(attr, type, value) >= 0)
+          yes = !strncmp(value, PARTFILE_FORMAT, sizeof(value));
+        H5Tclose(type);
+        H5Aclose(attr);
+      }
       H5Fclose(file);
     }
   }
