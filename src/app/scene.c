@@ -45,36 +45,41 @@ static PetscErrorCode scene_box_stretch_twist(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
-/* Sec. 10.4: a bar with its x = 0 end clamped sags under gravity; rho = 10, E = 1000, quasistatic. */
+/* The paper's soft-body setting (Sec. 10.4, 10.5): rho = 10, E = 1000, gravity -9.8 y, the x = 0 side
+ * clamped at rest (set name `clamp`). */
+static PetscErrorCode soft_body_clamped_at_x0(pbng_config *cfg, const char *clamp)
+{
+  const double x0_side[6] = {0, 0, 0, 0, 1, 1};
+
+  PetscFunctionBeginUser;
+  cfg->youngs = 1000;
+  cfg->gravity[1] = -9.8;
+  PetscCall(pbng_bc_add_box(&cfg->bcs, clamp, x0_side, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* Sec. 10.4: a bar with its x = 0 end clamped sags under gravity, quasistatic. */
 static PetscErrorCode scene_bar_gravity(pbng_config *cfg)
 {
-  const double left[6] = {0, 0, 0, 0, 1, 1};
-
   PetscFunctionBeginUser;
   cfg->mesh_source = PBNG_MESH_BAR;
   cfg->res = 6;
-  cfg->youngs = 1000;
-  cfg->gravity[1] = -9.8;
   cfg->frames = 1;
   cfg->iters = 500;
-  PetscCall(pbng_bc_add_box(&cfg->bcs, "clamped_end", left, NULL));
+  PetscCall(soft_body_clamped_at_x0(cfg, "clamped_end"));
   PetscFunctionReturn(0);
 }
 
 /* Sec. 10.5: a Res-16 block with one side clamped falls under gravity and oscillates (backward Euler). */
 static PetscErrorCode scene_block_drop_dynamic(pbng_config *cfg)
 {
-  const double left[6] = {0, 0, 0, 0, 1, 1};
-
   PetscFunctionBeginUser;
   cfg->mesh_source = PBNG_MESH_RES_BOX;
   cfg->res = 16;
-  cfg->youngs = 1000;
-  cfg->gravity[1] = -9.8;
   cfg->mode = PBNG_MODE_DYNAMIC;
   cfg->frames = 30;
   cfg->iters = 40;
-  PetscCall(pbng_bc_add_box(&cfg->bcs, "clamped_side", left, NULL));
+  PetscCall(soft_body_clamped_at_x0(cfg, "clamped_side"));
   PetscFunctionReturn(0);
 }
 
