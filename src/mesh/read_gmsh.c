@@ -833,7 +833,7 @@ static PetscErrorCode gm_build_mesh(gm_reader *r, pbng_mesh *mesh)
   mesh->elems = r->tets;
   r->X = NULL;
   r->tets = NULL;
-  qsort(r->groups, (size_t)r->ngroups, sizeof(gm_group), gm_compare_group);
+  if (r->ngroups > 1) qsort(r->groups, (size_t)r->ngroups, sizeof(gm_group), gm_compare_group);
   for (int g = 0; g < r->ngroups; ++g) {
     snprintf(name, sizeof(name), "physical_%d", r->groups[g].tag);
     for (int i = 0; i < r->nnames; ++i)

@@ -236,7 +236,7 @@ static PetscErrorCode tg_add_marker_sets(tg_reader *r, pbng_mesh *mesh)
 
   PetscFunctionBeginUser;
   if (!r->nmarkers) PetscFunctionReturn(0);
-  qsort(r->markers, (size_t)r->nmarkers, sizeof(tg_marker), tg_compare_marker);
+  if (r->nmarkers > 1) qsort(r->markers, (size_t)r->nmarkers, sizeof(tg_marker), tg_compare_marker);
   PetscCall(PetscMalloc1((size_t)r->nmarkers, &nodes));
   for (int64_t i = 0, j; i < r->nmarkers; i = j) {
     for (j = i; j < r->nmarkers && r->markers[j].marker == r->markers[i].marker; ++j) nodes[j - i] = r->markers[j].node;
