@@ -1,0 +1,16 @@
+/* Exact second derivatives for the Newton baseline (issue 4): dP/dF of each material and the 12x12
+ * stiffness of a linear tetrahedron. Plain C, no allocation. */
+#ifndef PBNG_CORE_STRESS_DERIVATIVE_H
+#define PBNG_CORE_STRESS_DERIVATIVE_H
+
+#include "core/element.h"
+#include "core/material.h"
+
+/* D[9 (3i + j) + 3k + l] = d P_ij / d F_kl = d^2 Psi / dF_ij dF_kl (Eq. 45 in full). For the corotated
+ * model dR/dF comes from the polar decomposition (undefined where tr(S) I - S, F = R S, is singular). */
+void pbng_stress_derivative(const pbng_material *m, const double F[9], double D[81]);
+
+/* K[12 (3a + i) + 3b + k] = d^2 (V Psi) / dx_ai dx_bk for the tetrahedron with B = Dm^{-1}, volume V. */
+void pbng_tet_stiffness(const double D[81], const double B[9], double V, double K[144]);
+
+#endif

@@ -1,0 +1,13 @@
+/* Positive-semidefinite projection of symmetric element matrices (issue 4's Newton baseline: each
+ * element stiffness is made PSD before assembly so that Newton steps descend on these non-convex
+ * energies). */
+#ifndef PBNG_SOLVERS_PSD_PROJECTION_H
+#define PBNG_SOLVERS_PSD_PROJECTION_H
+
+#include <petscsys.h>
+
+/* K (n x n, symmetric, row-major) <- V max(Lambda, 0) V^T from its eigendecomposition (LAPACK syev).
+ * n <= 64. */
+PetscErrorCode pbng_project_psd(int n, double *K);
+
+#endif
