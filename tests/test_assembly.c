@@ -1,11 +1,13 @@
-/* Global unknown numbering over ranks (run on 1 rank by ctest and on 3 by test_dofs.sh): every free
- * node has exactly one index in 0..n-1, owned ranges are contiguous per rank, and every ghost carries
- * its owner's index (held nodes: -1). */
+/* Distributed assembly for the Newton baseline (run on 1 rank by ctest, on 2-4 by
+ * test_assembly_ranks.sh): the global unknown numbering (every free node exactly one index, owned
+ * ranges contiguous, ghosts carry their owners' indices, held nodes -1), and the assembled stiffness
+ * against differences of the distributed forces, exact and PSD-projected. */
 #include <stdio.h>
 #include "mesh/boundary.h"
 #include "mesh/generate.h"
 #include "parallel/dofs.h"
 #include "parallel/partition.h"
+#include "solvers/assembly.h"
 
 static int checks, failures;
 
@@ -87,6 +89,87 @@ static PetscErrorCode check_numbering(const pbng_dmesh *dm, const pbng_dof_map *
   PetscFunctionReturn(0);
 }
 
+/* f(x) of the owned free nodes (ghosts brought up to date first). */
+static PetscErrorCode free_forces(pbng_problem *pb, double *f)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_problem_update_ghosts(pb));
+  for (int32_t i = 0; i < pb->dm->nfree; ++i) pbng_node_force(pb, i, pb->x, &f[3 * i], NULL, 0);
+  PetscFunctionReturn(0);
+}
+
+static double uniform(uint64_t *s)
+{
+  *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+  return (double)(*s >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* K v = -(f(x + h v) - f(x - h v)) / 2h for the exact stiffness; the projected one is symmetric PSD. */
+static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbng_bc_list *bcs, const pbng_dof_map *map,
+                                      pbng_material_kind kind)
+{
+  pbng_problem pb;
+  pbng_material mat;
+  const double g[3] = {0, -9.8, 0}, h = 1e-6;
+  uint64_t seed = 12345 + 77 * (uint64_t)dm->rank + (uint64_t)kind;
+  double *fp, *fm, *v, *x0;
+  Mat K;
+  Vec vv, Kv;
+  char what[96];
+
+  PetscFunctionBeginUser;
+  pbng_material_init(&mat, kind, 1e4, 0.3);
+  PetscCall(pbng_problem_create(dm, bcs, &mat, 10.0, g, PBNG_MODE_QUASISTATIC, 0.033, &pb));
+  pb.halo = halo;
+  for (int32_t i = 0; i < dm->nfree; ++i)
+    for (int d = 0; d < 3; ++d) pb.x[3 * i + d] += 0.05 * uniform(&seed);
+  PetscCall(pbng_problem_update_ghosts(&pb));
+  PetscCall(pbng_stiffness_create(&pb, map, &K));
+  PetscCall(pbng_stiffness_assemble(&pb, map, PETSC_FALSE, K));
+  PetscCall(MatCreateVecs(K, &vv, &Kv));
+  PetscCall(PetscMalloc4(3 * dm->nfree + 1, &fp, 3 * dm->nfree + 1, &fm, 3 * dm->nfree + 1, &v, 3 * dm->nlocal + 1, &x0));
+  for (int32_t k = 0; k < 3 * dm->nfree; ++k) v[k] = uniform(&seed);
+  {
+    PetscScalar *a;
+    PetscCall(VecGetArray(vv, &a));
+    for (int32_t k = 0; k < 3 * dm->nfree; ++k) a[k] = v[k];
+    PetscCall(VecRestoreArray(vv, &a));
+  }
+  PetscCall(MatMult(K, vv, Kv));
+  for (int32_t k = 0; k < 3 * dm->nlocal; ++k) x0[k] = pb.x[k];
+  for (int32_t k = 0; k < 3 * dm->nfree; ++k) pb.x[k] = x0[k] + h * v[k];
+  PetscCall(free_forces(&pb, fp));
+  for (int32_t k = 0; k < 3 * dm->nfree; ++k) pb.x[k] = x0[k] - h * v[k];
+  PetscCall(free_forces(&pb, fm));
+  {
+    const PetscScalar *a;
+    double err = 0.0, scale = 0.0;
+    PetscCall(VecGetArrayRead(Kv, &a));
+    for (int32_t k = 0; k < 3 * dm->nfree; ++k) {
+      const double fd = -(fp[k] - fm[k]) / (2 * h);
+      err = PetscMax(err, PetscAbsReal(fd - a[k]));
+      scale = PetscMax(scale, PetscAbsReal(a[k]));
+    }
+    PetscCall(VecRestoreArrayRead(Kv, &a));
+    snprintf(what, sizeof(what), "%s: K v against force differences (err %.2e of %.2e)", pbng_material_kind_name(kind), err, scale);
+    check(err <= 1e-5 * scale && scale > 0, what);
+  }
+  PetscCall(pbng_stiffness_assemble(&pb, map, PETSC_TRUE, K));
+  PetscBool symmetric;
+  PetscCall(MatIsSymmetric(K, 1e-9, &symmetric));
+  check(symmetric, "projected stiffness symmetric");
+  PetscScalar vKv;
+  PetscCall(MatMult(K, vv, Kv));
+  PetscCall(VecDot(vv, Kv, &vKv));
+  check(vKv >= 0, "projected stiffness: v^T K v >= 0");
+  PetscCall(PetscFree4(fp, fm, v, x0));
+  PetscCall(VecDestroy(&vv));
+  PetscCall(VecDestroy(&Kv));
+  PetscCall(MatDestroy(&K));
+  PetscCall(pbng_problem_destroy(&pb));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   pbng_dmesh dm;
@@ -99,9 +182,10 @@ int main(int argc, char **argv)
   PetscCall(build(PETSC_COMM_WORLD, &dm, &halo, &bcs));
   PetscCall(pbng_dof_map_create(&dm, &halo, &map));
   PetscCall(check_numbering(&dm, &map));
+  for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_stiffness(&dm, &halo, &bcs, &map, (pbng_material_kind)k));
   PetscCallMPI(MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  if (rank == 0) printf("test_dofs: %d checks on rank 0, %d failed on all ranks\n", checks, all_failures);
+  if (rank == 0) printf("test_assembly: %d checks on rank 0, %d failed on all ranks\n", checks, all_failures);
   PetscCall(pbng_dof_map_destroy(&map));
   PetscCall(pbng_halo_destroy(&halo));
   PetscCall(pbng_dmesh_destroy(&dm));
