@@ -7,7 +7,7 @@ expect_error "unknown material" 'unknown material "rubber"' run -material rubber
 expect_error "unknown scene" 'unknown scene "cube"' "$PBNG" -scene cube -output "$o"
 expect_error "unknown accel" 'unknown acceleration "fast"' run -accel fast -output "$o"
 expect_error "unknown mode" 'unknown mode "implicit"' run -mode implicit -output "$o"
-expect_error "unknown solver" 'unknown solver "newton"' run -solver newton -output "$o"
+expect_error "unknown solver" 'unknown solver "multigrid"' run -solver multigrid -output "$o"
 expect_error "malformed gravity" '-gravity needs exactly 3' run -gravity 0,-9.8 -output "$o"
 expect_error "non-numeric gravity" 'gravity' run -gravity 0,abc,1 -output "$o"
 expect_error "E <= 0" 'need E > 0' run -youngs -5 -output "$o"

@@ -65,9 +65,10 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
 
   PetscFunctionBeginUser;
   PetscCall(read_choice_material(PetscOptionsObject, cfg));
-  PetscCall(PetscOptionsString("-solver", "pbng", NULL, cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
-  PetscCheck(!strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "-solver: unknown solver \"%s\" (known: pbng)", cfg->solver);
+  PetscCall(PetscOptionsString("-solver", "pbng | newton (PETSc SNES; options -newton_snes_*, -newton_ksp_*, -newton_pc_*)", NULL,
+                               cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
+  PetscCheck(!strcmp(cfg->solver, "pbng") || !strcmp(cfg->solver, "newton"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-solver: unknown solver \"%s\" (known: pbng, newton)", cfg->solver);
   PetscCall(PetscStrncpy(name, pbng_accel_name(cfg->solver_opt.accel), sizeof(name)));
   PetscCall(PetscOptionsString("-accel", "none | sor (Eq. 40) | chebyshev (Eq. 39)", NULL, name, name, sizeof(name), &set));
   PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
@@ -212,7 +213,8 @@ static int read_at_finalize(const char *name)
   static const char *const names[] = {"options_left", "malloc_dump", "memory_view", "objects_dump", "malloc_view", "check_pointer_intensity"};
   for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
     if (!strcmp(name, names[k])) return 1;
-  return !strncmp(name, "log_view", 8);
+  /* and the Newton solver's SNES/KSP/PC options, read when the solver is set up */
+  return !strncmp(name, "log_view", 8) || !strncmp(name, "newton_", 7);
 }
 
 /* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */

@@ -1,7 +1,7 @@
 #include "solvers/solver.h"
 #include <string.h>
 
-static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops};
+static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops, &pbng_solver_newton_ops};
 static const char *const accel_names[] = {"none", "sor", "chebyshev"};
 
 PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s)
@@ -10,7 +10,7 @@ PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng
   memset(s, 0, sizeof(*s));
   for (size_t k = 0; k < sizeof(solver_table) / sizeof(solver_table[0]); ++k)
     if (!strcmp(name, solver_table[k]->name)) s->ops = solver_table[k];
-  PetscCheck(s->ops, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown solver \"%s\" (known: pbng)", name);
+  PetscCheck(s->ops, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown solver \"%s\" (known: pbng, newton)", name);
   s->pb = pb;
   s->opt = *opt;
   PetscCall(s->ops->create(s));

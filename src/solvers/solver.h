@@ -33,7 +33,7 @@ struct pbng_solver {
   void *data;
 };
 
-/* Solver names: "pbng". Unknown name -> error listing the known ones. */
+/* Solver names: "pbng", "newton". Unknown name -> error listing the known ones. */
 PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s);
 PetscErrorCode pbng_solver_begin_frame(pbng_solver *s);
 PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l);
@@ -44,5 +44,6 @@ int pbng_accel_from_name(const char *name, pbng_accel *accel);
 const char *pbng_accel_name(pbng_accel accel);
 
 extern const pbng_solver_ops pbng_solver_pbng_ops;
+extern const pbng_solver_ops pbng_solver_newton_ops;
 
 #endif

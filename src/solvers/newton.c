@@ -1,0 +1,147 @@
+/* The Newton baseline (issue 4, first version): PETSc SNES on the free unknowns of the distributed
+ * mesh, the assembled stiffness (src/solvers/assembly.c, element Hessians projected to PSD unless
+ * -newton_exact_hessian) as Jacobian, the total energy as the line-search objective. One call of
+ * iterate is one Newton step (SNESSolve with one iteration), so the frame loop, residual and output
+ * are shared with PBNG. Options: -newton_* prefix for SNES/KSP/PC (-newton_snes_linesearch_type,
+ * -newton_ksp_type, -newton_pc_type ...). */
+#include <petscsnes.h>
+#include "parallel/dofs.h"
+#include "solvers/assembly.h"
+#include "solvers/solver.h"
+
+typedef struct {
+  pbng_dof_map map;
+  Mat K;
+  Vec X;
+  SNES snes;
+  PetscBool project_psd;
+} newton_data;
+
+/* Owned free positions <- X, then ghosts. */
+static PetscErrorCode set_positions(pbng_problem *pb, Vec X)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &a));
+  for (int32_t k = 0; k < 3 * pb->dm->nfree; ++k) pb->x[k] = a[k];
+  PetscCall(VecRestoreArrayRead(X, &a));
+  PetscCall(pbng_problem_update_ghosts(pb));
+  PetscFunctionReturn(0);
+}
+
+/* SNES residual: -(f_int + f_ext [- inertia]) at X, the gradient of the energy. */
+static PetscErrorCode form_function(SNES snes, Vec X, Vec R, void *ctx)
+{
+  pbng_problem *pb = ctx;
+  PetscScalar *r;
+
+  PetscFunctionBeginUser;
+  (void)snes;
+  PetscCall(set_positions(pb, X));
+  PetscCall(VecGetArray(R, &r));
+  for (int32_t i = 0; i < pb->dm->nfree; ++i) {
+    double f[3];
+    pbng_node_force(pb, i, pb->x, f, NULL, 0);
+    for (int d = 0; d < 3; ++d) r[3 * i + d] = -f[d];
+  }
+  PetscCall(VecRestoreArray(R, &r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode form_objective(SNES snes, Vec X, PetscReal *energy, void *ctx)
+{
+  pbng_problem *pb = ctx;
+  double residual;
+
+  PetscFunctionBeginUser;
+  (void)snes;
+  PetscCall(set_positions(pb, X));
+  PetscCall(pbng_problem_residual(pb, &residual, energy));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode form_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
+{
+  pbng_solver *s = ctx;
+  newton_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  (void)snes, (void)J;
+  PetscCall(set_positions(s->pb, X));
+  PetscCall(pbng_stiffness_assemble(s->pb, &d->map, d->project_psd, P));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode newton_create(pbng_solver *s)
+{
+  newton_data *d;
+  pbng_problem *pb = s->pb;
+  PetscBool exact = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCheck(pb->halo, pb->dm->comm, PETSC_ERR_ARG_WRONG, "the Newton solver needs the problem's halo");
+  PetscCall(PetscNew(&d));
+  s->data = d;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-newton_exact_hessian", &exact, NULL));
+  d->project_psd = !exact;
+  PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &d->map));
+  PetscCall(pbng_stiffness_create(pb, &d->map, &d->K));
+  PetscCall(MatCreateVecs(d->K, &d->X, NULL));
+  PetscCall(SNESCreate(pb->dm->comm, &d->snes));
+  PetscCall(SNESSetOptionsPrefix(d->snes, "newton_"));
+  PetscCall(SNESSetFunction(d->snes, NULL, form_function, pb));
+  PetscCall(SNESSetObjective(d->snes, form_objective, pb));
+  PetscCall(SNESSetJacobian(d->snes, d->K, d->K, form_jacobian, s));
+  PetscCall(SNESSetTolerances(d->snes, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT)); /* one step per iterate */
+  PetscCall(SNESSetConvergenceTest(d->snes, SNESConvergedSkip, NULL, NULL));
+  {
+    KSP ksp;
+    PC pc;
+    PetscCall(SNESGetKSP(d->snes, &ksp));
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCGAMG));
+    PetscCall(KSPSetTolerances(ksp, 1e-3, PETSC_DEFAULT, PETSC_DEFAULT, 500));
+  }
+  PetscCall(SNESSetFromOptions(d->snes));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode newton_begin_frame(pbng_solver *s)
+{
+  (void)s;
+  return 0;
+}
+
+static PetscErrorCode newton_iterate(pbng_solver *s, int l)
+{
+  newton_data *d = s->data;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  (void)l;
+  PetscCall(VecGetArray(d->X, &a));
+  for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
+  PetscCall(VecRestoreArray(d->X, &a));
+  PetscCall(SNESSolve(d->snes, NULL, d->X));
+  PetscCall(set_positions(s->pb, d->X));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode newton_destroy(pbng_solver *s)
+{
+  newton_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d) {
+    PetscCall(SNESDestroy(&d->snes));
+    PetscCall(VecDestroy(&d->X));
+    PetscCall(MatDestroy(&d->K));
+    PetscCall(pbng_dof_map_destroy(&d->map));
+  }
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_newton_ops = {"newton", newton_create, newton_begin_frame, newton_iterate, newton_destroy};
