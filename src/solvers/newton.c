@@ -1,6 +1,6 @@
 /* The Newton baseline (issue 4, first version): PETSc SNES on the free unknowns of the distributed
  * mesh, the assembled stiffness (src/solvers/assembly.c, element Hessians projected to PSD unless
- * -newton_exact_hessian) as Jacobian, the total energy as the line-search objective. One call of
+ * -newton_exact_hessian) as Jacobian (rigid-body near-null space for GAMG), the total energy as the line-search objective. One call of
  * iterate is one Newton step (SNESSolve with one iteration), so the frame loop, residual and output
  * are shared with PBNG. Options: -newton_* prefix for SNES/KSP/PC (-newton_snes_linesearch_type,
  * -newton_ksp_type, -newton_pc_type ...). */
@@ -73,6 +73,26 @@ static PetscErrorCode form_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
   PetscFunctionReturn(0);
 }
 
+/* GAMG's near-null space: the six rigid-body modes at the rest positions of the free nodes. */
+static PetscErrorCode set_rigid_body_near_null_space(const pbng_problem *pb, Mat K, Vec like)
+{
+  Vec coords;
+  MatNullSpace nsp;
+  PetscScalar *c;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(like, &coords));
+  PetscCall(VecSetBlockSize(coords, 3));
+  PetscCall(VecGetArray(coords, &c));
+  for (int32_t k = 0; k < 3 * pb->dm->nfree; ++k) c[k] = pb->dm->X[k];
+  PetscCall(VecRestoreArray(coords, &c));
+  PetscCall(MatNullSpaceCreateRigidBody(coords, &nsp));
+  PetscCall(MatSetNearNullSpace(K, nsp));
+  PetscCall(MatNullSpaceDestroy(&nsp));
+  PetscCall(VecDestroy(&coords));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode newton_create(pbng_solver *s)
 {
   newton_data *d;
@@ -88,6 +108,7 @@ static PetscErrorCode newton_create(pbng_solver *s)
   PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &d->map));
   PetscCall(pbng_stiffness_create(pb, &d->map, &d->K));
   PetscCall(MatCreateVecs(d->K, &d->X, NULL));
+  PetscCall(set_rigid_body_near_null_space(pb, d->K, d->X));
   PetscCall(SNESCreate(pb->dm->comm, &d->snes));
   PetscCall(SNESSetOptionsPrefix(d->snes, "newton_"));
   PetscCall(SNESSetFunction(d->snes, NULL, form_function, pb));
@@ -118,6 +139,8 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
 {
   newton_data *d = s->data;
   PetscScalar *a;
+  SNESConvergedReason reason;
+  char saved[64];
 
   PetscFunctionBeginUser;
   (void)l;
@@ -125,6 +148,22 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
   for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
   PetscCall(VecRestoreArray(d->X, &a));
   PetscCall(SNESSolve(d->snes, NULL, d->X));
+  PetscCall(SNESGetConvergedReason(d->snes, &reason));
+  if (reason == SNES_DIVERGED_LINE_SEARCH) {
+    /* Near the solution the energy changes less than its round-off and the energy line search
+     * cannot see a decrease: take the full Newton step (re-running from the same X). */
+    SNESLineSearch ls;
+    SNESLineSearchType type;
+    PetscCall(VecGetArray(d->X, &a));
+    for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
+    PetscCall(VecRestoreArray(d->X, &a));
+    PetscCall(SNESGetLineSearch(d->snes, &ls));
+    PetscCall(SNESLineSearchGetType(ls, &type));
+    PetscCall(PetscStrncpy(saved, type, sizeof(saved)));
+    PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
+    PetscCall(SNESSolve(d->snes, NULL, d->X));
+    PetscCall(SNESLineSearchSetType(ls, saved));
+  }
   PetscCall(set_positions(s->pb, d->X));
   PetscFunctionReturn(0);
 }
