@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Newton baseline (-solver newton, PETSc SNES): reaches relative residual <= 1e-10 on a small bar
-# for every material (checked independently from the file), agrees with PBNG run to convergence
-# (node positions within 1e-6 of the object size), and gives the same solution on 1, 2 and 4 ranks
-# (1e-9).
+# and a small stretched and twisted box for every material (checked independently from the file), with
+# each linear-solver preset and with Eisenstat-Walker; agrees with PBNG run to convergence (node
+# positions within 1e-6 of the object size), and gives the same solution on 1, 2 and 4 ranks (1e-9).
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -15,6 +15,25 @@ for material in corotated neohookean stable_neohookean; do
   "$PBNG" "${bar[@]}" -material $material -accel chebyshev -iters 20000 -rtol 1e-11 -threads 1 -output "$TMP/pbng_$material.h5" > "$TMP/log" 2>&1 && ok || fail "pbng $material"
   "$PY" "$HERE/check_output.py" "$out" --compare "$TMP/pbng_$material.h5" --rtol 1e-6 --quiet && ok || fail "newton and pbng equilibria differ ($material)"
 done
+box=(-scene box_stretch_twist -res 4 -frames 2)
+presets=(gamg hypre bjacobi_icc)
+k=0
+for material in corotated neohookean stable_neohookean; do
+  preset=${presets[$k]}; k=$((k + 1))
+  out="$TMP/newton_box_$material.h5"
+  if "$PBNG" "${box[@]}" -material $material -solver newton -newton_preconditioner $preset -iters 40 -rtol 1e-10 -residual_every 1 \
+      -threads 2 -monitor -output "$out" > "$TMP/log" 2>&1; then ok
+  else fail "newton box $material ($preset)"; cat "$TMP/log"; continue; fi
+  "$PY" "$HERE/check_output.py" "$out" --frames 2 --max-relative-residual 1e-10 --quiet && ok || fail "newton box $material: independent check"
+  grep -q "linear (Krylov) iterations" "$TMP/log" && grep -Eq "iter +1 .* linear [1-9]" "$TMP/log" && ok || fail "newton box: no linear iteration counts reported"
+  "$PBNG" "${box[@]}" -material $material -accel chebyshev -iters 20000 -rtol 1e-11 -threads 1 -output "$TMP/pbng_box_$material.h5" > "$TMP/log" 2>&1 && ok || fail "pbng box $material"
+  "$PY" "$HERE/check_output.py" "$out" --compare "$TMP/pbng_box_$material.h5" --rtol 1e-6 --quiet && ok || fail "box: newton and pbng equilibria differ ($material)"
+done
+# Eisenstat-Walker inexact Newton (PETSc's -snes_ksp_ew) still converges to the same equilibrium
+"$PBNG" "${box[@]}" -material neohookean -solver newton -newton_snes_ksp_ew -iters 60 -rtol 1e-10 -residual_every 1 -threads 2 \
+  -output "$TMP/newton_ew.h5" > "$TMP/log" 2>&1 && ok || { fail "newton with Eisenstat-Walker"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/newton_ew.h5" --compare "$TMP/newton_box_neohookean.h5" --rtol 1e-9 --quiet && ok || fail "Eisenstat-Walker: different equilibrium"
+expect_error "unknown preconditioner preset" "unknown preset \"ilu\"" "$PBNG" "${box[@]}" -solver newton -newton_preconditioner ilu -output "$TMP/bad.h5"
 for n in 2 4; do
   out="$TMP/newton_ranks$n.h5"
   if "$MPIEXEC" -n $n --oversubscribe --bind-to none "$PBNG" "${bar[@]}" -material neohookean -solver newton -iters 40 -rtol 1e-10 \

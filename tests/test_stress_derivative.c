@@ -144,7 +144,7 @@ static PetscErrorCode check_psd_projection(const pbng_material *m, uint64_t *s, 
   pbng_stress_derivative(m, F, D);
   pbng_tet_stiffness(D, B, V, K);
   for (int p = 0; p < 144; ++p) Kp[p] = K[p], scale = fmax(scale, fabs(K[p]));
-  PetscCall(pbng_project_psd(12, Kp));
+  PetscCheck(pbng_project_psd(12, Kp) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "PSD projection failed");
   snprintf(what, sizeof(what), "%s: projected stiffness is PSD", label);
   check(smallest_eigenvalue(Kp) >= -1e-10 * scale, what, smallest_eigenvalue(Kp), 0.0);
   for (int p = 0; p < 12; ++p)
@@ -154,7 +154,7 @@ static PetscErrorCode check_psd_projection(const pbng_material *m, uint64_t *s, 
     }
   /* the projection of a PSD matrix is itself */
   for (int p = 0; p < 144; ++p) K[p] = Kp[p];
-  PetscCall(pbng_project_psd(12, Kp));
+  PetscCheck(pbng_project_psd(12, Kp) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "PSD projection failed");
   double diff = 0.0;
   for (int p = 0; p < 144; ++p) diff = fmax(diff, fabs(Kp[p] - K[p]));
   snprintf(what, sizeof(what), "%s: projection is idempotent", label);

@@ -27,6 +27,7 @@ typedef struct {
   int frames, iters;
   double rtol;
   int residual_every;
+  double time_budget; /* seconds of iterations per frame (0: no limit); at least one iteration runs */
   PetscBool monitor;
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];

@@ -192,6 +192,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
   PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));
   PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &set));
+  PetscCall(PetscOptionsReal("-time_budget", "end a frame once its iterations took this many seconds (slowest rank; 0: no limit)", NULL,
+                             cfg->time_budget, &cfg->time_budget, &set));
   PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));
   PetscCall(PetscOptionsInt("-threads", "OpenMP threads per rank (0: OMP_NUM_THREADS)", NULL, threads, &threads, &set));
   PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
@@ -201,6 +203,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(frames >= 0 && frames <= 999999, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-frames %d: must be 0..999999", (int)frames);
   PetscCheck(iters >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-iters %d: must be >= 1", (int)iters);
   PetscCheck(cfg->rtol >= 0 && cfg->rtol < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
+  PetscCheck(cfg->time_budget >= 0 && isfinite(cfg->time_budget), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-time_budget %g: must be >= 0", cfg->time_budget);
   PetscCheck(every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-residual_every %d: must be >= 1", (int)every);
   PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %d: must be >= 0", (int)threads);
   cfg->frames = (int)frames, cfg->iters = (int)iters, cfg->residual_every = (int)every, cfg->threads = (int)threads;

@@ -1,5 +1,6 @@
 /* The closing summary: printed by rank 0 and optionally written as JSON (temporary name + rename). */
 #include <stdio.h>
+#include <string.h>
 #include "app/run.h"
 
 /* A JSON string literal: quotes, backslashes and control characters escaped. */
@@ -24,6 +25,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n", (long long)s->nodes, (long long)s->elements, s->ncolors);
   fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"frames\": %d,\n  \"iterations\": %d,\n", s->ranks, s->threads, s->frames,
           s->iterations);
+  fprintf(f, "  \"linear_iterations\": %lld,\n", s->linear_iterations);
   fprintf(f, "  \"solver_seconds\": %.9g,\n  \"total_seconds\": %.9g,\n", s->solver_seconds, s->total_seconds);
   fprintf(f, "  \"seconds_per_iteration\": %.9g,\n", s->iterations ? s->solver_seconds / s->iterations : 0.0);
   fprintf(f, "  \"element_visits_per_second\": %.9g,\n", s->visits_per_second);
@@ -68,6 +70,9 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
                         s->frames, s->iterations, s->solver_seconds, s->iterations ? 1e3 * s->solver_seconds / s->iterations : 0.0,
                         s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
                         s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
+  if (!strcmp(cfg->solver, "newton"))
+    PetscCall(PetscPrintf(comm, "         %lld linear (Krylov) iterations, %.1f per Newton step\n", s->linear_iterations,
+                          s->iterations ? (double)s->linear_iterations / s->iterations : 0.0));
   if (s->ranks > 1)
     PetscCall(PetscPrintf(comm, "         halo exchange %.3f s of the solver time (slowest rank), %.3f MB per iteration\n", s->halo_seconds,
                           s->halo_bytes_per_iteration / 1e6));

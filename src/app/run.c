@@ -297,8 +297,36 @@ static double relative(double r, double r0) { return r0 > 0 ? r / r0 : 0.0; }
 
 typedef struct {
   int iterations;
+  long long linear_iterations; /* Krylov iterations in this frame (Newton) */
   double seconds, residual, relative_residual, energy, residual0;
 } frame_result;
+
+/* -time_budget: whether the frame's iterations have used it up, as the slowest rank measured (every
+ * rank takes the same decision). */
+static PetscErrorCode budget_spent(const run_state *st, double seconds, PetscBool *spent)
+{
+  double slowest;
+
+  PetscFunctionBeginUser;
+  *spent = PETSC_FALSE;
+  if (st->cfg->time_budget <= 0) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, st->comm));
+  *spent = slowest >= st->cfg->time_budget;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode print_iteration(const run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
+{
+  PetscFunctionBeginUser;
+  if (l == 0) PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e\n", frame, 0, r, relative(r, r0), energy));
+  else if (!strcmp(st->cfg->solver, "newton"))
+    PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e  %.3f s  linear %lld\n", frame, l, r,
+                          relative(r, r0), energy, fr->seconds, fr->linear_iterations));
+  else
+    PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e  %.3f s\n", frame, l, r, relative(r, r0),
+                          energy, fr->seconds));
+  PetscFunctionReturn(0);
+}
 
 /* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol. */
 static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
@@ -313,23 +341,25 @@ static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
   PetscCall(pbng_solver_begin_frame(&st->solver));
   PetscCall(evaluate_residual(st, &fr->residual0, &energy));
   r = fr->residual0;
-  if (cfg->monitor)
-    PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e\n", frame, 0, r, relative(r, fr->residual0), energy));
+  if (cfg->monitor) PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
+  const long long linear0 = st->solver.linear_iterations;
   for (int l = 0; l < cfg->iters; ++l) {
+    PetscBool spent;
     if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) break;
+    PetscCall(budget_spent(st, fr->seconds, &spent));
+    if (spent) break;
     PetscCall(PetscLogEventBegin(st->ev.iterate, 0, 0, 0, 0));
     const double t0 = MPI_Wtime();
     PetscCall(pbng_solver_iterate(&st->solver, l));
     fr->seconds += MPI_Wtime() - t0;
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
+    fr->linear_iterations = st->solver.linear_iterations - linear0;
     fresh = 0;
     if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
       PetscCall(evaluate_residual(st, &r, &energy));
       fresh = 1;
-      if (cfg->monitor)
-        PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e  %.3f s\n", frame, l + 1, r,
-                              relative(r, fr->residual0), energy, fr->seconds));
+      if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
     }
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
@@ -360,8 +390,10 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, const frame_res
   const double eta = frame > 0 ? elapsed / frame * (F - frame) : 0.0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s\n", frame, F,
-                        fr->iterations, fr->relative_residual, fr->residual, fr->seconds, eta));
+  char linear[48] = "";
+  if (!strcmp(st->cfg->solver, "newton")) snprintf(linear, sizeof(linear), "  linear %6lld", fr->linear_iterations);
+  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s\n", frame, F,
+                        fr->iterations, linear, fr->relative_residual, fr->residual, fr->seconds, eta));
   PetscFunctionReturn(0);
 }
 
@@ -381,6 +413,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     PetscCall(write_frame(st, frame, &fr));
     sum->frames = frame;
     sum->iterations += fr.iterations;
+    sum->linear_iterations += fr.linear_iterations;
     sum->solver_seconds += fr.seconds;
     sum->final_residual = fr.residual;
     sum->final_relative_residual = fr.relative_residual;

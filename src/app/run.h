@@ -9,6 +9,7 @@
 
 typedef struct {
   int frames, iterations;         /* frames solved, iterations over all frames */
+  long long linear_iterations;    /* Krylov iterations over all frames (Newton; 0 for PBNG) */
   double solver_seconds;          /* iterations only: no setup, residual evaluation or output */
   double total_seconds;           /* wall time of the whole run */
   double visits_per_second;       /* element visits (one tet seen from one of its nodes; an iteration = 4 x tets) per solver second */

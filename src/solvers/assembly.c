@@ -39,48 +39,71 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
   PetscFunctionReturn(0);
 }
 
-/* The 12x12 element matrix of element e at the current positions. */
-static PetscErrorCode element_matrix(const pbng_problem *pb, int32_t e, PetscBool project_psd, double Ke[144])
+/* The 12x12 element matrix of element e at the current positions; 0 or the PSD projection's status.
+ * Thread-safe. */
+static int element_matrix(const pbng_problem *pb, int32_t e, PetscBool project_psd, double Ke[144])
 {
   const pbng_tet_record *rec = &pb->geo.records[e];
   const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
   const double *x = pb->x;
   double F[9], D[81];
 
-  PetscFunctionBeginUser;
   pbng_tet_deformation_gradient(&x[3 * rec->node[0]], &x[3 * rec->node[1]], &x[3 * rec->node[2]], &x[3 * rec->node[3]], sh->B, F);
   pbng_stress_derivative(&pb->mat, F, D);
   pbng_tet_stiffness(D, sh->B, sh->V, Ke);
-  if (project_psd) PetscCall(pbng_project_psd(12, Ke));
+  return project_psd ? pbng_project_psd(12, Ke) : 0;
+}
+
+static int has_owned_row(const pbng_dmesh *dm, const int32_t t[4])
+{
+  return t[0] < dm->nfree || t[1] < dm->nfree || t[2] < dm->nfree || t[3] < dm->nfree;
+}
+
+/* Adds the 3x3 blocks of Ke to K: only rows this rank owns (all their elements are local). */
+static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_map *map, const int32_t t[4], const double Ke[144], Mat K)
+{
+  PetscFunctionBeginUser;
+  for (int a = 0; a < 4; ++a) {
+    if (t[a] >= dm->nfree) continue;
+    const PetscInt row = (PetscInt)map->node_dof[t[a]];
+    for (int b = 0; b < 4; ++b) {
+      if (map->node_dof[t[b]] < 0) continue;
+      const PetscInt col = (PetscInt)map->node_dof[t[b]];
+      PetscScalar block[9];
+      for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) block[3 * i + k] = Ke[12 * (3 * a + i) + 3 * b + k];
+      PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &col, block, ADD_VALUES));
+    }
+  }
   PetscFunctionReturn(0);
 }
+
+enum { ASSEMBLY_CHUNK = 2048 }; /* elements whose matrices are computed in parallel, then inserted */
 
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, PetscBool project_psd, Mat K)
 {
   const pbng_dmesh *dm = pb->dm;
+  double *Ke;
 
   PetscFunctionBeginUser;
   PetscCall(MatZeroEntries(K));
-  for (int32_t e = 0; e < dm->nelems; ++e) {
-    const int32_t *t = pb->geo.records[e].node;
-    double Ke[144];
-    int owned_row = 0;
-    for (int a = 0; a < 4; ++a) owned_row |= t[a] < dm->nfree;
-    if (!owned_row) continue;
-    PetscCall(element_matrix(pb, e, project_psd, Ke));
-    for (int a = 0; a < 4; ++a) { /* only rows this rank owns: all their elements are local */
-      if (t[a] >= dm->nfree) continue;
-      const PetscInt row = (PetscInt)map->node_dof[t[a]];
-      for (int b = 0; b < 4; ++b) {
-        if (map->node_dof[t[b]] < 0) continue;
-        const PetscInt col = (PetscInt)map->node_dof[t[b]];
-        PetscScalar block[9];
-        for (int i = 0; i < 3; ++i)
-          for (int k = 0; k < 3; ++k) block[3 * i + k] = Ke[12 * (3 * a + i) + 3 * b + k];
-        PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &col, block, ADD_VALUES));
-      }
+  PetscCall(PetscMalloc1((size_t)144 * ASSEMBLY_CHUNK, &Ke));
+  for (int32_t first = 0; first < dm->nelems; first += ASSEMBLY_CHUNK) {
+    const int32_t n = PetscMin(ASSEMBLY_CHUNK, dm->nelems - first);
+    int failed = 0;
+    /* the element matrices are the expensive part (eigendecompositions): computed by all threads;
+     * MatSetValues is not thread-safe, so insertion stays serial */
+#pragma omp parallel for schedule(static) reduction(| : failed)
+    for (int32_t k = 0; k < n; ++k)
+      if (has_owned_row(dm, pb->geo.records[first + k].node)) failed |= element_matrix(pb, first + k, project_psd, &Ke[144 * k]) != 0;
+    PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element in %d..%d",
+               (int)first, (int)(first + n - 1));
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t *t = pb->geo.records[first + k].node;
+      if (has_owned_row(dm, t)) PetscCall(add_element_matrix(dm, map, t, &Ke[144 * k], K));
     }
   }
+  PetscCall(PetscFree(Ke));
   if (pb->mode == PBNG_MODE_DYNAMIC)
     for (int32_t i = 0; i < dm->nfree; ++i) {
       const PetscInt row = (PetscInt)map->node_dof[i];

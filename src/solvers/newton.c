@@ -1,13 +1,18 @@
-/* The Newton baseline (issue 4, first version): PETSc SNES on the free unknowns of the distributed
- * mesh, the assembled stiffness (src/solvers/assembly.c, element Hessians projected to PSD unless
- * -newton_exact_hessian) as Jacobian (rigid-body near-null space for GAMG), the total energy as the line-search objective. One call of
- * iterate is one Newton step (SNESSolve with one iteration), so the frame loop, residual and output
- * are shared with PBNG. Options: -newton_* prefix for SNES/KSP/PC (-newton_snes_linesearch_type,
- * -newton_ksp_type, -newton_pc_type ...). */
+/* The Newton baseline (issue 4): PETSc SNES on the free unknowns of the distributed mesh, the
+ * assembled stiffness (src/solvers/assembly.c, element Hessians projected to PSD unless
+ * -newton_exact_hessian) as Jacobian (rigid-body near-null space for GAMG), the total energy as the
+ * line-search objective. One call of iterate is one Newton step (SNESSolve with one iteration), so the
+ * frame loop, residual and output are shared with PBNG. Linear solver presets
+ * (-newton_preconditioner gamg | hypre | bjacobi_icc, CG in each) set PETSc options that are not
+ * given explicitly; every -newton_snes_*, -newton_ksp_*, -newton_pc_* option passes through
+ * (Eisenstat-Walker: -newton_snes_ksp_ew). */
 #include <petscsnes.h>
+#include <string.h>
 #include "parallel/dofs.h"
 #include "solvers/assembly.h"
 #include "solvers/solver.h"
+
+#define NEWTON_DEFAULT_PRECONDITIONER "bjacobi_icc" /* measured best: docs/newton.md */
 
 typedef struct {
   pbng_dof_map map;
@@ -16,6 +21,46 @@ typedef struct {
   SNES snes;
   PetscBool project_psd;
 } newton_data;
+
+/* Sets a PETSc option unless the user gave it. */
+static PetscErrorCode default_option(const char *name, const char *value)
+{
+  PetscBool given;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
+  if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  PetscFunctionReturn(0);
+}
+
+/* The linear solver presets: CG (the projected stiffness is SPD on the free unknowns) with
+ *   gamg        smoothed aggregation AMG, rigid-body near-null space (set in newton_create);
+ *   hypre       BoomerAMG with nodal (block-3) coarsening and the 3-D strong threshold 0.5;
+ *   bjacobi_icc block Jacobi over ranks, incomplete Cholesky ICC(0) in each block.
+ * Relative linear tolerance 1e-3 (Newton's quadratic phase is reached with it, see docs/newton.md). */
+static PetscErrorCode apply_preconditioner_preset(const char *preset)
+{
+  PetscFunctionBeginUser;
+  PetscCall(default_option("-newton_ksp_type", "cg"));
+  PetscCall(default_option("-newton_ksp_rtol", "1e-3"));
+  PetscCall(default_option("-newton_ksp_max_it", "1000"));
+  if (!strcmp(preset, "gamg")) {
+    PetscCall(default_option("-newton_pc_type", "gamg"));
+    PetscCall(default_option("-newton_pc_gamg_aggressive_coarsening", "3"));
+  } else if (!strcmp(preset, "hypre")) {
+    PetscCall(default_option("-newton_pc_type", "hypre"));
+    PetscCall(default_option("-newton_pc_hypre_type", "boomeramg"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_strong_threshold", "0.5"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_nodal_coarsen", "6"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_vec_interp_variant", "2"));
+  } else if (!strcmp(preset, "bjacobi_icc")) {
+    PetscCall(default_option("-newton_pc_type", "bjacobi"));
+    PetscCall(default_option("-newton_sub_pc_type", "icc"));
+  } else
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)",
+            preset);
+  PetscFunctionReturn(0);
+}
 
 /* Owned free positions <- X, then ghosts. */
 static PetscErrorCode set_positions(pbng_problem *pb, Vec X)
@@ -98,6 +143,7 @@ static PetscErrorCode newton_create(pbng_solver *s)
   newton_data *d;
   pbng_problem *pb = s->pb;
   PetscBool exact = PETSC_FALSE;
+  char preset[32] = NEWTON_DEFAULT_PRECONDITIONER;
 
   PetscFunctionBeginUser;
   PetscCheck(pb->halo, pb->dm->comm, PETSC_ERR_ARG_WRONG, "the Newton solver needs the problem's halo");
@@ -105,6 +151,8 @@ static PetscErrorCode newton_create(pbng_solver *s)
   s->data = d;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-newton_exact_hessian", &exact, NULL));
   d->project_psd = !exact;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_preconditioner", preset, sizeof(preset), NULL));
+  PetscCall(apply_preconditioner_preset(preset));
   PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &d->map));
   PetscCall(pbng_stiffness_create(pb, &d->map, &d->K));
   PetscCall(MatCreateVecs(d->K, &d->X, NULL));
@@ -116,15 +164,6 @@ static PetscErrorCode newton_create(pbng_solver *s)
   PetscCall(SNESSetJacobian(d->snes, d->K, d->K, form_jacobian, s));
   PetscCall(SNESSetTolerances(d->snes, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT)); /* one step per iterate */
   PetscCall(SNESSetConvergenceTest(d->snes, SNESConvergedSkip, NULL, NULL));
-  {
-    KSP ksp;
-    PC pc;
-    PetscCall(SNESGetKSP(d->snes, &ksp));
-    PetscCall(KSPSetType(ksp, KSPCG));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCGAMG));
-    PetscCall(KSPSetTolerances(ksp, 1e-3, PETSC_DEFAULT, PETSC_DEFAULT, 500));
-  }
   PetscCall(SNESSetFromOptions(d->snes));
   PetscFunctionReturn(0);
 }
@@ -133,6 +172,17 @@ static PetscErrorCode newton_begin_frame(pbng_solver *s)
 {
   (void)s;
   return 0;
+}
+
+static PetscErrorCode add_linear_iterations(pbng_solver *s)
+{
+  newton_data *d = s->data;
+  PetscInt its;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetLinearSolveIterations(d->snes, &its));
+  s->linear_iterations += its;
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode newton_iterate(pbng_solver *s, int l)
@@ -148,6 +198,7 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
   for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
   PetscCall(VecRestoreArray(d->X, &a));
   PetscCall(SNESSolve(d->snes, NULL, d->X));
+  PetscCall(add_linear_iterations(s));
   PetscCall(SNESGetConvergedReason(d->snes, &reason));
   if (reason == SNES_DIVERGED_LINE_SEARCH) {
     /* Near the solution the energy changes less than its round-off and the energy line search
@@ -162,6 +213,7 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
     PetscCall(PetscStrncpy(saved, type, sizeof(saved)));
     PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBASIC));
     PetscCall(SNESSolve(d->snes, NULL, d->X));
+    PetscCall(add_linear_iterations(s));
     PetscCall(SNESLineSearchSetType(ls, saved));
   }
   PetscCall(set_positions(s->pb, d->X));

@@ -3,17 +3,16 @@
 
 enum { PSD_MAX = 64 };
 
-PetscErrorCode pbng_project_psd(int n, double *K)
+int pbng_project_psd(int n, double *K)
 {
   double V[PSD_MAX * PSD_MAX], lambda[PSD_MAX], work[PSD_MAX * PSD_MAX];
   PetscBLASInt bn = n, lwork = PSD_MAX * PSD_MAX, info;
 
-  PetscFunctionBeginUser;
-  PetscCheck(n > 0 && n <= PSD_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PSD projection of a %dx%d matrix", n, n);
+  if (n <= 0 || n > PSD_MAX) return -1;
   for (int k = 0; k < n * n; ++k) V[k] = K[k]; /* symmetric: row- and column-major alike */
   LAPACKsyev_("V", "U", &bn, V, &bn, lambda, work, &lwork, &info);
-  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK syev failed (info %d)", (int)info);
-  if (lambda[0] >= 0.0) PetscFunctionReturn(0); /* already PSD (eigenvalues ascend) */
+  if (info != 0) return (int)info;
+  if (lambda[0] >= 0.0) return 0; /* already PSD (eigenvalues ascend) */
   /* column c of V (column-major) is the eigenvector of lambda[c] */
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
@@ -22,5 +21,5 @@ PetscErrorCode pbng_project_psd(int n, double *K)
         if (lambda[c] > 0.0) v += V[c * n + i] * lambda[c] * V[c * n + j];
       K[i * n + j] = v;
     }
-  PetscFunctionReturn(0);
+  return 0;
 }

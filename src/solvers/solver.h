@@ -30,6 +30,7 @@ struct pbng_solver {
   pbng_problem *pb;
   pbng_solver_options opt;
   double halo_seconds; /* wall time spent in halo exchanges (part of the iterations' time) */
+  long long linear_iterations; /* Krylov iterations so far, over all frames (Newton; 0 for PBNG) */
   void *data;
 };
 
