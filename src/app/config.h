@@ -29,6 +29,8 @@ typedef struct {
   int residual_every;
   double time_budget; /* seconds of iterations per frame (0: no limit); at least one iteration runs */
   PetscBool monitor;
+  char initial[PETSC_MAX_PATH_LEN]; /* -initial: start from a frame of an earlier result (quasistatic) */
+  int initial_frame;                 /* -initial_frame: that frame, -1 = the last */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */

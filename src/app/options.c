@@ -192,6 +192,15 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
   PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));
   PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &set));
+  PetscInt initial_frame = -1;
+  PetscCall(PetscOptionsString("-initial", "start from a frame of an earlier pbng result of the same mesh (quasistatic)", NULL, cfg->initial,
+                               cfg->initial, sizeof(cfg->initial), &set));
+  PetscCall(PetscOptionsInt("-initial_frame", "with -initial: the frame to start from (-1: the last)", NULL, initial_frame, &initial_frame, &set));
+  PetscCheck(!set || cfg->initial[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-initial_frame needs -initial FILE");
+  PetscCheck(initial_frame >= -1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-initial_frame %d: must be >= 0 (or -1: the last)", (int)initial_frame);
+  PetscCheck(!cfg->initial[0] || cfg->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-initial needs -mode quasistatic (a result file holds no velocities)");
+  cfg->initial_frame = (int)initial_frame;
   PetscCall(PetscOptionsReal("-time_budget", "end a frame once its iterations took this many seconds (slowest rank; 0: no limit)", NULL,
                              cfg->time_budget, &cfg->time_budget, &set));
   PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));

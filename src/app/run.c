@@ -8,6 +8,7 @@
 
 #include "io/output.h"
 #include "io/partfile.h"
+#include "io/result_reader.h"
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
 #include "parallel/partition.h"
@@ -28,7 +29,10 @@ typedef struct {
   pbng_halo halo;
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
   int32_t *node_order; /* the local index of each of them */
+  double time0;        /* time of frame 0: 0, or the time of the -initial frame */
 } run_state;
+
+static double frame_time(const run_state *st, int frame) { return st->time0 + frame * st->cfg->dt; }
 
 static PetscErrorCode register_events(run_events *ev)
 {
@@ -337,7 +341,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
 
   PetscFunctionBeginUser;
   memset(fr, 0, sizeof(*fr));
-  PetscCall(pbng_problem_begin_frame(&st->pb, frame * cfg->dt));
+  PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, frame)));
   PetscCall(pbng_solver_begin_frame(&st->solver));
   PetscCall(evaluate_residual(st, &fr->residual0, &energy));
   r = fr->residual0;
@@ -372,7 +376,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
 
 static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *fr)
 {
-  const pbng_frame_info info = {frame * st->cfg->dt, fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy};
+  const pbng_frame_info info = {frame_time(st, frame), fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy};
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.output, 0, 0, 0, 0));
@@ -404,7 +408,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
 
   PetscFunctionBeginUser;
   memset(&fr, 0, sizeof(fr)); /* frame 0: the initial configuration */
-  PetscCall(pbng_problem_begin_frame(&st->pb, 0.0));
+  PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, 0)));
   PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
   fr.relative_residual = 1.0;
   PetscCall(write_frame(st, 0, &fr));
@@ -423,6 +427,29 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
 }
 
 /* Owned and ghost nodes per rank (min/max), neighbours and halo volume, for the report. */
+/* -initial: the owned nodes' positions (and the start time) from a frame of an earlier result. */
+static PetscErrorCode load_initial_state(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double *rest, *x;
+  pbng_result_frame info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(3 * dm->nowned + 1, &rest, 3 * dm->nowned + 1, &x));
+  for (int32_t k = 0; k < dm->nowned; ++k)
+    for (int d = 0; d < 3; ++d) rest[3 * k + d] = dm->X[3 * st->node_order[k] + d];
+  PetscCall(pbng_result_read_frame(st->comm, st->cfg->initial, st->cfg->initial_frame, dm->nglobal_nodes, dm->nowned, st->node_rows, rest, x, &info));
+  PetscCheck(!strcmp(info.mode, "quasistatic"), st->comm, PETSC_ERR_ARG_INCOMP, "-initial %s: a %s result (velocities are not stored)",
+             st->cfg->initial, info.mode);
+  for (int32_t k = 0; k < dm->nowned; ++k)
+    for (int d = 0; d < 3; ++d) st->pb.x[3 * st->node_order[k] + d] = x[3 * k + d];
+  PetscCall(PetscFree2(rest, x));
+  PetscCall(pbng_problem_update_ghosts(&st->pb));
+  st->time0 = info.time;
+  PetscCall(PetscPrintf(st->comm, "initial state: frame %d (time %g) of %s\n", info.frame, info.time, st->cfg->initial));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode summarize_partition(run_state *st, pbng_run_summary *sum)
 {
   const int64_t mine[4] = {st->dm.nowned, st->dm.nlocal - st->dm.nowned, -(int64_t)st->dm.nowned,
@@ -467,6 +494,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   st->pb.halo = &st->halo;
+  if (cfg->initial[0]) PetscCall(load_initial_state(st));
   PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
   sum->ncolors = st->dm.ncolors;
   const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];
