@@ -35,7 +35,8 @@ static PetscErrorCode default_option(const char *name, const char *value)
 
 /* The linear solver presets: CG (the projected stiffness is SPD on the free unknowns) with
  *   gamg        smoothed aggregation AMG, rigid-body near-null space (set in newton_create);
- *   hypre       BoomerAMG with nodal (block-3) coarsening and the 3-D strong threshold 0.5;
+ *   hypre       BoomerAMG, HMIS coarsening with ext+i interpolation (at most 4 per row), one level of
+ *               aggressive coarsening, the 3-D strong threshold 0.5 (nodal coarsening measured slower);
  *   bjacobi_icc block Jacobi over ranks, incomplete Cholesky ICC(0) in each block.
  * Relative linear tolerance 1e-3 (Newton's quadratic phase is reached with it, see docs/newton.md). */
 static PetscErrorCode apply_preconditioner_preset(const char *preset)
@@ -51,8 +52,10 @@ static PetscErrorCode apply_preconditioner_preset(const char *preset)
     PetscCall(default_option("-newton_pc_type", "hypre"));
     PetscCall(default_option("-newton_pc_hypre_type", "boomeramg"));
     PetscCall(default_option("-newton_pc_hypre_boomeramg_strong_threshold", "0.5"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_nodal_coarsen", "6"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_vec_interp_variant", "2"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_coarsen_type", "HMIS"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_interp_type", "ext+i"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_P_max", "4"));
+    PetscCall(default_option("-newton_pc_hypre_boomeramg_agg_nl", "1"));
   } else if (!strcmp(preset, "bjacobi_icc")) {
     PetscCall(default_option("-newton_pc_type", "bjacobi"));
     PetscCall(default_option("-newton_sub_pc_type", "icc"));
