@@ -167,6 +167,10 @@ static PetscErrorCode newton_create(pbng_solver *s)
   PetscCall(SNESSetJacobian(d->snes, d->K, d->K, form_jacobian, s));
   PetscCall(SNESSetTolerances(d->snes, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT)); /* one step per iterate */
   PetscCall(SNESSetConvergenceTest(d->snes, SNESConvergedSkip, NULL, NULL));
+  /* A Krylov solve that stops early (iteration limit, or CG seeing an indefinite preconditioner,
+   * as GAMG's Chebyshev smoothers can produce on twisted states) still returns a useful direction:
+   * let the energy line search judge it instead of discarding the step. */
+  PetscCall(SNESSetMaxLinearSolveFailures(d->snes, PETSC_MAX_INT));
   PetscCall(SNESSetFromOptions(d->snes));
   PetscFunctionReturn(0);
 }
