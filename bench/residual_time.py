@@ -9,7 +9,8 @@ Scene: the paper's box stretch-and-twist at Res-R (default 32), quasistatic.  Tw
          reference run (Newton to relative residual 1e-10, made once per invocation and read with
          `-initial REF -initial_frame K-1`), so every configuration starts from the same state.
 Configurations: PBNG plain / SOR / Chebyshev (paper's parameters) and Newton with each linear-solver
-preset (gamg, hypre, bjacobi_icc) and with Eisenstat-Walker (-newton_snes_ksp_ew).  Each run uses
+preset (gamg, hypre, bjacobi_icc), with Eisenstat-Walker (-newton_snes_ksp_ew), and with the PSD
+projection through dP/dF (-newton_projection stress).  Each run uses
 `-monitor`: the residual after every iteration with the cumulative wall time of the iterations alone
 (residual evaluations and output excluded, identically for both methods).  PBNG runs stop at the
 tolerance or after --pbng-budget seconds of iterations (-time_budget), Newton runs at the tolerance or
@@ -55,6 +56,8 @@ CONFIGS = {
     "newton_hypre": ["-solver", "newton", "-newton_preconditioner", "hypre"],
     "newton_bjacobi_icc": ["-solver", "newton", "-newton_preconditioner", "bjacobi_icc"],
     "newton_bjacobi_icc_ew": ["-solver", "newton", "-newton_preconditioner", "bjacobi_icc", "-newton_snes_ksp_ew"],
+    "newton_bjacobi_icc_stress": ["-solver", "newton", "-newton_preconditioner", "bjacobi_icc", "-newton_projection", "stress"],
+    "newton_hypre_stress": ["-solver", "newton", "-newton_preconditioner", "hypre", "-newton_projection", "stress"],
 }
 
 ITER_LINE = re.compile(r"^\s+frame (\d+) iter\s+(\d+)\s+residual (\S+)\s+relative (\S+)\s+energy \S+(?:\s+(\S+) s)?(?:\s+linear (\d+))?")

@@ -125,7 +125,7 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
     for (int d = 0; d < 3; ++d) pb.x[3 * i + d] += 0.05 * uniform(&seed);
   PetscCall(pbng_problem_update_ghosts(&pb));
   PetscCall(pbng_stiffness_create(&pb, map, &K));
-  PetscCall(pbng_stiffness_assemble(&pb, map, PETSC_FALSE, K));
+  PetscCall(pbng_stiffness_assemble(&pb, map, PBNG_HESSIAN_EXACT, K));
   PetscCall(MatCreateVecs(K, &vv, &Kv));
   PetscCall(PetscMalloc4(3 * dm->nfree + 1, &fp, 3 * dm->nfree + 1, &fm, 3 * dm->nfree + 1, &v, 3 * dm->nlocal + 1, &x0));
   for (int32_t k = 0; k < 3 * dm->nfree; ++k) v[k] = uniform(&seed);
@@ -154,14 +154,19 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
     snprintf(what, sizeof(what), "%s: K v against force differences (err %.2e of %.2e)", pbng_material_kind_name(kind), err, scale);
     check(err <= 1e-5 * scale && scale > 0, what);
   }
-  PetscCall(pbng_stiffness_assemble(&pb, map, PETSC_TRUE, K));
-  PetscBool symmetric;
-  PetscCall(MatIsSymmetric(K, 1e-9, &symmetric));
-  check(symmetric, "projected stiffness symmetric");
-  PetscScalar vKv;
-  PetscCall(MatMult(K, vv, Kv));
-  PetscCall(VecDot(vv, Kv, &vKv));
-  check(vKv >= 0, "projected stiffness: v^T K v >= 0");
+  for (pbng_hessian_kind projected = PBNG_HESSIAN_PSD_ELEMENT; projected <= PBNG_HESSIAN_PSD_STRESS; ++projected) {
+    const char *how = projected == PBNG_HESSIAN_PSD_ELEMENT ? "element-projected" : "stress-projected";
+    PetscCall(pbng_stiffness_assemble(&pb, map, projected, K));
+    PetscBool symmetric;
+    PetscCall(MatIsSymmetric(K, 1e-9, &symmetric));
+    snprintf(what, sizeof(what), "%s stiffness symmetric", how);
+    check(symmetric, what);
+    PetscScalar vKv;
+    PetscCall(MatMult(K, vv, Kv));
+    PetscCall(VecDot(vv, Kv, &vKv));
+    snprintf(what, sizeof(what), "%s stiffness: v^T K v >= 0", how);
+    check(vKv >= 0, what);
+  }
   PetscCall(PetscFree4(fp, fm, v, x0));
   PetscCall(VecDestroy(&vv));
   PetscCall(VecDestroy(&Kv));

@@ -159,6 +159,12 @@ static PetscErrorCode check_psd_projection(const pbng_material *m, uint64_t *s, 
   for (int p = 0; p < 144; ++p) diff = fmax(diff, fabs(Kp[p] - K[p]));
   snprintf(what, sizeof(what), "%s: projection is idempotent", label);
   check(diff <= 1e-9 * scale, what, diff, 0.0);
+  /* projecting dP/dF (9x9) instead gives a PSD element stiffness too: K = V G^T D G */
+  pbng_stress_derivative(m, F, D);
+  PetscCheck(pbng_project_psd(9, D) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "PSD projection failed");
+  pbng_tet_stiffness(D, B, V, K);
+  snprintf(what, sizeof(what), "%s: stiffness from the projected dP/dF is PSD", label);
+  check(smallest_eigenvalue(K) >= -1e-10 * scale, what, smallest_eigenvalue(K), 0.0);
   PetscFunctionReturn(0);
 }
 

@@ -41,7 +41,7 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
 
 /* The 12x12 element matrix of element e at the current positions; 0 or the PSD projection's status.
  * Thread-safe. */
-static int element_matrix(const pbng_problem *pb, int32_t e, PetscBool project_psd, double Ke[144])
+static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double Ke[144])
 {
   const pbng_tet_record *rec = &pb->geo.records[e];
   const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
@@ -50,8 +50,12 @@ static int element_matrix(const pbng_problem *pb, int32_t e, PetscBool project_p
 
   pbng_tet_deformation_gradient(&x[3 * rec->node[0]], &x[3 * rec->node[1]], &x[3 * rec->node[2]], &x[3 * rec->node[3]], sh->B, F);
   pbng_stress_derivative(&pb->mat, F, D);
+  if (kind == PBNG_HESSIAN_PSD_STRESS) {
+    const int status = pbng_project_psd(9, D);
+    if (status) return status;
+  }
   pbng_tet_stiffness(D, sh->B, sh->V, Ke);
-  return project_psd ? pbng_project_psd(12, Ke) : 0;
+  return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(12, Ke) : 0;
 }
 
 static int has_owned_row(const pbng_dmesh *dm, const int32_t t[4])
@@ -80,7 +84,7 @@ static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_ma
 
 enum { ASSEMBLY_CHUNK = 2048 }; /* elements whose matrices are computed in parallel, then inserted */
 
-PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, PetscBool project_psd, Mat K)
+PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
 {
   const pbng_dmesh *dm = pb->dm;
   double *Ke;
@@ -95,7 +99,7 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
      * MatSetValues is not thread-safe, so insertion stays serial */
 #pragma omp parallel for schedule(static) reduction(| : failed)
     for (int32_t k = 0; k < n; ++k)
-      if (has_owned_row(dm, pb->geo.records[first + k].node)) failed |= element_matrix(pb, first + k, project_psd, &Ke[144 * k]) != 0;
+      if (has_owned_row(dm, pb->geo.records[first + k].node)) failed |= element_matrix(pb, first + k, kind, &Ke[144 * k]) != 0;
     PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element in %d..%d",
                (int)first, (int)(first + n - 1));
     for (int32_t k = 0; k < n; ++k) {

@@ -1,7 +1,9 @@
 /* The assembled stiffness (negative force Jacobian) of the discrete problem over the free unknowns,
  * for the Newton baseline: a PETSc block-3 AIJ matrix distributed like the subdomains, each row owned
  * by the rank owning its node, exactly preallocated. Element matrices are the exact Hessians
- * (pbng_tet_stiffness), optionally projected to PSD per element (pbng_project_psd). */
+ * (pbng_tet_stiffness), optionally made PSD (pbng_project_psd) either as the 12x12 element matrix or
+ * through the 9x9 stress derivative dP/dF (K_e = V G^T D G is PSD when D is: the eigensystem
+ * approach of Smith et al. 2019, computed numerically). */
 #ifndef PBNG_SOLVERS_ASSEMBLY_H
 #define PBNG_SOLVERS_ASSEMBLY_H
 
@@ -9,8 +11,14 @@
 #include "parallel/dofs.h"
 #include "solvers/problem.h"
 
+typedef enum {
+  PBNG_HESSIAN_EXACT = 0,          /* unmodified element Hessians */
+  PBNG_HESSIAN_PSD_ELEMENT = 1,    /* clamp the eigenvalues of the 12x12 element matrix */
+  PBNG_HESSIAN_PSD_STRESS = 2      /* clamp the eigenvalues of the 9x9 dP/dF */
+} pbng_hessian_kind;
+
 PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map *map, Mat *K);
 /* K <- d^2 E / dx^2 at the current positions (plus m/dt^2 on the diagonal in dynamic mode). */
-PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, PetscBool project_psd, Mat K);
+PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K);
 
 #endif

@@ -1,6 +1,6 @@
 /* The Newton baseline (issue 4): PETSc SNES on the free unknowns of the distributed mesh, the
- * assembled stiffness (src/solvers/assembly.c, element Hessians projected to PSD unless
- * -newton_exact_hessian) as Jacobian (rigid-body near-null space for GAMG), the total energy as the
+ * assembled stiffness (src/solvers/assembly.c, element Hessians made PSD per element, as the 12x12
+ * matrix or through dP/dF (-newton_projection element | stress), unless -newton_exact_hessian) as Jacobian (rigid-body near-null space for GAMG), the total energy as the
  * line-search objective. One call of iterate is one Newton step (SNESSolve with one iteration), so the
  * frame loop, residual and output are shared with PBNG. Linear solver presets
  * (-newton_preconditioner gamg | hypre | bjacobi_icc, CG in each) set PETSc options that are not
@@ -13,13 +13,14 @@
 #include "solvers/solver.h"
 
 #define NEWTON_DEFAULT_PRECONDITIONER "bjacobi_icc" /* measured best: docs/newton.md */
+#define NEWTON_DEFAULT_PROJECTION "element"        /* -newton_projection: docs/newton.md */
 
 typedef struct {
   pbng_dof_map map;
   Mat K;
   Vec X;
   SNES snes;
-  PetscBool project_psd;
+  pbng_hessian_kind hessian;
 } newton_data;
 
 /* Sets a PETSc option unless the user gave it. */
@@ -117,7 +118,7 @@ static PetscErrorCode form_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
   PetscFunctionBeginUser;
   (void)snes, (void)J;
   PetscCall(set_positions(s->pb, X));
-  PetscCall(pbng_stiffness_assemble(s->pb, &d->map, d->project_psd, P));
+  PetscCall(pbng_stiffness_assemble(s->pb, &d->map, d->hessian, P));
   PetscFunctionReturn(0);
 }
 
@@ -146,14 +147,18 @@ static PetscErrorCode newton_create(pbng_solver *s)
   newton_data *d;
   pbng_problem *pb = s->pb;
   PetscBool exact = PETSC_FALSE;
-  char preset[32] = NEWTON_DEFAULT_PRECONDITIONER;
+  char preset[32] = NEWTON_DEFAULT_PRECONDITIONER, projection[32] = NEWTON_DEFAULT_PROJECTION;
 
   PetscFunctionBeginUser;
   PetscCheck(pb->halo, pb->dm->comm, PETSC_ERR_ARG_WRONG, "the Newton solver needs the problem's halo");
   PetscCall(PetscNew(&d));
   s->data = d;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-newton_exact_hessian", &exact, NULL));
-  d->project_psd = !exact;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_projection", projection, sizeof(projection), NULL));
+  if (!strcmp(projection, "stress")) d->hessian = PBNG_HESSIAN_PSD_STRESS;
+  else if (!strcmp(projection, "element")) d->hessian = PBNG_HESSIAN_PSD_ELEMENT;
+  else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_projection: unknown \"%s\" (known: stress, element)", projection);
+  if (exact) d->hessian = PBNG_HESSIAN_EXACT;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_preconditioner", preset, sizeof(preset), NULL));
   PetscCall(apply_preconditioner_preset(preset));
   PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &d->map));
