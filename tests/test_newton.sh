@@ -37,6 +37,10 @@ done
 "$PBNG" "${box[@]}" -material corotated -solver newton -newton_projection stress -iters 60 -rtol 1e-10 -residual_every 1 -threads 2 \
   -output "$TMP/newton_stress.h5" > "$TMP/log" 2>&1 && ok || { fail "newton with -newton_projection stress"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/newton_stress.h5" --compare "$TMP/newton_box_corotated.h5" --rtol 1e-9 --quiet && ok || fail "stress projection: different equilibrium"
+# the unmodified Hessian (-newton_exact_hessian) with MINRES, which tolerates an indefinite matrix
+"$PBNG" "${box[@]}" -material corotated -solver newton -newton_exact_hessian -newton_ksp_type minres -newton_pc_type jacobi -iters 60 \
+  -rtol 1e-10 -residual_every 1 -threads 2 -output "$TMP/newton_exact.h5" > "$TMP/log" 2>&1 && ok || { fail "newton -newton_exact_hessian"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/newton_exact.h5" --compare "$TMP/newton_box_corotated.h5" --rtol 1e-9 --quiet && ok || fail "exact Hessian: different equilibrium"
 expect_error "unknown projection" "unknown \"svd\" (known: stress, element)" "$PBNG" "${box[@]}" -solver newton -newton_projection svd -output "$TMP/bad.h5"
 expect_error "unknown preconditioner preset" "unknown preset \"ilu\"" "$PBNG" "${box[@]}" -solver newton -newton_preconditioner ilu -output "$TMP/bad.h5"
 for n in 2 4; do
