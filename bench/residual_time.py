@@ -275,6 +275,7 @@ def main():
     ap.add_argument("--fixed-frames", type=int, default=10)
     ap.add_argument("--no-fixed", action="store_true", help="skip the fixed-budget regime")
     ap.add_argument("--tag", default="", help="extra word in the result file names")
+    ap.add_argument("--reference", default="", help="reuse this reference result (frames 0..K-1 of the same Res) instead of computing it")
     tp.add_run_options(ap)
     tp.add_out_option(ap)
     args = ap.parse_args()
@@ -297,7 +298,7 @@ def main():
                                                                 commit, tp.load_average()))
     kinds = ["first", "later"]
     try:
-        ref = make_reference(args, pbng, scratch)
+        ref = os.path.abspath(args.reference) if args.reference else make_reference(args, pbng, scratch)
         curves = {}
         for rep in range(args.repeats):
             for kind in kinds:
