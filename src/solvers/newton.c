@@ -13,7 +13,7 @@
 #include "solvers/solver.h"
 
 #define NEWTON_DEFAULT_PRECONDITIONER "bjacobi_icc" /* measured best: docs/newton.md */
-#define NEWTON_DEFAULT_PROJECTION "element"        /* -newton_projection: docs/newton.md */
+#define NEWTON_DEFAULT_PROJECTION "stress"         /* -newton_projection, measured best: docs/newton.md */
 
 typedef struct {
   pbng_dof_map map;
