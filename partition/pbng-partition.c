@@ -52,7 +52,7 @@ static PetscErrorCode read_options(partition_options *o)
   o->output[0] = 0;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-output", o->output, sizeof(o->output), &set));
   PetscCheck(o->output[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-output FILE.h5 is required");
-  PetscCall(pbng_config_reject_unused_options());
+  PetscCall(pbng_config_reject_unused_options(PETSC_FALSE));
   PetscFunctionReturn(0);
 }
 

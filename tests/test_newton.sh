@@ -42,6 +42,10 @@ done
 "$PBNG" "${box[@]}" -material corotated -solver newton -newton_exact_hessian -newton_ksp_type minres -newton_pc_type jacobi -iters 60 \
   -rtol 1e-10 -residual_every 1 -threads 2 -output "$TMP/newton_exact.h5" > "$TMP/log" 2>&1 && ok || { fail "newton -newton_exact_hessian"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/newton_exact.h5" --compare "$TMP/newton_box_corotated.h5" --rtol 1e-9 --quiet && ok || fail "exact Hessian: different equilibrium"
+expect_error "misspelt Newton option" "option -newton_precondtioner was not used by the Newton solver" "$PBNG" "${box[@]}" -solver newton \
+  -newton_precondtioner hypre -output "$TMP/bad.h5"
+[ ! -e "$TMP/bad.h5" ] && ok || fail "misspelt Newton option: output written"
+expect_error "Newton option with -solver pbng" "option -newton_preconditioner is for -solver newton" "$PBNG" "${box[@]}" -newton_preconditioner hypre -output "$TMP/bad.h5"
 expect_error "unknown projection" "unknown \"svd\" (known: stress, element)" "$PBNG" "${box[@]}" -solver newton -newton_projection svd -output "$TMP/bad.h5"
 expect_error "unknown preconditioner preset" "unknown preset \"ilu\"" "$PBNG" "${box[@]}" -solver newton -newton_preconditioner ilu -output "$TMP/bad.h5"
 for n in 2 4; do

@@ -47,7 +47,9 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);
 
 /* An error naming the first option nobody read (a typo such as -fram), except PETSc's own options that
- * are read only at PetscFinalize. */
-PetscErrorCode pbng_config_reject_unused_options(void);
+ * are read only at PetscFinalize and, when newton is set, the Newton solver's -newton_* options (read
+ * when it sets up; checked by pbng_config_reject_unused_newton_options after its first step). */
+PetscErrorCode pbng_config_reject_unused_options(PetscBool newton);
+PetscErrorCode pbng_config_reject_unused_newton_options(void);
 
 #endif

@@ -65,7 +65,7 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
 
   PetscFunctionBeginUser;
   PetscCall(read_choice_material(PetscOptionsObject, cfg));
-  PetscCall(PetscOptionsString("-solver", "pbng | newton (PETSc SNES; options -newton_snes_*, -newton_ksp_*, -newton_pc_*)", NULL,
+  PetscCall(PetscOptionsString("-solver", "pbng | newton (PETSc SNES; -newton_preconditioner bjacobi_icc|hypre|gamg, -newton_projection stress|element, -newton_exact_hessian, and PETSc's -newton_snes_*, -newton_ksp_*, -newton_pc_*)", NULL,
                                cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
   PetscCheck(!strcmp(cfg->solver, "pbng") || !strcmp(cfg->solver, "newton"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-solver: unknown solver \"%s\" (known: pbng, newton)", cfg->solver);
@@ -226,24 +226,51 @@ static int read_at_finalize(const char *name)
   static const char *const names[] = {"options_left", "malloc_dump", "memory_view", "objects_dump", "malloc_view", "check_pointer_intensity"};
   for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
     if (!strcmp(name, names[k])) return 1;
-  /* and the Newton solver's SNES/KSP/PC options, read when the solver is set up */
-  return !strncmp(name, "log_view", 8) || !strncmp(name, "newton_", 7);
+  return !strncmp(name, "log_view", 8);
 }
 
-/* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */
-PetscErrorCode pbng_config_reject_unused_options(void)
+static int is_newton_option(const char *name) { return !strncmp(name, "newton_", 7); }
+
+/* The first option left unread that `counts` selects, or "" (copied into first[size]). */
+static PetscErrorCode first_unused_option(int (*counts)(const char *name, PetscBool newton), PetscBool newton, char *first, size_t size)
 {
   PetscInt n;
   char **names, **values;
-  char first[256] = "";
 
   PetscFunctionBeginUser;
+  first[0] = 0;
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt k = 0; k < n && !first[0]; ++k)
-    if (!read_at_finalize(names[k])) PetscCall(PetscStrncpy(first, names[k], sizeof(first)));
-  const PetscBool any = first[0] != 0;
+    if (counts(names[k], newton)) PetscCall(PetscStrncpy(first, names[k], size));
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-  PetscCheck(!any, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown option -%s (pbng -help lists the options)", first);
+  PetscFunctionReturn(0);
+}
+
+/* At set-up: every option but the Newton solver's own (read when it sets up) when it is chosen. */
+static int unknown_at_setup(const char *name, PetscBool newton) { return !read_at_finalize(name) && !(newton && is_newton_option(name)); }
+static int unknown_newton(const char *name, PetscBool newton) { return newton && is_newton_option(name); }
+
+/* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */
+PetscErrorCode pbng_config_reject_unused_options(PetscBool newton)
+{
+  char first[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(first_unused_option(unknown_at_setup, newton, first, sizeof(first)));
+  PetscCheck(!first[0] || newton || !is_newton_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "option -%s is for -solver newton (the solver is pbng)", first);
+  PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown option -%s (pbng -help lists the options)", first);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_reject_unused_newton_options(void)
+{
+  char first[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(first_unused_option(unknown_newton, PETSC_TRUE, first, sizeof(first)));
+  PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "option -%s was not used by the Newton solver (misspelt, or meant for another preconditioner?)", first);
   PetscFunctionReturn(0);
 }
 
@@ -267,6 +294,6 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
   PetscOptionsEnd();
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
-  PetscCall(pbng_config_reject_unused_options());
+  PetscCall(pbng_config_reject_unused_options((PetscBool) !strcmp(cfg->solver, "newton")));
   PetscFunctionReturn(0);
 }

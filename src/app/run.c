@@ -30,6 +30,7 @@ typedef struct {
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
   int32_t *node_order; /* the local index of each of them */
   double time0;        /* time of frame 0: 0, or the time of the -initial frame */
+  PetscBool newton_options_checked; /* -newton_* options checked once the solver has set up */
 } run_state;
 
 static double frame_time(const run_state *st, int frame) { return st->time0 + frame * st->cfg->dt; }
@@ -305,6 +306,17 @@ typedef struct {
   double seconds, residual, relative_residual, energy, residual0;
 } frame_result;
 
+/* After the Newton solver's first step (all its SNES/KSP/PC options have been read by then), or at
+ * the end of a run without any step: a -newton_* option nobody read is a misspelling. */
+static PetscErrorCode check_newton_options(run_state *st)
+{
+  PetscFunctionBeginUser;
+  if (st->newton_options_checked || strcmp(st->cfg->solver, "newton")) PetscFunctionReturn(0);
+  st->newton_options_checked = PETSC_TRUE;
+  PetscCall(pbng_config_reject_unused_newton_options());
+  PetscFunctionReturn(0);
+}
+
 /* -time_budget: whether the frame's iterations have used it up, as the slowest rank measured (every
  * rank takes the same decision). */
 static PetscErrorCode budget_spent(const run_state *st, double seconds, PetscBool *spent)
@@ -359,6 +371,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
+    PetscCall(check_newton_options(st));
     fresh = 0;
     if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
       PetscCall(evaluate_residual(st, &r, &energy));
@@ -423,6 +436,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->final_relative_residual = fr.relative_residual;
     PetscCall(print_frame_line(st, frame, &fr, MPI_Wtime() - t0));
   }
+  PetscCall(check_newton_options(st));
   PetscFunctionReturn(0);
 }
 

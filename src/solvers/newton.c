@@ -42,10 +42,16 @@ static PetscErrorCode default_option(const char *name, const char *value)
  * Relative linear tolerance 1e-3 (Newton's quadratic phase is reached with it, see docs/newton.md). */
 static PetscErrorCode apply_preconditioner_preset(const char *preset)
 {
+  PetscBool pc_given;
+
   PetscFunctionBeginUser;
   PetscCall(default_option("-newton_ksp_type", "cg"));
   PetscCall(default_option("-newton_ksp_rtol", "1e-3"));
   PetscCall(default_option("-newton_ksp_max_it", "1000"));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-newton_pc_type", &pc_given));
+  PetscCheck(!strcmp(preset, "gamg") || !strcmp(preset, "hypre") || !strcmp(preset, "bjacobi_icc"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)", preset);
+  if (pc_given) PetscFunctionReturn(0); /* an explicit -newton_pc_type replaces the preset's preconditioner */
   if (!strcmp(preset, "gamg")) {
     PetscCall(default_option("-newton_pc_type", "gamg"));
     PetscCall(default_option("-newton_pc_gamg_aggressive_coarsening", "3"));
@@ -57,12 +63,10 @@ static PetscErrorCode apply_preconditioner_preset(const char *preset)
     PetscCall(default_option("-newton_pc_hypre_boomeramg_interp_type", "ext+i"));
     PetscCall(default_option("-newton_pc_hypre_boomeramg_P_max", "4"));
     PetscCall(default_option("-newton_pc_hypre_boomeramg_agg_nl", "1"));
-  } else if (!strcmp(preset, "bjacobi_icc")) {
+  } else {
     PetscCall(default_option("-newton_pc_type", "bjacobi"));
     PetscCall(default_option("-newton_sub_pc_type", "icc"));
-  } else
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)",
-            preset);
+  }
   PetscFunctionReturn(0);
 }
 
