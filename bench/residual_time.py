@@ -208,13 +208,21 @@ def print_table(table, kinds):
     return verdicts
 
 
-def plot(path, curves, kinds, title):
+def pyplot():
+    """matplotlib.pyplot with the file-only backend, or None (with a message) without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        return plt
     except ImportError:
         print("matplotlib not available: no plot")
+        return None
+
+
+def plot(path, curves, kinds, title):
+    plt = pyplot()
+    if not plt:
         return
     fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 4.8), squeeze=False)
     for ax, kind in zip(axes[0], kinds):
@@ -239,11 +247,8 @@ def plot(path, curves, kinds, title):
 
 
 def plot_fixed(path, fixed, title):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if not plt:
         return
     fig, ax = plt.subplots(figsize=(6.5, 4.8))
     for name, (_, frames) in fixed.items():

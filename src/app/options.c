@@ -231,8 +231,10 @@ static int read_at_finalize(const char *name)
 
 static int is_newton_option(const char *name) { return !strncmp(name, "newton_", 7); }
 
-/* The first option left unread that `counts` selects, or "" (copied into first[size]). */
-static PetscErrorCode first_unused_option(int (*counts)(const char *name, PetscBool newton), PetscBool newton, char *first, size_t size)
+/* The first option nobody read, or "" (copied into first[size]): with newton_only, only -newton_*
+ * options count; otherwise every option but those read at PetscFinalize and, when the Newton solver
+ * runs, its -newton_* options (it reads them when it sets up). */
+static PetscErrorCode first_unused_option(PetscBool newton_only, PetscBool newton_solver, char *first, size_t size)
 {
   PetscInt n;
   char **names, **values;
@@ -240,15 +242,14 @@ static PetscErrorCode first_unused_option(int (*counts)(const char *name, PetscB
   PetscFunctionBeginUser;
   first[0] = 0;
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
-  for (PetscInt k = 0; k < n && !first[0]; ++k)
-    if (counts(names[k], newton)) PetscCall(PetscStrncpy(first, names[k], size));
+  for (PetscInt k = 0; k < n && !first[0]; ++k) {
+    const char *name = names[k];
+    const int counts = newton_only ? is_newton_option(name) : !read_at_finalize(name) && !(newton_solver && is_newton_option(name));
+    if (counts) PetscCall(PetscStrncpy(first, name, size));
+  }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
   PetscFunctionReturn(0);
 }
-
-/* At set-up: every option but the Newton solver's own (read when it sets up) when it is chosen. */
-static int unknown_at_setup(const char *name, PetscBool newton) { return !read_at_finalize(name) && !(newton && is_newton_option(name)); }
-static int unknown_newton(const char *name, PetscBool newton) { return newton && is_newton_option(name); }
 
 /* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */
 PetscErrorCode pbng_config_reject_unused_options(PetscBool newton)
@@ -256,7 +257,7 @@ PetscErrorCode pbng_config_reject_unused_options(PetscBool newton)
   char first[256];
 
   PetscFunctionBeginUser;
-  PetscCall(first_unused_option(unknown_at_setup, newton, first, sizeof(first)));
+  PetscCall(first_unused_option(PETSC_FALSE, newton, first, sizeof(first)));
   PetscCheck(!first[0] || newton || !is_newton_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "option -%s is for -solver newton (the solver is pbng)", first);
   PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown option -%s (pbng -help lists the options)", first);
@@ -268,7 +269,7 @@ PetscErrorCode pbng_config_reject_unused_newton_options(void)
   char first[256];
 
   PetscFunctionBeginUser;
-  PetscCall(first_unused_option(unknown_newton, PETSC_TRUE, first, sizeof(first)));
+  PetscCall(first_unused_option(PETSC_TRUE, PETSC_TRUE, first, sizeof(first)));
   PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "option -%s was not used by the Newton solver (misspelt, or meant for another preconditioner?)", first);
   PetscFunctionReturn(0);

@@ -331,16 +331,22 @@ static PetscErrorCode budget_spent(const run_state *st, double seconds, PetscBoo
   PetscFunctionReturn(0);
 }
 
+/* "  linear N" after the Newton solver's lines (Krylov iterations so far in the frame), else "". */
+static const char *linear_suffix(const run_state *st, long long linear, char *buf, size_t size)
+{
+  buf[0] = 0;
+  if (!strcmp(st->cfg->solver, "newton")) snprintf(buf, size, "  linear %lld", linear);
+  return buf;
+}
+
 static PetscErrorCode print_iteration(const run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
 {
+  char linear[48], seconds[32] = "";
+
   PetscFunctionBeginUser;
-  if (l == 0) PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e\n", frame, 0, r, relative(r, r0), energy));
-  else if (!strcmp(st->cfg->solver, "newton"))
-    PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e  %.3f s  linear %lld\n", frame, l, r,
-                          relative(r, r0), energy, fr->seconds, fr->linear_iterations));
-  else
-    PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e  %.3f s\n", frame, l, r, relative(r, r0),
-                          energy, fr->seconds));
+  if (l > 0) snprintf(seconds, sizeof(seconds), "  %.3f s", fr->seconds); /* iteration 0: the frame's start, no time yet */
+  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e%s%s\n", frame, l, r, relative(r, r0), energy,
+                        seconds, l > 0 ? linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)) : ""));
   PetscFunctionReturn(0);
 }
 
@@ -407,10 +413,10 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, const frame_res
   const double eta = frame > 0 ? elapsed / frame * (F - frame) : 0.0;
 
   PetscFunctionBeginUser;
-  char linear[48] = "";
-  if (!strcmp(st->cfg->solver, "newton")) snprintf(linear, sizeof(linear), "  linear %6lld", fr->linear_iterations);
+  char linear[48];
   PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s\n", frame, F,
-                        fr->iterations, linear, fr->relative_residual, fr->residual, fr->seconds, eta));
+                        fr->iterations, linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)), fr->relative_residual, fr->residual,
+                        fr->seconds, eta));
   PetscFunctionReturn(0);
 }
 

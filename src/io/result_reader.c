@@ -2,8 +2,8 @@
 #include <hdf5.h>
 #include <string.h>
 
-/* A scalar or string root attribute; PETSC_FALSE when missing or unreadable. */
-static PetscBool read_root_attr(hid_t file, const char *name, hid_t type, void *value)
+/* A scalar attribute of a file or group; PETSC_FALSE when missing or unreadable. */
+static PetscBool read_scalar_attr(hid_t file, const char *name, hid_t type, void *value)
 {
   if (H5Aexists(file, name) <= 0) return PETSC_FALSE;
   hid_t attr = H5Aopen(file, name, H5P_DEFAULT);
@@ -12,6 +12,7 @@ static PetscBool read_root_attr(hid_t file, const char *name, hid_t type, void *
   return status >= 0;
 }
 
+/* A fixed-length string attribute of the file. */
 static PetscBool read_root_string(hid_t file, const char *name, char *value, size_t size)
 {
   hid_t attr, type;
@@ -69,7 +70,7 @@ static PetscErrorCode check_header(hid_t file, MPI_Comm comm, const char *path, 
   PetscFunctionBeginUser;
   PetscCheck(read_root_string(file, "format", format, sizeof(format)) && !strcmp(format, "pbng-1"), comm, PETSC_ERR_FILE_UNEXPECTED,
              "-initial %s: not a pbng result file (format attribute is not pbng-1)", path);
-  PetscCheck(read_root_attr(file, "frames_written", H5T_NATIVE_INT, &nframes) && nframes > 0, comm, PETSC_ERR_FILE_UNEXPECTED,
+  PetscCheck(read_scalar_attr(file, "frames_written", H5T_NATIVE_INT, &nframes) && nframes > 0, comm, PETSC_ERR_FILE_UNEXPECTED,
              "-initial %s: the file holds no frames", path);
   PetscCheck(read_root_string(file, "mode", info->mode, sizeof(info->mode)), comm, PETSC_ERR_FILE_UNEXPECTED, "-initial %s: no mode attribute", path);
   if (*frame < 0) *frame = nframes - 1;
@@ -91,7 +92,7 @@ static PetscErrorCode read_frame_time(hid_t file, MPI_Comm comm, const char *pat
 
   PetscFunctionBeginUser;
   if (g >= 0) {
-    ok = read_root_attr(g, "time", H5T_NATIVE_DOUBLE, time);
+    ok = read_scalar_attr(g, "time", H5T_NATIVE_DOUBLE, time);
     H5Gclose(g);
   }
   PetscCheck(ok, comm, PETSC_ERR_FILE_UNEXPECTED, "-initial %s: no %s with a time attribute", path, group);

@@ -18,7 +18,7 @@
 typedef struct {
   pbng_dof_map map;
   Mat K;
-  Vec X;
+  Vec X, X0; /* the unknowns, and their value at the start of the step */
   SNES snes;
   pbng_hessian_kind hessian;
 } newton_data;
@@ -168,6 +168,7 @@ static PetscErrorCode newton_create(pbng_solver *s)
   PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &d->map));
   PetscCall(pbng_stiffness_create(pb, &d->map, &d->K));
   PetscCall(MatCreateVecs(d->K, &d->X, NULL));
+  PetscCall(VecDuplicate(d->X, &d->X0));
   PetscCall(set_rigid_body_near_null_space(pb, d->K, d->X));
   PetscCall(SNESCreate(pb->dm->comm, &d->snes));
   PetscCall(SNESSetOptionsPrefix(d->snes, "newton_"));
@@ -213,17 +214,17 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
   PetscCall(VecGetArray(d->X, &a));
   for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
   PetscCall(VecRestoreArray(d->X, &a));
+  PetscCall(VecCopy(d->X, d->X0));
   PetscCall(SNESSolve(d->snes, NULL, d->X));
   PetscCall(add_linear_iterations(s));
   PetscCall(SNESGetConvergedReason(d->snes, &reason));
   if (reason == SNES_DIVERGED_LINE_SEARCH) {
     /* Near the solution the energy changes less than its round-off and the energy line search
-     * cannot see a decrease: take the full Newton step (re-running from the same X). */
+     * cannot see a decrease: take the full Newton step, from the step's start (the problem's
+     * positions now hold the line search's last trial point). */
     SNESLineSearch ls;
     SNESLineSearchType type;
-    PetscCall(VecGetArray(d->X, &a));
-    for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
-    PetscCall(VecRestoreArray(d->X, &a));
+    PetscCall(VecCopy(d->X0, d->X));
     PetscCall(SNESGetLineSearch(d->snes, &ls));
     PetscCall(SNESLineSearchGetType(ls, &type));
     PetscCall(PetscStrncpy(saved, type, sizeof(saved)));
@@ -244,6 +245,7 @@ static PetscErrorCode newton_destroy(pbng_solver *s)
   if (d) {
     PetscCall(SNESDestroy(&d->snes));
     PetscCall(VecDestroy(&d->X));
+    PetscCall(VecDestroy(&d->X0));
     PetscCall(MatDestroy(&d->K));
     PetscCall(pbng_dof_map_destroy(&d->map));
   }
