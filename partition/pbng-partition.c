@@ -1,6 +1,6 @@
 /* pbng-partition: reads a mesh or generates a scene's mesh, colors its nodes (Sec. 9), partitions the
  * node graph with METIS and writes one piece per part (owned nodes, their elements, ghosts with
- * owners, colors, global ids, node sets) to a partitioned HDF5 file that `mpiexec -n P pbng -mesh FILE`
+ * owners, colors, global ids, node sets, weak constraints) to a partitioned HDF5 file that `mpiexec -n P pbng -mesh FILE`
  * reads in parallel, each rank only its part.
  *   pbng-partition -scene box_stretch_twist -res 128 -parts 2 -output box128.p2.h5
  *   pbng-partition -mesh body.msh -parts 64 -output body.p64.h5 */
@@ -13,7 +13,7 @@
 #include "parallel/partition.h"
 
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph).\n"
-                           "  -scene NAME | -mesh FILE, -res N, -bar_length L, -parts P, -output FILE.h5,\n"
+                           "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph)\n";
 
 typedef struct {
@@ -39,6 +39,9 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-bar_length", &o->cfg.bar_length, &set));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", o->cfg.mesh_file, sizeof(o->cfg.mesh_file), &set));
   if (set) o->cfg.mesh_source = PBNG_MESH_FILE;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &set));
+  PetscCheck(o->cfg.weak_stiffness > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-weak_stiffness %g: must be > 0", o->cfg.weak_stiffness);
   PetscCheck(o->cfg.mesh_source != PBNG_MESH_FILE || o->cfg.mesh_file[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE");
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-parts", &parts, &set));

@@ -26,8 +26,10 @@ Materials, Lame mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)):
 
 Forces and energy.  Lumped mass m_i = sum_{e ni i} rho V_e / 4, f_ext_i = m_i g,
     f_int_i = -sum_e V_e P_e grad N_i^e.
-    Quasistatic: r = |f_int + f_ext| over free nodes (not in fixed_nodes),
-                 E = sum_e V_e Psi(F_e) - sum_i m_i g.x_i (all nodes).
+    Weak constraints (/constraints/weak/, optional): C_c = sum_j a_j x_j over the
+    row's nodes (signed weights a_j), energy 1/2 C^T K C, force -a_j K C on node j.
+    Quasistatic: r = |f_int + f_wc + f_ext| over free nodes (not in fixed_nodes),
+                 E = sum_e V_e Psi(F_e) + sum_c 1/2 C^T K C - sum_i m_i g.x_i (all nodes).
     Dynamic (backward Euler, dt = t^n - t^{n-1}):
                  xhat = x^{n-1} + dt v^{n-1}, v^{n-1} = (x^{n-1}-x^{n-2})/(t^{n-1}-t^{n-2}),
                  v^0 = 0 (x^-1 = x^0); the free-node force gains -m_i (x_i - xhat_i)/dt^2
@@ -195,11 +197,20 @@ def check_mesh(rep, h5):
                                    f"(first: tet {np.flatnonzero(clash)[0] if clash.any() else -1})")
     if part is not None:
         rep.check(part.min() >= 0, "negative partition")
+    weak = read_weak_constraints(rep, h5, n)
+    if weak is not None and color is not None:
+        wn = weak["nodes"]
+        clash = np.zeros(len(wn), bool)
+        for i in range(wn.shape[1]):
+            for j in range(i + 1, wn.shape[1]):
+                both = (wn[:, i] >= 0) & (wn[:, j] >= 0)
+                clash |= both & (color[np.maximum(wn[:, i], 0)] == color[np.maximum(wn[:, j], 0)])
+        rep.check(not clash.any(), f"{int(clash.sum())} weak constraints with two nodes of the same color")
     free = np.ones(n, bool)
     free[fixed] = False
     Dm_inv = np.linalg.inv(Dm)
     grad = np.concatenate([-Dm_inv.sum(axis=1, keepdims=True), Dm_inv], axis=1)   # grad N_0..3
-    return {"X": X, "tets": tets, "fixed": fixed, "free": free, "Dm_inv": Dm_inv, "vol": vol,
+    return {"X": X, "tets": tets, "fixed": fixed, "free": free, "Dm_inv": Dm_inv, "vol": vol, "weak": weak,
             "grad_norm": np.sqrt(np.einsum("ejk,ejk->ej", grad, grad)),
             "Dm_inv_norm": np.sqrt(np.einsum("ejk,ejk->e", Dm_inv, Dm_inv))}
 
@@ -320,6 +331,45 @@ def lame(attrs):
     return E / (2.0 * (1.0 + nu)), E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu))
 
 
+def read_weak_constraints(rep, h5, n):
+    """/constraints/weak/{nodes, weights, stiffness}, or None when the file has none."""
+    if "constraints/weak" not in h5:
+        return None
+    nodes = check_dataset(rep, h5, "constraints/weak/nodes", np.int64, (None, 8))
+    w = check_dataset(rep, h5, "constraints/weak/weights", np.float64, (None, 8))
+    K = check_dataset(rep, h5, "constraints/weak/stiffness", np.float64, (None, 9))
+    if nodes is None or w is None or K is None:
+        return None
+    ok = rep.check(len(nodes) == len(w) == len(K) > 0, "weak constraint datasets of different lengths")
+    ok &= rep.check(nodes.max() < n and np.all((nodes >= 0).sum(axis=1) >= 2), "weak constraint nodes out of range")
+    ok &= rep.check(np.all(w[nodes < 0] == 0), "weak constraint weights past the last node")
+    ok &= rep.check(np.allclose(w.sum(axis=1), 0, atol=1e-12), "weak constraint weights do not sum to 0 (sides of 1 - 1)")
+    Ks = K.reshape(-1, 3, 3)
+    ok &= rep.check(np.allclose(Ks, Ks.transpose(0, 2, 1)), "weak constraint stiffness not symmetric")
+    return {"nodes": nodes, "weights": w, "K": Ks} if ok else None
+
+
+def weak_terms(weak, x):
+    """Weak-constraint energy, nodal forces and per-node round-off scale."""
+    n = len(x)
+    if weak is None:
+        return 0.0, np.zeros((n, 3)), np.zeros(n)
+    idx = np.maximum(weak["nodes"], 0)
+    a = weak["weights"]
+    C = np.einsum("cj,cjd->cd", a, x[idx])
+    KC = np.einsum("cij,cj->ci", weak["K"], C)
+    energy = 0.5 * float(np.einsum("ci,ci->", C, KC))
+    fj = -a[:, :, None] * KC[:, None, :]
+    f = np.zeros((n, 3))
+    for d in range(3):
+        f[:, d] = np.bincount(idx.reshape(-1), weights=fj[:, :, d].reshape(-1), minlength=n)
+    # C is a difference of terms of size sum_j |a_j| |x_j|: its round-off, times |K|, times |a_j|
+    scale_c = np.abs(weak["K"]).sum(axis=(1, 2)) * np.einsum("cj,cjd->c", np.abs(a), np.abs(x[idx]))
+    size = np.abs(a) * scale_c[:, None]
+    mag = np.bincount(idx.reshape(-1), weights=size.reshape(-1), minlength=n)
+    return energy, f, mag
+
+
 def lumped_mass(mesh, rho):
     """m_i = sum over tets containing i of rho V / 4."""
     w = np.repeat(rho * mesh["vol"] / 4.0, 4)
@@ -356,12 +406,13 @@ def recompute(mesh, attrs, frames, k, mass):
     g = attrs["gravity"]
     x = frames[k][0]
     W, f_int, mag, wscale = elastic(mesh, x, attrs["material"], mu, lam)
+    Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
     f_ext = mass[:, None] * g[None, :]
-    f = f_int + f_ext
+    f = f_int + f_wc + f_ext
     gx = mass * (x @ g)
-    energy = W - gx.sum()
-    scale_n = mag + np.linalg.norm(f_ext, axis=1)
-    escale = abs(energy) + wscale + np.abs(gx).sum()
+    energy = W + Wc - gx.sum()
+    scale_n = mag + mag_wc + np.linalg.norm(f_ext, axis=1)
+    escale = abs(energy) + wscale + Wc + np.abs(gx).sum()
     if attrs["mode"] == "dynamic" and k >= 1:
         t = [a["time"] for _, a in frames]
         dt = t[k] - t[k - 1]

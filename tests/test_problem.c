@@ -33,7 +33,29 @@ typedef struct {
   pbng_problem pb;
 } fixture;
 
-static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode)
+/* Weak constraints between random interpolated points: an element's barycentric point against a
+ * node or an edge point, isotropic and anisotropic (Eq. 18-19). */
+static PetscErrorCode add_random_weak_constraints(pbng_mesh *mesh, uint64_t *seed)
+{
+  pbng_weak_constraint c[6];
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < 6; ++k) {
+    const int64_t e = (int64_t)(next_random(seed) * (double)mesh->nelems) % mesh->nelems;
+    int64_t nodes0[4], nodes1[2] = {(int64_t)(next_random(seed) * (double)mesh->nnodes) % mesh->nnodes, (17 * k + 5) % mesh->nnodes};
+    double w0[4], w1[2] = {0.3, 0.7}, sum = 0, normal[3] = {next_random(seed) - 0.5, 1.0, next_random(seed)};
+    for (int a = 0; a < 4; ++a) nodes0[a] = mesh->elems[4 * e + a], w0[a] = 0.1 + next_random(seed), sum += w0[a];
+    for (int a = 0; a < 4; ++a) w0[a] /= sum;
+    w0[3] = 1.0 - w0[0] - w0[1] - w0[2];
+    const char *err = pbng_weak_constraint_init(4, nodes0, w0, 1 + k % 2, nodes1, k % 2 ? w1 : (double[]){1.0}, 80.0 + 10 * k,
+                                                k % 3 ? 20.0 : 80.0 + 10 * k, k % 3 ? normal : NULL, &c[k]);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s", err);
+  }
+  PetscCall(pbng_mesh_add_weak_constraints(mesh, 6, c));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak)
 {
   const int64_t n[3] = {4, 3, 3};
   const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1}, clamp[6] = {0, 0, 0, 0, 1, 1}, g[3] = {0.3, -9.8, 0.1};
@@ -47,12 +69,17 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
 
   PetscFunctionBeginUser;
   PetscCall(pbng_generate_box(n, lo, hi, &fx->mesh));
+  if (weak) {
+    uint64_t seed = 0x5eedull + (uint64_t)kind;
+    PetscCall(add_random_weak_constraints(&fx->mesh, &seed));
+  }
   PetscCall(PetscMemzero(&fx->bcs, sizeof(fx->bcs)));
   PetscCall(pbng_bc_add_box(&fx->bcs, "clamp", clamp, NULL));
   PetscCall(PetscMalloc3(fx->mesh.nnodes, &color, fx->mesh.nnodes, &node_bc, fx->mesh.nnodes, &part));
   PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
   PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
   PetscCall(pbng_node_elements_destroy(&adj));
+  check(pbng_coloring_is_valid(&fx->mesh, color), "coloring separates the nodes of every element and weak constraint", ncolors, 0);
   for (int64_t i = 0; i < fx->mesh.nnodes; ++i) part[i] = 0;
   PetscCall(pbng_submesh_extract(&fx->mesh, color, ncolors, part, 0, &sub));
   PetscCall(pbng_bc_assign(&fx->bcs, &sub.mesh, pbng_mesh_extent(&sub.mesh), node_bc, selected));
@@ -89,21 +116,24 @@ static int is_spd(const double A[9])
   return m1 > 0 && m2 > 0 && m3 > 0 && asym <= 1e-12 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]));
 }
 
-/* f_i = -dE/dx_i by central differences, at a randomly perturbed (partly inverted) state. */
-static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode)
+/* f_i = -dE/dx_i by central differences, at a randomly perturbed (partly inverted) state; with weak
+ * constraints, every node of theirs is checked. */
+static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode, int weak)
 {
   fixture fx;
   uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)kind * 77 + (uint64_t)mode;
   char what[128];
 
   PetscFunctionBeginUser;
-  PetscCall(fixture_create(&fx, kind, mode));
+  PetscCall(fixture_create(&fx, kind, mode, weak));
   for (int32_t i = 0; i < fx.dm.nfree; ++i)
     for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += 0.25 * (next_random(&seed) - 0.5);
-  for (int32_t i = 0; i < fx.dm.nfree; i += 3) {
+  for (int32_t i = 0; i < fx.dm.nfree; ++i) {
+    const int has_weak = fx.dm.wadj_start[i + 1] > fx.dm.wadj_start[i];
+    if (weak ? !has_weak : i % 3) continue;
     double f[3], A[9];
     pbng_node_force(&fx.pb, i, fx.pb.x, f, A, 0);
-    snprintf(what, sizeof(what), "modified Hessian SPD (material %d, mode %d, node %d)", kind, mode, (int)i);
+    snprintf(what, sizeof(what), "modified Hessian SPD (material %d, mode %d, weak %d, node %d)", kind, mode, weak, (int)i);
     check(is_spd(A), what, A[0], A[4]);
     for (int d = 0; d < 3; ++d) {
       const double h = 1e-6, x0 = fx.pb.x[3 * i + d];
@@ -114,7 +144,7 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
       PetscCall(energy_at(&fx, &Em));
       fx.pb.x[3 * i + d] = x0;
       const double fd = -(Ep - Em) / (2 * h);
-      snprintf(what, sizeof(what), "force = -dE/dx (material %d, mode %d, node %d, dof %d)", kind, mode, (int)i, d);
+      snprintf(what, sizeof(what), "force = -dE/dx (material %d, mode %d, weak %d, node %d, dof %d)", kind, mode, weak, (int)i, d);
       check(fabs(fd - f[d]) <= 1e-5 * (1 + fabs(f[d])), what, f[d], fd);
     }
   }
@@ -177,8 +207,9 @@ int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) {
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC));
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC, 0));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 1));
   }
   PetscCall(check_generator_counts());
   PetscCall(check_generator_conforming());

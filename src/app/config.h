@@ -17,6 +17,8 @@ typedef struct {
   int res;
   double bar_length;   /* bar scene: length along x (cross-section 1 x 1) */
   char mesh_file[PETSC_MAX_PATH_LEN];
+  char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
+  double weak_stiffness;              /* two_blocks_hanging: stiffness k of the bindings */
   pbng_bc_list bcs;
   pbng_material_kind material;
   double youngs, poisson, density, gravity[3];
@@ -36,10 +38,12 @@ typedef struct {
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */
 } pbng_config;
 
-/* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, box (plain Res-N box), or "none" (give -mesh). */
+/* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box (plain Res-N
+ * box), or "none" (give -mesh). */
 PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
 
-/* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read). */
+/* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read), with the weak
+ * constraints of -weak FILE added. */
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
 /* Reads the options database (-scene first, then every explicit option). Validates everything:

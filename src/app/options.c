@@ -95,6 +95,12 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
+  PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
+                               cfg->weak_file, sizeof(cfg->weak_file), &set));
+  PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
+                             cfg->weak_stiffness, &cfg->weak_stiffness, &set));
+  PetscCheck(cfg->weak_stiffness > 0 && isfinite(cfg->weak_stiffness), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-weak_stiffness %g: must be > 0", cfg->weak_stiffness);
   PetscBool help;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   PetscCheck(help || cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
@@ -284,7 +290,7 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-scene", scene, sizeof(scene), &set));
   PetscCall(pbng_config_scene_defaults(scene, cfg));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "pbng: Position-Based Nonlinear Gauss-Seidel", NULL);
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | box | none", NULL, scene, scene, sizeof(scene), &set));
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | box | none", NULL, scene, scene, sizeof(scene), &set));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
   for (int k = 0; k < PBNG_USER_BCS; ++k) PetscCall(read_moving_set(PetscOptionsObject, cfg, k));

@@ -9,6 +9,7 @@
 #include "io/output.h"
 #include "io/partfile.h"
 #include "io/result_reader.h"
+#include "io/weak_rows.h"
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
 #include "parallel/partition.h"
@@ -104,6 +105,8 @@ static PetscErrorCode is_partitioned_input(run_state *st, int *partitioned)
 static PetscErrorCode read_partitioned_input(run_state *st, pbng_submesh *sub, mesh_header *head)
 {
   PetscFunctionBeginUser;
+  PetscCheck(!st->cfg->weak_file[0], st->comm, PETSC_ERR_ARG_INCOMP,
+             "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
   PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
   head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->etype = sub->mesh.etype;
   PetscFunctionReturn(0);
@@ -262,6 +265,25 @@ static PetscErrorCode gather_for_output(const run_state *st, int ncomp, const do
   PetscFunctionReturn(0);
 }
 
+/* /constraints/weak/: the constraints this rank counts, in global node numbering. */
+static PetscErrorCode write_weak_constraints(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  pbng_weak_rows rows;
+
+  PetscFunctionBeginUser;
+  if (dm->nglobal_weak == 0) PetscFunctionReturn(0);
+  PetscCall(pbng_weak_rows_pack(dm->nowned_weak, dm->weak, dm->global_node, &rows));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/nodes", PBNG_OUTPUT_INT64, dm->nglobal_weak, PBNG_WC_MAX_NODES,
+                                    dm->nowned_weak, dm->global_weak, rows.nodes));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/weights", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, PBNG_WC_MAX_NODES,
+                                    dm->nowned_weak, dm->global_weak, rows.weights));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/stiffness", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 9, dm->nowned_weak,
+                                    dm->global_weak, rows.stiffness));
+  PetscCall(pbng_weak_rows_free(&rows));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode write_mesh_output(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
@@ -286,6 +308,7 @@ static PetscErrorCode write_mesh_output(run_state *st)
     if (dm->node_bc[i] >= 0) fixed[nfixed++] = dm->global_node[i];
   PetscCall(pbng_output_write_fixed_nodes(st->out, nfixed, fixed));
   PetscCall(PetscFree(fixed));
+  PetscCall(write_weak_constraints(st));
   PetscFunctionReturn(0);
 }
 
@@ -521,8 +544,10 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCallMPI(MPI_Allreduce(&mine, &sum->free_visits_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
   PetscCall(PetscLogEventEnd(st->ev.setup, 0, 0, 0, 0));
   PetscCall(summarize_partition(st, sum));
-  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
-                        cfg->scene, sum->nodes, sum->elements, sum->ncolors, pbng_material_kind_name(cfg->material), cfg->youngs,
+  char weak[64] = "";
+  if (st->dm.nglobal_weak > 0) snprintf(weak, sizeof(weak), ", %" PRId64 " weak constraints", st->dm.nglobal_weak);
+  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra%s, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
+                        cfg->scene, sum->nodes, sum->elements, weak, sum->ncolors, pbng_material_kind_name(cfg->material), cfg->youngs,
                         cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
   PetscFunctionReturn(0);
 }

@@ -22,6 +22,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->iters = 40;
   cfg->rtol = 0;
   cfg->residual_every = 10;
+  cfg->weak_stiffness = 1e8;
   strcpy(cfg->output, "out/pbng.h5");
 }
 
@@ -83,6 +84,22 @@ static PetscErrorCode scene_block_drop_dynamic(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* Sec. 10.3 (Fig. 4): the upper block clamped at its top, the lower block hanging beneath it by weak
+ * constraints of stiffness k = 1e8 (-weak_stiffness) across a one-cell gap; rho = 10, E = 1000,
+ * gravity -9.8 y, quasistatic. */
+static PetscErrorCode scene_two_blocks_hanging(pbng_config *cfg)
+{
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_STACKED_BLOCKS;
+  cfg->res = 6;
+  cfg->youngs = 1000;
+  cfg->gravity[1] = -9.8;
+  cfg->frames = 1;
+  cfg->iters = 200;
+  PetscCall(pbng_bc_add_group(&cfg->bcs, "clamped_top", "upper_top", NULL));
+  PetscFunctionReturn(0);
+}
+
 /* A plain Res-N unit box with no boundary conditions: add them with -fix_box / -bcK_*. */
 static PetscErrorCode scene_box(pbng_config *cfg)
 {
@@ -99,8 +116,9 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else if (!strcmp(scene, "bar_gravity")) PetscCall(scene_bar_gravity(cfg));
   else if (!strcmp(scene, "box")) PetscCall(scene_box(cfg));
   else if (!strcmp(scene, "block_drop_dynamic")) PetscCall(scene_block_drop_dynamic(cfg));
+  else if (!strcmp(scene, "two_blocks_hanging")) PetscCall(scene_two_blocks_hanging(cfg));
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
-                  "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, box, none)", scene);
+                  "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box, none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
   PetscFunctionReturn(0);
 }
@@ -111,8 +129,9 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
-  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, mesh)); break;
+  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, cfg->weak_stiffness, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
   }
+  if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
   PetscFunctionReturn(0);
 }

@@ -1010,6 +1010,18 @@ PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, cons
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_output_write_table(pbng_output *out, const char *path, pbng_output_type type, int64_t N, int ncols,
+                                       int64_t nlocal, const int64_t *rows, const void *data)
+{
+  const int is_int = type == PBNG_OUTPUT_INT64;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  QUIET_CALL(write_rows(out, path, is_int ? H5T_STD_I64LE : H5T_IEEE_F64LE, is_int ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, 8, N, ncols,
+                        PETSC_FALSE, nlocal, rows, data));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, const int64_t *global_nodes)
 {
   PetscFunctionBegin;

@@ -2,6 +2,7 @@
  * Layout (docs/output.md):
  *   /mesh/rest_positions float64 [N,3]   /mesh/tetrahedra int64 [M,4] (0-based, positive volume)
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
+ *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
  *                                          relative_residual, seconds, energy
  *   root attributes: format ("pbng-1"), material, youngs_modulus, poisson_ratio, density, gravity[3],
@@ -52,6 +53,11 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
 /* /mesh/tetrahedra (int64 [M, nodes_per_element]) from element rows with global element indices. */
 PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, const int64_t *rows,
                                           const int64_t *connectivity);
+/* Any other table: dataset 'path' (absolute, e.g. "/constraints/weak/nodes") of N rows of ncols values
+ * (int64_t or double), each rank giving its rows as for node datasets. */
+typedef enum { PBNG_OUTPUT_INT64, PBNG_OUTPUT_DOUBLE } pbng_output_type;
+PetscErrorCode pbng_output_write_table(pbng_output *out, const char *path, pbng_output_type type, int64_t N, int ncols,
+                                       int64_t nlocal, const int64_t *rows, const void *data);
 /* /mesh/fixed_nodes: the union of the ranks' lists, written sorted. */
 PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, const int64_t *global_nodes);
 

@@ -1,4 +1,5 @@
 #include "io/partfile.h"
+#include "io/weak_rows.h"
 #include <hdf5.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +12,7 @@ struct pbng_partfile_writer {
   char path[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN + 16];
   hid_t file;
   int nparts, nsets, next_part;
-  int64_t node_rows, elem_rows, *set_rows; /* rows written so far */
+  int64_t node_rows, elem_rows, weak_rows, *set_rows; /* rows written so far */
 };
 
 static PetscErrorCode h5check(herr_t status, const char *file, const char *what)
@@ -102,6 +103,12 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscCall(create_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1));
   PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  PetscCall(create_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES));
+  PetscCall(create_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES));
+  PetscCall(create_rows(w->file, f, "/weak/stiffness", H5T_NATIVE_DOUBLE, 9));
+  PetscCall(create_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1));
+  PetscCall(create_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1));
+  PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   for (int s = 0; s < mesh->nsets; ++s) {
     char path[64];
     hid_t grp;
@@ -122,7 +129,7 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
                                     const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   pbng_partfile_writer *w;
-  const int64_t np = nparts, kind = mesh->etype->kind, nsets = mesh->nsets;
+  const int64_t np = nparts, kind = mesh->etype->kind, nsets = mesh->nsets, nweak = mesh->nweak;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&w));
@@ -141,9 +148,30 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
   PetscCall(attr_write(w->file, path, "element_kind", H5T_NATIVE_INT64, &kind));
   PetscCall(attr_write(w->file, path, "extent", H5T_NATIVE_DOUBLE, &extent));
   PetscCall(attr_write(w->file, path, "nsets", H5T_NATIVE_INT64, &nsets));
+  PetscCall(attr_write(w->file, path, "nweak", H5T_NATIVE_INT64, &nweak));
   PetscCall(attr_string(w->file, path, "source", mesh->source));
   PetscCall(create_layout(w, mesh));
   *wp = w;
+  PetscFunctionReturn(0);
+}
+
+/* The part's weak constraints as rows: nodes (-1 past nnodes), signed weights, K. */
+static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_submesh *sub)
+{
+  const pbng_mesh *m = &sub->mesh;
+  const char *f = w->path;
+  const int64_t end = w->weak_rows + m->nweak;
+  pbng_weak_rows rows;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_weak_rows_pack(m->nweak, m->weak, NULL, &rows));
+  PetscCall(append_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, w->weak_rows, m->nweak, rows.nodes));
+  PetscCall(append_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, w->weak_rows, m->nweak, rows.weights));
+  PetscCall(append_rows(w->file, f, "/weak/stiffness", H5T_NATIVE_DOUBLE, 9, w->weak_rows, m->nweak, rows.stiffness));
+  PetscCall(append_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1, w->weak_rows, m->nweak, sub->global_weak));
+  PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &end));
+  PetscCall(pbng_weak_rows_free(&rows));
+  w->weak_rows = end;
   PetscFunctionReturn(0);
 }
 
@@ -175,6 +203,7 @@ PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh 
     PetscCall(append_rows(w->file, f, path, H5T_NATIVE_INT64, 1, p + 1, 1, &send));
     w->set_rows[s] = send;
   }
+  PetscCall(append_weak(w, p, sub));
   w->node_rows = nend, w->elem_rows = eend, w->next_part = p + 1;
   PetscFunctionReturn(0);
 }
@@ -290,6 +319,34 @@ static PetscErrorCode read_sets(hid_t file, const char *fname, int p, int64_t ns
   PetscFunctionReturn(0);
 }
 
+/* The part's weak constraints (files written before weak constraints existed have none). */
+static PetscErrorCode read_weak(hid_t file, const char *fname, int p, pbng_submesh *sub)
+{
+  int64_t range[2];
+  pbng_weak_rows rows;
+
+  PetscFunctionBeginUser;
+  if (H5Aexists(file, "nweak") <= 0) {
+    PetscCall(PetscMalloc1(1, &sub->global_weak));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(read_attr(file, fname, "nweak", H5T_NATIVE_INT64, &sub->nglobal_weak));
+  PetscCall(read_range(file, fname, "/weak/offset", p, range));
+  const int64_t n = range[1] - range[0];
+  PetscCall(pbng_weak_rows_alloc(n, &rows));
+  PetscCall(PetscMalloc1(n + 1, &sub->global_weak));
+  PetscCall(read_rows(file, fname, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, range[0], n, rows.nodes));
+  PetscCall(read_rows(file, fname, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, range[0], n, rows.weights));
+  PetscCall(read_rows(file, fname, "/weak/stiffness", H5T_NATIVE_DOUBLE, 9, range[0], n, rows.stiffness));
+  PetscCall(read_rows(file, fname, "/weak/global", H5T_NATIVE_INT64, 1, range[0], n, sub->global_weak));
+  PetscCall(PetscMalloc1(n + 1, &sub->mesh.weak));
+  sub->mesh.nweak = n;
+  const char *err = pbng_weak_rows_unpack(&rows, sub->mesh.nnodes, sub->mesh.weak);
+  PetscCall(pbng_weak_rows_free(&rows));
+  PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: %s", fname, p, err);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
 {
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file;
@@ -330,6 +387,7 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
   PetscCall(read_rows(file, path, "/elements/nodes", H5T_NATIVE_INT32, sub->mesh.etype->nodes, elems[0], m, sub->mesh.elems));
   PetscCall(read_rows(file, path, "/elements/global", H5T_NATIVE_INT64, 1, elems[0], m, sub->global_elem));
   PetscCall(read_sets(file, path, rank, nsets, sub));
+  PetscCall(read_weak(file, path, rank, sub));
   H5Fclose(file);
   PetscFunctionReturn(0);
 }

@@ -6,7 +6,11 @@
  *   /elements/nodes int32 [sum m_p, 4] (indices into the part's nodes), /elements/global int64,
  *   /elements/offset int64 [P+1],
  *   /sets/NNNN/members int32 (part-local node indices), /sets/NNNN/offset int64 [P+1], attribute name;
- *   root attributes format, nparts, nnodes, nelements, ncolors, element_kind, extent, nsets, source. */
+ *   /weak/nodes int64 [sum w_p, 8] (part-local node indices, -1 past the last), /weak/weights float64
+ *   [sum w_p, 8] (signed a_j), /weak/stiffness float64 [sum w_p, 9] (K_c), /weak/global int64,
+ *   /weak/offset int64 [P+1]: the weak constraints touching each part's owned nodes;
+ *   root attributes format, nparts, nnodes, nelements, ncolors, element_kind, extent, nsets, nweak,
+ *   source. */
 #ifndef PBNG_IO_PARTFILE_H
 #define PBNG_IO_PARTFILE_H
 

@@ -79,7 +79,27 @@ PetscErrorCode pbng_generate_bar(int res, double length, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_generate_stacked_blocks(int res, pbng_mesh *mesh)
+/* Binds node (i, res-1, k) of the lower block to node (i, 0, k) of the upper one (offset nlower). */
+static PetscErrorCode bind_facing_faces(int res, int64_t nlower, double k, pbng_mesh *mesh)
+{
+  pbng_weak_constraint *c;
+  const double one = 1.0;
+  int64_t n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((size_t)res * res, &c));
+  for (int64_t kz = 0; kz < res; ++kz)
+    for (int64_t i = 0; i < res; ++i, ++n) {
+      const int64_t lower = i + res * ((res - 1) + res * kz), upper = nlower + i + res * (0 + res * kz);
+      const char *err = pbng_weak_constraint_init(1, &lower, &one, 1, &upper, &one, k, k, NULL, &c[n]);
+      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "stacked blocks: %s", err);
+    }
+  PetscCall(pbng_mesh_add_weak_constraints(mesh, n, c));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_generate_stacked_blocks(int res, double stiffness, pbng_mesh *mesh)
 {
   pbng_mesh lower, upper;
   const int64_t n[3] = {res, res, res};
@@ -102,7 +122,11 @@ PetscErrorCode pbng_generate_stacked_blocks(int res, pbng_mesh *mesh)
   PetscCall(pbng_mesh_add_node_set(mesh, "lower_block", lower.nnodes, ids));
   for (int64_t i = 0; i < lower.nnodes; ++i) ids[i] = (int32_t)(i + lower.nnodes);
   PetscCall(pbng_mesh_add_node_set(mesh, "upper_block", lower.nnodes, ids));
+  for (int64_t kz = 0, n = 0; kz < res; ++kz) /* the upper block's top face y = 2 + h */
+    for (int64_t i = 0; i < res; ++i) ids[n++] = (int32_t)(lower.nnodes + i + res * ((res - 1) + res * kz));
+  PetscCall(pbng_mesh_add_node_set(mesh, "upper_top", (int64_t)res * res, ids));
   PetscCall(PetscFree(ids));
+  if (stiffness > 0) PetscCall(bind_facing_faces(res, lower.nnodes, stiffness, mesh));
   PetscCall(pbng_mesh_destroy(&lower));
   PetscCall(pbng_mesh_destroy(&upper));
   snprintf(mesh->source, sizeof(mesh->source), "stacked blocks (res %d)", res);

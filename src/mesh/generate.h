@@ -17,7 +17,10 @@ PetscErrorCode pbng_generate_res_box(int res, pbng_mesh *mesh);
 PetscErrorCode pbng_generate_bar(int res, double length, pbng_mesh *mesh);
 
 /* Two unit blocks stacked along y with a gap of one cell: [0,1] x [0,1] x [0,1] (node set
- * "lower_block") and [0,1] x [1+h, 2+h] x [0,1] ("upper_block"), res^3 vertices each (Sec. 10.3). */
-PetscErrorCode pbng_generate_stacked_blocks(int res, pbng_mesh *mesh);
+ * "lower_block") and [0,1] x [1+h, 2+h] x [0,1] ("upper_block", its top face "upper_top"), res^3
+ * vertices each (Sec. 10.3).
+ * When k > 0, every node of the lower block's top face is bound to the node above it on the upper
+ * block's bottom face by an isotropic weak constraint of stiffness k (Eq. 18-19, weights 1). */
+PetscErrorCode pbng_generate_stacked_blocks(int res, double k, pbng_mesh *mesh);
 
 #endif

@@ -25,7 +25,18 @@ PetscErrorCode pbng_mesh_destroy(pbng_mesh *mesh)
   PetscCall(PetscFree(mesh->elems));
   for (int s = 0; s < mesh->nsets; ++s) PetscCall(PetscFree(mesh->sets[s].nodes));
   PetscCall(PetscFree(mesh->sets));
+  PetscCall(PetscFree(mesh->weak));
   memset(mesh, 0, sizeof(*mesh));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const pbng_weak_constraint *c)
+{
+  PetscFunctionBeginUser;
+  if (n <= 0) PetscFunctionReturn(0);
+  PetscCall(PetscRealloc(sizeof(pbng_weak_constraint) * (size_t)(mesh->nweak + n), &mesh->weak));
+  memcpy(&mesh->weak[mesh->nweak], c, sizeof(pbng_weak_constraint) * (size_t)n);
+  mesh->nweak += n;
   PetscFunctionReturn(0);
 }
 

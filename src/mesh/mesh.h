@@ -7,6 +7,7 @@
 #include <petscsys.h>
 #include <stdint.h>
 #include "core/element.h"
+#include "core/weak_constraint.h"
 
 typedef struct {
   char name[64];
@@ -21,6 +22,8 @@ typedef struct {
   const pbng_element_type *etype;
   int nsets;
   pbng_node_set *sets;           /* named node sets */
+  int64_t nweak;                 /* weak constraints (Sec. 4.1), node indices in this mesh's numbering */
+  pbng_weak_constraint *weak;
   char source[PETSC_MAX_PATH_LEN]; /* file name or scene description, for messages */
 } pbng_mesh;
 
@@ -33,6 +36,9 @@ PetscErrorCode pbng_mesh_add_node_set(pbng_mesh *mesh, const char *name, int64_t
 /* The set with this name, or NULL. */
 const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *name);
 
+/* Appends n weak constraints (copied). */
+PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const pbng_weak_constraint *c);
+
 /* Checks every coordinate is finite and every node index in range, re-orients tetrahedra to positive
  * volume and rejects degenerate ones (|V| <= 1e-12 * h^3, h the element's longest edge). Errors name
  * mesh->source and the element (0-based index, and record_offset + index as the file record). */
@@ -43,5 +49,9 @@ PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset);
 PetscErrorCode pbng_mesh_read(const char *path, pbng_mesh *mesh);
 PetscErrorCode pbng_mesh_read_gmsh(const char *path, pbng_mesh *mesh);
 PetscErrorCode pbng_mesh_read_tetgen(const char *path, pbng_mesh *mesh);
+
+/* Appends the weak constraints of a weak-constraint file (docs/weak_constraints.md) to the mesh;
+ * node indices are checked against it. Errors name the file and line. */
+PetscErrorCode pbng_mesh_read_weak_constraints(const char *path, pbng_mesh *mesh);
 
 #endif

@@ -30,25 +30,54 @@ PetscErrorCode pbng_node_elements_destroy(pbng_node_elements *adj)
   PetscFunctionReturn(0);
 }
 
+/* Node -> incident weak constraints (CSR of constraint indices, increasing). */
+static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **start, int64_t **entry)
+{
+  int64_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(mesh->nnodes + 1, start));
+  for (int64_t c = 0; c < mesh->nweak; ++c)
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*start)[mesh->weak[c].node[j] + 1]++;
+  for (int64_t i = 0; i < mesh->nnodes; ++i) (*start)[i + 1] += (*start)[i];
+  PetscCall(PetscMalloc1((*start)[mesh->nnodes] + 1, entry));
+  PetscCall(PetscMalloc1(mesh->nnodes + 1, &fill));
+  memcpy(fill, *start, sizeof(int64_t) * mesh->nnodes);
+  for (int64_t c = 0; c < mesh->nweak; ++c)
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*entry)[fill[mesh->weak[c].node[j]]++] = c;
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
+/* Sec. 9: each element or weak constraint keeps the set S_c of colors used by its nodes; a node takes
+ * the least color not in the union of S_c over the elements and weak constraints around it. */
 PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors)
 {
   const int nen = mesh->etype->nodes;
-  uint64_t *used; /* S_e: colors used by element e's nodes */
+  uint64_t *used, *used_weak; /* S_e: colors used by element e's nodes; the same for weak constraints */
+  int64_t *wstart, *wentry;
   int maxc = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(mesh->nelems, &used));
+  PetscCall(PetscCalloc1(mesh->nweak + 1, &used_weak));
+  PetscCall(node_constraints_build(mesh, &wstart, &wentry));
   for (int64_t i = 0; i < mesh->nnodes; ++i) {
     uint64_t taken = 0;
     for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) taken |= used[adj->entry[k] / nen];
+    for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) taken |= used_weak[wentry[k]];
     PetscCheck(~taken != 0, PETSC_COMM_SELF, PETSC_ERR_SUP,
                "%s: node %" PRId64 " would need more than 64 colors", mesh->source, i);
     const int c = __builtin_ctzll(~taken);
     color[i] = c;
     if (c + 1 > maxc) maxc = c + 1;
     for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) used[adj->entry[k] / nen] |= 1ull << c;
+    for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) used_weak[wentry[k]] |= 1ull << c;
   }
   PetscCall(PetscFree(used));
+  PetscCall(PetscFree(used_weak));
+  PetscCall(PetscFree(wstart));
+  PetscCall(PetscFree(wentry));
   *ncolors = maxc;
   PetscFunctionReturn(0);
 }
@@ -60,5 +89,9 @@ int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color)
     for (int a = 0; a < nen; ++a)
       for (int b = a + 1; b < nen; ++b)
         if (color[mesh->elems[e * nen + a]] == color[mesh->elems[e * nen + b]]) return 0;
+  for (int64_t c = 0; c < mesh->nweak; ++c)
+    for (int a = 0; a < mesh->weak[c].nnodes; ++a)
+      for (int b = a + 1; b < mesh->weak[c].nnodes; ++b)
+        if (color[mesh->weak[c].node[a]] == color[mesh->weak[c].node[b]]) return 0;
   return 1;
 }

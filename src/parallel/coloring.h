@@ -1,6 +1,7 @@
-/* Node coloring for PBNG (Sec. 9): nodes of one color share no element, so they can be updated
- * in parallel without races. Greedy in node order: each element keeps the set S_e of colors used by
- * its nodes; a node takes the least color not in the union of S_e over its elements. */
+/* Node coloring for PBNG (Sec. 9): nodes of one color share no element and no weak constraint, so
+ * they can be updated in parallel without races. Greedy in node order: each element (and weak
+ * constraint) keeps the set S_e of colors used by its nodes; a node takes the least color not in the
+ * union of S_e over its elements and weak constraints. */
 #ifndef PBNG_PARALLEL_COLORING_H
 #define PBNG_PARALLEL_COLORING_H
 
@@ -20,7 +21,7 @@ PetscErrorCode pbng_node_elements_destroy(pbng_node_elements *adj);
 /* color[i] for every node; *ncolors the number used. */
 PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors);
 
-/* 1 when no element has two nodes of one color. */
+/* 1 when no element or weak constraint has two nodes of one color. */
 int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color);
 
 #endif

@@ -120,12 +120,20 @@ static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, c
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < dm->nowned; ++k) g2l[owned[k].id] = k;
   /* ghosts: element nodes owned elsewhere, ordered by (owner, global id) */
-  PetscCall(PetscMalloc1((int64_t)dm->nelems * nen + 1, &ghosts));
+  PetscCall(PetscMalloc1((int64_t)dm->nelems * nen + PBNG_WC_MAX_NODES * mesh->nweak + 1, &ghosts));
   for (int32_t e = 0; e < dm->nelems; ++e)
     for (int a = 0; a < nen; ++a) {
       const int64_t g = mesh->elems[elems[e].id * nen + a];
       if (g2l[g] != -1) continue; /* owned, or already a ghost */
       g2l[g] = -2; /* seen */
+      ghosts[nghost].key = (uint64_t)owner_of(part, g);
+      ghosts[nghost++].id = g;
+    }
+  for (int64_t c = 0; c < mesh->nweak; ++c)
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) {
+      const int64_t g = mesh->weak[c].node[j];
+      if (g2l[g] != -1) continue;
+      g2l[g] = -2;
       ghosts[nghost].key = (uint64_t)owner_of(part, g);
       ghosts[nghost++].id = g;
     }
@@ -174,8 +182,8 @@ static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_mesh *mesh, cons
   PetscFunctionReturn(0);
 }
 
-/* Bit 1 for every node that some element references, bit 2 for the nodes of elements that also
- * have a node owned by another rank. */
+/* Bit 1 for every node that some element references, bit 2 for the nodes of elements and weak
+ * constraints that also have a node owned by another rank. */
 static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, const int32_t *owner, int rank, uint8_t **in_element)
 {
   const int nen = mesh->etype->nodes;
@@ -187,6 +195,12 @@ static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, const int32_t *o
     uint8_t mark = 1;
     for (int a = 0; a < nen; ++a) mark |= owner[t[a]] != rank ? 2 : 0;
     for (int a = 0; a < nen; ++a) (*in_element)[t[a]] |= mark;
+  }
+  for (int64_t c = 0; c < mesh->nweak; ++c) {
+    const pbng_weak_constraint *w = &mesh->weak[c];
+    uint8_t mark = 0;
+    for (int j = 0; j < w->nnodes; ++j) mark |= owner[w->node[j]] != rank ? 2 : 0;
+    for (int j = 0; j < w->nnodes; ++j) (*in_element)[w->node[j]] |= mark;
   }
   PetscFunctionReturn(0);
 }
@@ -204,6 +218,10 @@ static PetscErrorCode build_color_splits(pbng_dmesh *dm)
       int interface = 0;
       for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1] && !interface; ++k)
         for (int a = 0; a < nen; ++a) interface |= dm->elems[(dm->adj[k] / nen) * nen + a] >= dm->nowned;
+      for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1] && !interface; ++k) {
+        const pbng_weak_constraint *w = &dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES];
+        for (int j = 0; j < w->nnodes; ++j) interface |= w->node[j] >= dm->nowned;
+      }
       if (!interface) break;
     }
     dm->color_split[c] = i;
@@ -211,7 +229,8 @@ static PetscErrorCode build_color_splits(pbng_dmesh *dm)
   PetscFunctionReturn(0);
 }
 
-/* Orders one node's visits by increasing global element id (insertion sort: lists are short). */
+/* Orders one node's visits (entries nen * element + vertex) by increasing global element id
+ * (insertion sort: lists are short). Also used for weak constraints (nen = PBNG_WC_MAX_NODES). */
 static void sort_by_global_element(int32_t *list, int32_t n, const int64_t *global_elem, int nen)
 {
   for (int32_t j = 1; j < n; ++j) {
@@ -249,6 +268,57 @@ static PetscErrorCode build_adjacency(pbng_dmesh *dm)
   PetscFunctionReturn(0);
 }
 
+/* The piece's weak constraints in local numbering, those counted here (node[0] owned) first, each
+ * group by increasing global index (the piece lists them so). */
+static PetscErrorCode build_weak(pbng_dmesh *dm, const pbng_submesh *sub, const int32_t *g2l)
+{
+  const pbng_mesh *mesh = &sub->mesh;
+  int32_t n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(mesh->nweak < INT32_MAX / PBNG_WC_MAX_NODES, PETSC_COMM_SELF, PETSC_ERR_SUP, "too many weak constraints on one rank");
+  dm->nweak = (int32_t)mesh->nweak;
+  dm->nglobal_weak = sub->nglobal_weak;
+  PetscCall(PetscMalloc1(dm->nweak + 1, &dm->weak));
+  PetscCall(PetscMalloc1(dm->nweak + 1, &dm->global_weak));
+  for (int pass = 0; pass < 2; ++pass)
+    for (int64_t c = 0; c < mesh->nweak; ++c) {
+      const int counted = sub->owner[mesh->weak[c].node[0]] == dm->rank;
+      if (counted != (pass == 0)) continue;
+      dm->weak[n] = mesh->weak[c];
+      for (int j = 0; j < mesh->weak[c].nnodes; ++j) dm->weak[n].node[j] = g2l[mesh->weak[c].node[j]];
+      dm->global_weak[n++] = sub->global_weak[c];
+    }
+  dm->nowned_weak = 0;
+  for (int64_t c = 0; c < mesh->nweak; ++c) dm->nowned_weak += sub->owner[mesh->weak[c].node[0]] == dm->rank;
+  PetscFunctionReturn(0);
+}
+
+/* Weak constraints of every owned node, in increasing global constraint order. */
+static PetscErrorCode build_weak_adjacency(pbng_dmesh *dm)
+{
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(dm->nowned + 1, &dm->wadj_start));
+  for (int32_t c = 0; c < dm->nweak; ++c)
+    for (int j = 0; j < dm->weak[c].nnodes; ++j)
+      if (dm->weak[c].node[j] < dm->nowned) dm->wadj_start[dm->weak[c].node[j] + 1]++;
+  for (int32_t i = 0; i < dm->nowned; ++i) dm->wadj_start[i + 1] += dm->wadj_start[i];
+  PetscCall(PetscMalloc1(dm->wadj_start[dm->nowned] + 1, &dm->wadj));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
+  memcpy(fill, dm->wadj_start, sizeof(int32_t) * (size_t)dm->nowned);
+  for (int32_t c = 0; c < dm->nweak; ++c)
+    for (int j = 0; j < dm->weak[c].nnodes; ++j) {
+      const int64_t i = dm->weak[c].node[j];
+      if (i < dm->nowned) dm->wadj[fill[i]++] = PBNG_WC_MAX_NODES * c + j;
+    }
+  PetscCall(PetscFree(fill));
+  for (int32_t i = 0; i < dm->nowned; ++i)
+    sort_by_global_element(&dm->wadj[dm->wadj_start[i]], dm->wadj_start[i + 1] - dm->wadj_start[i], dm->global_weak, PBNG_WC_MAX_NODES);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const int8_t *node_bc, pbng_dmesh *dm)
 {
   const pbng_mesh *mesh = &sub->mesh;
@@ -279,10 +349,12 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const i
   PetscCall(build_color_ranges(dm));
   PetscCall(build_elements(dm, mesh, elems, g2l));
   for (int32_t e = 0; e < dm->nelems; ++e) dm->global_elem[e] = sub->global_elem[dm->global_elem[e]];
+  PetscCall(build_weak(dm, sub, g2l));
   PetscCall(PetscFree(g2l));
   PetscCall(PetscFree(owned));
   PetscCall(PetscFree(elems));
   PetscCall(build_adjacency(dm));
+  PetscCall(build_weak_adjacency(dm));
   PetscCall(build_color_splits(dm));
   PetscFunctionReturn(0);
 }
@@ -301,6 +373,10 @@ PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm)
   PetscCall(PetscFree(dm->global_elem));
   PetscCall(PetscFree(dm->adj_start));
   PetscCall(PetscFree(dm->adj));
+  PetscCall(PetscFree(dm->weak));
+  PetscCall(PetscFree(dm->global_weak));
+  PetscCall(PetscFree(dm->wadj_start));
+  PetscCall(PetscFree(dm->wadj));
   memset(dm, 0, sizeof(*dm));
   PetscFunctionReturn(0);
 }

@@ -1,8 +1,8 @@
 /* The distributed mesh: one rank's subdomain in local numbering
  *     [ owned free nodes, by color | owned held nodes | ghost nodes ]
  * (held: prescribed by a boundary condition, or in no element)
- * with global ids (the input's numbering), the elements the rank needs (those touching an owned
- * node), and for every owned node its incident elements. Within a color, owned nodes are ordered
+ * with global ids (the input's numbering), the elements and weak constraints the rank needs (those
+ * touching an owned node), and for every owned node its incident elements and weak constraints. Within a color, owned nodes are ordered
  * spatially (Morton order of the rest position) and elements are sorted by the Morton order of their
  * centroid, so both follow space, for locality.
  * Built once and used by every solver. */
@@ -36,6 +36,13 @@ typedef struct {
   int32_t nowned_elems;   /* elements [0, nowned_elems) are written by this rank in output */
   int32_t *adj_start;     /* [nowned + 1] */
   int32_t *adj;           /* nodes_per_element * local element + local vertex, by increasing global element */
+  int64_t nglobal_weak;
+  int32_t nweak;          /* weak constraints (Sec. 4.1) with a node owned here; node[] holds local indices */
+  pbng_weak_constraint *weak;
+  int64_t *global_weak;   /* [nweak] */
+  int32_t nowned_weak;    /* constraints [0, nowned_weak) are counted by this rank (their node[0] is owned) */
+  int32_t *wadj_start;    /* [nowned + 1] */
+  int32_t *wadj;          /* PBNG_WC_MAX_NODES * constraint + its node slot, by increasing global constraint */
 } pbng_dmesh;
 
 /* Builds this rank's subdomain from its piece of the mesh (owned nodes, their elements, ghosts) and

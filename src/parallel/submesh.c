@@ -1,6 +1,34 @@
 #include "parallel/submesh.h"
 #include <string.h>
 
+static int weak_touches_part(const pbng_weak_constraint *c, const int32_t *part, int p)
+{
+  for (int j = 0; j < c->nnodes; ++j)
+    if (part[c->node[j]] == p) return 1;
+  return 0;
+}
+
+/* The weak constraints with a node in part p, in local node numbering, with their global indices. */
+static PetscErrorCode extract_weak(const pbng_mesh *mesh, const int32_t *part, int p, const int64_t *g2l, pbng_submesh *sub)
+{
+  int64_t n = 0;
+
+  PetscFunctionBeginUser;
+  for (int64_t c = 0; c < mesh->nweak; ++c) n += weak_touches_part(&mesh->weak[c], part, p);
+  PetscCall(PetscMalloc1(n + 1, &sub->mesh.weak));
+  PetscCall(PetscMalloc1(n + 1, &sub->global_weak));
+  sub->mesh.nweak = n;
+  sub->nglobal_weak = mesh->nweak;
+  n = 0;
+  for (int64_t c = 0; c < mesh->nweak; ++c) {
+    if (!weak_touches_part(&mesh->weak[c], part, p)) continue;
+    sub->mesh.weak[n] = mesh->weak[c];
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) sub->mesh.weak[n].node[j] = g2l[mesh->weak[c].node[j]];
+    sub->global_weak[n++] = c;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Marks the elements of part p (those with a node owned by p) and the nodes they use; owned nodes
  * are numbered first (in global order), then the other nodes (in global order). */
 static PetscErrorCode select_part(const pbng_mesh *mesh, const int32_t *part, int p, uint8_t **in_elem, int64_t **g2l,
@@ -25,6 +53,10 @@ static PetscErrorCode select_part(const pbng_mesh *mesh, const int32_t *part, in
     if ((*in_elem)[e])
       for (int a = 0; a < nen; ++a)
         if ((*g2l)[mesh->elems[e * nen + a]] == -1) (*g2l)[mesh->elems[e * nen + a]] = -2;
+  for (int64_t c = 0; c < mesh->nweak; ++c)
+    if (weak_touches_part(&mesh->weak[c], part, p))
+      for (int j = 0; j < mesh->weak[c].nnodes; ++j)
+        if ((*g2l)[mesh->weak[c].node[j]] == -1) (*g2l)[mesh->weak[c].node[j]] = -2;
   for (int64_t i = 0; i < mesh->nnodes; ++i)
     if ((*g2l)[i] == -2) (*g2l)[i] = (*nnodes)++;
   PetscFunctionReturn(0);
@@ -76,6 +108,7 @@ PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color,
     ++e_local;
   }
   PetscCall(restrict_node_sets(mesh, g2l, &sub->mesh));
+  PetscCall(extract_weak(mesh, part, p, g2l, sub));
   PetscCall(PetscFree(in_elem));
   PetscCall(PetscFree(g2l));
   PetscFunctionReturn(0);
@@ -86,13 +119,16 @@ PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub)
   PetscFunctionBeginUser;
   PetscCall(pbng_mesh_destroy(&sub->mesh));
   PetscCall(PetscFree4(sub->global_node, sub->global_elem, sub->owner, sub->color));
+  PetscCall(PetscFree(sub->global_weak));
   memset(sub, 0, sizeof(*sub));
   PetscFunctionReturn(0);
 }
 
-/* Message layout: header int64[8] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
- * element kind, nsets; then X, elems, global_node, global_elem, owner, color; then per set a name
- * (64 chars), a count and the members. */
+/* Message layout: header int64[10] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
+ * element kind, nsets, nweak, nglobal_weak; then X, elems, global_node, global_elem, owner, color;
+ * then per set a name (64 chars), a count and the members; then the weak constraints (as bytes: the
+ * ranks of one job share a binary layout) and their global indices. */
+enum { SUB_HEAD = 10 };
 enum { SUB_TAG = 7301 };
 
 static PetscErrorCode send_block(MPI_Comm comm, const void *buf, int64_t count, MPI_Datatype type, int dest)
@@ -114,11 +150,11 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
 {
   const pbng_mesh *m = &sub->mesh;
   const int nen = m->etype->nodes;
-  const int64_t head[8] = {m->nnodes, m->nelems, sub->nowned, sub->ncolors, sub->nglobal_nodes, sub->nglobal_elems,
-                           m->etype->kind, m->nsets};
+  const int64_t head[SUB_HEAD] = {m->nnodes, m->nelems, sub->nowned, sub->ncolors, sub->nglobal_nodes, sub->nglobal_elems,
+                                  m->etype->kind, m->nsets, m->nweak, sub->nglobal_weak};
 
   PetscFunctionBeginUser;
-  PetscCall(send_block(comm, head, 8, MPI_INT64_T, dest));
+  PetscCall(send_block(comm, head, SUB_HEAD, MPI_INT64_T, dest));
   PetscCall(send_block(comm, m->X, 3 * m->nnodes, MPI_DOUBLE, dest));
   PetscCall(send_block(comm, m->elems, nen * m->nelems, MPI_INT32_T, dest));
   PetscCall(send_block(comm, sub->global_node, m->nnodes, MPI_INT64_T, dest));
@@ -130,26 +166,28 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
     PetscCall(send_block(comm, &m->sets[s].count, 1, MPI_INT64_T, dest));
     PetscCall(send_block(comm, m->sets[s].nodes, m->sets[s].count, MPI_INT32_T, dest));
   }
+  PetscCall(send_block(comm, m->weak, (int64_t)sizeof(pbng_weak_constraint) * m->nweak, MPI_BYTE, dest));
+  PetscCall(send_block(comm, sub->global_weak, m->nweak, MPI_INT64_T, dest));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_submesh_send_failure(MPI_Comm comm, int dest)
 {
-  const int64_t head[8] = {-1, 0, 0, 0, 0, 0, 0, 0};
+  const int64_t head[SUB_HEAD] = {-1};
 
   PetscFunctionBeginUser;
-  PetscCall(send_block(comm, head, 8, MPI_INT64_T, dest));
+  PetscCall(send_block(comm, head, SUB_HEAD, MPI_INT64_T, dest));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failure_code, pbng_submesh *sub)
 {
-  int64_t head[8];
+  int64_t head[SUB_HEAD];
   pbng_mesh *m = &sub->mesh;
 
   PetscFunctionBeginUser;
   memset(sub, 0, sizeof(*sub));
-  PetscCall(recv_block(comm, head, 8, MPI_INT64_T, source));
+  PetscCall(recv_block(comm, head, SUB_HEAD, MPI_INT64_T, source));
   PetscCheck(head[0] >= 0, PETSC_COMM_SELF, failure_code, "rank %d could not send this rank's part of the mesh", source);
   PetscCall(pbng_mesh_alloc(m, (pbng_element_kind)head[6], head[0], head[1]));
   snprintf(m->source, sizeof(m->source), "part of a mesh from rank %d", source);
@@ -172,5 +210,10 @@ PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failu
     PetscCall(pbng_mesh_add_node_set(m, name, count, members));
     PetscCall(PetscFree(members));
   }
+  m->nweak = head[8], sub->nglobal_weak = head[9];
+  PetscCall(PetscMalloc1(m->nweak + 1, &m->weak));
+  PetscCall(PetscMalloc1(m->nweak + 1, &sub->global_weak));
+  PetscCall(recv_block(comm, m->weak, (int64_t)sizeof(pbng_weak_constraint) * m->nweak, MPI_BYTE, source));
+  PetscCall(recv_block(comm, sub->global_weak, m->nweak, MPI_INT64_T, source));
   PetscFunctionReturn(0);
 }

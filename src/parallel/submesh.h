@@ -1,7 +1,8 @@
 /* One rank's piece of the global mesh: its owned nodes, the elements touching them and the other
  * nodes of those elements (ghosts), with global ids (the input's numbering), owners and colors.
  * It is what rank 0 sends to each rank when partitioning on the fly, and what a partitioned mesh
- * file stores per part; pbng_dmesh_create builds the subdomain from it. */
+ * file stores per part (with the weak constraints that touch the owned nodes, whose other nodes are
+ * ghosts too); pbng_dmesh_create builds the subdomain from it. */
 #ifndef PBNG_PARALLEL_SUBMESH_H
 #define PBNG_PARALLEL_SUBMESH_H
 
@@ -17,6 +18,8 @@ typedef struct {
   int64_t *global_elem;  /* [mesh.nelems] */
   int32_t *owner;        /* [mesh.nnodes] */
   int32_t *color;        /* [mesh.nnodes] */
+  int64_t nglobal_weak;  /* weak constraints: mesh.weak holds those with a node owned here */
+  int64_t *global_weak;  /* [mesh.nweak] their global indices */
 } pbng_submesh;
 
 /* The piece of part p of the global mesh (color and part given per global node). */

@@ -2,7 +2,8 @@
 #include "core/stress_derivative.h"
 #include "solvers/psd_projection.h"
 
-/* Distinct free neighbours (itself included) of owned free node i, split into owned and ghost. */
+/* Distinct free neighbours (itself included) of owned free node i through its elements and weak
+ * constraints, split into owned and ghost. */
 static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -11,6 +12,16 @@ static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, in
     const int32_t *t = &dm->elems[4 * (dm->adj[k] >> 2)];
     for (int a = 0; a < 4; ++a) {
       const int32_t j = t[a];
+      if (map->node_dof[j] < 0 || mark[j] == i) continue;
+      mark[j] = i;
+      if (j < dm->nowned) ++*d;
+      else ++*o;
+    }
+  }
+  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
+    const pbng_weak_constraint *w = &dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES];
+    for (int a = 0; a < w->nnodes; ++a) {
+      const int32_t j = (int32_t)w->node[a];
       if (map->node_dof[j] < 0 || mark[j] == i) continue;
       mark[j] = i;
       if (j < dm->nowned) ++*d;
@@ -82,6 +93,28 @@ static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_ma
   PetscFunctionReturn(0);
 }
 
+/* The exact Hessian of a weak constraint's energy (Eq. 18): block (a, b) = a_a a_b K_c, positive
+ * semidefinite; rows of owned free nodes only. */
+static PetscErrorCode add_weak_constraint_matrices(const pbng_dmesh *dm, const pbng_dof_map *map, Mat K)
+{
+  PetscFunctionBeginUser;
+  for (int32_t c = 0; c < dm->nweak; ++c) {
+    const pbng_weak_constraint *w = &dm->weak[c];
+    for (int a = 0; a < w->nnodes; ++a) {
+      if (w->node[a] >= dm->nfree) continue;
+      const PetscInt row = (PetscInt)map->node_dof[w->node[a]];
+      for (int b = 0; b < w->nnodes; ++b) {
+        if (map->node_dof[w->node[b]] < 0) continue;
+        const PetscInt col = (PetscInt)map->node_dof[w->node[b]];
+        PetscScalar block[9];
+        for (int p = 0; p < 9; ++p) block[p] = w->a[a] * w->a[b] * w->K[p];
+        PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &col, block, ADD_VALUES));
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 enum { ASSEMBLY_CHUNK = 2048 }; /* elements whose matrices are computed in parallel, then inserted */
 
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
@@ -108,6 +141,7 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
     }
   }
   PetscCall(PetscFree(Ke));
+  PetscCall(add_weak_constraint_matrices(dm, map, K));
   if (pb->mode == PBNG_MODE_DYNAMIC)
     for (int32_t i = 0; i < dm->nfree; ++i) {
       const PetscInt row = (PetscInt)map->node_dof[i];

@@ -143,6 +143,20 @@ static inline __attribute__((always_inline)) visit_terms element_visit(pbng_mate
   return out;
 }
 
+/* The weak constraints' terms of node i: -a_i K_c C_c in the force (Eq. 35) and a_i^2 K_c in the
+ * matrix (Eq. 38; lower triangle, as the element terms). */
+static void add_weak_constraint_terms(const pbng_dmesh *dm, int32_t i, const double *x, double f[3], double A[9])
+{
+  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
+    double fc[3], Hc[9];
+    pbng_weak_constraint_node_force(&dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES], x, dm->wadj[k] % PBNG_WC_MAX_NODES, fc, A ? Hc : NULL);
+    for (int d = 0; d < 3; ++d) f[d] += fc[d];
+    if (A)
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s <= r; ++s) A[3 * r + s] += Hc[3 * r + s];
+  }
+}
+
 /* Sum of the visits of node i's elements (a SIMD reduction where the material allows). */
 static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
                                                                    const double *x, double f[3], double A[9], int warm)
@@ -163,6 +177,7 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
   if (A) {
     A[0] = h0, A[3] = h1, A[4] = h2, A[6] = h3, A[7] = h4, A[8] = h5;
   }
+  if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm, i, x, f, A);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
@@ -198,8 +213,9 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   }
 }
 
-/* Energy of the owned elements (Eq. 15) and of the owned nodes' loads and inertia. */
-static void local_energies(const pbng_problem *pb, double *elem_energy, double *node_energy)
+/* Energy of the owned elements (Eq. 15), of the counted weak constraints (Eq. 18) and of the owned
+ * nodes' loads and inertia. */
+static void local_energies(const pbng_problem *pb, double *elem_energy, double *weak_energy, double *node_energy)
 {
   const pbng_dmesh *dm = pb->dm;
 #pragma omp parallel for schedule(static)
@@ -210,6 +226,7 @@ static void local_energies(const pbng_problem *pb, double *elem_energy, double *
                                   pbng_geometry_shape(&pb->geo, e)->B, F);
     elem_energy[e] = pbng_geometry_shape(&pb->geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
+  for (int32_t c = 0; c < dm->nowned_weak; ++c) weak_energy[c] = pbng_weak_constraint_energy(&dm->weak[c], pb->x);
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < dm->nowned; ++i) {
     double E = 0.0;
@@ -225,28 +242,30 @@ static void local_energies(const pbng_problem *pb, double *elem_energy, double *
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy)
 {
   const pbng_dmesh *dm = pb->dm;
-  double *node_r2, *elem_e, *node_e, r2;
+  double *node_r2, *elem_e, *weak_e, *node_e, r2;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nfree + 1, &node_r2));
   PetscCall(PetscMalloc1(dm->nowned_elems + 1, &elem_e));
   PetscCall(PetscMalloc1(dm->nowned + 1, &node_e));
+  PetscCall(PetscMalloc1(dm->nowned_weak + 1, &weak_e));
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < dm->nfree; ++i) {
     double f[3];
     pbng_node_force(pb, i, pb->x, f, NULL, 0);
     node_r2[i] = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
   }
-  local_energies(pb, elem_e, node_e);
+  local_energies(pb, elem_e, weak_e, node_e);
   { /* sums independent of the rank and thread counts */
-    const double *r2_terms[1] = {node_r2}, *e_terms[2] = {elem_e, node_e};
-    const int64_t r2_counts[1] = {dm->nfree}, e_counts[2] = {dm->nowned_elems, dm->nowned};
+    const double *r2_terms[1] = {node_r2}, *e_terms[3] = {elem_e, weak_e, node_e};
+    const int64_t r2_counts[1] = {dm->nfree}, e_counts[3] = {dm->nowned_elems, dm->nowned_weak, dm->nowned};
     PetscCall(pbng_reproducible_sum(dm->comm, 1, r2_terms, r2_counts, &r2));
     *residual = sqrt(r2);
-    if (energy) PetscCall(pbng_reproducible_sum(dm->comm, 2, e_terms, e_counts, energy));
+    if (energy) PetscCall(pbng_reproducible_sum(dm->comm, 3, e_terms, e_counts, energy));
   }
   PetscCall(PetscFree(node_r2));
   PetscCall(PetscFree(elem_e));
   PetscCall(PetscFree(node_e));
+  PetscCall(PetscFree(weak_e));
   PetscFunctionReturn(0);
 }

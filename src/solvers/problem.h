@@ -1,5 +1,5 @@
 /* The discrete problem every solver works on (Sec. 4): FEM potential energy of linear tetrahedra
- * (Eq. 15), external forces (Eq. 16: lumped gravity m_i g), Dirichlet motions (Eq. 12) and, in
+ * (Eq. 15) plus weak constraints (Eq. 18-19, in the dmesh), external forces (Eq. 16: lumped gravity m_i g), Dirichlet motions (Eq. 12) and, in
  * dynamic mode, the backward-Euler inertia term of the incremental potential. Owns the positions. */
 #ifndef PBNG_SOLVERS_PROBLEM_H
 #define PBNG_SOLVERS_PROBLEM_H
@@ -45,9 +45,9 @@ PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb);
 /* Ends a frame (dynamic mode: v^{n+1} = (x^{n+1} - x^n) / dt). */
 void pbng_problem_end_frame(pbng_problem *pb);
 
-/* Force on owned node i at positions x: f_i(x) + f_ext_i (Eq. 35 + Eq. 16), minus the inertia term
- * m_i (x_i - x_hat_i) / dt^2 in dynamic mode. When A is given, also the SPD modified Hessian of Eq. 37
- * (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
+/* Force on owned node i at positions x: f_i(x) + f_ext_i (Eq. 35 with its weak-constraint term, + Eq.
+ * 16), minus the inertia term m_i (x_i - x_hat_i) / dt^2 in dynamic mode. When A is given, also the
+ * SPD modified Hessian of Eq. 37-38 (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
 
 /* Hints to the memory system (they change no value): the element records node i will read, and the
