@@ -67,16 +67,16 @@ static double peak_rss_mib(void)
 }
 
 static PetscErrorCode write_parts(const partition_options *o, const pbng_mesh *mesh, const int32_t *color, int ncolors,
-                                  const int32_t *part)
+                                  const pbng_constraint_colors *cc, const int32_t *part)
 {
   pbng_partfile_writer *w;
   int64_t owned_min = INT64_MAX, owned_max = 0, ghost_min = INT64_MAX, ghost_max = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_partfile_create(o->output, o->parts, mesh->nnodes, mesh->nelems, ncolors, mesh, pbng_mesh_extent(mesh), &w));
+  PetscCall(pbng_partfile_create(o->output, o->parts, mesh->nnodes, mesh->nelems, ncolors, cc, mesh, pbng_mesh_extent(mesh), &w));
   for (int p = 0; p < o->parts; ++p) {
     pbng_submesh sub;
-    PetscErrorCode ierr = pbng_submesh_extract(mesh, color, ncolors, part, p, &sub);
+    PetscErrorCode ierr = pbng_submesh_extract(mesh, color, ncolors, cc, part, p, &sub);
     if (!ierr) ierr = pbng_partfile_append(w, &sub);
     if (ierr) {
       pbng_partfile_close(&w, PETSC_FALSE);
@@ -99,6 +99,7 @@ static PetscErrorCode run(void)
   pbng_node_elements adj;
   int32_t *color, *part;
   int ncolors;
+  pbng_constraint_colors cc;
   const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
@@ -108,16 +109,20 @@ static PetscErrorCode run(void)
   PetscCall(PetscMalloc2(mesh.nnodes, &color, mesh.nnodes, &part));
   PetscCall(pbng_node_elements_build(&mesh, &adj));
   PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
+  PetscCall(pbng_constraint_colors_compute(&mesh, &adj, &cc)); /* for -solver pbd | xpbd | xpbd_qs */
   const double t_color = MPI_Wtime();
   if (o.dual) PetscCall(pbng_partition_nodes_dual(&mesh, o.parts, part));
   else PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, o.parts, part));
   const double t_metis = MPI_Wtime();
   PetscCall(pbng_node_elements_destroy(&adj));
-  PetscCall(write_parts(&o, &mesh, color, ncolors, part));
-  printf("%s: %lld nodes, %lld tetrahedra, %d colors -> %s\n", mesh.source, (long long)mesh.nnodes, (long long)mesh.nelems, ncolors, o.output);
+  PetscCall(write_parts(&o, &mesh, color, ncolors, &cc, part));
+  printf("%s: %lld nodes, %lld tetrahedra, %lld weak constraints, %d node colors (PBNG), %d + %d constraint colors (PBD/XPBD) -> %s\n",
+         mesh.source, (long long)mesh.nnodes, (long long)mesh.nelems, (long long)mesh.nweak, ncolors, cc.nelem_colors, cc.nweak_colors,
+         o.output);
   printf("time: mesh %.2f s, coloring %.2f s, METIS %.2f s, writing %.2f s, total %.2f s; peak memory %.1f MiB\n", t_mesh - t0,
          t_color - t_mesh, t_metis - t_color, MPI_Wtime() - t_metis, MPI_Wtime() - t0, peak_rss_mib());
   PetscCall(PetscFree2(color, part));
+  PetscCall(pbng_constraint_colors_destroy(&cc));
   PetscCall(pbng_mesh_destroy(&mesh));
   PetscFunctionReturn(0);
 }

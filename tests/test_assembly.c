@@ -38,7 +38,7 @@ static PetscErrorCode build(MPI_Comm comm, pbng_dmesh *dm, pbng_halo *halo, pbng
   PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
   PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, size, part));
   PetscCall(pbng_node_elements_destroy(&adj));
-  PetscCall(pbng_submesh_extract(&mesh, color, ncolors, part, rank, &sub));
+  PetscCall(pbng_submesh_extract(&mesh, color, ncolors, NULL, part, rank, &sub));
   PetscCall(PetscMemzero(bcs, sizeof(*bcs)));
   PetscCall(pbng_bc_add_box(bcs, "clamp", clamp, NULL));
   PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));

@@ -81,7 +81,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(pbng_node_elements_destroy(&adj));
   check(pbng_coloring_is_valid(&fx->mesh, color), "coloring separates the nodes of every element and weak constraint", ncolors, 0);
   for (int64_t i = 0; i < fx->mesh.nnodes; ++i) part[i] = 0;
-  PetscCall(pbng_submesh_extract(&fx->mesh, color, ncolors, part, 0, &sub));
+  PetscCall(pbng_submesh_extract(&fx->mesh, color, ncolors, NULL, part, 0, &sub));
   PetscCall(pbng_bc_assign(&fx->bcs, &sub.mesh, pbng_mesh_extent(&sub.mesh), node_bc, selected));
   PetscCall(pbng_dmesh_create(PETSC_COMM_SELF, &sub, node_bc, &fx->dm));
   PetscCall(pbng_submesh_destroy(&sub));

@@ -58,6 +58,31 @@ static PetscErrorCode read_choice_material(PetscOptionItems *PetscOptionsObject,
   PetscFunctionReturn(0);
 }
 
+/* -xpbd_order, -xpbd_qs_dt, -xpbd_qs_substeps: only with the constraint solvers they apply to. */
+static PetscErrorCode read_constraint_solver_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  char order[32] = "elastic_first";
+  PetscBool set_order, set_dt, set_sub;
+  PetscInt substeps = cfg->solver_opt.substeps;
+  pbng_solver_options *o = &cfg->solver_opt;
+  const int constraints = pbng_solver_uses_constraint_colors(cfg->solver), qs = !strcmp(cfg->solver, "xpbd_qs");
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-xpbd_order", "pbd | xpbd | xpbd_qs: elastic_first (the paper's XPBD-QS) | weak_first (\"flipped\")", NULL,
+                               order, order, sizeof(order), &set_order));
+  PetscCheck(!strcmp(order, "elastic_first") || !strcmp(order, "weak_first"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-xpbd_order: unknown order \"%s\" (known: elastic_first, weak_first)", order);
+  o->weak_first = !strcmp(order, "weak_first");
+  PetscCall(PetscOptionsReal("-xpbd_qs_dt", "xpbd_qs: pseudo-time step (0: -dt)", NULL, o->pseudo_dt, &o->pseudo_dt, &set_dt));
+  PetscCall(PetscOptionsInt("-xpbd_qs_substeps", "xpbd_qs: iterations per pseudo-time step", NULL, substeps, &substeps, &set_sub));
+  PetscCheck(!set_order || constraints, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_order is for -solver pbd | xpbd | xpbd_qs");
+  PetscCheck(!(set_dt || set_sub) || qs, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_qs_dt and -xpbd_qs_substeps are for -solver xpbd_qs");
+  PetscCheck(o->pseudo_dt >= 0 && isfinite(o->pseudo_dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_dt %g: must be > 0", o->pseudo_dt);
+  PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_substeps %d: must be >= 1", (int)substeps);
+  o->substeps = (int)substeps;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   char name[64];
@@ -65,14 +90,16 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
 
   PetscFunctionBeginUser;
   PetscCall(read_choice_material(PetscOptionsObject, cfg));
-  PetscCall(PetscOptionsString("-solver", "pbng | newton (PETSc SNES; -newton_preconditioner bjacobi_icc|hypre|gamg, -newton_projection stress|element, -newton_exact_hessian, and PETSc's -newton_snes_*, -newton_ksp_*, -newton_pc_*)", NULL,
+  PetscCall(PetscOptionsString("-solver", "pbng | newton (PETSc SNES; -newton_preconditioner bjacobi_icc|hypre|gamg, -newton_projection stress|element, -newton_exact_hessian, and PETSc's -newton_snes_*, -newton_ksp_*, -newton_pc_*) | pbd | xpbd | xpbd_qs (Sec. 6)", NULL,
                                cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
-  PetscCheck(!strcmp(cfg->solver, "pbng") || !strcmp(cfg->solver, "newton"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "-solver: unknown solver \"%s\" (known: pbng, newton)", cfg->solver);
+  PetscCheck(!strcmp(cfg->solver, "pbng") || !strcmp(cfg->solver, "newton") || pbng_solver_uses_constraint_colors(cfg->solver),
+             PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-solver: unknown solver \"%s\" (known: pbng, newton, pbd, xpbd, xpbd_qs)", cfg->solver);
   PetscCall(PetscStrncpy(name, pbng_accel_name(cfg->solver_opt.accel), sizeof(name)));
   PetscCall(PetscOptionsString("-accel", "none | sor (Eq. 40) | chebyshev (Eq. 39)", NULL, name, name, sizeof(name), &set));
   PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-accel: unknown acceleration \"%s\" (known: none, sor, chebyshev)", name);
+  PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-accel is for -solver pbng (the solver is %s)", cfg->solver);
+  PetscCall(read_constraint_solver_options(PetscOptionsObject, cfg));
   PetscCall(PetscStrncpy(name, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sizeof(name)));
   PetscCall(PetscOptionsString("-mode", "quasistatic | dynamic (backward Euler)", NULL, name, name, sizeof(name), &set));
   if (!strcmp(name, "quasistatic")) cfg->mode = PBNG_MODE_QUASISTATIC;
@@ -223,6 +250,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-residual_every %d: must be >= 1", (int)every);
   PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %d: must be >= 0", (int)threads);
   cfg->frames = (int)frames, cfg->iters = (int)iters, cfg->residual_every = (int)every, cfg->threads = (int)threads;
+  if (o->pseudo_dt == 0) o->pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
   PetscFunctionReturn(0);
 }
 

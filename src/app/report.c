@@ -22,7 +22,8 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
           pbng_material_kind_name(cfg->material));
   fprintf(f, "  \"accel\": \"%s\",\n  \"mode\": \"%s\",\n", pbng_accel_name(cfg->solver_opt.accel),
           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic");
-  fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n", (long long)s->nodes, (long long)s->elements, s->ncolors);
+  fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n  \"constraint_colors\": %d,\n", (long long)s->nodes,
+          (long long)s->elements, s->ncolors, s->constraint_colors);
   fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"frames\": %d,\n  \"iterations\": %d,\n", s->ranks, s->threads, s->frames,
           s->iterations);
   fprintf(f, "  \"linear_iterations\": %lld,\n", s->linear_iterations);

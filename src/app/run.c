@@ -126,14 +126,16 @@ static PetscErrorCode open_output(run_state *st, const mesh_header *mesh, const 
   PetscFunctionReturn(0);
 }
 
-/* Rank 0: coloring (Sec. 9) and the METIS partition over the ranks, for every global node. */
-static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, int32_t *part)
+/* Rank 0: coloring (Sec. 9) and the METIS partition over the ranks, for every global node; the
+ * constraint colors too when cc is given (PBD/XPBD). */
+static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, pbng_constraint_colors *cc, int32_t *part)
 {
   pbng_node_elements adj;
 
   PetscFunctionBeginUser;
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
+  if (cc) PetscCall(pbng_constraint_colors_compute(mesh, &adj, cc));
   PetscCall(pbng_partition_nodes(mesh, &adj, color, *ncolors, nranks, part));
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscFunctionReturn(0);
@@ -145,13 +147,15 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
 {
   int nranks, ncolors = 0;
   int32_t *color = NULL, *part = NULL;
+  pbng_constraint_colors cc = {0};
+  const int need_cc = pbng_solver_uses_constraint_colors(st->cfg->solver);
   PetscErrorCode ierr = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   if (st->rank == 0) {
     ierr = PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part);
-    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, part);
+    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, need_cc ? &cc : NULL, part);
   }
   PetscCall(agree_on_rank0(st->comm, ierr));
   if (st->rank != 0) {
@@ -160,7 +164,7 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
   }
   for (int p = 1; p < nranks; ++p) {
     pbng_submesh piece;
-    ierr = pbng_submesh_extract(mesh, color, ncolors, part, p, &piece);
+    ierr = pbng_submesh_extract(mesh, color, ncolors, &cc, part, p, &piece);
     if (ierr) { /* release the ranks still waiting for their part, then report */
       for (int q = p; q < nranks; ++q) PetscCall(pbng_submesh_send_failure(st->comm, q));
       PetscCall(ierr);
@@ -168,8 +172,9 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
     PetscCall(pbng_submesh_send(st->comm, &piece, p));
     PetscCall(pbng_submesh_destroy(&piece));
   }
-  PetscCall(pbng_submesh_extract(mesh, color, ncolors, part, 0, sub));
+  PetscCall(pbng_submesh_extract(mesh, color, ncolors, &cc, part, 0, sub));
   PetscCall(PetscFree2(color, part));
+  PetscCall(pbng_constraint_colors_destroy(&cc));
   PetscCall(pbng_mesh_destroy(mesh));
   PetscFunctionReturn(0);
 }
@@ -280,6 +285,8 @@ static PetscErrorCode write_weak_constraints(run_state *st)
                                     dm->nowned_weak, dm->global_weak, rows.weights));
   PetscCall(pbng_output_write_table(st->out, "/constraints/weak/stiffness", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 9, dm->nowned_weak,
                                     dm->global_weak, rows.stiffness));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/spring", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 5, dm->nowned_weak,
+                                    dm->global_weak, rows.spring));
   PetscCall(pbng_weak_rows_free(&rows));
   PetscFunctionReturn(0);
 }
@@ -362,14 +369,15 @@ static const char *linear_suffix(const run_state *st, long long linear, char *bu
   return buf;
 }
 
-static PetscErrorCode print_iteration(const run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
+static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
 {
-  char linear[48], seconds[32] = "";
+  char linear[48], seconds[32] = "", extra[96] = "";
 
   PetscFunctionBeginUser;
   if (l > 0) snprintf(seconds, sizeof(seconds), "  %.3f s", fr->seconds); /* iteration 0: the frame's start, no time yet */
-  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e%s%s\n", frame, l, r, relative(r, r0), energy,
-                        seconds, l > 0 ? linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)) : ""));
+  if (l > 0 && st->solver.ops->monitor) PetscCall(st->solver.ops->monitor(&st->solver, extra, sizeof(extra))); /* e.g. XPBD's residuals */
+  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e%s%s%s\n", frame, l, r, relative(r, r0), energy,
+                        seconds, l > 0 ? linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)) : "", extra));
   PetscFunctionReturn(0);
 }
 
@@ -544,10 +552,14 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCallMPI(MPI_Allreduce(&mine, &sum->free_visits_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
   PetscCall(PetscLogEventEnd(st->ev.setup, 0, 0, 0, 0));
   PetscCall(summarize_partition(st, sum));
-  char weak[64] = "";
+  char weak[64] = "", colors[96] = "";
   if (st->dm.nglobal_weak > 0) snprintf(weak, sizeof(weak), ", %" PRId64 " weak constraints", st->dm.nglobal_weak);
-  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra%s, %d colors, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
-                        cfg->scene, sum->nodes, sum->elements, weak, sum->ncolors, pbng_material_kind_name(cfg->material), cfg->youngs,
+  sum->constraint_colors = st->dm.elem_color ? st->dm.nelem_colors + st->dm.nweak_colors : 0;
+  if (st->dm.elem_color)
+    snprintf(colors, sizeof(colors), " (PBNG node colors), %d constraint colors (%d element + %d weak)", sum->constraint_colors,
+             st->dm.nelem_colors, st->dm.nweak_colors);
+  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra%s, %d colors%s, %s, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
+                        cfg->scene, sum->nodes, sum->elements, weak, sum->ncolors, colors, cfg->solver, pbng_material_kind_name(cfg->material), cfg->youngs,
                         cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
   PetscFunctionReturn(0);
 }

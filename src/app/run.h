@@ -15,6 +15,7 @@ typedef struct {
   double visits_per_second;       /* element visits (one tet seen from one of its nodes; an iteration = 4 x tets) per solver second */
   int64_t free_visits_per_iteration; /* visits actually made per iteration: held nodes are not visited */
   int ncolors;
+  int constraint_colors; /* PBD/XPBD: element + weak constraint colors (0 for the other solvers) */
   int64_t nodes, elements;
   double final_residual, final_relative_residual;
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */

@@ -27,11 +27,13 @@ static const char *check_side(int n, const double *w)
   return fabs(sum - 1.0) <= 1e-12 ? NULL : "weak constraint: the weights of a side must sum to one";
 }
 
-/* K = k_n n n^T + k_t (I - n n^T). */
-static void stiffness_matrix(double k_n, double k_t, const double n[3], double K[9])
+void pbng_weak_constraint_set_stiffness(pbng_weak_constraint *c, double k_n, double k_t, const double n[3])
 {
-  for (int r = 0; r < 3; ++r)
-    for (int s = 0; s < 3; ++s) K[3 * r + s] = (k_n - k_t) * n[r] * n[s] + (r == s ? k_t : 0.0);
+  c->k_n = k_n, c->k_t = k_t;
+  for (int r = 0; r < 3; ++r) {
+    c->n[r] = n[r];
+    for (int s = 0; s < 3; ++s) c->K[3 * r + s] = (k_n - k_t) * n[r] * n[s] + (r == s ? k_t : 0.0);
+  }
 }
 
 const char *pbng_weak_constraint_init(int n0, const int64_t *nodes0, const double *w0, int n1, const int64_t *nodes1, const double *w1,
@@ -53,7 +55,7 @@ const char *pbng_weak_constraint_init(int n0, const int64_t *nodes0, const doubl
   for (int j = 0; j < n0; ++j) add_weight(c, nodes0[j], w0[j]);
   for (int j = 0; j < n1; ++j) add_weight(c, nodes1[j], -w1[j]);
   if (c->nnodes < 2) return "weak constraint: needs two distinct nodes";
-  stiffness_matrix(k_n, k_t, n, c->K);
+  pbng_weak_constraint_set_stiffness(c, k_n, k_t, n);
   return NULL;
 }
 

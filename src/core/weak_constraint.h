@@ -17,6 +17,7 @@ typedef struct {
   int64_t node[PBNG_WC_MAX_NODES];     /* node indices (global or local, as the caller uses them) */
   double a[PBNG_WC_MAX_NODES];         /* signed weights a_j = w0_j - w1_j */
   double K[9];                         /* 3x3 stiffness K_c, symmetric positive semidefinite */
+  double k_n, k_t, n[3];               /* K_c = k_n n n^T + k_t (I - n n^T) (isotropic: k_n = k_t, n = e_x) */
 } pbng_weak_constraint;
 
 /* Builds a constraint from the two sides' nodes and weights (n0 + n1 <= 8; a node on both sides
@@ -26,6 +27,9 @@ typedef struct {
  * distinct nodes). */
 const char *pbng_weak_constraint_init(int n0, const int64_t *nodes0, const double *w0, int n1, const int64_t *nodes1, const double *w1,
                                       double k_n, double k_t, const double normal[3], pbng_weak_constraint *c);
+
+/* Sets the stiffness K_c = k_n n n^T + k_t (I - n n^T) from k_n, k_t >= 0 and a unit normal n. */
+void pbng_weak_constraint_set_stiffness(pbng_weak_constraint *c, double k_n, double k_t, const double n[3]);
 
 /* C(y) (Eq. 19); y is a flat [n][3] position array indexed by the constraint's node[] values. */
 void pbng_weak_constraint_violation(const pbng_weak_constraint *c, const double *y, double C[3]);

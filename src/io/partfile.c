@@ -101,11 +101,13 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscCall(create_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, mesh->etype->nodes));
   PetscCall(create_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1));
+  PetscCall(create_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1));
+  PetscCall(create_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1));
   PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   PetscCall(create_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES));
   PetscCall(create_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES));
-  PetscCall(create_rows(w->file, f, "/weak/stiffness", H5T_NATIVE_DOUBLE, 9));
+  PetscCall(create_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5));
   PetscCall(create_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1));
   PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
@@ -126,7 +128,7 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
 }
 
 PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
-                                    const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
+                                    const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   pbng_partfile_writer *w;
   const int64_t np = nparts, kind = mesh->etype->kind, nsets = mesh->nsets, nweak = mesh->nweak;
@@ -149,13 +151,15 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
   PetscCall(attr_write(w->file, path, "extent", H5T_NATIVE_DOUBLE, &extent));
   PetscCall(attr_write(w->file, path, "nsets", H5T_NATIVE_INT64, &nsets));
   PetscCall(attr_write(w->file, path, "nweak", H5T_NATIVE_INT64, &nweak));
+  PetscCall(attr_write(w->file, path, "nelem_colors", H5T_NATIVE_INT, &cc->nelem_colors));
+  PetscCall(attr_write(w->file, path, "nweak_colors", H5T_NATIVE_INT, &cc->nweak_colors));
   PetscCall(attr_string(w->file, path, "source", mesh->source));
   PetscCall(create_layout(w, mesh));
   *wp = w;
   PetscFunctionReturn(0);
 }
 
-/* The part's weak constraints as rows: nodes (-1 past nnodes), signed weights, K. */
+/* The part's weak constraints as rows: nodes (-1 past nnodes), signed weights, spring k_n, k_t, n. */
 static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_submesh *sub)
 {
   const pbng_mesh *m = &sub->mesh;
@@ -167,8 +171,9 @@ static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_sub
   PetscCall(pbng_weak_rows_pack(m->nweak, m->weak, NULL, &rows));
   PetscCall(append_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, w->weak_rows, m->nweak, rows.nodes));
   PetscCall(append_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, w->weak_rows, m->nweak, rows.weights));
-  PetscCall(append_rows(w->file, f, "/weak/stiffness", H5T_NATIVE_DOUBLE, 9, w->weak_rows, m->nweak, rows.stiffness));
+  PetscCall(append_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5, w->weak_rows, m->nweak, rows.spring));
   PetscCall(append_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1, w->weak_rows, m->nweak, sub->global_weak));
+  PetscCall(append_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1, w->weak_rows, m->nweak, sub->cc.weak));
   PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &end));
   PetscCall(pbng_weak_rows_free(&rows));
   w->weak_rows = end;
@@ -193,6 +198,8 @@ PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh 
   PetscCall(append_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1, p, 1, &nowned));
   PetscCall(append_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, m->etype->nodes, w->elem_rows, m->nelems, m->elems));
   PetscCall(append_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1, w->elem_rows, m->nelems, sub->global_elem));
+  PetscCheck(sub->cc.elem, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: part %d has no constraint colors", f, p);
+  PetscCall(append_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1, w->elem_rows, m->nelems, sub->cc.elem));
   PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &eend));
   for (int s = 0; s < m->nsets; ++s) {
     char path[64];
@@ -337,13 +344,30 @@ static PetscErrorCode read_weak(hid_t file, const char *fname, int p, pbng_subme
   PetscCall(PetscMalloc1(n + 1, &sub->global_weak));
   PetscCall(read_rows(file, fname, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, range[0], n, rows.nodes));
   PetscCall(read_rows(file, fname, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, range[0], n, rows.weights));
-  PetscCall(read_rows(file, fname, "/weak/stiffness", H5T_NATIVE_DOUBLE, 9, range[0], n, rows.stiffness));
+  PetscCall(read_rows(file, fname, "/weak/spring", H5T_NATIVE_DOUBLE, 5, range[0], n, rows.spring));
   PetscCall(read_rows(file, fname, "/weak/global", H5T_NATIVE_INT64, 1, range[0], n, sub->global_weak));
   PetscCall(PetscMalloc1(n + 1, &sub->mesh.weak));
   sub->mesh.nweak = n;
   const char *err = pbng_weak_rows_unpack(&rows, sub->mesh.nnodes, sub->mesh.weak);
   PetscCall(pbng_weak_rows_free(&rows));
   PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: %s", fname, p, err);
+  PetscFunctionReturn(0);
+}
+
+/* The PBD/XPBD colors of the part's elements and weak constraints, when the file has them. */
+static PetscErrorCode read_constraint_colors(hid_t file, const char *fname, int p, int64_t first_elem, pbng_submesh *sub)
+{
+  int64_t range[2] = {0, 0};
+
+  PetscFunctionBeginUser;
+  if (H5Aexists(file, "nelem_colors") <= 0) PetscFunctionReturn(0);
+  PetscCall(read_attr(file, fname, "nelem_colors", H5T_NATIVE_INT, &sub->cc.nelem_colors));
+  PetscCall(read_attr(file, fname, "nweak_colors", H5T_NATIVE_INT, &sub->cc.nweak_colors));
+  PetscCall(PetscMalloc1(sub->mesh.nelems, &sub->cc.elem));
+  PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.weak));
+  PetscCall(read_rows(file, fname, "/elements/color", H5T_NATIVE_INT32, 1, first_elem, sub->mesh.nelems, sub->cc.elem));
+  PetscCall(read_range(file, fname, "/weak/offset", p, range));
+  PetscCall(read_rows(file, fname, "/weak/color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.weak));
   PetscFunctionReturn(0);
 }
 
@@ -388,6 +412,7 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
   PetscCall(read_rows(file, path, "/elements/global", H5T_NATIVE_INT64, 1, elems[0], m, sub->global_elem));
   PetscCall(read_sets(file, path, rank, nsets, sub));
   PetscCall(read_weak(file, path, rank, sub));
+  PetscCall(read_constraint_colors(file, path, rank, elems[0], sub));
   H5Fclose(file);
   PetscFunctionReturn(0);
 }

@@ -4,13 +4,14 @@
  *   /nodes/X float64 [sum n_p, 3], /nodes/global int64, /nodes/owner int32, /nodes/color int32,
  *   /nodes/offset int64 [P+1], /parts/nowned int32 [P],
  *   /elements/nodes int32 [sum m_p, 4] (indices into the part's nodes), /elements/global int64,
- *   /elements/offset int64 [P+1],
+ *   /elements/offset int64 [P+1], /elements/color int32 (PBD/XPBD constraint colors),
  *   /sets/NNNN/members int32 (part-local node indices), /sets/NNNN/offset int64 [P+1], attribute name;
  *   /weak/nodes int64 [sum w_p, 8] (part-local node indices, -1 past the last), /weak/weights float64
- *   [sum w_p, 8] (signed a_j), /weak/stiffness float64 [sum w_p, 9] (K_c), /weak/global int64,
+ *   [sum w_p, 8] (signed a_j), /weak/spring float64 [sum w_p, 5] (k_n, k_t, n), /weak/global int64, /weak/color int32,
  *   /weak/offset int64 [P+1]: the weak constraints touching each part's owned nodes;
  *   root attributes format, nparts, nnodes, nelements, ncolors, element_kind, extent, nsets, nweak,
- *   source. */
+ *   nelem_colors, nweak_colors, source. Files without nweak (older) have no weak constraints; files
+ *   without nelem_colors have no constraint colors. */
 #ifndef PBNG_IO_PARTFILE_H
 #define PBNG_IO_PARTFILE_H
 
@@ -20,7 +21,7 @@ typedef struct pbng_partfile_writer pbng_partfile_writer;
 
 /* Serial writer (one process). The file is written as "<path>.partial" and renamed on close. */
 PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
-                                    const pbng_mesh *mesh, double extent, pbng_partfile_writer **w);
+                                    const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **w);
 /* Appends the next part's piece (parts in order 0, 1, ...). */
 PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub);
 PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);

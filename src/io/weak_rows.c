@@ -7,14 +7,15 @@ PetscErrorCode pbng_weak_rows_alloc(int64_t n, pbng_weak_rows *rows)
 {
   PetscFunctionBeginUser;
   rows->n = n;
-  PetscCall(PetscMalloc3(PBNG_WC_MAX_NODES * n + 1, &rows->nodes, PBNG_WC_MAX_NODES * n + 1, &rows->weights, 9 * n + 1, &rows->stiffness));
+  PetscCall(PetscMalloc4(PBNG_WC_MAX_NODES * n + 1, &rows->nodes, PBNG_WC_MAX_NODES * n + 1, &rows->weights, 9 * n + 1, &rows->stiffness,
+                         5 * n + 1, &rows->spring));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_weak_rows_free(pbng_weak_rows *rows)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree3(rows->nodes, rows->weights, rows->stiffness));
+  PetscCall(PetscFree4(rows->nodes, rows->weights, rows->stiffness, rows->spring));
   memset(rows, 0, sizeof(*rows));
   PetscFunctionReturn(0);
 }
@@ -30,6 +31,8 @@ PetscErrorCode pbng_weak_rows_pack(int64_t n, const pbng_weak_constraint *c, con
       rows->weights[PBNG_WC_MAX_NODES * k + j] = used ? c[k].a[j] : 0.0;
     }
     memcpy(&rows->stiffness[9 * k], c[k].K, sizeof(c[k].K));
+    const double spring[5] = {c[k].k_n, c[k].k_t, c[k].n[0], c[k].n[1], c[k].n[2]};
+    memcpy(&rows->spring[5 * k], spring, sizeof(spring));
   }
   PetscFunctionReturn(0);
 }
@@ -47,10 +50,11 @@ const char *pbng_weak_rows_unpack(const pbng_weak_rows *rows, int64_t nnodes, pb
       c[k].nnodes = j + 1;
     }
     if (c[k].nnodes < 2) return "a weak constraint has fewer than two nodes";
-    for (int p = 0; p < 9; ++p) {
-      c[k].K[p] = rows->stiffness[9 * k + p];
-      if (!isfinite(c[k].K[p])) return "a weak constraint has a non-finite stiffness";
-    }
+    const double *sp = &rows->spring[5 * k];
+    for (int p = 0; p < 5; ++p)
+      if (!isfinite(sp[p])) return "a weak constraint has a non-finite stiffness or normal";
+    if (sp[0] < 0 || sp[1] < 0) return "a weak constraint has a negative stiffness";
+    pbng_weak_constraint_set_stiffness(&c[k], sp[0], sp[1], &sp[2]);
   }
   return NULL;
 }

@@ -31,7 +31,7 @@ PetscErrorCode pbng_node_elements_destroy(pbng_node_elements *adj)
 }
 
 /* Node -> incident weak constraints (CSR of constraint indices, increasing). */
-static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **start, int64_t **entry)
+static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **start, int32_t **entry)
 {
   int64_t *fill;
 
@@ -44,7 +44,7 @@ static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **st
   PetscCall(PetscMalloc1(mesh->nnodes + 1, &fill));
   memcpy(fill, *start, sizeof(int64_t) * mesh->nnodes);
   for (int64_t c = 0; c < mesh->nweak; ++c)
-    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*entry)[fill[mesh->weak[c].node[j]]++] = c;
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*entry)[fill[mesh->weak[c].node[j]]++] = (int32_t)c;
   PetscCall(PetscFree(fill));
   PetscFunctionReturn(0);
 }
@@ -55,10 +55,12 @@ PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements 
 {
   const int nen = mesh->etype->nodes;
   uint64_t *used, *used_weak; /* S_e: colors used by element e's nodes; the same for weak constraints */
-  int64_t *wstart, *wentry;
+  int64_t *wstart;
+  int32_t *wentry;
   int maxc = 0;
 
   PetscFunctionBeginUser;
+  PetscCheck(mesh->nweak < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many weak constraints", mesh->source);
   PetscCall(PetscCalloc1(mesh->nelems, &used));
   PetscCall(PetscCalloc1(mesh->nweak + 1, &used_weak));
   PetscCall(node_constraints_build(mesh, &wstart, &wentry));
@@ -94,4 +96,103 @@ int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color)
       for (int b = a + 1; b < mesh->weak[c].nnodes; ++b)
         if (color[mesh->weak[c].node[a]] == color[mesh->weak[c].node[b]]) return 0;
   return 1;
+}
+
+/* A CSR view: row r is list[start[r] .. start[r+1]) (or list[stride r .. stride (r+1)) when start is
+ * NULL), each entry divided by `divisor` (node-element entries are nen * element + vertex). */
+typedef struct {
+  int64_t n;
+  const int64_t *start;
+  int stride;
+  const int32_t *list;
+  int divisor;
+} csr_view;
+
+static int64_t row_begin(const csr_view *v, int64_t r) { return v->start ? v->start[r] : v->stride * r; }
+
+/* Greedy coloring of items (elements or weak constraints) in order: each takes the least color that no
+ * item sharing a node with it has taken (Sec. 9, constraint coloring). forbidden[c] == item marks c. */
+static PetscErrorCode greedy_item_coloring(const csr_view *item_nodes, const csr_view *node_items, int32_t *color, int *ncolors)
+{
+  int64_t *forbidden, cap = 64;
+  int maxc = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(cap, &forbidden));
+  for (int64_t c = 0; c < cap; ++c) forbidden[c] = -1;
+  for (int64_t i = 0; i < item_nodes->n; ++i) color[i] = -1;
+  for (int64_t i = 0; i < item_nodes->n; ++i) {
+    for (int64_t k = row_begin(item_nodes, i); k < row_begin(item_nodes, i + 1); ++k) {
+      const int64_t node = item_nodes->list[k];
+      for (int64_t q = row_begin(node_items, node); q < row_begin(node_items, node + 1); ++q) {
+        const int32_t c = color[node_items->list[q] / node_items->divisor];
+        if (c >= 0) forbidden[c] = i;
+      }
+    }
+    int32_t c = 0;
+    while (c < cap && forbidden[c] == i) ++c;
+    if (c == cap) { /* every color so far is taken around this item */
+      PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)(2 * cap), &forbidden));
+      for (int64_t k = cap; k < 2 * cap; ++k) forbidden[k] = -1;
+      cap *= 2;
+    }
+    color[i] = c;
+    if (c + 1 > maxc) maxc = c + 1;
+  }
+  PetscCall(PetscFree(forbidden));
+  *ncolors = maxc;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_color_elements(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors)
+{
+  const int nen = mesh->etype->nodes;
+  const csr_view elem_nodes = {mesh->nelems, NULL, nen, mesh->elems, 1}, node_elems = {mesh->nnodes, adj->start, 0, adj->entry, nen};
+
+  PetscFunctionBeginUser;
+  PetscCall(greedy_item_coloring(&elem_nodes, &node_elems, color, ncolors));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_color_weak_constraints(const pbng_mesh *mesh, int32_t *color, int *ncolors)
+{
+  int64_t *wstart, *cstart;
+  int32_t *wentry, *cnodes;
+
+  PetscFunctionBeginUser;
+  *ncolors = 0;
+  if (mesh->nweak == 0) PetscFunctionReturn(0);
+  PetscCall(node_constraints_build(mesh, &wstart, &wentry));
+  PetscCall(PetscMalloc2(mesh->nweak + 1, &cstart, PBNG_WC_MAX_NODES * mesh->nweak, &cnodes));
+  cstart[0] = 0;
+  for (int64_t c = 0; c < mesh->nweak; ++c) {
+    cstart[c + 1] = cstart[c] + mesh->weak[c].nnodes;
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) cnodes[cstart[c] + j] = (int32_t)mesh->weak[c].node[j];
+  }
+  const csr_view weak_nodes = {mesh->nweak, cstart, 0, cnodes, 1}, node_weak = {mesh->nnodes, wstart, 0, wentry, 1};
+  PetscCall(greedy_item_coloring(&weak_nodes, &node_weak, color, ncolors));
+  PetscCall(PetscFree2(cstart, cnodes));
+  PetscCall(PetscFree(wstart));
+  PetscCall(PetscFree(wentry));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_node_elements *adj, pbng_constraint_colors *cc)
+{
+  PetscFunctionBeginUser;
+  memset(cc, 0, sizeof(*cc));
+  PetscCall(PetscMalloc1(mesh->nelems, &cc->elem));
+  PetscCall(PetscMalloc1(mesh->nweak + 1, &cc->weak));
+  PetscCall(pbng_color_elements(mesh, adj, cc->elem, &cc->nelem_colors));
+  PetscCall(pbng_color_weak_constraints(mesh, cc->weak, &cc->nweak_colors));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_constraint_colors_destroy(pbng_constraint_colors *cc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(cc->elem));
+  PetscCall(PetscFree(cc->weak));
+  memset(cc, 0, sizeof(*cc));
+  PetscFunctionReturn(0);
 }

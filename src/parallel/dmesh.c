@@ -167,9 +167,9 @@ static PetscErrorCode build_color_ranges(pbng_dmesh *dm)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_mesh *mesh, const sort_item *elems,
-                                     const int32_t *g2l)
+static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_submesh *sub, const sort_item *elems, const int32_t *g2l)
 {
+  const pbng_mesh *mesh = &sub->mesh;
   const int nen = mesh->etype->nodes;
 
   PetscFunctionBeginUser;
@@ -178,6 +178,11 @@ static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_mesh *mesh, cons
   for (int32_t e = 0; e < dm->nelems; ++e) {
     dm->global_elem[e] = elems[e].id;
     for (int a = 0; a < nen; ++a) dm->elems[e * nen + a] = g2l[mesh->elems[elems[e].id * nen + a]];
+  }
+  if (sub->cc.elem) {
+    dm->nelem_colors = sub->cc.nelem_colors, dm->nweak_colors = sub->cc.nweak_colors;
+    PetscCall(PetscMalloc1(dm->nelems + 1, &dm->elem_color));
+    for (int32_t e = 0; e < dm->nelems; ++e) dm->elem_color[e] = sub->cc.elem[elems[e].id];
   }
   PetscFunctionReturn(0);
 }
@@ -281,12 +286,14 @@ static PetscErrorCode build_weak(pbng_dmesh *dm, const pbng_submesh *sub, const 
   dm->nglobal_weak = sub->nglobal_weak;
   PetscCall(PetscMalloc1(dm->nweak + 1, &dm->weak));
   PetscCall(PetscMalloc1(dm->nweak + 1, &dm->global_weak));
+  if (sub->cc.elem) PetscCall(PetscMalloc1(dm->nweak + 1, &dm->weak_color));
   for (int pass = 0; pass < 2; ++pass)
     for (int64_t c = 0; c < mesh->nweak; ++c) {
       const int counted = sub->owner[mesh->weak[c].node[0]] == dm->rank;
       if (counted != (pass == 0)) continue;
       dm->weak[n] = mesh->weak[c];
       for (int j = 0; j < mesh->weak[c].nnodes; ++j) dm->weak[n].node[j] = g2l[mesh->weak[c].node[j]];
+      if (dm->weak_color) dm->weak_color[n] = sub->cc.weak[c];
       dm->global_weak[n++] = sub->global_weak[c];
     }
   dm->nowned_weak = 0;
@@ -347,7 +354,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const i
   PetscCall(build_local_nodes(dm, mesh, color, node_bc, part, owned, elems, g2l));
   for (int32_t k = 0; k < dm->nlocal; ++k) dm->global_node[k] = sub->global_node[dm->global_node[k]];
   PetscCall(build_color_ranges(dm));
-  PetscCall(build_elements(dm, mesh, elems, g2l));
+  PetscCall(build_elements(dm, sub, elems, g2l));
   for (int32_t e = 0; e < dm->nelems; ++e) dm->global_elem[e] = sub->global_elem[dm->global_elem[e]];
   PetscCall(build_weak(dm, sub, g2l));
   PetscCall(PetscFree(g2l));
@@ -377,6 +384,8 @@ PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm)
   PetscCall(PetscFree(dm->global_weak));
   PetscCall(PetscFree(dm->wadj_start));
   PetscCall(PetscFree(dm->wadj));
+  PetscCall(PetscFree(dm->elem_color));
+  PetscCall(PetscFree(dm->weak_color));
   memset(dm, 0, sizeof(*dm));
   PetscFunctionReturn(0);
 }

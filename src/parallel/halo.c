@@ -1,4 +1,5 @@
 #include "parallel/halo.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,5 +199,50 @@ PetscErrorCode pbng_halo_exchange(pbng_halo *h, int c, double *x)
   } else {
     for (int k = 0; k < h->ncolors; ++k) PetscCall(pbng_halo_exchange(h, k, x));
   }
+  PetscFunctionReturn(0);
+}
+
+/* Ghost values of color c travel back to the owners (send and receive lists swap roles). */
+static PetscErrorCode reverse_color(pbng_halo *h, int c, pbng_halo_reverse_mode mode, const uint8_t *touched, double *v)
+{
+  const int N = h->nneighbors, tag = h->ncolors + c;
+
+  PetscFunctionBeginUser;
+  for (int n = 0; n < N; ++n) {
+    int32_t lo, hi;
+    entry_range(h->send_start, N, c, n, &lo, &hi);
+    h->requests[n] = MPI_REQUEST_NULL;
+    if (hi > lo) PetscCallMPI(MPI_Irecv(&h->send_buf[3 * (int64_t)lo], 3 * (hi - lo), MPI_DOUBLE, h->neighbor[n], tag, h->comm, &h->requests[n]));
+  }
+  for (int n = 0; n < N; ++n) {
+    int32_t lo, hi;
+    entry_range(h->recv_start, N, c, n, &lo, &hi);
+    h->requests[N + n] = MPI_REQUEST_NULL;
+    if (hi == lo) continue;
+    for (int32_t k = lo; k < hi; ++k) {
+      const int32_t g = h->recv_node[k];
+      for (int d = 0; d < 3; ++d) h->recv_buf[3 * (int64_t)k + d] = v[3 * (int64_t)g + d];
+      if (mode == PBNG_HALO_ASSIGN && !touched[g]) h->recv_buf[3 * (int64_t)k] = NAN; /* "not moved here" */
+    }
+    PetscCallMPI(MPI_Isend(&h->recv_buf[3 * (int64_t)lo], 3 * (hi - lo), MPI_DOUBLE, h->neighbor[n], tag, h->comm, &h->requests[N + n]));
+  }
+  PetscCallMPI(MPI_Waitall(2 * N, h->requests, MPI_STATUSES_IGNORE));
+  for (int n = 0; n < N; ++n) {
+    int32_t lo, hi;
+    entry_range(h->send_start, N, c, n, &lo, &hi);
+    for (int32_t k = lo; k < hi; ++k) {
+      const double *in = &h->send_buf[3 * (int64_t)k];
+      double *out = &v[3 * (int64_t)h->send_node[k]];
+      if (mode == PBNG_HALO_ADD) out[0] += in[0], out[1] += in[1], out[2] += in[2];
+      else if (!isnan(in[0])) out[0] = in[0], out[1] = in[1], out[2] = in[2];
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_halo_reverse(pbng_halo *h, pbng_halo_reverse_mode mode, const uint8_t *touched, double *v)
+{
+  PetscFunctionBeginUser;
+  for (int c = 0; c < h->ncolors; ++c) PetscCall(reverse_color(h, c, mode, touched, v));
   PetscFunctionReturn(0);
 }

@@ -79,8 +79,23 @@ static PetscErrorCode restrict_node_sets(const pbng_mesh *mesh, const int64_t *g
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const int32_t *part, int p,
-                                    pbng_submesh *sub)
+/* The constraint colors of the piece's elements (marked in in_elem) and weak constraints. */
+static PetscErrorCode extract_constraint_colors(const pbng_mesh *mesh, const pbng_constraint_colors *cc, const uint8_t *in_elem,
+                                                pbng_submesh *sub)
+{
+  PetscFunctionBeginUser;
+  if (!cc || !cc->elem) PetscFunctionReturn(0);
+  sub->cc.nelem_colors = cc->nelem_colors, sub->cc.nweak_colors = cc->nweak_colors;
+  PetscCall(PetscMalloc1(sub->mesh.nelems, &sub->cc.elem));
+  PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.weak));
+  for (int64_t e = 0, k = 0; e < mesh->nelems; ++e)
+    if (in_elem[e]) sub->cc.elem[k++] = cc->elem[e];
+  for (int64_t c = 0; c < sub->mesh.nweak; ++c) sub->cc.weak[c] = cc->weak[sub->global_weak[c]];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const pbng_constraint_colors *cc,
+                                    const int32_t *part, int p, pbng_submesh *sub)
 {
   const int nen = mesh->etype->nodes;
   uint8_t *in_elem;
@@ -109,6 +124,7 @@ PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color,
   }
   PetscCall(restrict_node_sets(mesh, g2l, &sub->mesh));
   PetscCall(extract_weak(mesh, part, p, g2l, sub));
+  PetscCall(extract_constraint_colors(mesh, cc, in_elem, sub));
   PetscCall(PetscFree(in_elem));
   PetscCall(PetscFree(g2l));
   PetscFunctionReturn(0);
@@ -120,15 +136,17 @@ PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub)
   PetscCall(pbng_mesh_destroy(&sub->mesh));
   PetscCall(PetscFree4(sub->global_node, sub->global_elem, sub->owner, sub->color));
   PetscCall(PetscFree(sub->global_weak));
+  PetscCall(pbng_constraint_colors_destroy(&sub->cc));
   memset(sub, 0, sizeof(*sub));
   PetscFunctionReturn(0);
 }
 
-/* Message layout: header int64[10] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
- * element kind, nsets, nweak, nglobal_weak; then X, elems, global_node, global_elem, owner, color;
- * then per set a name (64 chars), a count and the members; then the weak constraints (as bytes: the
- * ranks of one job share a binary layout) and their global indices. */
-enum { SUB_HEAD = 10 };
+/* Message layout: header int64[13] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
+ * element kind, nsets, nweak, nglobal_weak, has constraint colors, nelem_colors, nweak_colors; then X,
+ * elems, global_node, global_elem, owner, color; then per set a name (64 chars), a count and the
+ * members; then the weak constraints (as bytes: the ranks of one job share a binary layout) and their
+ * global indices; then the constraint colors when present. */
+enum { SUB_HEAD = 13 };
 enum { SUB_TAG = 7301 };
 
 static PetscErrorCode send_block(MPI_Comm comm, const void *buf, int64_t count, MPI_Datatype type, int dest)
@@ -151,7 +169,8 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
   const pbng_mesh *m = &sub->mesh;
   const int nen = m->etype->nodes;
   const int64_t head[SUB_HEAD] = {m->nnodes, m->nelems, sub->nowned, sub->ncolors, sub->nglobal_nodes, sub->nglobal_elems,
-                                  m->etype->kind, m->nsets, m->nweak, sub->nglobal_weak};
+                                  m->etype->kind, m->nsets, m->nweak, sub->nglobal_weak, sub->cc.elem != NULL,
+                                  sub->cc.nelem_colors, sub->cc.nweak_colors};
 
   PetscFunctionBeginUser;
   PetscCall(send_block(comm, head, SUB_HEAD, MPI_INT64_T, dest));
@@ -168,6 +187,10 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
   }
   PetscCall(send_block(comm, m->weak, (int64_t)sizeof(pbng_weak_constraint) * m->nweak, MPI_BYTE, dest));
   PetscCall(send_block(comm, sub->global_weak, m->nweak, MPI_INT64_T, dest));
+  if (sub->cc.elem) {
+    PetscCall(send_block(comm, sub->cc.elem, m->nelems, MPI_INT32_T, dest));
+    PetscCall(send_block(comm, sub->cc.weak, m->nweak, MPI_INT32_T, dest));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -215,5 +238,12 @@ PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failu
   PetscCall(PetscMalloc1(m->nweak + 1, &sub->global_weak));
   PetscCall(recv_block(comm, m->weak, (int64_t)sizeof(pbng_weak_constraint) * m->nweak, MPI_BYTE, source));
   PetscCall(recv_block(comm, sub->global_weak, m->nweak, MPI_INT64_T, source));
+  if (head[10]) {
+    sub->cc.nelem_colors = (int)head[11], sub->cc.nweak_colors = (int)head[12];
+    PetscCall(PetscMalloc1(m->nelems, &sub->cc.elem));
+    PetscCall(PetscMalloc1(m->nweak + 1, &sub->cc.weak));
+    PetscCall(recv_block(comm, sub->cc.elem, m->nelems, MPI_INT32_T, source));
+    PetscCall(recv_block(comm, sub->cc.weak, m->nweak, MPI_INT32_T, source));
+  }
   PetscFunctionReturn(0);
 }

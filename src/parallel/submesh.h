@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include "mesh/mesh.h"
+#include "parallel/coloring.h"
 
 typedef struct {
   pbng_mesh mesh;        /* local nodes (owned first) and elements in local indices; node sets restricted */
@@ -20,11 +21,13 @@ typedef struct {
   int32_t *color;        /* [mesh.nnodes] */
   int64_t nglobal_weak;  /* weak constraints: mesh.weak holds those with a node owned here */
   int64_t *global_weak;  /* [mesh.nweak] their global indices */
+  pbng_constraint_colors cc; /* PBD/XPBD colors of the piece's elements and weak constraints (elem NULL: none) */
 } pbng_submesh;
 
-/* The piece of part p of the global mesh (color and part given per global node). */
-PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const int32_t *part, int p,
-                                    pbng_submesh *sub);
+/* The piece of part p of the global mesh (color and part given per global node; the constraint
+ * colors of every element and weak constraint, or NULL). */
+PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const pbng_constraint_colors *cc,
+                                    const int32_t *part, int p, pbng_submesh *sub);
 PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub);
 
 /* Point-to-point transfer of a submesh (rank 0 to the others). When the sender cannot produce a

@@ -253,4 +253,4 @@ static PetscErrorCode newton_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_newton_ops = {"newton", newton_create, newton_begin_frame, newton_iterate, newton_destroy};
+const pbng_solver_ops pbng_solver_newton_ops = {"newton", newton_create, newton_begin_frame, newton_iterate, newton_destroy, NULL};

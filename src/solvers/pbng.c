@@ -166,4 +166,4 @@ static PetscErrorCode pbng_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_pbng_ops = {"pbng", pbng_create, pbng_begin_frame, pbng_iterate, pbng_destroy};
+const pbng_solver_ops pbng_solver_pbng_ops = {"pbng", pbng_create, pbng_begin_frame, pbng_iterate, pbng_destroy, NULL};

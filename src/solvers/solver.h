@@ -13,6 +13,9 @@ typedef struct {
   double omega; /* SOR relaxation (Eq. 40), paper: 1.7 */
   double rho;   /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
   double gamma; /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
+  int weak_first;   /* PBD/XPBD: project the weak constraints before the elements (-xpbd_order weak_first) */
+  double pseudo_dt; /* XPBD-QS: pseudo-time step */
+  int substeps;     /* XPBD-QS: iterations per pseudo-time step */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
@@ -23,6 +26,7 @@ typedef struct {
   PetscErrorCode (*begin_frame)(pbng_solver *s);
   PetscErrorCode (*iterate)(pbng_solver *s, int l); /* iteration l (0-based) of the current frame */
   PetscErrorCode (*destroy)(pbng_solver *s);
+  PetscErrorCode (*monitor)(pbng_solver *s, char *buf, size_t len); /* optional -monitor suffix (collective) */
 } pbng_solver_ops;
 
 struct pbng_solver {
@@ -34,11 +38,14 @@ struct pbng_solver {
   void *data;
 };
 
-/* Solver names: "pbng", "newton". Unknown name -> error listing the known ones. */
+/* Solver names: "pbng", "newton", "pbd", "xpbd", "xpbd_qs". Unknown name -> error listing the known ones. */
 PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s);
 PetscErrorCode pbng_solver_begin_frame(pbng_solver *s);
 PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l);
 PetscErrorCode pbng_solver_destroy(pbng_solver *s);
+
+/* 1 for the constraint-based solvers (pbd, xpbd, xpbd_qs): they need the constraint colors. */
+int pbng_solver_uses_constraint_colors(const char *name);
 
 /* Names of the accelerations "none" | "sor" | "chebyshev": 0 or -1 for an unknown name. */
 int pbng_accel_from_name(const char *name, pbng_accel *accel);
@@ -46,5 +53,6 @@ const char *pbng_accel_name(pbng_accel accel);
 
 extern const pbng_solver_ops pbng_solver_pbng_ops;
 extern const pbng_solver_ops pbng_solver_newton_ops;
+extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops;
 
 #endif

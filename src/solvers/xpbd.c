@@ -1,0 +1,312 @@
+/* PBD (Mueller et al. 2007), XPBD (Macklin et al. 2016) and XPBD-QS (Sec. 6, 6.1): constraint-centric
+ * nonlinear Gauss-Seidel on the same distributed mesh and problem as PBNG, for comparison.
+ *   pbd      hard constraints (alpha -> 0); initial guess x^n + dt v^n + dt^2 g (quasistatic: v = 0)
+ *   xpbd     backward Euler (Eq. 24-28), multipliers reset every frame; -mode dynamic
+ *   xpbd_qs  XPBD run in pseudo-time inside each quasistatic frame: every -xpbd_qs_substeps
+ *            iterations start a new pseudo step of length -xpbd_qs_dt from the current positions
+ * Constraints (solvers/constraints.h) are colored so that those of one color share no node (Sec. 9:
+ * elements, then weak constraints in their own colors, or weak first with -xpbd_order weak_first).
+ * A color's constraints are projected in parallel by the rank owning them (the owner of their first
+ * node), which may move ghost nodes: after each color, moved ghosts go back to their owners and every
+ * ghost is refreshed. The reported residual is the problem's, as for every solver. */
+#include <math.h>
+#include <string.h>
+#include "parallel/reduce.h"
+#include "solvers/constraints.h"
+#include "solvers/solver.h"
+
+typedef enum { METHOD_PBD, METHOD_XPBD, METHOD_XPBD_QS } cb_method;
+
+/* Owned constraints grouped by color: color c is item[start[c] .. start[c+1]). */
+typedef struct {
+  int ncolors;
+  int32_t *start, *item;
+} color_lists;
+
+typedef struct {
+  cb_method method;
+  pbng_projection proj;
+  double dt;                   /* step of the inertia term: -dt, or the pseudo step (XPBD-QS) */
+  double *inv_mass;            /* [nlocal] w_i = 1/m_i, 0 for prescribed and massless nodes */
+  color_lists elem, weak;
+  double *lambda_elem;         /* [2 nowned_elems] */
+  double *lambda_weak;         /* [3 nowned_weak] */
+  double *x_tilde;             /* [nlocal][3] inertial target x~ */
+  double *x_step;              /* [nlocal][3] XPBD-QS: positions at the start of the pseudo step */
+  double *work;                /* [nlocal][3] */
+  uint8_t *touched;            /* [nlocal] ghosts moved in the current color */
+  PetscLogEvent ev_project, ev_halo;
+} cb_data;
+
+static PetscErrorCode color_lists_build(int ncolors, int32_t n, const int32_t *color, color_lists *cl)
+{
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  cl->ncolors = ncolors;
+  PetscCall(PetscCalloc1(ncolors + 1, &cl->start));
+  PetscCall(PetscMalloc1(n + 1, &cl->item));
+  for (int32_t k = 0; k < n; ++k) cl->start[color[k] + 1]++;
+  for (int c = 0; c < ncolors; ++c) cl->start[c + 1] += cl->start[c];
+  PetscCall(PetscMalloc1(ncolors + 1, &fill));
+  memcpy(fill, cl->start, sizeof(int32_t) * (size_t)ncolors);
+  for (int32_t k = 0; k < n; ++k) cl->item[fill[color[k]]++] = k;
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode color_lists_destroy(color_lists *cl)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(cl->start));
+  PetscCall(PetscFree(cl->item));
+  PetscFunctionReturn(0);
+}
+
+/* w_i = 1/m_i on every local node: ghosts get their owners' lumped masses through the halo. */
+static PetscErrorCode inverse_masses(const pbng_problem *pb, double *work, double *inv_mass)
+{
+  const pbng_dmesh *dm = pb->dm;
+
+  PetscFunctionBeginUser;
+  memset(work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
+  for (int32_t i = 0; i < dm->nowned; ++i) work[3 * i] = pb->mass[i];
+  if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, work));
+  for (int32_t i = 0; i < dm->nlocal; ++i) inv_mass[i] = (dm->node_bc[i] < 0 && work[3 * i] > 0) ? 1.0 / work[3 * i] : 0.0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_setting(const pbng_solver *s, cb_method method)
+{
+  const pbng_problem *pb = s->pb;
+  const char *name = s->ops->name;
+
+  PetscFunctionBeginUser;
+  PetscCheck(pbng_material_has_constraints(&pb->mat), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "-solver %s: the %s energy is not a sum of squared constraints (Eq. 21); use -material corotated or neohookean", name,
+             pbng_material_kind_name(pb->mat.kind));
+  PetscCheck(method != METHOD_XPBD || pb->mode == PBNG_MODE_DYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-solver xpbd is a dynamic method: give -mode dynamic, or use -solver xpbd_qs for quasistatics");
+  PetscCheck(method != METHOD_XPBD_QS || pb->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-solver xpbd_qs runs quasistatic frames: use -mode quasistatic (or -solver xpbd for dynamics)");
+  PetscCheck(pb->dm->elem_color, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "-solver %s needs constraint colors, which this partitioned mesh file lacks: partition it again with pbng-partition", name);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode cb_create(pbng_solver *s, cb_method method)
+{
+  const pbng_dmesh *dm = s->pb->dm;
+  cb_data *d;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_setting(s, method));
+  PetscCall(PetscNew(&d));
+  s->data = d;
+  d->method = method;
+  d->dt = method == METHOD_XPBD_QS ? s->opt.pseudo_dt : s->pb->dt;
+  d->proj.mat = &s->pb->mat;
+  d->proj.inv_dt2 = method == METHOD_PBD ? 0.0 : 1.0 / (d->dt * d->dt);
+  PetscCall(PetscLogEventRegister("PBDProject", PETSC_OBJECT_CLASSID, &d->ev_project));
+  PetscCall(PetscLogEventRegister("PBDHaloExchange", PETSC_OBJECT_CLASSID, &d->ev_halo));
+  PetscCall(PetscMalloc1(dm->nlocal, &d->inv_mass));
+  PetscCall(PetscCalloc1(dm->nlocal, &d->touched));
+  PetscCall(PetscMalloc3(3 * (int64_t)dm->nlocal, &d->x_tilde, 3 * (int64_t)dm->nlocal, &d->x_step, 3 * (int64_t)dm->nlocal, &d->work));
+  PetscCall(PetscCalloc1(2 * (int64_t)dm->nowned_elems + 1, &d->lambda_elem));
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned_weak + 1, &d->lambda_weak));
+  PetscCall(inverse_masses(s->pb, d->work, d->inv_mass));
+  PetscCall(color_lists_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &d->elem));
+  PetscCall(color_lists_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &d->weak));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode pbd_create(pbng_solver *s) { return cb_create(s, METHOD_PBD); }
+static PetscErrorCode xpbd_create(pbng_solver *s) { return cb_create(s, METHOD_XPBD); }
+static PetscErrorCode xpbd_qs_create(pbng_solver *s) { return cb_create(s, METHOD_XPBD_QS); }
+
+/* Starts a (pseudo) time step from the current positions: x~ = x + dt v + dt^2 g on every node with
+ * mass (v given per node, or 0), x = x~ (the initial guess), multipliers 0. Every rank does this for
+ * its ghosts too, from the same values, so no exchange is needed. */
+static void start_step(pbng_solver *s, const double *v)
+{
+  cb_data *d = s->data;
+  const pbng_problem *pb = s->pb;
+  const pbng_dmesh *dm = pb->dm;
+  double *x = pb->x;
+
+  for (int32_t i = 0; i < dm->nlocal; ++i) {
+    if (d->inv_mass[i] == 0.0) continue;
+    for (int k = 0; k < 3; ++k) {
+      d->x_step[3 * i + k] = x[3 * i + k];
+      x[3 * i + k] += (v ? d->dt * v[3 * i + k] : 0.0) + d->dt * d->dt * pb->gravity[k];
+      d->x_tilde[3 * i + k] = x[3 * i + k];
+    }
+  }
+  memset(d->lambda_elem, 0, sizeof(double) * 2 * (size_t)dm->nowned_elems);
+  memset(d->lambda_weak, 0, sizeof(double) * 3 * (size_t)dm->nowned_weak);
+}
+
+/* Frame start. The problem has moved the prescribed nodes and, in dynamic mode, set x = x^n + dt v^n;
+ * the gravity term of x~ (PBD's and XPBD's initial guess) is added here. */
+static PetscErrorCode cb_begin_frame(pbng_solver *s)
+{
+  PetscFunctionBeginUser;
+  start_step(s, NULL);
+  PetscFunctionReturn(0);
+}
+
+/* XPBD-QS: a new pseudo step with v = (x - x_step) / dt. */
+static void next_pseudo_step(pbng_solver *s)
+{
+  cb_data *d = s->data;
+  const pbng_dmesh *dm = s->pb->dm;
+  for (int64_t k = 0; k < 3 * (int64_t)dm->nlocal; ++k) d->work[k] = (s->pb->x[k] - d->x_step[k]) / d->dt;
+  start_step(s, d->work);
+}
+
+/* Moved ghosts go back to their owners, then every ghost is refreshed. */
+static PetscErrorCode exchange_moved(pbng_solver *s)
+{
+  cb_data *d = s->data;
+  const pbng_dmesh *dm = s->pb->dm;
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(d->ev_halo, 0, 0, 0, 0));
+  PetscCall(pbng_halo_reverse(s->pb->halo, PBNG_HALO_ASSIGN, d->touched, s->pb->x));
+  PetscCall(pbng_halo_exchange(s->pb->halo, -1, s->pb->x));
+  memset(d->touched + dm->nowned, 0, (size_t)(dm->nlocal - dm->nowned));
+  PetscCall(PetscLogEventEnd(d->ev_halo, 0, 0, 0, 0));
+  s->halo_seconds += MPI_Wtime() - t0;
+  PetscFunctionReturn(0);
+}
+
+static void project_element_color(pbng_solver *s, int c)
+{
+  cb_data *d = s->data;
+  const pbng_problem *pb = s->pb;
+#pragma omp parallel for schedule(static)
+  for (int32_t k = d->elem.start[c]; k < d->elem.start[c + 1]; ++k) {
+    const int32_t e = d->elem.item[k];
+    const pbng_tet_record *rec = &pb->geo.records[e];
+    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
+    const int moved = pbng_project_element(&d->proj, rec->node, sh->B, sh->V, d->inv_mass, &d->lambda_elem[2 * e],
+                                           pb->rotation ? &pb->rotation[4 * e] : NULL, pb->x);
+    for (int a = 0; a < 4; ++a)
+      if ((moved >> a) & 1) d->touched[rec->node[a]] = 1;
+  }
+}
+
+static void project_weak_color(pbng_solver *s, int c)
+{
+  cb_data *d = s->data;
+  const pbng_dmesh *dm = s->pb->dm;
+#pragma omp parallel for schedule(static)
+  for (int32_t k = d->weak.start[c]; k < d->weak.start[c + 1]; ++k) {
+    const int32_t w = d->weak.item[k];
+    pbng_project_weak(&d->proj, &dm->weak[w], d->inv_mass, &d->lambda_weak[3 * w], s->pb->x);
+    for (int j = 0; j < dm->weak[w].nnodes; ++j) d->touched[dm->weak[w].node[j]] = 1;
+  }
+}
+
+/* One Gauss-Seidel sweep over every constraint color: the elements' and the weak constraints' colors,
+ * in the order -xpbd_order asks for. */
+static PetscErrorCode cb_sweep(pbng_solver *s)
+{
+  cb_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  for (int phase = 0; phase < 2; ++phase) {
+    const int weak = (phase == 0) == (s->opt.weak_first != 0);
+    const color_lists *cl = weak ? &d->weak : &d->elem;
+    for (int c = 0; c < cl->ncolors; ++c) {
+      PetscCall(PetscLogEventBegin(d->ev_project, 0, 0, 0, 0));
+      if (weak) project_weak_color(s, c);
+      else project_element_color(s, c);
+      PetscCall(PetscLogEventEnd(d->ev_project, 0, 0, 0, 0));
+      if (s->pb->halo) PetscCall(exchange_moved(s));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode cb_iterate(pbng_solver *s, int l)
+{
+  cb_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d->method == METHOD_XPBD_QS && l > 0 && l % s->opt.substeps == 0) next_pseudo_step(s);
+  PetscCall(cb_sweep(s));
+  PetscFunctionReturn(0);
+}
+
+/* Sec. 6.2: the primary residual |M(x - x~) - grad C^T lambda| / dt^2 over the free nodes (force
+ * units, like the problem's residual) and the secondary residual |C + alpha~ lambda| over the
+ * constraints. Collective. */
+static PetscErrorCode constraint_residuals(pbng_solver *s, double *primary, double *secondary)
+{
+  cb_data *d = s->data;
+  const pbng_problem *pb = s->pb;
+  const pbng_dmesh *dm = pb->dm;
+  double *h2, *g2, sum;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(dm->nowned_elems + dm->nowned_weak + 1, &h2, dm->nfree + 1, &g2));
+  memset(d->work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) {
+    const pbng_tet_record *rec = &pb->geo.records[e];
+    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
+    h2[e] = pbng_element_constraint_residual(&d->proj, rec->node, sh->B, sh->V, &d->lambda_elem[2 * e], pb->x, d->work);
+  }
+  for (int32_t w = 0; w < dm->nowned_weak; ++w)
+    h2[dm->nowned_elems + w] = pbng_weak_constraint_residual(&d->proj, &dm->weak[w], &d->lambda_weak[3 * w], pb->x, d->work);
+  if (pb->halo) PetscCall(pbng_halo_reverse(pb->halo, PBNG_HALO_ADD, NULL, d->work));
+  for (int32_t i = 0; i < dm->nfree; ++i) {
+    g2[i] = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double g = (pb->mass[i] * (pb->x[3 * i + k] - d->x_tilde[3 * i + k]) - d->work[3 * i + k]) / (d->dt * d->dt);
+      g2[i] += g * g;
+    }
+  }
+  const double *hs[1] = {h2}, *gs[1] = {g2};
+  const int64_t hn[1] = {dm->nowned_elems + dm->nowned_weak}, gn[1] = {dm->nfree};
+  PetscCall(pbng_reproducible_sum(dm->comm, 1, gs, gn, &sum));
+  *primary = sqrt(sum);
+  PetscCall(pbng_reproducible_sum(dm->comm, 1, hs, hn, &sum));
+  *secondary = sqrt(sum);
+  PetscCall(PetscFree2(h2, g2));
+  PetscFunctionReturn(0);
+}
+
+/* -monitor suffix of XPBD and XPBD-QS: "  primary P  secondary S". */
+static PetscErrorCode xpbd_monitor(pbng_solver *s, char *buf, size_t len)
+{
+  double primary = 0, secondary = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(constraint_residuals(s, &primary, &secondary));
+  snprintf(buf, len, "  primary %.6e  secondary %.6e", primary, secondary);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode cb_destroy(pbng_solver *s)
+{
+  cb_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d) {
+    PetscCall(PetscFree(d->inv_mass));
+    PetscCall(PetscFree(d->touched));
+    PetscCall(PetscFree3(d->x_tilde, d->x_step, d->work));
+    PetscCall(PetscFree(d->lambda_elem));
+    PetscCall(PetscFree(d->lambda_weak));
+    PetscCall(color_lists_destroy(&d->elem));
+    PetscCall(color_lists_destroy(&d->weak));
+  }
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_pbd_ops = {"pbd", pbd_create, cb_begin_frame, cb_iterate, cb_destroy, NULL};
+const pbng_solver_ops pbng_solver_xpbd_ops = {"xpbd", xpbd_create, cb_begin_frame, cb_iterate, cb_destroy, xpbd_monitor};
+const pbng_solver_ops pbng_solver_xpbd_qs_ops = {"xpbd_qs", xpbd_qs_create, cb_begin_frame, cb_iterate, cb_destroy, xpbd_monitor};
