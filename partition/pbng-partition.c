@@ -109,7 +109,7 @@ static PetscErrorCode run(void)
   PetscCall(PetscMalloc2(mesh.nnodes, &color, mesh.nnodes, &part));
   PetscCall(pbng_node_elements_build(&mesh, &adj));
   PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
-  PetscCall(pbng_constraint_colors_compute(&mesh, &adj, &cc)); /* for -solver pbd | xpbd | xpbd_qs */
+  PetscCall(pbng_constraint_colors_compute(&mesh, &adj, PETSC_TRUE, &cc)); /* also for -solver pbd | xpbd | xpbd_qs */
   const double t_color = MPI_Wtime();
   if (o.dual) PetscCall(pbng_partition_nodes_dual(&mesh, o.parts, part));
   else PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, o.parts, part));

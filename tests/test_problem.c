@@ -55,6 +55,65 @@ static PetscErrorCode add_random_weak_constraints(pbng_mesh *mesh, uint64_t *see
   PetscFunctionReturn(0);
 }
 
+/* Items sharing node `node`: their colors are distinct (1) or not (0). */
+static int distinct_colors(const int32_t *items, int n, const int32_t *color)
+{
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b)
+      if (color[items[a]] == color[items[b]]) return 0;
+  return 1;
+}
+
+/* PBD/XPBD element and weak-constraint colors: items sharing a node differ; PBNG's weak blocks: no two
+ * blocks of one color touch a common element or weak constraint. */
+static PetscErrorCode check_constraint_colorings(const pbng_mesh *mesh, const pbng_node_elements *adj)
+{
+  pbng_constraint_colors cc;
+  int32_t items[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_constraint_colors_compute(mesh, adj, PETSC_TRUE, &cc));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+    int n = 0, nw = 0;
+    for (int64_t k = adj->start[i]; k < adj->start[i + 1] && n < 256; ++k) items[n++] = adj->entry[k] / 4;
+    check(distinct_colors(items, n, cc.elem), "elements around a node have distinct PBD colors", (double)i, n);
+    for (int64_t c = 0; c < mesh->nweak; ++c)
+      for (int j = 0; j < mesh->weak[c].nnodes; ++j)
+        if (mesh->weak[c].node[j] == i) items[nw++] = (int32_t)c;
+    check(distinct_colors(items, nw, cc.weak), "weak constraints around a node have distinct PBD colors", (double)i, nw);
+  }
+  /* blocks: mark, per color, the elements and constraints its blocks touch; a second block of that color
+   * must not touch any of them */
+  for (int b = 0; b < cc.nblock_colors; ++b) {
+    int64_t *owner_e, *owner_w;
+    PetscCall(PetscMalloc2(mesh->nelems, &owner_e, mesh->nweak, &owner_w));
+    for (int64_t e = 0; e < mesh->nelems; ++e) owner_e[e] = -1;
+    for (int64_t c = 0; c < mesh->nweak; ++c) owner_w[c] = -1;
+    int ok = 1;
+    for (int64_t c = 0; c < mesh->nweak; ++c) {
+      if (cc.block[c] != b) continue;
+      for (int j = 0; j < mesh->weak[c].nnodes; ++j) {
+        const int64_t i = mesh->weak[c].node[j];
+        for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) {
+          const int64_t e = adj->entry[k] / 4;
+          ok &= owner_e[e] == -1 || owner_e[e] == c;
+          owner_e[e] = c;
+        }
+        for (int64_t w = 0; w < mesh->nweak; ++w)
+          for (int q = 0; q < mesh->weak[w].nnodes; ++q)
+            if (mesh->weak[w].node[q] == i) {
+              ok &= owner_w[w] == -1 || owner_w[w] == c;
+              owner_w[w] = c;
+            }
+      }
+    }
+    check(ok, "weak-constraint blocks of one color touch no common element or constraint", b, cc.nblock_colors);
+    PetscCall(PetscFree2(owner_e, owner_w));
+  }
+  PetscCall(pbng_constraint_colors_destroy(&cc));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak)
 {
   const int64_t n[3] = {4, 3, 3};
@@ -78,8 +137,9 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(PetscMalloc3(fx->mesh.nnodes, &color, fx->mesh.nnodes, &node_bc, fx->mesh.nnodes, &part));
   PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
   PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
-  PetscCall(pbng_node_elements_destroy(&adj));
   check(pbng_coloring_is_valid(&fx->mesh, color), "coloring separates the nodes of every element and weak constraint", ncolors, 0);
+  if (weak) PetscCall(check_constraint_colorings(&fx->mesh, &adj));
+  PetscCall(pbng_node_elements_destroy(&adj));
   for (int64_t i = 0; i < fx->mesh.nnodes; ++i) part[i] = 0;
   PetscCall(pbng_submesh_extract(&fx->mesh, color, ncolors, NULL, part, 0, &sub));
   PetscCall(pbng_bc_assign(&fx->bcs, &sub.mesh, pbng_mesh_extent(&sub.mesh), node_bc, selected));

@@ -39,6 +39,20 @@ mpi 2 "$PBNG" "${soft[@]}" -accel chebyshev -iters 20000 -rtol 1e-11 -output "$T
 "$PY" "$HERE/check_output.py" "$TMP/pbng.h5" --max-relative-residual 1e-11 --compare "$TMP/newton.h5" --rtol 1e-6 --quiet && ok \
   || fail "PBNG and Newton disagree with weak constraints"
 
+# k = 1e8 (Fig. 4): with the joint weak-constraint steps (default) PBNG reaches Newton's equilibrium;
+# without them (-weak_blocks 0: the paper's node-only PBNG) the bound pairs barely move
+stiff=(-scene two_blocks_hanging -res 4 -threads 1)
+"$PBNG" "${stiff[@]}" -solver newton -newton_pc_type lu -iters 30 -rtol 1e-13 -output "$TMP/stiff_newton.h5" > "$TMP/log" 2>&1 && ok || { fail "Newton, k = 1e8"; cat "$TMP/log"; }
+mpi 2 "$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -output "$TMP/stiff_blocks.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG blocks, k = 1e8"; cat "$TMP/log"; }
+"$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -weak_blocks 0 -output "$TMP/stiff_nodes.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG nodes, k = 1e8"; cat "$TMP/log"; }
+"$PY" - "$TMP" <<'PYEOF' && ok || fail "k = 1e8: weak blocks should converge, node-only PBNG should not"
+import sys, h5py, numpy as np
+x = {k: h5py.File(f"{sys.argv[1]}/stiff_{k}.h5", "r")["frames/000001/positions"][:] for k in ("newton", "blocks", "nodes")}
+eb, en = np.abs(x["blocks"] - x["newton"]).max(), np.abs(x["nodes"] - x["newton"]).max()
+print("distance to Newton: blocks %.3e, nodes only %.3e" % (eb, en))
+assert eb < 1e-6 and en > 0.05
+PYEOF
+
 # -weak FILE on a generated mesh (isotropic and anisotropic, an interpolated point)
 box=(-scene box -res 4 -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1000 -frames 1)
 mpi 2 "$PBNG" "${box[@]}" -weak "$HERE/data/box4_weak.txt" -solver newton -iters 30 -rtol 1e-12 -output "$TMP/boxn.h5" > "$TMP/log" 2>&1 && ok \

@@ -99,6 +99,11 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-accel: unknown acceleration \"%s\" (known: none, sor, chebyshev)", name);
   PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-accel is for -solver pbng (the solver is %s)", cfg->solver);
+  PetscBool blocks = cfg->solver_opt.weak_blocks ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-weak_blocks", "pbng: after each sweep, one joint step per weak constraint on all its nodes (0: the paper's node-only PBNG)", NULL,
+                             blocks, &blocks, &set));
+  PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-weak_blocks is for -solver pbng (the solver is %s)", cfg->solver);
+  cfg->solver_opt.weak_blocks = blocks;
   PetscCall(read_constraint_solver_options(PetscOptionsObject, cfg));
   PetscCall(PetscStrncpy(name, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sizeof(name)));
   PetscCall(PetscOptionsString("-mode", "quasistatic | dynamic (backward Euler)", NULL, name, name, sizeof(name), &set));

@@ -127,15 +127,16 @@ static PetscErrorCode open_output(run_state *st, const mesh_header *mesh, const 
 }
 
 /* Rank 0: coloring (Sec. 9) and the METIS partition over the ranks, for every global node; the
- * constraint colors too when cc is given (PBD/XPBD). */
-static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, pbng_constraint_colors *cc, int32_t *part)
+ * weak-constraint block colors, and the PBD/XPBD constraint colors when with_pbd. */
+static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, PetscBool with_pbd, pbng_constraint_colors *cc,
+                                 int32_t *part)
 {
   pbng_node_elements adj;
 
   PetscFunctionBeginUser;
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
-  if (cc) PetscCall(pbng_constraint_colors_compute(mesh, &adj, cc));
+  PetscCall(pbng_constraint_colors_compute(mesh, &adj, with_pbd, cc));
   PetscCall(pbng_partition_nodes(mesh, &adj, color, *ncolors, nranks, part));
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscFunctionReturn(0);
@@ -155,7 +156,7 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   if (st->rank == 0) {
     ierr = PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part);
-    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, need_cc ? &cc : NULL, part);
+    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, (PetscBool)need_cc, &cc, part);
   }
   PetscCall(agree_on_rank0(st->comm, ierr));
   if (st->rank != 0) {

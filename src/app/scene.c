@@ -15,7 +15,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->poisson = 0.3;
   cfg->density = 10;
   strcpy(cfg->solver, "pbng");
-  cfg->solver_opt = (pbng_solver_options){PBNG_ACCEL_NONE, 1.7, 0.95, 1.7, 0, 0.0, 1}; /* Sec. 7.2 defaults; XPBD-QS 1 iteration per pseudo step */
+  cfg->solver_opt = (pbng_solver_options){PBNG_ACCEL_NONE, 1.7, 0.95, 1.7, 1, 0, 0.0, 1}; /* Sec. 7.2 defaults; weak blocks on; XPBD-QS 1 iteration per pseudo step */
   cfg->mode = PBNG_MODE_QUASISTATIC;
   cfg->dt = 0.033;
   cfg->frames = 10;

@@ -103,6 +103,7 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscCall(create_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1));
   PetscCall(create_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1));
+  PetscCall(create_rows(w->file, f, "/weak/block_color", H5T_NATIVE_INT32, 1));
   PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   PetscCall(create_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES));
@@ -153,6 +154,7 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
   PetscCall(attr_write(w->file, path, "nweak", H5T_NATIVE_INT64, &nweak));
   PetscCall(attr_write(w->file, path, "nelem_colors", H5T_NATIVE_INT, &cc->nelem_colors));
   PetscCall(attr_write(w->file, path, "nweak_colors", H5T_NATIVE_INT, &cc->nweak_colors));
+  PetscCall(attr_write(w->file, path, "nblock_colors", H5T_NATIVE_INT, &cc->nblock_colors));
   PetscCall(attr_string(w->file, path, "source", mesh->source));
   PetscCall(create_layout(w, mesh));
   *wp = w;
@@ -174,6 +176,7 @@ static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_sub
   PetscCall(append_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5, w->weak_rows, m->nweak, rows.spring));
   PetscCall(append_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1, w->weak_rows, m->nweak, sub->global_weak));
   PetscCall(append_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1, w->weak_rows, m->nweak, sub->cc.weak));
+  PetscCall(append_rows(w->file, f, "/weak/block_color", H5T_NATIVE_INT32, 1, w->weak_rows, m->nweak, sub->cc.block));
   PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &end));
   PetscCall(pbng_weak_rows_free(&rows));
   w->weak_rows = end;
@@ -354,7 +357,8 @@ static PetscErrorCode read_weak(hid_t file, const char *fname, int p, pbng_subme
   PetscFunctionReturn(0);
 }
 
-/* The PBD/XPBD colors of the part's elements and weak constraints, when the file has them. */
+/* The PBD/XPBD colors of the part's elements and weak constraints and PBNG's weak-constraint block
+ * colors, when the file has them. */
 static PetscErrorCode read_constraint_colors(hid_t file, const char *fname, int p, int64_t first_elem, pbng_submesh *sub)
 {
   int64_t range[2] = {0, 0};
@@ -363,11 +367,14 @@ static PetscErrorCode read_constraint_colors(hid_t file, const char *fname, int 
   if (H5Aexists(file, "nelem_colors") <= 0) PetscFunctionReturn(0);
   PetscCall(read_attr(file, fname, "nelem_colors", H5T_NATIVE_INT, &sub->cc.nelem_colors));
   PetscCall(read_attr(file, fname, "nweak_colors", H5T_NATIVE_INT, &sub->cc.nweak_colors));
+  PetscCall(read_attr(file, fname, "nblock_colors", H5T_NATIVE_INT, &sub->cc.nblock_colors));
   PetscCall(PetscMalloc1(sub->mesh.nelems, &sub->cc.elem));
   PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.weak));
+  PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.block));
   PetscCall(read_rows(file, fname, "/elements/color", H5T_NATIVE_INT32, 1, first_elem, sub->mesh.nelems, sub->cc.elem));
   PetscCall(read_range(file, fname, "/weak/offset", p, range));
   PetscCall(read_rows(file, fname, "/weak/color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.weak));
+  PetscCall(read_rows(file, fname, "/weak/block_color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.block));
   PetscFunctionReturn(0);
 }
 

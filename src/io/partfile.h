@@ -7,10 +7,10 @@
  *   /elements/offset int64 [P+1], /elements/color int32 (PBD/XPBD constraint colors),
  *   /sets/NNNN/members int32 (part-local node indices), /sets/NNNN/offset int64 [P+1], attribute name;
  *   /weak/nodes int64 [sum w_p, 8] (part-local node indices, -1 past the last), /weak/weights float64
- *   [sum w_p, 8] (signed a_j), /weak/spring float64 [sum w_p, 5] (k_n, k_t, n), /weak/global int64, /weak/color int32,
+ *   [sum w_p, 8] (signed a_j), /weak/spring float64 [sum w_p, 5] (k_n, k_t, n), /weak/global int64, /weak/color int32, /weak/block_color int32,
  *   /weak/offset int64 [P+1]: the weak constraints touching each part's owned nodes;
  *   root attributes format, nparts, nnodes, nelements, ncolors, element_kind, extent, nsets, nweak,
- *   nelem_colors, nweak_colors, source. Files without nweak (older) have no weak constraints; files
+ *   nelem_colors, nweak_colors, nblock_colors, source. Files without nweak (older) have no weak constraints; files
  *   without nelem_colors have no constraint colors. */
 #ifndef PBNG_IO_PARTFILE_H
 #define PBNG_IO_PARTFILE_H

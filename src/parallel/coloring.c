@@ -1,6 +1,20 @@
 #include "parallel/coloring.h"
 #include <string.h>
 
+/* A CSR view: row r is list[start[r] .. start[r+1]) (or list[stride r .. stride (r+1)) when start is
+ * NULL), each entry divided by `divisor` (node-element entries are nen * element + vertex); with
+ * list NULL, row r is the single entry r. */
+typedef struct {
+  int64_t n;
+  const int64_t *start;
+  int stride;
+  const int32_t *list;
+  int divisor;
+} csr_view;
+
+static int64_t row_begin(const csr_view *v, int64_t r) { return v->start ? v->start[r] : v->stride * r; }
+static int64_t entry(const csr_view *v, int64_t k) { return v->list ? v->list[k] / v->divisor : k; }
+
 PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_elements *adj)
 {
   const int nen = mesh->etype->nodes;
@@ -49,9 +63,12 @@ static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **st
   PetscFunctionReturn(0);
 }
 
-/* Sec. 9: each element or weak constraint keeps the set S_c of colors used by its nodes; a node takes
- * the least color not in the union of S_c over the elements and weak constraints around it. */
-PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors)
+/* Sec. 9 for groups of nodes updated together: each element or weak constraint keeps the set S_c of
+ * colors used by its nodes; every node of a group takes the least color not in the union of S_c over
+ * the elements and weak constraints around the group's nodes, which is then registered in each of
+ * them. A plain node is a group of one. */
+static PetscErrorCode color_node_groups(const pbng_mesh *mesh, const pbng_node_elements *adj, const csr_view *groups, int32_t *color,
+                                        int *ncolors)
 {
   const int nen = mesh->etype->nodes;
   uint64_t *used, *used_weak; /* S_e: colors used by element e's nodes; the same for weak constraints */
@@ -64,23 +81,64 @@ PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements 
   PetscCall(PetscCalloc1(mesh->nelems, &used));
   PetscCall(PetscCalloc1(mesh->nweak + 1, &used_weak));
   PetscCall(node_constraints_build(mesh, &wstart, &wentry));
-  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+  for (int64_t g = 0; g < groups->n; ++g) {
     uint64_t taken = 0;
-    for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) taken |= used[adj->entry[k] / nen];
-    for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) taken |= used_weak[wentry[k]];
-    PetscCheck(~taken != 0, PETSC_COMM_SELF, PETSC_ERR_SUP,
-               "%s: node %" PRId64 " would need more than 64 colors", mesh->source, i);
+    for (int64_t q = row_begin(groups, g); q < row_begin(groups, g + 1); ++q) {
+      const int64_t i = entry(groups, q);
+      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) taken |= used[adj->entry[k] / nen];
+      for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) taken |= used_weak[wentry[k]];
+    }
+    PetscCheck(~taken != 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: node or weak-constraint group %" PRId64 " would need more than 64 colors",
+               mesh->source, g);
     const int c = __builtin_ctzll(~taken);
-    color[i] = c;
+    color[g] = c;
     if (c + 1 > maxc) maxc = c + 1;
-    for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) used[adj->entry[k] / nen] |= 1ull << c;
-    for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) used_weak[wentry[k]] |= 1ull << c;
+    for (int64_t q = row_begin(groups, g); q < row_begin(groups, g + 1); ++q) {
+      const int64_t i = entry(groups, q);
+      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) used[adj->entry[k] / nen] |= 1ull << c;
+      for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) used_weak[wentry[k]] |= 1ull << c;
+    }
   }
   PetscCall(PetscFree(used));
   PetscCall(PetscFree(used_weak));
   PetscCall(PetscFree(wstart));
   PetscCall(PetscFree(wentry));
   *ncolors = maxc;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors)
+{
+  const csr_view each_node = {mesh->nnodes, NULL, 1, NULL, 1};
+
+  PetscFunctionBeginUser;
+  PetscCall(color_node_groups(mesh, adj, &each_node, color, ncolors));
+  PetscFunctionReturn(0);
+}
+
+/* Each weak constraint's nodes as a CSR row. */
+static PetscErrorCode weak_constraint_rows(const pbng_mesh *mesh, int64_t **start, int32_t **nodes)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(mesh->nweak + 1, start, PBNG_WC_MAX_NODES * mesh->nweak + 1, nodes));
+  (*start)[0] = 0;
+  for (int64_t c = 0; c < mesh->nweak; ++c) {
+    (*start)[c + 1] = (*start)[c] + mesh->weak[c].nnodes;
+    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*nodes)[(*start)[c] + j] = (int32_t)mesh->weak[c].node[j];
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_color_weak_blocks(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors)
+{
+  int64_t *cstart;
+  int32_t *cnodes;
+
+  PetscFunctionBeginUser;
+  PetscCall(weak_constraint_rows(mesh, &cstart, &cnodes));
+  const csr_view blocks = {mesh->nweak, cstart, 0, cnodes, 1};
+  PetscCall(color_node_groups(mesh, adj, &blocks, color, ncolors));
+  PetscCall(PetscFree2(cstart, cnodes));
   PetscFunctionReturn(0);
 }
 
@@ -98,17 +156,6 @@ int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color)
   return 1;
 }
 
-/* A CSR view: row r is list[start[r] .. start[r+1]) (or list[stride r .. stride (r+1)) when start is
- * NULL), each entry divided by `divisor` (node-element entries are nen * element + vertex). */
-typedef struct {
-  int64_t n;
-  const int64_t *start;
-  int stride;
-  const int32_t *list;
-  int divisor;
-} csr_view;
-
-static int64_t row_begin(const csr_view *v, int64_t r) { return v->start ? v->start[r] : v->stride * r; }
 
 /* Greedy coloring of items (elements or weak constraints) in order: each takes the least color that no
  * item sharing a node with it has taken (Sec. 9, constraint coloring). forbidden[c] == item marks c. */
@@ -123,9 +170,9 @@ static PetscErrorCode greedy_item_coloring(const csr_view *item_nodes, const csr
   for (int64_t i = 0; i < item_nodes->n; ++i) color[i] = -1;
   for (int64_t i = 0; i < item_nodes->n; ++i) {
     for (int64_t k = row_begin(item_nodes, i); k < row_begin(item_nodes, i + 1); ++k) {
-      const int64_t node = item_nodes->list[k];
+      const int64_t node = entry(item_nodes, k);
       for (int64_t q = row_begin(node_items, node); q < row_begin(node_items, node + 1); ++q) {
-        const int32_t c = color[node_items->list[q] / node_items->divisor];
+        const int32_t c = color[entry(node_items, q)];
         if (c >= 0) forbidden[c] = i;
       }
     }
@@ -163,12 +210,7 @@ PetscErrorCode pbng_color_weak_constraints(const pbng_mesh *mesh, int32_t *color
   *ncolors = 0;
   if (mesh->nweak == 0) PetscFunctionReturn(0);
   PetscCall(node_constraints_build(mesh, &wstart, &wentry));
-  PetscCall(PetscMalloc2(mesh->nweak + 1, &cstart, PBNG_WC_MAX_NODES * mesh->nweak, &cnodes));
-  cstart[0] = 0;
-  for (int64_t c = 0; c < mesh->nweak; ++c) {
-    cstart[c + 1] = cstart[c] + mesh->weak[c].nnodes;
-    for (int j = 0; j < mesh->weak[c].nnodes; ++j) cnodes[cstart[c] + j] = (int32_t)mesh->weak[c].node[j];
-  }
+  PetscCall(weak_constraint_rows(mesh, &cstart, &cnodes));
   const csr_view weak_nodes = {mesh->nweak, cstart, 0, cnodes, 1}, node_weak = {mesh->nnodes, wstart, 0, wentry, 1};
   PetscCall(greedy_item_coloring(&weak_nodes, &node_weak, color, ncolors));
   PetscCall(PetscFree2(cstart, cnodes));
@@ -177,10 +219,14 @@ PetscErrorCode pbng_color_weak_constraints(const pbng_mesh *mesh, int32_t *color
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_node_elements *adj, pbng_constraint_colors *cc)
+PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_node_elements *adj, PetscBool with_pbd,
+                                              pbng_constraint_colors *cc)
 {
   PetscFunctionBeginUser;
   memset(cc, 0, sizeof(*cc));
+  PetscCall(PetscMalloc1(mesh->nweak + 1, &cc->block));
+  PetscCall(pbng_color_weak_blocks(mesh, adj, cc->block, &cc->nblock_colors));
+  if (!with_pbd) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(mesh->nelems, &cc->elem));
   PetscCall(PetscMalloc1(mesh->nweak + 1, &cc->weak));
   PetscCall(pbng_color_elements(mesh, adj, cc->elem, &cc->nelem_colors));
@@ -191,8 +237,25 @@ PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_
 PetscErrorCode pbng_constraint_colors_destroy(pbng_constraint_colors *cc)
 {
   PetscFunctionBeginUser;
+  PetscCall(PetscFree(cc->block));
   PetscCall(PetscFree(cc->elem));
   PetscCall(PetscFree(cc->weak));
   memset(cc, 0, sizeof(*cc));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_group_by_color(int ncolors, int32_t n, const int32_t *color, int32_t **start, int32_t **item)
+{
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(ncolors + 1, start));
+  PetscCall(PetscMalloc1(n + 1, item));
+  for (int32_t k = 0; k < n; ++k) (*start)[color[k] + 1]++;
+  for (int c = 0; c < ncolors; ++c) (*start)[c + 1] += (*start)[c];
+  PetscCall(PetscMalloc1(ncolors + 1, &fill));
+  memcpy(fill, *start, sizeof(int32_t) * (size_t)ncolors);
+  for (int32_t k = 0; k < n; ++k) (*item)[fill[color[k]]++] = k;
+  PetscCall(PetscFree(fill));
   PetscFunctionReturn(0);
 }

@@ -21,6 +21,11 @@ PetscErrorCode pbng_node_elements_destroy(pbng_node_elements *adj);
 /* color[i] for every node; *ncolors the number used. */
 PetscErrorCode pbng_color_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors);
 
+/* Colors of the weak constraints as blocks of PBNG (each updates all its nodes at once): blocks of
+ * one color share no element or weak constraint through their nodes (node coloring, Sec. 9, with
+ * the block's nodes as one super-node). */
+PetscErrorCode pbng_color_weak_blocks(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors);
+
 /* Constraint coloring for PBD/XPBD (Sec. 9): elements of one color share no node (an element's two
  * constraints, Eq. 22-23, are solved one after the other by one thread, so the element is the unit),
  * greedy in element order. Any number of colors. */
@@ -28,15 +33,24 @@ PetscErrorCode pbng_color_elements(const pbng_mesh *mesh, const pbng_node_elemen
 /* The same for the weak constraints among themselves (PBD/XPBD solve them in their own phase). */
 PetscErrorCode pbng_color_weak_constraints(const pbng_mesh *mesh, int32_t *color, int *ncolors);
 
-/* Both constraint colorings, for every element and weak constraint of a mesh (or of a piece). */
+/* The colorings beyond the node colors, for every element and weak constraint of a mesh (or of a
+ * piece): PBNG's weak-constraint blocks, and PBD/XPBD's constraint colors. */
 typedef struct {
+  int nblock_colors;
+  int32_t *block; /* [nweak] PBNG weak-constraint block colors */
   int nelem_colors, nweak_colors;
-  int32_t *elem; /* [nelems], NULL when not computed */
-  int32_t *weak; /* [nweak] */
+  int32_t *elem;  /* [nelems] PBD/XPBD element colors, NULL when not computed */
+  int32_t *weak;  /* [nweak] PBD/XPBD weak-constraint colors */
 } pbng_constraint_colors;
 
-PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_node_elements *adj, pbng_constraint_colors *cc);
+/* Block colors always; the PBD/XPBD colors when with_pbd. */
+PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_node_elements *adj, PetscBool with_pbd,
+                                              pbng_constraint_colors *cc);
 PetscErrorCode pbng_constraint_colors_destroy(pbng_constraint_colors *cc);
+
+/* Items 0..n-1 grouped by their color (0..ncolors-1): color c's items are item[start[c] .. start[c+1]),
+ * in increasing order. */
+PetscErrorCode pbng_group_by_color(int ncolors, int32_t n, const int32_t *color, int32_t **start, int32_t **item);
 
 /* 1 when no element or weak constraint has two nodes of one color. */
 int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color);

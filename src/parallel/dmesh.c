@@ -287,6 +287,8 @@ static PetscErrorCode build_weak(pbng_dmesh *dm, const pbng_submesh *sub, const 
   PetscCall(PetscMalloc1(dm->nweak + 1, &dm->weak));
   PetscCall(PetscMalloc1(dm->nweak + 1, &dm->global_weak));
   if (sub->cc.elem) PetscCall(PetscMalloc1(dm->nweak + 1, &dm->weak_color));
+  if (sub->cc.block) PetscCall(PetscMalloc1(dm->nweak + 1, &dm->block_color));
+  dm->nblock_colors = sub->cc.nblock_colors;
   for (int pass = 0; pass < 2; ++pass)
     for (int64_t c = 0; c < mesh->nweak; ++c) {
       const int counted = sub->owner[mesh->weak[c].node[0]] == dm->rank;
@@ -294,6 +296,7 @@ static PetscErrorCode build_weak(pbng_dmesh *dm, const pbng_submesh *sub, const 
       dm->weak[n] = mesh->weak[c];
       for (int j = 0; j < mesh->weak[c].nnodes; ++j) dm->weak[n].node[j] = g2l[mesh->weak[c].node[j]];
       if (dm->weak_color) dm->weak_color[n] = sub->cc.weak[c];
+      if (dm->block_color) dm->block_color[n] = sub->cc.block[c];
       dm->global_weak[n++] = sub->global_weak[c];
     }
   dm->nowned_weak = 0;
@@ -386,6 +389,7 @@ PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm)
   PetscCall(PetscFree(dm->wadj));
   PetscCall(PetscFree(dm->elem_color));
   PetscCall(PetscFree(dm->weak_color));
+  PetscCall(PetscFree(dm->block_color));
   memset(dm, 0, sizeof(*dm));
   PetscFunctionReturn(0);
 }

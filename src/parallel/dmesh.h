@@ -43,6 +43,8 @@ typedef struct {
   int32_t nowned_weak;    /* constraints [0, nowned_weak) are counted by this rank (their node[0] is owned) */
   int32_t *wadj_start;    /* [nowned + 1] */
   int32_t *wadj;          /* PBNG_WC_MAX_NODES * constraint + its node slot, by increasing global constraint */
+  int nblock_colors;      /* PBNG's weak-constraint blocks (pbng_color_weak_blocks), when the piece had them: */
+  int32_t *block_color;   /* [nweak] or NULL */
   int nelem_colors, nweak_colors; /* PBD/XPBD constraint colors (Sec. 9), when the piece had them: */
   int32_t *elem_color;    /* [nelems] or NULL */
   int32_t *weak_color;    /* [nweak] or NULL */

@@ -38,6 +38,33 @@ static PetscErrorCode node_graph(const pbng_mesh *mesh, const pbng_node_elements
   PetscFunctionReturn(0);
 }
 
+static int64_t find_root(int64_t *parent, int64_t i)
+{
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* PBNG updates the nodes of a weak constraint together (solvers/pbng.c), so they must live on one
+ * rank: every set of nodes connected through weak constraints goes to the part of its lowest node. */
+static PetscErrorCode keep_weak_constraints_together(const pbng_mesh *mesh, int32_t *part)
+{
+  int64_t *parent;
+
+  PetscFunctionBeginUser;
+  if (mesh->nweak == 0) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(mesh->nnodes, &parent));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) parent[i] = i;
+  for (int64_t c = 0; c < mesh->nweak; ++c)
+    for (int j = 1; j < mesh->weak[c].nnodes; ++j) {
+      const int64_t a = find_root(parent, mesh->weak[c].node[0]), b = find_root(parent, mesh->weak[c].node[j]);
+      if (a < b) parent[b] = a; /* the lower index stays the root */
+      else parent[a] = b;
+    }
+  for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = part[find_root(parent, i)];
+  PetscCall(PetscFree(parent));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, const int32_t *color, int ncolors,
                                    int nparts, int32_t *part)
 {
@@ -66,6 +93,7 @@ PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_eleme
   PetscCheck(status == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_PartGraphKway failed (status %d) on %s", status,
              mesh->source);
   for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)where[i];
+  PetscCall(keep_weak_constraints_together(mesh, part));
   PetscCall(PetscFree(xadj));
   PetscCall(PetscFree(adjncy));
   PetscCall(PetscFree(vwgt));
@@ -94,6 +122,7 @@ PetscErrorCode pbng_partition_nodes_dual(const pbng_mesh *mesh, int nparts, int3
   const int status = METIS_PartMeshDual(&ne, &nn, eptr, eind, NULL, NULL, &ncommon, &np, NULL, options, &objval, epart, npart);
   PetscCheck(status == METIS_OK, PETSC_COMM_SELF, PETSC_ERR_LIB, "METIS_PartMeshDual failed (status %d) on %s", status, mesh->source);
   for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)npart[i];
+  PetscCall(keep_weak_constraints_together(mesh, part));
   PetscCall(PetscFree4(eptr, eind, epart, npart));
   PetscFunctionReturn(0);
 }

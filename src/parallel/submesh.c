@@ -79,12 +79,16 @@ static PetscErrorCode restrict_node_sets(const pbng_mesh *mesh, const int64_t *g
   PetscFunctionReturn(0);
 }
 
-/* The constraint colors of the piece's elements (marked in in_elem) and weak constraints. */
+/* The block and constraint colors of the piece's weak constraints and elements (marked in in_elem). */
 static PetscErrorCode extract_constraint_colors(const pbng_mesh *mesh, const pbng_constraint_colors *cc, const uint8_t *in_elem,
                                                 pbng_submesh *sub)
 {
   PetscFunctionBeginUser;
-  if (!cc || !cc->elem) PetscFunctionReturn(0);
+  if (!cc || !cc->block) PetscFunctionReturn(0);
+  sub->cc.nblock_colors = cc->nblock_colors;
+  PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.block));
+  for (int64_t c = 0; c < sub->mesh.nweak; ++c) sub->cc.block[c] = cc->block[sub->global_weak[c]];
+  if (!cc->elem) PetscFunctionReturn(0);
   sub->cc.nelem_colors = cc->nelem_colors, sub->cc.nweak_colors = cc->nweak_colors;
   PetscCall(PetscMalloc1(sub->mesh.nelems, &sub->cc.elem));
   PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.weak));
@@ -141,12 +145,13 @@ PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub)
   PetscFunctionReturn(0);
 }
 
-/* Message layout: header int64[13] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
- * element kind, nsets, nweak, nglobal_weak, has constraint colors, nelem_colors, nweak_colors; then X,
+/* Message layout: header int64[15] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
+ * element kind, nsets, nweak, nglobal_weak, has PBD colors, nelem_colors, nweak_colors, has block
+ * colors, nblock_colors; then X,
  * elems, global_node, global_elem, owner, color; then per set a name (64 chars), a count and the
  * members; then the weak constraints (as bytes: the ranks of one job share a binary layout) and their
  * global indices; then the constraint colors when present. */
-enum { SUB_HEAD = 13 };
+enum { SUB_HEAD = 15 };
 enum { SUB_TAG = 7301 };
 
 static PetscErrorCode send_block(MPI_Comm comm, const void *buf, int64_t count, MPI_Datatype type, int dest)
@@ -170,7 +175,7 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
   const int nen = m->etype->nodes;
   const int64_t head[SUB_HEAD] = {m->nnodes, m->nelems, sub->nowned, sub->ncolors, sub->nglobal_nodes, sub->nglobal_elems,
                                   m->etype->kind, m->nsets, m->nweak, sub->nglobal_weak, sub->cc.elem != NULL,
-                                  sub->cc.nelem_colors, sub->cc.nweak_colors};
+                                  sub->cc.nelem_colors, sub->cc.nweak_colors, sub->cc.block != NULL, sub->cc.nblock_colors};
 
   PetscFunctionBeginUser;
   PetscCall(send_block(comm, head, SUB_HEAD, MPI_INT64_T, dest));
@@ -187,6 +192,7 @@ PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int des
   }
   PetscCall(send_block(comm, m->weak, (int64_t)sizeof(pbng_weak_constraint) * m->nweak, MPI_BYTE, dest));
   PetscCall(send_block(comm, sub->global_weak, m->nweak, MPI_INT64_T, dest));
+  if (sub->cc.block) PetscCall(send_block(comm, sub->cc.block, m->nweak, MPI_INT32_T, dest));
   if (sub->cc.elem) {
     PetscCall(send_block(comm, sub->cc.elem, m->nelems, MPI_INT32_T, dest));
     PetscCall(send_block(comm, sub->cc.weak, m->nweak, MPI_INT32_T, dest));
@@ -238,6 +244,11 @@ PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failu
   PetscCall(PetscMalloc1(m->nweak + 1, &sub->global_weak));
   PetscCall(recv_block(comm, m->weak, (int64_t)sizeof(pbng_weak_constraint) * m->nweak, MPI_BYTE, source));
   PetscCall(recv_block(comm, sub->global_weak, m->nweak, MPI_INT64_T, source));
+  if (head[13]) {
+    sub->cc.nblock_colors = (int)head[14];
+    PetscCall(PetscMalloc1(m->nweak + 1, &sub->cc.block));
+    PetscCall(recv_block(comm, sub->cc.block, m->nweak, MPI_INT32_T, source));
+  }
   if (head[10]) {
     sub->cc.nelem_colors = (int)head[11], sub->cc.nweak_colors = (int)head[12];
     PetscCall(PetscMalloc1(m->nelems, &sub->cc.elem));

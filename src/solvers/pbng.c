@@ -1,7 +1,10 @@
 /* Position-Based Nonlinear Gauss-Seidel (Sec. 7): each free node in turn takes one modified-Newton
  * step on its own 3x3 system (Eq. 31-33) with the SPD modified Hessian (Eq. 36-37); nodes of one
- * color (Sec. 9) are updated in parallel. Optional SOR (Eq. 40) or Chebyshev (Eq. 39) acceleration. */
+ * color (Sec. 9) are updated in parallel. Optional SOR (Eq. 40) or Chebyshev (Eq. 39) acceleration.
+ * With weak constraints, each iteration ends with one joint step per weak constraint on all its
+ * nodes (-weak_blocks, on by default; off is the paper's node-only PBNG): see weak_block_step. */
 #include <string.h>
+#include "core/dense.h"
 #include "core/mat3.h"
 #include "solvers/solver.h"
 
@@ -13,6 +16,7 @@ typedef struct {
   double *x_curr;    /* x^{l}   of the owned free nodes (acceleration) */
   double *x_prev;    /* x^{l-1} */
   double omega_prev; /* Chebyshev omega_l */
+  int32_t *block_start, *block_item; /* counted weak constraints by block color (-weak_blocks) */
 } pbng_data;
 
 /* Eq. 31-33: x_i <- x_i + A^{-1} (f_i(x) + f_ext_i), A the modified nodal Hessian (Eq. 37). */
@@ -79,6 +83,79 @@ static PetscErrorCode pbng_sweep(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* One modified-Newton step on all free nodes of weak constraint c at once (an extension of Eq. 33 to
+ * a block of nodes): H dx = f with H = blockdiag(A_j) + the constraint's exact coupling a_j a_k K_c
+ * between its nodes (j != k; the diagonal a_j^2 K_c is already in A_j, Eq. 38). Node-by-node steps
+ * move two nodes bound by a stiff constraint together only by a fraction e/k per sweep (e the
+ * elastic stiffness around them); this step moves them with their combined elastic stiffness. */
+static void weak_block_step(const pbng_problem *pb, const pbng_weak_constraint *c, double *x)
+{
+  enum { NMAX = 3 * PBNG_WC_MAX_NODES };
+  int slot[PBNG_WC_MAX_NODES], n = 0;
+  double H[NMAX * NMAX], f[NMAX], A[9];
+
+  for (int j = 0; j < c->nnodes; ++j)
+    if (c->node[j] < pb->dm->nfree) slot[n++] = j;
+  if (n < 2) return; /* one free node: its nodal step was this step */
+  const int N = 3 * n;
+  for (int p = 0; p < n; ++p) {
+    pbng_node_force(pb, (int32_t)c->node[slot[p]], x, &f[3 * p], A, 1);
+    for (int q = 0; q < n; ++q) {
+      const double w = p == q ? 0.0 : c->a[slot[p]] * c->a[slot[q]];
+      for (int r = 0; r < 3; ++r)
+        for (int t = 0; t < 3; ++t) H[N * (3 * p + r) + 3 * q + t] = p == q ? A[3 * r + t] : w * c->K[3 * r + t];
+    }
+  }
+  if (dense_spd_solve(N, H, f)) return; /* not reached: H is SPD when every node has an element */
+  for (int p = 0; p < n; ++p)
+    for (int r = 0; r < 3; ++r) x[3 * c->node[slot[p]] + r] += f[3 * p + r];
+}
+
+/* Every counted weak constraint's block step, color by color (blocks of one color share no element or
+ * constraint); their nodes are all owned here (the partition keeps them together), so only their
+ * ghost copies elsewhere need refreshing after each color. */
+static PetscErrorCode weak_block_sweep(pbng_solver *s)
+{
+  pbng_data *d = s->data;
+  const pbng_problem *pb = s->pb;
+  const pbng_dmesh *dm = pb->dm;
+
+  PetscFunctionBeginUser;
+  for (int b = 0; b < dm->nblock_colors; ++b) {
+    PetscCall(PetscLogEventBegin(d->ev_update, 0, 0, 0, 0));
+#pragma omp parallel for schedule(static)
+    for (int32_t k = d->block_start[b]; k < d->block_start[b + 1]; ++k) weak_block_step(pb, &dm->weak[d->block_item[k]], pb->x);
+    PetscCall(PetscLogEventEnd(d->ev_update, 0, 0, 0, 0));
+    if (pb->halo) {
+      const double t0 = MPI_Wtime();
+      PetscCall(PetscLogEventBegin(d->ev_halo, 0, 0, 0, 0));
+      PetscCall(pbng_halo_exchange(pb->halo, -1, pb->x));
+      PetscCall(PetscLogEventEnd(d->ev_halo, 0, 0, 0, 0));
+      s->halo_seconds += MPI_Wtime() - t0;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -weak_blocks: the block colors' lists; every node of a counted constraint must be owned here. */
+static PetscErrorCode setup_weak_blocks(pbng_solver *s)
+{
+  pbng_data *d = s->data;
+  const pbng_dmesh *dm = s->pb->dm;
+
+  PetscFunctionBeginUser;
+  if (!s->opt.weak_blocks || dm->nglobal_weak == 0) PetscFunctionReturn(0);
+  PetscCheck(dm->block_color, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+             "-weak_blocks: this partitioned mesh file has no weak-constraint block colors: partition it again with pbng-partition");
+  for (int32_t c = 0; c < dm->nowned_weak; ++c)
+    for (int j = 0; j < dm->weak[c].nnodes; ++j)
+      PetscCheck(dm->weak[c].node[j] < dm->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+                 "-weak_blocks: weak constraint %" PRId64 " has nodes on several ranks: partition the mesh again with pbng-partition",
+                 dm->global_weak[c]);
+  PetscCall(pbng_group_by_color(dm->nblock_colors, dm->nowned_weak, dm->block_color, &d->block_start, &d->block_item));
+  PetscFunctionReturn(0);
+}
+
 /* Chebyshev weight omega_{l+1} of Eq. 39. */
 static double chebyshev_omega(int l, double rho, double omega_l)
 {
@@ -126,6 +203,7 @@ static PetscErrorCode pbng_create(pbng_solver *s)
     PetscCall(PetscMalloc1(3 * (int64_t)s->pb->dm->nfree + 1, &d->x_prev));
   }
   s->data = d;
+  PetscCall(setup_weak_blocks(s));
   PetscFunctionReturn(0);
 }
 
@@ -146,6 +224,7 @@ static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
   PetscFunctionBeginUser;
   if (d->x_curr) memcpy(d->x_curr, s->pb->x, sizeof(double) * 3 * (size_t)s->pb->dm->nfree);
   PetscCall(pbng_sweep(s));
+  if (d->block_start) PetscCall(weak_block_sweep(s));
   if (s->opt.accel != PBNG_ACCEL_NONE) {
     accelerate(s, l);
     PetscCall(pbng_problem_update_ghosts(s->pb)); /* Eq. 39/40 moved every owned free node */
@@ -161,6 +240,8 @@ static PetscErrorCode pbng_destroy(pbng_solver *s)
   if (d) {
     PetscCall(PetscFree(d->x_curr));
     PetscCall(PetscFree(d->x_prev));
+    PetscCall(PetscFree(d->block_start));
+    PetscCall(PetscFree(d->block_item));
   }
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);

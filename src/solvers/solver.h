@@ -13,6 +13,7 @@ typedef struct {
   double omega; /* SOR relaxation (Eq. 40), paper: 1.7 */
   double rho;   /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
   double gamma; /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
+  int weak_blocks;  /* PBNG: a joint step per weak constraint after each sweep (-weak_blocks) */
   int weak_first;   /* PBD/XPBD: project the weak constraints before the elements (-xpbd_order weak_first) */
   double pseudo_dt; /* XPBD-QS: pseudo-time step */
   int substeps;     /* XPBD-QS: iterations per pseudo-time step */

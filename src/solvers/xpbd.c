@@ -40,18 +40,9 @@ typedef struct {
 
 static PetscErrorCode color_lists_build(int ncolors, int32_t n, const int32_t *color, color_lists *cl)
 {
-  int32_t *fill;
-
   PetscFunctionBeginUser;
   cl->ncolors = ncolors;
-  PetscCall(PetscCalloc1(ncolors + 1, &cl->start));
-  PetscCall(PetscMalloc1(n + 1, &cl->item));
-  for (int32_t k = 0; k < n; ++k) cl->start[color[k] + 1]++;
-  for (int c = 0; c < ncolors; ++c) cl->start[c + 1] += cl->start[c];
-  PetscCall(PetscMalloc1(ncolors + 1, &fill));
-  memcpy(fill, cl->start, sizeof(int32_t) * (size_t)ncolors);
-  for (int32_t k = 0; k < n; ++k) cl->item[fill[color[k]]++] = k;
-  PetscCall(PetscFree(fill));
+  PetscCall(pbng_group_by_color(ncolors, n, color, &cl->start, &cl->item));
   PetscFunctionReturn(0);
 }
 
