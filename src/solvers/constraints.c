@@ -66,6 +66,7 @@ int pbng_project_element(const pbng_projection *p, const int32_t node[4], const 
     const double at = alpha[k] * p->inv_dt2; /* alpha~; 0 for PBD */
     if (!(denom + at > 0.0)) continue;      /* every node fixed, or no gradient (PBD) */
     const double dl = (-C - at * lambda[k]) / (denom + at);
+    if (!isfinite(dl)) continue; /* a collapsed element (e.g. PBD with contradictory constraints) */
     lambda[k] += dl;
     for (int a = 0; a < 4; ++a) {
       if (w[node[a]] == 0.0) continue;
