@@ -14,8 +14,6 @@ Newton's equilibrium, the largest binding gap and the stretch of the lower block
   /usr/bin/python3 bench/paper/fig4_two_blocks.py [--res 6] [--iters 1000]
 """
 
-import sys
-
 import numpy as np
 
 import paperlib as pl
@@ -80,14 +78,8 @@ def main():
     for a in ax:
         a.set_xlabel("iteration")
         a.legend(fontsize=8)
-    fig.suptitle("Fig. 4: two blocks hanging (res %d, k = 1e8, E = 1000)" % args.res)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    print("wrote %s\n      %s" % (csv, png))
+    pl.save_figure(fig, "Fig. 4: two blocks hanging (res %d, k = 1e8, E = 1000)" % args.res, csv, png)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except pl.BenchError as e:
-        sys.exit("error: %s" % e)
+    pl.script(main)

@@ -13,8 +13,6 @@ the reference. Material corotated (PBD's constraints |F - R| = 0, det F = 1 then
   /usr/bin/python3 bench/paper/fig6_bar.py [--res 6] [--length 4] [--iters 1,10,100,1000,10000]
 """
 
-import sys
-
 import paperlib as pl
 
 METHODS = {
@@ -67,14 +65,8 @@ def main():
     ax[0].legend(fontsize=8)
     ax[1].set_xlabel("iterations")
     ax[1].set_ylabel("relative residual")
-    fig.suptitle("Fig. 6: bar under gravity (res %d, length %g, corotated, E = 1000)" % (args.res, args.length))
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    print("wrote %s\n      %s" % (csv, png))
+    pl.save_figure(fig, "Fig. 6: bar under gravity (res %d, length %g, corotated, E = 1000)" % (args.res, args.length), csv, png)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except pl.BenchError as e:
-        sys.exit("error: %s" % e)
+    pl.script(main)

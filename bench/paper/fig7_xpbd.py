@@ -13,8 +13,6 @@ primary and secondary residuals). Material neo-Hookean (XPBD's constraints |F| a
   /usr/bin/python3 bench/paper/fig7_xpbd.py [--res 16] [--frames 3] [--iters 200]
 """
 
-import sys
-
 import paperlib as pl
 
 
@@ -57,14 +55,8 @@ def main():
     for a in ax:
         a.set_xlabel("iteration")
         a.legend(fontsize=8)
-    fig.suptitle("Fig. 7: Res-%d block falling (backward Euler), frame %d" % (args.res, args.frames))
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    print("wrote %s\n      %s" % (csv, png))
+    pl.save_figure(fig, "Fig. 7: Res-%d block falling (backward Euler), frame %d" % (args.res, args.frames), csv, png)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except pl.BenchError as e:
-        sys.exit("error: %s" % e)
+    pl.script(main)

@@ -8,8 +8,6 @@ accelerate it and behave similarly.
   /usr/bin/python3 bench/paper/fig9_accel.py [--res 32] [--iters 300]
 """
 
-import sys
-
 import paperlib as pl
 
 ACCELS = ("none", "sor", "chebyshev")
@@ -47,14 +45,8 @@ def main():
     for a in ax:
         a.set_ylabel("relative residual")
         a.legend()
-    fig.suptitle("Fig. 9: PBNG plain / SOR / Chebyshev, Res-%d stretch and twist, first frame" % args.res)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    print("wrote %s\n      %s" % (csv, png))
+    pl.save_figure(fig, "Fig. 9: PBNG plain / SOR / Chebyshev, Res-%d stretch and twist, first frame" % args.res, csv, png)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except pl.BenchError as e:
-        sys.exit("error: %s" % e)
+    pl.script(main)

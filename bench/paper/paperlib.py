@@ -138,3 +138,19 @@ def pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
+
+
+def save_figure(fig, title, csv, png):
+    """Titles, lays out and writes the figure; says where the results are."""
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print("wrote %s\n      %s" % (csv, png))
+
+
+def script(main):
+    """Runs a script's main, turning a BenchError into a one-line error and exit status 1."""
+    try:
+        main()
+    except BenchError as e:
+        sys.exit("error: %s" % e)

@@ -15,8 +15,6 @@ collapse the elements under hard projection.
 import json
 import os
 import statistics
-import sys
-
 import paperlib as pl
 
 PAPER = {16: (5, 39, 3.6, 4.1), 32: (5, 39, 28.0, 26.8), 64: (5, 39, 65.0, 137.0), 128: (5, 40, 1520.0, 1080.0)}
@@ -65,14 +63,8 @@ def main():
     ax.set_xlabel("tetrahedra")
     ax.set_ylabel("ms per iteration (median)")
     ax.legend()
-    ax.set_title("Table 1: PBNG (%d node colors) vs PBD (%d constraint colors)" % (rows[0]["node_colors"], rows[1]["constraint_colors"]))
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
-    print("wrote %s\n      %s" % (csv, png))
+    pl.save_figure(fig, "Table 1: PBNG (%d node colors) vs PBD (%d constraint colors)" % (rows[0]["node_colors"], rows[1]["constraint_colors"]), csv, png)
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except pl.BenchError as e:
-        sys.exit("error: %s" % e)
+    pl.script(main)
