@@ -137,21 +137,26 @@ static PetscErrorCode weak_block_sweep(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-/* -weak_blocks: the block colors' lists; every node of a counted constraint must be owned here. */
+/* -weak_blocks: the block colors' lists; every node of a counted constraint must be owned here.
+ * Collective: every rank agrees on a failure. */
 static PetscErrorCode setup_weak_blocks(pbng_solver *s)
 {
   pbng_data *d = s->data;
   const pbng_dmesh *dm = s->pb->dm;
+  int64_t spanning = -1, first; /* global index of a constraint with nodes on several ranks */
 
   PetscFunctionBeginUser;
   if (!s->opt.weak_blocks || dm->nglobal_weak == 0) PetscFunctionReturn(0);
-  PetscCheck(dm->block_color, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+  int missing = dm->block_color == NULL, any_missing;
+  PetscCallMPI(MPI_Allreduce(&missing, &any_missing, 1, MPI_INT, MPI_MAX, dm->comm));
+  PetscCheck(!any_missing, dm->comm, PETSC_ERR_ARG_WRONG,
              "-weak_blocks: this partitioned mesh file has no weak-constraint block colors: partition it again with pbng-partition");
-  for (int32_t c = 0; c < dm->nowned_weak; ++c)
+  for (int32_t c = 0; c < dm->nowned_weak && spanning < 0; ++c)
     for (int j = 0; j < dm->weak[c].nnodes; ++j)
-      PetscCheck(dm->weak[c].node[j] < dm->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
-                 "-weak_blocks: weak constraint %" PRId64 " has nodes on several ranks: partition the mesh again with pbng-partition",
-                 dm->global_weak[c]);
+      if (dm->weak[c].node[j] >= dm->nowned) spanning = dm->global_weak[c];
+  PetscCallMPI(MPI_Allreduce(&spanning, &first, 1, MPI_INT64_T, MPI_MAX, dm->comm));
+  PetscCheck(first < 0, dm->comm, PETSC_ERR_ARG_WRONG,
+             "-weak_blocks: weak constraint %" PRId64 " has nodes on several ranks: partition the mesh again with pbng-partition", first);
   PetscCall(pbng_group_by_color(dm->nblock_colors, dm->nowned_weak, dm->block_color, &d->block_start, &d->block_item));
   PetscFunctionReturn(0);
 }
