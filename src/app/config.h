@@ -33,10 +33,17 @@ typedef struct {
   PetscBool monitor;
   char initial[PETSC_MAX_PATH_LEN]; /* -initial: start from a frame of an earlier result (quasistatic) */
   int initial_frame;                 /* -initial_frame: that frame, -1 = the last */
+  char checkpoint[PETSC_MAX_PATH_LEN]; /* -checkpoint: the checkpoint file ("<output>.checkpoint.h5") */
+  int checkpoint_every;               /* -checkpoint_every K: a checkpoint after every K frames (0: only on a signal) */
+  char restart[PETSC_MAX_PATH_LEN];   /* -restart FILE | auto: continue from a checkpoint */
+  int test_signal_after;              /* -test_signal_after N: rank 0 sends itself SIGUSR1 after N iterations (tests) */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */
 } pbng_config;
+
+/* The options a restart must repeat exactly (physics, mesh, solver and its parameters), as one string. */
+void pbng_config_restart_key(const pbng_config *cfg, char *buf, size_t len);
 
 /* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box (plain Res-N
  * box), or "none" (give -mesh). */

@@ -18,7 +18,7 @@ static void join_command_line(int argc, char **argv, char *buf, size_t len)
   }
 }
 
-static PetscErrorCode run_command(const char *command_line)
+static PetscErrorCode run_command(const char *command_line, int *status)
 {
   pbng_config cfg;
   pbng_run_summary summary;
@@ -29,6 +29,14 @@ static PetscErrorCode run_command(const char *command_line)
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
   if (help_only) PetscFunctionReturn(0);
   PetscCall(pbng_run(PETSC_COMM_WORLD, &cfg, command_line, &summary));
+  if (summary.stopped_by_signal) {
+    *status = PBNG_EXIT_CHECKPOINTED;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "pbng: stopped by signal %d after frame %d; checkpoint %s and partial output %s.partial written;\n"
+                          "      continue with the same options plus -restart %s (or -restart auto); exit status %d\n",
+                          summary.stopped_by_signal, summary.frames, cfg.checkpoint, cfg.output, cfg.checkpoint, PBNG_EXIT_CHECKPOINTED));
+    PetscFunctionReturn(0);
+  }
   PetscCall(pbng_run_report(PETSC_COMM_WORLD, &cfg, &summary));
   PetscFunctionReturn(0);
 }
@@ -37,12 +45,13 @@ int main(int argc, char **argv)
 {
   static char command_line[8192];
   PetscErrorCode ierr;
+  int status = 0;
 
   join_command_line(argc, argv, command_line, sizeof(command_line));
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   /* user errors print one clear line instead of PETSc's traceback */
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = run_command(command_line);
+  ierr = run_command(command_line, &status);
   PetscCall(PetscPopErrorHandler());
   if (ierr) {
     const char *text = NULL;
@@ -56,5 +65,5 @@ int main(int argc, char **argv)
     return 1;
   }
   PetscCall(PetscFinalize());
-  return 0;
+  return status;
 }

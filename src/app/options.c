@@ -259,6 +259,45 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode read_checkpoint_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  PetscBool set;
+  PetscInt every = cfg->checkpoint_every;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-checkpoint", "checkpoint file (default <output>.checkpoint.h5), written on SIGTERM/SIGUSR1 and by -checkpoint_every", NULL,
+                               cfg->checkpoint, cfg->checkpoint, sizeof(cfg->checkpoint), &set));
+  PetscCall(PetscOptionsInt("-checkpoint_every", "also write a checkpoint after every K frames (0: only when stopped by a signal)", NULL, every, &every, &set));
+  PetscCheck(every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-checkpoint_every %d: must be >= 0", (int)every);
+  cfg->checkpoint_every = (int)every;
+  PetscCall(PetscOptionsString("-restart", "continue from a checkpoint FILE, or auto: from the checkpoint file if there is one", NULL, cfg->restart,
+                               cfg->restart, sizeof(cfg->restart), &set));
+  PetscCheck(!(cfg->restart[0] && cfg->initial[0]), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-restart and -initial exclude each other");
+  PetscInt after = 0;
+  PetscCall(PetscOptionsInt("-test_signal_after", "testing aid: rank 0 sends itself SIGUSR1 after N iterations of this run", NULL, after, &after, &set));
+  PetscCheck(after >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-test_signal_after %d: must be >= 0", (int)after);
+  cfg->test_signal_after = (int)after;
+  PetscFunctionReturn(0);
+}
+
+void pbng_config_restart_key(const pbng_config *cfg, char *buf, size_t len)
+{
+  const pbng_solver_options *o = &cfg->solver_opt;
+  char bcs[256] = "";
+  for (int b = 0; b < cfg->bcs.count; ++b) {
+    strncat(bcs, cfg->bcs.bc[b].name, sizeof(bcs) - strlen(bcs) - 2);
+    strncat(bcs, ",", sizeof(bcs) - strlen(bcs) - 1);
+  }
+  snprintf(buf, len,
+           "scene=%s res=%d bar_length=%.17g mesh=%s weak=%s weak_stiffness=%.17g bcs=%s material=%s E=%.17g nu=%.17g rho=%.17g "
+           "g=%.17g,%.17g,%.17g mode=%s dt=%.17g solver=%s accel=%s omega=%.17g rho=%.17g gamma=%.17g weak_blocks=%d xpbd_order=%d "
+           "xpbd_qs_dt=%.17g xpbd_qs_substeps=%d iters=%d rtol=%.17g residual_every=%d",
+           cfg->scene, cfg->res, cfg->bar_length, cfg->mesh_file, cfg->weak_file, cfg->weak_stiffness, bcs, pbng_material_kind_name(cfg->material),
+           cfg->youngs, cfg->poisson, cfg->density, cfg->gravity[0], cfg->gravity[1], cfg->gravity[2],
+           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", cfg->dt, cfg->solver, pbng_accel_name(o->accel), o->omega, o->rho,
+           o->gamma, o->weak_blocks, o->weak_first, o->pseudo_dt, o->substeps, cfg->iters, cfg->rtol, cfg->residual_every);
+}
+
 /* PETSc options read only at PetscFinalize (so still unused when pbng checks). */
 static int read_at_finalize(const char *name)
 {
@@ -332,8 +371,14 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(read_solver_controls(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsString("-output", "result file (HDF5; an .xdmf is written beside it)", NULL, cfg->output, cfg->output, sizeof(cfg->output), &set));
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
+  PetscCall(read_checkpoint_options(PetscOptionsObject, cfg));
   PetscOptionsEnd();
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
+  if (!cfg->checkpoint[0]) {
+    PetscCheck(strlen(cfg->output) + 16 < sizeof(cfg->checkpoint), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-output: file name too long");
+    PetscCall(PetscStrncpy(cfg->checkpoint, cfg->output, sizeof(cfg->checkpoint)));
+    PetscCall(PetscStrlcat(cfg->checkpoint, ".checkpoint.h5", sizeof(cfg->checkpoint)));
+  }
   PetscCall(pbng_config_reject_unused_options((PetscBool) !strcmp(cfg->solver, "newton")));
   PetscFunctionReturn(0);
 }

@@ -1,11 +1,15 @@
 #include "app/run.h"
 #include <malloc.h>
+#include <signal.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include "app/signals.h"
+#include "io/checkpoint.h"
 #include "io/output.h"
 #include "io/partfile.h"
 #include "io/result_reader.h"
@@ -32,6 +36,11 @@ typedef struct {
   int32_t *node_order; /* the local index of each of them */
   double time0;        /* time of frame 0: 0, or the time of the -initial frame */
   PetscBool newton_options_checked; /* -newton_* options checked once the solver has set up */
+  const char *command_line;
+  char restart[PETSC_MAX_PATH_LEN]; /* the checkpoint this run continues from, or "" */
+  pbng_checkpoint_counters resume;  /* its counters */
+  int stopped_by;                   /* the signal that stopped the run (after a checkpoint), or 0 */
+  int iterations_here;              /* iterations run by this process (-test_signal_after) */
 } run_state;
 
 static double frame_time(const run_state *st, int frame) { return st->time0 + frame * st->cfg->dt; }
@@ -382,23 +391,57 @@ static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r,
   PetscFunctionReturn(0);
 }
 
-/* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol. */
-static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
+/* Whether a stop was requested (SIGTERM / SIGUSR1) on any rank: every rank takes the same decision. */
+static PetscErrorCode stop_requested(run_state *st, PetscBool *stop)
+{
+  int mine = pbng_signals_received(), any;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, st->comm));
+  st->stopped_by = any;
+  *stop = any != 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_checkpoint(run_state *st, const pbng_checkpoint_counters *c);
+
+/* The frame's state at iteration l, as a checkpoint keeps it. */
+static void frame_counters(const run_state *st, const pbng_run_summary *sum, int frame, int l, const frame_result *fr, double r,
+                           double energy, int fresh, pbng_checkpoint_counters *c)
+{
+  *c = (pbng_checkpoint_counters){.next_frame = frame, .next_iteration = l, .time0 = st->time0, .residual0 = fr->residual0,
+                                  .residual = r, .energy = energy, .fresh = fresh, .seconds = fr->seconds,
+                                  .linear = (double)fr->linear_iterations, .iterations = sum->iterations,
+                                  .linear_iterations = (double)sum->linear_iterations, .solver_seconds = sum->solver_seconds};
+}
+
+/* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol.
+ * With resume, continues a frame a checkpoint stopped in (its start is not repeated). When a stop is
+ * requested, writes a checkpoint after the current iteration and sets *stopped. */
+static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoint_counters *resume, const pbng_run_summary *sum,
+                                  frame_result *fr, PetscBool *stopped)
 {
   const pbng_config *cfg = st->cfg;
   double r = 0, energy = 0;
-  int fresh = 1; /* r and energy describe the current iterate */
+  int fresh = 1, l0 = 0; /* fresh: r and energy describe the current iterate */
 
   PetscFunctionBeginUser;
   memset(fr, 0, sizeof(*fr));
-  PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, frame)));
-  PetscCall(pbng_solver_begin_frame(&st->solver));
-  PetscCall(evaluate_residual(st, &fr->residual0, &energy));
-  r = fr->residual0;
-  if (cfg->monitor) PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
-  const long long linear0 = st->solver.linear_iterations;
-  for (int l = 0; l < cfg->iters; ++l) {
-    PetscBool spent;
+  *stopped = PETSC_FALSE;
+  if (resume) {
+    fr->residual0 = resume->residual0, fr->seconds = resume->seconds, fr->linear_iterations = (long long)resume->linear;
+    r = resume->residual, energy = resume->energy, fresh = (int)resume->fresh;
+    l0 = fr->iterations = (int)resume->next_iteration;
+  } else {
+    PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, frame)));
+    PetscCall(pbng_solver_begin_frame(&st->solver));
+    PetscCall(evaluate_residual(st, &fr->residual0, &energy));
+    r = fr->residual0;
+    if (cfg->monitor) PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
+  }
+  const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
+  for (int l = l0; l < cfg->iters; ++l) {
+    PetscBool spent, stop;
     if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) break;
     PetscCall(budget_spent(st, fr->seconds, &spent));
     if (spent) break;
@@ -415,6 +458,15 @@ static PetscErrorCode solve_frame(run_state *st, int frame, frame_result *fr)
       PetscCall(evaluate_residual(st, &r, &energy));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
+    }
+    if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
+    PetscCall(stop_requested(st, &stop));
+    if (stop) {
+      pbng_checkpoint_counters c;
+      frame_counters(st, sum, frame, l + 1, fr, r, energy, fresh, &c);
+      PetscCall(write_checkpoint(st, &c));
+      *stopped = PETSC_TRUE;
+      PetscFunctionReturn(0);
     }
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
@@ -439,10 +491,10 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode print_frame_line(run_state *st, int frame, const frame_result *fr, double elapsed)
+static PetscErrorCode print_frame_line(run_state *st, int frame, int first, const frame_result *fr, double elapsed)
 {
   const int F = st->cfg->frames;
-  const double eta = frame > 0 ? elapsed / frame * (F - frame) : 0.0;
+  const double eta = elapsed / (frame - first + 1) * (F - frame); /* from this process's frames */
 
   PetscFunctionBeginUser;
   char linear[48];
@@ -452,19 +504,43 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, const frame_res
   PetscFunctionReturn(0);
 }
 
+/* A checkpoint at the start of frame `frame` (the previous ones done and written). */
+static PetscErrorCode checkpoint_between_frames(run_state *st, const pbng_run_summary *sum, int frame)
+{
+  pbng_checkpoint_counters c;
+  frame_result none;
+
+  PetscFunctionBeginUser;
+  memset(&none, 0, sizeof(none));
+  frame_counters(st, sum, frame, 0, &none, 0, 0, 1, &c);
+  PetscCall(pbng_output_flush(st->out)); /* the output's frames on disk match the checkpoint */
+  PetscCall(write_checkpoint(st, &c));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
 {
   frame_result fr;
   const double t0 = MPI_Wtime();
+  const int restarting = st->restart[0] != 0;
+  const int first = restarting ? (int)st->resume.next_frame : 1;
 
   PetscFunctionBeginUser;
-  memset(&fr, 0, sizeof(fr)); /* frame 0: the initial configuration */
-  PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, 0)));
-  PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
-  fr.relative_residual = 1.0;
-  PetscCall(write_frame(st, 0, &fr));
-  for (int frame = 1; frame <= st->cfg->frames; ++frame) {
-    PetscCall(solve_frame(st, frame, &fr));
+  memset(&fr, 0, sizeof(fr));
+  if (restarting) {
+    sum->frames = first - 1, sum->iterations = (int)st->resume.iterations;
+    sum->linear_iterations = (long long)st->resume.linear_iterations, sum->solver_seconds = st->resume.solver_seconds;
+  } else { /* frame 0: the initial configuration */
+    PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, 0)));
+    PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
+    fr.relative_residual = 1.0;
+    PetscCall(write_frame(st, 0, &fr));
+  }
+  for (int frame = first; frame <= st->cfg->frames; ++frame) {
+    const int resume_mid_frame = restarting && frame == first && st->resume.next_iteration > 0;
+    PetscBool stopped, stop;
+    PetscCall(solve_frame(st, frame, resume_mid_frame ? &st->resume : NULL, sum, &fr, &stopped));
+    if (stopped) PetscFunctionReturn(0);
     PetscCall(write_frame(st, frame, &fr));
     sum->frames = frame;
     sum->iterations += fr.iterations;
@@ -472,7 +548,11 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->solver_seconds += fr.seconds;
     sum->final_residual = fr.residual;
     sum->final_relative_residual = fr.relative_residual;
-    PetscCall(print_frame_line(st, frame, &fr, MPI_Wtime() - t0));
+    PetscCall(print_frame_line(st, frame, first, &fr, MPI_Wtime() - t0));
+    if (frame == st->cfg->frames) break;
+    PetscCall(stop_requested(st, &stop));
+    if (stop || (st->cfg->checkpoint_every > 0 && frame % st->cfg->checkpoint_every == 0)) PetscCall(checkpoint_between_frames(st, sum, frame + 1));
+    if (stop) PetscFunctionReturn(0);
   }
   PetscCall(check_newton_options(st));
   PetscFunctionReturn(0);
@@ -522,6 +602,103 @@ static PetscErrorCode summarize_partition(run_state *st, pbng_run_summary *sum)
   PetscFunctionReturn(0);
 }
 
+/* ---- checkpoints ------------------------------------------------------------------------------ */
+
+/* The run's state: positions (and the dynamic state), the corotated warm starts (as doubles in
+ * rotation[]) and the solver's own fields. */
+static PetscErrorCode state_fields(run_state *st, double *rotation, pbng_state_field *f, int *n)
+{
+  pbng_problem *pb = &st->pb;
+  const pbng_dmesh *dm = &st->dm;
+
+  PetscFunctionBeginUser;
+  *n = 0;
+  pbng_state_add(f, n, "positions", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x);
+  if (pb->mode == PBNG_MODE_DYNAMIC) {
+    pbng_state_add(f, n, "velocity", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->velocity);
+    pbng_state_add(f, n, "x_prev", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x_prev);
+    pbng_state_add(f, n, "x_hat", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x_hat);
+  }
+  if (pb->rotation) pbng_state_add(f, n, "rotation", PBNG_FIELD_ELEMENTS, 4, dm->nowned_elems, dm->nelems, rotation);
+  if (st->solver.ops->state) PetscCall(st->solver.ops->state(&st->solver, f, n)); /* appends to f */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_checkpoint(run_state *st, const pbng_checkpoint_counters *c)
+{
+  pbng_state_field fields[PBNG_MAX_STATE_FIELDS];
+  double *rotation = NULL;
+  char key[2048];
+  int n;
+  const int64_t nrot = st->pb.rotation ? 4 * (int64_t)st->dm.nelems : 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nrot + 1, &rotation));
+  for (int64_t k = 0; k < nrot; ++k) rotation[k] = st->pb.rotation[k];
+  PetscCall(state_fields(st, rotation, fields, &n));
+  pbng_config_restart_key(st->cfg, key, sizeof(key));
+  PetscCall(pbng_checkpoint_write(&st->dm, st->cfg->checkpoint, c, key, st->command_line, n, fields));
+  PetscCall(PetscFree(rotation));
+  PetscCall(PetscPrintf(st->comm, "checkpoint: %s (frame %d, %d iterations done in it)\n", st->cfg->checkpoint, (int)c->next_frame,
+                        (int)c->next_iteration));
+  PetscFunctionReturn(0);
+}
+
+/* -restart: the state of st->restart (whose counters were read) into the problem and solver. */
+static PetscErrorCode load_checkpoint(run_state *st)
+{
+  pbng_state_field fields[PBNG_MAX_STATE_FIELDS];
+  double *rotation;
+  int n;
+  const int64_t nrot = st->pb.rotation ? 4 * (int64_t)st->dm.nelems : 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nrot + 1, &rotation));
+  PetscCall(state_fields(st, rotation, fields, &n));
+  PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, fields));
+  for (int64_t k = 0; k < nrot; ++k) st->pb.rotation[k] = (float)rotation[k];
+  PetscCall(PetscFree(rotation));
+  PetscCall(pbng_problem_update_ghosts(&st->pb));
+  if (st->solver.ops->restored) PetscCall(st->solver.ops->restored(&st->solver));
+  st->time0 = st->resume.time0;
+  st->solver.linear_iterations = (long long)(st->resume.linear_iterations + st->resume.linear); /* the solver's running count */
+  PetscCall(PetscPrintf(st->comm, "restart: %s, frame %d after %d of its iterations\n", st->restart, (int)st->resume.next_frame,
+                        (int)st->resume.next_iteration));
+  PetscFunctionReturn(0);
+}
+
+/* -restart FILE, or auto: the checkpoint file when it exists (rank 0 looks, every rank learns). */
+static PetscErrorCode resolve_restart(run_state *st)
+{
+  const char *want = st->cfg->restart;
+  int use = 0;
+
+  PetscFunctionBeginUser;
+  st->restart[0] = 0;
+  if (!want[0]) PetscFunctionReturn(0);
+  const char *path = strcmp(want, "auto") ? want : st->cfg->checkpoint;
+  if (st->rank == 0) use = strcmp(want, "auto") || access(path, R_OK) == 0;
+  PetscCallMPI(MPI_Bcast(&use, 1, MPI_INT, 0, st->comm));
+  if (use) PetscCall(PetscStrncpy(st->restart, path, sizeof(st->restart)));
+  else PetscCall(PetscPrintf(st->comm, "restart: no checkpoint %s, starting from the beginning\n", path));
+  PetscFunctionReturn(0);
+}
+
+/* The output of a restarted run: the earlier run's "<output>.partial", frames after the checkpoint
+ * dropped. */
+static PetscErrorCode resume_output(run_state *st, const mesh_header *mesh)
+{
+  char key[2048];
+  pbng_output_info info = {.xdmf_topology = mesh->etype->xdmf_topology, .nodes_per_element = mesh->etype->nodes};
+
+  PetscFunctionBeginUser;
+  pbng_config_restart_key(st->cfg, key, sizeof(key));
+  PetscCall(pbng_checkpoint_read_counters(&st->dm, st->restart, key, &st->resume));
+  PetscCall(pbng_output_resume(st->comm, st->cfg->output, &info, mesh->nnodes, mesh->nelems, (int)st->resume.next_frame, &st->out));
+  PetscCall(build_node_output_order(st));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
 {
   const pbng_config *cfg = st->cfg;
@@ -538,16 +715,19 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   else PetscCall(global_mesh_on_rank0(st, &mesh, &head));
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
-  PetscCall(open_output(st, &head, command_line)); /* an unwritable output fails before any work */
+  PetscCall(resolve_restart(st));
+  if (!st->restart[0]) PetscCall(open_output(st, &head, command_line)); /* an unwritable output fails before any work */
   PetscCall(build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
-  PetscCall(write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
+  if (st->restart[0]) PetscCall(resume_output(st, &head));
+  else PetscCall(write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
   malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   st->pb.halo = &st->halo;
   if (cfg->initial[0]) PetscCall(load_initial_state(st));
   PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
+  if (st->restart[0]) PetscCall(load_checkpoint(st));
   sum->ncolors = st->dm.ncolors;
   const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];
   PetscCallMPI(MPI_Allreduce(&mine, &sum->free_visits_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
@@ -621,6 +801,8 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   memset(sum, 0, sizeof(*sum));
   st.comm = comm;
   st.cfg = cfg;
+  st.command_line = command_line;
+  pbng_signals_install();
   PetscCallMPI(MPI_Comm_rank(comm, &st.rank));
   PetscCallMPI(MPI_Comm_size(comm, &sum->ranks));
   PetscCall(choose_thread_count(comm, cfg->threads));
@@ -635,7 +817,12 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   }
   PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */
-  PetscCall(pbng_output_close(&st.out, PETSC_TRUE));
+  sum->stopped_by_signal = st.stopped_by;
+  if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */
+  else {
+    PetscCall(pbng_output_close(&st.out, PETSC_TRUE));
+    if (st.rank == 0 && access(cfg->checkpoint, F_OK) == 0) remove(cfg->checkpoint); /* the run is complete: nothing to continue */
+  }
   PetscCall(teardown(&st));
   sum->total_seconds = MPI_Wtime() - t0;
   sum->visits_per_second = sum->solver_seconds > 0 ? 4.0 * (double)sum->elements * sum->iterations / sum->solver_seconds : 0;

@@ -4,6 +4,9 @@
 
 #include "app/config.h"
 
+/* Exit status of a run stopped by SIGTERM / SIGUSR1 after writing its checkpoint (resubmit with -restart). */
+#define PBNG_EXIT_CHECKPOINTED 85
+
 /* Error code of a rank whose setup stopped because rank 0 failed (rank 0 reports the cause). */
 #define PBNG_ERR_ON_RANK0 PETSC_ERR_USER
 
@@ -25,6 +28,7 @@ typedef struct {
   int64_t halo_bytes_per_iteration;                     /* sent by all ranks in one sweep */
   int halo_neighbors_max;                               /* largest number of neighbour ranks */
   double halo_seconds;                                  /* largest over ranks, within solver_seconds */
+  int stopped_by_signal;                                /* the signal that stopped the run after a checkpoint, or 0 */
 } pbng_run_summary;
 
 PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *summary);

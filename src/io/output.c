@@ -56,7 +56,7 @@ struct pbng_output {
   int64_t nnodes, nelems;
   int nodes_per_element;
   char topology[64];
-  PetscBool have_elements;
+  PetscBool have_elements, no_xdmf;
   node_dataset *nodesets;
   int nnodesets, capnodesets;
   frame_entry *framelist;
@@ -585,7 +585,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
 
   PetscFunctionBegin;
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
-  TRY(attr_string(root, "format", "pbng-1"));
+  TRY(attr_string(root, "format", info->format ? info->format : "pbng-1"));
   TRY(attr_string(root, "material", info->material));
   TRY(attr_double(root, "youngs_modulus", info->youngs_modulus));
   TRY(attr_double(root, "poisson_ratio", info->poisson_ratio));
@@ -603,6 +603,26 @@ cleanup:
 static PetscErrorCode output_free(pbng_output **out);
 static PetscErrorCode close_handles(pbng_output *out);
 
+/* A new output object (no file yet) on a duplicate of comm. */
+static PetscErrorCode output_new(MPI_Comm comm, const pbng_output_info *info, int64_t nnodes, int64_t nelems, pbng_output **outp)
+{
+  pbng_output *out;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&out));
+  out->file = out->mesh = out->frames = -1;
+  out->nnodes = nnodes;
+  out->nelems = nelems;
+  out->nodes_per_element = info->nodes_per_element > 0 ? info->nodes_per_element : 4;
+  out->no_xdmf = info->no_xdmf;
+  snprintf(out->topology, sizeof out->topology, "%s", info->xdmf_topology ? info->xdmf_topology : "Tetrahedron");
+  PetscCallMPI(MPI_Comm_dup(comm, &out->comm));
+  PetscCallMPI(MPI_Comm_rank(out->comm, &out->rank));
+  PetscCallMPI(MPI_Comm_size(out->comm, &out->size));
+  *outp = out;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_output_info *info, int64_t nnodes,
                                   int64_t nelems, pbng_output **outp)
 {
@@ -616,15 +636,7 @@ static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_ou
   PetscCheck(path && info, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL path or info");
   PetscCheck(nnodes >= 0 && nelems >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "output: negative node or element count for '%s'", path);
-  PetscCall(PetscNew(&out));
-  out->file = out->mesh = out->frames = -1;
-  out->nnodes = nnodes;
-  out->nelems = nelems;
-  out->nodes_per_element = info->nodes_per_element > 0 ? info->nodes_per_element : 4;
-  snprintf(out->topology, sizeof out->topology, "%s", info->xdmf_topology ? info->xdmf_topology : "Tetrahedron");
-  PetscCallMPI(MPI_Comm_dup(comm, &out->comm));
-  PetscCallMPI(MPI_Comm_rank(out->comm, &out->rank));
-  PetscCallMPI(MPI_Comm_size(out->comm, &out->size));
+  PetscCall(output_new(comm, info, nnodes, nelems, &out));
   ierr = derive_names(out, path);
   if (!ierr) {
     if (out->rank == 0) check_creatable(path, reason, sizeof reason);
@@ -852,12 +864,12 @@ static int write_xdmf(const pbng_output *out, char *reason, size_t len)
 static void finalize_files(const pbng_output *out, char *reason, size_t len)
 {
   reason[0] = '\0';
-  if (write_xdmf(out, reason, len)) return;
+  if (!out->no_xdmf && write_xdmf(out, reason, len)) return;
   if (rename(out->partial, out->path) != 0) {
     snprintf(reason, len, "cannot rename '%s' to '%s': %s", out->partial, out->path, strerror(errno));
     return;
   }
-  if (rename(out->xdmf_partial, out->xdmf) != 0)
+  if (!out->no_xdmf && rename(out->xdmf_partial, out->xdmf) != 0)
     snprintf(reason, len, "cannot rename '%s' to '%s': %s", out->xdmf_partial, out->xdmf, strerror(errno));
 }
 
@@ -947,6 +959,144 @@ static PetscErrorCode output_close(pbng_output **outp, PetscBool success)
     PetscCheck(!reason[0], PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "output: cannot finish '%s': %s", path, reason);
     PetscCheck(!ierr, PETSC_COMM_SELF, ierr, "output: cannot finish '%s' (left as '%s.partial')", path, path);
   }
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Root attributes, suspend and resume                                                              */
+
+static PetscErrorCode root_attr(pbng_output *out, const char *name, int n, const double *values, const char *text)
+{
+  PetscErrorCode ierr = 0;
+  hid_t root = -1;
+  const hsize_t dims = (hsize_t)n;
+
+  PetscFunctionBegin;
+  H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
+  if (text) TRY(attr_string(root, name, text));
+  else TRY(attr_write(root, name, H5T_NATIVE_DOUBLE, 1, &dims, values));
+cleanup:
+  close_id(&root);
+  PetscFunctionReturn(ierr);
+}
+
+static PetscErrorCode output_suspend(pbng_output **outp)
+{
+  pbng_output *out = *outp;
+  PetscErrorCode ierr = 0;
+  hid_t root = -1;
+
+  PetscFunctionBegin;
+  H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
+  TRY(attr_int(root, "frames_written", out->nframes));
+cleanup:
+  close_id(&root);
+  {
+    PetscErrorCode ierr2 = close_handles(out);
+    if (!ierr) ierr = ierr2;
+  }
+  PetscCall(output_free(outp));
+  PetscFunctionReturn(ierr);
+}
+
+/* Dataset lengths along the first dimension (0 when missing), and the number of columns. */
+static hsize_t dataset_rows(hid_t loc, const char *path, int *ncols, int *is_int)
+{
+  hsize_t dims[2] = {0, 1};
+  if (H5Lexists(loc, path, H5P_DEFAULT) <= 0) return 0;
+  hid_t dset = H5Dopen2(loc, path, H5P_DEFAULT), space = H5Dget_space(dset), type = H5Dget_type(dset);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  H5Sget_simple_extent_dims(space, dims, NULL);
+  if (ncols) *ncols = rank == 2 ? (int)dims[1] : 1;
+  if (is_int) *is_int = H5Tget_class(type) == H5T_INTEGER;
+  H5Tclose(type), H5Sclose(space), H5Dclose(dset);
+  return rank >= 1 ? dims[0] : 0;
+}
+
+/* The node datasets of /mesh (for the XDMF), as output_open's writers would have remembered them. */
+static PetscErrorCode recall_node_datasets(pbng_output *out)
+{
+  static const char *const names[] = {"rest_positions", "color", "partition"};
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k) {
+    char path[96];
+    int ncols = 0, is_int = 0;
+    snprintf(path, sizeof path, "/mesh/%s", names[k]);
+    if (dataset_rows(out->file, path, &ncols, &is_int) == (hsize_t)out->nnodes) PetscCall(remember_node_dataset(out, path, ncols, is_int));
+  }
+  out->have_elements = dataset_rows(out->file, "/mesh/tetrahedra", NULL, NULL) == (hsize_t)out->nelems;
+  PetscFunctionReturn(0);
+}
+
+/* Frames 0..keep-1 (each must be there) into the frame list; later ones deleted. */
+static PetscErrorCode recall_frames(pbng_output *out, int keep)
+{
+  PetscErrorCode ierr = 0;
+  hid_t grp = -1, attr = -1, root = -1;
+
+  PetscFunctionBegin;
+  for (int k = 0;; ++k) {
+    char gname[32];
+    snprintf(gname, sizeof gname, "/frames/%06d", k);
+    if (H5Lexists(out->file, gname, H5P_DEFAULT) <= 0) {
+      PetscCheck(k >= keep, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "output: '%s' holds frames 0..%d, not the %d to continue from",
+                 out->partial, k - 1, keep);
+      break;
+    }
+    if (k >= keep) {
+      H5TRY(H5Ldelete(out->file, gname, H5P_DEFAULT), "cannot delete '%s' from '%s'", gname, out->partial);
+      continue;
+    }
+    double time = 0;
+    H5TRY(grp = H5Gopen2(out->file, gname, H5P_DEFAULT), "cannot open '%s'", gname);
+    H5TRY(attr = H5Aopen(grp, "time", H5P_DEFAULT), "'%s' has no time attribute", gname);
+    H5TRY(H5Aread(attr, H5T_NATIVE_DOUBLE, &time), "cannot read the time of '%s'", gname);
+    close_id(&attr), close_id(&grp);
+    if (out->nframes == out->capframes) {
+      int cap = out->capframes ? 2 * out->capframes : 16;
+      TRY(PetscRealloc(sizeof(frame_entry) * (size_t)cap, &out->framelist));
+      out->capframes = cap;
+    }
+    out->framelist[out->nframes].index = k;
+    out->framelist[out->nframes++].time = time;
+  }
+  H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
+  TRY(attr_int(root, "frames_written", out->nframes));
+cleanup:
+  close_id(&attr), close_id(&grp), close_id(&root);
+  PetscFunctionReturn(ierr);
+}
+
+static PetscErrorCode output_resume(MPI_Comm comm, const char *path, const pbng_output_info *info, int64_t nnodes, int64_t nelems,
+                                    int keep_frames, pbng_output **outp)
+{
+  pbng_output *out;
+  PetscErrorCode ierr = 0;
+  hid_t fapl = -1;
+
+  PetscFunctionBegin;
+  *outp = NULL;
+  PetscCall(output_new(comm, info, nnodes, nelems, &out));
+  TRY(derive_names(out, path));
+  H5TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), "cannot create file access property list for '%s'", path);
+  H5TRY(H5Pset_fapl_mpio(fapl, out->comm, MPI_INFO_NULL), "cannot select the MPI-IO driver for '%s'", path);
+  H5TRY(out->file = H5Fis_hdf5(out->partial) > 0 ? H5Fopen(out->partial, H5F_ACC_RDWR, fapl) : -1,
+          "cannot reopen '%s' to continue the run (missing or damaged)", out->partial);
+  H5TRY(out->mesh = H5Gopen2(out->file, "/mesh", H5P_DEFAULT), "'%s' has no /mesh", out->partial);
+  H5TRY(out->frames = H5Gopen2(out->file, "/frames", H5P_DEFAULT), "'%s' has no /frames", out->partial);
+  PetscCheck(dataset_rows(out->file, "/mesh/rest_positions", NULL, NULL) == (hsize_t)nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "output: '%s' is not a result of this mesh (%" PRId64 " nodes)", out->partial, nnodes);
+  TRY(recall_node_datasets(out));
+  TRY(recall_frames(out, keep_frames));
+cleanup:
+  close_id(&fapl);
+  if (ierr) {
+    (void)close_handles(out);
+    (void)output_free(&out);
+    PetscCall(ierr);
+  }
+  *outp = out;
   PetscFunctionReturn(0);
 }
 
@@ -1043,5 +1193,45 @@ PetscErrorCode pbng_output_close(pbng_output **out, PetscBool success)
 {
   PetscFunctionBegin;
   QUIET_CALL(output_close(out, success));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_root_doubles(pbng_output *out, const char *name, int n, const double *values)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  QUIET_CALL(root_attr(out, name, n, values, NULL));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_root_string(pbng_output *out, const char *name, const char *value)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  QUIET_CALL(root_attr(out, name, 0, NULL, value ? value : ""));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_flush(pbng_output *out)
+{
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  PetscCheck(H5Fflush(out->file, H5F_SCOPE_GLOBAL) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "output: cannot flush '%s'", out->partial);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_suspend(pbng_output **out)
+{
+  PetscFunctionBegin;
+  if (!out || !*out) PetscFunctionReturn(0);
+  QUIET_CALL(output_suspend(out));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_resume(MPI_Comm comm, const char *path, const pbng_output_info *info, int64_t nnodes, int64_t nelems,
+                                  int keep_frames, pbng_output **out)
+{
+  PetscFunctionBegin;
+  QUIET_CALL(output_resume(comm, path, info, nnodes, nelems, keep_frames, out));
   PetscFunctionReturn(0);
 }

@@ -29,6 +29,8 @@ typedef struct {
   const char *command_line;
   const char *xdmf_topology; /* "Tetrahedron" */
   int nodes_per_element;     /* 4 */
+  const char *format;        /* root attribute format: NULL for "pbng-1" (a result) */
+  PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
 } pbng_output_info;
 
 typedef struct {
@@ -65,6 +67,23 @@ PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, c
  * on its positions dataset); also updates the root attribute frames_written. */
 PetscErrorCode pbng_output_write_frame(pbng_output *out, int frame, int64_t nlocal, const int64_t *rows,
                                        const double *positions, const pbng_frame_info *finfo);
+
+/* A root attribute: n doubles, or a string (replaces an earlier value). */
+PetscErrorCode pbng_output_root_doubles(pbng_output *out, const char *name, int n, const double *values);
+PetscErrorCode pbng_output_root_string(pbng_output *out, const char *name, const char *value);
+
+/* Flushes what was written to "<path>.partial" (consistent on disk up to here). */
+PetscErrorCode pbng_output_flush(pbng_output *out);
+
+/* Closes the file but keeps it as "<path>.partial" (frames_written up to date) for a later
+ * pbng_output_resume: a run stopped to be restarted. */
+PetscErrorCode pbng_output_suspend(pbng_output **out);
+
+/* Reopens "<path>.partial" left by pbng_output_suspend (or an interrupted run) to continue it: checks
+ * that it is a pbng-1 result of nnodes nodes and nelems elements, keeps frames 0..keep_frames-1 (they
+ * must all be there) and deletes later ones. Collective. */
+PetscErrorCode pbng_output_resume(MPI_Comm comm, const char *path, const pbng_output_info *info, int64_t nnodes, int64_t nelems,
+                                  int keep_frames, pbng_output **out);
 
 /* success = PETSC_TRUE: flush, close, write the XDMF, rename both into place.
  * success = PETSC_FALSE: close and delete the partial files (the requested names are untouched). */

@@ -1,5 +1,6 @@
 #include "io/result_reader.h"
 #include <hdf5.h>
+#include "io/h5rows.h"
 #include <string.h>
 
 /* A scalar attribute of a file or group; PETSC_FALSE when missing or unreadable. */
@@ -26,37 +27,6 @@ static PetscBool read_root_string(hid_t file, const char *name, char *value, siz
   H5Tclose(type);
   H5Aclose(attr);
   return ok;
-}
-
-/* Rows rows[0..n) (3 columns) of a [N,3] float64 dataset, by point selection (any order). */
-static PetscErrorCode read_node_rows(hid_t file, const char *fname, const char *path, int64_t nglobal, int64_t n, const int64_t *rows,
-                                     double *buf)
-{
-  hid_t dset, fspace, mspace;
-  hsize_t dims[2] = {0, 0}, *coord;
-  const hsize_t count = (hsize_t)(3 * n);
-  herr_t status;
-
-  PetscFunctionBeginUser;
-  dset = H5Lexists(file, path, H5P_DEFAULT) > 0 ? H5Dopen2(file, path, H5P_DEFAULT) : -1;
-  PetscCheck(dset >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-initial %s: no dataset %s", fname, path);
-  fspace = H5Dget_space(dset);
-  const int rank_ok = H5Sget_simple_extent_ndims(fspace) == 2 && H5Sget_simple_extent_dims(fspace, dims, NULL) == 2;
-  if (!rank_ok || dims[0] != (hsize_t)nglobal || dims[1] != 3) {
-    H5Sclose(fspace), H5Dclose(dset);
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-initial %s: %s is not [%" PRId64 ", 3]", fname, path, nglobal);
-  }
-  PetscCall(PetscMalloc1(2 * count + 2, &coord));
-  for (int64_t k = 0; k < n; ++k)
-    for (int d = 0; d < 3; ++d) coord[2 * (3 * k + d)] = (hsize_t)rows[k], coord[2 * (3 * k + d) + 1] = (hsize_t)d;
-  mspace = H5Screate_simple(1, count ? &count : (const hsize_t[]){1}, NULL);
-  if (n > 0) H5Sselect_elements(fspace, H5S_SELECT_SET, count, coord);
-  else H5Sselect_none(fspace), H5Sselect_none(mspace);
-  status = H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, buf);
-  PetscCall(PetscFree(coord));
-  H5Sclose(mspace), H5Sclose(fspace), H5Dclose(dset);
-  PetscCheck(status >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "-initial %s: cannot read %s", fname, path);
-  PetscFunctionReturn(0);
 }
 
 /* Root attributes: format, node count, frames written (every rank reads the same values). */
@@ -113,12 +83,12 @@ static PetscErrorCode read_frame(hid_t file, MPI_Comm comm, const char *path, in
   PetscCall(read_frame_time(file, comm, path, group, &info->time));
   info->frame = frame;
   PetscCall(PetscMalloc1(3 * n + 1, &stored_rest));
-  PetscCall(read_node_rows(file, path, "/mesh/rest_positions", nglobal, n, rows, stored_rest));
+  PetscCall(pbng_h5_read_rows(file, "-initial", path, "/mesh/rest_positions", nglobal, 3, n, rows, stored_rest));
   for (int64_t k = 0; k < 3 * n; ++k) mismatch |= stored_rest[k] != rest[k];
   PetscCall(PetscFree(stored_rest));
   PetscCallMPI(MPI_Allreduce(&mismatch, &any, 1, MPI_INT, MPI_LOR, comm));
   PetscCheck(!any, comm, PETSC_ERR_ARG_INCOMP, "-initial %s: its rest positions differ from this run's mesh (a result of another mesh?)", path);
-  PetscCall(read_node_rows(file, path, dataset, nglobal, n, rows, x));
+  PetscCall(pbng_h5_read_rows(file, "-initial", path, dataset, nglobal, 3, n, rows, x));
   for (int64_t k = 0; k < 3 * n; ++k) mismatch |= !isfinite(x[k]);
   PetscCallMPI(MPI_Allreduce(&mismatch, &any, 1, MPI_INT, MPI_LOR, comm));
   PetscCheck(!any, comm, PETSC_ERR_FP, "-initial %s: %s holds non-finite positions", path, dataset);

@@ -253,4 +253,6 @@ static PetscErrorCode newton_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_newton_ops = {"newton", newton_create, newton_begin_frame, newton_iterate, newton_destroy, NULL};
+/* No state between iterations: each is one SNESSolve from the problem's positions. */
+const pbng_solver_ops pbng_solver_newton_ops = {.name = "newton", .create = newton_create, .begin_frame = newton_begin_frame,
+                                                .iterate = newton_iterate, .destroy = newton_destroy};

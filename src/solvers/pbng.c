@@ -252,4 +252,17 @@ static PetscErrorCode pbng_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_pbng_ops = {"pbng", pbng_create, pbng_begin_frame, pbng_iterate, pbng_destroy, NULL};
+/* Checkpoint state: the acceleration history x^{l-1} and omega_l (Eq. 39/40). */
+static PetscErrorCode pbng_state(pbng_solver *s, pbng_state_field *fields, int *n)
+{
+  pbng_data *d = s->data;
+  const int32_t nfree = s->pb->dm->nfree;
+
+  PetscFunctionBeginUser;
+  if (d->x_prev) pbng_state_add(fields, n, "pbng_x_prev", PBNG_FIELD_NODES, 3, nfree, nfree, d->x_prev);
+  pbng_state_add(fields, n, "pbng_omega", PBNG_FIELD_SCALARS, 1, 1, 1, &d->omega_prev);
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_pbng_ops = {.name = "pbng", .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate,
+                                              .destroy = pbng_destroy, .state = pbng_state};

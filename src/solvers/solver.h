@@ -5,6 +5,7 @@
 #define PBNG_SOLVERS_SOLVER_H
 
 #include "solvers/problem.h"
+#include "solvers/state.h"
 
 typedef enum { PBNG_ACCEL_NONE = 0, PBNG_ACCEL_SOR = 1, PBNG_ACCEL_CHEBYSHEV = 2 } pbng_accel;
 
@@ -28,6 +29,10 @@ typedef struct {
   PetscErrorCode (*iterate)(pbng_solver *s, int l); /* iteration l (0-based) of the current frame */
   PetscErrorCode (*destroy)(pbng_solver *s);
   PetscErrorCode (*monitor)(pbng_solver *s, char *buf, size_t len); /* optional -monitor suffix (collective) */
+  /* optional: the state a checkpoint must keep between iterations (pointers into the solver), and
+   * what to do once it was read back (e.g. refresh ghosts) */
+  PetscErrorCode (*state)(pbng_solver *s, pbng_state_field *fields, int *nfields);
+  PetscErrorCode (*restored)(pbng_solver *s);
 } pbng_solver_ops;
 
 struct pbng_solver {

@@ -298,6 +298,37 @@ static PetscErrorCode cb_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_pbd_ops = {"pbd", pbd_create, cb_begin_frame, cb_iterate, cb_destroy, NULL};
-const pbng_solver_ops pbng_solver_xpbd_ops = {"xpbd", xpbd_create, cb_begin_frame, cb_iterate, cb_destroy, xpbd_monitor};
-const pbng_solver_ops pbng_solver_xpbd_qs_ops = {"xpbd_qs", xpbd_qs_create, cb_begin_frame, cb_iterate, cb_destroy, xpbd_monitor};
+/* Checkpoint state: multipliers, the inertial target and the pseudo step's start. */
+static PetscErrorCode cb_state(pbng_solver *s, pbng_state_field *fields, int *n)
+{
+  cb_data *d = s->data;
+  const pbng_dmesh *dm = s->pb->dm;
+
+  PetscFunctionBeginUser;
+  pbng_state_add(fields, n, "xpbd_lambda", PBNG_FIELD_ELEMENTS, 2, dm->nowned_elems, dm->nowned_elems, d->lambda_elem);
+  pbng_state_add(fields, n, "xpbd_lambda_weak", PBNG_FIELD_WEAK, 3, dm->nowned_weak, dm->nowned_weak, d->lambda_weak);
+  pbng_state_add(fields, n, "xpbd_x_tilde", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->x_tilde);
+  pbng_state_add(fields, n, "xpbd_x_step", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->x_step);
+  PetscFunctionReturn(0);
+}
+
+/* After a restart: ghosts need the pseudo step's start and the target too (start_step sets them on
+ * every local node). */
+static PetscErrorCode cb_restored(pbng_solver *s)
+{
+  cb_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (s->pb->halo) {
+    PetscCall(pbng_halo_exchange(s->pb->halo, -1, d->x_step));
+    PetscCall(pbng_halo_exchange(s->pb->halo, -1, d->x_tilde));
+  }
+  PetscFunctionReturn(0);
+}
+
+#define CB_OPS(NAME, CREATE, MONITOR)                                                                                                      \
+  {.name = NAME, .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR,      \
+   .state = cb_state, .restored = cb_restored}
+const pbng_solver_ops pbng_solver_pbd_ops = CB_OPS("pbd", pbd_create, NULL);
+const pbng_solver_ops pbng_solver_xpbd_ops = CB_OPS("xpbd", xpbd_create, xpbd_monitor);
+const pbng_solver_ops pbng_solver_xpbd_qs_ops = CB_OPS("xpbd_qs", xpbd_qs_create, xpbd_monitor);

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Checkpoint and restart: a run stopped by SIGUSR1/SIGTERM mid-frame writes a checkpoint and its
+# partial output and exits 85; -restart continues it, and the final output equals the uninterrupted
+# run's (bitwise here; the issue asks 1e-12), for PBNG (Chebyshev, quasistatic and dynamic, corotated
+# warm starts), Newton and XPBD-QS, on 1 and 2 ranks; -checkpoint_every checkpoints between frames,
+# a hard kill after one leaves a run that -restart auto completes; bad restarts are clear errors.
+source "$(dirname "$0")/lib.sh"
+: "${MPIEXEC:=mpiexec}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+mpi() { local n=$1; shift; if [ "$n" = 1 ]; then "$@"; else "$MPIEXEC" -n "$n" --oversubscribe --bind-to none "$@"; fi; }
+
+# stop_and_restart TAG RANKS AFTER OPTIONS...: uninterrupted run, run stopped after AFTER iterations, restart; compare
+# (bitwise, or to RTOL when set: corotated warm starts of elements shared by ranks are restored from their owner's)
+stop_and_restart() {
+  local tag=$1 ranks=$2 after=$3; shift 3
+  local rc=0
+  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.full.h5" -summary "$TMP/$tag.full.json" > "$TMP/$tag.full.log" 2>&1 \
+    || { fail "$tag: uninterrupted run"; cat "$TMP/$tag.full.log"; return; }
+  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.h5" -test_signal_after "$after" > "$TMP/$tag.1.log" 2>&1 || rc=$?
+  [ "$rc" = 85 ] && ok || { fail "$tag: stopped run exited $rc, not 85"; cat "$TMP/$tag.1.log"; return; }
+  [ -e "$TMP/$tag.h5.checkpoint.h5" ] && [ -e "$TMP/$tag.h5.partial" ] && [ ! -e "$TMP/$tag.h5" ] && ok \
+    || fail "$tag: expected the checkpoint and the partial output only"
+  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.h5" -restart auto -summary "$TMP/$tag.json" > "$TMP/$tag.2.log" 2>&1 && ok \
+    || { fail "$tag: restart"; cat "$TMP/$tag.2.log"; return; }
+  "$PY" -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); k = ("frames", "iterations", "linear_iterations"); \
+assert all(a[x] == b[x] for x in k), [(x, a[x], b[x]) for x in k]' "$TMP/$tag.full.json" "$TMP/$tag.json" && ok || fail "$tag: iteration counts differ"
+  grep -q "^restart: .*checkpoint.h5, frame" "$TMP/$tag.2.log" && ok || fail "$tag: the restart did not say where it continues"
+  "$PY" "$HERE/check_output.py" "$TMP/$tag.h5" --compare "$TMP/$tag.full.h5" --rtol "${RTOL:-0}" --quiet && ok || fail "$tag: restarted output differs"
+  [ ! -e "$TMP/$tag.h5.checkpoint.h5" ] && ok || fail "$tag: the checkpoint of a finished run was left behind"
+}
+
+box=(-scene box_stretch_twist -res 8 -frames 4 -threads 1)
+stop_and_restart pbng_cheb 1 230 "${box[@]}" -accel chebyshev -iters 2000 -rtol 1e-9
+RTOL=1e-12 stop_and_restart pbng_sor_2 2 150 "${box[@]}" -accel sor -iters 60 -material corotated
+stop_and_restart newton_2 2 3 "${box[@]}" -solver newton -iters 20 -rtol 1e-9 -frames 3
+stop_and_restart dynamic_2 2 45 -scene block_drop_dynamic -res 6 -frames 5 -iters 20 -threads 1
+stop_and_restart xpbd_qs 1 33 -scene two_blocks_hanging -res 4 -solver xpbd_qs -xpbd_qs_substeps 4 -iters 50 -frames 2
+stop_and_restart xpbd_2 2 25 -scene block_drop_dynamic -res 5 -solver xpbd -frames 3 -iters 15 -threads 1
+# a stop at a frame's last iteration, and with the frame converged on a residual check
+stop_and_restart last_iter 1 40 "${box[@]}" -iters 20
+
+# -checkpoint_every: checkpoints between frames; after a hard kill (no checkpoint of its own), -restart auto
+# continues from the last one and ends with the same output
+ev=(-scene box_stretch_twist -res 8 -frames 6 -iters 30 -threads 1 -checkpoint_every 2)
+"$PBNG" "${ev[@]}" -output "$TMP/every.full.h5" > "$TMP/log" 2>&1 && ok || { fail "-checkpoint_every run"; cat "$TMP/log"; }
+[ "$(grep -c '^checkpoint:' "$TMP/log")" = 2 ] && ok || { fail "-checkpoint_every 2 over 6 frames should checkpoint twice"; cat "$TMP/log"; }
+rc=0
+"$PBNG" "${ev[@]}" -output "$TMP/every.h5" -test_signal_after 130 > "$TMP/log" 2>&1 || rc=$?
+[ "$rc" = 85 ] && ok || fail "-checkpoint_every: stopped run exited $rc"
+"$PY" - "$TMP/every.h5.partial" <<'PYEOF' && ok || fail "partial output: frames up to the stop"
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+assert f.attrs["frames_written"] == 5 and "frames/000004" in f and "frames/000005" not in f, dict(f.attrs)
+PYEOF
+"$PBNG" "${ev[@]}" -output "$TMP/every.h5" -restart auto > "$TMP/log" 2>&1 && ok || { fail "-restart auto"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/every.h5" --compare "$TMP/every.full.h5" --rtol 0 --quiet && ok || fail "-checkpoint_every: restarted output differs"
+# -restart auto without a checkpoint starts afresh
+"$PBNG" "${box[@]}" -iters 5 -output "$TMP/fresh.h5" -restart auto > "$TMP/log" 2>&1 && ok || fail "-restart auto without a checkpoint"
+grep -q "no checkpoint" "$TMP/log" && ok || fail "-restart auto: no message about starting afresh"
+
+# bad restarts: clear errors, nothing written
+"$PBNG" "${box[@]}" -iters 40 -output "$TMP/bad.h5" -test_signal_after 50 > /dev/null 2>&1 || true
+expect_error "restart with other physics" "the run's options differ from the checkpoint's" "$PBNG" "${box[@]}" -iters 40 -youngs 2e5 -output "$TMP/bad.h5" -restart auto
+expect_error "restart with another mesh" "written for a mesh of 512 nodes" "$PBNG" "${box[@]}" -res 9 -iters 40 -output "$TMP/bad.h5" -restart "$TMP/bad.h5.checkpoint.h5"
+expect_error "restart from a missing file" "cannot open it as an HDF5 file" "$PBNG" "${box[@]}" -iters 40 -output "$TMP/x.h5" -restart "$TMP/none.h5"
+expect_error "restart from a result file" "not a pbng checkpoint" "$PBNG" "${box[@]}" -iters 5 -output "$TMP/y.h5" -restart "$TMP/fresh.h5"
+expect_error "restart without the partial output" "cannot reopen" "$PBNG" "${box[@]}" -iters 40 -output "$TMP/other.h5" -restart "$TMP/bad.h5.checkpoint.h5"
+expect_error "-restart with -initial" "-restart and -initial exclude each other" "$PBNG" "${box[@]}" -output "$TMP/z.h5" -restart auto -initial "$TMP/fresh.h5"
+expect_error "-checkpoint_every -1" "-checkpoint_every -1: must be >= 0" "$PBNG" "${box[@]}" -output "$TMP/z.h5" -checkpoint_every -1
+[ ! -e "$TMP/z.h5" ] && [ ! -e "$TMP/other.h5" ] && ok || fail "a failed restart left output behind"
+finish
