@@ -33,9 +33,11 @@ typedef struct {
   PetscBool monitor;
   char initial[PETSC_MAX_PATH_LEN]; /* -initial: start from a frame of an earlier result (quasistatic) */
   int initial_frame;                 /* -initial_frame: that frame, -1 = the last */
+  char initial_state[16];            /* -initial_state rest | flat | inverted: the free nodes' start */
   char checkpoint[PETSC_MAX_PATH_LEN]; /* -checkpoint: the checkpoint file ("<output>.checkpoint.h5") */
   int checkpoint_every;               /* -checkpoint_every K: a checkpoint after every K frames (0: only on a signal) */
   char restart[PETSC_MAX_PATH_LEN];   /* -restart FILE | auto: continue from a checkpoint */
+  double divergence_limit;            /* -divergence_limit: a relative residual above it stops the run */
   int test_signal_after;              /* -test_signal_after N: rank 0 sends itself SIGUSR1 after N iterations (tests) */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];

@@ -239,9 +239,17 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(!cfg->initial[0] || cfg->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-initial needs -mode quasistatic (a result file holds no velocities)");
   cfg->initial_frame = (int)initial_frame;
+  PetscCall(PetscOptionsString("-initial_state", "rest | flat (squashed onto the plane y = centre) | inverted (mirrored in x): where the free nodes start",
+                               NULL, cfg->initial_state, cfg->initial_state, sizeof(cfg->initial_state), &set));
+  PetscCheck(!strcmp(cfg->initial_state, "rest") || !strcmp(cfg->initial_state, "flat") || !strcmp(cfg->initial_state, "inverted"),
+             PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-initial_state: unknown state \"%s\" (known: rest, flat, inverted)", cfg->initial_state);
   PetscCall(PetscOptionsReal("-time_budget", "end a frame once its iterations took this many seconds (slowest rank; 0: no limit)", NULL,
                              cfg->time_budget, &cfg->time_budget, &set));
   PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));
+  PetscCall(PetscOptionsReal("-divergence_limit", "stop with an error when the relative residual exceeds this (or is not finite)", NULL,
+                             cfg->divergence_limit, &cfg->divergence_limit, &set));
+  PetscCheck(cfg->divergence_limit > 1 && !isnan(cfg->divergence_limit), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-divergence_limit %g: must be > 1", cfg->divergence_limit);
   PetscCall(PetscOptionsInt("-threads", "OpenMP threads per rank (0: OMP_NUM_THREADS)", NULL, threads, &threads, &set));
   PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
   PetscCheck(o->rho > 0 && o->rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->rho);

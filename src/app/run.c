@@ -41,6 +41,7 @@ typedef struct {
   pbng_checkpoint_counters resume;  /* its counters */
   int stopped_by;                   /* the signal that stopped the run (after a checkpoint), or 0 */
   int iterations_here;              /* iterations run by this process (-test_signal_after) */
+  char diverged[160];               /* where the solution diverged (status attribute), or "" */
 } run_state;
 
 static double frame_time(const run_state *st, int frame) { return st->time0 + frame * st->cfg->dt; }
@@ -405,6 +406,20 @@ static PetscErrorCode stop_requested(run_state *st, PetscBool *stop)
 
 static PetscErrorCode write_checkpoint(run_state *st, const pbng_checkpoint_counters *c);
 
+/* No silent divergence: a non-finite residual, or a relative residual above -divergence_limit, stops
+ * the run (every rank sees the same global residual). */
+static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r, double r0)
+{
+  const double rel = relative(r, r0);
+
+  PetscFunctionBeginUser;
+  if (isfinite(r) && rel <= st->cfg->divergence_limit) PetscFunctionReturn(0);
+  snprintf(st->diverged, sizeof(st->diverged), "diverged at frame %d, iteration %d", frame, l);
+  SETERRQ(st->comm, PBNG_ERR_DIVERGED,
+          "frame %d, iteration %d: the solution diverged (%s); the output keeps frames 0..%d, its status attribute says where it stopped",
+          frame, l, isfinite(r) ? "relative residual above -divergence_limit" : "non-finite positions or residual", frame - 1);
+}
+
 /* The frame's state at iteration l, as a checkpoint keeps it. */
 static void frame_counters(const run_state *st, const pbng_run_summary *sum, int frame, int l, const frame_result *fr, double r,
                            double energy, int fresh, pbng_checkpoint_counters *c)
@@ -438,6 +453,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(evaluate_residual(st, &fr->residual0, &energy));
     r = fr->residual0;
     if (cfg->monitor) PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
+    PetscCall(check_divergence(st, frame, 0, r, r));
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
   for (int l = l0; l < cfg->iters; ++l) {
@@ -458,6 +474,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
       PetscCall(evaluate_residual(st, &r, &energy));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
+      PetscCall(check_divergence(st, frame, l + 1, r, fr->residual0));
     }
     if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
     PetscCall(stop_requested(st, &stop));
@@ -470,6 +487,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
+  PetscCall(check_divergence(st, frame, fr->iterations, r, fr->residual0));
   pbng_problem_end_frame(&st->pb);
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);
@@ -602,6 +620,29 @@ static PetscErrorCode summarize_partition(run_state *st, pbng_run_summary *sum)
   PetscFunctionReturn(0);
 }
 
+/* -initial_state flat | inverted (the seeds' recovery tests): the free nodes squashed onto the plane
+ * y = centre of the mesh, or mirrored in x about its centre (every element inverted). Every rank
+ * moves its owned and ghost copies alike. */
+static PetscErrorCode apply_initial_state(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+  PetscFunctionBeginUser;
+  if (!strcmp(st->cfg->initial_state, "rest")) PetscFunctionReturn(0);
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    for (int d = 0; d < 3; ++d) lo[d] = fmin(lo[d], dm->X[3 * i + d]), hi[d] = fmax(hi[d], dm->X[3 * i + d]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, st->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, st->comm));
+  const int flat = !strcmp(st->cfg->initial_state, "flat");
+  for (int32_t i = 0; i < dm->nlocal; ++i) {
+    if (dm->node_bc[i] >= 0) continue;
+    if (flat) st->pb.x[3 * i + 1] = 0.5 * (lo[1] + hi[1]);
+    else st->pb.x[3 * i] = lo[0] + hi[0] - st->pb.x[3 * i];
+  }
+  PetscFunctionReturn(0);
+}
+
 /* ---- checkpoints ------------------------------------------------------------------------------ */
 
 /* The run's state: positions (and the dynamic state), the corotated warm starts (as doubles in
@@ -726,6 +767,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   st->pb.halo = &st->halo;
   if (cfg->initial[0]) PetscCall(load_initial_state(st));
+  PetscCall(apply_initial_state(st));
   PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
   if (st->restart[0]) PetscCall(load_checkpoint(st));
   sum->ncolors = st->dm.ncolors;
@@ -810,8 +852,12 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   PetscCall(register_events(&st.ev));
   ierr = setup(&st, command_line, sum);
   if (!ierr) ierr = frame_loop(&st, sum);
-  if (ierr) { /* leave no partial output under the requested name */
-    if (st.out) pbng_output_close(&st.out, PETSC_FALSE);
+  if (ierr) {
+    if (st.out && st.diverged[0]) { /* keep the frames before the divergence, saying where it stopped */
+      pbng_output_root_string(st.out, "status", st.diverged);
+      pbng_output_close(&st.out, PETSC_TRUE);
+    }
+    if (st.out) pbng_output_close(&st.out, PETSC_FALSE); /* leave no partial output under the requested name */
     teardown(&st);
     return ierr;
   }
@@ -820,6 +866,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   sum->stopped_by_signal = st.stopped_by;
   if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */
   else {
+    PetscCall(pbng_output_root_string(st.out, "status", "complete"));
     PetscCall(pbng_output_close(&st.out, PETSC_TRUE));
     if (st.rank == 0 && access(cfg->checkpoint, F_OK) == 0) remove(cfg->checkpoint); /* the run is complete: nothing to continue */
   }

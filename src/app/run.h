@@ -7,6 +7,10 @@
 /* Exit status of a run stopped by SIGTERM / SIGUSR1 after writing its checkpoint (resubmit with -restart). */
 #define PBNG_EXIT_CHECKPOINTED 85
 
+/* Error code of a run whose solution diverged (non-finite, or relative residual above -divergence_limit):
+ * the output is kept with the frames before, its status attribute saying where it diverged. */
+#define PBNG_ERR_DIVERGED PETSC_ERR_NOT_CONVERGED
+
 /* Error code of a rank whose setup stopped because rank 0 failed (rank 0 reports the cause). */
 #define PBNG_ERR_ON_RANK0 PETSC_ERR_USER
 

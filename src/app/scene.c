@@ -23,6 +23,8 @@ static void base_defaults(pbng_config *cfg)
   cfg->rtol = 0;
   cfg->residual_every = 10;
   cfg->weak_stiffness = 1e8;
+  cfg->divergence_limit = 1e6;
+  strcpy(cfg->initial_state, "rest");
   strcpy(cfg->output, "out/pbng.h5");
 }
 

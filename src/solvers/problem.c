@@ -256,7 +256,14 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
     node_r2[i] = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
   }
   local_energies(pb, elem_e, weak_e, node_e);
-  { /* sums independent of the rank and thread counts */
+  int bad = 0, any; /* a non-finite term: the positions diverged; say so with NaN rather than fail here */
+  for (int32_t i = 0; i < dm->nfree && !bad; ++i) bad = !isfinite(node_r2[i]);
+  for (int32_t i = 0; i < dm->nowned && !bad; ++i) bad = !isfinite(node_e[i]);
+  PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, dm->comm));
+  if (any) {
+    *residual = NAN;
+    if (energy) *energy = NAN;
+  } else { /* sums independent of the rank and thread counts */
     const double *r2_terms[1] = {node_r2}, *e_terms[3] = {elem_e, weak_e, node_e};
     const int64_t r2_counts[1] = {dm->nfree}, e_counts[3] = {dm->nowned_elems, dm->nowned_weak, dm->nowned};
     PetscCall(pbng_reproducible_sum(dm->comm, 1, r2_terms, r2_counts, &r2));

@@ -57,7 +57,8 @@ void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const doubl
 
 /* Residual norm ||f_int(x) + f_ext (- inertia)||_2 over free degrees of freedom and the total
  * energy (Eq. 17, + inertia term in dynamic mode), both sums independent of the rank and thread
- * counts (pbng_reproducible_sum). Collective. */
+ * counts (pbng_reproducible_sum); NaN for both when any term is not finite (diverged positions).
+ * Collective. */
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy);
 
 #endif

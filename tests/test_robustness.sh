@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Recovery and divergence (issue 7, as in the seed papers): a box squashed flat and a fully inverted
+# (mirrored) box recover their rest shape (corotated, stable neo-Hookean, neo-Hookean); two
+# consecutive 90-degree twists and extreme motion with one iteration per frame stay finite; a solver
+# that diverges stops with an error naming the frame and iteration, keeps the frames before in the
+# output (status attribute) and exits non-zero; a complete run says "complete".
+source "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+
+# --- recovery from flat and inverted starts ------------------------------------------------------------
+for m in corotated stable_neohookean neohookean; do
+  "$PBNG" -scene box -res 6 -material "$m" -frames 0 -output "$TMP/rest-$m.h5" > /dev/null 2>&1 || fail "$m: rest run"
+  for s in flat inverted; do
+    "$PBNG" -scene box -res 6 -material "$m" -initial_state "$s" -frames 1 -iters 3000 -accel chebyshev -rtol 1e-10 -threads 1 \
+      -output "$TMP/$m-$s.h5" > "$TMP/log" 2>&1 && ok || { fail "$m from $s"; cat "$TMP/log"; continue; }
+    "$PY" - "$TMP/$m-$s.h5" "$TMP/rest-$m.h5" <<'PYEOF' && ok || fail "$m from $s: rest shape not recovered"
+import sys, h5py, numpy as np
+f, r = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+X, T, x0, x = f["mesh/rest_positions"][:], f["mesh/tetrahedra"][:], f["frames/000000/positions"][:], f["frames/000001/positions"][:]
+vol = lambda P: np.linalg.det(np.stack([P[T[:, k]] - P[T[:, 0]] for k in (1, 2, 3)], axis=2))
+j0, j = vol(x0) / vol(X), vol(x) / vol(X)
+assert j0.max() <= 1e-12, "the start should be flat or inverted: J max %g" % j0.max()
+assert abs(j - 1).max() < 1e-6, "J after recovery: %g .. %g" % (j.min(), j.max())
+e, e_rest = f["frames/000001"].attrs["energy"], r["frames/000000"].attrs["energy"]
+assert abs(e - e_rest) <= 1e-8 * max(1.0, abs(e_rest)), (e, e_rest)
+PYEOF
+  done
+done
+
+# --- two consecutive 90-degree twists, converged and with one iteration per frame ----------------------
+twist=(-scene box -res 6 -material stable_neohookean -fix_box 0,0,0,0,1,1 -bc0_box 1,0,0,1,1,1 -bc0_rotation_rate 1.5707963267948966
+       -bc0_axis 1,0,0 -bc0_center 1,0.5,0.5 -dt 1 -frames 2 -threads 1)
+for it in 400 1; do
+  "$PBNG" "${twist[@]}" -iters "$it" -accel chebyshev -output "$TMP/twist$it.h5" > "$TMP/log" 2>&1 && ok || { fail "two 90-degree twists, $it iterations"; cat "$TMP/log"; }
+  "$PY" "$HERE/check_output.py" "$TMP/twist$it.h5" --quiet && ok || fail "two twists, $it iterations: independent check"
+done
+# extreme motion: the stretch-and-twist with frames 10x longer, one iteration per frame, every material
+for m in corotated neohookean stable_neohookean; do
+  "$PBNG" -scene box_stretch_twist -res 8 -material "$m" -dt 0.33 -frames 6 -iters 1 -threads 1 -output "$TMP/extreme-$m.h5" > "$TMP/log" 2>&1 \
+    && ok || { fail "extreme motion, $m"; cat "$TMP/log"; }
+  "$PY" "$HERE/check_output.py" "$TMP/extreme-$m.h5" --quiet && ok || fail "extreme motion, $m: independent check"
+done
+
+# --- divergence is an error with frame and iteration; the frames before are kept ---------------------
+diverge() {
+  local what=$1; shift
+  local rc=0
+  "$PBNG" -scene box_stretch_twist -res 8 -frames 3 -threads 1 "$@" -output "$TMP/div.h5" > "$TMP/log" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] && ok || fail "$what: diverged run exited 0"
+  grep -qE "pbng: error: frame 1, iteration [0-9]+: the solution diverged" "$TMP/log" && ok || { fail "$what: message"; cat "$TMP/log"; }
+  "$PY" "$HERE/check_output.py" "$TMP/div.h5" --quiet && ok || fail "$what: the kept output does not check"
+  "$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r"); s = f.attrs["status"].decode(); assert s.startswith("diverged at frame 1, iteration") \
+and f.attrs["frames_written"] == 1, s' "$TMP/div.h5" && ok || fail "$what: status attribute / frames kept"
+}
+diverge "PBD with contradictory neo-Hookean constraints" -solver pbd -iters 200
+diverge "SOR with omega 1.999 (non-finite)" -accel sor -omega 1.999 -iters 200
+diverge "SOR, monitored" -accel sor -omega 1.999 -iters 200 -monitor
+"$PBNG" -scene box -res 4 -frames 1 -iters 2 -output "$TMP/ok.h5" > /dev/null 2>&1 && "$PY" -c 'import h5py, sys; \
+assert h5py.File(sys.argv[1], "r").attrs["status"] == b"complete"' "$TMP/ok.h5" && ok || fail "a complete run's status attribute"
+expect_error "-divergence_limit 1" "must be > 1" "$PBNG" -scene box -res 4 -divergence_limit 1 -output "$TMP/bad.h5"
+expect_error "-initial_state unknown" "-initial_state: unknown state" "$PBNG" -scene box -res 4 -initial_state upside_down -output "$TMP/bad.h5"
+finish
