@@ -3,7 +3,8 @@
 # (mirrored) box recover their rest shape (corotated, stable neo-Hookean, neo-Hookean); two
 # consecutive 90-degree twists and extreme motion with one iteration per frame stay finite; a solver
 # that diverges stops with an error naming the frame and iteration, keeps the frames before in the
-# output (status attribute) and exits non-zero; a complete run says "complete".
+# output (status attribute) and exits non-zero; a complete run says "complete"; a rank that fails
+# alone makes every rank exit with a message instead of hanging.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 
@@ -57,6 +58,17 @@ diverge "SOR with omega 1.999 (non-finite)" -accel sor -omega 1.999 -iters 200
 diverge "SOR, monitored" -accel sor -omega 1.999 -iters 200 -monitor
 "$PBNG" -scene box -res 4 -frames 1 -iters 2 -output "$TMP/ok.h5" > /dev/null 2>&1 && "$PY" -c 'import h5py, sys; \
 assert h5py.File(sys.argv[1], "r").attrs["status"] == b"complete"' "$TMP/ok.h5" && ok || fail "a complete run's status attribute"
+# --- a rank that fails alone makes every rank exit (no hang): bounded by `timeout` --------------------
+: "${MPIEXEC:=mpiexec}"
+for at in setup iteration; do
+  rc=0
+  timeout 120 "$MPIEXEC" -n 3 --oversubscribe --bind-to none "$PBNG" -scene box_stretch_twist -res 8 -frames 2 -threads 1 -failure_timeout 2 \
+    -test_fail_rank 1 -test_fail_at "$at" -output "$TMP/alone.h5" > "$TMP/log" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ok || { fail "rank 1 failing alone during $at: exit status $rc (124: hung)"; cat "$TMP/log"; }
+  grep -q "pbng: error on rank 1: test failure on rank 1 during $at" "$TMP/log" && grep -q "aborting the run" "$TMP/log" && ok \
+    || { fail "rank 1 failing alone during $at: message"; cat "$TMP/log"; }
+  ls "$TMP"/alone.h5* > /dev/null 2>&1 && fail "rank 1 failing alone during $at: output left behind" || ok
+done
 expect_error "-divergence_limit 1" "must be > 1" "$PBNG" -scene box -res 4 -divergence_limit 1 -output "$TMP/bad.h5"
 expect_error "-initial_state unknown" "-initial_state: unknown state" "$PBNG" -scene box -res 4 -initial_state upside_down -output "$TMP/bad.h5"
 finish

@@ -38,7 +38,10 @@ typedef struct {
   int checkpoint_every;               /* -checkpoint_every K: a checkpoint after every K frames (0: only on a signal) */
   char restart[PETSC_MAX_PATH_LEN];   /* -restart FILE | auto: continue from a checkpoint */
   double divergence_limit;            /* -divergence_limit: a relative residual above it stops the run */
-  int test_signal_after;              /* -test_signal_after N: rank 0 sends itself SIGUSR1 after N iterations (tests) */
+  int test_signal_after;
+  double failure_timeout;             /* -failure_timeout: how long a failed rank waits for the others to fail too */
+  int test_fail_rank;                 /* -test_fail_rank R: rank R fails alone (tests), -1: none */
+  char test_fail_at[16];              /* -test_fail_at setup | iteration */              /* -test_signal_after N: rank 0 sends itself SIGUSR1 after N iterations (tests) */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */

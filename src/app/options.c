@@ -285,6 +285,14 @@ static PetscErrorCode read_checkpoint_options(PetscOptionItems *PetscOptionsObje
   PetscCall(PetscOptionsInt("-test_signal_after", "testing aid: rank 0 sends itself SIGUSR1 after N iterations of this run", NULL, after, &after, &set));
   PetscCheck(after >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-test_signal_after %d: must be >= 0", (int)after);
   cfg->test_signal_after = (int)after;
+  PetscCall(PetscOptionsReal("-failure_timeout", "seconds a rank that failed alone waits for the others before aborting every rank", NULL,
+                             cfg->failure_timeout, &cfg->failure_timeout, &set));
+  PetscCheck(cfg->failure_timeout > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-failure_timeout %g: must be > 0", cfg->failure_timeout);
+  PetscInt fail_rank = cfg->test_fail_rank;
+  PetscCall(PetscOptionsInt("-test_fail_rank", "testing aid: this rank fails alone (see -test_fail_at)", NULL, fail_rank, &fail_rank, &set));
+  cfg->test_fail_rank = (int)fail_rank;
+  PetscCall(PetscOptionsString("-test_fail_at", "testing aid: setup | iteration", NULL, cfg->test_fail_at, cfg->test_fail_at,
+                               sizeof(cfg->test_fail_at), &set));
   PetscFunctionReturn(0);
 }
 

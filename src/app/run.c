@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/signals.h"
@@ -406,6 +407,15 @@ static PetscErrorCode stop_requested(run_state *st, PetscBool *stop)
 
 static PetscErrorCode write_checkpoint(run_state *st, const pbng_checkpoint_counters *c);
 
+/* -test_fail_rank R -test_fail_at WHERE: rank R fails alone here (tests of the failure handling). */
+static PetscErrorCode test_failure(const run_state *st, const char *where)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(st->rank != st->cfg->test_fail_rank || strcmp(st->cfg->test_fail_at, where), PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "test failure on rank %d during %s (-test_fail_rank)", st->rank, where);
+  PetscFunctionReturn(0);
+}
+
 /* No silent divergence: a non-finite residual, or a relative residual above -divergence_limit, stops
  * the run (every rank sees the same global residual). */
 static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r, double r0)
@@ -464,6 +474,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventBegin(st->ev.iterate, 0, 0, 0, 0));
     const double t0 = MPI_Wtime();
     PetscCall(pbng_solver_iterate(&st->solver, l));
+    PetscCall(test_failure(st, "iteration"));
     fr->seconds += MPI_Wtime() - t0;
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
@@ -760,6 +771,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   if (!st->restart[0]) PetscCall(open_output(st, &head, command_line)); /* an unwritable output fails before any work */
   PetscCall(build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
+  PetscCall(test_failure(st, "setup"));
   if (st->restart[0]) PetscCall(resume_output(st, &head));
   else PetscCall(write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
   malloc_trim(0);
@@ -832,6 +844,37 @@ static PetscErrorCode choose_thread_count(MPI_Comm comm, int requested)
   PetscFunctionReturn(0);
 }
 
+/* After an error: whether every rank reached its error path within `timeout` seconds (then the error
+ * is collective and the ranks clean up together). A rank that failed alone would otherwise wait in the
+ * cleanup's collective calls, and the others in theirs, forever. */
+static int all_ranks_failed(MPI_Comm comm, double timeout)
+{
+  MPI_Request req;
+  int done = 0;
+  const double t0 = MPI_Wtime();
+
+  if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) return 0;
+  while (!done && MPI_Wtime() - t0 < timeout) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 0;
+    if (!done) nanosleep(&(struct timespec){0, 2000000}, NULL);
+  }
+  return done;
+}
+
+/* A rank that failed alone: says why, removes a fresh run's partial output and aborts every rank. */
+static void abort_alone(const run_state *st, PetscErrorCode ierr)
+{
+  const char *text = NULL;
+  char *specific = NULL, partial[PETSC_MAX_PATH_LEN + 16];
+  PetscErrorMessage(ierr, &text, &specific);
+  snprintf(partial, sizeof(partial), "%s.partial", st->cfg->output);
+  if (!st->restart[0]) remove(partial); /* a restarted run's .partial holds the earlier frames: kept */
+  fprintf(stderr, "pbng: error on rank %d: %s\npbng: the other ranks did not stop within %g s (-failure_timeout): aborting the run\n", st->rank,
+          specific && specific[0] ? specific : (text ? text : "unknown error"), st->cfg->failure_timeout);
+  fflush(stderr);
+  MPI_Abort(st->comm, 1);
+}
+
 PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
 {
   run_state st;
@@ -850,8 +893,12 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   PetscCall(choose_thread_count(comm, cfg->threads));
   sum->threads = omp_get_max_threads();
   PetscCall(register_events(&st.ev));
+  MPI_Comm failure_comm;
+  PetscCallMPI(MPI_Comm_dup(comm, &failure_comm)); /* only for the agreement after an error */
   ierr = setup(&st, command_line, sum);
   if (!ierr) ierr = frame_loop(&st, sum);
+  if (ierr && !all_ranks_failed(failure_comm, cfg->failure_timeout)) abort_alone(&st, ierr);
+  PetscCallMPI(MPI_Comm_free(&failure_comm));
   if (ierr) {
     if (st.out && st.diverged[0]) { /* keep the frames before the divergence, saying where it stopped */
       pbng_output_root_string(st.out, "status", st.diverged);

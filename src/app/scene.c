@@ -25,6 +25,9 @@ static void base_defaults(pbng_config *cfg)
   cfg->weak_stiffness = 1e8;
   cfg->divergence_limit = 1e6;
   strcpy(cfg->initial_state, "rest");
+  cfg->failure_timeout = 20;
+  cfg->test_fail_rank = -1;
+  strcpy(cfg->test_fail_at, "setup");
   strcpy(cfg->output, "out/pbng.h5");
 }
 
