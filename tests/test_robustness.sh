@@ -69,6 +69,18 @@ for at in setup iteration; do
     || { fail "rank 1 failing alone during $at: message"; cat "$TMP/log"; }
   ls "$TMP"/alone.h5* > /dev/null 2>&1 && fail "rank 1 failing alone during $at: output left behind" || ok
 done
+# --- a full disk: a small tmpfs (root only; skipped with a message where mounting is not allowed) ----
+SMALL="$TMP/small"
+mkdir -p "$SMALL"
+if mount -t tmpfs -o size=600k tmpfs "$SMALL" 2> /dev/null; then
+  "$PBNG" -scene box -res 4 -frames 1 -iters 2 -output "$SMALL/r.h5" > /dev/null 2>&1 && ok || fail "full disk: the small result"
+  before=$(md5sum < "$SMALL/r.h5")
+  expect_error "full disk" "file write failed" "$PBNG" -scene box_stretch_twist -res 16 -frames 5 -output "$SMALL/r.h5"
+  [ "$(md5sum < "$SMALL/r.h5")" = "$before" ] && [ ! -e "$SMALL/r.h5.partial" ] && ok || fail "full disk: the earlier result changed or a partial file remained"
+  umount "$SMALL"
+else
+  echo "test_robustness: full-disk check skipped (cannot mount a tmpfs here)"
+fi
 expect_error "-divergence_limit 1" "must be > 1" "$PBNG" -scene box -res 4 -divergence_limit 1 -output "$TMP/bad.h5"
 expect_error "-initial_state unknown" "-initial_state: unknown state" "$PBNG" -scene box -res 4 -initial_state upside_down -output "$TMP/bad.h5"
 finish
