@@ -369,16 +369,14 @@ PetscErrorCode pbng_config_reject_unused_newton_options(void)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_config_from_options(pbng_config *cfg)
+/* Every option, in the order -help lists them. */
+static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, char *scene, size_t scene_len)
 {
-  char scene[64] = "none";
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-scene", scene, sizeof(scene), &set));
-  PetscCall(pbng_config_scene_defaults(scene, cfg));
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "pbng: Position-Based Nonlinear Gauss-Seidel", NULL);
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | box | none", NULL, scene, scene, sizeof(scene), &set));
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | box | none", NULL, scene, scene,
+                               scene_len, &set));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
   for (int k = 0; k < PBNG_USER_BCS; ++k) PetscCall(read_moving_set(PetscOptionsObject, cfg, k));
@@ -388,7 +386,22 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(PetscOptionsString("-output", "result file (HDF5; an .xdmf is written beside it)", NULL, cfg->output, cfg->output, sizeof(cfg->output), &set));
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
   PetscCall(read_checkpoint_options(PetscOptionsObject, cfg));
-  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_from_options(pbng_config *cfg)
+{
+  char scene[64] = "none";
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-scene", scene, sizeof(scene), &set));
+  PetscCall(pbng_config_scene_defaults(scene, cfg));
+  PetscErrorCode ierr = 0;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "pbng: Position-Based Nonlinear Gauss-Seidel", NULL);
+  if (!ierr) ierr = read_all_options(PetscOptionsObject, cfg, scene, sizeof(scene));
+  PetscOptionsEnd(); /* reached on errors too: it frees what PetscOptionsBegin allocated */
+  PetscCall(ierr);
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
   if (!cfg->checkpoint[0]) {
     PetscCheck(strlen(cfg->output) + 16 < sizeof(cfg->checkpoint), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-output: file name too long");

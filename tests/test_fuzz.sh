@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Fuzzing (libFuzzer, clang from Debian): the Gmsh and TetGen readers and the option parser, each for
+# FUZZ_SECONDS (60) from a seed corpus of valid inputs (tests/data, tests/fuzz/seeds_options), after
+# replaying the regression inputs of earlier findings (tests/data/fuzz/). Any crash, sanitizer
+# report, per-input leak or hang (> 10 s for one input) fails; the reproducer is kept in the test
+# directory and printed in base64, to be added to tests/data/fuzz/. Builds <build>/fuzz with
+# CC=clang -DPBNG_FUZZ=ON; installs libfuzzer-14-dev when missing (root), else skips with a message.
+source "$(dirname "$0")/lib.sh"
+REPO="$(cd "$HERE/.." && pwd)"
+FZ="${PBNG_FUZZ_BUILD:-$(cd "$(dirname "$PBNG")/.." && pwd)/fuzz}"
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+skip() { echo "test_fuzz: SKIPPED: $*"; exit 0; }
+libfuzzer_ok() { echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$TMP/t.c" && clang -fsanitize=fuzzer "$TMP/t.c" -o "$TMP/t" 2> /dev/null; }
+if ! libfuzzer_ok; then
+  [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang libfuzzer-14-dev > "$TMP/apt.log" 2>&1
+  libfuzzer_ok || skip "clang with libFuzzer is not available and cannot be installed here"
+fi
+CC=clang cmake -S "$REPO" -B "$FZ" -DCMAKE_BUILD_TYPE=Debug -DPBNG_FUZZ=ON > "$TMP/configure.log" 2>&1 || { fail "configure"; tail "$TMP/configure.log"; finish; }
+cmake --build "$FZ" -j2 --target fuzz_gmsh fuzz_tetgen fuzz_options > "$TMP/build.log" 2>&1 || { fail "build"; grep error "$TMP/build.log" | head; finish; }
+export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+export LSAN_OPTIONS="leak_check_at_exit=0:suppressions=$HERE/lsan.supp:print_suppressions=0" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+# seeds: the valid meshes (and for TetGen each .node, 0xff, .ele pair); regression inputs first
+mkdir -p "$TMP/gmsh" "$TMP/tetgen" "$TMP/options" "$TMP/crashes"
+cp "$PBNG_TEST_DATA"/cube_*.msh "$PBNG_TEST_DATA"/tiny_*.msh "$TMP/gmsh/"
+for b in cube tet10; do cat "$PBNG_TEST_DATA/$b.node" <(printf '\377') "$PBNG_TEST_DATA/$b.ele" > "$TMP/tetgen/$b"; done
+cp "$HERE"/fuzz/seeds_options/* "$TMP/options/"
+for target in gmsh tetgen options; do
+  regress=("$PBNG_TEST_DATA"/fuzz/"$target"-*)
+  if [ -e "${regress[0]}" ]; then
+    "$FZ/bin/fuzz_$target" "${regress[@]}" > "$TMP/regress-$target.log" 2>&1 && ok || { fail "$target: a regression input fails again"; tail -30 "$TMP/regress-$target.log"; }
+  fi
+  ( cd "$TMP/crashes" && "$FZ/bin/fuzz_$target" "$TMP/$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 \
+      > "$TMP/fuzz-$target.log" 2>&1 ) && ok || {
+    fail "$target: libFuzzer found a problem (reproducer in $TMP/crashes)"
+    grep -E "ERROR|leak of|runtime error|#[0-9] " "$TMP/fuzz-$target.log" | head -25
+    grep -E "^Base64" "$TMP/fuzz-$target.log"
+  }
+  grep -h "^Done" "$TMP/fuzz-$target.log" | sed "s/^/  $target: /"
+done
+finish
