@@ -159,10 +159,12 @@ static PetscErrorCode read_fixed_sets(PetscOptionItems *PetscOptionsObject, pbng
     }
   }
   PetscCall(PetscOptionsStringArray("-fix_group", "clamp the nodes of these node sets / physical groups", NULL, groups, &ng, &set));
-  for (PetscInt g = 0; set && g < ng; ++g) {
-    PetscCall(pbng_bc_add_group(&cfg->bcs, groups[g], groups[g], NULL));
+  PetscErrorCode ierr = 0;
+  for (PetscInt g = 0; set && g < ng; ++g) { /* every name is freed, also after an error (fuzzing found that leak) */
+    if (!ierr) ierr = pbng_bc_add_group(&cfg->bcs, groups[g], groups[g], NULL);
     PetscCall(PetscFree(groups[g]));
   }
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
