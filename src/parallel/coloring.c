@@ -244,18 +244,28 @@ PetscErrorCode pbng_constraint_colors_destroy(pbng_constraint_colors *cc)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_group_by_color(int ncolors, int32_t n, const int32_t *color, int32_t **start, int32_t **item)
+PetscErrorCode pbng_color_groups_build(int ncolors, int32_t n, const int32_t *color, pbng_color_groups *g)
 {
   int32_t *fill;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(ncolors + 1, start));
-  PetscCall(PetscMalloc1(n + 1, item));
-  for (int32_t k = 0; k < n; ++k) (*start)[color[k] + 1]++;
-  for (int c = 0; c < ncolors; ++c) (*start)[c + 1] += (*start)[c];
+  g->ncolors = ncolors;
+  PetscCall(PetscCalloc1(ncolors + 1, &g->start));
+  PetscCall(PetscMalloc1(n + 1, &g->item));
+  for (int32_t k = 0; k < n; ++k) g->start[color[k] + 1]++;
+  for (int c = 0; c < ncolors; ++c) g->start[c + 1] += g->start[c];
   PetscCall(PetscMalloc1(ncolors + 1, &fill));
-  memcpy(fill, *start, sizeof(int32_t) * (size_t)ncolors);
-  for (int32_t k = 0; k < n; ++k) (*item)[fill[color[k]]++] = k;
+  memcpy(fill, g->start, sizeof(int32_t) * (size_t)ncolors);
+  for (int32_t k = 0; k < n; ++k) g->item[fill[color[k]]++] = k;
   PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_color_groups_destroy(pbng_color_groups *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(g->start));
+  PetscCall(PetscFree(g->item));
+  g->ncolors = 0;
   PetscFunctionReturn(0);
 }

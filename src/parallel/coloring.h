@@ -49,8 +49,14 @@ PetscErrorCode pbng_constraint_colors_compute(const pbng_mesh *mesh, const pbng_
 PetscErrorCode pbng_constraint_colors_destroy(pbng_constraint_colors *cc);
 
 /* Items 0..n-1 grouped by their color (0..ncolors-1): color c's items are item[start[c] .. start[c+1]),
- * in increasing order. */
-PetscErrorCode pbng_group_by_color(int ncolors, int32_t n, const int32_t *color, int32_t **start, int32_t **item);
+ * in increasing order (a solver's work list per color). */
+typedef struct {
+  int ncolors;
+  int32_t *start, *item;
+} pbng_color_groups;
+
+PetscErrorCode pbng_color_groups_build(int ncolors, int32_t n, const int32_t *color, pbng_color_groups *g);
+PetscErrorCode pbng_color_groups_destroy(pbng_color_groups *g);
 
 /* 1 when no element or weak constraint has two nodes of one color. */
 int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color);

@@ -16,7 +16,7 @@ typedef struct {
   double *x_curr;    /* x^{l}   of the owned free nodes (acceleration) */
   double *x_prev;    /* x^{l-1} */
   double omega_prev; /* Chebyshev omega_l */
-  int32_t *block_start, *block_item; /* counted weak constraints by block color (-weak_blocks) */
+  pbng_color_groups blocks; /* counted weak constraints by block color (-weak_blocks; ncolors 0: none) */
 } pbng_data;
 
 /* Eq. 31-33: x_i <- x_i + A^{-1} (f_i(x) + f_ext_i), A the modified nodal Hessian (Eq. 37). */
@@ -121,10 +121,10 @@ static PetscErrorCode weak_block_sweep(pbng_solver *s)
   const pbng_dmesh *dm = pb->dm;
 
   PetscFunctionBeginUser;
-  for (int b = 0; b < dm->nblock_colors; ++b) {
+  for (int b = 0; b < d->blocks.ncolors; ++b) {
     PetscCall(PetscLogEventBegin(d->ev_update, 0, 0, 0, 0));
 #pragma omp parallel for schedule(static)
-    for (int32_t k = d->block_start[b]; k < d->block_start[b + 1]; ++k) weak_block_step(pb, &dm->weak[d->block_item[k]], pb->x);
+    for (int32_t k = d->blocks.start[b]; k < d->blocks.start[b + 1]; ++k) weak_block_step(pb, &dm->weak[d->blocks.item[k]], pb->x);
     PetscCall(PetscLogEventEnd(d->ev_update, 0, 0, 0, 0));
     if (pb->halo) {
       const double t0 = MPI_Wtime();
@@ -157,7 +157,7 @@ static PetscErrorCode setup_weak_blocks(pbng_solver *s)
   PetscCallMPI(MPI_Allreduce(&spanning, &first, 1, MPI_INT64_T, MPI_MAX, dm->comm));
   PetscCheck(first < 0, dm->comm, PETSC_ERR_ARG_WRONG,
              "-weak_blocks: weak constraint %" PRId64 " has nodes on several ranks: partition the mesh again with pbng-partition", first);
-  PetscCall(pbng_group_by_color(dm->nblock_colors, dm->nowned_weak, dm->block_color, &d->block_start, &d->block_item));
+  PetscCall(pbng_color_groups_build(dm->nblock_colors, dm->nowned_weak, dm->block_color, &d->blocks));
   PetscFunctionReturn(0);
 }
 
@@ -229,7 +229,7 @@ static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
   PetscFunctionBeginUser;
   if (d->x_curr) memcpy(d->x_curr, s->pb->x, sizeof(double) * 3 * (size_t)s->pb->dm->nfree);
   PetscCall(pbng_sweep(s));
-  if (d->block_start) PetscCall(weak_block_sweep(s));
+  if (d->blocks.ncolors > 0) PetscCall(weak_block_sweep(s));
   if (s->opt.accel != PBNG_ACCEL_NONE) {
     accelerate(s, l);
     PetscCall(pbng_problem_update_ghosts(s->pb)); /* Eq. 39/40 moved every owned free node */
@@ -245,8 +245,7 @@ static PetscErrorCode pbng_destroy(pbng_solver *s)
   if (d) {
     PetscCall(PetscFree(d->x_curr));
     PetscCall(PetscFree(d->x_prev));
-    PetscCall(PetscFree(d->block_start));
-    PetscCall(PetscFree(d->block_item));
+    PetscCall(pbng_color_groups_destroy(&d->blocks));
   }
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);

@@ -17,18 +17,12 @@
 
 typedef enum { METHOD_PBD, METHOD_XPBD, METHOD_XPBD_QS } cb_method;
 
-/* Owned constraints grouped by color: color c is item[start[c] .. start[c+1]). */
-typedef struct {
-  int ncolors;
-  int32_t *start, *item;
-} color_lists;
-
 typedef struct {
   cb_method method;
   pbng_projection proj;
   double dt;                   /* step of the inertia term: -dt, or the pseudo step (XPBD-QS) */
   double *inv_mass;            /* [nlocal] w_i = 1/m_i, 0 for prescribed and massless nodes */
-  color_lists elem, weak;
+  pbng_color_groups elem, weak; /* owned elements / counted weak constraints by constraint color */
   double *lambda_elem;         /* [2 nowned_elems] */
   double *lambda_weak;         /* [3 nowned_weak] */
   double *x_tilde;             /* [nlocal][3] inertial target x~ */
@@ -37,22 +31,6 @@ typedef struct {
   uint8_t *touched;            /* [nlocal] ghosts moved in the current color */
   PetscLogEvent ev_project, ev_halo;
 } cb_data;
-
-static PetscErrorCode color_lists_build(int ncolors, int32_t n, const int32_t *color, color_lists *cl)
-{
-  PetscFunctionBeginUser;
-  cl->ncolors = ncolors;
-  PetscCall(pbng_group_by_color(ncolors, n, color, &cl->start, &cl->item));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode color_lists_destroy(color_lists *cl)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree(cl->start));
-  PetscCall(PetscFree(cl->item));
-  PetscFunctionReturn(0);
-}
 
 /* w_i = 1/m_i on every local node: ghosts get their owners' lumped masses through the halo. */
 static PetscErrorCode inverse_masses(const pbng_problem *pb, double *work, double *inv_mass)
@@ -106,8 +84,8 @@ static PetscErrorCode cb_create(pbng_solver *s, cb_method method)
   PetscCall(PetscCalloc1(2 * (int64_t)dm->nowned_elems + 1, &d->lambda_elem));
   PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned_weak + 1, &d->lambda_weak));
   PetscCall(inverse_masses(s->pb, d->work, d->inv_mass));
-  PetscCall(color_lists_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &d->elem));
-  PetscCall(color_lists_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &d->weak));
+  PetscCall(pbng_color_groups_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &d->elem));
+  PetscCall(pbng_color_groups_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &d->weak));
   PetscFunctionReturn(0);
 }
 
@@ -209,7 +187,7 @@ static PetscErrorCode cb_sweep(pbng_solver *s)
   PetscFunctionBeginUser;
   for (int phase = 0; phase < 2; ++phase) {
     const int weak = (phase == 0) == (s->opt.weak_first != 0);
-    const color_lists *cl = weak ? &d->weak : &d->elem;
+    const pbng_color_groups *cl = weak ? &d->weak : &d->elem;
     for (int c = 0; c < cl->ncolors; ++c) {
       PetscCall(PetscLogEventBegin(d->ev_project, 0, 0, 0, 0));
       if (weak) project_weak_color(s, c);
@@ -291,8 +269,8 @@ static PetscErrorCode cb_destroy(pbng_solver *s)
     PetscCall(PetscFree3(d->x_tilde, d->x_step, d->work));
     PetscCall(PetscFree(d->lambda_elem));
     PetscCall(PetscFree(d->lambda_weak));
-    PetscCall(color_lists_destroy(&d->elem));
-    PetscCall(color_lists_destroy(&d->weak));
+    PetscCall(pbng_color_groups_destroy(&d->elem));
+    PetscCall(pbng_color_groups_destroy(&d->weak));
   }
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
