@@ -9,14 +9,34 @@ fails=0
 passes=0
 ok() { passes=$((passes + 1)); }
 fail() { fails=$((fails + 1)); echo "FAIL: $*"; }
+# output_family PATH: checksums of every file named like PATH's stem (PATH itself, .xdmf, .partial,
+# .checkpoint.h5, ...) in PATH's directory; used to show that a failed run created or changed none.
+output_family() {
+  local dir stem
+  dir=$(dirname "$1"); stem=$(basename "${1%.h5}")
+  [ -d "$dir" ] || return 0
+  find "$dir" -maxdepth 1 -name "$stem*" -type f -print0 | sort -z | xargs -0 -r md5sum
+}
 # expect_error "what" "message substring" cmd...: the command must exit non-zero, print the message,
-# and leave no output file (the -output argument, if any) behind.
+# and leave the files under its -output argument (if any) exactly as they were: none created, none
+# changed (an earlier result stays intact, no .partial is left).
 expect_error() {
   local what="$1" msg="$2"; shift 2
-  local out rc=0
+  local out rc=0 output="" prev="" before after a
+  for a in "$@"; do
+    if [ "$prev" = "-output" ]; then output="$a"; fi
+    prev="$a"
+  done
+  [ -n "$output" ] && before=$(output_family "$output")
   out=$("$@" 2>&1) || rc=$?
   if [ $rc -eq 0 ]; then fail "$what: exited 0"; return; fi
   if ! grep -qF -- "$msg" <<<"$out"; then fail "$what: message lacks '$msg': $out"; return; fi
+  if [ -n "$output" ]; then
+    after=$(output_family "$output")
+    if [ "$before" != "$after" ]; then
+      fail "$what: files under $output changed: before [$before] after [$after]"; return
+    fi
+  fi
   ok
 }
 finish() {

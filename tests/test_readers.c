@@ -234,6 +234,15 @@ static PetscErrorCode test_sparse(test_ctx *t)
     CHECK(t, m.nnodes == 4 && m.nelems == 1 && m.nsets == 0, "tiny v22");
     PetscCall(pbng_mesh_destroy(&m));
   }
+  /* every tetrahedron listed with negative volume: the opposite convention, re-oriented */
+  PetscCall(read_ok(t, "tiny_negative_v22.msh", &m, &ok));
+  if (ok) {
+    int nonpositive;
+    const double V = mesh_volume(&m, &nonpositive);
+    CHECK(t, m.nelems == 2 && !nonpositive && fabs(V - 0.5) <= 1e-15, "negative convention: volume %g, %d non-positive", V, nonpositive);
+    CHECK(t, m.elems[0] == 0 && m.elems[1] == 2 && m.elems[2] == 3 && m.elems[3] == 1, "negative convention: nodes 2 and 3 swapped");
+    PetscCall(pbng_mesh_destroy(&m));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -256,6 +265,11 @@ static PetscErrorCode test_malformed(test_ctx *t)
   PetscCall(expect_failure(t, "bad_version.msh", ":2", "unsupported MSH version 3.0"));
   PetscCall(expect_failure(t, "bad_index.ele", "bad_index.ele:2", "element 1 references node 9"));
   PetscCall(expect_failure(t, "tet10", "tet10.ele:1", "10-node"));
+  PetscCall(expect_failure(t, "bad_inverted.msh", "element 1 (record 2", "is inverted in the rest state: 1 of the 3"));
+  PetscCall(expect_failure(t, "bad_duplicate_element.msh", "elements 0 and 2 (records 1 and 3)", "duplicates"));
+  PetscCall(expect_failure(t, "bad_empty.msh", "bad_empty.msh", "empty file"));
+  PetscCall(expect_failure(t, "bad_empty_mesh.msh", ":5 ($Nodes)", "no nodes"));
+  PetscCall(expect_failure(t, "bad_empty_tetgen.node", "bad_empty_tetgen.node", "empty file"));
   PetscCall(expect_failure(t, "nonexistent.msh", "cannot open", NULL));
   PetscCall(expect_failure(t, "nonexistent", "cannot open", NULL));
   PetscCall(expect_failure(t, "cube.geo", "unrecognised mesh format", "supported"));

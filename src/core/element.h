@@ -6,6 +6,8 @@
 
 typedef enum { PBNG_ELEMENT_TET4 = 0, PBNG_ELEMENT_KIND_COUNT } pbng_element_kind;
 
+#define PBNG_MAX_ELEMENT_NODES 4 /* the most nodes of any element type */
+
 typedef struct {
   pbng_element_kind kind;
   const char *name;          /* "tet4" */

@@ -5,9 +5,9 @@
 /* The 5-tetrahedron split of a cube with corners numbered by bits (dx, dy, dz) = (1, 2, 4).
  * Even cells: a central tetrahedron on corners {0,3,5,6} and one corner tetrahedron at each of the
  * other corners {1,2,4,7} with its three edge neighbours. Odd cells use the mirror split, so that
- * the face diagonals of neighbouring cells coincide. */
-static const int split_even[5][4] = {{0, 3, 5, 6}, {1, 0, 3, 5}, {2, 0, 6, 3}, {4, 0, 5, 6}, {7, 3, 6, 5}};
-static const int split_odd[5][4] = {{1, 2, 4, 7}, {0, 1, 4, 2}, {3, 1, 2, 7}, {5, 1, 7, 4}, {6, 2, 4, 7}};
+ * the face diagonals of neighbouring cells coincide. Every tetrahedron is listed with positive volume. */
+static const int split_even[5][4] = {{0, 3, 6, 5}, {1, 0, 5, 3}, {2, 0, 3, 6}, {4, 0, 6, 5}, {7, 3, 5, 6}};
+static const int split_odd[5][4] = {{1, 2, 4, 7}, {0, 1, 2, 4}, {3, 1, 7, 2}, {5, 1, 4, 7}, {6, 2, 7, 4}};
 
 static void box_vertices(const int64_t n[3], const double lo[3], const double hi[3], double *X)
 {

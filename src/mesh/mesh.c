@@ -87,33 +87,144 @@ static double tet_longest_edge(const double *X, const int32_t *t)
   return sqrt(h2);
 }
 
-PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset)
+static PetscErrorCode check_coordinates_finite(const pbng_mesh *mesh)
 {
-  const int nen = mesh->etype->nodes;
-
   PetscFunctionBeginUser;
   for (int64_t i = 0; i < mesh->nnodes; ++i)
     for (int k = 0; k < 3; ++k)
       PetscCheck(isfinite(mesh->X[3 * i + k]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                  "%s: node %" PRId64 " has a non-finite coordinate", mesh->source, i);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_node_indices(const pbng_mesh *mesh, int64_t record_offset)
+{
+  const int nen = mesh->etype->nodes;
+
+  PetscFunctionBeginUser;
   for (int64_t e = 0; e < mesh->nelems; ++e) {
-    int32_t *t = &mesh->elems[(size_t)e * nen];
+    const int32_t *t = &mesh->elems[(size_t)e * nen];
     for (int a = 0; a < nen; ++a)
       PetscCheck(t[a] >= 0 && t[a] < mesh->nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                  "%s: element %" PRId64 " (record %" PRId64 ") references node %d, outside 0..%" PRId64,
                  mesh->source, e, e + record_offset, (int)t[a], mesh->nnodes - 1);
-    if (mesh->etype->kind != PBNG_ELEMENT_TET4) continue;
-    double V = pbng_tet_signed_volume(&mesh->X[3 * t[0]], &mesh->X[3 * t[1]], &mesh->X[3 * t[2]],
-                                      &mesh->X[3 * t[3]]);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Rejects degenerate tetrahedra (|V| <= 1e-12 h^3) and counts the negatively oriented ones:
+ * *negative, and the first negative and first positive element. */
+static PetscErrorCode check_tet_volumes(const pbng_mesh *mesh, int64_t record_offset, int64_t *negative, int64_t *first_negative,
+                                        int64_t *first_positive)
+{
+  PetscFunctionBeginUser;
+  *negative = 0, *first_negative = -1, *first_positive = -1;
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    const int32_t *t = &mesh->elems[(size_t)e * 4];
+    const double V = pbng_tet_signed_volume(&mesh->X[3 * t[0]], &mesh->X[3 * t[1]], &mesh->X[3 * t[2]], &mesh->X[3 * t[3]]);
     const double h = tet_longest_edge(mesh->X, t);
     PetscCheck(fabs(V) > 1e-12 * h * h * h && h > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-               "%s: element %" PRId64 " (record %" PRId64 ", nodes %d %d %d %d) is degenerate: rest volume %g",
+               "%s: element %" PRId64 " (record %" PRId64 ", 0-based nodes %d %d %d %d) is degenerate: rest volume %g",
                mesh->source, e, e + record_offset, (int)t[0], (int)t[1], (int)t[2], (int)t[3], V);
-    if (V < 0) { /* re-orient to positive volume */
+    if (V < 0) {
+      if (*negative == 0) *first_negative = e;
+      ++*negative;
+    } else if (*first_positive < 0) *first_positive = e;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* One orientation for the whole mesh is a file convention (Gmsh and TetGen list nodes so that the
+ * volume is positive; a file with every element the other way round is re-oriented). A tetrahedron
+ * oriented against the others is inverted in the rest state: the mesh is folded or its element
+ * lists are inconsistent, and it is rejected, naming the first element of the minority. */
+static PetscErrorCode orient_tets_consistently(pbng_mesh *mesh, int64_t record_offset)
+{
+  int64_t negative, first_negative, first_positive;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_tet_volumes(mesh, record_offset, &negative, &first_negative, &first_positive));
+  if (negative > 0 && negative < mesh->nelems) {
+    const PetscBool minority_negative = (PetscBool)(2 * negative <= mesh->nelems);
+    const int64_t e = minority_negative ? first_negative : first_positive, n = minority_negative ? negative : mesh->nelems - negative;
+    const int32_t *t = &mesh->elems[(size_t)e * 4];
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+            "%s: element %" PRId64 " (record %" PRId64 ", 0-based nodes %d %d %d %d) is inverted in the rest state: %" PRId64
+            " of the %" PRId64 " tetrahedra are oriented against the others (a folded mesh or inconsistent node order)",
+            mesh->source, e, e + record_offset, (int)t[0], (int)t[1], (int)t[2], (int)t[3], n, mesh->nelems);
+  }
+  if (negative == mesh->nelems) /* the file's convention is the opposite one: swap nodes 2 and 3 */
+    for (int64_t e = 0; e < mesh->nelems; ++e) {
+      int32_t *t = &mesh->elems[(size_t)e * 4];
       const int32_t tmp = t[2];
       t[2] = t[3];
       t[3] = tmp;
     }
+  PetscFunctionReturn(0);
+}
+
+static void sort_small(int32_t *v, int n)
+{
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
+      const int32_t tmp = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = tmp;
+    }
+}
+
+/* Rejects two elements on the same set of nodes (a duplicated record: it would count the element
+ * twice). Buckets the elements by their smallest node (a counting sort, O(nnodes + nelems) memory)
+ * and compares the sorted node lists within each bucket. */
+static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, int64_t record_offset)
+{
+  const int nen = mesh->etype->nodes;
+  int64_t *start, *members;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1((size_t)mesh->nnodes + 1, &start));
+  PetscCall(PetscMalloc1((size_t)mesh->nelems, &members));
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    int32_t v[PBNG_MAX_ELEMENT_NODES];
+    memcpy(v, &mesh->elems[(size_t)e * nen], sizeof(int32_t) * (size_t)nen);
+    sort_small(v, nen);
+    ++start[v[0] + 1];
   }
+  for (int64_t i = 0; i < mesh->nnodes; ++i) start[i + 1] += start[i];
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    int32_t v[PBNG_MAX_ELEMENT_NODES];
+    memcpy(v, &mesh->elems[(size_t)e * nen], sizeof(int32_t) * (size_t)nen);
+    sort_small(v, nen);
+    members[start[v[0]]++] = e; /* start[i] now ends bucket i; restored below */
+  }
+  for (int64_t i = mesh->nnodes; i > 0; --i) start[i] = start[i - 1];
+  start[0] = 0;
+  int found = 0;
+  int64_t dup_a = -1, dup_b = -1;
+  for (int64_t i = 0; i < mesh->nnodes && !found; ++i)
+    for (int64_t p = start[i]; p < start[i + 1] && !found; ++p)
+      for (int64_t q = p + 1; q < start[i + 1] && !found; ++q) {
+        int32_t a[PBNG_MAX_ELEMENT_NODES], b[PBNG_MAX_ELEMENT_NODES];
+        memcpy(a, &mesh->elems[(size_t)members[p] * nen], sizeof(int32_t) * (size_t)nen);
+        memcpy(b, &mesh->elems[(size_t)members[q] * nen], sizeof(int32_t) * (size_t)nen);
+        sort_small(a, nen), sort_small(b, nen);
+        if (!memcmp(a, b, sizeof(int32_t) * (size_t)nen)) found = 1, dup_a = members[p], dup_b = members[q];
+      }
+  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(members));
+  PetscCheck(!found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "%s: elements %" PRId64 " and %" PRId64 " (records %" PRId64 " and %" PRId64 ") are duplicates: they have the same nodes",
+             mesh->source, PetscMin(dup_a, dup_b), PetscMax(dup_a, dup_b), PetscMin(dup_a, dup_b) + record_offset,
+             PetscMax(dup_a, dup_b) + record_offset);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset)
+{
+  PetscFunctionBeginUser;
+  PetscCall(check_coordinates_finite(mesh));
+  PetscCall(check_node_indices(mesh, record_offset));
+  if (mesh->etype->kind == PBNG_ELEMENT_TET4) PetscCall(orient_tets_consistently(mesh, record_offset));
+  PetscCall(check_duplicate_elements(mesh, record_offset));
   PetscFunctionReturn(0);
 }

@@ -39,9 +39,11 @@ const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *
 /* Appends n weak constraints (copied). */
 PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const pbng_weak_constraint *c);
 
-/* Checks every coordinate is finite and every node index in range, re-orients tetrahedra to positive
- * volume and rejects degenerate ones (|V| <= 1e-12 * h^3, h the element's longest edge). Errors name
- * mesh->source and the element (0-based index, and record_offset + index as the file record). */
+/* Checks every coordinate is finite and every node index in range; rejects degenerate tetrahedra
+ * (|V| <= 1e-12 * h^3, h the element's longest edge), tetrahedra inverted against the others (mixed
+ * orientation) and duplicate elements (the same nodes); re-orients a mesh whose tetrahedra all have
+ * negative volume (the opposite node-order convention). Errors name mesh->source and the element
+ * (0-based index, and record_offset + index as the file record). */
 PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset);
 
 /* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary) or .node/.ele (TetGen).

@@ -93,6 +93,7 @@ static PetscErrorCode tg_row(tg_file *t, const char *what, int need)
 
   PetscFunctionBeginUser;
   PetscCall(tg_next_line(t, &eof));
+  PetscCheck(!eof || t->lineno > 0, PETSC_COMM_SELF, TG_ERR, "%s: empty file (no data line; %s expected)", t->path, what);
   PetscCheck(!eof, PETSC_COMM_SELF, TG_ERR, "%s:%ld: file truncated: end of file before %s", t->path, t->lineno, what);
   PetscCheck(t->ntok >= need, PETSC_COMM_SELF, TG_ERR, "%s:%ld: %s: expected %d values, found %d", t->path, t->lineno,
              what, need, t->ntok);
