@@ -15,6 +15,6 @@ RUNS=${PBNG_RUNS:-$PWD/runs}
 part=$(sbatch --parsable --export=ALL,RES="$RES",PARTS="$PARTS",SCENE="$SCENE" jobs/partition.sbatch)
 part=${part%%;*}
 solve=$(sbatch --parsable --dependency=afterok:"$part" --ntasks="$PARTS" --cpus-per-task="$THREADS" --job-name=pbng-offline \
-  jobs/run.sbatch -scene "$SCENE" -res "$RES" -mesh "$RUNS/pbng-partition-$part/mesh.h5" -frames "$FRAMES" "$@")
+  jobs/run.sbatch -scene "$SCENE" -mesh "$RUNS/pbng-partition-$part/mesh.h5" -frames "$FRAMES" "$@")
 solve=${solve%%;*}
 echo "partition job $part, solve job $solve (starts when $part completes; output in $RUNS/pbng-offline-$solve)"

@@ -26,24 +26,23 @@ typedef struct {
 static PetscErrorCode read_options(partition_options *o)
 {
   char scene[64] = "none";
-  PetscBool set;
+  PetscBool set, res_set, bar_length_set, weak_stiffness_set;
   PetscInt res, parts = 1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-scene", scene, sizeof(scene), &set));
   PetscCall(pbng_config_scene_defaults(scene, &o->cfg));
   res = o->cfg.res;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-res", &res, &set));
-  PetscCheck(res >= 2 && res <= 4096, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-res %d: must be 2..4096", (int)res);
-  o->cfg.res = (int)res;
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bar_length", &o->cfg.bar_length, &set));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-res", &res, &res_set));
+  o->cfg.res = (int)res; /* range checked in pbng_config_check_mesh_parameters */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bar_length", &o->cfg.bar_length, &bar_length_set));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", o->cfg.mesh_file, sizeof(o->cfg.mesh_file), &set));
   if (set) o->cfg.mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &set));
-  PetscCheck(o->cfg.weak_stiffness > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-weak_stiffness %g: must be > 0", o->cfg.weak_stiffness);
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &weak_stiffness_set));
   PetscCheck(o->cfg.mesh_source != PBNG_MESH_FILE || o->cfg.mesh_file[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE");
+  PetscCall(pbng_config_check_mesh_parameters(&o->cfg, res_set, bar_length_set, weak_stiffness_set, PETSC_COMM_SELF));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-parts", &parts, &set));
   PetscCheck(parts >= 1 && parts <= 1000000, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-parts %d: must be >= 1", (int)parts);
   o->parts = (int)parts;

@@ -10,6 +10,7 @@ PARTITION="$(dirname "$PBNG")/pbng-partition"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 mpi() { "$MPIEXEC" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
 scene=(-scene two_blocks_hanging -res 5 -iters 60 -threads 1)
+from_file=(-scene two_blocks_hanging -iters 60 -threads 1) # the same with -mesh FILE (which fixes the resolution)
 
 "$PBNG" "${scene[@]}" -output "$TMP/one.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging, 1 rank"; cat "$TMP/log"; }
 grep -q "25 weak constraints" "$TMP/log" && ok || fail "startup line does not count the weak constraints"
@@ -28,7 +29,7 @@ PYEOF
 mpi 3 "$PBNG" "${scene[@]}" -output "$TMP/three.h5" > "$TMP/log" 2>&1 && ok || { fail "3 ranks"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/three.h5" --compare "$TMP/one.h5" --rtol 0 --quiet && ok || fail "3 ranks differ from 1 rank"
 "$PARTITION" -scene two_blocks_hanging -res 5 -parts 3 -output "$TMP/parts.h5" > "$TMP/log" 2>&1 && ok || { fail "pbng-partition"; cat "$TMP/log"; }
-mpi 3 "$PBNG" "${scene[@]}" -mesh "$TMP/parts.h5" -output "$TMP/parted.h5" > "$TMP/log" 2>&1 && ok || { fail "3 ranks from the partitioned file"; cat "$TMP/log"; }
+mpi 3 "$PBNG" "${from_file[@]}" -mesh "$TMP/parts.h5" -output "$TMP/parted.h5" > "$TMP/log" 2>&1 && ok || { fail "3 ranks from the partitioned file"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/parted.h5" --compare "$TMP/one.h5" --rtol 0 --quiet && ok || fail "partitioned file: differs from 1 rank"
 
 # PBNG converges to Newton's equilibrium where the bindings are not much stiffer than the blocks
@@ -91,6 +92,6 @@ bad "trailing garbage" 'pbng-weak-constraints 1\n1 3 1.0 1 5 1.0 10 10 0 1 0 7\n
 bad "not a number" 'pbng-weak-constraints 1\n1 3 1.0x 1 5 1.0 10 10\n' "bad.txt:2: expected 1 (node, weight) pairs"
 expect_error "missing file" "cannot open weak-constraint file" "$PBNG" "${box[@]}" -weak "$TMP/none.txt" -output "$TMP/bad.h5"
 expect_error "-weak with a partitioned mesh" "give the weak constraints to pbng-partition" \
-  "$PBNG" "${scene[@]}" -mesh "$TMP/parts.h5" -weak "$HERE/data/box4_weak.txt" -output "$TMP/bad.h5"
+  "$PBNG" "${from_file[@]}" -mesh "$TMP/parts.h5" -weak "$HERE/data/box4_weak.txt" -output "$TMP/bad.h5"
 expect_error "-weak_stiffness 0" "must be > 0" "$PBNG" "${scene[@]}" -weak_stiffness 0 -output "$TMP/bad.h5"
 finish

@@ -58,6 +58,12 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
  * constraints of -weak FILE added. */
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
+/* Checks the options that size a generated mesh: their ranges, and that each was given (its *_set
+ * flag) only where such a mesh is generated: -res not with -mesh, -bar_length only for the bar,
+ * -weak_stiffness only for the two blocks. comm: where the error is raised. */
+PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, PetscBool res_set, PetscBool bar_length_set, PetscBool weak_stiffness_set,
+                                                 MPI_Comm comm);
+
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);

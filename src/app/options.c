@@ -115,28 +115,25 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
 
 static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
-  PetscBool set;
+  PetscBool set, res_set, bar_length_set, weak_stiffness_set;
   PetscInt res = cfg->res;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsInt("-res", "Res-N: N^3 vertices for box scenes (N across for the bar)", NULL, res, &res, &set));
-  PetscCheck(res >= 2 && res <= 4096, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-res %d: must be 2..4096", (int)res);
-  cfg->res = (int)res;
-  PetscCall(PetscOptionsReal("-bar_length", "bar scene: length along x (cross-section 1 x 1)", NULL, cfg->bar_length, &cfg->bar_length, &set));
-  PetscCheck(cfg->bar_length > 0 && cfg->bar_length <= 1e3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bar_length %g: must be in (0, 1000]", cfg->bar_length);
+  PetscCall(PetscOptionsInt("-res", "Res-N: N^3 vertices for box scenes (N across for the bar)", NULL, res, &res, &res_set));
+  cfg->res = (int)res; /* range checked in pbng_config_check_mesh_parameters */
+  PetscCall(PetscOptionsReal("-bar_length", "bar scene: length along x (cross-section 1 x 1)", NULL, cfg->bar_length, &cfg->bar_length, &bar_length_set));
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
                                cfg->weak_file, sizeof(cfg->weak_file), &set));
   PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
-                             cfg->weak_stiffness, &cfg->weak_stiffness, &set));
-  PetscCheck(cfg->weak_stiffness > 0 && isfinite(cfg->weak_stiffness), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-weak_stiffness %g: must be > 0", cfg->weak_stiffness);
+                             cfg->weak_stiffness, &cfg->weak_stiffness, &weak_stiffness_set));
   PetscBool help;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   PetscCheck(help || cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE (see -help)");
+  PetscCall(pbng_config_check_mesh_parameters(cfg, res_set, bar_length_set, weak_stiffness_set, PETSC_COMM_WORLD));
   PetscFunctionReturn(0);
 }
 
@@ -217,21 +214,43 @@ static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscFunctionReturn(0);
 }
 
+/* -omega (SOR, Eq. 40), -rho and -gamma (Chebyshev, Eq. 39): in range, and only with PBNG and their -accel. */
+static PetscErrorCode read_acceleration_parameters(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  pbng_solver_options *o = &cfg->solver_opt;
+  PetscBool omega_set, rho_set, gamma_set;
+  const char *accel = pbng_accel_name(o->accel);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->omega, &o->omega, &omega_set));
+  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->rho, &o->rho, &rho_set));
+  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->gamma, &o->gamma, &gamma_set));
+  PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
+  PetscCheck(o->rho > 0 && o->rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->rho);
+  PetscCheck(o->gamma > 0 && o->gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->gamma);
+  PetscCheck(!(omega_set || rho_set || gamma_set) || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-omega, -rho and -gamma are for -solver pbng (the solver is %s)", cfg->solver);
+  PetscCheck(!omega_set || o->accel == PBNG_ACCEL_SOR, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-omega is for -accel sor (the acceleration is %s)", accel);
+  PetscCheck(!(rho_set || gamma_set) || o->accel == PBNG_ACCEL_CHEBYSHEV, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-rho and -gamma are for -accel chebyshev (the acceleration is %s)", accel);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
-  PetscBool set;
+  PetscBool set, every_set;
   PetscInt frames = cfg->frames, iters = cfg->iters, every = cfg->residual_every, threads = 0;
   pbng_solver_options *o = &cfg->solver_opt;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->omega, &o->omega, &set));
-  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->rho, &o->rho, &set));
-  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->gamma, &o->gamma, &set));
+  PetscCall(read_acceleration_parameters(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsReal("-dt", "time step per frame", NULL, cfg->dt, &cfg->dt, &set));
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &set));
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
   PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));
-  PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &set));
+  PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &every_set));
+  PetscCheck(!every_set || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-residual_every is for -rtol (without it the residual is evaluated once per frame, or every iteration with -monitor)");
   PetscInt initial_frame = -1;
   PetscCall(PetscOptionsString("-initial", "start from a frame of an earlier pbng result of the same mesh (quasistatic)", NULL, cfg->initial,
                                cfg->initial, sizeof(cfg->initial), &set));
@@ -245,6 +264,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
                                NULL, cfg->initial_state, cfg->initial_state, sizeof(cfg->initial_state), &set));
   PetscCheck(!strcmp(cfg->initial_state, "rest") || !strcmp(cfg->initial_state, "flat") || !strcmp(cfg->initial_state, "inverted"),
              PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-initial_state: unknown state \"%s\" (known: rest, flat, inverted)", cfg->initial_state);
+  PetscCheck(!strcmp(cfg->initial_state, "rest") || !cfg->initial[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-initial_state %s and -initial %s both say where the nodes start: give one", cfg->initial_state, cfg->initial);
   PetscCall(PetscOptionsReal("-time_budget", "end a frame once its iterations took this many seconds (slowest rank; 0: no limit)", NULL,
                              cfg->time_budget, &cfg->time_budget, &set));
   PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));
@@ -253,9 +274,6 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(cfg->divergence_limit > 1 && !isnan(cfg->divergence_limit), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-divergence_limit %g: must be > 1", cfg->divergence_limit);
   PetscCall(PetscOptionsInt("-threads", "OpenMP threads per rank (0: OMP_NUM_THREADS)", NULL, threads, &threads, &set));
-  PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
-  PetscCheck(o->rho > 0 && o->rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->rho);
-  PetscCheck(o->gamma > 0 && o->gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->gamma);
   PetscCheck(cfg->dt > 0 && isfinite(cfg->dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dt %g: must be > 0", cfg->dt);
   PetscCheck(frames >= 0 && frames <= 999999, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-frames %d: must be 0..999999", (int)frames);
   PetscCheck(iters >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-iters %d: must be >= 1", (int)iters);

@@ -1,4 +1,5 @@
 /* The paper's scenes (Sec. 10) as configuration defaults. */
+#include <math.h>
 #include <string.h>
 #include "app/config.h"
 #include "mesh/generate.h"
@@ -125,6 +126,25 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
                   "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box, none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, PetscBool res_set, PetscBool bar_length_set, PetscBool weak_stiffness_set,
+                                                 MPI_Comm comm)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(cfg->res >= 2 && cfg->res <= 4096, comm, PETSC_ERR_ARG_OUTOFRANGE, "-res %d: must be 2..4096", cfg->res);
+  PetscCheck(cfg->bar_length > 0 && cfg->bar_length <= 1e3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bar_length %g: must be in (0, 1000]", cfg->bar_length);
+  PetscCheck(cfg->weak_stiffness > 0 && isfinite(cfg->weak_stiffness), comm, PETSC_ERR_ARG_OUTOFRANGE, "-weak_stiffness %g: must be > 0",
+             cfg->weak_stiffness);
+  PetscCheck(!res_set || cfg->mesh_source != PBNG_MESH_FILE, comm, PETSC_ERR_ARG_INCOMP,
+             "-res %d sizes a generated scene mesh, but the mesh comes from -mesh %s: leave out -res (the file fixes the resolution)", cfg->res,
+             cfg->mesh_file);
+  PetscCheck(!bar_length_set || cfg->mesh_source == PBNG_MESH_BAR, comm, PETSC_ERR_ARG_INCOMP,
+             "-bar_length is for the generated bar (-scene bar_gravity without -mesh)");
+  PetscCheck(!weak_stiffness_set || cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS, comm, PETSC_ERR_ARG_INCOMP,
+             "-weak_stiffness is for the generated blocks of -scene two_blocks_hanging (without -mesh); a -weak file gives each "
+             "constraint its own stiffness");
   PetscFunctionReturn(0);
 }
 
