@@ -81,6 +81,18 @@ if mount -t tmpfs -o size=600k tmpfs "$SMALL" 2> /dev/null; then
 else
   echo "test_robustness: full-disk check skipped (cannot mount a tmpfs here)"
 fi
+# --- an output directory that is not writable: a read-only tmpfs (root ignores permission bits) ------
+RO="$TMP/readonly"
+mkdir -p "$RO"
+if mount -t tmpfs -o ro,size=64k tmpfs "$RO" 2> /dev/null; then
+  expect_error "read-only output directory" "directory '$RO' is not writable" "$PBNG" -scene box -res 4 -frames 1 -output "$RO/r.h5"
+  umount "$RO"
+else
+  echo "test_robustness: read-only directory check skipped (cannot mount a tmpfs here)"
+fi
+# --- a file-size limit (ulimit -f) below the result: refused before any work; SIGXFSZ does not kill ------
+expect_error "ulimit -f below the result" "the file-size limit (ulimit -f) is 10240000 bytes" \
+  bash -c 'ulimit -f 10000 && exec "$0" "$@"' "$PBNG" -scene box_stretch_twist -res 40 -frames 3 -iters 2 -output "$TMP/big.h5"
 expect_error "-divergence_limit 1" "must be > 1" "$PBNG" -scene box -res 4 -divergence_limit 1 -output "$TMP/bad.h5"
 expect_error "-initial_state unknown" "-initial_state: unknown state" "$PBNG" -scene box -res 4 -initial_state upside_down -output "$TMP/bad.h5"
 finish

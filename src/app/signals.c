@@ -16,6 +16,10 @@ void pbng_signals_install(void)
   sa.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGUSR1, &sa, NULL);
+  /* A file-size limit (ulimit -f, a batch system's file limit) would kill the process with SIGXFSZ and
+   * leave a stale .partial; ignored, the write fails with EFBIG and the run ends with an I/O error
+   * like on a full disk (output removed, earlier result untouched). */
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 int pbng_signals_received(void) { return (int)received; }

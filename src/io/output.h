@@ -31,6 +31,7 @@ typedef struct {
   int nodes_per_element;     /* 4 */
   const char *format;        /* root attribute format: NULL for "pbng-1" (a result) */
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
+  int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
 } pbng_output_info;
 
 typedef struct {
@@ -39,8 +40,9 @@ typedef struct {
   double residual, relative_residual, seconds, energy;
 } pbng_frame_info;
 
-/* Creates "<path>.partial" (fails cleanly, naming the path, when it cannot be created) and writes
- * the root attributes. nnodes/nelems are the global counts. */
+/* Creates "<path>.partial" (fails cleanly, naming the path, when it cannot be created, or when the
+ * process's file-size limit (ulimit -f) is below the data the file will hold) and writes the root
+ * attributes. nnodes/nelems are the global counts. */
 PetscErrorCode pbng_output_open(MPI_Comm comm, const char *path, const pbng_output_info *info,
                                 int64_t nnodes, int64_t nelems, pbng_output **out);
 
