@@ -36,4 +36,32 @@ expect_error "part count mismatch" "has 3 parts but pbng runs on 2 ranks" mpirun
 expect_error "partitioner without output" "-output FILE.h5 is required" "$PART" -scene box -res 4 -parts 2
 expect_error "partitioner bad mesh" "nosuch.msh" "$PART" -mesh "$TMP/nosuch.msh" -parts 2 -output "$TMP/y.h5"
 [ ! -e "$TMP/x.h5" ] && [ ! -e "$TMP/y.h5" ] && ok || fail "a failed run left output behind"
+
+# damaged partitioned files: HDF5 files pbng cannot use say what they are; a part that is damaged makes
+# the rank reading it fail alone, and every rank exits (bounded by `timeout`) with its message
+"$PART" -scene box_stretch_twist -res 6 -parts 2 -output "$TMP/p2.h5" > "$TMP/log" 2>&1 && ok || { fail "partition p2"; cat "$TMP/log"; }
+"$PY" - "$TMP" <<'PYEOF' && ok || fail "writing the damaged files"
+import h5py, numpy as np, shutil, sys
+d = sys.argv[1]
+def damage(name, edit):
+    shutil.copy(d + "/p2.h5", d + "/" + name)
+    with h5py.File(d + "/" + name, "r+") as f:
+        edit(f, f["/nodes/offset"][1, 0], f["/elements/offset"][1, 0])
+damage("version.h5", lambda f, n1, e1: f.attrs.modify("format", np.bytes_("pbng-partition-9")))
+damage("elem.h5", lambda f, n1, e1: f["/elements/nodes"].__setitem__((e1 + 3, 2), 100000))
+damage("nan.h5", lambda f, n1, e1: f["/nodes/X"].__setitem__((n1 + 2, 0), np.nan))
+damage("global.h5", lambda f, n1, e1: f["/nodes/global"].__setitem__((n1 + 1, 0), -5))
+damage("nowned.h5", lambda f, n1, e1: f["/parts/nowned"].__setitem__((1, 0), 10**6))
+damage("offset.h5", lambda f, n1, e1: f["/nodes/offset"].__setitem__((2, 0), 10**9))
+PYEOF
+head -c 20000 "$TMP/p2.h5" > "$TMP/truncated.h5"
+t=(timeout 120 "$MPIEXEC" -n 2 --oversubscribe --bind-to none "$PBNG" -threads 1 -failure_timeout 2 -frames 1 -iters 2 -output "$TMP/x.h5" -mesh)
+expect_error "truncated partitioned file" "truncated.h5: an HDF5 file that HDF5 cannot open (truncated or damaged?)" "${t[@]}" "$TMP/truncated.h5"
+expect_error "other format version" "a partitioned mesh of format 'pbng-partition-9', but this pbng reads 'pbng-partition-1'" "${t[@]}" "$TMP/version.h5"
+expect_error "a result as mesh" "an HDF5 file of format 'pbng-1'" "${t[@]}" "$TMP/fly.h5"
+expect_error "element index out of range in part 1" "pbng: error on rank 1: $TMP/elem.h5: part 1: /elements/nodes holds 100000" "${t[@]}" "$TMP/elem.h5"
+expect_error "NaN in part 1" "part 1: /nodes/X: node 2 of this part has a non-finite coordinate" "${t[@]}" "$TMP/nan.h5"
+expect_error "global id out of range in part 1" "part 1: /nodes/global holds -5" "${t[@]}" "$TMP/global.h5"
+expect_error "nowned beyond the part" "part 1: /parts/nowned is 1000000" "${t[@]}" "$TMP/nowned.h5"
+expect_error "offset beyond the datasets" "pbng: error on rank 1: $TMP/offset.h5: cannot read /nodes/X" "${t[@]}" "$TMP/offset.h5"
 finish

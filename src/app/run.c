@@ -102,13 +102,18 @@ static PetscErrorCode global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_
   PetscFunctionReturn(0);
 }
 
-/* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns). */
+/* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns); an HDF5 file that is
+ * not one pbng can read is an error saying what it is. */
 static PetscErrorCode is_partitioned_input(run_state *st, int *partitioned)
 {
+  char why[256] = "";
+
   PetscFunctionBeginUser;
   *partitioned = 0;
-  if (st->rank == 0 && st->cfg->mesh_source == PBNG_MESH_FILE) *partitioned = pbng_partfile_is_partitioned(st->cfg->mesh_file);
+  if (st->rank == 0 && st->cfg->mesh_source == PBNG_MESH_FILE) *partitioned = pbng_partfile_probe(st->cfg->mesh_file, why, sizeof(why));
   PetscCallMPI(MPI_Bcast(partitioned, 1, MPI_INT, 0, st->comm));
+  PetscCallMPI(MPI_Bcast(why, (int)sizeof(why), MPI_CHAR, 0, st->comm));
+  PetscCheck(!why[0], st->comm, PBNG_ERR_ON_RANK0, "-mesh %s: %s", st->cfg->mesh_file, why); /* the same on every rank: printed once */
   PetscFunctionReturn(0);
 }
 

@@ -1,6 +1,9 @@
 #include "io/partfile.h"
 #include "io/weak_rows.h"
 #include <hdf5.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -235,28 +238,54 @@ PetscErrorCode pbng_partfile_close(pbng_partfile_writer **wp, PetscBool success)
   PetscFunctionReturn(0);
 }
 
-int pbng_partfile_is_partitioned(const char *path)
+/* Whether the file begins with the HDF5 signature (pbng writes no user block). */
+static int has_hdf5_signature(const char *path)
+{
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8];
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const size_t n = fread(head, 1, sizeof(head), f);
+  fclose(f);
+  return n == sizeof(head) && !memcmp(head, sig, sizeof(sig));
+}
+
+/* The root attribute "format" of an open file, or "" when there is none (or it is not a short string). */
+static void read_format(hid_t file, char *value, size_t len)
+{
+  value[0] = 0;
+  if (H5Aexists(file, "format") <= 0) return;
+  hid_t attr = H5Aopen(file, "format", H5P_DEFAULT), type = H5Aget_type(attr);
+  if (H5Tget_class(type) == H5T_STRING && H5Tget_size(type) < len && H5Aread(attr, type, value) >= 0) value[H5Tget_size(type)] = 0;
+  else value[0] = 0;
+  H5Tclose(type);
+  H5Aclose(attr);
+}
+
+int pbng_partfile_probe(const char *path, char *why, size_t len)
 {
   H5E_auto2_t func;
   void *data;
   int yes = 0;
+  char format[64] = "";
+
+  why[0] = 0;
+  if (access(path, R_OK) != 0 || !has_hdf5_signature(path)) return 0;
   H5Eget_auto2(H5E_DEFAULT, &func, &data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (access(path, R_OK) == 0 && H5Fis_hdf5(path) > 0) {
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file >= 0) {
-      if (H5Aexists(file, "format") > 0) { /* pbng result files have a format attribute too: compare it */
-        char value[32] = "";
-        hid_t attr = H5Aopen(file, "format", H5P_DEFAULT), type = H5Aget_type(attr);
-        if (H5Tget_class(type) == H5T_STRING && H5Tget_size(type) <= sizeof(value) && H5Aread(attr, type, value) >= 0)
-          yes = !strncmp(value, PARTFILE_FORMAT, sizeof(value));
-        H5Tclose(type);
-        H5Aclose(attr);
-      }
-      H5Fclose(file);
-    }
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file >= 0) {
+    read_format(file, format, sizeof(format));
+    H5Fclose(file);
   }
   H5Eset_auto2(H5E_DEFAULT, func, data);
+  if (file < 0) snprintf(why, len, "an HDF5 file that HDF5 cannot open (truncated or damaged?)");
+  else if (!strcmp(format, PARTFILE_FORMAT)) yes = 1;
+  else if (!strncmp(format, "pbng-partition-", 15))
+    snprintf(why, len, "a partitioned mesh of format '%s', but this pbng reads '%s': partition the mesh again with this version's pbng-partition",
+             format, PARTFILE_FORMAT);
+  else if (format[0]) snprintf(why, len, "an HDF5 file of format '%s' (a pbng result or checkpoint?), not a partitioned mesh", format);
+  else snprintf(why, len, "an HDF5 file without a pbng format attribute, not a partitioned mesh (HDF5 meshes come from pbng-partition)");
   return yes;
 }
 
@@ -303,6 +332,55 @@ static PetscErrorCode read_range(hid_t file, const char *fname, const char *path
   PetscFunctionReturn(0);
 }
 
+/* --- validation of a part read from the file (a damaged file fails here, naming part and dataset) --- */
+
+/* Part p's rows [range[0], range[1]) of the datasets of `what`: an increasing range. */
+static PetscErrorCode check_range(const char *fname, int p, const char *what, const int64_t range[2])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(range[0] >= 0 && range[1] >= range[0] && range[1] - range[0] <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "%s: part %d: %s offsets %" PRId64 "..%" PRId64 " are not a valid range of rows (damaged file?)", fname, p, what, range[0], range[1]);
+  PetscFunctionReturn(0);
+}
+
+/* Every one of the n values (int32 or, when wide, int64) lies in [0, bound). */
+static PetscErrorCode check_indices(const char *fname, int p, const char *dataset, int64_t n, const void *values, int wide, int64_t bound)
+{
+  PetscFunctionBeginUser;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = wide ? ((const int64_t *)values)[i] : ((const int32_t *)values)[i];
+    PetscCheck(v >= 0 && v < bound, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: part %d: %s holds %" PRId64 " (its entry %" PRId64 " of this part), outside 0..%" PRId64 " (damaged file?)", fname, p, dataset, v,
+               i, bound - 1);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The part's contents are consistent: finite positions, every index in range, the owned nodes first
+ * and owned by this part. */
+static PetscErrorCode validate_part(const char *fname, int p, int64_t nparts, const pbng_submesh *sub)
+{
+  const pbng_mesh *m = &sub->mesh;
+
+  PetscFunctionBeginUser;
+  PetscCheck(sub->nowned >= 0 && sub->nowned <= m->nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "%s: part %d: /parts/nowned is %d, outside 0..%" PRId64 " (its node count; damaged file?)", fname, p, (int)sub->nowned, m->nnodes);
+  for (int64_t i = 0; i < 3 * m->nnodes; ++i)
+    PetscCheck(isfinite(m->X[i]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: /nodes/X: node %" PRId64 " of this part has a non-finite coordinate",
+               fname, p, i / 3);
+  PetscCall(check_indices(fname, p, "/nodes/global", m->nnodes, sub->global_node, 1, sub->nglobal_nodes));
+  PetscCall(check_indices(fname, p, "/nodes/owner", m->nnodes, sub->owner, 0, nparts));
+  PetscCall(check_indices(fname, p, "/nodes/color", m->nnodes, sub->color, 0, sub->ncolors));
+  for (int32_t i = 0; i < sub->nowned; ++i)
+    PetscCheck(sub->owner[i] == p, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: /nodes/owner: owned node %d belongs to part %d (damaged file?)",
+               fname, p, (int)i, (int)sub->owner[i]);
+  PetscCall(check_indices(fname, p, "/elements/nodes", m->nelems * m->etype->nodes, m->elems, 0, m->nnodes));
+  PetscCall(check_indices(fname, p, "/elements/global", m->nelems, sub->global_elem, 1, sub->nglobal_elems));
+  for (int s = 0; s < m->nsets; ++s) PetscCall(check_indices(fname, p, m->sets[s].name, m->sets[s].count, m->sets[s].nodes, 0, m->nnodes));
+  if (sub->cc.elem) PetscCall(check_indices(fname, p, "/elements/color", m->nelems, sub->cc.elem, 0, sub->cc.nelem_colors));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode read_sets(hid_t file, const char *fname, int p, int64_t nsets, pbng_submesh *sub)
 {
   PetscFunctionBeginUser;
@@ -320,6 +398,7 @@ static PetscErrorCode read_sets(hid_t file, const char *fname, int p, int64_t ns
     H5Tclose(type), H5Aclose(attr), H5Gclose(grp);
     snprintf(path, sizeof(path), "/sets/%04d/offset", (int)s);
     PetscCall(read_range(file, fname, path, p, range));
+    PetscCall(check_range(fname, p, path, range));
     PetscCall(PetscMalloc1(range[1] - range[0] + 1, &members));
     snprintf(path, sizeof(path), "/sets/%04d/members", (int)s);
     PetscCall(read_rows(file, fname, path, H5T_NATIVE_INT32, 1, range[0], range[1] - range[0], members));
@@ -342,6 +421,7 @@ static PetscErrorCode read_weak(hid_t file, const char *fname, int p, pbng_subme
   }
   PetscCall(read_attr(file, fname, "nweak", H5T_NATIVE_INT64, &sub->nglobal_weak));
   PetscCall(read_range(file, fname, "/weak/offset", p, range));
+  PetscCall(check_range(fname, p, "/weak", range));
   const int64_t n = range[1] - range[0];
   PetscCall(pbng_weak_rows_alloc(n, &rows));
   PetscCall(PetscMalloc1(n + 1, &sub->global_weak));
@@ -406,6 +486,10 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
   PetscCall(read_range(file, path, "/nodes/offset", rank, nodes));
   PetscCall(read_range(file, path, "/elements/offset", rank, elems));
   PetscCall(read_rows(file, path, "/parts/nowned", H5T_NATIVE_INT32, 1, rank, 1, &nowned));
+  PetscCall(check_range(path, rank, "/nodes", nodes));
+  PetscCall(check_range(path, rank, "/elements", elems));
+  PetscCheck(kind >= 0 && kind < PBNG_ELEMENT_KIND_COUNT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: unknown element_kind %" PRId64, path, kind);
+  PetscCheck(ncolors >= 1 && ncolors <= 64, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: ncolors %d: must be 1..64", path, ncolors);
   PetscCall(pbng_mesh_alloc(&sub->mesh, (pbng_element_kind)kind, nodes[1] - nodes[0], elems[1] - elems[0]));
   snprintf(sub->mesh.source, sizeof(sub->mesh.source), "%s (part %d)", path, rank);
   sub->nowned = nowned, sub->ncolors = ncolors;
@@ -421,5 +505,6 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
   PetscCall(read_weak(file, path, rank, sub));
   PetscCall(read_constraint_colors(file, path, rank, elems[0], sub));
   H5Fclose(file);
+  PetscCall(validate_part(path, rank, nparts, sub));
   PetscFunctionReturn(0);
 }

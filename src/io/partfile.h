@@ -26,8 +26,10 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
 PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub);
 PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);
 
-/* 1 when path is an HDF5 file with the partitioned-mesh format attribute. */
-int pbng_partfile_is_partitioned(const char *path);
+/* 1 when path is an HDF5 file with this version's partitioned-mesh format attribute. Otherwise 0;
+ * then, when the file is an HDF5 file all the same (damaged, another format version, a result),
+ * why[len] says what it is ("" for files that are not HDF5: meshes for pbng_mesh_read). */
+int pbng_partfile_probe(const char *path, char *why, size_t len);
 
 /* Collective over comm: every rank reads its part (the file must have as many parts as ranks) and
  * the mesh extent. */
