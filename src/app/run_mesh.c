@@ -1,0 +1,300 @@
+/* The run's mesh: generated or read (on rank 0, or each rank its part of a partitioned file), cut
+ * into the ranks' subdomains, and written to the output's /mesh group. */
+#include "app/run_state.h"
+#include <inttypes.h>
+#include <malloc.h>
+#include <string.h>
+
+#include "io/partfile.h"
+#include "io/weak_rows.h"
+#include "parallel/coloring.h"
+
+/* Collective: an error of rank 0's (ierr) becomes an error on every rank, so that no rank waits in a
+ * collective call for a rank that gave up. Rank 0 keeps its own error and message. */
+static PetscErrorCode agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
+{
+  int rank, code = (int)ierr;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  if (rank == 0) PetscCall(ierr);
+  PetscCheck(code == 0, PETSC_COMM_SELF, PBNG_ERR_ON_RANK0, "setup failed on rank 0");
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0 generates or reads the mesh (the others keep an empty one); every rank gets its header. */
+PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_header *head)
+{
+  double sizes[4] = {0, 0, 0, 0};
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh));
+  if (st->rank == 0) {
+    ierr = pbng_config_build_mesh(st->cfg, mesh);
+    if (!ierr) sizes[0] = (double)mesh->nnodes, sizes[1] = (double)mesh->nelems, sizes[2] = mesh->etype->kind, sizes[3] = pbng_mesh_extent(mesh);
+  }
+  PetscCall(agree_on_rank0(st->comm, ierr));
+  PetscCallMPI(MPI_Bcast(sizes, 4, MPI_DOUBLE, 0, st->comm));
+  head->nnodes = (int64_t)sizes[0], head->nelems = (int64_t)sizes[1];
+  head->etype = pbng_element_type_get((pbng_element_kind)sizes[2]);
+  head->extent = sizes[3];
+  PetscFunctionReturn(0);
+}
+
+/* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns); an HDF5 file that is
+ * not one pbng can read is an error saying what it is. */
+PetscErrorCode run_is_partitioned_input(run_state *st, int *partitioned)
+{
+  char why[256] = "";
+
+  PetscFunctionBeginUser;
+  *partitioned = 0;
+  if (st->rank == 0 && st->cfg->mesh_source == PBNG_MESH_FILE) *partitioned = pbng_partfile_probe(st->cfg->mesh_file, why, sizeof(why));
+  PetscCallMPI(MPI_Bcast(partitioned, 1, MPI_INT, 0, st->comm));
+  PetscCallMPI(MPI_Bcast(why, (int)sizeof(why), MPI_CHAR, 0, st->comm));
+  PetscCheck(!why[0], st->comm, PBNG_ERR_ON_RANK0, "-mesh %s: %s", st->cfg->mesh_file, why); /* the same on every rank: printed once */
+  PetscFunctionReturn(0);
+}
+
+/* Every rank reads its own part of a partitioned mesh file (collective HDF5 reads). */
+PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh_header *head)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!st->cfg->weak_file[0], st->comm, PETSC_ERR_ARG_INCOMP,
+             "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
+  PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->etype = sub->mesh.etype;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line)
+{
+  const pbng_config *cfg = st->cfg;
+  pbng_output_info info = {
+    .material = pbng_material_kind_name(cfg->material), .youngs_modulus = cfg->youngs,
+    .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
+    .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
+    .command_line = command_line, .xdmf_topology = mesh->etype->xdmf_topology, .nodes_per_element = mesh->etype->nodes,
+    .frames = cfg->frames + 1};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_output_open(st->comm, cfg->output, &info, mesh->nnodes, mesh->nelems, &st->out));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: coloring (Sec. 9) and the METIS partition over the ranks, for every global node; the
+ * weak-constraint block colors, and the PBD/XPBD constraint colors when with_pbd. */
+static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, PetscBool with_pbd, pbng_constraint_colors *cc,
+                                 int32_t *part)
+{
+  pbng_node_elements adj;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_node_elements_build(mesh, &adj));
+  PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
+  PetscCall(pbng_constraint_colors_compute(mesh, &adj, with_pbd, cc));
+  PetscCall(pbng_partition_nodes(mesh, &adj, color, *ncolors, nranks, part));
+  PetscCall(pbng_node_elements_destroy(&adj));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0 plans, cuts the mesh into the ranks' pieces and sends them (freeing the global mesh once its
+ * own piece is cut); every other rank receives its piece. */
+static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_submesh *sub)
+{
+  int nranks, ncolors = 0;
+  int32_t *color = NULL, *part = NULL;
+  pbng_constraint_colors cc = {0};
+  const int need_cc = pbng_solver_uses_constraint_colors(st->cfg->solver);
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
+  if (st->rank == 0) {
+    ierr = PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part);
+    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, (PetscBool)need_cc, &cc, part);
+  }
+  PetscCall(agree_on_rank0(st->comm, ierr));
+  if (st->rank != 0) {
+    PetscCall(pbng_submesh_recv(st->comm, 0, PBNG_ERR_ON_RANK0, sub));
+    PetscFunctionReturn(0);
+  }
+  for (int p = 1; p < nranks; ++p) {
+    pbng_submesh piece;
+    ierr = pbng_submesh_extract(mesh, color, ncolors, &cc, part, p, &piece);
+    if (ierr) { /* release the ranks still waiting for their part, then report */
+      for (int q = p; q < nranks; ++q) PetscCall(pbng_submesh_send_failure(st->comm, q));
+      PetscCall(ierr);
+    }
+    PetscCall(pbng_submesh_send(st->comm, &piece, p));
+    PetscCall(pbng_submesh_destroy(&piece));
+  }
+  PetscCall(pbng_submesh_extract(mesh, color, ncolors, &cc, part, 0, sub));
+  PetscCall(PetscFree2(color, part));
+  PetscCall(pbng_constraint_colors_destroy(&cc));
+  PetscCall(pbng_mesh_destroy(mesh));
+  PetscFunctionReturn(0);
+}
+
+/* Boundary-condition index of every local node; a set that selects no node anywhere is an error. */
+static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_submesh *sub, double extent, int8_t *node_bc)
+{
+  const pbng_bc_list *bcs = &st->cfg->bcs;
+  int64_t mine[PBNG_MAX_BC] = {0}, total[PBNG_MAX_BC];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_bc_assign(bcs, &sub->mesh, extent, node_bc, mine));
+  PetscCallMPI(MPI_Allreduce(mine, total, PBNG_MAX_BC, MPI_INT64_T, MPI_SUM, st->comm));
+  for (int b = 0; b < bcs->count; ++b)
+    PetscCheck(total[b] > 0, st->comm, PETSC_ERR_ARG_WRONG, "boundary condition %s selects no node of the mesh", bcs->bc[b].name);
+  PetscFunctionReturn(0);
+}
+
+/* Every rank's piece (from rank 0's global mesh, or read from a partitioned file) -> boundary sets ->
+ * subdomain and halo plan. */
+PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in)
+{
+  pbng_submesh sub;
+  int8_t *node_bc;
+
+  PetscFunctionBeginUser;
+  if (sub_in) sub = *sub_in;
+  else PetscCall(distribute_mesh(st, mesh, &sub));
+  malloc_trim(0);
+  PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));
+  PetscCall(assign_boundary_conditions(st, &sub, head->extent, node_bc));
+  PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, &st->dm));
+  PetscCall(PetscFree(node_bc));
+  PetscCall(pbng_submesh_destroy(&sub));
+  PetscCall(pbng_halo_create(&st->dm, &st->halo));
+  PetscFunctionReturn(0);
+}
+
+/* /mesh/tetrahedra from the owned elements, passed in increasing global order so that the writer
+ * needs no sorted copy of its own (the largest buffer of the setup). */
+static PetscErrorCode write_elements_in_global_order(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  const int nen = dm->etype->nodes;
+  const int32_t n = dm->nowned_elems;
+  PetscInt64 *order; /* global id << 32 | local index, sorted */
+  int64_t *conn, *rows;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dm->nglobal_elems < ((int64_t)1 << 31), PETSC_COMM_SELF, PETSC_ERR_SUP, "more than 2^31 elements");
+  PetscCall(PetscMalloc1(n + 1, &order));
+  for (int32_t e = 0; e < n; ++e) order[e] = (dm->global_elem[e] << 32) | e;
+  PetscCall(PetscSortInt64(n, order));
+  PetscCall(PetscMalloc1((int64_t)n * nen + 1, &conn));
+  rows = order; /* reused in place: each entry is read before it is overwritten */
+  for (int32_t k = 0; k < n; ++k) {
+    const int32_t e = (int32_t)(order[k] & 0xffffffff);
+    for (int a = 0; a < nen; ++a) conn[(int64_t)k * nen + a] = dm->global_node[dm->elems[e * nen + a]];
+    rows[k] = order[k] >> 32;
+  }
+  PetscCall(pbng_output_write_elements(st->out, n, rows, conn));
+  PetscCall(PetscFree(conn));
+  PetscCall(PetscFree(order));
+  PetscFunctionReturn(0);
+}
+
+/* The owned nodes in increasing global order: node data is passed to the writer in that order, so
+ * that it writes from our buffer instead of sorting a copy. */
+PetscErrorCode run_build_node_output_order(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  PetscInt64 *order;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dm->nglobal_nodes < ((int64_t)1 << 31), PETSC_COMM_SELF, PETSC_ERR_SUP, "more than 2^31 nodes");
+  PetscCall(PetscMalloc1(dm->nowned + 1, &order));
+  for (int32_t i = 0; i < dm->nowned; ++i) order[i] = (dm->global_node[i] << 32) | i;
+  PetscCall(PetscSortInt64(dm->nowned, order));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &st->node_order));
+  for (int32_t k = 0; k < dm->nowned; ++k) st->node_order[k] = (int32_t)(order[k] & 0xffffffff);
+  for (int32_t k = 0; k < dm->nowned; ++k) order[k] >>= 32;
+  st->node_rows = order;
+  PetscFunctionReturn(0);
+}
+
+/* ncomp values per owned node, from local order to the output order. */
+PetscErrorCode run_gather_for_output(const run_state *st, int ncomp, const double *local, double **out)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((int64_t)ncomp * st->dm.nowned + 1, out));
+  for (int32_t k = 0; k < st->dm.nowned; ++k)
+    for (int c = 0; c < ncomp; ++c) (*out)[(int64_t)ncomp * k + c] = local[(int64_t)ncomp * st->node_order[k] + c];
+  PetscFunctionReturn(0);
+}
+
+/* /constraints/weak/: the constraints this rank counts, in global node numbering. */
+static PetscErrorCode write_weak_constraints(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  pbng_weak_rows rows;
+
+  PetscFunctionBeginUser;
+  if (dm->nglobal_weak == 0) PetscFunctionReturn(0);
+  PetscCall(pbng_weak_rows_pack(dm->nowned_weak, dm->weak, dm->global_node, &rows));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/nodes", PBNG_OUTPUT_INT64, dm->nglobal_weak, PBNG_WC_MAX_NODES,
+                                    dm->nowned_weak, dm->global_weak, rows.nodes));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/weights", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, PBNG_WC_MAX_NODES,
+                                    dm->nowned_weak, dm->global_weak, rows.weights));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/stiffness", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 9, dm->nowned_weak,
+                                    dm->global_weak, rows.stiffness));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/spring", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 5, dm->nowned_weak,
+                                    dm->global_weak, rows.spring));
+  PetscCall(pbng_weak_rows_free(&rows));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_write_mesh_output(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  int64_t *fixed, nfixed = 0;
+  int32_t *part;
+
+  PetscFunctionBeginUser;
+  double *rest;
+  PetscCall(run_build_node_output_order(st));
+  PetscCall(run_gather_for_output(st, 3, dm->X, &rest));
+  PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/rest_positions", 3, dm->nowned, st->node_rows, rest));
+  PetscCall(PetscFree(rest));
+  PetscCall(PetscMalloc1(dm->nowned + 1, &part));
+  for (int32_t k = 0; k < dm->nowned; ++k) part[k] = dm->color[st->node_order[k]];
+  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/color", dm->nowned, st->node_rows, part));
+  for (int32_t k = 0; k < dm->nowned; ++k) part[k] = dm->rank;
+  PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/partition", dm->nowned, st->node_rows, part));
+  PetscCall(PetscFree(part));
+  PetscCall(write_elements_in_global_order(st));
+  PetscCall(PetscMalloc1(dm->nowned - dm->nfree + 1, &fixed));
+  for (int32_t i = dm->nfree; i < dm->nowned; ++i)
+    if (dm->node_bc[i] >= 0) fixed[nfixed++] = dm->global_node[i];
+  PetscCall(pbng_output_write_fixed_nodes(st->out, nfixed, fixed));
+  PetscCall(PetscFree(fixed));
+  PetscCall(write_weak_constraints(st));
+  PetscFunctionReturn(0);
+}
+
+/* Owned and ghost nodes per rank (min/max), neighbours and halo volume, for the report. */
+PetscErrorCode run_summarize_partition(run_state *st, pbng_run_summary *sum)
+{
+  const int64_t mine[4] = {st->dm.nowned, st->dm.nlocal - st->dm.nowned, -(int64_t)st->dm.nowned,
+                           -(int64_t)(st->dm.nlocal - st->dm.nowned)};
+  int64_t mx[4], bytes = 24 * st->halo.nodes_per_iteration;
+  int neighbors = st->halo.nneighbors;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(mine, mx, 4, MPI_INT64_T, MPI_MAX, st->comm));
+  PetscCallMPI(MPI_Allreduce(&bytes, &sum->halo_bytes_per_iteration, 1, MPI_INT64_T, MPI_SUM, st->comm));
+  PetscCallMPI(MPI_Allreduce(&neighbors, &sum->halo_neighbors_max, 1, MPI_INT, MPI_MAX, st->comm));
+  sum->owned_max = mx[0], sum->ghosts_max = mx[1], sum->owned_min = -mx[2], sum->ghosts_min = -mx[3];
+  if (sum->ranks > 1)
+    PetscCall(PetscPrintf(st->comm, "partition: %d ranks, owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64 "..%" PRId64
+                                    " per rank, up to %d neighbours, halo %.3f MB per iteration\n",
+                          sum->ranks, sum->owned_min, sum->owned_max, sum->ghosts_min, sum->ghosts_max, sum->halo_neighbors_max,
+                          sum->halo_bytes_per_iteration / 1e6));
+  PetscFunctionReturn(0);
+}

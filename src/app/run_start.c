@@ -1,0 +1,149 @@
+/* Where a run starts: a frame of an earlier result (-initial), a flattened or inverted shape
+ * (-initial_state), or a checkpoint (-restart); and the checkpoints it writes. */
+#include "app/run_state.h"
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/result_reader.h"
+
+/* -initial: the owned nodes' positions (and the start time) from a frame of an earlier result. */
+PetscErrorCode run_load_initial_state(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double *rest, *x;
+  pbng_result_frame info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(3 * dm->nowned + 1, &rest, 3 * dm->nowned + 1, &x));
+  for (int32_t k = 0; k < dm->nowned; ++k)
+    for (int d = 0; d < 3; ++d) rest[3 * k + d] = dm->X[3 * st->node_order[k] + d];
+  PetscCall(pbng_result_read_frame(st->comm, st->cfg->initial, st->cfg->initial_frame, dm->nglobal_nodes, dm->nowned, st->node_rows, rest, x, &info));
+  PetscCheck(!strcmp(info.mode, "quasistatic"), st->comm, PETSC_ERR_ARG_INCOMP, "-initial %s: a %s result (velocities are not stored)",
+             st->cfg->initial, info.mode);
+  for (int32_t k = 0; k < dm->nowned; ++k)
+    for (int d = 0; d < 3; ++d) st->pb.x[3 * st->node_order[k] + d] = x[3 * k + d];
+  PetscCall(PetscFree2(rest, x));
+  PetscCall(pbng_problem_update_ghosts(&st->pb));
+  st->time0 = info.time;
+  PetscCall(PetscPrintf(st->comm, "initial state: frame %d (time %g) of %s\n", info.frame, info.time, st->cfg->initial));
+  PetscFunctionReturn(0);
+}
+
+/* -initial_state flat | inverted (the seeds' recovery tests): the free nodes squashed onto the plane
+ * y = centre of the mesh, or mirrored in x about its centre (every element inverted). Every rank
+ * moves its owned and ghost copies alike. */
+PetscErrorCode run_apply_initial_state(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+  PetscFunctionBeginUser;
+  if (!strcmp(st->cfg->initial_state, "rest")) PetscFunctionReturn(0);
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    for (int d = 0; d < 3; ++d) lo[d] = fmin(lo[d], dm->X[3 * i + d]), hi[d] = fmax(hi[d], dm->X[3 * i + d]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, st->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, st->comm));
+  const int flat = !strcmp(st->cfg->initial_state, "flat");
+  for (int32_t i = 0; i < dm->nlocal; ++i) {
+    if (dm->node_bc[i] >= 0) continue;
+    if (flat) st->pb.x[3 * i + 1] = 0.5 * (lo[1] + hi[1]);
+    else st->pb.x[3 * i] = lo[0] + hi[0] - st->pb.x[3 * i];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The run's state: positions (and the dynamic state), the corotated warm starts (as doubles in
+ * rotation[]) and the solver's own fields. */
+static PetscErrorCode state_fields(run_state *st, double *rotation, pbng_state_field *f, int *n)
+{
+  pbng_problem *pb = &st->pb;
+  const pbng_dmesh *dm = &st->dm;
+
+  PetscFunctionBeginUser;
+  *n = 0;
+  pbng_state_add(f, n, "positions", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x);
+  if (pb->mode == PBNG_MODE_DYNAMIC) {
+    pbng_state_add(f, n, "velocity", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->velocity);
+    pbng_state_add(f, n, "x_prev", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x_prev);
+    pbng_state_add(f, n, "x_hat", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x_hat);
+  }
+  if (pb->rotation) pbng_state_add(f, n, "rotation", PBNG_FIELD_ELEMENTS, 4, dm->nowned_elems, dm->nelems, rotation);
+  if (st->solver.ops->state) PetscCall(st->solver.ops->state(&st->solver, f, n)); /* appends to f */
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counters *c)
+{
+  pbng_state_field fields[PBNG_MAX_STATE_FIELDS];
+  double *rotation = NULL;
+  char key[2048];
+  int n;
+  const int64_t nrot = st->pb.rotation ? 4 * (int64_t)st->dm.nelems : 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nrot + 1, &rotation));
+  for (int64_t k = 0; k < nrot; ++k) rotation[k] = st->pb.rotation[k];
+  PetscCall(state_fields(st, rotation, fields, &n));
+  pbng_config_restart_key(st->cfg, key, sizeof(key));
+  PetscCall(pbng_checkpoint_write(&st->dm, st->cfg->checkpoint, c, key, st->command_line, n, fields));
+  PetscCall(PetscFree(rotation));
+  PetscCall(PetscPrintf(st->comm, "checkpoint: %s (frame %d, %d iterations done in it)\n", st->cfg->checkpoint, (int)c->next_frame,
+                        (int)c->next_iteration));
+  PetscFunctionReturn(0);
+}
+
+/* -restart: the state of st->restart (whose counters were read) into the problem and solver. */
+PetscErrorCode run_load_checkpoint(run_state *st)
+{
+  pbng_state_field fields[PBNG_MAX_STATE_FIELDS];
+  double *rotation;
+  int n;
+  const int64_t nrot = st->pb.rotation ? 4 * (int64_t)st->dm.nelems : 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nrot + 1, &rotation));
+  PetscCall(state_fields(st, rotation, fields, &n));
+  PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, fields));
+  for (int64_t k = 0; k < nrot; ++k) st->pb.rotation[k] = (float)rotation[k];
+  PetscCall(PetscFree(rotation));
+  PetscCall(pbng_problem_update_ghosts(&st->pb));
+  if (st->solver.ops->restored) PetscCall(st->solver.ops->restored(&st->solver));
+  st->time0 = st->resume.time0;
+  st->solver.linear_iterations = (long long)(st->resume.linear_iterations + st->resume.linear); /* the solver's running count */
+  PetscCall(PetscPrintf(st->comm, "restart: %s, frame %d after %d of its iterations\n", st->restart, (int)st->resume.next_frame,
+                        (int)st->resume.next_iteration));
+  PetscFunctionReturn(0);
+}
+
+/* -restart FILE, or auto: the checkpoint file when it exists (rank 0 looks, every rank learns). */
+PetscErrorCode run_resolve_restart(run_state *st)
+{
+  const char *want = st->cfg->restart;
+  int use = 0;
+
+  PetscFunctionBeginUser;
+  st->restart[0] = 0;
+  if (!want[0]) PetscFunctionReturn(0);
+  const char *path = strcmp(want, "auto") ? want : st->cfg->checkpoint;
+  if (st->rank == 0) use = strcmp(want, "auto") || access(path, R_OK) == 0;
+  PetscCallMPI(MPI_Bcast(&use, 1, MPI_INT, 0, st->comm));
+  if (use) PetscCall(PetscStrncpy(st->restart, path, sizeof(st->restart)));
+  else PetscCall(PetscPrintf(st->comm, "restart: no checkpoint %s, starting from the beginning\n", path));
+  PetscFunctionReturn(0);
+}
+
+/* The output of a restarted run: the earlier run's "<output>.partial", frames after the checkpoint
+ * dropped. */
+PetscErrorCode run_resume_output(run_state *st, const mesh_header *mesh)
+{
+  char key[2048];
+  pbng_output_info info = {.xdmf_topology = mesh->etype->xdmf_topology, .nodes_per_element = mesh->etype->nodes};
+
+  PetscFunctionBeginUser;
+  pbng_config_restart_key(st->cfg, key, sizeof(key));
+  PetscCall(pbng_checkpoint_read_counters(&st->dm, st->restart, key, &st->resume));
+  PetscCall(pbng_output_resume(st->comm, st->cfg->output, &info, mesh->nnodes, mesh->nelems, (int)st->resume.next_frame, &st->out));
+  PetscCall(run_build_node_output_order(st));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,96 @@
+/* The state of a pbng run shared by its modules (private to src/app/run*.c): run.c (the frame loop and
+ * the run as a whole), run_mesh.c (mesh input, distribution, mesh output), run_start.c (where a run
+ * starts: -initial, -initial_state, checkpoints and -restart). */
+#ifndef PBNG_APP_RUN_STATE_H
+#define PBNG_APP_RUN_STATE_H
+
+#include "app/run.h"
+#include "io/checkpoint.h"
+#include "io/output.h"
+#include "parallel/partition.h"
+
+typedef struct {
+  PetscLogEvent setup, iterate, residual, output;
+} run_events;
+
+typedef struct {
+  MPI_Comm comm;
+  int rank;
+  const pbng_config *cfg;
+  run_events ev;
+  pbng_dmesh dm;
+  pbng_problem pb;
+  pbng_solver solver;
+  pbng_output *out;
+  pbng_halo halo;
+  int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
+  int32_t *node_order; /* the local index of each of them */
+  double time0;        /* time of frame 0: 0, or the time of the -initial frame */
+  PetscBool newton_options_checked; /* -newton_* options checked once the solver has set up */
+  const char *command_line;
+  char restart[PETSC_MAX_PATH_LEN]; /* the checkpoint this run continues from, or "" */
+  pbng_checkpoint_counters resume;  /* its counters */
+  int stopped_by;                   /* the signal that stopped the run (after a checkpoint), or 0 */
+  int iterations_here;              /* iterations run by this process (-test_signal_after) */
+  char diverged[160];               /* where the solution diverged (status attribute), or "" */
+} run_state;
+
+/* What every rank knows of the global mesh before the pieces are distributed. */
+typedef struct {
+  int64_t nnodes, nelems;
+  const pbng_element_type *etype;
+  double extent; /* largest bounding-box extent (boundary boxes are matched relative to it) */
+} mesh_header;
+
+/* Rank 0 generates or reads the mesh (the others keep an empty one); every rank gets its header. */
+PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_header *head);
+
+/* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns); an HDF5 file that is
+ * not one pbng can read is an error saying what it is. */
+PetscErrorCode run_is_partitioned_input(run_state *st, int *partitioned);
+
+/* Every rank reads its own part of a partitioned mesh file (collective HDF5 reads). */
+PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh_header *head);
+
+/* Creates the result file "<output>.partial" (fails here, before any work, when it cannot be written). */
+PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line);
+
+/* Every rank's piece (from rank 0's global mesh, or read from a partitioned file) -> boundary sets ->
+ * subdomain and halo plan. */
+PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in);
+
+/* The /mesh group (rest positions, elements, node sets, colors, partition, weak constraints). */
+PetscErrorCode run_write_mesh_output(run_state *st);
+
+/* The owned nodes in increasing global order: node data is passed to the writer in that order, so
+ * that it writes from our buffer instead of sorting a copy. */
+PetscErrorCode run_build_node_output_order(run_state *st);
+
+/* ncomp values per owned node, from local order to the output order. */
+PetscErrorCode run_gather_for_output(const run_state *st, int ncomp, const double *local, double **out);
+
+/* Owned and ghost nodes per rank (min/max), neighbours and halo volume, for the report. */
+PetscErrorCode run_summarize_partition(run_state *st, pbng_run_summary *sum);
+
+/* -initial: the owned nodes' positions (and the start time) from a frame of an earlier result. */
+PetscErrorCode run_load_initial_state(run_state *st);
+
+/* -initial_state flat | inverted (the seeds' recovery tests): the free nodes squashed onto the plane
+ * y = centre of the mesh, or mirrored in x about its centre (every element inverted). Every rank
+ * moves its owned and ghost copies alike. */
+PetscErrorCode run_apply_initial_state(run_state *st);
+
+/* Writes the checkpoint (-checkpoint, default <output>.checkpoint.h5) with counters c. */
+PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counters *c);
+
+/* -restart: the state of st->restart (whose counters were read) into the problem and solver. */
+PetscErrorCode run_load_checkpoint(run_state *st);
+
+/* -restart FILE, or auto: the checkpoint file when it exists (rank 0 looks, every rank learns). */
+PetscErrorCode run_resolve_restart(run_state *st);
+
+/* The output of a restarted run: the earlier run's "<output>.partial", frames after the checkpoint
+ * dropped. */
+PetscErrorCode run_resume_output(run_state *st, const mesh_header *mesh);
+
+#endif
