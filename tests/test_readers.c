@@ -254,6 +254,7 @@ static PetscErrorCode test_malformed(test_ctx *t)
   PetscCall(expect_failure(t, "bad_trunc_v22_binary.msh", ": byte ", "truncated"));
   PetscCall(expect_failure(t, "bad_trunc_v41_binary.msh", ": byte ", "truncated"));
   PetscCall(expect_failure(t, "bad_nan.msh", ":8 ($Nodes, node tag 3)", "non-finite"));
+  PetscCall(expect_failure(t, "bad_inf.msh", ":8 ($Nodes, node tag 3)", "non-finite coordinate -inf"));
   PetscCall(expect_failure(t, "bad_token.msh", ":9 ($Nodes, node tag 4)", "'abc'"));
   PetscCall(expect_failure(t, "bad_node_index.msh", ":13 ($Elements, element 1)", "node tag 7"));
   PetscCall(expect_failure(t, "bad_hex.msh", "element 2", "unsupported element type 5 (8-node hexahedron)"));
