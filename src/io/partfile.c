@@ -250,14 +250,19 @@ static int has_hdf5_signature(const char *path)
   return n == sizeof(head) && !memcmp(head, sig, sizeof(sig));
 }
 
-/* The root attribute "format" of an open file, or "" when there is none (or it is not a short string). */
+/* The root attribute "format" of an open file (a fixed- or variable-length string, as other tools
+ * write it), or "" when there is none or it is not a string. */
 static void read_format(hid_t file, char *value, size_t len)
 {
   value[0] = 0;
   if (H5Aexists(file, "format") <= 0) return;
   hid_t attr = H5Aopen(file, "format", H5P_DEFAULT), type = H5Aget_type(attr);
-  if (H5Tget_class(type) == H5T_STRING && H5Tget_size(type) < len && H5Aread(attr, type, value) >= 0) value[H5Tget_size(type)] = 0;
-  else value[0] = 0;
+  char *vlen = NULL;
+  if (H5Tget_class(type) != H5T_STRING) value[0] = 0;
+  else if (H5Tis_variable_str(type) > 0) {
+    if (H5Aread(attr, type, &vlen) >= 0 && vlen) snprintf(value, len, "%s", vlen);
+    if (vlen) H5free_memory(vlen);
+  } else if (H5Tget_size(type) < len && H5Aread(attr, type, value) >= 0) value[H5Tget_size(type)] = 0;
   H5Tclose(type);
   H5Aclose(attr);
 }
