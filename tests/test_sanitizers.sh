@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer: builds pbng, pbng-partition
 # and the tests with -DPBNG_SANITIZE=ON (Debug) in <build>/sanitize, then runs every other test there
-# (MPI tests included; not the Slurm test, which exercises the job scripts, nor this one). Any
+# (MPI tests included; not the Slurm test, which exercises the job scripts, not test_fuzz, whose
+# harnesses are built with ASan + UBSan already, nor this one). Any
 # sanitizer report makes the program fail and so its test. Leak detection is off: the MPI runtime's
 # own allocations cannot be told apart (its plugins are unloaded before LeakSanitizer reports);
 # tests/lsan.supp is for runs that want it anyway. The first run builds (~3 min on 2 cores).
@@ -17,7 +18,7 @@ fi
 grep -q "warning:" "$TMP/build.log" && { fail "the sanitizer build has warnings"; grep "warning:" "$TMP/build.log" | head; } || ok
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if ctest --test-dir "$SAN" -j2 -E "test_slurm|test_sanitizers" --output-on-failure > "$TMP/ctest.log" 2>&1; then
+if ctest --test-dir "$SAN" -j2 -E "test_slurm|test_sanitizers|test_fuzz" --output-on-failure > "$TMP/ctest.log" 2>&1; then
   ok
 else
   fail "tests under the sanitizers"; grep -E "Failed|ERROR: AddressSanitizer|runtime error|SUMMARY" "$TMP/ctest.log" | head -30
