@@ -53,6 +53,10 @@ damage("nan.h5", lambda f, n1, e1: f["/nodes/X"].__setitem__((n1 + 2, 0), np.nan
 damage("global.h5", lambda f, n1, e1: f["/nodes/global"].__setitem__((n1 + 1, 0), -5))
 damage("nowned.h5", lambda f, n1, e1: f["/parts/nowned"].__setitem__((1, 0), 10**6))
 damage("offset.h5", lambda f, n1, e1: f["/nodes/offset"].__setitem__((2, 0), 10**9))
+def both_parts(f, n1, e1):  # a different damage in each part: every rank fails, each for its own reason
+    f["/nodes/X"][2, 0] = np.nan
+    f["/elements/nodes"][e1 + 3, 2] = 100000
+damage("both.h5", both_parts)
 PYEOF
 head -c 20000 "$TMP/p2.h5" > "$TMP/truncated.h5"
 t=(timeout 120 "$MPIEXEC" -n 2 --oversubscribe --bind-to none "$PBNG" -threads 1 -failure_timeout 2 -frames 1 -iters 2 -output "$TMP/x.h5" -mesh)
@@ -63,5 +67,12 @@ expect_error "element index out of range in part 1" "pbng: error on rank 1: $TMP
 expect_error "NaN in part 1" "part 1: /nodes/X: node 2 of this part has a non-finite coordinate" "${t[@]}" "$TMP/nan.h5"
 expect_error "global id out of range in part 1" "part 1: /nodes/global holds -5" "${t[@]}" "$TMP/global.h5"
 expect_error "nowned beyond the part" "part 1: /parts/nowned is 1000000" "${t[@]}" "$TMP/nowned.h5"
+# errors are reported once for the job: the same message once, different ones once each naming their ranks
+"${t[@]}" "$TMP/box.p3.h5" > "$TMP/log" 2>&1 || true
+[ "$(grep -c '^pbng: error' "$TMP/log")" = 1 ] && ok || { fail "a collective error should be printed once"; cat "$TMP/log"; }
+"${t[@]}" "$TMP/both.h5" > "$TMP/log" 2>&1 || true
+grep -q "^pbng: error on rank 0: .*part 0: /nodes/X: node 2 of this part has a non-finite coordinate" "$TMP/log" \
+  && grep -q "^pbng: error on rank 1: .*part 1: /elements/nodes holds 100000" "$TMP/log" && [ "$(grep -c '^pbng: error' "$TMP/log")" = 2 ] \
+  && ! grep -q "did not stop within" "$TMP/log" && ok || { fail "different errors on every rank: one line each"; cat "$TMP/log"; }
 expect_error "offset beyond the datasets" "pbng: error on rank 1: $TMP/offset.h5: cannot read /nodes/X" "${t[@]}" "$TMP/offset.h5"
 finish

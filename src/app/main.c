@@ -1,6 +1,7 @@
 /* pbng: Position-Based Nonlinear Gauss-Seidel for quasistatic and dynamic hyperelasticity.
  * Configured through the PETSc options database: pbng -help lists every option. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "app/run.h"
 
@@ -41,6 +42,17 @@ static PetscErrorCode run_command(const char *command_line, int *status)
   PetscFunctionReturn(0);
 }
 
+/* -failure_timeout as given, else its default: read without raising a PETSc error (which would replace
+ * the message being reported), since the options may have failed before the configuration was read. */
+static double failure_timeout(void)
+{
+  char value[64] = "", *end = NULL;
+  PetscBool set = PETSC_FALSE;
+  if (PetscOptionsGetString(NULL, NULL, "-failure_timeout", value, sizeof value, &set) || !set) return PBNG_FAILURE_TIMEOUT_DEFAULT;
+  const double t = strtod(value, &end);
+  return end != value && !*end && t > 0 ? t : PBNG_FAILURE_TIMEOUT_DEFAULT;
+}
+
 int main(int argc, char **argv)
 {
   static char command_line[8192];
@@ -54,13 +66,7 @@ int main(int argc, char **argv)
   ierr = run_command(command_line, &status);
   PetscCall(PetscPopErrorHandler());
   if (ierr) {
-    const char *text = NULL;
-    char *specific = NULL;
-    int rank = 0;
-    MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
-    PetscErrorMessage(ierr, &text, &specific);
-    if (ierr != PBNG_ERR_ON_RANK0 || rank == 0) /* rank 0 reports errors that stopped every rank */
-      fprintf(stderr, "pbng: error: %s\n", specific && specific[0] ? specific : (text ? text : "unknown error"));
+    pbng_report_errors(PETSC_COMM_WORLD, ierr, failure_timeout(), "pbng"); /* once for the job, not once per rank */
     PetscFinalize();
     return 1;
   }

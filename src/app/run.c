@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "app/signals.h"
@@ -375,35 +374,13 @@ static PetscErrorCode choose_thread_count(MPI_Comm comm, int requested)
   PetscFunctionReturn(0);
 }
 
-/* After an error: whether every rank reached its error path within `timeout` seconds (then the error
- * is collective and the ranks clean up together). A rank that failed alone would otherwise wait in the
- * cleanup's collective calls, and the others in theirs, forever. */
-static int all_ranks_failed(MPI_Comm comm, double timeout)
-{
-  MPI_Request req;
-  int done = 0;
-  const double t0 = MPI_Wtime();
-
-  if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) return 0;
-  while (!done && MPI_Wtime() - t0 < timeout) {
-    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 0;
-    if (!done) nanosleep(&(struct timespec){0, 2000000}, NULL);
-  }
-  return done;
-}
-
 /* A rank that failed alone: says why, removes a fresh run's partial output and aborts every rank. */
 static void abort_alone(const run_state *st, PetscErrorCode ierr)
 {
-  const char *text = NULL;
-  char *specific = NULL, partial[PETSC_MAX_PATH_LEN + 16];
-  PetscErrorMessage(ierr, &text, &specific);
+  char partial[PETSC_MAX_PATH_LEN + 16];
   snprintf(partial, sizeof(partial), "%s.partial", st->cfg->output);
   if (!st->restart[0]) remove(partial); /* a restarted run's .partial holds the earlier frames: kept */
-  fprintf(stderr, "pbng: error on rank %d: %s\npbng: the other ranks did not stop within %g s (-failure_timeout): aborting the run\n", st->rank,
-          specific && specific[0] ? specific : (text ? text : "unknown error"), st->cfg->failure_timeout);
-  fflush(stderr);
-  MPI_Abort(st->comm, 1);
+  pbng_abort_alone(st->comm, ierr, st->cfg->failure_timeout, "pbng");
 }
 
 PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
@@ -428,7 +405,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   PetscCallMPI(MPI_Comm_dup(comm, &failure_comm)); /* only for the agreement after an error */
   ierr = setup(&st, command_line, sum);
   if (!ierr) ierr = frame_loop(&st, sum);
-  if (ierr && !all_ranks_failed(failure_comm, cfg->failure_timeout)) abort_alone(&st, ierr);
+  if (ierr && !pbng_all_ranks_failed(failure_comm, cfg->failure_timeout)) abort_alone(&st, ierr);
   PetscCallMPI(MPI_Comm_free(&failure_comm));
   if (ierr) {
     if (st.out && st.diverged[0]) { /* keep the frames before the divergence, saying where it stopped */

@@ -3,6 +3,7 @@
 #define PBNG_APP_RUN_H
 
 #include "app/config.h"
+#include "app/errors.h"
 
 /* Exit status of a run stopped by SIGTERM / SIGUSR1 after writing its checkpoint (resubmit with -restart). */
 #define PBNG_EXIT_CHECKPOINTED 85
@@ -10,9 +11,6 @@
 /* Error code of a run whose solution diverged (non-finite, or relative residual above -divergence_limit):
  * the output is kept with the frames before, its status attribute saying where it diverged. */
 #define PBNG_ERR_DIVERGED PETSC_ERR_NOT_CONVERGED
-
-/* Error code of a rank whose setup stopped because rank 0 failed (rank 0 reports the cause). */
-#define PBNG_ERR_ON_RANK0 PETSC_ERR_USER
 
 typedef struct {
   int frames, iterations;         /* frames solved, iterations over all frames */

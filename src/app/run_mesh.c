@@ -54,7 +54,7 @@ PetscErrorCode run_is_partitioned_input(run_state *st, int *partitioned)
   if (st->rank == 0 && st->cfg->mesh_source == PBNG_MESH_FILE) *partitioned = pbng_partfile_probe(st->cfg->mesh_file, why, sizeof(why));
   PetscCallMPI(MPI_Bcast(partitioned, 1, MPI_INT, 0, st->comm));
   PetscCallMPI(MPI_Bcast(why, (int)sizeof(why), MPI_CHAR, 0, st->comm));
-  PetscCheck(!why[0], st->comm, PBNG_ERR_ON_RANK0, "-mesh %s: %s", st->cfg->mesh_file, why); /* the same on every rank: printed once */
+  PetscCheck(!why[0], st->comm, PETSC_ERR_FILE_UNEXPECTED, "-mesh %s: %s", st->cfg->mesh_file, why);
   PetscFunctionReturn(0);
 }
 

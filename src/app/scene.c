@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "app/config.h"
+#include "app/errors.h"
 #include "mesh/generate.h"
 
 static void base_defaults(pbng_config *cfg)
@@ -26,7 +27,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->weak_stiffness = 1e8;
   cfg->divergence_limit = 1e6;
   strcpy(cfg->initial_state, "rest");
-  cfg->failure_timeout = 20;
+  cfg->failure_timeout = PBNG_FAILURE_TIMEOUT_DEFAULT;
   cfg->test_fail_rank = -1;
   strcpy(cfg->test_fail_at, "setup");
   strcpy(cfg->output, "out/pbng.h5");
