@@ -52,6 +52,15 @@ static void format_ranks(const int *ranks, int n, char *buf, size_t len)
   }
 }
 
+/* Whether rank r's gathered text is a message (not empty) that no lower rank reported. */
+static int first_of_its_message(const char *texts, int r)
+{
+  const char *t = texts + (size_t)r * ERROR_TEXT_LEN;
+  for (int q = 0; q < r; ++q)
+    if (!strcmp(t, texts + (size_t)q * ERROR_TEXT_LEN)) return 0;
+  return t[0] != 0;
+}
+
 /* Rank 0: each distinct message of the gathered texts once, in the order of the first rank that has it;
  * with the ranks that reported it unless it is the only message. */
 static void print_distinct_messages(const char *texts, int size, const char *program)
@@ -61,17 +70,11 @@ static void print_distinct_messages(const char *texts, int size, const char *pro
     fprintf(stderr, "%s: error: %s\n", program, texts);
     return;
   }
+  for (int r = 0; r < size; ++r) distinct += first_of_its_message(texts, r);
   for (int r = 0; r < size; ++r) {
     const char *t = texts + (size_t)r * ERROR_TEXT_LEN;
-    int seen = 0;
-    for (int q = 0; q < r && !seen; ++q) seen = !strcmp(t, texts + (size_t)q * ERROR_TEXT_LEN);
-    if (t[0] && !seen) ++distinct;
-  }
-  for (int r = 0; r < size; ++r) {
-    const char *t = texts + (size_t)r * ERROR_TEXT_LEN;
-    int seen = 0, n = 0;
-    for (int q = 0; q < r && !seen; ++q) seen = !strcmp(t, texts + (size_t)q * ERROR_TEXT_LEN);
-    if (!t[0] || seen) continue;
+    int n = 0;
+    if (!first_of_its_message(texts, r)) continue;
     for (int q = r; q < size; ++q)
       if (!strcmp(t, texts + (size_t)q * ERROR_TEXT_LEN)) ranks[n++] = q;
     if (distinct == 1) fprintf(stderr, "%s: error: %s\n", program, t);

@@ -258,11 +258,11 @@ static void read_format(hid_t file, char *value, size_t len)
   if (H5Aexists(file, "format") <= 0) return;
   hid_t attr = H5Aopen(file, "format", H5P_DEFAULT), type = H5Aget_type(attr);
   char *vlen = NULL;
-  if (H5Tget_class(type) != H5T_STRING) value[0] = 0;
-  else if (H5Tis_variable_str(type) > 0) {
+  const int is_string = H5Tget_class(type) == H5T_STRING;
+  if (is_string && H5Tis_variable_str(type) > 0) {
     if (H5Aread(attr, type, &vlen) >= 0 && vlen) snprintf(value, len, "%s", vlen);
     if (vlen) H5free_memory(vlen);
-  } else if (H5Tget_size(type) < len && H5Aread(attr, type, value) >= 0) value[H5Tget_size(type)] = 0;
+  } else if (is_string && H5Tget_size(type) < len && H5Aread(attr, type, value) >= 0) value[H5Tget_size(type)] = 0;
   H5Tclose(type);
   H5Aclose(attr);
 }

@@ -173,6 +173,13 @@ static void sort_small(int32_t *v, int n)
     }
 }
 
+static int32_t smallest_node(const int32_t *v, int n)
+{
+  int32_t m = v[0];
+  for (int i = 1; i < n; ++i) m = v[i] < m ? v[i] : m;
+  return m;
+}
+
 /* Rejects two elements on the same set of nodes (a duplicated record: it would count the element
  * twice). Buckets the elements by their smallest node (a counting sort, O(nnodes + nelems) memory)
  * and compares the sorted node lists within each bucket. */
@@ -184,19 +191,10 @@ static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, int64_t re
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1((size_t)mesh->nnodes + 1, &start));
   PetscCall(PetscMalloc1((size_t)mesh->nelems, &members));
-  for (int64_t e = 0; e < mesh->nelems; ++e) {
-    int32_t v[PBNG_MAX_ELEMENT_NODES];
-    memcpy(v, &mesh->elems[(size_t)e * nen], sizeof(int32_t) * (size_t)nen);
-    sort_small(v, nen);
-    ++start[v[0] + 1];
-  }
+  for (int64_t e = 0; e < mesh->nelems; ++e) ++start[smallest_node(&mesh->elems[(size_t)e * nen], nen) + 1];
   for (int64_t i = 0; i < mesh->nnodes; ++i) start[i + 1] += start[i];
-  for (int64_t e = 0; e < mesh->nelems; ++e) {
-    int32_t v[PBNG_MAX_ELEMENT_NODES];
-    memcpy(v, &mesh->elems[(size_t)e * nen], sizeof(int32_t) * (size_t)nen);
-    sort_small(v, nen);
-    members[start[v[0]]++] = e; /* start[i] now ends bucket i; restored below */
-  }
+  for (int64_t e = 0; e < mesh->nelems; ++e)
+    members[start[smallest_node(&mesh->elems[(size_t)e * nen], nen)]++] = e; /* start[i] now ends bucket i; restored below */
   for (int64_t i = mesh->nnodes; i > 0; --i) start[i] = start[i - 1];
   start[0] = 0;
   int found = 0;
