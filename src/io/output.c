@@ -541,22 +541,27 @@ static void check_creatable(const char *path, char *reason, size_t len)
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) snprintf(reason, len, "'%.400s' is a directory", path);
 }
 
-/* A lower bound of the size of a result of nnodes, nelems and frames: its data (rest positions,
- * connectivity, color and partition, one position array per frame) and 1 KiB of HDF5 metadata per
- * frame (measured: about 2 KiB per frame and 8 KiB in all beside). */
-static double data_bytes(int64_t nnodes, int64_t nelems, int nodes_per_element, int frames)
+/* The bytes a result of nnodes, nelems and frames needs, with a margin: its data (rest positions,
+ * connectivity, color and partition, one position array per frame), fixed nodes (at most one entry per
+ * node) and HDF5 metadata (measured: 8-16 KiB in all and about 2.2 KiB per frame; 64 KiB and 4 KiB
+ * allowed; weak-constraint tables are not counted). An upper bound matters: HDF5 1.10 crashes at exit when the limit is crossed only as the
+ * file is closed (setting its final size), so the limit must be refused before the run, not met in it. */
+static double file_bytes_needed(int64_t nnodes, int64_t nelems, int nodes_per_element, int frames)
 {
-  return (double)nnodes * (24.0 + 4.0 + 4.0) + (double)nelems * 8.0 * nodes_per_element + (double)frames * ((double)nnodes * 24.0 + 1024.0);
+  const double data = (double)nnodes * (24.0 + 4.0 + 4.0) + (double)nelems * 8.0 * nodes_per_element + (double)frames * (double)nnodes * 24.0;
+  const double fixed_nodes = (double)nnodes * 8.0;
+  const double metadata = 65536.0 + 4096.0 * frames;
+  return data + fixed_nodes + metadata;
 }
 
-/* Rank 0: a file-size limit (ulimit -f, a batch system's limit) below what the file must hold fails
+/* Rank 0: a file-size limit (ulimit -f, a batch system's limit) below what the file may need fails
  * before any work rather than with an I/O error in the last frames. */
 static void check_file_size_limit(double needed, char *reason, size_t len)
 {
   struct rlimit lim;
   if (getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return;
   if ((double)lim.rlim_cur < needed)
-    snprintf(reason, len, "the file-size limit (ulimit -f) is %.0f bytes, below the %.0f bytes of data (at least) the file will hold: raise the limit or write fewer frames",
+    snprintf(reason, len, "the file-size limit (ulimit -f) is %.0f bytes, below the %.0f bytes the file may need (data, fixed nodes and metadata): raise the limit or write fewer frames",
              (double)lim.rlim_cur, needed);
 }
 
@@ -661,7 +666,7 @@ static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_ou
   if (!ierr) {
     if (out->rank == 0) check_creatable(path, reason, sizeof reason);
     if (out->rank == 0 && !reason[0] && info->frames > 0)
-      check_file_size_limit(data_bytes(nnodes, nelems, out->nodes_per_element, info->frames), reason, sizeof reason);
+      check_file_size_limit(file_bytes_needed(nnodes, nelems, out->nodes_per_element, info->frames), reason, sizeof reason);
     if (MPI_Bcast(reason, (int)sizeof reason, MPI_CHAR, 0, out->comm) != MPI_SUCCESS) ierr = PETSC_ERR_MPI;
   }
   if (!ierr && reason[0]) {
