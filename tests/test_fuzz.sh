@@ -23,7 +23,7 @@ CC=clang cmake -S "$REPO" -B "$FZ" -DCMAKE_BUILD_TYPE=Debug -DPBNG_FUZZ=ON > "$T
 cmake --build "$FZ" -j2 --target fuzz_gmsh fuzz_tetgen fuzz_options > "$TMP/build.log" 2>&1 || { fail "build"; grep error "$TMP/build.log" | head; finish; }
 # leaks are checked per input (libFuzzer's -detect_leaks); the MPI runtime's own allocations are
 # suppressed by tests/lsan.supp, which can name them because the harnesses keep its plugins loaded
-# (tests/fuzz/fuzz_common.h). The regression inputs are replayed with a leak check at exit as well, so
+# (tests/keep_plugins.c). The regression inputs are replayed with a leak check at exit as well, so
 # that a leak shows on every run, not only when libFuzzer's allocation count happens to trigger a check.
 LSAN_COMMON="suppressions=$HERE/lsan.supp:print_suppressions=0"
 export LSAN_OPTIONS="leak_check_at_exit=0:$LSAN_COMMON" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

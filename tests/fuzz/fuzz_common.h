@@ -3,22 +3,10 @@
 #ifndef PBNG_FUZZ_COMMON_H
 #define PBNG_FUZZ_COMMON_H
 
-#include <dlfcn.h>
 #include <petscsys.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-/* The MPI runtime unloads (dlclose) the plugins it did not select, and Open MPI 4.1 as packaged has no
- * option to keep them. What a plugin allocated and kept would then be reported by LeakSanitizer from an
- * "<unknown module>", which no suppression can name, whenever libFuzzer checks an input for leaks. This
- * definition takes the place of libc's in every library of the harness: plugins stay loaded, their
- * allocations keep their module's name and tests/lsan.supp suppresses them. */
-int dlclose(void *handle)
-{
-  (void)handle;
-  return 0;
-}
 
 static inline int fuzz_init(int *argc, char ***argv)
 {
