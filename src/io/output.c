@@ -544,8 +544,9 @@ static void check_creatable(const char *path, char *reason, size_t len)
 /* The bytes a result of nnodes, nelems and frames needs, with a margin: its data (rest positions,
  * connectivity, color and partition, one position array per frame), fixed nodes (at most one entry per
  * node) and HDF5 metadata (measured: 8-16 KiB in all and about 2.2 KiB per frame; 64 KiB and 4 KiB
- * allowed; weak-constraint tables are not counted). An upper bound matters: HDF5 1.10 crashes at exit when the limit is crossed only as the
- * file is closed (setting its final size), so the limit must be refused before the run, not met in it. */
+ * allowed; weak-constraint tables are not counted). An upper bound matters: HDF5 1.10 crashes at exit
+ * when the limit is crossed only as the file is closed (setting its final size), so such a limit must
+ * be refused before the run, not met in it. */
 static double file_bytes_needed(int64_t nnodes, int64_t nelems, int nodes_per_element, int frames)
 {
   const double data = (double)nnodes * (24.0 + 4.0 + 4.0) + (double)nelems * 8.0 * nodes_per_element + (double)frames * (double)nnodes * 24.0;
