@@ -3,24 +3,30 @@
  * owners, colors, global ids, node sets, weak constraints) to a partitioned HDF5 file that `mpiexec -n P pbng -mesh FILE`
  * reads in parallel, each rank only its part.
  *   pbng-partition -scene box_stretch_twist -res 128 -parts 2 -output box128.p2.h5
- *   pbng-partition -mesh body.msh -parts 64 -output body.p64.h5 */
+ *   pbng-partition -mesh body.msh -parts 64 -output body.p64.h5
+ * With -multilevel L it also writes the L-1 coarse levels of multilevel PBNG (the scene's generated
+ * coarser meshes, or meshes coarsened from -mesh as pbng would make them) to FILE.level1.h5, ...,
+ * each partitioned on its own, and prints the -mesh_levels option that names them. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "app/config.h"
 #include "io/partfile.h"
+#include "mesh/coarsen.h"
 #include "parallel/coloring.h"
 #include "parallel/partition.h"
 
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph).\n"
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
-                           "  -graph node|dual (node graph weighted by elements, default; or the element dual graph)\n";
+                           "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
+                           "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ...)\n";
 
 typedef struct {
   pbng_config cfg;
   int parts;
   int dual; /* -graph dual: METIS on the element dual graph instead of the node graph */
   char output[PETSC_MAX_PATH_LEN];
+  int levels; /* -multilevel L: the fine mesh and L-1 coarse levels */
 } partition_options;
 
 static PetscErrorCode read_options(partition_options *o)
@@ -54,7 +60,16 @@ static PetscErrorCode read_options(partition_options *o)
   o->output[0] = 0;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-output", o->output, sizeof(o->output), &set));
   PetscCheck(o->output[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-output FILE.h5 is required");
-  PetscCall(pbng_config_reject_unused_options(PETSC_FALSE));
+  PetscInt levels = 1;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-multilevel", &levels, &set));
+  PetscCheck(levels >= 1 && levels <= PBNG_MAX_LEVELS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel %d: must be 1..%d", (int)levels,
+             PBNG_MAX_LEVELS);
+  PetscCheck(o->cfg.mesh_source == PBNG_MESH_FILE || pbng_config_coarse_res(o->cfg.res, (int)levels - 1) > 0, PETSC_COMM_SELF,
+             PETSC_ERR_ARG_OUTOFRANGE, "-multilevel %d: the generated mesh (-res %d) has fewer coarser levels with at least 2 nodes per axis",
+             (int)levels, o->cfg.res);
+  o->levels = (int)levels;
+  o->cfg.solver_opt.multilevel = o->levels;
+  PetscCall(pbng_config_reject_unused_options(&o->cfg));
   PetscFunctionReturn(0);
 }
 
@@ -65,14 +80,14 @@ static double peak_rss_mib(void)
   return (double)ru.ru_maxrss / 1024.0;
 }
 
-static PetscErrorCode write_parts(const partition_options *o, const pbng_mesh *mesh, const int32_t *color, int ncolors,
+static PetscErrorCode write_parts(const partition_options *o, const char *output, const pbng_mesh *mesh, const int32_t *color, int ncolors,
                                   const pbng_constraint_colors *cc, const int32_t *part)
 {
   pbng_partfile_writer *w;
   int64_t owned_min = INT64_MAX, owned_max = 0, ghost_min = INT64_MAX, ghost_max = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_partfile_create(o->output, o->parts, mesh->nnodes, mesh->nelems, ncolors, cc, mesh, pbng_mesh_extent(mesh), &w));
+  PetscCall(pbng_partfile_create(output, o->parts, mesh->nnodes, mesh->nelems, ncolors, cc, mesh, pbng_mesh_extent(mesh), &w));
   for (int p = 0; p < o->parts; ++p) {
     pbng_submesh sub;
     PetscErrorCode ierr = pbng_submesh_extract(mesh, color, ncolors, cc, part, p, &sub);
@@ -91,37 +106,86 @@ static PetscErrorCode write_parts(const partition_options *o, const pbng_mesh *m
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode run(void)
+/* Colors, partitions and writes one mesh to `output`; t0: when the mesh started being made (for the times). */
+static PetscErrorCode partition_one(const partition_options *o, const pbng_mesh *mesh, const char *output, double t0)
 {
-  partition_options o;
-  pbng_mesh mesh;
   pbng_node_elements adj;
   int32_t *color, *part;
   int ncolors;
   pbng_constraint_colors cc;
-  const double t0 = MPI_Wtime();
+  const double t_mesh = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  PetscCall(read_options(&o));
-  PetscCall(pbng_config_build_mesh(&o.cfg, &mesh));
-  const double t_mesh = MPI_Wtime();
-  PetscCall(PetscMalloc2(mesh.nnodes, &color, mesh.nnodes, &part));
-  PetscCall(pbng_node_elements_build(&mesh, &adj));
-  PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
-  PetscCall(pbng_constraint_colors_compute(&mesh, &adj, PETSC_TRUE, &cc)); /* also for -solver pbd | xpbd | xpbd_qs */
+  PetscCall(PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part));
+  PetscCall(pbng_node_elements_build(mesh, &adj));
+  PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
+  PetscCall(pbng_constraint_colors_compute(mesh, &adj, PETSC_TRUE, &cc)); /* also for -solver pbd | xpbd | xpbd_qs */
   const double t_color = MPI_Wtime();
-  if (o.dual) PetscCall(pbng_partition_nodes_dual(&mesh, o.parts, part));
-  else PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, o.parts, part));
+  if (o->dual) PetscCall(pbng_partition_nodes_dual(mesh, o->parts, part));
+  else PetscCall(pbng_partition_nodes(mesh, &adj, color, ncolors, o->parts, part));
   const double t_metis = MPI_Wtime();
   PetscCall(pbng_node_elements_destroy(&adj));
-  PetscCall(write_parts(&o, &mesh, color, ncolors, &cc, part));
+  PetscCall(write_parts(o, output, mesh, color, ncolors, &cc, part));
   printf("%s: %lld nodes, %lld tetrahedra, %lld weak constraints, %d node colors (PBNG), %d + %d constraint colors (PBD/XPBD) -> %s\n",
-         mesh.source, (long long)mesh.nnodes, (long long)mesh.nelems, (long long)mesh.nweak, ncolors, cc.nelem_colors, cc.nweak_colors,
-         o.output);
+         mesh->source, (long long)mesh->nnodes, (long long)mesh->nelems, (long long)mesh->nweak, ncolors, cc.nelem_colors, cc.nweak_colors, output);
   printf("time: mesh %.2f s, coloring %.2f s, METIS %.2f s, writing %.2f s, total %.2f s; peak memory %.1f MiB\n", t_mesh - t0,
          t_color - t_mesh, t_metis - t_color, MPI_Wtime() - t_metis, MPI_Wtime() - t0, peak_rss_mib());
   PetscCall(PetscFree2(color, part));
   PetscCall(pbng_constraint_colors_destroy(&cc));
+  PetscFunctionReturn(0);
+}
+
+/* FILE.h5 -> FILE.level<k>.h5 */
+static void level_path(const char *output, int k, char *path, size_t len)
+{
+  const size_t n = strlen(output);
+  const int h5 = n > 3 && !strcmp(output + n - 3, ".h5");
+  snprintf(path, len, "%.*s.level%d.h5", (int)(h5 ? n - 3 : n), output, k);
+}
+
+/* -multilevel L: coarse level k of the scene (generated) or of -mesh (coarsened from level k-1 with the
+ * scene's boundary sets, as pbng does). */
+static PetscErrorCode coarse_level(const partition_options *o, int k, const pbng_mesh *finer, pbng_mesh *mesh)
+{
+  int made;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_config_build_coarse_mesh(&o->cfg, k, mesh, &made));
+  if (made) PetscFunctionReturn(0);
+  int8_t *node_bc;
+  int64_t selected[PBNG_MAX_BC];
+  PetscCall(PetscMalloc1(finer->nnodes + 1, &node_bc));
+  PetscCall(pbng_bc_assign(&o->cfg.bcs, finer, pbng_mesh_extent(finer), node_bc, selected));
+  PetscCall(pbng_mesh_coarsen(finer, node_bc, &o->cfg.coarsen, mesh));
+  PetscCall(PetscFree(node_bc));
+  PetscCheck(2 * mesh->nnodes <= finer->nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "-multilevel %d: coarsening %d left %lld of %lld nodes; use -multilevel %d at most", o->levels, k, (long long)mesh->nnodes,
+             (long long)finer->nnodes, k);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode run(void)
+{
+  partition_options o;
+  pbng_mesh mesh, coarse;
+  char path[PETSC_MAX_PATH_LEN + 16], levels[4 * PETSC_MAX_PATH_LEN] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(read_options(&o));
+  double t0 = MPI_Wtime();
+  PetscCall(pbng_config_build_mesh(&o.cfg, &mesh));
+  PetscCall(partition_one(&o, &mesh, o.output, t0));
+  for (int k = 1; k < o.levels; ++k) {
+    t0 = MPI_Wtime();
+    PetscCall(coarse_level(&o, k, &mesh, &coarse));
+    PetscCall(pbng_mesh_destroy(&mesh));
+    mesh = coarse;
+    level_path(o.output, k, path, sizeof(path));
+    PetscCall(partition_one(&o, &mesh, path, t0));
+    if (k > 1) PetscCall(PetscStrlcat(levels, ",", sizeof(levels)));
+    PetscCall(PetscStrlcat(levels, path, sizeof(levels)));
+  }
+  if (o.levels > 1) printf("coarse levels for pbng: -mesh %s -mesh_levels %s\n", o.output, levels);
   PetscCall(pbng_mesh_destroy(&mesh));
   PetscFunctionReturn(0);
 }

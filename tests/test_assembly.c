@@ -8,6 +8,7 @@
 #include "parallel/dofs.h"
 #include "parallel/partition.h"
 #include "solvers/assembly.h"
+#include "test_common.h"
 
 static int checks, failures;
 
@@ -17,38 +18,17 @@ static void check(int ok, const char *what)
   if (!ok && failures++ < 10) printf("FAIL: %s\n", what);
 }
 
-/* Every rank builds the same global mesh, coloring and partition, and cuts its own piece. */
+/* The Res-7 box with its x = 0 face clamped, cut over the ranks. */
 static PetscErrorCode build(MPI_Comm comm, pbng_dmesh *dm, pbng_halo *halo, pbng_bc_list *bcs)
 {
   pbng_mesh mesh;
-  pbng_node_elements adj;
-  pbng_submesh sub;
-  int32_t *color, *part;
-  int8_t *node_bc;
-  int ncolors, rank, size;
-  int64_t selected[PBNG_MAX_BC];
   const double clamp[6] = {0, 0, 0, 0, 1, 1};
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(pbng_generate_res_box(7, &mesh));
-  PetscCall(PetscMalloc2(mesh.nnodes, &color, mesh.nnodes, &part));
-  PetscCall(pbng_node_elements_build(&mesh, &adj));
-  PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
-  PetscCall(pbng_partition_nodes(&mesh, &adj, color, ncolors, size, part));
-  PetscCall(pbng_node_elements_destroy(&adj));
-  PetscCall(pbng_submesh_extract(&mesh, color, ncolors, NULL, part, rank, &sub));
   PetscCall(PetscMemzero(bcs, sizeof(*bcs)));
   PetscCall(pbng_bc_add_box(bcs, "clamp", clamp, NULL));
-  PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));
-  PetscCall(pbng_bc_assign(bcs, &sub.mesh, pbng_mesh_extent(&mesh), node_bc, selected));
-  PetscCall(pbng_dmesh_create(comm, &sub, node_bc, dm));
-  PetscCall(pbng_halo_create(dm, halo));
-  PetscCall(PetscFree(node_bc));
-  PetscCall(pbng_submesh_destroy(&sub));
-  PetscCall(PetscFree2(color, part));
-  PetscCall(pbng_mesh_destroy(&mesh));
+  PetscCall(test_build_subdomain(comm, &mesh, bcs, dm, halo));
   PetscFunctionReturn(0);
 }
 

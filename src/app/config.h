@@ -5,11 +5,14 @@
 #include <petscsys.h>
 #include "core/material.h"
 #include "mesh/boundary.h"
+#include "mesh/coarsen.h"
 #include "mesh/mesh.h"
 #include "solvers/problem.h"
 #include "solvers/solver.h"
 
 typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE } pbng_mesh_source;
+
+#define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
 
 typedef struct {
   char scene[64];
@@ -18,6 +21,9 @@ typedef struct {
   double bar_length;   /* bar scene: length along x (cross-section 1 x 1) */
   char mesh_file[PETSC_MAX_PATH_LEN];
   char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
+  int nmesh_levels;                   /* -mesh_levels C1,C2,...: coarser meshes of -mesh, finest first */
+  pbng_coarsen_options coarsen;       /* -multilevel with -mesh alone: how its coarse meshes are made */
+  char mesh_levels[PBNG_MAX_LEVELS - 1][PETSC_MAX_PATH_LEN];
   double weak_stiffness;              /* two_blocks_hanging: stiffness k of the bindings */
   pbng_bc_list bcs;
   pbng_material_kind material;
@@ -58,6 +64,17 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
  * constraints of -weak FILE added. */
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
+/* -res of generated coarse level k (k = 1, 2, ...: coarsenings of the finest): about half the nodes
+ * per axis each time, r -> (r + 1) / 2 (Res-33 -> 17 -> 9 is nested, Res-32 -> 16 -> 8 is not);
+ * 0 when the level would have fewer than 2 nodes per axis. */
+int pbng_config_coarse_res(int res, int k);
+
+/* Coarse level k's mesh when it comes from the configuration alone: a generated scene's mesh at
+ * pbng_config_coarse_res (the stacked blocks keep the finest level's gap and scale each binding's
+ * stiffness by the ratio of binding counts, so that the blocks are held as stiffly), or
+ * -mesh_levels' k-th file. *made = 0 when the level must be made from the fine mesh instead. */
+PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made);
+
 /* Checks the options that size a generated mesh: their ranges, and that each was given (its *_set
  * flag) only where such a mesh is generated: -res not with -mesh, -bar_length only for the bar,
  * -weak_stiffness only for the two blocks. comm: where the error is raised. */
@@ -69,9 +86,10 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, PetscBo
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);
 
 /* An error naming the first option nobody read (a typo such as -fram), except PETSc's own options that
- * are read only at PetscFinalize and, when newton is set, the Newton solver's -newton_* options (read
- * when it sets up; checked by pbng_config_reject_unused_newton_options after its first step). */
-PetscErrorCode pbng_config_reject_unused_options(PetscBool newton);
-PetscErrorCode pbng_config_reject_unused_newton_options(void);
+ * are read only at PetscFinalize and the options of PETSc objects the configured solver creates when
+ * it sets up (-newton_* for -solver newton; -snes_*, -fas_* for -multilevel L > 1), which
+ * pbng_config_reject_unused_solver_options checks after the solver's first iteration. */
+PetscErrorCode pbng_config_reject_unused_options(const pbng_config *cfg);
+PetscErrorCode pbng_config_reject_unused_solver_options(const pbng_config *cfg);
 
 #endif

@@ -94,16 +94,16 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
                                cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
   PetscCheck(!strcmp(cfg->solver, "pbng") || !strcmp(cfg->solver, "newton") || pbng_solver_uses_constraint_colors(cfg->solver),
              PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-solver: unknown solver \"%s\" (known: pbng, newton, pbd, xpbd, xpbd_qs)", cfg->solver);
-  PetscCall(PetscStrncpy(name, pbng_accel_name(cfg->solver_opt.accel), sizeof(name)));
+  PetscCall(PetscStrncpy(name, pbng_accel_name(cfg->solver_opt.sweep.accel), sizeof(name)));
   PetscCall(PetscOptionsString("-accel", "none | sor (Eq. 40) | chebyshev (Eq. 39)", NULL, name, name, sizeof(name), &set));
-  PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+  PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.sweep.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-accel: unknown acceleration \"%s\" (known: none, sor, chebyshev)", name);
   PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-accel is for -solver pbng (the solver is %s)", cfg->solver);
-  PetscBool blocks = cfg->solver_opt.weak_blocks ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool blocks = cfg->solver_opt.sweep.weak_blocks ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-weak_blocks", "pbng: after each sweep, one joint step per weak constraint on all its nodes (0: the paper's node-only PBNG)", NULL,
                              blocks, &blocks, &set));
   PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-weak_blocks is for -solver pbng (the solver is %s)", cfg->solver);
-  cfg->solver_opt.weak_blocks = blocks;
+  cfg->solver_opt.sweep.weak_blocks = blocks;
   PetscCall(read_constraint_solver_options(PetscOptionsObject, cfg));
   PetscCall(PetscStrncpy(name, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sizeof(name)));
   PetscCall(PetscOptionsString("-mode", "quasistatic | dynamic (backward Euler)", NULL, name, name, sizeof(name), &set));
@@ -219,20 +219,99 @@ static PetscErrorCode read_acceleration_parameters(PetscOptionItems *PetscOption
 {
   pbng_solver_options *o = &cfg->solver_opt;
   PetscBool omega_set, rho_set, gamma_set;
-  const char *accel = pbng_accel_name(o->accel);
+  const char *accel = pbng_accel_name(o->sweep.accel);
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->omega, &o->omega, &omega_set));
-  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->rho, &o->rho, &rho_set));
-  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->gamma, &o->gamma, &gamma_set));
-  PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
-  PetscCheck(o->rho > 0 && o->rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->rho);
-  PetscCheck(o->gamma > 0 && o->gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->gamma);
+  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->sweep.omega, &o->sweep.omega, &omega_set));
+  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->sweep.rho, &o->sweep.rho, &rho_set));
+  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->sweep.gamma, &o->sweep.gamma, &gamma_set));
+  PetscCheck(o->sweep.omega > 0 && o->sweep.omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->sweep.omega);
+  PetscCheck(o->sweep.rho > 0 && o->sweep.rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->sweep.rho);
+  PetscCheck(o->sweep.gamma > 0 && o->sweep.gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->sweep.gamma);
   PetscCheck(!(omega_set || rho_set || gamma_set) || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-omega, -rho and -gamma are for -solver pbng (the solver is %s)", cfg->solver);
-  PetscCheck(!omega_set || o->accel == PBNG_ACCEL_SOR, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-omega is for -accel sor (the acceleration is %s)", accel);
-  PetscCheck(!(rho_set || gamma_set) || o->accel == PBNG_ACCEL_CHEBYSHEV, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(!omega_set || o->sweep.accel == PBNG_ACCEL_SOR, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-omega is for -accel sor (the acceleration is %s)", accel);
+  PetscCheck(!(rho_set || gamma_set) || o->sweep.accel == PBNG_ACCEL_CHEBYSHEV, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-rho and -gamma are for -accel chebyshev (the acceleration is %s)", accel);
+  PetscFunctionReturn(0);
+}
+
+/* -multilevel L, -mesh_levels C1,C2,... and -multilevel_linesearch: PBNG inside FAS (docs/multilevel.md). */
+static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  pbng_solver_options *o = &cfg->solver_opt;
+  PetscInt levels = o->multilevel, nfiles = PBNG_MAX_LEVELS - 1;
+  PetscBool levels_set, files_set, search_set;
+  char *files[PBNG_MAX_LEVELS - 1], search[32] = "energy";
+  static const char *const searches[] = {"none", "energy", "secant"};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsInt("-multilevel", "pbng: levels of the FAS hierarchy, the finest included (1: single-level PBNG)", NULL, levels, &levels,
+                            &levels_set));
+  PetscCall(PetscOptionsStringArray("-mesh_levels", "with -mesh: coarser meshes C1,C2,... (finest first; any mesh format, partitioned files too)",
+                                    NULL, files, &nfiles, &files_set));
+  PetscErrorCode ierr = 0;
+  for (PetscInt k = 0; files_set && k < nfiles; ++k) { /* every name is freed, also after an error */
+    if (!ierr) ierr = PetscStrncpy(cfg->mesh_levels[k], files[k], sizeof(cfg->mesh_levels[k]));
+    if (!ierr && !files[k][0]) ierr = PETSC_ERR_ARG_WRONG;
+    PetscCall(PetscFree(files[k]));
+  }
+  PetscCheck(ierr != PETSC_ERR_ARG_WRONG, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mesh_levels: an empty file name");
+  PetscCall(ierr);
+  cfg->nmesh_levels = files_set ? (int)nfiles : 0;
+  PetscCheck(!files_set || nfiles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mesh_levels: no file given");
+  PetscCheck(!files_set || cfg->mesh_source == PBNG_MESH_FILE, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-mesh_levels names coarser meshes of -mesh FILE (a generated scene makes its own coarse levels)");
+  if (files_set && !levels_set) levels = nfiles + 1;
+  PetscCheck(levels >= 1 && levels <= PBNG_MAX_LEVELS, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel %d: must be 1..%d", (int)levels,
+             PBNG_MAX_LEVELS);
+  PetscCheck(!files_set || levels == nfiles + 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-multilevel %d with %d -mesh_levels files: the levels are the -mesh file and its %d coarser meshes", (int)levels, (int)nfiles,
+             (int)nfiles);
+  PetscCheck(!(levels_set || files_set) || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
+  o->multilevel = (int)levels;
+  int usable = 0; /* coarser levels a generated mesh can have */
+  while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg->res, usable + 1) > 0) ++usable;
+  PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-multilevel %d: the generated mesh (-res %d) has only %d coarser level%s with at least 2 nodes per axis", (int)levels, cfg->res, usable,
+             usable == 1 ? "" : "s");
+  PetscCall(PetscOptionsString("-multilevel_linesearch", "multilevel: scaling of each coarse correction: none | energy | secant", NULL, search,
+                               search, sizeof(search), &search_set));
+  int known = 0;
+  for (int k = 0; k < 3; ++k)
+    if (!strcmp(search, searches[k])) o->correction_search = (pbng_correction_search)k, known = 1;
+  PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-multilevel_linesearch: unknown \"%s\" (known: none, energy, secant)", search);
+  PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
+  static const char *const hessians[] = {"exact", "element", "stress", "modified"};
+  char hessian[32];
+  PetscBool hessian_set;
+  PetscCall(PetscStrncpy(hessian, hessians[o->coarse_hessian], sizeof(hessian)));
+  PetscCall(PetscOptionsString("-multilevel_coarse_hessian",
+                               "multilevel: the coarsest level's Newton matrix: modified (PBNG's Eq. 37 as element matrices) | stress | element (PSD projections) | exact",
+                               NULL, hessian, hessian, sizeof(hessian), &hessian_set));
+  known = 0;
+  for (int k = 0; k < 4; ++k)
+    if (!strcmp(hessian, hessians[k])) o->coarse_hessian = k, known = 1;
+  PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-multilevel_coarse_hessian: unknown \"%s\" (known: modified, stress, element, exact)",
+             hessian);
+  PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
+  pbng_coarsen_options *c = &cfg->coarsen;
+  PetscBool q_set, a_set, r_set;
+  PetscCall(PetscOptionsReal("-multilevel_coarsen_ratio", "-multilevel with -mesh alone: nodes of a level / nodes of the next coarser", NULL,
+                             c->target_ratio, &c->target_ratio, &r_set));
+  PetscCall(PetscOptionsReal("-multilevel_coarsen_quality", "-multilevel with -mesh alone: least 6 sqrt(2) V / l_max^3 of a coarse tetrahedron", NULL,
+                             c->quality_min, &c->quality_min, &q_set));
+  PetscCall(PetscOptionsReal("-multilevel_coarsen_angle", "-multilevel with -mesh alone: feature angle (degrees) of ridges kept in coarse meshes",
+                             NULL, c->feature_angle, &c->feature_angle, &a_set));
+  PetscCheck(c->target_ratio >= 2 && c->target_ratio <= 1000, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel_coarsen_ratio %g: must be in [2, 1000]",
+             c->target_ratio);
+  PetscCheck(c->quality_min > 0 && c->quality_min < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel_coarsen_quality %g: must be in (0, 1)",
+             c->quality_min);
+  PetscCheck(c->feature_angle > 0 && c->feature_angle < 90, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel_coarsen_angle %g: must be in (0, 90)",
+             c->feature_angle);
+  PetscCheck(!(q_set || a_set || r_set) || (o->multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && !files_set), PETSC_COMM_WORLD,
+             PETSC_ERR_ARG_INCOMP, "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels (coarse meshes made from the fine one)");
   PetscFunctionReturn(0);
 }
 
@@ -244,6 +323,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
 
   PetscFunctionBeginUser;
   PetscCall(read_acceleration_parameters(PetscOptionsObject, cfg));
+  PetscCall(read_multilevel_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsReal("-dt", "time step per frame", NULL, cfg->dt, &cfg->dt, &set));
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &set));
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
@@ -319,7 +399,11 @@ static PetscErrorCode read_checkpoint_options(PetscOptionItems *PetscOptionsObje
 void pbng_config_restart_key(const pbng_config *cfg, char *buf, size_t len)
 {
   const pbng_solver_options *o = &cfg->solver_opt;
-  char bcs[256] = "";
+  char bcs[256] = "", levels[1024] = "";
+  for (int k = 0; k < cfg->nmesh_levels; ++k) {
+    strncat(levels, cfg->mesh_levels[k], sizeof(levels) - strlen(levels) - 2);
+    strncat(levels, ",", sizeof(levels) - strlen(levels) - 1);
+  }
   for (int b = 0; b < cfg->bcs.count; ++b) {
     strncat(bcs, cfg->bcs.bc[b].name, sizeof(bcs) - strlen(bcs) - 2);
     strncat(bcs, ",", sizeof(bcs) - strlen(bcs) - 1);
@@ -327,11 +411,13 @@ void pbng_config_restart_key(const pbng_config *cfg, char *buf, size_t len)
   snprintf(buf, len,
            "scene=%s res=%d bar_length=%.17g mesh=%s weak=%s weak_stiffness=%.17g bcs=%s material=%s E=%.17g nu=%.17g rho=%.17g "
            "g=%.17g,%.17g,%.17g mode=%s dt=%.17g solver=%s accel=%s omega=%.17g rho=%.17g gamma=%.17g weak_blocks=%d xpbd_order=%d "
-           "xpbd_qs_dt=%.17g xpbd_qs_substeps=%d iters=%d rtol=%.17g residual_every=%d",
+           "xpbd_qs_dt=%.17g xpbd_qs_substeps=%d iters=%d rtol=%.17g residual_every=%d multilevel=%d mesh_levels=%s linesearch=%d coarse_hessian=%d "
+           "coarsen=%.17g,%.17g,%.17g",
            cfg->scene, cfg->res, cfg->bar_length, cfg->mesh_file, cfg->weak_file, cfg->weak_stiffness, bcs, pbng_material_kind_name(cfg->material),
            cfg->youngs, cfg->poisson, cfg->density, cfg->gravity[0], cfg->gravity[1], cfg->gravity[2],
-           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", cfg->dt, cfg->solver, pbng_accel_name(o->accel), o->omega, o->rho,
-           o->gamma, o->weak_blocks, o->weak_first, o->pseudo_dt, o->substeps, cfg->iters, cfg->rtol, cfg->residual_every);
+           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", cfg->dt, cfg->solver, pbng_accel_name(o->sweep.accel), o->sweep.omega, o->sweep.rho,
+           o->sweep.gamma, o->sweep.weak_blocks, o->weak_first, o->pseudo_dt, o->substeps, cfg->iters, cfg->rtol, cfg->residual_every, o->multilevel,
+           levels, (int)o->correction_search, o->coarse_hessian, cfg->coarsen.target_ratio, cfg->coarsen.quality_min, cfg->coarsen.feature_angle);
 }
 
 /* PETSc options read only at PetscFinalize (so still unused when pbng checks). */
@@ -344,11 +430,19 @@ static int read_at_finalize(const char *name)
 }
 
 static int is_newton_option(const char *name) { return !strncmp(name, "newton_", 7); }
+static int is_multilevel_option(const char *name) { return !strncmp(name, "snes_", 5) || !strncmp(name, "fas_", 4); }
+static int multilevel(const pbng_config *cfg) { return !strcmp(cfg->solver, "pbng") && cfg->solver_opt.multilevel > 1; }
 
-/* The first option nobody read, or "" (copied into first[size]): with newton_only, only -newton_*
- * options count; otherwise every option but those read at PetscFinalize and, when the Newton solver
- * runs, its -newton_* options (it reads them when it sets up). */
-static PetscErrorCode first_unused_option(PetscBool newton_only, PetscBool newton_solver, char *first, size_t size)
+/* Options of the PETSc objects the configured solver creates (read when it sets up). */
+static int is_deferred_option(const pbng_config *cfg, const char *name)
+{
+  return (!strcmp(cfg->solver, "newton") && is_newton_option(name)) || (multilevel(cfg) && is_multilevel_option(name));
+}
+
+/* The first option nobody read, or "" (copied into first[size]): with deferred_only, only the
+ * solver's own PETSc options count; otherwise every option but those read at PetscFinalize and the
+ * solver's own. */
+static PetscErrorCode first_unused_option(const pbng_config *cfg, PetscBool deferred_only, char *first, size_t size)
 {
   PetscInt n;
   char **names, **values;
@@ -358,7 +452,7 @@ static PetscErrorCode first_unused_option(PetscBool newton_only, PetscBool newto
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt k = 0; k < n && !first[0]; ++k) {
     const char *name = names[k];
-    const int counts = newton_only ? is_newton_option(name) : !read_at_finalize(name) && !(newton_solver && is_newton_option(name));
+    const int counts = deferred_only ? is_deferred_option(cfg, name) : !read_at_finalize(name) && !is_deferred_option(cfg, name);
     if (counts) PetscCall(PetscStrncpy(first, name, size));
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
@@ -366,26 +460,30 @@ static PetscErrorCode first_unused_option(PetscBool newton_only, PetscBool newto
 }
 
 /* Options nobody read (a typo such as -fram) are errors rather than silently ignored. */
-PetscErrorCode pbng_config_reject_unused_options(PetscBool newton)
+PetscErrorCode pbng_config_reject_unused_options(const pbng_config *cfg)
 {
   char first[256];
 
   PetscFunctionBeginUser;
-  PetscCall(first_unused_option(PETSC_FALSE, newton, first, sizeof(first)));
-  PetscCheck(!first[0] || newton || !is_newton_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "option -%s is for -solver newton (the solver is pbng)", first);
+  PetscCall(first_unused_option(cfg, PETSC_FALSE, first, sizeof(first)));
+  PetscCheck(!first[0] || !is_newton_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -%s is for -solver newton (the solver is %s)",
+             first, cfg->solver);
+  PetscCheck(!first[0] || !is_multilevel_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "option -%s is for the multilevel solver (-solver pbng -multilevel L with L > 1)", first);
   PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown option -%s (pbng -help lists the options)", first);
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_config_reject_unused_newton_options(void)
+PetscErrorCode pbng_config_reject_unused_solver_options(const pbng_config *cfg)
 {
   char first[256];
 
   PetscFunctionBeginUser;
-  PetscCall(first_unused_option(PETSC_TRUE, PETSC_TRUE, first, sizeof(first)));
-  PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+  PetscCall(first_unused_option(cfg, PETSC_TRUE, first, sizeof(first)));
+  PetscCheck(!first[0] || multilevel(cfg), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "option -%s was not used by the Newton solver (misspelt, or meant for another preconditioner?)", first);
+  PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "option -%s was not used by the multilevel solver (misspelt, or meant for a level or solver type that does not exist?)", first);
   PetscFunctionReturn(0);
 }
 
@@ -428,6 +526,6 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
     PetscCall(PetscStrncpy(cfg->checkpoint, cfg->output, sizeof(cfg->checkpoint)));
     PetscCall(PetscStrlcat(cfg->checkpoint, ".checkpoint.h5", sizeof(cfg->checkpoint)));
   }
-  PetscCall(pbng_config_reject_unused_options((PetscBool) !strcmp(cfg->solver, "newton")));
+  PetscCall(pbng_config_reject_unused_options(cfg));
   PetscFunctionReturn(0);
 }

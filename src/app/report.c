@@ -20,7 +20,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   fprintf(f, "{\n");
   fprintf(f, "  \"scene\": \"%s\",\n  \"solver\": \"%s\",\n  \"material\": \"%s\",\n", cfg->scene, cfg->solver,
           pbng_material_kind_name(cfg->material));
-  fprintf(f, "  \"accel\": \"%s\",\n  \"mode\": \"%s\",\n", pbng_accel_name(cfg->solver_opt.accel),
+  fprintf(f, "  \"accel\": \"%s\",\n  \"mode\": \"%s\",\n", pbng_accel_name(cfg->solver_opt.sweep.accel),
           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic");
   fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n  \"constraint_colors\": %d,\n", (long long)s->nodes,
           (long long)s->elements, s->ncolors, s->constraint_colors);
@@ -36,6 +36,19 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   fprintf(f, "  \"halo_neighbors_max\": %d,\n  \"halo_bytes_per_iteration\": %lld,\n", s->halo_neighbors_max,
           (long long)s->halo_bytes_per_iteration);
   fprintf(f, "  \"halo_seconds\": %.9g,\n", s->halo_seconds);
+  fprintf(f, "  \"multilevel\": %d,\n", s->nlevels);
+  if (s->nlevels > 1) {
+    fprintf(f, "  \"cycles\": %d,\n  \"levels\": [\n", s->iterations);
+    for (int l = s->nlevels - 1; l >= 0; --l) {
+      const pbng_level_report *r = &s->level[l];
+      fprintf(f, "    {\"level\": %d, \"name\": ", l);
+      json_string(f, r->name);
+      fprintf(f, ", \"nodes\": %lld, \"elements\": %lld, \"seconds\": %.9g, \"sweeps\": %lld, \"function_evaluations\": %lld, "
+                 "\"objective_evaluations\": %lld, \"jacobian_evaluations\": %lld}%s\n",
+              (long long)r->nodes, (long long)r->elements, r->seconds, r->sweeps, r->functions, r->objectives, r->jacobians, l ? "," : "");
+    }
+    fprintf(f, "  ],\n");
+  }
   fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
   fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
   fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": ", s->peak_rss_bytes_sum / (double)s->elements);
@@ -74,6 +87,12 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
   if (!strcmp(cfg->solver, "newton"))
     PetscCall(PetscPrintf(comm, "         %lld linear (Krylov) iterations, %.1f per Newton step\n", s->linear_iterations,
                           s->iterations ? (double)s->linear_iterations / s->iterations : 0.0));
+  if (s->nlevels > 1) {
+    PetscCall(PetscPrintf(comm, "         %d FAS cycles on %d levels; time in each level's own work (slowest rank):\n", s->iterations, s->nlevels));
+    for (int l = s->nlevels - 1; l >= 0; --l)
+      PetscCall(PetscPrintf(comm, "         %s: %.3f s, %lld sweeps, %lld residuals, %lld energies, %lld matrices\n", s->level[l].name,
+                            s->level[l].seconds, s->level[l].sweeps, s->level[l].functions, s->level[l].objectives, s->level[l].jacobians));
+  }
   if (s->ranks > 1)
     PetscCall(PetscPrintf(comm, "         halo exchange %.3f s of the solver time (slowest rank), %.3f MB per iteration\n", s->halo_seconds,
                           s->halo_bytes_per_iteration / 1e6));

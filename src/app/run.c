@@ -44,14 +44,14 @@ typedef struct {
   double seconds, residual, relative_residual, energy, residual0;
 } frame_result;
 
-/* After the Newton solver's first step (all its SNES/KSP/PC options have been read by then), or at
- * the end of a run without any step: a -newton_* option nobody read is a misspelling. */
-static PetscErrorCode check_newton_options(run_state *st)
+/* After the solver's first iteration (the Newton or multilevel solver's SNES/KSP/PC options have all
+ * been read by then), or at the end of a run without any: such an option nobody read is a misspelling. */
+static PetscErrorCode check_solver_options(run_state *st)
 {
   PetscFunctionBeginUser;
-  if (st->newton_options_checked || strcmp(st->cfg->solver, "newton")) PetscFunctionReturn(0);
-  st->newton_options_checked = PETSC_TRUE;
-  PetscCall(pbng_config_reject_unused_newton_options());
+  if (st->solver_options_checked) PetscFunctionReturn(0);
+  st->solver_options_checked = PETSC_TRUE;
+  PetscCall(pbng_config_reject_unused_solver_options(st->cfg));
   PetscFunctionReturn(0);
 }
 
@@ -173,7 +173,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
-    PetscCall(check_newton_options(st));
+    PetscCall(check_solver_options(st));
     fresh = 0;
     if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
       PetscCall(evaluate_residual(st, &r, &energy));
@@ -277,7 +277,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     if (stop || (st->cfg->checkpoint_every > 0 && frame % st->cfg->checkpoint_every == 0)) PetscCall(checkpoint_between_frames(st, sum, frame + 1));
     if (stop) PetscFunctionReturn(0);
   }
-  PetscCall(check_newton_options(st));
+  PetscCall(check_solver_options(st));
   PetscFunctionReturn(0);
 }
 
@@ -297,6 +297,8 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   else PetscCall(run_global_mesh_on_rank0(st, &mesh, &head));
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
+  st->extent = head.extent;
+  PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(run_resolve_restart(st));
   if (!st->restart[0]) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
   PetscCall(run_build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
@@ -310,7 +312,10 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   st->pb.halo = &st->halo;
   if (cfg->initial[0]) PetscCall(run_load_initial_state(st));
   PetscCall(run_apply_initial_state(st));
-  PetscCall(pbng_solver_create(cfg->solver, &st->pb, &cfg->solver_opt, &st->solver));
+  PetscCall(run_build_levels(st));
+  pbng_solver_options opt = cfg->solver_opt;
+  opt.hierarchy = &st->hierarchy;
+  PetscCall(pbng_solver_create(st->hierarchy.nlevels > 1 ? "multilevel" : cfg->solver, &st->pb, &opt, &st->solver));
   if (st->restart[0]) PetscCall(run_load_checkpoint(st));
   sum->ncolors = st->dm.ncolors;
   const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];
@@ -329,10 +334,34 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscFunctionReturn(0);
 }
 
+/* Multilevel: every level's size and work (seconds: the slowest rank's). */
+static PetscErrorCode summarize_levels(run_state *st, pbng_run_summary *sum)
+{
+  const pbng_hierarchy *h = &st->hierarchy;
+
+  PetscFunctionBeginUser;
+  sum->nlevels = h->nlevels > 1 ? h->nlevels : 1;
+  if (h->nlevels <= 1 || !st->solver.ops->level_stats) PetscFunctionReturn(0);
+  for (int l = 0; l < h->nlevels; ++l) {
+    pbng_level_report *r = &sum->level[l];
+    const pbng_dmesh *dm = l == h->nlevels - 1 ? &st->dm : &h->coarse[l].dm;
+    pbng_level_stats stats;
+    PetscCall(st->solver.ops->level_stats(&st->solver, l, &stats));
+    PetscCall(PetscStrncpy(r->name, l == h->nlevels - 1 ? h->fine_name : h->coarse[l].name, sizeof(r->name)));
+    r->nodes = dm->nglobal_nodes, r->elements = dm->nglobal_elems;
+    r->sweeps = stats.sweeps, r->functions = stats.functions, r->objectives = stats.objectives, r->jacobians = stats.jacobians;
+    PetscCallMPI(MPI_Allreduce(&stats.seconds, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, st->comm));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode teardown(run_state *st)
 {
   PetscFunctionBeginUser;
   PetscCall(pbng_solver_destroy(&st->solver));
+  PetscCall(pbng_hierarchy_destroy(&st->hierarchy));
+  for (int k = 0; st->made_levels && k < st->cfg->solver_opt.multilevel - 1; ++k) PetscCall(pbng_mesh_destroy(&st->made_levels[k])); /* an early error */
+  PetscCall(PetscFree(st->made_levels));
   PetscCall(pbng_problem_destroy(&st->pb));
   PetscCall(pbng_halo_destroy(&st->halo));
   PetscCall(pbng_dmesh_destroy(&st->dm));
@@ -417,6 +446,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
     return ierr;
   }
   PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCall(summarize_levels(&st, sum));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */
   sum->stopped_by_signal = st.stopped_by;
   if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */

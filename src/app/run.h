@@ -12,6 +12,14 @@
  * the output is kept with the frames before, its status attribute saying where it diverged. */
 #define PBNG_ERR_DIVERGED PETSC_ERR_NOT_CONVERGED
 
+/* One level of a multilevel run in the summary (the slowest rank's seconds). */
+typedef struct {
+  char name[PETSC_MAX_PATH_LEN + 32];
+  int64_t nodes, elements;
+  double seconds;
+  long long sweeps, functions, objectives, jacobians;
+} pbng_level_report;
+
 typedef struct {
   int frames, iterations;         /* frames solved, iterations over all frames */
   long long linear_iterations;    /* Krylov iterations over all frames (Newton; 0 for PBNG) */
@@ -31,6 +39,8 @@ typedef struct {
   int halo_neighbors_max;                               /* largest number of neighbour ranks */
   double halo_seconds;                                  /* largest over ranks, within solver_seconds */
   int stopped_by_signal;                                /* the signal that stopped the run after a checkpoint, or 0 */
+  int nlevels;                                          /* multilevel: levels (iterations are cycles), else 1 */
+  pbng_level_report level[PBNG_MAX_LEVELS];             /* [nlevels], level[0] the coarsest */
 } pbng_run_summary;
 
 PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *summary);

@@ -9,9 +9,7 @@
 #include "io/weak_rows.h"
 #include "parallel/coloring.h"
 
-/* Collective: an error of rank 0's (ierr) becomes an error on every rank, so that no rank waits in a
- * collective call for a rank that gave up. Rank 0 keeps its own error and message. */
-static PetscErrorCode agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
+PetscErrorCode run_agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
 {
   int rank, code = (int)ierr;
 
@@ -35,7 +33,7 @@ PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_hea
     ierr = pbng_config_build_mesh(st->cfg, mesh);
     if (!ierr) sizes[0] = (double)mesh->nnodes, sizes[1] = (double)mesh->nelems, sizes[2] = mesh->etype->kind, sizes[3] = pbng_mesh_extent(mesh);
   }
-  PetscCall(agree_on_rank0(st->comm, ierr));
+  PetscCall(run_agree_on_rank0(st->comm, ierr));
   PetscCallMPI(MPI_Bcast(sizes, 4, MPI_DOUBLE, 0, st->comm));
   head->nnodes = (int64_t)sizes[0], head->nelems = (int64_t)sizes[1];
   head->etype = pbng_element_type_get((pbng_element_kind)sizes[2]);
@@ -43,18 +41,24 @@ PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_hea
   PetscFunctionReturn(0);
 }
 
-/* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns); an HDF5 file that is
- * not one pbng can read is an error saying what it is. */
-PetscErrorCode run_is_partitioned_input(run_state *st, int *partitioned)
+PetscErrorCode run_is_partitioned_file(run_state *st, const char *option, const char *path, int *partitioned)
 {
   char why[256] = "";
 
   PetscFunctionBeginUser;
   *partitioned = 0;
-  if (st->rank == 0 && st->cfg->mesh_source == PBNG_MESH_FILE) *partitioned = pbng_partfile_probe(st->cfg->mesh_file, why, sizeof(why));
+  if (st->rank == 0) *partitioned = pbng_partfile_probe(path, why, sizeof(why));
   PetscCallMPI(MPI_Bcast(partitioned, 1, MPI_INT, 0, st->comm));
   PetscCallMPI(MPI_Bcast(why, (int)sizeof(why), MPI_CHAR, 0, st->comm));
-  PetscCheck(!why[0], st->comm, PETSC_ERR_FILE_UNEXPECTED, "-mesh %s: %s", st->cfg->mesh_file, why);
+  PetscCheck(!why[0], st->comm, PETSC_ERR_FILE_UNEXPECTED, "%s %s: %s", option, path, why);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_is_partitioned_input(run_state *st, int *partitioned)
+{
+  PetscFunctionBeginUser;
+  *partitioned = 0;
+  if (st->cfg->mesh_source == PBNG_MESH_FILE) PetscCall(run_is_partitioned_file(st, "-mesh", st->cfg->mesh_file, partitioned));
   PetscFunctionReturn(0);
 }
 
@@ -101,13 +105,12 @@ static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *col
 }
 
 /* Rank 0 plans, cuts the mesh into the ranks' pieces and sends them (freeing the global mesh once its
- * own piece is cut); every other rank receives its piece. */
-static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_submesh *sub)
+ * own piece is cut); every other rank receives its piece. need_cc: the PBD/XPBD constraint colors too. */
+static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, int need_cc, pbng_submesh *sub)
 {
   int nranks, ncolors = 0;
   int32_t *color = NULL, *part = NULL;
   pbng_constraint_colors cc = {0};
-  const int need_cc = pbng_solver_uses_constraint_colors(st->cfg->solver);
   PetscErrorCode ierr = 0;
 
   PetscFunctionBeginUser;
@@ -116,7 +119,7 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
     ierr = PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part);
     if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, (PetscBool)need_cc, &cc, part);
   }
-  PetscCall(agree_on_rank0(st->comm, ierr));
+  PetscCall(run_agree_on_rank0(st->comm, ierr));
   if (st->rank != 0) {
     PetscCall(pbng_submesh_recv(st->comm, 0, PBNG_ERR_ON_RANK0, sub));
     PetscFunctionReturn(0);
@@ -139,7 +142,7 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, pbng_subme
 }
 
 /* Boundary-condition index of every local node; a set that selects no node anywhere is an error. */
-static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_submesh *sub, double extent, int8_t *node_bc)
+static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_submesh *sub, double extent, const char *name, int8_t *node_bc)
 {
   const pbng_bc_list *bcs = &st->cfg->bcs;
   int64_t mine[PBNG_MAX_BC] = {0}, total[PBNG_MAX_BC];
@@ -148,27 +151,34 @@ static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_subme
   PetscCall(pbng_bc_assign(bcs, &sub->mesh, extent, node_bc, mine));
   PetscCallMPI(MPI_Allreduce(mine, total, PBNG_MAX_BC, MPI_INT64_T, MPI_SUM, st->comm));
   for (int b = 0; b < bcs->count; ++b)
-    PetscCheck(total[b] > 0, st->comm, PETSC_ERR_ARG_WRONG, "boundary condition %s selects no node of the mesh", bcs->bc[b].name);
+    PetscCheck(total[b] > 0, st->comm, PETSC_ERR_ARG_WRONG, "boundary condition %s selects no node of %s", bcs->bc[b].name, name);
   PetscFunctionReturn(0);
 }
 
-/* Every rank's piece (from rank 0's global mesh, or read from a partitioned file) -> boundary sets ->
- * subdomain and halo plan. */
-PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in)
+PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name,
+                                         pbng_dmesh *dm, pbng_halo *halo)
 {
   pbng_submesh sub;
   int8_t *node_bc;
 
   PetscFunctionBeginUser;
   if (sub_in) sub = *sub_in;
-  else PetscCall(distribute_mesh(st, mesh, &sub));
+  else PetscCall(distribute_mesh(st, mesh, need_cc, &sub));
   malloc_trim(0);
   PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));
-  PetscCall(assign_boundary_conditions(st, &sub, head->extent, node_bc));
-  PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, &st->dm));
+  PetscCall(assign_boundary_conditions(st, &sub, extent, name, node_bc));
+  PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, dm));
   PetscCall(PetscFree(node_bc));
   PetscCall(pbng_submesh_destroy(&sub));
-  PetscCall(pbng_halo_create(&st->dm, &st->halo));
+  PetscCall(pbng_halo_create(dm, halo));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in)
+{
+  PetscFunctionBeginUser;
+  PetscCall(run_build_level_subdomain(st, mesh, head->extent, sub_in, pbng_solver_uses_constraint_colors(st->cfg->solver), "the mesh", &st->dm,
+                                      &st->halo));
   PetscFunctionReturn(0);
 }
 

@@ -23,10 +23,13 @@ typedef struct {
   pbng_solver solver;
   pbng_output *out;
   pbng_halo halo;
+  pbng_hierarchy hierarchy; /* -multilevel: the coarse levels */
+  pbng_mesh *made_levels;   /* rank 0, -multilevel with -mesh alone: coarse meshes made from the fine one, [multilevel - 1] */
+  double extent;            /* the finest mesh's largest extent */
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
   int32_t *node_order; /* the local index of each of them */
   double time0;        /* time of frame 0: 0, or the time of the -initial frame */
-  PetscBool newton_options_checked; /* -newton_* options checked once the solver has set up */
+  PetscBool solver_options_checked; /* the solver's PETSc options checked once it has set up */
   const char *command_line;
   char restart[PETSC_MAX_PATH_LEN]; /* the checkpoint this run continues from, or "" */
   pbng_checkpoint_counters resume;  /* its counters */
@@ -42,12 +45,18 @@ typedef struct {
   double extent; /* largest bounding-box extent (boundary boxes are matched relative to it) */
 } mesh_header;
 
+/* Collective: an error of rank 0's (ierr) becomes an error on every rank, so that no rank waits in a
+ * collective call for a rank that gave up. Rank 0 keeps its own error and message. */
+PetscErrorCode run_agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr);
+
 /* Rank 0 generates or reads the mesh (the others keep an empty one); every rank gets its header. */
 PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_header *head);
 
 /* Whether -mesh names a partitioned mesh file (rank 0 looks; every rank learns); an HDF5 file that is
  * not one pbng can read is an error saying what it is. */
 PetscErrorCode run_is_partitioned_input(run_state *st, int *partitioned);
+/* The same for any mesh file path (option: the option that named it, for messages). */
+PetscErrorCode run_is_partitioned_file(run_state *st, const char *option, const char *path, int *partitioned);
 
 /* Every rank reads its own part of a partitioned mesh file (collective HDF5 reads). */
 PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh_header *head);
@@ -56,8 +65,21 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
 PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line);
 
 /* Every rank's piece (from rank 0's global mesh, or read from a partitioned file) -> boundary sets ->
- * subdomain and halo plan. */
+ * subdomain and halo plan: st->dm, st->halo. */
 PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in);
+/* The same for any level (name: for messages, e.g. "level 1 (Res-16 box)"; extent: the finest mesh's,
+ * which sizes the boundary boxes' tolerance on every level; need_cc: the PBD/XPBD colors too). */
+PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name,
+                                         pbng_dmesh *dm, pbng_halo *halo);
+
+/* Rank 0, before the fine mesh is distributed: with -multilevel L > 1 and -mesh FILE without -mesh_levels,
+ * coarsens the fine mesh L-1 times (pbng_mesh_coarsen) into st->made_levels. A partitioned -mesh has no
+ * global mesh to coarsen: an error asking for -mesh_levels. Collective. */
+PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int partitioned);
+
+/* -multilevel L > 1: the coarse levels (st->hierarchy), each generated, read or made from the fine mesh,
+ * partitioned on its own, with its boundary sets and problem; one report line per level. */
+PetscErrorCode run_build_levels(run_state *st);
 
 /* The /mesh group (rest positions, elements, node sets, colors, partition, weak constraints). */
 PetscErrorCode run_write_mesh_output(run_state *st);

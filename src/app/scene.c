@@ -4,6 +4,7 @@
 #include "app/config.h"
 #include "app/errors.h"
 #include "mesh/generate.h"
+#include "solvers/assembly.h"
 
 static void base_defaults(pbng_config *cfg)
 {
@@ -17,7 +18,10 @@ static void base_defaults(pbng_config *cfg)
   cfg->poisson = 0.3;
   cfg->density = 10;
   strcpy(cfg->solver, "pbng");
-  cfg->solver_opt = (pbng_solver_options){PBNG_ACCEL_NONE, 1.7, 0.95, 1.7, 1, 0, 0.0, 1}; /* Sec. 7.2 defaults; weak blocks on; XPBD-QS 1 iteration per pseudo step */
+  /* Sec. 7.2 defaults; weak blocks on; XPBD-QS 1 iteration per pseudo step; single-level */
+  cfg->solver_opt = (pbng_solver_options){.sweep = {.accel = PBNG_ACCEL_NONE, .omega = 1.7, .rho = 0.95, .gamma = 1.7, .weak_blocks = 1}, .weak_first = 0,
+                                          .pseudo_dt = 0.0, .substeps = 1, .multilevel = 1, .correction_search = PBNG_CORRECTION_ENERGY,
+                                          .coarse_hessian = PBNG_HESSIAN_PSD_STRESS};
   cfg->mode = PBNG_MODE_QUASISTATIC;
   cfg->dt = 0.033;
   cfg->frames = 10;
@@ -31,6 +35,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->test_fail_rank = -1;
   strcpy(cfg->test_fail_at, "setup");
   strcpy(cfg->output, "out/pbng.h5");
+  cfg->coarsen = pbng_coarsen_defaults();
 }
 
 /* Sec. 10.1: both ends of the Res-N box clamped, stretched, squeezed and twisted in opposite
@@ -155,9 +160,38 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
-  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, cfg->weak_stiffness, mesh)); break;
+  case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
   }
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
+  PetscFunctionReturn(0);
+}
+
+int pbng_config_coarse_res(int res, int k)
+{
+  for (int j = 0; j < k; ++j) res = (res + 1) / 2;
+  return res >= 2 ? res : 0;
+}
+
+PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made)
+{
+  const int res = pbng_config_coarse_res(cfg->res, k);
+
+  PetscFunctionBeginUser;
+  *made = 1;
+  PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "coarse level %d of a generated mesh with -res %d would have fewer than 2 nodes per axis", k, cfg->res); /* checked with the options */
+  switch (cfg->mesh_source) {
+  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, mesh)); break;
+  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, mesh)); break;
+  case PBNG_MESH_STACKED_BLOCKS: { /* res^2 bindings on each level: each holds (fine res / res)^2 as stiffly */
+    const double ratio = (double)cfg->res / res;
+    PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), cfg->weak_stiffness * ratio * ratio, mesh));
+  } break;
+  case PBNG_MESH_FILE:
+    if (k <= cfg->nmesh_levels) PetscCall(pbng_mesh_read(cfg->mesh_levels[k - 1], mesh));
+    else *made = 0;
+    break;
+  }
   PetscFunctionReturn(0);
 }

@@ -99,11 +99,11 @@ static PetscErrorCode bind_facing_faces(int res, int64_t nlower, double k, pbng_
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_generate_stacked_blocks(int res, double stiffness, pbng_mesh *mesh)
+PetscErrorCode pbng_generate_stacked_blocks(int res, double gap, double stiffness, pbng_mesh *mesh)
 {
   pbng_mesh lower, upper;
   const int64_t n[3] = {res, res, res};
-  const double h = 1.0 / (res - 1);
+  const double h = gap > 0 ? gap : 1.0 / (res - 1);
   const double lo0[3] = {0, 0, 0}, hi0[3] = {1, 1, 1};
   const double lo1[3] = {0, 1 + h, 0}, hi1[3] = {1, 2 + h, 1};
   int32_t *ids;
@@ -122,7 +122,7 @@ PetscErrorCode pbng_generate_stacked_blocks(int res, double stiffness, pbng_mesh
   PetscCall(pbng_mesh_add_node_set(mesh, "lower_block", lower.nnodes, ids));
   for (int64_t i = 0; i < lower.nnodes; ++i) ids[i] = (int32_t)(i + lower.nnodes);
   PetscCall(pbng_mesh_add_node_set(mesh, "upper_block", lower.nnodes, ids));
-  for (int64_t kz = 0, n = 0; kz < res; ++kz) /* the upper block's top face y = 2 + h */
+  for (int64_t kz = 0, n = 0; kz < res; ++kz) /* the upper block's top face y = 2 + gap */
     for (int64_t i = 0; i < res; ++i) ids[n++] = (int32_t)(lower.nnodes + i + res * ((res - 1) + res * kz));
   PetscCall(pbng_mesh_add_node_set(mesh, "upper_top", (int64_t)res * res, ids));
   PetscCall(PetscFree(ids));

@@ -16,11 +16,11 @@ PetscErrorCode pbng_generate_res_box(int res, pbng_mesh *mesh);
 /* Bar [0,L] x [0,1] x [0,1] with res vertices across and round(L (res-1)) + 1 along x (Sec. 10.4). */
 PetscErrorCode pbng_generate_bar(int res, double length, pbng_mesh *mesh);
 
-/* Two unit blocks stacked along y with a gap of one cell: [0,1] x [0,1] x [0,1] (node set
- * "lower_block") and [0,1] x [1+h, 2+h] x [0,1] ("upper_block", its top face "upper_top"), res^3
- * vertices each (Sec. 10.3).
+/* Two unit blocks stacked along y with a gap (gap <= 0: one cell, h = 1/(res-1)): [0,1] x [0,1] x [0,1]
+ * (node set "lower_block") and [0,1] x [1+gap, 2+gap] x [0,1] ("upper_block", its top face
+ * "upper_top"), res^3 vertices each (Sec. 10.3; coarse levels keep the fine level's gap).
  * When k > 0, every node of the lower block's top face is bound to the node above it on the upper
  * block's bottom face by an isotropic weak constraint of stiffness k (Eq. 18-19, weights 1). */
-PetscErrorCode pbng_generate_stacked_blocks(int res, double k, pbng_mesh *mesh);
+PetscErrorCode pbng_generate_stacked_blocks(int res, double gap, double k, pbng_mesh *mesh);
 
 #endif

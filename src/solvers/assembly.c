@@ -1,4 +1,5 @@
 #include "solvers/assembly.h"
+#include "core/mat3.h"
 #include "core/stress_derivative.h"
 #include "solvers/psd_projection.h"
 
@@ -50,6 +51,26 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
   PetscFunctionReturn(0);
 }
 
+/* PBNG's modified Hessian of Eq. 36-37 extended to every pair of vertices a, b of the element:
+ * K_ab = V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c_a = cof(F) g_a. It is (G G^T) (x) I plus the
+ * outer product of the stacked c_a, so positive semidefinite. */
+static void modified_element_matrix(const pbng_material *mat, const double F[9], const double B[9], double V, double Ke[144])
+{
+  double cof[9], g[4][3], c[4][3];
+  mat3_cofactor(F, cof);
+  for (int a = 0; a < 4; ++a) {
+    pbng_tet_shape_gradient(B, a, g[a]);
+    mat3_vec(cof, g[a], c[a]);
+  }
+  const double d = 2.0 * mat->mu * V, l = mat->hessian_lambda * V;
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      const double gg = d * (g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2]);
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) Ke[12 * (3 * a + r) + 3 * b + s] = (r == s ? gg : 0.0) + l * c[a][r] * c[b][s];
+    }
+}
+
 /* The 12x12 element matrix of element e at the current positions; 0 or the PSD projection's status.
  * Thread-safe. */
 static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double Ke[144])
@@ -60,6 +81,10 @@ static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind k
   double F[9], D[81];
 
   pbng_tet_deformation_gradient(&x[3 * rec->node[0]], &x[3 * rec->node[1]], &x[3 * rec->node[2]], &x[3 * rec->node[3]], sh->B, F);
+  if (kind == PBNG_HESSIAN_MODIFIED) {
+    modified_element_matrix(&pb->mat, F, sh->B, sh->V, Ke);
+    return 0;
+  }
   pbng_stress_derivative(&pb->mat, F, D);
   if (kind == PBNG_HESSIAN_PSD_STRESS) {
     const int status = pbng_project_psd(9, D);
@@ -74,22 +99,18 @@ static int has_owned_row(const pbng_dmesh *dm, const int32_t t[4])
   return t[0] < dm->nfree || t[1] < dm->nfree || t[2] < dm->nfree || t[3] < dm->nfree;
 }
 
-/* Adds the 3x3 blocks of Ke to K: only rows this rank owns (all their elements are local). */
+/* Adds Ke to K in one call: rows of this rank's free nodes only (all their elements are local);
+ * held vertices get index -1, which MatSetValues skips. */
 static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_map *map, const int32_t t[4], const double Ke[144], Mat K)
 {
+  PetscInt rows[4], cols[4];
+
   PetscFunctionBeginUser;
   for (int a = 0; a < 4; ++a) {
-    if (t[a] >= dm->nfree) continue;
-    const PetscInt row = (PetscInt)map->node_dof[t[a]];
-    for (int b = 0; b < 4; ++b) {
-      if (map->node_dof[t[b]] < 0) continue;
-      const PetscInt col = (PetscInt)map->node_dof[t[b]];
-      PetscScalar block[9];
-      for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 3; ++k) block[3 * i + k] = Ke[12 * (3 * a + i) + 3 * b + k];
-      PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &col, block, ADD_VALUES));
-    }
+    cols[a] = (PetscInt)map->node_dof[t[a]];
+    rows[a] = t[a] < dm->nfree ? cols[a] : -1;
   }
+  PetscCall(MatSetValuesBlocked(K, 4, rows, 4, cols, Ke, ADD_VALUES)); /* Ke's layout: row 3a+i, column 3b+k */
   PetscFunctionReturn(0);
 }
 
@@ -151,5 +172,24 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
     }
   PetscCall(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_stiffness_set_rigid_body_modes(const pbng_problem *pb, Mat K)
+{
+  Vec coords;
+  MatNullSpace nsp;
+  PetscScalar *c;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(K, &coords, NULL));
+  PetscCall(VecSetBlockSize(coords, 3));
+  PetscCall(VecGetArray(coords, &c));
+  for (int32_t k = 0; k < 3 * pb->dm->nfree; ++k) c[k] = pb->dm->X[k];
+  PetscCall(VecRestoreArray(coords, &c));
+  PetscCall(MatNullSpaceCreateRigidBody(coords, &nsp));
+  PetscCall(MatSetNearNullSpace(K, nsp));
+  PetscCall(MatNullSpaceDestroy(&nsp));
+  PetscCall(VecDestroy(&coords));
   PetscFunctionReturn(0);
 }

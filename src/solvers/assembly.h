@@ -14,11 +14,17 @@
 typedef enum {
   PBNG_HESSIAN_EXACT = 0,          /* unmodified element Hessians */
   PBNG_HESSIAN_PSD_ELEMENT = 1,    /* clamp the eigenvalues of the 12x12 element matrix */
-  PBNG_HESSIAN_PSD_STRESS = 2      /* clamp the eigenvalues of the 9x9 dP/dF */
+  PBNG_HESSIAN_PSD_STRESS = 2,     /* clamp the eigenvalues of the 9x9 dP/dF */
+  PBNG_HESSIAN_MODIFIED = 3        /* PBNG's modified Hessian (Eq. 36-37) as a whole element matrix:
+                                      K_ab = V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c = cof(F) g,
+                                      SPD without an eigendecomposition; its diagonal blocks are PBNG's */
 } pbng_hessian_kind;
 
 PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map *map, Mat *K);
 /* K <- d^2 E / dx^2 at the current positions (plus m/dt^2 on the diagonal in dynamic mode). */
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K);
+
+/* GAMG's near-null space on K: the six rigid-body modes at the rest positions of the free nodes. */
+PetscErrorCode pbng_stiffness_set_rigid_body_modes(const pbng_problem *pb, Mat K);
 
 #endif

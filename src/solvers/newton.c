@@ -8,31 +8,17 @@
  * (Eisenstat-Walker: -newton_snes_ksp_ew). */
 #include <petscsnes.h>
 #include <string.h>
-#include "parallel/dofs.h"
-#include "solvers/assembly.h"
+#include "solvers/level.h"
 #include "solvers/solver.h"
 
 #define NEWTON_DEFAULT_PRECONDITIONER "bjacobi_icc" /* measured best: docs/newton.md */
 #define NEWTON_DEFAULT_PROJECTION "stress"         /* -newton_projection, measured best: docs/newton.md */
 
 typedef struct {
-  pbng_dof_map map;
-  Mat K;
-  Vec X, X0; /* the unknowns, and their value at the start of the step */
+  pbng_level level; /* the problem as an SNES: function, objective (energy), Jacobian, and PBNG's NGS (-newton_npc) */
+  Vec X, X0;        /* the unknowns, and their value at the start of the step */
   SNES snes;
-  pbng_hessian_kind hessian;
 } newton_data;
-
-/* Sets a PETSc option unless the user gave it. */
-static PetscErrorCode default_option(const char *name, const char *value)
-{
-  PetscBool given;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
-  if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
-  PetscFunctionReturn(0);
-}
 
 /* The linear solver presets: CG (the projected stiffness is SPD on the free unknowns) with
  *   gamg        smoothed aggregation AMG, rigid-body near-null space (set in newton_create);
@@ -45,104 +31,99 @@ static PetscErrorCode apply_preconditioner_preset(const char *preset)
   PetscBool pc_given;
 
   PetscFunctionBeginUser;
-  PetscCall(default_option("-newton_ksp_type", "cg"));
-  PetscCall(default_option("-newton_ksp_rtol", "1e-3"));
-  PetscCall(default_option("-newton_ksp_max_it", "1000"));
+  PetscCall(pbng_option_default("-newton_ksp_type", "cg"));
+  PetscCall(pbng_option_default("-newton_ksp_rtol", "1e-3"));
+  PetscCall(pbng_option_default("-newton_ksp_max_it", "1000"));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-newton_pc_type", &pc_given));
   PetscCheck(!strcmp(preset, "gamg") || !strcmp(preset, "hypre") || !strcmp(preset, "bjacobi_icc"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)", preset);
   if (pc_given) PetscFunctionReturn(0); /* an explicit -newton_pc_type replaces the preset's preconditioner */
   if (!strcmp(preset, "gamg")) {
-    PetscCall(default_option("-newton_pc_type", "gamg"));
-    PetscCall(default_option("-newton_pc_gamg_aggressive_coarsening", "3"));
+    PetscCall(pbng_option_default("-newton_pc_type", "gamg"));
+    PetscCall(pbng_option_default("-newton_pc_gamg_aggressive_coarsening", "3"));
   } else if (!strcmp(preset, "hypre")) {
-    PetscCall(default_option("-newton_pc_type", "hypre"));
-    PetscCall(default_option("-newton_pc_hypre_type", "boomeramg"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_strong_threshold", "0.5"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_coarsen_type", "HMIS"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_interp_type", "ext+i"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_P_max", "4"));
-    PetscCall(default_option("-newton_pc_hypre_boomeramg_agg_nl", "1"));
+    PetscCall(pbng_option_default("-newton_pc_type", "hypre"));
+    PetscCall(pbng_option_default("-newton_pc_hypre_type", "boomeramg"));
+    PetscCall(pbng_option_default("-newton_pc_hypre_boomeramg_strong_threshold", "0.5"));
+    PetscCall(pbng_option_default("-newton_pc_hypre_boomeramg_coarsen_type", "HMIS"));
+    PetscCall(pbng_option_default("-newton_pc_hypre_boomeramg_interp_type", "ext+i"));
+    PetscCall(pbng_option_default("-newton_pc_hypre_boomeramg_P_max", "4"));
+    PetscCall(pbng_option_default("-newton_pc_hypre_boomeramg_agg_nl", "1"));
   } else {
-    PetscCall(default_option("-newton_pc_type", "bjacobi"));
-    PetscCall(default_option("-newton_sub_pc_type", "icc"));
+    PetscCall(pbng_option_default("-newton_pc_type", "bjacobi"));
+    PetscCall(pbng_option_default("-newton_sub_pc_type", "icc"));
   }
   PetscFunctionReturn(0);
 }
 
-/* Owned free positions <- X, then ghosts. */
-static PetscErrorCode set_positions(pbng_problem *pb, Vec X)
+/* The pbng hessian kind named by -newton_projection / -newton_exact_hessian. */
+static PetscErrorCode read_hessian_kind(pbng_hessian_kind *kind)
 {
-  const PetscScalar *a;
+  PetscBool exact = PETSC_FALSE;
+  char projection[32] = NEWTON_DEFAULT_PROJECTION;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(X, &a));
-  for (int32_t k = 0; k < 3 * pb->dm->nfree; ++k) pb->x[k] = a[k];
-  PetscCall(VecRestoreArrayRead(X, &a));
-  PetscCall(pbng_problem_update_ghosts(pb));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-newton_exact_hessian", &exact, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_projection", projection, sizeof(projection), NULL));
+  if (!strcmp(projection, "stress")) *kind = PBNG_HESSIAN_PSD_STRESS;
+  else if (!strcmp(projection, "element")) *kind = PBNG_HESSIAN_PSD_ELEMENT;
+  else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_projection: unknown \"%s\" (known: stress, element)", projection);
+  if (exact) *kind = PBNG_HESSIAN_EXACT;
   PetscFunctionReturn(0);
 }
 
-/* SNES residual: -(f_int + f_ext [- inertia]) at X, the gradient of the energy. */
-static PetscErrorCode form_function(SNES snes, Vec X, Vec R, void *ctx)
+#define NEWTON_NPC_SWEEPS 3 /* PBNG sweeps per application of the nonlinear preconditioner */
+
+/* -newton_npc pbng: PBNG sweeps (SNESNGS with the level's callback, NEWTON_NPC_SWEEPS sweeps, one
+ * application per Newton step) as Newton's nonlinear preconditioner, on the right (PETSc's default:
+ * each Newton step starts from the sweeps' result) or, with -newton_snes_npc_side left, on the left
+ * (Newton on x - NPC(x) = 0, whose Jacobian PETSc applies matrix-free: no stiffness is assembled and
+ * the -newton_preconditioner preset does not apply). Every -newton_npc_snes_* option overrides. */
+/* -newton_npc none | pbng, and whether PETSc will apply it on the left (-newton_snes_npc_side left). */
+static PetscErrorCode read_npc(PetscBool *pbng, PetscBool *left)
 {
-  pbng_problem *pb = ctx;
-  PetscScalar *r;
+  char npc[32] = "none", side[32] = "right";
 
   PetscFunctionBeginUser;
-  (void)snes;
-  PetscCall(set_positions(pb, X));
-  PetscCall(VecGetArray(R, &r));
-  for (int32_t i = 0; i < pb->dm->nfree; ++i) {
-    double f[3];
-    pbng_node_force(pb, i, pb->x, f, NULL, 0);
-    for (int d = 0; d < 3; ++d) r[3 * i + d] = -f[d];
-  }
-  PetscCall(VecRestoreArray(R, &r));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_npc", npc, sizeof(npc), NULL));
+  PetscCheck(!strcmp(npc, "none") || !strcmp(npc, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_npc: unknown \"%s\" (known: none, pbng)", npc);
+  *pbng = !strcmp(npc, "pbng");
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_snes_npc_side", side, sizeof(side), NULL));
+  *left = *pbng && !strcmp(side, "left");
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode form_objective(SNES snes, Vec X, PetscReal *energy, void *ctx)
+static PetscErrorCode configure_npc(SNES snes)
 {
-  pbng_problem *pb = ctx;
-  double residual;
+  SNES pc;
 
   PetscFunctionBeginUser;
-  (void)snes;
-  PetscCall(set_positions(pb, X));
-  PetscCall(pbng_problem_residual(pb, &residual, energy));
+  PetscCall(SNESGetNPC(snes, &pc));
+  PetscCall(SNESSetType(pc, SNESNGS));
+  PetscCall(SNESNGSSetSweeps(pc, NEWTON_NPC_SWEEPS));
+  PetscCall(SNESSetTolerances(pc, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT));
+  PetscCall(SNESSetNormSchedule(pc, SNES_NORM_NONE));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode form_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
+/* Left preconditioning: Newton on x - NPC(x) = 0, differentiated matrix-free (MatCreateSNESMF
+ * differentiates the preconditioned function once the preconditioner is set on the left), GMRES
+ * without a preconditioner: no stiffness is assembled. */
+static PetscErrorCode use_matrix_free_jacobian(SNES snes)
 {
-  pbng_solver *s = ctx;
-  newton_data *d = s->data;
+  KSP ksp;
+  PC pc;
+  Mat J;
 
   PetscFunctionBeginUser;
-  (void)snes, (void)J;
-  PetscCall(set_positions(s->pb, X));
-  PetscCall(pbng_stiffness_assemble(s->pb, &d->map, d->hessian, P));
-  PetscFunctionReturn(0);
-}
-
-/* GAMG's near-null space: the six rigid-body modes at the rest positions of the free nodes. */
-static PetscErrorCode set_rigid_body_near_null_space(const pbng_problem *pb, Mat K, Vec like)
-{
-  Vec coords;
-  MatNullSpace nsp;
-  PetscScalar *c;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(like, &coords));
-  PetscCall(VecSetBlockSize(coords, 3));
-  PetscCall(VecGetArray(coords, &c));
-  for (int32_t k = 0; k < 3 * pb->dm->nfree; ++k) c[k] = pb->dm->X[k];
-  PetscCall(VecRestoreArray(coords, &c));
-  PetscCall(MatNullSpaceCreateRigidBody(coords, &nsp));
-  PetscCall(MatSetNearNullSpace(K, nsp));
-  PetscCall(MatNullSpaceDestroy(&nsp));
-  PetscCall(VecDestroy(&coords));
+  PetscCall(SNESSetNPCSide(snes, PC_LEFT));
+  PetscCall(MatCreateSNESMF(snes, &J));
+  PetscCall(SNESSetJacobian(snes, J, J, MatMFFDComputeJacobian, NULL));
+  PetscCall(MatDestroy(&J));
+  PetscCall(SNESGetKSP(snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCNONE));
   PetscFunctionReturn(0);
 }
 
@@ -150,37 +131,35 @@ static PetscErrorCode newton_create(pbng_solver *s)
 {
   newton_data *d;
   pbng_problem *pb = s->pb;
-  PetscBool exact = PETSC_FALSE;
-  char preset[32] = NEWTON_DEFAULT_PRECONDITIONER, projection[32] = NEWTON_DEFAULT_PROJECTION;
+  pbng_hessian_kind hessian = PBNG_HESSIAN_PSD_STRESS;
+  pbng_sweep_options sweep = s->opt.sweep;
+  PetscBool npc = PETSC_FALSE, left = PETSC_FALSE;
+  char preset[32] = NEWTON_DEFAULT_PRECONDITIONER;
 
   PetscFunctionBeginUser;
   PetscCheck(pb->halo, pb->dm->comm, PETSC_ERR_ARG_WRONG, "the Newton solver needs the problem's halo");
   PetscCall(PetscNew(&d));
   s->data = d;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-newton_exact_hessian", &exact, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_projection", projection, sizeof(projection), NULL));
-  if (!strcmp(projection, "stress")) d->hessian = PBNG_HESSIAN_PSD_STRESS;
-  else if (!strcmp(projection, "element")) d->hessian = PBNG_HESSIAN_PSD_ELEMENT;
-  else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_projection: unknown \"%s\" (known: stress, element)", projection);
-  if (exact) d->hessian = PBNG_HESSIAN_EXACT;
+  PetscCall(read_hessian_kind(&hessian));
+  PetscCall(read_npc(&npc, &left));
+  if (!npc) sweep.weak_blocks = 0; /* no sweeps without the preconditioner: nothing to set up */
   PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_preconditioner", preset, sizeof(preset), NULL));
-  PetscCall(apply_preconditioner_preset(preset));
-  PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &d->map));
-  PetscCall(pbng_stiffness_create(pb, &d->map, &d->K));
-  PetscCall(MatCreateVecs(d->K, &d->X, NULL));
-  PetscCall(VecDuplicate(d->X, &d->X0));
-  PetscCall(set_rigid_body_near_null_space(pb, d->K, d->X));
+  if (!left) PetscCall(apply_preconditioner_preset(preset));
+  PetscCall(pbng_level_create(pb, &sweep, -1, &d->level));
   PetscCall(SNESCreate(pb->dm->comm, &d->snes));
   PetscCall(SNESSetOptionsPrefix(d->snes, "newton_"));
-  PetscCall(SNESSetFunction(d->snes, NULL, form_function, pb));
-  PetscCall(SNESSetObjective(d->snes, form_objective, pb));
-  PetscCall(SNESSetJacobian(d->snes, d->K, d->K, form_jacobian, s));
+  PetscCall(pbng_level_set_callbacks(&d->level, d->snes));
+  if (!left) PetscCall(pbng_level_set_jacobian(&d->level, hessian, d->snes));
+  PetscCall(pbng_level_create_vec(&d->level, &d->X));
+  PetscCall(VecDuplicate(d->X, &d->X0));
   PetscCall(SNESSetTolerances(d->snes, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT)); /* one step per iterate */
   PetscCall(SNESSetConvergenceTest(d->snes, SNESConvergedSkip, NULL, NULL));
   /* A Krylov solve that stops early (iteration limit, or CG seeing an indefinite preconditioner,
    * as GAMG's Chebyshev smoothers can produce on twisted states) still returns a useful direction:
    * let the energy line search judge it instead of discarding the step. */
   PetscCall(SNESSetMaxLinearSolveFailures(d->snes, PETSC_MAX_INT));
+  if (npc) PetscCall(configure_npc(d->snes));
+  if (left) PetscCall(use_matrix_free_jacobian(d->snes));
   PetscCall(SNESSetFromOptions(d->snes));
   PetscFunctionReturn(0);
 }
@@ -205,15 +184,12 @@ static PetscErrorCode add_linear_iterations(pbng_solver *s)
 static PetscErrorCode newton_iterate(pbng_solver *s, int l)
 {
   newton_data *d = s->data;
-  PetscScalar *a;
   SNESConvergedReason reason;
   char saved[64];
 
   PetscFunctionBeginUser;
   (void)l;
-  PetscCall(VecGetArray(d->X, &a));
-  for (int32_t k = 0; k < 3 * s->pb->dm->nfree; ++k) a[k] = s->pb->x[k];
-  PetscCall(VecRestoreArray(d->X, &a));
+  PetscCall(pbng_level_store(&d->level, d->X));
   PetscCall(VecCopy(d->X, d->X0));
   PetscCall(SNESSolve(d->snes, NULL, d->X));
   PetscCall(add_linear_iterations(s));
@@ -233,7 +209,7 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
     PetscCall(add_linear_iterations(s));
     PetscCall(SNESLineSearchSetType(ls, saved));
   }
-  PetscCall(set_positions(s->pb, d->X));
+  PetscCall(pbng_level_load(&d->level, d->X));
   PetscFunctionReturn(0);
 }
 
@@ -246,8 +222,7 @@ static PetscErrorCode newton_destroy(pbng_solver *s)
     PetscCall(SNESDestroy(&d->snes));
     PetscCall(VecDestroy(&d->X));
     PetscCall(VecDestroy(&d->X0));
-    PetscCall(MatDestroy(&d->K));
-    PetscCall(pbng_dof_map_destroy(&d->map));
+    PetscCall(pbng_level_destroy(&d->level));
   }
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);

@@ -239,40 +239,66 @@ static void local_energies(const pbng_problem *pb, double *elem_energy, double *
   }
 }
 
+/* Whether any term of the arrays is not finite on any rank (collective). */
+static PetscErrorCode any_not_finite(MPI_Comm comm, int narrays, const double *const *arrays, const int64_t *counts, int *any)
+{
+  int bad = 0;
+
+  PetscFunctionBeginUser;
+  for (int a = 0; a < narrays; ++a)
+    for (int64_t k = 0; k < counts[a] && !bad; ++k) bad = !isfinite(arrays[a][k]);
+  PetscCallMPI(MPI_Allreduce(&bad, any, 1, MPI_INT, MPI_LOR, comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, double *energy)
+{
+  const pbng_dmesh *dm = pb->dm;
+  double *elem_e, *weak_e, *node_e;
+  int any;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(dm->nowned_elems + 1, &elem_e, dm->nowned + 1, &node_e, dm->nowned_weak + 1, &weak_e));
+  local_energies(pb, elem_e, weak_e, node_e);
+  if (b)
+    for (int32_t i = 0; i < dm->nfree; ++i) node_e[i] -= b[3 * i] * pb->x[3 * i] + b[3 * i + 1] * pb->x[3 * i + 1] + b[3 * i + 2] * pb->x[3 * i + 2];
+  const double *e_terms[3] = {elem_e, weak_e, node_e};
+  const int64_t e_counts[3] = {dm->nowned_elems, dm->nowned_weak, dm->nowned};
+  PetscCall(any_not_finite(dm->comm, 3, e_terms, e_counts, &any));
+  if (any) *energy = NAN;
+  else { /* a sum independent of the rank and thread counts */
+    PetscCall(pbng_reproducible_sum(dm->comm, 3, e_terms, e_counts, energy));
+  }
+  PetscCall(PetscFree3(elem_e, node_e, weak_e));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy)
 {
   const pbng_dmesh *dm = pb->dm;
-  double *node_r2, *elem_e, *weak_e, *node_e, r2;
+  double *node_r2, r2;
+  int any; /* a non-finite term: the positions diverged; say so with NaN rather than fail here */
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nfree + 1, &node_r2));
-  PetscCall(PetscMalloc1(dm->nowned_elems + 1, &elem_e));
-  PetscCall(PetscMalloc1(dm->nowned + 1, &node_e));
-  PetscCall(PetscMalloc1(dm->nowned_weak + 1, &weak_e));
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < dm->nfree; ++i) {
     double f[3];
     pbng_node_force(pb, i, pb->x, f, NULL, 0);
     node_r2[i] = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
   }
-  local_energies(pb, elem_e, weak_e, node_e);
-  int bad = 0, any; /* a non-finite term: the positions diverged; say so with NaN rather than fail here */
-  for (int32_t i = 0; i < dm->nfree && !bad; ++i) bad = !isfinite(node_r2[i]);
-  for (int32_t i = 0; i < dm->nowned && !bad; ++i) bad = !isfinite(node_e[i]);
-  PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, dm->comm));
-  if (any) {
-    *residual = NAN;
-    if (energy) *energy = NAN;
-  } else { /* sums independent of the rank and thread counts */
-    const double *r2_terms[1] = {node_r2}, *e_terms[3] = {elem_e, weak_e, node_e};
-    const int64_t r2_counts[1] = {dm->nfree}, e_counts[3] = {dm->nowned_elems, dm->nowned_weak, dm->nowned};
+  const double *r2_terms[1] = {node_r2};
+  const int64_t r2_counts[1] = {dm->nfree};
+  PetscCall(any_not_finite(dm->comm, 1, r2_terms, r2_counts, &any));
+  if (any) *residual = NAN;
+  else { /* a sum independent of the rank and thread counts */
     PetscCall(pbng_reproducible_sum(dm->comm, 1, r2_terms, r2_counts, &r2));
     *residual = sqrt(r2);
-    if (energy) PetscCall(pbng_reproducible_sum(dm->comm, 3, e_terms, e_counts, energy));
   }
   PetscCall(PetscFree(node_r2));
-  PetscCall(PetscFree(elem_e));
-  PetscCall(PetscFree(node_e));
-  PetscCall(PetscFree(weak_e));
+  if (energy) {
+    PetscCall(pbng_problem_energy(pb, NULL, energy));
+    if (any || isnan(*energy)) *residual = *energy = NAN; /* both, on every rank alike */
+  }
   PetscFunctionReturn(0);
 }

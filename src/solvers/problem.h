@@ -61,4 +61,8 @@ void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const doubl
  * Collective. */
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy);
 
+/* The total energy alone (as pbng_problem_residual), minus sum_i b_i . x_i over the owned free nodes
+ * when b [nfree][3] is given: the objective of a level solving F(x) = b. NaN when not finite. Collective. */
+PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, double *energy);
+
 #endif

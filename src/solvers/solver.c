@@ -2,8 +2,7 @@
 #include <string.h>
 
 static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops, &pbng_solver_newton_ops, &pbng_solver_pbd_ops,
-                                                      &pbng_solver_xpbd_ops, &pbng_solver_xpbd_qs_ops};
-static const char *const accel_names[] = {"none", "sor", "chebyshev"};
+                                                      &pbng_solver_xpbd_ops, &pbng_solver_xpbd_qs_ops, &pbng_solver_multilevel_ops};
 
 PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s)
 {
@@ -11,7 +10,7 @@ PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng
   memset(s, 0, sizeof(*s));
   for (size_t k = 0; k < sizeof(solver_table) / sizeof(solver_table[0]); ++k)
     if (!strcmp(name, solver_table[k]->name)) s->ops = solver_table[k];
-  PetscCheck(s->ops, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown solver \"%s\" (known: pbng, newton, pbd, xpbd, xpbd_qs)", name);
+  PetscCheck(s->ops, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown solver \"%s\" (known: pbng, newton, pbd, xpbd, xpbd_qs, multilevel)", name);
   s->pb = pb;
   s->opt = *opt;
   PetscCall(s->ops->create(s));
@@ -34,14 +33,12 @@ int pbng_solver_uses_constraint_colors(const char *name)
   return !strcmp(name, "pbd") || !strcmp(name, "xpbd") || !strcmp(name, "xpbd_qs");
 }
 
-int pbng_accel_from_name(const char *name, pbng_accel *accel)
+PetscErrorCode pbng_option_default(const char *name, const char *value)
 {
-  for (int k = 0; k < 3; ++k)
-    if (!strcmp(name, accel_names[k])) {
-      *accel = (pbng_accel)k;
-      return 0;
-    }
-  return -1;
-}
+  PetscBool given;
 
-const char *pbng_accel_name(pbng_accel accel) { return accel_names[accel]; }
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasName(NULL, NULL, name, &given));
+  if (!given) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  PetscFunctionReturn(0);
+}

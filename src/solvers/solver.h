@@ -6,21 +6,36 @@
 
 #include "solvers/problem.h"
 #include "solvers/state.h"
+#include "solvers/hierarchy.h"
+#include "solvers/sweep.h"
 
-typedef enum { PBNG_ACCEL_NONE = 0, PBNG_ACCEL_SOR = 1, PBNG_ACCEL_CHEBYSHEV = 2 } pbng_accel;
+/* How the multilevel solver scales each interpolated coarse correction d (x <- x + alpha d):
+ *   none    alpha = 1 (plain FAS);
+ *   energy  backtracking on the level's objective E(x) - b.x (Armijo), from alpha = 1, with the
+ *           quadratic model of E along d; where the energy change is below its round-off, the
+ *           secant rule below decides;
+ *   secant  alpha from the directional derivative (F(x) - b).d at x and at x + d. */
+typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORRECTION_SECANT = 2 } pbng_correction_search;
 
 typedef struct {
-  pbng_accel accel;
-  double omega; /* SOR relaxation (Eq. 40), paper: 1.7 */
-  double rho;   /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
-  double gamma; /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
-  int weak_blocks;  /* PBNG: a joint step per weak constraint after each sweep (-weak_blocks) */
+  pbng_sweep_options sweep; /* PBNG's sweep: -accel, -omega, -rho, -gamma, -weak_blocks */
   int weak_first;   /* PBD/XPBD: project the weak constraints before the elements (-xpbd_order weak_first) */
   double pseudo_dt; /* XPBD-QS: pseudo-time step */
   int substeps;     /* XPBD-QS: iterations per pseudo-time step */
+  int multilevel;   /* PBNG: levels including the finest (-multilevel; 1: single-level) */
+  const pbng_hierarchy *hierarchy; /* the coarse levels of a multilevel run (set by the run) */
+  pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
+  int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
+
+/* The work one level of a multilevel solver did so far (its callbacks: SNES function, NGS, objective,
+ * Jacobian), for the report. */
+typedef struct {
+  double seconds;
+  long long sweeps, functions, objectives, jacobians;
+} pbng_level_stats;
 
 typedef struct {
   const char *name;
@@ -33,6 +48,8 @@ typedef struct {
    * what to do once it was read back (e.g. refresh ghosts) */
   PetscErrorCode (*state)(pbng_solver *s, pbng_state_field *fields, int *nfields);
   PetscErrorCode (*restored)(pbng_solver *s);
+  /* optional (multilevel): level l's work so far (l = 0 the coarsest) */
+  PetscErrorCode (*level_stats)(pbng_solver *s, int l, pbng_level_stats *stats);
 } pbng_solver_ops;
 
 struct pbng_solver {
@@ -44,7 +61,8 @@ struct pbng_solver {
   void *data;
 };
 
-/* Solver names: "pbng", "newton", "pbd", "xpbd", "xpbd_qs". Unknown name -> error listing the known ones. */
+/* Solver names: "pbng", "newton", "pbd", "xpbd", "xpbd_qs", "multilevel" (PBNG inside FAS: -solver pbng
+ * -multilevel L). Unknown name -> error listing the known ones. */
 PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s);
 PetscErrorCode pbng_solver_begin_frame(pbng_solver *s);
 PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l);
@@ -53,12 +71,13 @@ PetscErrorCode pbng_solver_destroy(pbng_solver *s);
 /* 1 for the constraint-based solvers (pbd, xpbd, xpbd_qs): they need the constraint colors. */
 int pbng_solver_uses_constraint_colors(const char *name);
 
-/* Names of the accelerations "none" | "sor" | "chebyshev": 0 or -1 for an unknown name. */
-int pbng_accel_from_name(const char *name, pbng_accel *accel);
-const char *pbng_accel_name(pbng_accel accel);
+/* Sets a PETSc option unless the user gave it: a solver's default that any explicit option overrides. */
+PetscErrorCode pbng_option_default(const char *name, const char *value);
+
 
 extern const pbng_solver_ops pbng_solver_pbng_ops;
 extern const pbng_solver_ops pbng_solver_newton_ops;
 extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops;
+extern const pbng_solver_ops pbng_solver_multilevel_ops;
 
 #endif

@@ -1,0 +1,167 @@
+/* The coarse levels of a multilevel run (-solver pbng -multilevel L): each one a complete problem,
+ * its mesh generated (scenes), read (-mesh_levels, partitioned files included) or made from the fine
+ * mesh, partitioned by METIS on its own, with the run's boundary sets (boxes and node sets alike:
+ * a coarse mesh must have a node in every set) and its own discrete problem. */
+#include "app/run_state.h"
+#include <inttypes.h>
+#include <malloc.h>
+#include <string.h>
+
+#include "io/partfile.h"
+#include "mesh/coarsen.h"
+
+/* Whether the coarse levels are made from the fine mesh (a mesh file, no -mesh_levels). */
+static int levels_made_from_fine(const pbng_config *cfg)
+{
+  return !strcmp(cfg->solver, "pbng") && cfg->solver_opt.multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && cfg->nmesh_levels == 0;
+}
+
+/* Rank 0: the fine mesh coarsened level by level, its boundary sets' nodes kept in place. */
+static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *levels)
+{
+  int8_t *node_bc;
+  int64_t selected[PBNG_MAX_BC];
+  const pbng_coarsen_options opt = cfg->coarsen;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(fine->nnodes + 1, &node_bc));
+  PetscCall(pbng_bc_assign(&cfg->bcs, fine, extent, node_bc, selected));
+  PetscCall(pbng_mesh_coarsen(fine, node_bc, &opt, &levels[0]));
+  PetscCall(PetscFree(node_bc));
+  for (int k = 1; k < cfg->solver_opt.multilevel; ++k) {
+    const pbng_mesh *finer = k == 1 ? fine : &levels[k - 2], *made = &levels[k - 1];
+    PetscCheck(2 * made->nnodes <= finer->nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "-multilevel %d: %s cannot be coarsened %d times (coarsening %d left %" PRId64 " of %" PRId64 " nodes); use -multilevel %d at most",
+               cfg->solver_opt.multilevel, fine->source, k, k, made->nnodes, finer->nnodes, k);
+    if (k == cfg->solver_opt.multilevel - 1) break;
+    PetscCall(PetscMalloc1(made->nnodes + 1, &node_bc));
+    PetscCall(pbng_bc_assign(&cfg->bcs, made, extent, node_bc, selected));
+    PetscCall(pbng_mesh_coarsen(made, node_bc, &opt, &levels[k]));
+    PetscCall(PetscFree(node_bc));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int partitioned)
+{
+  const pbng_config *cfg = st->cfg;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  if (!levels_made_from_fine(cfg)) PetscFunctionReturn(0);
+  PetscCheck(!partitioned, st->comm, PETSC_ERR_ARG_INCOMP,
+             "-multilevel %d with the partitioned mesh %s: there is no whole mesh to coarsen here; give its coarser levels with -mesh_levels "
+             "(pbng-partition -multilevel %d writes them)",
+             cfg->solver_opt.multilevel, cfg->mesh_file, cfg->solver_opt.multilevel);
+  if (st->rank == 0) {
+    ierr = PetscCalloc1(cfg->solver_opt.multilevel - 1, &st->made_levels);
+    if (!ierr) ierr = coarsen_levels(cfg, fine, st->extent, st->made_levels);
+  }
+  PetscCall(run_agree_on_rank0(st->comm, ierr));
+  PetscFunctionReturn(0);
+}
+
+/* What level k's mesh is, for messages and the report. */
+static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
+{
+  const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg->res, k);
+  switch (cfg->mesh_source) {
+  case PBNG_MESH_RES_BOX: snprintf(buf, len, "generated Res-%d box", res); break;
+  case PBNG_MESH_BAR: snprintf(buf, len, "generated bar, res %d", res); break;
+  case PBNG_MESH_STACKED_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
+  case PBNG_MESH_FILE:
+    if (k == 0) snprintf(buf, len, "%s", cfg->mesh_file);
+    else if (k <= cfg->nmesh_levels) snprintf(buf, len, "%s", cfg->mesh_levels[k - 1]);
+    else snprintf(buf, len, "%.4000s coarsened %d time%s", cfg->mesh_file, k, k > 1 ? "s" : "");
+    break;
+  }
+}
+
+/* Rank 0 builds coarse level k's global mesh (the others keep an empty one). */
+static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, pbng_mesh *mesh)
+{
+  PetscErrorCode ierr = 0;
+  int made = 1;
+
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh));
+  if (st->rank == 0) {
+    ierr = pbng_config_build_coarse_mesh(st->cfg, k, mesh, &made);
+    if (!ierr && !made) { /* made from the fine mesh before it was distributed: taken over */
+      *mesh = st->made_levels[k - 1];
+      memset(&st->made_levels[k - 1], 0, sizeof(*mesh));
+    }
+  }
+  PetscCall(run_agree_on_rank0(st->comm, ierr));
+  PetscFunctionReturn(0);
+}
+
+/* Level k's piece on every rank: from a partitioned -mesh_levels file, or cut from rank 0's mesh. */
+static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, pbng_coarse_level *c)
+{
+  const pbng_config *cfg = st->cfg;
+  int partitioned = 0;
+
+  PetscFunctionBeginUser;
+  if (cfg->mesh_source == PBNG_MESH_FILE && k <= cfg->nmesh_levels)
+    PetscCall(run_is_partitioned_file(st, "-mesh_levels", cfg->mesh_levels[k - 1], &partitioned));
+  if (partitioned) {
+    pbng_submesh sub;
+    double extent;
+    PetscCall(pbng_partfile_read(st->comm, cfg->mesh_levels[k - 1], &sub, &extent));
+    PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
+    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, &c->dm, &c->halo));
+  } else {
+    pbng_mesh mesh;
+    PetscCall(coarse_mesh_on_rank0(st, k, &mesh));
+    PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),
+                           sizeof(c->source)));
+    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, &c->dm, &c->halo));
+  }
+  PetscCheck(c->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP, "%s: the multilevel solver needs linear tetrahedra", name);
+  PetscFunctionReturn(0);
+}
+
+/* "level l (what): N nodes, M tetrahedra, C colors, owned a..b, ghosts c..d per rank". */
+static PetscErrorCode report_level(run_state *st, const char *name, const pbng_dmesh *dm)
+{
+  const int64_t mine[4] = {dm->nowned, dm->nlocal - dm->nowned, -(int64_t)dm->nowned, -(int64_t)(dm->nlocal - dm->nowned)};
+  int64_t mx[4];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(mine, mx, 4, MPI_INT64_T, MPI_MAX, st->comm));
+  PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
+                                  "..%" PRId64 " per rank\n",
+                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_build_levels(run_state *st)
+{
+  const pbng_config *cfg = st->cfg;
+  const int L = cfg->solver_opt.multilevel;
+  pbng_hierarchy *h = &st->hierarchy;
+  pbng_material mat;
+  char what[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  if (L <= 1 || strcmp(cfg->solver, "pbng")) PetscFunctionReturn(0);
+  pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
+  h->nlevels = L;
+  PetscCall(PetscCalloc1(L - 1, &h->coarse));
+  describe_level(cfg, 0, what, sizeof(what));
+  snprintf(h->fine_name, sizeof(h->fine_name), "level %d (%s)", L - 1, what);
+  PetscCall(report_level(st, h->fine_name, &st->dm));
+  for (int k = 1; k < L; ++k) { /* k coarsenings of the finest: PETSc's level L-1-k */
+    pbng_coarse_level *c = &h->coarse[L - 1 - k];
+    describe_level(cfg, k, what, sizeof(what));
+    snprintf(c->name, sizeof(c->name), "level %d (%s)", L - 1 - k, what);
+    PetscCall(build_coarse_subdomain(st, k, c->name, c));
+    malloc_trim(0);
+    PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
+    c->pb.halo = &c->halo;
+    PetscCall(report_level(st, c->name, &c->dm));
+  }
+  PetscCall(PetscFree(st->made_levels));
+  PetscFunctionReturn(0);
+}

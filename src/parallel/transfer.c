@@ -1,0 +1,114 @@
+#include "parallel/transfer.h"
+#include <inttypes.h>
+#include <math.h>
+#include "parallel/locate.h"
+
+enum { TRANSFER_NOT_COVERED = 1, TRANSFER_ONLY_HELD = 2 };
+
+/* A row's entries: the free vertices' values and weights; weights below 1e-14 in size are dropped.
+ * renormalise: scale the kept weights to sum to one (positions), else keep them (corrections). */
+static int row_entries(const pbng_point_location *l, int renormalise, PetscInt col[4], PetscScalar val[4])
+{
+  int n = 0;
+  double sum = 0;
+  for (int a = 0; a < 4; ++a)
+    if (l->value[a] >= 0 && fabs(l->w[a]) > 1e-14) col[n] = (PetscInt)l->value[a], val[n] = l->w[a], sum += l->w[a], ++n;
+  if (renormalise) {
+    if (sum < 1e-3) return -1;
+    for (int k = 0; k < n; ++k) val[k] /= sum;
+  }
+  return n;
+}
+
+/* The first failed row over all ranks (lowest global node id) and where it is: every rank gets the
+ * same problem, global node id and position (collective). */
+static PetscErrorCode first_failure(MPI_Comm comm, int64_t mine, const double Xmine[3], int mine_kind, int64_t *gid, double X[3], int *kind)
+{
+  double in[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, out[4];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, gid, 1, MPI_INT64_T, MPI_MIN, comm));
+  if (*gid != INT64_MAX && mine == *gid) in[0] = Xmine[0], in[1] = Xmine[1], in[2] = Xmine[2], in[3] = mine_kind;
+  PetscCallMPI(MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_MAX, comm));
+  X[0] = out[0], X[1] = out[1], X[2] = out[2], *kind = (int)out[3];
+  PetscFunctionReturn(0);
+}
+
+/* One scalar matrix: a row per owned free node of `rows` (its rest position located in `cols`). */
+static PetscErrorCode build(const pbng_dmesh *rows, const pbng_dof_map *rmap, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius,
+                            int renormalise, Mat *A, int64_t *failed_gid, double failed_X[3], int *failed_kind)
+{
+  const int32_t m = rows->nfree;
+  pbng_point_location *loc;
+  PetscInt *dnz, *onz, ncols_local;
+  int64_t cfirst = cmap->first;
+
+  PetscFunctionBeginUser;
+  *failed_gid = INT64_MAX, *failed_kind = 0;
+  failed_X[0] = failed_X[1] = failed_X[2] = 0;
+  PetscCall(PetscMalloc1(m + 1, &loc));
+  PetscCall(pbng_locate_points(cols, cmap->node_dof, radius, m, rows->X, loc));
+  ncols_local = cols->nfree;
+  PetscCall(PetscCalloc2(m + 1, &dnz, m + 1, &onz));
+  for (int32_t i = 0; i < m; ++i) {
+    PetscInt c[4];
+    PetscScalar v[4];
+    const int n = loc[i].elem < 0 ? -2 : row_entries(&loc[i], renormalise, c, v);
+    if (n < 0) {
+      if (rows->global_node[i] < *failed_gid) {
+        *failed_gid = rows->global_node[i], *failed_kind = n == -2 ? TRANSFER_NOT_COVERED : TRANSFER_ONLY_HELD;
+        for (int k = 0; k < 3; ++k) failed_X[k] = rows->X[3 * i + k];
+      }
+      continue;
+    }
+    for (int k = 0; k < n; ++k) (c[k] >= cfirst && c[k] < cfirst + ncols_local) ? dnz[i]++ : onz[i]++;
+  }
+  int64_t gid = INT64_MAX;
+  double X[3] = {0, 0, 0};
+  int kind = 0;
+  PetscCall(first_failure(rows->comm, *failed_gid, failed_X, *failed_kind, &gid, X, &kind));
+  *failed_gid = gid, *failed_kind = kind;
+  for (int k = 0; k < 3; ++k) failed_X[k] = X[k];
+  if (gid != INT64_MAX) {
+    PetscCall(PetscFree2(dnz, onz));
+    PetscCall(PetscFree(loc));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatCreateAIJ(rows->comm, m, ncols_local, rmap->nglobal, cmap->nglobal, 0, dnz, 0, onz, A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  for (int32_t i = 0; i < m; ++i) {
+    PetscInt c[4], r = (PetscInt)(rmap->first + i);
+    PetscScalar v[4];
+    const int n = row_entries(&loc[i], renormalise, c, v);
+    PetscCall(MatSetValues(*A, 1, &r, n, c, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree2(dnz, onz));
+  PetscCall(PetscFree(loc));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_transfer_create(const pbng_dmesh *fine, const pbng_dof_map *fmap, const char *fine_name, const pbng_dmesh *coarse,
+                                    const pbng_dof_map *cmap, const char *coarse_name, double radius, Mat *P, Mat *Q)
+{
+  int64_t gid;
+  double X[3] = {0, 0, 0};
+  int kind = 0;
+
+  PetscFunctionBeginUser;
+  *P = *Q = NULL;
+  PetscCall(build(fine, fmap, coarse, cmap, radius, 0, P, &gid, X, &kind));
+  PetscCheck(gid == INT64_MAX, fine->comm, PETSC_ERR_ARG_WRONG,
+             "%s does not cover %s: its node %" PRId64 " (0-based) at (%g, %g, %g) lies farther than %g times the nearest element's size from it",
+             coarse_name, fine_name, gid, X[0], X[1], X[2], radius);
+  PetscCall(build(coarse, cmap, fine, fmap, radius, 1, Q, &gid, X, &kind));
+  if (gid != INT64_MAX) PetscCall(MatDestroy(P));
+  PetscCheck(gid == INT64_MAX || kind != TRANSFER_NOT_COVERED, fine->comm, PETSC_ERR_ARG_WRONG,
+             "%s does not cover %s: its free node %" PRId64 " (0-based) at (%g, %g, %g) lies farther than %g times the nearest element's size from it",
+             fine_name, coarse_name, gid, X[0], X[1], X[2], radius);
+  PetscCheck(gid == INT64_MAX, fine->comm, PETSC_ERR_ARG_WRONG,
+             "%s: its free node %" PRId64 " (0-based) at (%g, %g, %g) lies among prescribed nodes of %s only: the two levels' boundary sets disagree there",
+             coarse_name, gid, X[0], X[1], X[2], fine_name);
+  PetscFunctionReturn(0);
+}

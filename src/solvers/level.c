@@ -1,0 +1,191 @@
+#include "solvers/level.h"
+#include <petscdmshell.h>
+#include <string.h>
+
+PetscErrorCode pbng_level_create(pbng_problem *pb, const pbng_sweep_options *opt, int index, pbng_level *lev)
+{
+  char name[64];
+
+  PetscFunctionBeginUser;
+  memset(lev, 0, sizeof(*lev));
+  PetscCheck(pb->halo, pb->dm->comm, PETSC_ERR_ARG_WRONG, "a PBNG level needs the problem's halo");
+  lev->pb = pb;
+  lev->index = index;
+  PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &lev->map));
+  PetscCall(pbng_sweeper_create(pb, opt, &lev->sweeper));
+  lev->stage = -1;
+  if (index >= 0) {
+    snprintf(name, sizeof(name), "PBNG level %d", index);
+    PetscCall(PetscLogStageRegister(name, &lev->stage));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_destroy(pbng_level *lev)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatDestroy(&lev->K));
+  PetscCall(pbng_sweeper_destroy(&lev->sweeper));
+  PetscCall(pbng_dof_map_destroy(&lev->map));
+  memset(lev, 0, sizeof(*lev));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_create_vec(const pbng_level *lev, Vec *v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecCreate(lev->pb->dm->comm, v));
+  PetscCall(VecSetSizes(*v, 3 * (PetscInt)lev->pb->dm->nfree, 3 * (PetscInt)lev->map.nglobal));
+  PetscCall(VecSetBlockSize(*v, 3));
+  PetscCall(VecSetType(*v, VECSTANDARD));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_load(pbng_level *lev, Vec X)
+{
+  const PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &a));
+  memcpy(lev->pb->x, a, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree); /* owned free nodes come first */
+  PetscCall(VecRestoreArrayRead(X, &a));
+  PetscCall(pbng_problem_update_ghosts(lev->pb));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X)
+{
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(X, &a));
+  memcpy(a, lev->pb->x, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  PetscCall(VecRestoreArray(X, &a));
+  PetscFunctionReturn(0);
+}
+
+/* Every callback runs inside the level's log stage and adds its wall time to the level's. */
+static PetscErrorCode enter(pbng_level *lev, double *t0)
+{
+  *t0 = MPI_Wtime();
+  return lev->stage >= 0 ? PetscLogStagePush(lev->stage) : 0;
+}
+
+static PetscErrorCode leave(pbng_level *lev, double t0)
+{
+  lev->seconds += MPI_Wtime() - t0;
+  return lev->stage >= 0 ? PetscLogStagePop() : 0;
+}
+
+/* F(x) = -(f_int + f_ext [- inertia]), the gradient of the energy. */
+static PetscErrorCode level_function(SNES snes, Vec X, Vec F, void *ctx)
+{
+  pbng_level *lev = ctx;
+  const pbng_problem *pb = lev->pb;
+  PetscScalar *r;
+  double t0;
+
+  PetscFunctionBeginUser;
+  (void)snes;
+  PetscCall(enter(lev, &t0));
+  PetscCall(pbng_level_load(lev, X));
+  PetscCall(VecGetArray(F, &r));
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < pb->dm->nfree; ++i) {
+    double f[3];
+    pbng_node_force(pb, i, pb->x, f, NULL, 0);
+    for (int d = 0; d < 3; ++d) r[3 * i + d] = -f[d];
+  }
+  PetscCall(VecRestoreArray(F, &r));
+  lev->functions++;
+  PetscCall(leave(lev, t0));
+  PetscFunctionReturn(0);
+}
+
+/* PBNG sweeps on F(x) = B: the SNESNGS's sweep count (1 when called by another solver type). */
+static PetscErrorCode level_ngs(SNES snes, Vec X, Vec B, void *ctx)
+{
+  pbng_level *lev = ctx;
+  PetscInt sweeps = 1;
+  PetscBool is_ngs;
+  const PetscScalar *b = NULL;
+  double t0;
+
+  PetscFunctionBeginUser;
+  PetscCall(enter(lev, &t0));
+  PetscCall(PetscObjectTypeCompare((PetscObject)snes, SNESNGS, &is_ngs));
+  if (is_ngs) PetscCall(SNESNGSGetSweeps(snes, &sweeps));
+  PetscCall(pbng_level_load(lev, X));
+  if (B) PetscCall(VecGetArrayRead(B, &b));
+  pbng_sweeper_restart(&lev->sweeper);
+  for (PetscInt k = 0; k < sweeps; ++k) PetscCall(pbng_sweeper_iterate(&lev->sweeper, (int)k, b));
+  if (B) PetscCall(VecRestoreArrayRead(B, &b));
+  PetscCall(pbng_level_store(lev, X));
+  lev->sweeps += sweeps;
+  PetscCall(leave(lev, t0));
+  PetscFunctionReturn(0);
+}
+
+/* E(x) - b.x with b the SNES's right-hand side (PETSc 3.18 leaves b out of the objective). */
+static PetscErrorCode level_objective(SNES snes, Vec X, PetscReal *obj, void *ctx)
+{
+  pbng_level *lev = ctx;
+  Vec B;
+  const PetscScalar *b = NULL;
+  double t0;
+
+  PetscFunctionBeginUser;
+  PetscCall(enter(lev, &t0));
+  PetscCall(pbng_level_load(lev, X));
+  PetscCall(SNESGetRhs(snes, &B));
+  if (B) PetscCall(VecGetArrayRead(B, &b));
+  PetscCall(pbng_problem_energy(lev->pb, b, obj));
+  if (B) PetscCall(VecRestoreArrayRead(B, &b));
+  lev->objectives++;
+  PetscCall(leave(lev, t0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode level_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
+{
+  pbng_level *lev = ctx;
+  double t0;
+
+  PetscFunctionBeginUser;
+  (void)snes, (void)J;
+  PetscCall(enter(lev, &t0));
+  PetscCall(pbng_level_load(lev, X));
+  PetscCall(pbng_stiffness_assemble(lev->pb, &lev->map, lev->hessian, P));
+  lev->jacobians++;
+  PetscCall(leave(lev, t0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes)
+{
+  DM dm;
+  Vec like;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetDM(snes, &dm)); /* a DMShell: it carries the callbacks and the vector layout */
+  PetscCall(pbng_level_create_vec(lev, &like));
+  PetscCall(DMShellSetGlobalVector(dm, like));
+  PetscCall(VecDestroy(&like));
+  PetscCall(SNESSetFunction(snes, NULL, level_function, lev));
+  PetscCall(SNESSetNGS(snes, level_ngs, lev));
+  PetscCall(SNESSetObjective(snes, level_objective, lev));
+  if (lev->K) PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, SNES snes)
+{
+  PetscFunctionBeginUser;
+  if (!lev->K) {
+    PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
+    PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
+  }
+  lev->hessian = kind;
+  PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
+  PetscFunctionReturn(0);
+}

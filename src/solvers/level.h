@@ -1,0 +1,52 @@
+/* PBNG as a PETSc SNES on one problem (one level of the multilevel solver, or the fine problem under
+ * a Newton solver with PBNG as nonlinear preconditioner). The unknowns are the free nodes' positions
+ * in the Newton baseline's numbering and Vec layout (pbng_dof_map: rank r owns its owned free nodes,
+ * three entries each). Callbacks set on an SNES (on its DM, so that FAS smoothers and nonlinear
+ * preconditioners sharing the DM see them too):
+ *   function   F(x) = -(f_int(x) + f_ext) [+ inertia], the energy gradient (SNESSetFunction; PETSc
+ *              subtracts the right-hand side b itself);
+ *   NGS        PBNG sweeps solving F(x) = b: each node step solves f_i(x) + b_i = 0 (SNESSetNGS; as
+ *              many sweeps as the SNESNGS's -snes_ngs_sweeps, each a full color sweep with weak
+ *              blocks and the configured SOR/Chebyshev acceleration);
+ *   objective  E(x) - b.x, whose gradient is F(x) - b (SNESSetObjective; used by line searches);
+ *   Jacobian   the PSD-projected stiffness of the Newton baseline, when the level has one. */
+#ifndef PBNG_SOLVERS_LEVEL_H
+#define PBNG_SOLVERS_LEVEL_H
+
+#include <petscsnes.h>
+#include "parallel/dofs.h"
+#include "solvers/assembly.h"
+#include "solvers/sweep.h"
+
+typedef struct {
+  pbng_problem *pb;
+  int index;                 /* PETSc's level number (0: coarsest), -1 for a single level */
+  pbng_dof_map map;          /* the free unknowns' global numbering */
+  pbng_sweeper sweeper;      /* PBNG's sweep: the nonlinear Gauss-Seidel */
+  Mat K;                     /* projected stiffness for a Newton solver on this level, or NULL */
+  pbng_hessian_kind hessian; /* how K is made PSD */
+  PetscLogStage stage;       /* -log_view: this level's callbacks ("PBNG level l"; -1: none) */
+  double seconds;            /* wall time in this level's callbacks */
+  long long sweeps, functions, objectives, jacobians;
+} pbng_level;
+
+/* Collective. The problem must have its halo. index: PETSc's level number, or -1 for a problem that is
+ * not one level of several (no log stage of its own). */
+PetscErrorCode pbng_level_create(pbng_problem *pb, const pbng_sweep_options *opt, int index, pbng_level *lev);
+PetscErrorCode pbng_level_destroy(pbng_level *lev);
+
+/* A vector of the level's unknowns (block size 3). */
+PetscErrorCode pbng_level_create_vec(const pbng_level *lev, Vec *v);
+
+/* The problem's positions <- X (owned free nodes, then every ghost), and X <- the positions. */
+PetscErrorCode pbng_level_load(pbng_level *lev, Vec X);
+PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X);
+
+/* Sets function, NGS and objective on snes (its DM); and the Jacobian when the level has K. */
+PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes);
+
+/* Gives the level a stiffness matrix (projected as `kind`) and sets it as snes's Jacobian: for a
+ * Newton-type solver on this level (the coarse solve, by default). */
+PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, SNES snes);
+
+#endif

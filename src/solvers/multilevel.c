@@ -1,0 +1,465 @@
+/* Multilevel PBNG (-solver pbng -multilevel L): PETSc's nonlinear multigrid SNESFAS with PBNG's color
+ * sweep as the smoother on every level (src/solvers/level.c: SNESSetNGS) and, by default, the Newton
+ * baseline's projected Newton on the coarsest level. One iteration of the run is one FAS cycle.
+ *
+ * FAS (Brandt; Brune et al. 2015) on levels l = L-1 (finest) .. 0 (coarsest): level l solves
+ * F_l(x) = b_l (b = 0 on the finest). A cycle pre-smooths, then corrects with the coarser level:
+ *     b_{l-1} = F_{l-1}(Q x) - R (F_l(x) - b_l)        (the tau correction; R = P^T restricts residuals,
+ *                                                      Q injects the solution)
+ *     solve F_{l-1}(y) = b_{l-1} from y = Q x           (recursively: a cycle on level l-1)
+ *     x <- x + alpha P (y - Q x)                        (the interpolated coarse correction)
+ * and post-smooths. At a solution of level l the coarse problem is solved by y = Q x, so the cycle
+ * leaves it unchanged (the FAS fixed point). The levels' meshes are independent (non-nested, each
+ * partitioned on its own); P and Q are built by point location (src/parallel/transfer.c) and act on
+ * each coordinate (MatCreateMAIJ). alpha is chosen by a line search on the level's objective
+ * E_l(x) - b_l.x (-multilevel_linesearch; PETSc 3.18's multiplicative FAS has no line search of its
+ * own there): the interpolation matrix given to FAS is a shell whose MatMultAdd, the operation FAS
+ * applies the correction with, scales the correction before adding it. */
+#include <math.h>
+#include <petscdm.h>
+#include <string.h>
+#include "parallel/transfer.h"
+#include "solvers/level.h"
+#include "solvers/solver.h"
+
+typedef struct multilevel_data multilevel_data;
+
+/* The interpolation from level l-1 to level l, as FAS sees it. */
+typedef struct {
+  multilevel_data *ml;
+  int l;     /* the finer of the two levels */
+  Mat P;     /* the 3-dof interpolation (MAIJ) */
+  Vec d;     /* the interpolated correction (level l) */
+  Vec trial; /* x + d */
+} correction;
+
+struct multilevel_data {
+  int nlevels;
+  pbng_level *level;     /* [nlevels], PETSc's numbering: [nlevels - 1] is the run's problem */
+  Mat *P, *Q;            /* [nlevels]: scalar interpolation / injection between levels l and l-1 (l >= 1) */
+  Mat *P3, *Q3, *shell;  /* their 3-dof versions; the shell applies P3 with the line search */
+  Vec *rscale;           /* [nlevels]: 1 / (column sums of P3), the restriction's scaling for solutions */
+  correction *corr;      /* [nlevels] */
+  SNES fas;
+  Vec X;
+  pbng_correction_search search;
+  int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
+  PetscBool function_current; /* the FAS SNES's function vector holds F at the fine positions */
+  double last_alpha[16]; /* the last correction's alpha per level (monitor) */
+  long long corrections, damped, rejected;
+};
+
+/* ---- the line search along an interpolated correction -------------------------------------- */
+
+/* phi'(alpha) . d at x + alpha d: (F(x + alpha d) - b).d, F with the level's rhs subtracted. */
+static PetscErrorCode directional_derivative(SNES snes, Vec x, Vec d, Vec work, PetscReal *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SNESComputeFunction(snes, x, work)); /* F(x) - b */
+  PetscCall(VecDot(work, d, s));
+  PetscFunctionReturn(0);
+}
+
+#define CORRECTION_ALPHA_MAX 4.0 /* the longest step along a correction (coarse levels are stiffer: alpha > 1 is common) */
+
+/* The secant rule: the minimiser of the quadratic whose slopes along d are s0 at 0 and s1 at 1,
+ * within [0, CORRECTION_ALPHA_MAX]; a correction that is not a descent direction is rejected (alpha = 0). */
+static double secant_alpha(double s0, double s1)
+{
+  if (!(s0 < 0)) return 0.0;
+  if (!(s1 > s0)) return CORRECTION_ALPHA_MAX; /* no positive curvature seen: the longest step allowed */
+  const double a = -s0 / (s1 - s0);
+  return a > CORRECTION_ALPHA_MAX ? CORRECTION_ALPHA_MAX : a;
+}
+
+/* alpha for x + alpha d on level c->l: F = F_l(x) - b_l at x (left by FAS in the level's function
+ * vector). */
+static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
+{
+  multilevel_data *ml = c->ml;
+  SNES snes;
+  Vec F;
+  PetscReal s0, s1, phi0, phi1;
+
+  PetscFunctionBeginUser;
+  *alpha = 1.0;
+  if (ml->search == PBNG_CORRECTION_NONE) PetscFunctionReturn(0);
+  PetscCall(SNESFASGetCycleSNES(ml->fas, c->l, &snes));
+  PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
+  PetscCall(VecDot(F, d, &s0));
+  PetscCall(VecWAXPY(c->trial, 1.0, d, x));
+  if (ml->search == PBNG_CORRECTION_SECANT) {
+    PetscCall(directional_derivative(snes, c->trial, d, F, &s1)); /* F is recomputed by FAS before its next use */
+    *alpha = secant_alpha(s0, s1);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(SNESComputeObjective(snes, x, &phi0));
+  PetscCall(SNESComputeObjective(snes, c->trial, &phi1));
+  const double noise = 1e-13 * (fabs(phi0) + fabs(phi1));
+  if (fabs(phi1 - phi0) <= noise && fabs(s0) <= noise) { /* the energy cannot tell: ask the gradient */
+    PetscCall(directional_derivative(snes, c->trial, d, F, &s1));
+    *alpha = secant_alpha(s0, s1);
+    PetscFunctionReturn(0);
+  }
+  const double curvature = phi1 - phi0 - s0; /* phi(t) ~ phi0 + s0 t + curvature t^2 */
+  if (isfinite(phi1) && phi1 <= phi0 + 1e-4 * fmin(s0, 0.0)) { /* Armijo at 1: accepted; longer if the model says so */
+    const double best = (s0 < 0 && curvature > 0) ? -s0 / (2 * curvature) : 1.0;
+    *alpha = 1.0;
+    if (best > 1.25) {
+      const double a = fmin(best, CORRECTION_ALPHA_MAX);
+      PetscReal phi;
+      PetscCall(VecWAXPY(c->trial, a, d, x));
+      PetscCall(SNESComputeObjective(snes, c->trial, &phi));
+      if (isfinite(phi) && phi < phi1) *alpha = a;
+    }
+    PetscFunctionReturn(0);
+  }
+  double a = 1.0, phi = phi1;
+  for (int k = 0; k < 8; ++k) { /* backtrack: the model's minimiser, kept within [a/10, a/2] */
+    const double cur = (phi - phi0 - a * s0) / (a * a);
+    double next = (s0 < 0 && cur > 0 && isfinite(phi)) ? -s0 / (2 * cur) : 0.5 * a;
+    a = fmin(fmax(next, 0.1 * a), 0.5 * a);
+    PetscCall(VecWAXPY(c->trial, a, d, x));
+    PetscCall(SNESComputeObjective(snes, c->trial, &phi));
+    if (isfinite(phi) && phi <= phi0 + 1e-4 * a * fmin(s0, 0.0)) break;
+    if (k == 7) a = 0.0; /* no decrease found: skip the correction */
+  }
+  *alpha = a;
+  PetscFunctionReturn(0);
+}
+
+/* FAS applies the coarse correction as MatInterpolateAdd(I, e, x, w): w = x + I e. Here
+ * w = x + alpha P e with alpha from the line search. */
+static PetscErrorCode correction_mult_add(Mat A, Vec e, Vec x, Vec w)
+{
+  correction *c;
+  double alpha;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(A, &c));
+  PetscCall(MatMult(c->P, e, c->d));
+  PetscCall(choose_alpha(c, x, c->d, &alpha));
+  if (w != x) PetscCall(VecCopy(x, w));
+  PetscCall(VecAXPY(w, alpha, c->d));
+  c->ml->last_alpha[c->l < 16 ? c->l : 15] = alpha;
+  c->ml->corrections++;
+  if (alpha == 0) c->ml->rejected++;
+  else if (alpha != 1) c->ml->damped++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode correction_mult(Mat A, Vec e, Vec y)
+{
+  correction *c;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(A, &c));
+  PetscCall(MatMult(c->P, e, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode correction_mult_transpose(Mat A, Vec x, Vec y)
+{
+  correction *c;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(A, &c));
+  PetscCall(MatMultTranspose(c->P, x, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode create_correction_shell(multilevel_data *ml, int l)
+{
+  correction *c = &ml->corr[l];
+  PetscInt m, n, M, N;
+
+  PetscFunctionBeginUser;
+  c->ml = ml, c->l = l, c->P = ml->P3[l];
+  PetscCall(pbng_level_create_vec(&ml->level[l], &c->d));
+  PetscCall(VecDuplicate(c->d, &c->trial));
+  PetscCall(MatGetLocalSize(c->P, &m, &n));
+  PetscCall(MatGetSize(c->P, &M, &N));
+  PetscCall(MatCreateShell(ml->level[l].pb->dm->comm, m, n, M, N, c, &ml->shell[l]));
+  PetscCall(MatShellSetOperation(ml->shell[l], MATOP_MULT, (void (*)(void))correction_mult));
+  PetscCall(MatShellSetOperation(ml->shell[l], MATOP_MULT_TRANSPOSE, (void (*)(void))correction_mult_transpose));
+  PetscCall(MatShellSetOperation(ml->shell[l], MATOP_MULT_ADD, (void (*)(void))correction_mult_add));
+  PetscFunctionReturn(0);
+}
+
+/* ---- set-up ----------------------------------------------------------------------------------- */
+
+static const char *level_name(const pbng_solver *s, int l)
+{
+  const pbng_hierarchy *h = s->opt.hierarchy;
+  return l == h->nlevels - 1 ? h->fine_name : h->coarse[l].name;
+}
+
+/* rscale = 1 / (P^T 1): restricting a field with rscale * P^T averages it (FAS uses the injection Q
+ * for solutions; rscale also sizes its coarse vectors). A coarse unknown no fine node sees gets 1. */
+static PetscErrorCode create_rscale(Mat P3, Vec *rscale)
+{
+  Vec ones;
+  PetscScalar *r;
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(P3, rscale, &ones));
+  PetscCall(VecSet(ones, 1.0));
+  PetscCall(MatMultTranspose(P3, ones, *rscale));
+  PetscCall(VecGetLocalSize(*rscale, &n));
+  PetscCall(VecGetArray(*rscale, &r));
+  for (PetscInt k = 0; k < n; ++k) r[k] = r[k] > 0 ? 1.0 / r[k] : 1.0;
+  PetscCall(VecRestoreArray(*rscale, &r));
+  PetscCall(VecDestroy(&ones));
+  PetscFunctionReturn(0);
+}
+
+/* P, Q between every pair of neighbouring levels (collective; errors name the levels). */
+static PetscErrorCode create_transfers(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+
+  PetscFunctionBeginUser;
+  for (int l = 1; l < ml->nlevels; ++l) {
+    const pbng_level *fine = &ml->level[l], *coarse = &ml->level[l - 1];
+    PetscCall(pbng_transfer_create(fine->pb->dm, &fine->map, level_name(s, l), coarse->pb->dm, &coarse->map, level_name(s, l - 1),
+                                   PBNG_TRANSFER_RADIUS, &ml->P[l], &ml->Q[l]));
+    PetscCall(MatCreateMAIJ(ml->P[l], 3, &ml->P3[l]));
+    PetscCall(MatCreateMAIJ(ml->Q[l], 3, &ml->Q3[l]));
+    PetscCall(create_rscale(ml->P3[l], &ml->rscale[l]));
+    PetscCall(create_correction_shell(ml, l));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The coarsest level's default solver: the Newton baseline's energy line search with the level's
+ * matrix (-multilevel_coarse_hessian), each linear system solved exactly by a sparse Cholesky
+ * factorisation that every rank computes in full (PCREDUNDANT: the result does not depend on the
+ * partition), a few steps per visit. Set on the objects, so that any -fas_coarse_snes_* / _ksp_* /
+ * _pc_* option overrides it when FAS sets the level up. */
+static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
+{
+  SNES coarse, cycle;
+  DM dm;
+  KSP ksp, inner;
+  PC pc, inner_pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESFASGetCoarseSolve(ml->fas, &coarse));
+  PetscCall(SNESFASGetCycleSNES(ml->fas, 0, &cycle));
+  PetscCall(SNESGetDM(cycle, &dm));
+  PetscCall(SNESSetDM(coarse, dm)); /* FAS would set it later; the Jacobian callback lives on the DM */
+  PetscCall(pbng_level_set_jacobian(&ml->level[0], (pbng_hessian_kind)ml->coarse_hessian, coarse));
+  PetscCall(SNESSetTolerances(coarse, 0.0, 1e-2, 0.0, 4, PETSC_DEFAULT));
+  PetscCall(SNESSetMaxLinearSolveFailures(coarse, PETSC_MAX_INT));
+  PetscCall(SNESSetMaxNonlinearStepFailures(coarse, PETSC_MAX_INT));
+  PetscCall(SNESGetKSP(coarse, &ksp));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCREDUNDANT));
+  PetscCall(PCRedundantGetKSP(pc, &inner));
+  PetscCall(KSPGetPC(inner, &inner_pc));
+  PetscCall(PCSetType(inner_pc, PCCHOLESKY));
+  PetscCall(PCFactorSetMatOrderingType(inner_pc, MATORDERINGND));
+  PetscFunctionReturn(0);
+}
+
+#define SMOOTHER_SWEEPS 3 /* PBNG sweeps per smoothing step (measured best of 1-4 at Res-32, docs/multilevel.md) */
+
+/* PBNG sweeps (SNESNGS with our callback, SMOOTHER_SWEEPS per smoothing step) as the smoothers of every
+ * level above the coarsest, unless -fas_levels_snes_type / -fas_levels_snes_ngs_sweeps say otherwise
+ * (read when FAS sets the smoothers up). They compute no residual norms of their own: FAS evaluates
+ * the residual it needs after each smoothing anyway. */
+static PetscErrorCode configure_smoothers(multilevel_data *ml)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_option_default("-fas_levels_snes_norm_schedule", "none"));
+  for (int l = 1; l < ml->nlevels; ++l) {
+    SNES cycle, down, up;
+    PetscCall(SNESFASGetCycleSNES(ml->fas, l, &cycle));
+    PetscCall(SNESFASCycleGetSmootherDown(cycle, &down));
+    PetscCall(SNESFASCycleGetSmootherUp(cycle, &up));
+    PetscCall(SNESSetType(down, SNESNGS));
+    PetscCall(SNESNGSSetSweeps(down, SMOOTHER_SWEEPS));
+    if (up && up != down) {
+      PetscCall(SNESSetType(up, SNESNGS));
+      PetscCall(SNESNGSSetSweeps(up, SMOOTHER_SWEEPS));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode create_fas(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+  const int L = ml->nlevels;
+  DM dm;
+  PetscInt levels;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESCreate(s->pb->dm->comm, &ml->fas));
+  PetscCall(SNESSetType(ml->fas, SNESFAS));
+  PetscCall(SNESGetDM(ml->fas, &dm));
+  PetscCall(DMSetRefineLevel(dm, L - 1)); /* SNESSetFromOptions takes FAS's level count from the fine DM */
+  PetscCall(SNESFASSetLevels(ml->fas, L, NULL));
+  for (int l = 0; l < L; ++l) {
+    SNES cycle, smoother;
+    PetscCall(SNESFASGetCycleSNES(ml->fas, l, &cycle));
+    PetscCall(pbng_level_set_callbacks(&ml->level[l], cycle));
+    PetscCall(SNESFASGetSmoother(ml->fas, l, &smoother)); /* created now, so that its type can be set */
+    if (l > 0) {
+      PetscCall(SNESFASSetInterpolation(ml->fas, l, ml->shell[l]));
+      PetscCall(SNESFASSetRestriction(ml->fas, l, ml->P3[l]));
+      PetscCall(SNESFASSetRScale(ml->fas, l, ml->rscale[l]));
+      PetscCall(SNESFASSetInjection(ml->fas, l, ml->Q3[l]));
+    }
+  }
+  PetscCall(configure_coarse_solve(ml));
+  PetscCall(SNESSetTolerances(ml->fas, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT)); /* one cycle per iteration of the run */
+  PetscCall(SNESSetConvergenceTest(ml->fas, SNESConvergedSkip, NULL, NULL));
+  PetscCall(SNESSetFromOptions(ml->fas));
+  PetscCall(SNESFASGetLevels(ml->fas, &levels));
+  PetscCheck(levels == L, s->pb->dm->comm, PETSC_ERR_ARG_INCOMP, "-snes_fas_levels %d disagrees with -multilevel %d", (int)levels, L);
+  PetscCall(configure_smoothers(ml));
+  PetscCall(SNESSetTolerances(ml->fas, 0.0, 0.0, 0.0, 1, PETSC_DEFAULT));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode multilevel_create(pbng_solver *s)
+{
+  multilevel_data *ml;
+  const pbng_hierarchy *h = s->opt.hierarchy;
+  
+  PetscFunctionBeginUser;
+  PetscCheck(h && h->nlevels >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "the multilevel solver needs the coarse levels");
+  PetscCall(PetscNew(&ml));
+  s->data = ml;
+  ml->nlevels = h->nlevels;
+  ml->search = s->opt.correction_search;
+  ml->coarse_hessian = s->opt.coarse_hessian;
+  PetscCall(PetscCalloc1(ml->nlevels, &ml->level));
+  PetscCall(PetscCalloc5(ml->nlevels, &ml->P, ml->nlevels, &ml->Q, ml->nlevels, &ml->P3, ml->nlevels, &ml->Q3, ml->nlevels, &ml->shell));
+  PetscCall(PetscCalloc1(ml->nlevels, &ml->corr));
+  PetscCall(PetscCalloc1(ml->nlevels, &ml->rscale));
+  for (int l = 0; l < ml->nlevels; ++l) {
+    pbng_problem *pb = l == ml->nlevels - 1 ? s->pb : &((pbng_hierarchy *)h)->coarse[l].pb;
+    PetscCall(pbng_level_create(pb, &s->opt.sweep, l, &ml->level[l]));
+  }
+  PetscCall(create_transfers(s));
+  PetscCall(create_fas(s));
+  PetscCall(pbng_level_create_vec(&ml->level[ml->nlevels - 1], &ml->X));
+  PetscFunctionReturn(0);
+}
+
+/* ---- frames and cycles ------------------------------------------------------------------------ */
+
+/* Dynamic mode: each coarse level's inertial target x_hat is the fine one injected level by level. */
+static PetscErrorCode inject_inertial_targets(multilevel_data *ml)
+{
+  PetscFunctionBeginUser;
+  for (int l = ml->nlevels - 1; l > 0; --l) {
+    Vec fine, coarse;
+    pbng_problem *pf = ml->level[l].pb, *pc = ml->level[l - 1].pb;
+    PetscCall(pbng_level_create_vec(&ml->level[l], &fine));
+    PetscCall(pbng_level_create_vec(&ml->level[l - 1], &coarse));
+    PetscCall(VecPlaceArray(fine, pf->x_hat));
+    PetscCall(VecPlaceArray(coarse, pc->x_hat));
+    PetscCall(MatMult(ml->Q3[l], fine, coarse));
+    PetscCall(VecResetArray(fine));
+    PetscCall(VecResetArray(coarse));
+    PetscCall(VecDestroy(&fine));
+    PetscCall(VecDestroy(&coarse));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode multilevel_begin_frame(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+
+  PetscFunctionBeginUser;
+  ml->function_current = PETSC_FALSE; /* the prescribed nodes moved */
+  for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_problem_begin_frame(ml->level[l].pb, s->pb->time)); /* prescribed nodes (Eq. 12) */
+  if (s->pb->mode == PBNG_MODE_DYNAMIC) PetscCall(inject_inertial_targets(ml));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
+{
+  multilevel_data *ml = s->data;
+  pbng_level *fine = &ml->level[ml->nlevels - 1];
+
+  PetscFunctionBeginUser;
+  (void)l;
+  SNESConvergedReason reason;
+  Vec F;
+
+  PetscCall(pbng_level_store(fine, ml->X));
+  if (ml->function_current) { /* F at these positions, left by the last cycle: FAS need not evaluate it again */
+    PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
+    PetscCall(SNESSetInitialFunction(ml->fas, F));
+  }
+  PetscCall(SNESSolve(ml->fas, NULL, ml->X));
+  PetscCall(SNESGetConvergedReason(ml->fas, &reason));
+  ml->function_current = reason > 0 || reason == SNES_DIVERGED_MAX_IT; /* a whole cycle ran: it ended evaluating F */
+  PetscCall(pbng_level_load(fine, ml->X));
+  s->halo_seconds = 0;
+  for (int k = 0; k < ml->nlevels; ++k) s->halo_seconds += ml->level[k].sweeper.halo_seconds;
+  PetscFunctionReturn(0);
+}
+
+/* "  alpha a_{L-1},...,a_1": the last cycle's correction scalings, finest pair first. */
+static PetscErrorCode multilevel_monitor(pbng_solver *s, char *buf, size_t len)
+{
+  multilevel_data *ml = s->data;
+  size_t used = 0;
+
+  PetscFunctionBeginUser;
+  buf[0] = 0;
+  if (ml->search == PBNG_CORRECTION_NONE) PetscFunctionReturn(0);
+  used += (size_t)snprintf(buf, len, "  alpha");
+  for (int l = ml->nlevels - 1; l >= 1 && used < len; --l)
+    used += (size_t)snprintf(buf + used, len - used, "%s%.3g", l == ml->nlevels - 1 ? " " : ",", ml->last_alpha[l < 16 ? l : 15]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode multilevel_level_stats(pbng_solver *s, int l, pbng_level_stats *st)
+{
+  const multilevel_data *ml = s->data;
+  const pbng_level *lev = &ml->level[l];
+
+  *st = (pbng_level_stats){.seconds = lev->seconds, .sweeps = lev->sweeps, .functions = lev->functions, .objectives = lev->objectives,
+                           .jacobians = lev->jacobians};
+  return 0;
+}
+
+static PetscErrorCode multilevel_destroy(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+
+  PetscFunctionBeginUser;
+  if (!ml) PetscFunctionReturn(0);
+  PetscCall(SNESDestroy(&ml->fas));
+  PetscCall(VecDestroy(&ml->X));
+  for (int l = 0; l < ml->nlevels; ++l) {
+    PetscCall(MatDestroy(&ml->shell[l]));
+    PetscCall(MatDestroy(&ml->P3[l]));
+    PetscCall(MatDestroy(&ml->Q3[l]));
+    PetscCall(MatDestroy(&ml->P[l]));
+    PetscCall(MatDestroy(&ml->Q[l]));
+    PetscCall(VecDestroy(&ml->rscale[l]));
+    PetscCall(VecDestroy(&ml->corr[l].d));
+    PetscCall(VecDestroy(&ml->corr[l].trial));
+    if (ml->level[l].pb) PetscCall(pbng_level_destroy(&ml->level[l]));
+  }
+  PetscCall(PetscFree5(ml->P, ml->Q, ml->P3, ml->Q3, ml->shell));
+  PetscCall(PetscFree(ml->corr));
+  PetscCall(PetscFree(ml->rscale));
+  PetscCall(PetscFree(ml->level));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_multilevel_ops = {.name = "multilevel", .create = multilevel_create, .begin_frame = multilevel_begin_frame,
+                                                    .iterate = multilevel_iterate, .destroy = multilevel_destroy, .monitor = multilevel_monitor,
+                                                    .level_stats = multilevel_level_stats};

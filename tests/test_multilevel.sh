@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Multilevel PBNG (-solver pbng -multilevel L: PBNG sweeps as the smoother of PETSc's FAS):
+#  - the transfer operators' unit test (test_transfer) on 3 ranks;
+#  - the FAS fixed point: one cycle from Newton's converged equilibrium leaves it unchanged (1e-10);
+#  - two- and three-level FAS converge to the same equilibrium as -solver newton (1e-8) on the
+#    stretched and twisted box, the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
+#    TetGen tube with coarse levels made from it alone, the weakly bound blocks and the dynamic block;
+#  - 1-4 ranks x 1-2 threads give the same positions after a fixed number of cycles (1e-10);
+#  - Newton with PBNG as nonlinear preconditioner (-newton_npc pbng, right and left) reaches it too;
+#  - PETSc's -snes_fas_* / -fas_* options pass through (monitor, PBNG sweeps as the coarse solver);
+#  - errors: a coarse mesh that does not cover the fine one, one without a boundary set's nodes,
+#    impossible level counts, misspelt FAS options, options for the wrong solver.
+source "$(dirname "$0")/lib.sh"
+: "${MPIEXEC:=mpiexec}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+D="$PBNG_TEST_DATA"
+MPI=("$MPIEXEC" --oversubscribe --bind-to none)
+
+# positions of the last frames of two results: max difference relative to the object's extent
+last_frames_agree() { # A B TOL
+  "$PY" - "$1" "$2" "$3" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+xa = a["frames"][sorted(a["frames"])[-1]]["positions"][...]
+xb = b["frames"][sorted(b["frames"])[-1]]["positions"][...]
+rest = a["mesh/rest_positions"][...]
+d = np.abs(xa - xb).max() / (rest.max(axis=0) - rest.min(axis=0)).max()
+print(f"difference {d:.3e}")
+sys.exit(0 if d <= float(sys.argv[3]) else 1)
+EOF
+}
+
+if "${MPI[@]}" -n 3 "$PBNG_TEST_BIN/test_transfer" > "$TMP/log" 2>&1; then ok; else fail "test_transfer on 3 ranks"; cat "$TMP/log"; fi
+
+# FAS fixed point
+bar=(-scene bar_gravity -res 4 -bar_length 2 -threads 1)
+"$PBNG" "${bar[@]}" -solver newton -iters 50 -rtol 1e-13 -residual_every 1 -output "$TMP/fixed_ref.h5" > "$TMP/log" 2>&1 && ok || fail "newton reference"
+"$PBNG" "${bar[@]}" -initial "$TMP/fixed_ref.h5" -multilevel 2 -iters 1 -output "$TMP/fixed.h5" > "$TMP/log" 2>&1 && ok || { fail "one cycle"; cat "$TMP/log"; }
+last_frames_agree "$TMP/fixed_ref.h5" "$TMP/fixed.h5" 1e-10 > "$TMP/diff" && ok || fail "FAS fixed point: one cycle moved the converged solution ($(cat "$TMP/diff"))"
+
+# the same equilibrium as Newton: name, levels, tolerance, scene options (ML_ONLY: options of the
+# multilevel runs alone)
+ML_ONLY=()
+check_equilibrium() {
+  local name="$1" levels="$2" tol="$3"; shift 3
+  if ! "$PBNG" "$@" -solver newton -iters 80 -rtol 1e-12 -residual_every 1 -threads 2 -output "$TMP/${name}_newton.h5" > "$TMP/log" 2>&1; then
+    fail "$name: newton"; cat "$TMP/log"; return
+  fi
+  for L in $levels; do
+    if "$PBNG" "$@" "${ML_ONLY[@]}" -multilevel "$L" -iters 200 -rtol "$tol" -residual_every 1 -threads 2 -output "$TMP/${name}_ml$L.h5" > "$TMP/log" 2>&1; then ok
+    else fail "$name: $L levels"; cat "$TMP/log"; continue; fi
+    "$PY" "$HERE/check_output.py" "$TMP/${name}_ml$L.h5" --max-relative-residual "$tol" --quiet && ok || fail "$name, $L levels: independent check"
+    "$PY" "$HERE/check_output.py" "$TMP/${name}_newton.h5" --compare "$TMP/${name}_ml$L.h5" --rtol 1e-8 --quiet && ok ||
+      fail "$name: $L levels and newton differ"
+  done
+}
+check_equilibrium box "2 3" 1e-11 -scene box_stretch_twist -res 9 -frames 2
+check_equilibrium bar "2 3" 1e-11 -scene bar_gravity -res 5 -bar_length 2
+ML_ONLY=(-mesh_levels "$D/cube_v41_ascii.msh,$D/cube_coarse_v41.msh")
+check_equilibrium gmsh "3" 1e-11 -mesh "$D/cube_fine_v41.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -bc0_rotation_rate 2 -frames 2
+ML_ONLY=() # coarse levels made from the fine mesh alone (a curved, thin-walled TetGen tube)
+check_equilibrium tube "2" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0,1,1 -gravity 0,-9.8,0 -frames 1
+ML_ONLY=(-multilevel_coarsen_angle 60 -multilevel_coarsen_quality 0.03)
+check_equilibrium tube_coarser "3" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0,1,1 -gravity 0,-9.8,0 -frames 1
+grep -q "^level 0 ($D/tube.node coarsened 2 times): 82 nodes" "$TMP/log" && ok || fail "the tube's coarsest level is not the expected one"
+ML_ONLY=()
+check_equilibrium blocks "2" 1e-11 -scene two_blocks_hanging -res 5 -weak_stiffness 1e4
+check_equilibrium dynamic "2" 1e-11 -scene block_drop_dynamic -res 7 -frames 3
+
+# Newton with PBNG sweeps as nonlinear preconditioner, right and left: the same equilibrium
+for side in right left; do
+  if "$PBNG" -scene box_stretch_twist -res 9 -frames 2 -solver newton -newton_npc pbng -newton_snes_npc_side $side -iters 60 -rtol 1e-11 \
+      -residual_every 1 -threads 2 -output "$TMP/npc_$side.h5" > "$TMP/log" 2>&1; then ok; else fail "newton, PBNG preconditioner on the $side"; cat "$TMP/log"; fi
+  "$PY" "$HERE/check_output.py" "$TMP/box_newton.h5" --compare "$TMP/npc_$side.h5" --rtol 1e-8 --quiet && ok || fail "newton with PBNG on the $side: other equilibrium"
+done
+expect_error "unknown nonlinear preconditioner" "-newton_npc: unknown \"fas\" (known: none, pbng)" \
+  "$PBNG" -scene box -solver newton -newton_npc fas -output "$TMP/bad.h5"
+
+# rank and thread independence after a fixed number of cycles
+box=(-scene box_stretch_twist -res 10 -frames 2 -multilevel 3 -iters 5)
+"$PBNG" "${box[@]}" -threads 1 -output "$TMP/ranks1.h5" > "$TMP/log" 2>&1 && ok || { fail "1 rank"; cat "$TMP/log"; }
+for run in "2 1" "2 2" "3 1" "4 1" "1 2"; do
+  set -- $run
+  if "${MPI[@]}" -n "$1" "$PBNG" "${box[@]}" -threads "$2" -output "$TMP/ranks$1x$2.h5" > "$TMP/log" 2>&1; then ok
+  else fail "$1 ranks x $2 threads"; cat "$TMP/log"; continue; fi
+  "$PY" "$HERE/check_output.py" "$TMP/ranks1.h5" --compare "$TMP/ranks$1x$2.h5" --rtol 1e-10 --quiet && ok || fail "$1 ranks x $2 threads differ from 1 x 1"
+done
+gmsh=(-mesh "$D/cube_fine_v41.msh" -mesh_levels "$D/cube_v41_ascii.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -frames 1 -iters 4)
+"$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh1.h5" > "$TMP/log" 2>&1 && ok || fail "gmsh levels, 1 rank"
+"${MPI[@]}" -n 3 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh3.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh levels, 3 ranks"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/gmsh1.h5" --compare "$TMP/gmsh3.h5" --rtol 1e-10 --quiet && ok || fail "gmsh levels: 3 ranks differ from 1"
+
+# PETSc options pass through; the report names every level
+small=(-scene box_stretch_twist -res 9 -frames 1 -multilevel 2 -threads 1)
+"$PBNG" "${small[@]}" -iters 2 -monitor -snes_fas_monitor -output "$TMP/monitor.h5" > "$TMP/log" 2>&1 && ok || fail "-snes_fas_monitor"
+grep -q "SNES Function norm" "$TMP/log" && ok || fail "-snes_fas_monitor printed nothing"
+grep -q "^level 1 (generated Res-9 box): 729 nodes" "$TMP/log" && grep -q "^level 0 (generated Res-5 box): 125 nodes" "$TMP/log" && ok ||
+  fail "the report does not list the levels"
+grep -Eq "iter +1 .* alpha [0-9.]+" "$TMP/log" && ok || fail "-monitor lines lack the correction's alpha"
+"$PBNG" "${small[@]}" -iters 100 -rtol 1e-8 -residual_every 1 -fas_coarse_snes_type ngs -fas_coarse_snes_max_it 20 -fas_coarse_snes_ngs_sweeps 2 \
+  -snes_fas_cycles 2 -output "$TMP/ngs_coarse.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG sweeps as the coarse solver, W-cycles"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/ngs_coarse.h5" --max-relative-residual 1e-8 --quiet && ok || fail "PBNG sweeps as the coarse solver: not converged"
+for search in none secant; do
+  "$PBNG" "${small[@]}" -iters 100 -rtol 1e-8 -residual_every 1 -multilevel_linesearch $search -output "$TMP/ls_$search.h5" > "$TMP/log" 2>&1 && ok ||
+    { fail "-multilevel_linesearch $search"; cat "$TMP/log"; }
+  "$PY" "$HERE/check_output.py" "$TMP/ls_$search.h5" --max-relative-residual 1e-8 --quiet && ok || fail "-multilevel_linesearch $search: not converged"
+done
+
+# errors
+expect_error "coarse mesh not covering the fine one" "level 0 ($D/half_cube_v41.msh) does not cover level 1 ($D/cube_fine_v41.msh)" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -mesh_levels "$D/half_cube_v41.msh" -output "$TMP/bad.h5"
+expect_error "coarse mesh without a boundary set" "boundary condition fix_box0 selects no node of level 0 ($D/half_cube_v41.msh)" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_box 0.9,0,0,1,1,1 -mesh_levels "$D/half_cube_v41.msh" -output "$TMP/bad.h5"
+expect_error "coarse mesh without a node set" "has no node set (physical group) named \"left\"" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -mesh_levels "$D/tiny_sparse_v41.msh" -output "$TMP/bad.h5"
+expect_error "too many levels for the scene" "-multilevel 3: the generated mesh (-res 4) has only 1 coarser level with" \
+  "$PBNG" -scene box_stretch_twist -res 4 -multilevel 3 -output "$TMP/bad.h5"
+expect_error "-multilevel out of range" "-multilevel 11: must be 1..10" "$PBNG" -scene box -multilevel 11 -output "$TMP/bad.h5"
+expect_error "-multilevel with newton" "-multilevel and -mesh_levels are for -solver pbng" "$PBNG" -scene box -solver newton -multilevel 2 -output "$TMP/bad.h5"
+expect_error "-mesh_levels with a scene" "-mesh_levels names coarser meshes of -mesh FILE" \
+  "$PBNG" -scene box -mesh_levels "$D/cube_v41_ascii.msh" -output "$TMP/bad.h5"
+expect_error "-mesh_levels disagreeing with -multilevel" "-multilevel 3 with 1 -mesh_levels files" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -multilevel 3 -mesh_levels "$D/cube_v41_ascii.msh" -output "$TMP/bad.h5"
+expect_error "a missing coarse mesh file" "cube_missing.msh" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -mesh_levels "$D/cube_missing.msh" -output "$TMP/bad.h5"
+expect_error "misspelt FAS option" "option -fas_levels_snes_ngs_sweep was not used by the multilevel solver" \
+  "$PBNG" "${small[@]}" -fas_levels_snes_ngs_sweep 3 -output "$TMP/bad.h5"
+expect_error "FAS option without levels" "option -fas_levels_snes_type is for the multilevel solver" \
+  "$PBNG" -scene box_stretch_twist -res 5 -fas_levels_snes_type ngs -output "$TMP/bad.h5"
+expect_error "-snes_fas_levels disagreeing" "-snes_fas_levels 3 disagrees with -multilevel 2" "$PBNG" "${small[@]}" -snes_fas_levels 3 -output "$TMP/bad.h5"
+expect_error "a mesh too small for its levels" "-multilevel 3: $D/cube_fine_v41.msh cannot be coarsened 2 times" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -multilevel 3 -output "$TMP/bad.h5"
+expect_error "coarsening options with -mesh_levels" "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels" \
+  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -mesh_levels "$D/cube_v41_ascii.msh" -multilevel_coarsen_ratio 4 -output "$TMP/bad.h5"
+expect_error "unknown correction line search" "-multilevel_linesearch: unknown \"wolfe\"" "$PBNG" "${small[@]}" -multilevel_linesearch wolfe -output "$TMP/bad.h5"
+finish
