@@ -3,19 +3,30 @@
 #include <string.h>
 #include "core/locate.h"
 
-/* A uniform grid of cells over the rank's owned elements: cell -> elements whose bounding box
- * overlaps it (CSR). */
+/* What a rank's owned elements span: the box of their rest positions, their longest edge and the
+ * largest extent of one element's bounding box along each axis. */
 typedef struct {
-  double lo[3], h;     /* origin and cell edge */
+  double box[6]; /* lo, hi */
+  double hmax;
+  double ext[3];
+} rank_extent;
+
+/* A uniform grid of cells over the owned elements' box: cell -> the elements whose centroid lies in
+ * it (CSR). An element containing a point q has its centroid within ext[k] of q along each axis. */
+typedef struct {
+  double lo[3], h; /* origin and cell edge */
   int n[3];
-  int64_t *start;      /* [ncells + 1] */
-  int32_t *elem;       /* local element indices */
+  int32_t *start;  /* [ncells + 1] */
+  int32_t *elem;   /* [nowned_elems] local element indices, by cell */
 } bucket_grid;
 
-typedef struct {
-  double box[6]; /* lo, hi of the owned elements' rest positions */
-  double hmax;   /* their longest edge */
-} rank_extent;
+struct pbng_locator {
+  const pbng_dmesh *mesh;
+  const int64_t *node_value;
+  double radius;
+  rank_extent mine, *all; /* this rank's, every rank's [size] */
+  bucket_grid grid;
+};
 
 static const double *vertex(const pbng_dmesh *m, int32_t e, int a) { return &m->X[3 * (int64_t)m->elems[4 * (int64_t)e + a]]; }
 
@@ -24,84 +35,65 @@ static void element_vertices(const pbng_dmesh *m, int32_t e, const double *X[4])
   for (int a = 0; a < 4; ++a) X[a] = vertex(m, e, a);
 }
 
+static void element_box(const double *const X[4], double lo[3], double hi[3])
+{
+  for (int k = 0; k < 3; ++k) lo[k] = hi[k] = X[0][k];
+  for (int a = 1; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
+}
+
 static rank_extent owned_extent(const pbng_dmesh *m)
 {
-  rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0};
+  rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, {0, 0, 0}};
   for (int32_t e = 0; e < m->nowned_elems; ++e) {
     const double *X[4];
+    double lo[3], hi[3];
     element_vertices(m, e, X);
-    for (int a = 0; a < 4; ++a)
-      for (int k = 0; k < 3; ++k) r.box[k] = fmin(r.box[k], X[a][k]), r.box[3 + k] = fmax(r.box[3 + k], X[a][k]);
+    element_box(X, lo, hi);
+    for (int k = 0; k < 3; ++k)
+      r.box[k] = fmin(r.box[k], lo[k]), r.box[3 + k] = fmax(r.box[3 + k], hi[k]), r.ext[k] = fmax(r.ext[k], hi[k] - lo[k]);
     r.hmax = fmax(r.hmax, pbng_tet_longest_edge(X));
   }
   return r;
 }
 
-static int cell_index(const bucket_grid *g, const double p[3], int k)
+static int cell_index(const bucket_grid *g, double x, int k)
 {
-  const int c = (int)floor((p[k] - g->lo[k]) / g->h);
-  return c < 0 ? 0 : (c >= g->n[k] ? g->n[k] - 1 : c);
-}
-
-/* The cells [r0..r1] x [r2..r3] x [r4..r5] overlapping the box lo..hi (clamped to the grid). */
-static void cell_range(const bucket_grid *g, const double lo[3], const double hi[3], int r[6])
-{
-  for (int k = 0; k < 3; ++k) r[2 * k] = cell_index(g, lo, k), r[2 * k + 1] = cell_index(g, hi, k);
+  const double c = floor((x - g->lo[k]) / g->h);
+  return c < 0 ? 0 : (c >= g->n[k] ? g->n[k] - 1 : (int)c);
 }
 
 static int64_t cell_of(const bucket_grid *g, int i, int j, int k) { return i + (int64_t)g->n[0] * (j + (int64_t)g->n[1] * k); }
 
-/* About one element per cell on average. */
+static int64_t centroid_cell(const bucket_grid *g, const pbng_dmesh *m, int32_t e)
+{
+  int c[3];
+  for (int k = 0; k < 3; ++k) c[k] = cell_index(g, 0.25 * (vertex(m, e, 0)[k] + vertex(m, e, 1)[k] + vertex(m, e, 2)[k] + vertex(m, e, 3)[k]), k);
+  return cell_of(g, c[0], c[1], c[2]);
+}
+
+/* About two elements per cell on average, each element in one cell. */
 static PetscErrorCode bucket_grid_build(const pbng_dmesh *m, const rank_extent *ext, bucket_grid *g)
 {
   const int32_t ne = m->nowned_elems;
-  int64_t ncells;
 
   PetscFunctionBeginUser;
   memset(g, 0, sizeof(*g));
   double L[3], vol = 1.0;
-  for (int k = 0; k < 3; ++k) L[k] = fmax(ext->box[3 + k] - ext->box[k], 1e-300), vol *= L[k];
-  g->h = fmax(cbrt(vol / (ne > 0 ? ne : 1)), 1e-3 * fmax(L[0], fmax(L[1], L[2])));
+  for (int k = 0; k < 3; ++k) L[k] = ne > 0 ? fmax(ext->box[3 + k] - ext->box[k], 1e-300) : 1.0, vol *= L[k];
+  g->h = fmax(cbrt(2.0 * vol / (ne > 0 ? ne : 1)), 1e-3 * fmax(L[0], fmax(L[1], L[2])));
   for (int k = 0; k < 3; ++k) {
-    g->lo[k] = ext->box[k];
-    g->n[k] = (int)fmin(ceil(L[k] / g->h), 1024.0);
-    if (g->n[k] < 1) g->n[k] = 1;
+    g->lo[k] = ne > 0 ? ext->box[k] : 0.0;
+    g->n[k] = (int)fmax(fmin(ceil(L[k] / g->h), 1024.0), 1.0);
   }
-  ncells = (int64_t)g->n[0] * g->n[1] * g->n[2];
+  const int64_t ncells = (int64_t)g->n[0] * g->n[1] * g->n[2];
   PetscCall(PetscCalloc1(ncells + 1, &g->start));
-  for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
-    for (int32_t e = 0; e < ne; ++e) {
-      const double *X[4];
-      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-      element_vertices(m, e, X);
-      for (int a = 0; a < 4; ++a)
-        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
-      int r[6];
-      cell_range(g, lo, hi, r);
-      for (int kk = r[4]; kk <= r[5]; ++kk)
-        for (int jj = r[2]; jj <= r[3]; ++jj)
-          for (int ii = r[0]; ii <= r[1]; ++ii) {
-            const int64_t c = cell_of(g, ii, jj, kk);
-            if (pass == 0) g->start[c + 1]++;
-            else g->elem[g->start[c]++] = e;
-          }
-    }
-    if (pass == 0) {
-      for (int64_t c = 0; c < ncells; ++c) g->start[c + 1] += g->start[c];
-      PetscCall(PetscMalloc1(g->start[ncells] + 1, &g->elem));
-    } else { /* the fill advanced start[c] to the old start[c+1]: shift back */
-      for (int64_t c = ncells; c > 0; --c) g->start[c] = g->start[c - 1];
-      g->start[0] = 0;
-    }
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode bucket_grid_destroy(bucket_grid *g)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree(g->start));
-  PetscCall(PetscFree(g->elem));
+  PetscCall(PetscMalloc1((size_t)ne + 1, &g->elem));
+  for (int32_t e = 0; e < ne; ++e) g->start[centroid_cell(g, m, e) + 1]++;
+  for (int64_t c = 0; c < ncells; ++c) g->start[c + 1] += g->start[c];
+  for (int32_t e = 0; e < ne; ++e) g->elem[g->start[centroid_cell(g, m, e)]++] = e;
+  for (int64_t c = ncells; c > 0; --c) g->start[c] = g->start[c - 1]; /* the fill advanced start[c] to start[c+1] */
+  g->start[0] = 0;
   PetscFunctionReturn(0);
 }
 
@@ -114,41 +106,120 @@ static int better(const pbng_point_location *a, const pbng_point_location *b)
   return a->elem < b->elem;
 }
 
-/* The rank's answer for point q: its owned elements in the cells within `reach` of q. */
-static void answer_point(const pbng_dmesh *m, const int64_t *node_value, const bucket_grid *g, double radius, double reach, const double q[3],
-                         pbng_point_location *best)
+/* Element e's answer for q, if e lies within `radius` times its longest edge of q: 1, else 0. */
+static int element_answer(const pbng_locator *L, int32_t e, const double q[3], pbng_point_location *cand)
 {
+  const pbng_dmesh *m = L->mesh;
+  const double *X[4];
+  double wc[4];
+  element_vertices(m, e, X);
+  cand->elem = m->global_elem[e];
+  cand->distance = pbng_point_tet_distance(X, q, wc);
+  cand->size = pbng_tet_longest_edge(X);
+  if (cand->distance > L->radius * cand->size) return 0;
+  if (cand->distance > 0) { /* outside: extrapolate unless that is wild */
+    double w[4];
+    int wild = pbng_tet_barycentric(X, q, w) != 0;
+    for (int a = 0; a < 4 && !wild; ++a) wild = w[a] < -0.5;
+    for (int a = 0; a < 4; ++a) cand->w[a] = wild ? wc[a] : w[a];
+  } else if (pbng_tet_barycentric(X, q, cand->w) != 0) return 0;
+  for (int a = 0; a < 4; ++a) cand->value[a] = L->node_value[m->elems[4 * (int64_t)e + a]];
+  return 1;
+}
+
+/* Distance from q to element e's bounding box along its farthest axis (a lower bound of its distance). */
+static double box_gap(const pbng_dmesh *m, int32_t e, const double q[3])
+{
+  const double *X[4];
+  double lo[3], hi[3], gap = 0;
+  element_vertices(m, e, X);
+  element_box(X, lo, hi);
+  for (int k = 0; k < 3; ++k) gap = fmax(gap, fmax(lo[k] - q[k], q[k] - hi[k]));
+  return gap;
+}
+
+/* Whether q lies in the closed element e (barycentric coordinates all >= 0). */
+static int element_contains(const pbng_dmesh *m, int32_t e, const double q[3])
+{
+  const double *X[4];
+  double w[4];
+  element_vertices(m, e, X);
+  return pbng_tet_barycentric(X, q, w) == 0 && w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && w[3] >= 0;
+}
+
+/* The cells whose elements may lie within `reach` of q along every axis: [r0..r1] x [r2..r3] x [r4..r5]. */
+static void cell_window(const bucket_grid *g, const double q[3], const double reach[3], int r[6])
+{
+  for (int k = 0; k < 3; ++k) r[2 * k] = cell_index(g, q[k] - reach[k], k), r[2 * k + 1] = cell_index(g, q[k] + reach[k], k);
+}
+
+/* The rank's answer for q. Containing elements beat every other (distance 0), so they are looked
+ * for first, among the elements whose box contains q (the lowest global id wins); only when none
+ * contains q is the nearest element within the radius searched for. */
+static void answer_point(const pbng_locator *L, const double q[3], pbng_point_location *best)
+{
+  const pbng_dmesh *m = L->mesh;
+  const bucket_grid *g = &L->grid;
+  const double tol = 1e-12 * L->mine.hmax;
+  double reach[3];
+  int r[6];
+
   memset(best, 0, sizeof(*best));
   best->elem = -1;
-  double lo[3], hi[3];
-  int r[6];
-  for (int k = 0; k < 3; ++k) lo[k] = q[k] - reach, hi[k] = q[k] + reach;
-  cell_range(g, lo, hi, r);
+  for (int k = 0; k < 3; ++k) reach[k] = L->mine.ext[k] + tol;
+  cell_window(g, q, reach, r);
+  int32_t inside = -1;
   for (int kk = r[4]; kk <= r[5]; ++kk)
     for (int jj = r[2]; jj <= r[3]; ++jj)
       for (int ii = r[0]; ii <= r[1]; ++ii) {
         const int64_t c = cell_of(g, ii, jj, kk);
-        for (int64_t k = g->start[c]; k < g->start[c + 1]; ++k) {
+        for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
           const int32_t e = g->elem[k];
-          const double *X[4];
-          pbng_point_location cand;
-          element_vertices(m, e, X);
-          cand.elem = m->global_elem[e];
-          if (best->elem >= 0 && best->distance == 0 && cand.elem > best->elem) continue; /* cannot win */
-          double wc[4];
-          cand.distance = pbng_point_tet_distance(X, q, wc);
-          cand.size = pbng_tet_longest_edge(X);
-          if (cand.distance > radius * cand.size || !better(&cand, best)) continue;
-          if (cand.distance > 0) { /* outside: extrapolate unless that is wild */
-            double w[4];
-            int wild = pbng_tet_barycentric(X, q, w) != 0;
-            for (int a = 0; a < 4 && !wild; ++a) wild = w[a] < -0.5;
-            for (int a = 0; a < 4; ++a) cand.w[a] = wild ? wc[a] : w[a];
-          } else if (pbng_tet_barycentric(X, q, cand.w) != 0) continue;
-          for (int a = 0; a < 4; ++a) cand.value[a] = node_value[m->elems[4 * (int64_t)e + a]];
-          *best = cand;
+          if ((inside < 0 || m->global_elem[e] < m->global_elem[inside]) && box_gap(m, e, q) <= tol && element_contains(m, e, q)) inside = e;
         }
       }
+  if (inside >= 0 && element_answer(L, inside, q, best)) return;
+  best->elem = -1;
+  const double far = L->radius * L->mine.hmax;
+  for (int k = 0; k < 3; ++k) reach[k] = L->mine.ext[k] + far;
+  cell_window(g, q, reach, r);
+  for (int kk = r[4]; kk <= r[5]; ++kk)
+    for (int jj = r[2]; jj <= r[3]; ++jj)
+      for (int ii = r[0]; ii <= r[1]; ++ii) {
+        const int64_t c = cell_of(g, ii, jj, kk);
+        for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
+          pbng_point_location cand;
+          if (box_gap(m, g->elem[k], q) <= far && element_answer(L, g->elem[k], q, &cand) && better(&cand, best)) *best = cand;
+        }
+      }
+}
+
+PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator)
+{
+  pbng_locator *L;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&L));
+  L->mesh = mesh, L->node_value = node_value, L->radius = radius;
+  L->mine = owned_extent(mesh);
+  PetscCall(PetscMalloc1(mesh->size, &L->all));
+  PetscCallMPI(MPI_Allgather(&L->mine, (int)sizeof(rank_extent), MPI_BYTE, L->all, (int)sizeof(rank_extent), MPI_BYTE, mesh->comm));
+  PetscCall(bucket_grid_build(mesh, &L->mine, &L->grid));
+  *locator = L;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_locator_destroy(pbng_locator **locator)
+{
+  pbng_locator *L = *locator;
+
+  PetscFunctionBeginUser;
+  if (!L) PetscFunctionReturn(0);
+  PetscCall(PetscFree(L->grid.start));
+  PetscCall(PetscFree(L->grid.elem));
+  PetscCall(PetscFree(L->all));
+  PetscCall(PetscFree(*locator));
+  PetscFunctionReturn(0);
 }
 
 typedef struct {
@@ -170,63 +241,56 @@ static PetscErrorCode alltoallv_items(const void *send, const int *scount, const
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_locate_points(const pbng_dmesh *mesh, const int64_t *node_value, double radius, int64_t n, const double *points,
-                                  pbng_point_location *loc)
+/* Whether q lies in rank r's box grown by the search radius. */
+static int may_answer(const pbng_locator *L, int r, const double q[3])
 {
-  MPI_Comm comm = mesh->comm;
-  int size = mesh->size;
-  rank_extent mine = owned_extent(mesh), *all;
+  const rank_extent *x = &L->all[r];
+  const double grow = L->radius * x->hmax;
+  int in = x->hmax > 0;
+  for (int k = 0; k < 3 && in; ++k) in = q[k] >= x->box[k] - grow && q[k] <= x->box[3 + k] + grow;
+  return in;
+}
+
+PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *points, pbng_point_location *loc)
+{
+  MPI_Comm comm = L->mesh->comm;
+  const int size = L->mesh->size;
   int *scount, *rcount, *sdispl, *rdispl;
-  query *sbuf, *rbuf;
+  query *sbuf = NULL, *rbuf;
   pbng_point_location *abuf, *rabuf;
-  bucket_grid grid;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(size, &all));
-  PetscCallMPI(MPI_Allgather(&mine, (int)sizeof(rank_extent), MPI_BYTE, all, (int)sizeof(rank_extent), MPI_BYTE, comm));
   PetscCall(PetscCalloc4(size, &scount, size, &rcount, size + 1, &sdispl, size + 1, &rdispl));
-  /* each point to every rank whose grown box contains it */
-  for (int pass = 0; pass < 2; ++pass) {
+  for (int pass = 0; pass < 2; ++pass) { /* count, then fill: each point to every rank that may answer it */
     if (pass == 1) {
       for (int r = 0; r < size; ++r) sdispl[r + 1] = sdispl[r] + scount[r], scount[r] = 0;
       PetscCall(PetscMalloc1(sdispl[size] + 1, &sbuf));
     }
-    for (int64_t i = 0; i < n; ++i) {
-      const double *q = &points[3 * i];
+    for (int64_t i = 0; i < n; ++i)
       for (int r = 0; r < size; ++r) {
-        const double grow = radius * all[r].hmax;
-        int in = all[r].hmax > 0;
-        for (int k = 0; k < 3 && in; ++k) in = q[k] >= all[r].box[k] - grow && q[k] <= all[r].box[3 + k] + grow;
-        if (!in) continue;
+        if (!may_answer(L, r, &points[3 * i])) continue;
         if (pass == 1) {
           query *s = &sbuf[sdispl[r] + scount[r]];
-          memcpy(s->q, q, sizeof(s->q));
+          memcpy(s->q, &points[3 * i], sizeof(s->q));
           s->index = i;
         }
         scount[r]++;
       }
-    }
   }
   PetscCallMPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm));
   for (int r = 0; r < size; ++r) rdispl[r + 1] = rdispl[r] + rcount[r];
   PetscCall(PetscMalloc1(rdispl[size] + 1, &rbuf));
   PetscCall(alltoallv_items(sbuf, scount, sdispl, rbuf, rcount, rdispl, sizeof(query), comm));
-  /* answer the points received */
-  PetscCall(bucket_grid_build(mesh, &mine, &grid));
   PetscCall(PetscMalloc1(rdispl[size] + 1, &abuf));
-  const double reach = radius * mine.hmax;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t k = 0; k < rdispl[size]; ++k) answer_point(mesh, node_value, &grid, radius, reach, rbuf[k].q, &abuf[k]);
-  PetscCall(bucket_grid_destroy(&grid));
+  for (int64_t k = 0; k < rdispl[size]; ++k) answer_point(L, rbuf[k].q, &abuf[k]);
   PetscCall(PetscMalloc1(sdispl[size] + 1, &rabuf));
   PetscCall(alltoallv_items(abuf, rcount, rdispl, rabuf, scount, sdispl, sizeof(pbng_point_location), comm));
-  /* the best answer per point */
   for (int64_t i = 0; i < n; ++i) loc[i].elem = -1;
-  for (int64_t k = 0; k < sdispl[size]; ++k) {
+  for (int64_t k = 0; k < sdispl[size]; ++k) { /* the best answer per point */
     pbng_point_location *l = &loc[sbuf[k].index];
     if (better(&rabuf[k], l)) *l = rabuf[k];
   }
-  PetscCall(PetscFree(all));
   PetscCall(PetscFree4(scount, rcount, sdispl, rdispl));
   PetscCall(PetscFree(sbuf));
   PetscCall(PetscFree(rbuf));

@@ -34,58 +34,83 @@ static PetscErrorCode first_failure(MPI_Comm comm, int64_t mine, const double Xm
   PetscFunctionReturn(0);
 }
 
-/* One scalar matrix: a row per owned free node of `rows` (its rest position located in `cols`). */
-static PetscErrorCode build(const pbng_dmesh *rows, const pbng_dof_map *rmap, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius,
+/* A matrix row: at most four entries. */
+typedef struct {
+  PetscInt col[4];
+  PetscScalar val[4];
+  int n; /* entries, or -2 (no element within the radius) / -1 (only prescribed vertices) */
+} row;
+
+#define LOCATE_CHUNK 65536 /* points located per rank and collective round: bounds the search's buffers */
+
+/* rows[i] for every owned free node of `rows_mesh`, its rest position located in `cols` by rounds of at
+ * most LOCATE_CHUNK points per rank (collective). */
+static PetscErrorCode locate_rows(const pbng_dmesh *rows_mesh, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius, int renormalise,
+                                  row *rows)
+{
+  const int64_t m = rows_mesh->nfree;
+  pbng_locator *locator;
+  pbng_point_location *loc;
+  int64_t rounds, mine = (m + LOCATE_CHUNK - 1) / LOCATE_CHUNK;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, &rounds, 1, MPI_INT64_T, MPI_MAX, rows_mesh->comm));
+  PetscCall(pbng_locator_create(cols, cmap->node_dof, radius, &locator));
+  PetscCall(PetscMalloc1(LOCATE_CHUNK, &loc));
+  for (int64_t k = 0; k < rounds; ++k) {
+    const int64_t first = k * LOCATE_CHUNK, n = first < m ? (m - first < LOCATE_CHUNK ? m - first : LOCATE_CHUNK) : 0;
+    PetscCall(pbng_locator_find(locator, n, rows_mesh->X + 3 * first, loc));
+    for (int64_t i = 0; i < n; ++i) rows[first + i].n = loc[i].elem < 0 ? -2 : row_entries(&loc[i], renormalise, rows[first + i].col, rows[first + i].val);
+  }
+  PetscCall(PetscFree(loc));
+  PetscCall(pbng_locator_destroy(&locator));
+  PetscFunctionReturn(0);
+}
+
+/* One scalar matrix: a row per owned free node of `rows_mesh` (its rest position located in `cols`). */
+static PetscErrorCode build(const pbng_dmesh *rows_mesh, const pbng_dof_map *rmap, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius,
                             int renormalise, Mat *A, int64_t *failed_gid, double failed_X[3], int *failed_kind)
 {
-  const int32_t m = rows->nfree;
-  pbng_point_location *loc;
-  PetscInt *dnz, *onz, ncols_local;
-  int64_t cfirst = cmap->first;
+  const int32_t m = rows_mesh->nfree;
+  row *rows;
+  PetscInt *dnz, *onz, ncols_local = cols->nfree;
+  const int64_t cfirst = cmap->first;
 
   PetscFunctionBeginUser;
   *failed_gid = INT64_MAX, *failed_kind = 0;
   failed_X[0] = failed_X[1] = failed_X[2] = 0;
-  PetscCall(PetscMalloc1(m + 1, &loc));
-  PetscCall(pbng_locate_points(cols, cmap->node_dof, radius, m, rows->X, loc));
-  ncols_local = cols->nfree;
+  PetscCall(PetscMalloc1(m + 1, &rows));
+  PetscCall(locate_rows(rows_mesh, cols, cmap, radius, renormalise, rows));
   PetscCall(PetscCalloc2(m + 1, &dnz, m + 1, &onz));
   for (int32_t i = 0; i < m; ++i) {
-    PetscInt c[4];
-    PetscScalar v[4];
-    const int n = loc[i].elem < 0 ? -2 : row_entries(&loc[i], renormalise, c, v);
-    if (n < 0) {
-      if (rows->global_node[i] < *failed_gid) {
-        *failed_gid = rows->global_node[i], *failed_kind = n == -2 ? TRANSFER_NOT_COVERED : TRANSFER_ONLY_HELD;
-        for (int k = 0; k < 3; ++k) failed_X[k] = rows->X[3 * i + k];
+    const row *r = &rows[i];
+    if (r->n < 0) {
+      if (rows_mesh->global_node[i] < *failed_gid) {
+        *failed_gid = rows_mesh->global_node[i], *failed_kind = r->n == -2 ? TRANSFER_NOT_COVERED : TRANSFER_ONLY_HELD;
+        for (int k = 0; k < 3; ++k) failed_X[k] = rows_mesh->X[3 * i + k];
       }
       continue;
     }
-    for (int k = 0; k < n; ++k) (c[k] >= cfirst && c[k] < cfirst + ncols_local) ? dnz[i]++ : onz[i]++;
+    for (int k = 0; k < r->n; ++k) (r->col[k] >= cfirst && r->col[k] < cfirst + ncols_local) ? dnz[i]++ : onz[i]++;
   }
   int64_t gid = INT64_MAX;
   double X[3] = {0, 0, 0};
   int kind = 0;
-  PetscCall(first_failure(rows->comm, *failed_gid, failed_X, *failed_kind, &gid, X, &kind));
+  PetscCall(first_failure(rows_mesh->comm, *failed_gid, failed_X, *failed_kind, &gid, X, &kind));
   *failed_gid = gid, *failed_kind = kind;
   for (int k = 0; k < 3; ++k) failed_X[k] = X[k];
-  if (gid != INT64_MAX) {
-    PetscCall(PetscFree2(dnz, onz));
-    PetscCall(PetscFree(loc));
-    PetscFunctionReturn(0);
+  if (gid == INT64_MAX) {
+    PetscCall(MatCreateAIJ(rows_mesh->comm, m, ncols_local, rmap->nglobal, cmap->nglobal, 0, dnz, 0, onz, A));
+    PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+    for (int32_t i = 0; i < m; ++i) {
+      const PetscInt r = (PetscInt)(rmap->first + i);
+      PetscCall(MatSetValues(*A, 1, &r, rows[i].n, rows[i].col, rows[i].val, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   }
-  PetscCall(MatCreateAIJ(rows->comm, m, ncols_local, rmap->nglobal, cmap->nglobal, 0, dnz, 0, onz, A));
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  for (int32_t i = 0; i < m; ++i) {
-    PetscInt c[4], r = (PetscInt)(rmap->first + i);
-    PetscScalar v[4];
-    const int n = row_entries(&loc[i], renormalise, c, v);
-    PetscCall(MatSetValues(*A, 1, &r, n, c, v, INSERT_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree2(dnz, onz));
-  PetscCall(PetscFree(loc));
+  PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
 

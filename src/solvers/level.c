@@ -1,6 +1,8 @@
 #include "solvers/level.h"
+#include <math.h>
 #include <petscdmshell.h>
 #include <string.h>
+#include "parallel/reduce.h"
 
 PetscErrorCode pbng_level_create(pbng_problem *pb, const pbng_sweep_options *opt, int index, pbng_level *lev)
 {
@@ -61,6 +63,25 @@ PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X)
   PetscCall(VecGetArray(X, &a));
   memcpy(a, lev->pb->x, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
   PetscCall(VecRestoreArray(X, &a));
+  PetscFunctionReturn(0);
+}
+
+/* The problem's positions <- X + alpha D (owned free nodes; ghosts exchanged): a point along a direction
+ * without a trial vector. */
+static PetscErrorCode load_along(pbng_level *lev, Vec X, PetscReal alpha, Vec D)
+{
+  const PetscScalar *x, *d;
+  double *p = lev->pb->x;
+  const int64_t n = 3 * (int64_t)lev->pb->dm->nfree;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArrayRead(D, &d));
+#pragma omp parallel for schedule(static)
+  for (int64_t k = 0; k < n; ++k) p[k] = x[k] + alpha * d[k];
+  PetscCall(VecRestoreArrayRead(D, &d));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(pbng_problem_update_ghosts(lev->pb));
   PetscFunctionReturn(0);
 }
 
@@ -146,6 +167,57 @@ static PetscErrorCode level_objective(SNES snes, Vec X, PetscReal *obj, void *ct
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *obj)
+{
+  Vec B;
+  const PetscScalar *b = NULL;
+  double t0;
+
+  PetscFunctionBeginUser;
+  PetscCall(enter(lev, &t0));
+  PetscCall(load_along(lev, X, alpha, D));
+  PetscCall(SNESGetRhs(snes, &B));
+  if (B) PetscCall(VecGetArrayRead(B, &b));
+  PetscCall(pbng_problem_energy(lev->pb, b, obj));
+  if (B) PetscCall(VecRestoreArrayRead(B, &b));
+  lev->objectives++;
+  PetscCall(leave(lev, t0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *slope)
+{
+  const pbng_problem *pb = lev->pb;
+  const int32_t nfree = pb->dm->nfree;
+  Vec B;
+  const PetscScalar *b = NULL, *d;
+  double *term, t0;
+
+  PetscFunctionBeginUser;
+  PetscCall(enter(lev, &t0));
+  PetscCall(load_along(lev, X, alpha, D));
+  PetscCall(SNESGetRhs(snes, &B));
+  if (B) PetscCall(VecGetArrayRead(B, &b));
+  PetscCall(VecGetArrayRead(D, &d));
+  PetscCall(PetscMalloc1(nfree + 1, &term));
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < nfree; ++i) { /* (F_i - b_i).d_i with F_i = -f_i */
+    double f[3];
+    pbng_node_force(pb, i, pb->x, f, NULL, 0);
+    term[i] = 0;
+    for (int k = 0; k < 3; ++k) term[i] -= (f[k] + (b ? b[3 * i + k] : 0.0)) * d[3 * i + k];
+  }
+  PetscCall(VecRestoreArrayRead(D, &d));
+  if (B) PetscCall(VecRestoreArrayRead(B, &b));
+  const double *terms[1] = {term};
+  const int64_t counts[1] = {nfree};
+  PetscCall(pbng_reproducible_sum(pb->dm->comm, 1, terms, counts, slope));
+  PetscCall(PetscFree(term));
+  lev->functions++;
+  PetscCall(leave(lev, t0));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode level_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
 {
   pbng_level *lev = ctx;
@@ -161,16 +233,26 @@ static PetscErrorCode level_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
   PetscFunctionReturn(0);
 }
 
+/* The DMShell's vectors, made on demand (the DM keeps no template vector of its own). */
+static PetscErrorCode create_global_vector(DM dm, Vec *v)
+{
+  pbng_level *lev;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMShellGetContext(dm, &lev));
+  PetscCall(pbng_level_create_vec(lev, v));
+  PetscCall(VecSetDM(*v, dm));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes)
 {
   DM dm;
-  Vec like;
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetDM(snes, &dm)); /* a DMShell: it carries the callbacks and the vector layout */
-  PetscCall(pbng_level_create_vec(lev, &like));
-  PetscCall(DMShellSetGlobalVector(dm, like));
-  PetscCall(VecDestroy(&like));
+  PetscCall(DMShellSetContext(dm, lev));
+  PetscCall(DMShellSetCreateGlobalVector(dm, create_global_vector));
   PetscCall(SNESSetFunction(snes, NULL, level_function, lev));
   PetscCall(SNESSetNGS(snes, level_ngs, lev));
   PetscCall(SNESSetObjective(snes, level_objective, lev));

@@ -42,6 +42,12 @@ PetscErrorCode pbng_level_create_vec(const pbng_level *lev, Vec *v);
 PetscErrorCode pbng_level_load(pbng_level *lev, Vec X);
 PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X);
 
+/* Along a direction D from X, at X + alpha D, without a trial vector (the line search on coarse
+ * corrections): the objective E - b.x, and the slope (F - b).D, b the SNES's right-hand side
+ * (collective; sums independent of the rank and thread counts). */
+PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *obj);
+PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *slope);
+
 /* Sets function, NGS and objective on snes (its DM); and the Jacobian when the level has K. */
 PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes);
 

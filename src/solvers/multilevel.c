@@ -15,6 +15,7 @@
  * E_l(x) - b_l.x (-multilevel_linesearch; PETSc 3.18's multiplicative FAS has no line search of its
  * own there): the interpolation matrix given to FAS is a shell whose MatMultAdd, the operation FAS
  * applies the correction with, scales the correction before adding it. */
+#include <malloc.h>
 #include <math.h>
 #include <petscdm.h>
 #include <string.h>
@@ -29,8 +30,7 @@ typedef struct {
   multilevel_data *ml;
   int l;     /* the finer of the two levels */
   Mat P;     /* the 3-dof interpolation (MAIJ) */
-  Vec d;     /* the interpolated correction (level l) */
-  Vec trial; /* x + d */
+  Vec d;     /* the interpolated correction (level l), when the cycle SNES has no update vector to hold it */
 } correction;
 
 struct multilevel_data {
@@ -51,15 +51,6 @@ struct multilevel_data {
 
 /* ---- the line search along an interpolated correction -------------------------------------- */
 
-/* phi'(alpha) . d at x + alpha d: (F(x + alpha d) - b).d, F with the level's rhs subtracted. */
-static PetscErrorCode directional_derivative(SNES snes, Vec x, Vec d, Vec work, PetscReal *s)
-{
-  PetscFunctionBeginUser;
-  PetscCall(SNESComputeFunction(snes, x, work)); /* F(x) - b */
-  PetscCall(VecDot(work, d, s));
-  PetscFunctionReturn(0);
-}
-
 #define CORRECTION_ALPHA_MAX 4.0 /* the longest step along a correction (coarse levels are stiffer: alpha > 1 is common) */
 
 /* The secant rule: the minimiser of the quadratic whose slopes along d are s0 at 0 and s1 at 1,
@@ -73,10 +64,11 @@ static double secant_alpha(double s0, double s1)
 }
 
 /* alpha for x + alpha d on level c->l: F = F_l(x) - b_l at x (left by FAS in the level's function
- * vector). */
+ * vector). Trial points are evaluated in place (pbng_level_*_along), without a trial vector. */
 static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
 {
   multilevel_data *ml = c->ml;
+  pbng_level *lev = &ml->level[c->l];
   SNES snes;
   Vec F;
   PetscReal s0, s1, phi0, phi1;
@@ -87,17 +79,16 @@ static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
   PetscCall(SNESFASGetCycleSNES(ml->fas, c->l, &snes));
   PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
   PetscCall(VecDot(F, d, &s0));
-  PetscCall(VecWAXPY(c->trial, 1.0, d, x));
   if (ml->search == PBNG_CORRECTION_SECANT) {
-    PetscCall(directional_derivative(snes, c->trial, d, F, &s1)); /* F is recomputed by FAS before its next use */
+    PetscCall(pbng_level_slope_along(lev, snes, x, 1.0, d, &s1));
     *alpha = secant_alpha(s0, s1);
     PetscFunctionReturn(0);
   }
   PetscCall(SNESComputeObjective(snes, x, &phi0));
-  PetscCall(SNESComputeObjective(snes, c->trial, &phi1));
+  PetscCall(pbng_level_objective_along(lev, snes, x, 1.0, d, &phi1));
   const double noise = 1e-13 * (fabs(phi0) + fabs(phi1));
   if (fabs(phi1 - phi0) <= noise && fabs(s0) <= noise) { /* the energy cannot tell: ask the gradient */
-    PetscCall(directional_derivative(snes, c->trial, d, F, &s1));
+    PetscCall(pbng_level_slope_along(lev, snes, x, 1.0, d, &s1));
     *alpha = secant_alpha(s0, s1);
     PetscFunctionReturn(0);
   }
@@ -108,8 +99,7 @@ static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
     if (best > 1.25) {
       const double a = fmin(best, CORRECTION_ALPHA_MAX);
       PetscReal phi;
-      PetscCall(VecWAXPY(c->trial, a, d, x));
-      PetscCall(SNESComputeObjective(snes, c->trial, &phi));
+      PetscCall(pbng_level_objective_along(lev, snes, x, a, d, &phi));
       if (isfinite(phi) && phi < phi1) *alpha = a;
     }
     PetscFunctionReturn(0);
@@ -119,12 +109,29 @@ static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
     const double cur = (phi - phi0 - a * s0) / (a * a);
     double next = (s0 < 0 && cur > 0 && isfinite(phi)) ? -s0 / (2 * cur) : 0.5 * a;
     a = fmin(fmax(next, 0.1 * a), 0.5 * a);
-    PetscCall(VecWAXPY(c->trial, a, d, x));
-    PetscCall(SNESComputeObjective(snes, c->trial, &phi));
+    PetscCall(pbng_level_objective_along(lev, snes, x, a, d, &phi));
     if (isfinite(phi) && phi <= phi0 + 1e-4 * a * fmin(s0, 0.0)) break;
     if (k == 7) a = 0.0; /* no decrease found: skip the correction */
   }
   *alpha = a;
+  PetscFunctionReturn(0);
+}
+
+/* Where the interpolated correction d = P e goes: the level's cycle SNES's solution-update vector,
+ * which FAS's multiplicative cycle and the NGS smoother leave unused and nothing reads between the
+ * coarse solve and this correction (one fine vector less per level); a vector of our own if the
+ * SNES has none. */
+static PetscErrorCode correction_vector(correction *c, Vec *d)
+{
+  SNES snes;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESFASGetCycleSNES(c->ml->fas, c->l, &snes));
+  PetscCall(SNESGetSolutionUpdate(snes, d));
+  if (!*d) {
+    if (!c->d) PetscCall(pbng_level_create_vec(&c->ml->level[c->l], &c->d));
+    *d = c->d;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -134,13 +141,15 @@ static PetscErrorCode correction_mult_add(Mat A, Vec e, Vec x, Vec w)
 {
   correction *c;
   double alpha;
+  Vec d;
 
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(A, &c));
-  PetscCall(MatMult(c->P, e, c->d));
-  PetscCall(choose_alpha(c, x, c->d, &alpha));
+  PetscCall(correction_vector(c, &d));
+  PetscCall(MatMult(c->P, e, d));
+  PetscCall(choose_alpha(c, x, d, &alpha));
   if (w != x) PetscCall(VecCopy(x, w));
-  PetscCall(VecAXPY(w, alpha, c->d));
+  PetscCall(VecAXPY(w, alpha, d));
   c->ml->last_alpha[c->l < 16 ? c->l : 15] = alpha;
   c->ml->corrections++;
   if (alpha == 0) c->ml->rejected++;
@@ -175,8 +184,6 @@ static PetscErrorCode create_correction_shell(multilevel_data *ml, int l)
 
   PetscFunctionBeginUser;
   c->ml = ml, c->l = l, c->P = ml->P3[l];
-  PetscCall(pbng_level_create_vec(&ml->level[l], &c->d));
-  PetscCall(VecDuplicate(c->d, &c->trial));
   PetscCall(MatGetLocalSize(c->P, &m, &n));
   PetscCall(MatGetSize(c->P, &M, &N));
   PetscCall(MatCreateShell(ml->level[l].pb->dm->comm, m, n, M, N, c, &ml->shell[l]));
@@ -289,6 +296,30 @@ static PetscErrorCode configure_smoothers(multilevel_data *ml)
   PetscFunctionReturn(0);
 }
 
+/* Sets FAS up now (with the run's vector as the finest solution) and returns what PETSc 3.18's FAS
+ * allocates but never uses: a level's work[1] (read by the additive cycle only; work[0] of a level is
+ * the finer level's restricted solution) and the vector each level's DM keeps after handing out work
+ * vectors. On the finest level of 2 million nodes each is 50 MB. */
+static PetscErrorCode set_up_fas(multilevel_data *ml)
+{
+  SNESFASType type;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESSetSolution(ml->fas, ml->X));
+  PetscCall(SNESSetUp(ml->fas));
+  PetscCall(SNESFASGetType(ml->fas, &type));
+  for (int l = 0; l < ml->nlevels; ++l) {
+    SNES cycle;
+    DM dm;
+    PetscCall(SNESFASGetCycleSNES(ml->fas, l, &cycle));
+    if (type != SNES_FAS_ADDITIVE) PetscCall(SNESSetWorkVecs(cycle, 1));
+    PetscCall(SNESGetDM(cycle, &dm));
+    PetscCall(DMClearGlobalVectors(dm));
+  }
+  malloc_trim(0); /* hand the freed vectors back (Open MPI keeps malloc from doing it) */
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode create_fas(pbng_solver *s)
 {
   multilevel_data *ml = s->data;
@@ -346,8 +377,11 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
     PetscCall(pbng_level_create(pb, &s->opt.sweep, l, &ml->level[l]));
   }
   PetscCall(create_transfers(s));
+  malloc_trim(0); /* the point location's buffers */
   PetscCall(create_fas(s));
   PetscCall(pbng_level_create_vec(&ml->level[ml->nlevels - 1], &ml->X));
+  PetscCall(pbng_level_store(&ml->level[ml->nlevels - 1], ml->X));
+  PetscCall(set_up_fas(ml));
   PetscFunctionReturn(0);
 }
 
@@ -449,7 +483,6 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
     PetscCall(MatDestroy(&ml->Q[l]));
     PetscCall(VecDestroy(&ml->rscale[l]));
     PetscCall(VecDestroy(&ml->corr[l].d));
-    PetscCall(VecDestroy(&ml->corr[l].trial));
     if (ml->level[l].pb) PetscCall(pbng_level_destroy(&ml->level[l]));
   }
   PetscCall(PetscFree5(ml->P, ml->Q, ml->P3, ml->Q3, ml->shell));
