@@ -13,13 +13,16 @@
 #include "app/config.h"
 #include "io/partfile.h"
 #include "mesh/coarsen.h"
+#include "parallel/transfer.h"
+#include "parallel/weak_levels.h"
 #include "parallel/coloring.h"
 #include "parallel/partition.h"
 
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph).\n"
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
-                           "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ...)\n";
+                           "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ..., the weak constraints carried to each;\n"
+                           "    with -mesh, the boundary-set options -fix_box, -fix_group, -bcK_* and -multilevel_coarsen_* as given to pbng)\n";
 
 typedef struct {
   pbng_config cfg;
@@ -69,6 +72,7 @@ static PetscErrorCode read_options(partition_options *o)
              (int)levels, o->cfg.res);
   o->levels = (int)levels;
   o->cfg.solver_opt.multilevel = o->levels;
+  if (o->levels > 1) PetscCall(pbng_config_read_coarsening_options(&o->cfg));
   PetscCall(pbng_config_reject_unused_options(&o->cfg));
   PetscFunctionReturn(0);
 }
@@ -164,28 +168,44 @@ static PetscErrorCode coarse_level(const partition_options *o, int k, const pbng
   PetscFunctionReturn(0);
 }
 
+/* Drops a mesh's weak constraints (a coarse level's carried ones, once written: pbng coarsens each
+ * level from the one above before carrying the constraints to it, and so does this). */
+static PetscErrorCode drop_weak_constraints(pbng_mesh *mesh)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(mesh->weak));
+  mesh->nweak = 0;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode run(void)
 {
   partition_options o;
   pbng_mesh mesh, coarse;
   char path[PETSC_MAX_PATH_LEN + 16], levels[4 * PETSC_MAX_PATH_LEN] = "";
+  int64_t nsprings = 0;
+  pbng_weak_spring *springs = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(read_options(&o));
   double t0 = MPI_Wtime();
   PetscCall(pbng_config_build_mesh(&o.cfg, &mesh));
   PetscCall(partition_one(&o, &mesh, o.output, t0));
+  if (o.levels > 1) PetscCall(pbng_weak_springs_of_mesh(&mesh, &nsprings, &springs));
   for (int k = 1; k < o.levels; ++k) {
     t0 = MPI_Wtime();
     PetscCall(coarse_level(&o, k, &mesh, &coarse));
     PetscCall(pbng_mesh_destroy(&mesh));
     mesh = coarse;
     level_path(o.output, k, path, sizeof(path));
+    PetscCall(pbng_mesh_add_weak_springs(&mesh, path, nsprings, springs, PBNG_TRANSFER_RADIUS));
     PetscCall(partition_one(&o, &mesh, path, t0));
+    PetscCall(drop_weak_constraints(&mesh));
     if (k > 1) PetscCall(PetscStrlcat(levels, ",", sizeof(levels)));
     PetscCall(PetscStrlcat(levels, path, sizeof(levels)));
   }
   if (o.levels > 1) printf("coarse levels for pbng: -mesh %s -mesh_levels %s\n", o.output, levels);
+  PetscCall(PetscFree(springs));
   PetscCall(pbng_mesh_destroy(&mesh));
   PetscFunctionReturn(0);
 }

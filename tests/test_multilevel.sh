@@ -4,7 +4,9 @@
 #  - the FAS fixed point: one cycle from Newton's converged equilibrium leaves it unchanged (1e-10);
 #  - two- and three-level FAS converge to the same equilibrium as -solver newton (1e-8) on the
 #    stretched and twisted box, the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
-#    TetGen tube with coarse levels made from it alone, the weakly bound blocks and the dynamic block;
+#    TetGen tube with coarse levels made from it alone, the weakly bound blocks (generated, and from a
+#    -weak file with the constraints carried to given and made coarse levels) and the dynamic block;
+#  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files;
 #  - 1-4 ranks x 1-2 threads give the same positions after a fixed number of cycles (1e-10);
 #  - Newton with PBNG as nonlinear preconditioner (-newton_npc pbng, right and left) reaches it too;
 #  - PETSc's -snes_fas_* / -fas_* options pass through (monitor, PBNG sweeps as the coarse solver);
@@ -65,6 +67,14 @@ check_equilibrium tube_coarser "3" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0
 grep -q "^level 0 ($D/tube.node coarsened 2 times): 82 nodes" "$TMP/log" && ok || fail "the tube's coarsest level is not the expected one"
 ML_ONLY=()
 check_equilibrium blocks "2" 1e-11 -scene two_blocks_hanging -res 5 -weak_stiffness 1e4
+# weak constraints from a file (a block hanging from another one by 74 of them), carried to every coarse
+# level: given coarse meshes and coarse levels made from the fine mesh
+weak_blocks=(-mesh "$D/two_blocks_v22.msh" -fix_group top -weak "$D/two_blocks_weak.txt" -gravity 0,0,-9.8 -youngs 1e4 -frames 1)
+ML_ONLY=(-mesh_levels "$D/two_blocks_coarse_v22.msh")
+check_equilibrium weak_file "2" 1e-10 "${weak_blocks[@]}"
+grep -q "^level 0 ($D/two_blocks_coarse_v22.msh): .* tetrahedra, 74 weak constraints" "$TMP/log" && ok || fail "the coarse level lacks the carried weak constraints"
+ML_ONLY=()
+check_equilibrium weak_file_made "2" 1e-10 "${weak_blocks[@]}"
 check_equilibrium dynamic "2" 1e-11 -scene block_drop_dynamic -res 7 -frames 3
 
 # Newton with PBNG sweeps as nonlinear preconditioner, right and left: the same equilibrium
@@ -89,6 +99,20 @@ gmsh=(-mesh "$D/cube_fine_v41.msh" -mesh_levels "$D/cube_v41_ascii.msh" -fix_gro
 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh1.h5" > "$TMP/log" 2>&1 && ok || fail "gmsh levels, 1 rank"
 "${MPI[@]}" -n 3 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh3.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh levels, 3 ranks"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/gmsh1.h5" --compare "$TMP/gmsh3.h5" --rtol 1e-10 --quiet && ok || fail "gmsh levels: 3 ranks differ from 1"
+
+# pbng-partition -multilevel writes the coarse levels with the constraints carried over: the same
+# positions as the levels made on the fly; a partitioned coarse level without them is an error
+weak_run=(-fix_group top -gravity 0,0,-9.8 -youngs 1e4 -frames 1 -iters 4 -threads 1)
+"$PBNG_BIN/pbng-partition" -mesh "$D/two_blocks_v22.msh" -weak "$D/two_blocks_weak.txt" -fix_group top -parts 2 -multilevel 2 \
+  -output "$TMP/tb.p2.h5" > "$TMP/log" 2>&1 && ok || { fail "pbng-partition -multilevel with weak constraints"; cat "$TMP/log"; }
+"${MPI[@]}" -n 2 "$PBNG" -mesh "$TMP/tb.p2.h5" -mesh_levels "$TMP/tb.p2.level1.h5" "${weak_run[@]}" -output "$TMP/tb_files.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "partitioned levels with weak constraints"; cat "$TMP/log"; }
+"${MPI[@]}" -n 2 "$PBNG" -mesh "$D/two_blocks_v22.msh" -weak "$D/two_blocks_weak.txt" -multilevel 2 "${weak_run[@]}" -output "$TMP/tb_fly.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "levels made on the fly with weak constraints"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/tb_fly.h5" --compare "$TMP/tb_files.h5" --rtol 1e-10 --quiet && ok || fail "pbng-partition's levels differ from those made on the fly"
+"$PBNG_BIN/pbng-partition" -mesh "$D/two_blocks_coarse_v22.msh" -parts 2 -output "$TMP/tbc.p2.h5" > "$TMP/log" 2>&1 && ok || fail "pbng-partition of the coarse mesh"
+expect_error "partitioned coarse level without the weak constraints" "the partitioned file has no weak constraints, the fine mesh 74" \
+  "${MPI[@]}" -n 2 "$PBNG" -mesh "$TMP/tb.p2.h5" -mesh_levels "$TMP/tbc.p2.h5" "${weak_run[@]}" -output "$TMP/bad.h5"
 
 # PETSc options pass through; the report names every level
 small=(-scene box_stretch_twist -res 9 -frames 1 -multilevel 2 -threads 1)

@@ -70,9 +70,14 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 int pbng_config_coarse_res(int res, int k);
 
 /* Coarse level k's mesh when it comes from the configuration alone: a generated scene's mesh at
- * pbng_config_coarse_res (the stacked blocks keep the finest level's gap and scale each binding's
- * stiffness by the ratio of binding counts, so that the blocks are held as stiffly), or
- * -mesh_levels' k-th file. *made = 0 when the level must be made from the fine mesh instead. */
+ * pbng_config_coarse_res (the stacked blocks keep the finest level's gap), or -mesh_levels' k-th
+ * file; without weak constraints (the caller carries the fine level's to it:
+ * pbng_mesh_add_weak_springs). *made = 0 when the level must be made from the fine mesh instead. */
+/* pbng-partition -multilevel L: the options that shape the coarse levels made from -mesh FILE as pbng
+ * makes them: the boundary sets (-fix_box, -fix_group, -bcK_*; each level keeps their nodes) and
+ * -multilevel_coarsen_*. */
+PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg);
+
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made);
 
 /* Checks the options that size a generated mesh: their ranges, and that each was given (its *_set

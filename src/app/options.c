@@ -236,6 +236,8 @@ static PetscErrorCode read_acceleration_parameters(PetscOptionItems *PetscOption
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode read_coarsen_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, PetscBool allowed);
+
 /* -multilevel L, -mesh_levels C1,C2,... and -multilevel_linesearch: PBNG inside FAS (docs/multilevel.md). */
 static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
@@ -296,8 +298,17 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-multilevel_coarse_hessian: unknown \"%s\" (known: modified, stress, element, exact)",
              hessian);
   PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
+  PetscCall(read_coarsen_options(PetscOptionsObject, cfg, o->multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && !files_set));
+  PetscFunctionReturn(0);
+}
+
+/* -multilevel_coarsen_*: how coarse levels are made from the fine mesh (allowed: whether they are). */
+static PetscErrorCode read_coarsen_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, PetscBool allowed)
+{
   pbng_coarsen_options *c = &cfg->coarsen;
   PetscBool q_set, a_set, r_set;
+
+  PetscFunctionBeginUser;
   PetscCall(PetscOptionsReal("-multilevel_coarsen_ratio", "-multilevel with -mesh alone: nodes of a level / nodes of the next coarser", NULL,
                              c->target_ratio, &c->target_ratio, &r_set));
   PetscCall(PetscOptionsReal("-multilevel_coarsen_quality", "-multilevel with -mesh alone: least 6 sqrt(2) V / l_max^3 of a coarse tetrahedron", NULL,
@@ -310,8 +321,21 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              c->quality_min);
   PetscCheck(c->feature_angle > 0 && c->feature_angle < 90, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel_coarsen_angle %g: must be in (0, 90)",
              c->feature_angle);
-  PetscCheck(!(q_set || a_set || r_set) || (o->multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && !files_set), PETSC_COMM_WORLD,
-             PETSC_ERR_ARG_INCOMP, "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels (coarse meshes made from the fine one)");
+  PetscCheck(!(q_set || a_set || r_set) || allowed, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels (coarse meshes made from the fine one)");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg)
+{
+  PetscFunctionBeginUser;
+  PetscErrorCode ierr = 0;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "pbng-partition -multilevel: coarse levels", NULL);
+  if (!ierr) ierr = read_fixed_sets(PetscOptionsObject, cfg);
+  for (int k = 0; k < PBNG_USER_BCS && !ierr; ++k) ierr = read_moving_set(PetscOptionsObject, cfg, k);
+  if (!ierr) ierr = read_coarsen_options(PetscOptionsObject, cfg, cfg->mesh_source == PBNG_MESH_FILE);
+  PetscOptionsEnd();
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 

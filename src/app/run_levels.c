@@ -9,6 +9,8 @@
 
 #include "io/partfile.h"
 #include "mesh/coarsen.h"
+#include "parallel/transfer.h"
+#include "parallel/weak_levels.h"
 
 /* Whether the coarse levels are made from the fine mesh (a mesh file, no -mesh_levels). */
 static int levels_made_from_fine(const pbng_config *cfg)
@@ -77,8 +79,15 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   }
 }
 
-/* Rank 0 builds coarse level k's global mesh (the others keep an empty one). */
-static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, pbng_mesh *mesh)
+/* The fine level's weak constraints as springs (rank 0), to be carried to every coarse level. */
+typedef struct {
+  int64_t n;
+  pbng_weak_spring *s;
+} fine_springs;
+
+/* Rank 0 builds coarse level k's global mesh with the fine level's weak constraints carried to it (the
+ * others keep an empty mesh). */
+static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *name, const fine_springs *springs, pbng_mesh *mesh)
 {
   PetscErrorCode ierr = 0;
   int made = 1;
@@ -91,13 +100,15 @@ static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, pbng_mesh *mesh
       *mesh = st->made_levels[k - 1];
       memset(&st->made_levels[k - 1], 0, sizeof(*mesh));
     }
+    if (!ierr) ierr = pbng_mesh_add_weak_springs(mesh, name, springs->n, springs->s, PBNG_TRANSFER_RADIUS);
   }
   PetscCall(run_agree_on_rank0(st->comm, ierr));
   PetscFunctionReturn(0);
 }
 
-/* Level k's piece on every rank: from a partitioned -mesh_levels file, or cut from rank 0's mesh. */
-static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, pbng_coarse_level *c)
+/* Level k's piece on every rank: from a partitioned -mesh_levels file (which must carry the weak
+ * constraints itself: pbng-partition -multilevel writes them), or cut from rank 0's mesh. */
+static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, const fine_springs *springs, pbng_coarse_level *c)
 {
   const pbng_config *cfg = st->cfg;
   int partitioned = 0;
@@ -109,11 +120,15 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
     pbng_submesh sub;
     double extent;
     PetscCall(pbng_partfile_read(st->comm, cfg->mesh_levels[k - 1], &sub, &extent));
+    PetscCheck(st->dm.nglobal_weak == 0 || sub.nglobal_weak > 0, st->comm, PETSC_ERR_ARG_INCOMP,
+               "%s: the partitioned file has no weak constraints, the fine mesh %" PRId64 "; write the levels with the constraints "
+               "(pbng-partition -multilevel L, which carries them to every level)",
+               name, st->dm.nglobal_weak);
     PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, &c->dm, &c->halo));
   } else {
     pbng_mesh mesh;
-    PetscCall(coarse_mesh_on_rank0(st, k, &mesh));
+    PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
     PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),
                            sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, &c->dm, &c->halo));
@@ -130,9 +145,11 @@ static PetscErrorCode report_level(run_state *st, const char *name, const pbng_d
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, mx, 4, MPI_INT64_T, MPI_MAX, st->comm));
-  PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " tetrahedra, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
+  char weak[64] = "";
+  if (dm->nglobal_weak > 0) snprintf(weak, sizeof(weak), ", %" PRId64 " weak constraints", dm->nglobal_weak);
+  PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " tetrahedra%s, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
                                   "..%" PRId64 " per rank\n",
-                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
+                        name, dm->nglobal_nodes, dm->nglobal_elems, weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
   PetscFunctionReturn(0);
 }
 
@@ -152,16 +169,19 @@ PetscErrorCode run_build_levels(run_state *st)
   describe_level(cfg, 0, what, sizeof(what));
   snprintf(h->fine_name, sizeof(h->fine_name), "level %d (%s)", L - 1, what);
   PetscCall(report_level(st, h->fine_name, &st->dm));
+  fine_springs springs = {0, NULL};
+  PetscCall(pbng_weak_springs_gather(&st->dm, &springs.n, &springs.s));
   for (int k = 1; k < L; ++k) { /* k coarsenings of the finest: PETSc's level L-1-k */
     pbng_coarse_level *c = &h->coarse[L - 1 - k];
     describe_level(cfg, k, what, sizeof(what));
     snprintf(c->name, sizeof(c->name), "level %d (%s)", L - 1 - k, what);
-    PetscCall(build_coarse_subdomain(st, k, c->name, c));
+    PetscCall(build_coarse_subdomain(st, k, c->name, &springs, c));
     malloc_trim(0);
     PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
     c->pb.halo = &c->halo;
     PetscCall(report_level(st, c->name, &c->dm));
   }
+  PetscCall(PetscFree(springs.s));
   PetscCall(PetscFree(st->made_levels));
   PetscFunctionReturn(0);
 }

@@ -184,10 +184,9 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
   switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, mesh)); break;
-  case PBNG_MESH_STACKED_BLOCKS: { /* res^2 bindings on each level: each holds (fine res / res)^2 as stiffly */
-    const double ratio = (double)cfg->res / res;
-    PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), cfg->weak_stiffness * ratio * ratio, mesh));
-  } break;
+  case PBNG_MESH_STACKED_BLOCKS: /* the fine level's gap; the bindings are the fine ones carried over (parallel/weak_levels.h) */
+    PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), 0.0, mesh));
+    break;
   case PBNG_MESH_FILE:
     if (k <= cfg->nmesh_levels) PetscCall(pbng_mesh_read(cfg->mesh_levels[k - 1], mesh));
     else *made = 0;

@@ -20,17 +20,33 @@ typedef struct {
   int32_t *elem;   /* [nowned_elems] local element indices, by cell */
 } bucket_grid;
 
+/* The elements searched: a rank's owned elements (distributed mesh) or a whole serial mesh. */
+typedef struct {
+  MPI_Comm comm;
+  int size;
+  int32_t nelems;
+  const int32_t *elems;       /* [nelems][4] */
+  const double *X;            /* rest positions by node */
+  const int64_t *global_elem; /* [nelems], or NULL: the element's index */
+  const int64_t *node_value;  /* by node, or NULL: the node's index */
+} element_view;
+
 struct pbng_locator {
-  const pbng_dmesh *mesh;
-  const int64_t *node_value;
+  element_view mesh;
   double radius;
   rank_extent mine, *all; /* this rank's, every rank's [size] */
   bucket_grid grid;
 };
 
-static const double *vertex(const pbng_dmesh *m, int32_t e, int a) { return &m->X[3 * (int64_t)m->elems[4 * (int64_t)e + a]]; }
+static const double *vertex(const element_view *m, int32_t e, int a) { return &m->X[3 * (int64_t)m->elems[4 * (int64_t)e + a]]; }
+static int64_t global_elem(const element_view *m, int32_t e) { return m->global_elem ? m->global_elem[e] : e; }
+static int64_t node_value(const element_view *m, int32_t e, int a)
+{
+  const int32_t v = m->elems[4 * (int64_t)e + a];
+  return m->node_value ? m->node_value[v] : v;
+}
 
-static void element_vertices(const pbng_dmesh *m, int32_t e, const double *X[4])
+static void element_vertices(const element_view *m, int32_t e, const double *X[4])
 {
   for (int a = 0; a < 4; ++a) X[a] = vertex(m, e, a);
 }
@@ -42,10 +58,10 @@ static void element_box(const double *const X[4], double lo[3], double hi[3])
     for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
 }
 
-static rank_extent owned_extent(const pbng_dmesh *m)
+static rank_extent owned_extent(const element_view *m)
 {
   rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, {0, 0, 0}};
-  for (int32_t e = 0; e < m->nowned_elems; ++e) {
+  for (int32_t e = 0; e < m->nelems; ++e) {
     const double *X[4];
     double lo[3], hi[3];
     element_vertices(m, e, X);
@@ -65,7 +81,7 @@ static int cell_index(const bucket_grid *g, double x, int k)
 
 static int64_t cell_of(const bucket_grid *g, int i, int j, int k) { return i + (int64_t)g->n[0] * (j + (int64_t)g->n[1] * k); }
 
-static int64_t centroid_cell(const bucket_grid *g, const pbng_dmesh *m, int32_t e)
+static int64_t centroid_cell(const bucket_grid *g, const element_view *m, int32_t e)
 {
   int c[3];
   for (int k = 0; k < 3; ++k) c[k] = cell_index(g, 0.25 * (vertex(m, e, 0)[k] + vertex(m, e, 1)[k] + vertex(m, e, 2)[k] + vertex(m, e, 3)[k]), k);
@@ -73,9 +89,9 @@ static int64_t centroid_cell(const bucket_grid *g, const pbng_dmesh *m, int32_t 
 }
 
 /* About two elements per cell on average, each element in one cell. */
-static PetscErrorCode bucket_grid_build(const pbng_dmesh *m, const rank_extent *ext, bucket_grid *g)
+static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent *ext, bucket_grid *g)
 {
-  const int32_t ne = m->nowned_elems;
+  const int32_t ne = m->nelems;
 
   PetscFunctionBeginUser;
   memset(g, 0, sizeof(*g));
@@ -109,11 +125,11 @@ static int better(const pbng_point_location *a, const pbng_point_location *b)
 /* Element e's answer for q, if e lies within `radius` times its longest edge of q: 1, else 0. */
 static int element_answer(const pbng_locator *L, int32_t e, const double q[3], pbng_point_location *cand)
 {
-  const pbng_dmesh *m = L->mesh;
+  const element_view *m = &L->mesh;
   const double *X[4];
   double wc[4];
   element_vertices(m, e, X);
-  cand->elem = m->global_elem[e];
+  cand->elem = global_elem(m, e);
   cand->distance = pbng_point_tet_distance(X, q, wc);
   cand->size = pbng_tet_longest_edge(X);
   if (cand->distance > L->radius * cand->size) return 0;
@@ -123,12 +139,12 @@ static int element_answer(const pbng_locator *L, int32_t e, const double q[3], p
     for (int a = 0; a < 4 && !wild; ++a) wild = w[a] < -0.5;
     for (int a = 0; a < 4; ++a) cand->w[a] = wild ? wc[a] : w[a];
   } else if (pbng_tet_barycentric(X, q, cand->w) != 0) return 0;
-  for (int a = 0; a < 4; ++a) cand->value[a] = L->node_value[m->elems[4 * (int64_t)e + a]];
+  for (int a = 0; a < 4; ++a) cand->value[a] = node_value(m, e, a);
   return 1;
 }
 
 /* Distance from q to element e's bounding box along its farthest axis (a lower bound of its distance). */
-static double box_gap(const pbng_dmesh *m, int32_t e, const double q[3])
+static double box_gap(const element_view *m, int32_t e, const double q[3])
 {
   const double *X[4];
   double lo[3], hi[3], gap = 0;
@@ -139,7 +155,7 @@ static double box_gap(const pbng_dmesh *m, int32_t e, const double q[3])
 }
 
 /* Whether q lies in the closed element e (barycentric coordinates all >= 0). */
-static int element_contains(const pbng_dmesh *m, int32_t e, const double q[3])
+static int element_contains(const element_view *m, int32_t e, const double q[3])
 {
   const double *X[4];
   double w[4];
@@ -158,7 +174,7 @@ static void cell_window(const bucket_grid *g, const double q[3], const double re
  * contains q is the nearest element within the radius searched for. */
 static void answer_point(const pbng_locator *L, const double q[3], pbng_point_location *best)
 {
-  const pbng_dmesh *m = L->mesh;
+  const element_view *m = &L->mesh;
   const bucket_grid *g = &L->grid;
   const double tol = 1e-12 * L->mine.hmax;
   double reach[3];
@@ -175,7 +191,7 @@ static void answer_point(const pbng_locator *L, const double q[3], pbng_point_lo
         const int64_t c = cell_of(g, ii, jj, kk);
         for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
           const int32_t e = g->elem[k];
-          if ((inside < 0 || m->global_elem[e] < m->global_elem[inside]) && box_gap(m, e, q) <= tol && element_contains(m, e, q)) inside = e;
+          if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && box_gap(m, e, q) <= tol && element_contains(m, e, q)) inside = e;
         }
       }
   if (inside >= 0 && element_answer(L, inside, q, best)) return;
@@ -194,18 +210,38 @@ static void answer_point(const pbng_locator *L, const double q[3], pbng_point_lo
       }
 }
 
-PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator)
+static PetscErrorCode locator_create(const element_view *view, double radius, pbng_locator **locator)
 {
   pbng_locator *L;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&L));
-  L->mesh = mesh, L->node_value = node_value, L->radius = radius;
-  L->mine = owned_extent(mesh);
-  PetscCall(PetscMalloc1(mesh->size, &L->all));
-  PetscCallMPI(MPI_Allgather(&L->mine, (int)sizeof(rank_extent), MPI_BYTE, L->all, (int)sizeof(rank_extent), MPI_BYTE, mesh->comm));
-  PetscCall(bucket_grid_build(mesh, &L->mine, &L->grid));
+  L->mesh = *view, L->radius = radius;
+  L->mine = owned_extent(&L->mesh);
+  PetscCall(PetscMalloc1(view->size, &L->all));
+  PetscCallMPI(MPI_Allgather(&L->mine, (int)sizeof(rank_extent), MPI_BYTE, L->all, (int)sizeof(rank_extent), MPI_BYTE, view->comm));
+  PetscCall(bucket_grid_build(&L->mesh, &L->mine, &L->grid));
   *locator = L;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator)
+{
+  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->elems, mesh->X, mesh->global_elem, node_value};
+
+  PetscFunctionBeginUser;
+  PetscCheck(mesh->etype->nodes == 4, mesh->comm, PETSC_ERR_SUP, "point location needs linear tetrahedra");
+  PetscCall(locator_create(&view, radius, locator));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locator **locator)
+{
+  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->elems, mesh->X, NULL, NULL};
+
+  PetscFunctionBeginUser;
+  PetscCheck(mesh->etype->nodes == 4 && mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location needs linear tetrahedra (fewer than 2^31)");
+  PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }
 
@@ -253,8 +289,8 @@ static int may_answer(const pbng_locator *L, int r, const double q[3])
 
 PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *points, pbng_point_location *loc)
 {
-  MPI_Comm comm = L->mesh->comm;
-  const int size = L->mesh->size;
+  MPI_Comm comm = L->mesh.comm;
+  const int size = L->mesh.size;
   int *scount, *rcount, *sdispl, *rdispl;
   query *sbuf = NULL, *rbuf;
   pbng_point_location *abuf, *rabuf;

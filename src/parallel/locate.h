@@ -29,6 +29,9 @@ typedef struct pbng_locator pbng_locator;
  * local node returned with each vertex). radius: how far from an element, in units of its longest
  * edge, a point outside the mesh may lie and still be matched to it. */
 PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator);
+/* Not collective: a locator over every element of a serial (whole) mesh, element ids and node values
+ * being their indices in it. */
+PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locator **locator);
 PetscErrorCode pbng_locator_destroy(pbng_locator **locator);
 
 /* Collective (every rank calls it, possibly with n = 0). For each of this rank's n points[n][3], the

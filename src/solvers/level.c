@@ -147,40 +147,43 @@ static PetscErrorCode level_ngs(SNES snes, Vec X, Vec B, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* E(x) - b.x with b the SNES's right-hand side (PETSc 3.18 leaves b out of the objective). */
-static PetscErrorCode level_objective(SNES snes, Vec X, PetscReal *obj, void *ctx)
+/* E(x) - b.x at the problem's positions, b the SNES's right-hand side (PETSc 3.18 leaves b out of
+ * the objective). */
+static PetscErrorCode objective_here(pbng_level *lev, SNES snes, PetscReal *obj)
 {
-  pbng_level *lev = ctx;
   Vec B;
   const PetscScalar *b = NULL;
-  double t0;
 
   PetscFunctionBeginUser;
-  PetscCall(enter(lev, &t0));
-  PetscCall(pbng_level_load(lev, X));
   PetscCall(SNESGetRhs(snes, &B));
   if (B) PetscCall(VecGetArrayRead(B, &b));
   PetscCall(pbng_problem_energy(lev->pb, b, obj));
   if (B) PetscCall(VecRestoreArrayRead(B, &b));
   lev->objectives++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode level_objective(SNES snes, Vec X, PetscReal *obj, void *ctx)
+{
+  pbng_level *lev = ctx;
+  double t0;
+
+  PetscFunctionBeginUser;
+  PetscCall(enter(lev, &t0));
+  PetscCall(pbng_level_load(lev, X));
+  PetscCall(objective_here(lev, snes, obj));
   PetscCall(leave(lev, t0));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *obj)
 {
-  Vec B;
-  const PetscScalar *b = NULL;
   double t0;
 
   PetscFunctionBeginUser;
   PetscCall(enter(lev, &t0));
   PetscCall(load_along(lev, X, alpha, D));
-  PetscCall(SNESGetRhs(snes, &B));
-  if (B) PetscCall(VecGetArrayRead(B, &b));
-  PetscCall(pbng_problem_energy(lev->pb, b, obj));
-  if (B) PetscCall(VecRestoreArrayRead(B, &b));
-  lev->objectives++;
+  PetscCall(objective_here(lev, snes, obj));
   PetscCall(leave(lev, t0));
   PetscFunctionReturn(0);
 }

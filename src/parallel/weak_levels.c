@@ -1,0 +1,140 @@
+#include "parallel/weak_levels.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parallel/locate.h"
+
+void pbng_weak_spring_from(const pbng_weak_constraint *c, const double *X, int64_t id, pbng_weak_spring *s)
+{
+  memset(s, 0, sizeof(*s));
+  s->id = id;
+  for (int j = 0; j < c->nnodes; ++j) {
+    const int side = c->a[j] > 0 ? 0 : 1;
+    const double w = fabs(c->a[j]);
+    if (side == 0) s->scale += w;
+    for (int k = 0; k < 3; ++k) s->p[side][k] += w * X[3 * c->node[j] + k];
+  }
+  for (int side = 0; side < 2; ++side)
+    for (int k = 0; k < 3; ++k) s->p[side][k] /= s->scale > 0 ? s->scale : 1.0;
+  s->k_n = c->k_n, s->k_t = c->k_t;
+  for (int k = 0; k < 3; ++k) s->n[k] = c->n[k];
+}
+
+static int by_id(const void *a, const void *b)
+{
+  const int64_t x = ((const pbng_weak_spring *)a)->id, y = ((const pbng_weak_spring *)b)->id;
+  return (x > y) - (x < y);
+}
+
+PetscErrorCode pbng_weak_springs_gather(const pbng_dmesh *dm, int64_t *n, pbng_weak_spring **springs)
+{
+  pbng_weak_spring *mine;
+  int *counts = NULL, *displs = NULL, total = 0;
+  const int count = (int)dm->nowned_weak * (int)sizeof(pbng_weak_spring);
+
+  PetscFunctionBeginUser;
+  *n = 0, *springs = NULL;
+  PetscCall(PetscMalloc1(dm->nowned_weak + 1, &mine));
+  for (int32_t c = 0; c < dm->nowned_weak; ++c) pbng_weak_spring_from(&dm->weak[c], dm->X, dm->global_weak[c], &mine[c]);
+  if (dm->rank == 0) PetscCall(PetscMalloc2(dm->size, &counts, dm->size + 1, &displs));
+  PetscCallMPI(MPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, dm->comm));
+  if (dm->rank == 0) {
+    displs[0] = 0;
+    for (int r = 0; r < dm->size; ++r) displs[r + 1] = displs[r] + counts[r];
+    total = displs[dm->size];
+    PetscCall(PetscMalloc1(total / sizeof(pbng_weak_spring) + 1, springs));
+  }
+  PetscCallMPI(MPI_Gatherv(mine, count, MPI_BYTE, *springs, counts, displs, MPI_BYTE, 0, dm->comm));
+  if (dm->rank == 0) {
+    *n = total / (int)sizeof(pbng_weak_spring);
+    qsort(*springs, (size_t)*n, sizeof(pbng_weak_spring), by_id);
+    PetscCall(PetscFree2(counts, displs));
+  }
+  PetscCall(PetscFree(mine));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_weak_springs_of_mesh(const pbng_mesh *mesh, int64_t *n, pbng_weak_spring **springs)
+{
+  PetscFunctionBeginUser;
+  *n = mesh->nweak;
+  PetscCall(PetscMalloc1(mesh->nweak + 1, springs));
+  for (int64_t c = 0; c < mesh->nweak; ++c) pbng_weak_spring_from(&mesh->weak[c], mesh->X, c, &(*springs)[c]);
+  PetscFunctionReturn(0);
+}
+
+/* A side's nodes and weights from a location: negative (extrapolated) weights clipped, tiny ones
+ * dropped, the rest renormalised to sum to one. */
+static int side_weights(const pbng_point_location *l, int64_t nodes[4], double w[4])
+{
+  int n = 0;
+  double sum = 0;
+  for (int a = 0; a < 4; ++a)
+    if (l->w[a] > 1e-14) nodes[n] = l->value[a], w[n] = l->w[a], sum += l->w[a], ++n;
+  for (int k = 0; k < n; ++k) w[k] /= sum;
+  return n;
+}
+
+/* Removes the nodes whose signed weights cancelled: 1 if the constraint still joins two nodes. */
+static int drop_cancelled(pbng_weak_constraint *c)
+{
+  int n = 0;
+  for (int j = 0; j < c->nnodes; ++j)
+    if (fabs(c->a[j]) > 1e-12) c->node[n] = c->node[j], c->a[n] = c->a[j], ++n;
+  c->nnodes = n;
+  return n >= 2;
+}
+
+#define SPRING_CHUNK 32768 /* springs located per call */
+
+/* The coarse constraint of spring s from its two points' locations; 0 when it carries nothing there. */
+static PetscErrorCode spring_constraint(const pbng_weak_spring *s, const pbng_point_location loc[2], const char *name, double radius,
+                                        pbng_weak_constraint *c, int *kept)
+{
+  int64_t nodes[2][4];
+  double w[2][4];
+  int m[2];
+
+  PetscFunctionBeginUser;
+  for (int side = 0; side < 2; ++side) {
+    PetscCheck(loc[side].elem >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "weak constraint %" PRId64 ": its side %d at (%g, %g, %g) lies outside %s (farther than %g times the nearest element's size)", s->id, side,
+               s->p[side][0], s->p[side][1], s->p[side][2], name, radius);
+    m[side] = side_weights(&loc[side], nodes[side], w[side]);
+  }
+  const double k2 = s->scale * s->scale;
+  const char *err = pbng_weak_constraint_init(m[0], nodes[0], w[0], m[1], nodes[1], w[1], k2 * s->k_n, k2 * s->k_t, s->k_n == s->k_t ? NULL : s->n, c);
+  PetscCheck(!err || !strcmp(err, "weak constraint: needs two distinct nodes"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "weak constraint %" PRId64 " on %s: %s",
+             s->id, name, err);
+  *kept = !err && drop_cancelled(c);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_add_weak_springs(pbng_mesh *mesh, const char *name, int64_t n, const pbng_weak_spring *springs, double radius)
+{
+  pbng_locator *locator;
+  pbng_point_location *loc;
+  pbng_weak_constraint *out;
+  double *points;
+  int64_t kept = 0;
+
+  PetscFunctionBeginUser;
+  if (n == 0) PetscFunctionReturn(0);
+  PetscCall(pbng_locator_create_serial(mesh, radius, &locator));
+  PetscCall(PetscMalloc3(n, &out, 2 * SPRING_CHUNK, &loc, 6 * SPRING_CHUNK, &points));
+  for (int64_t first = 0; first < n; first += SPRING_CHUNK) {
+    const int64_t m = n - first < SPRING_CHUNK ? n - first : SPRING_CHUNK;
+    for (int64_t i = 0; i < m; ++i) memcpy(&points[6 * i], springs[first + i].p, 6 * sizeof(double));
+    PetscCall(pbng_locator_find(locator, 2 * m, points, loc));
+    for (int64_t i = 0; i < m; ++i) {
+      int ok;
+      PetscCall(spring_constraint(&springs[first + i], &loc[2 * i], name, radius, &out[kept], &ok));
+      kept += ok;
+    }
+  }
+  PetscCall(pbng_mesh_add_weak_constraints(mesh, kept, out));
+  PetscCall(PetscFree3(out, loc, points));
+  PetscCall(pbng_locator_destroy(&locator));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,37 @@
+/* Weak constraints carried to the coarse levels of multilevel PBNG (docs/multilevel.md).
+ * A constraint C = sum_j a_j y_j (Eq. 19) is, for a linear field y, C = s (y(p0) - y(p1)) with p0, p1
+ * its sides' rest points (p0 = sum_{a_j > 0} a_j X_j / s, p1 likewise for the negative weights) and s
+ * the sum of its positive weights (1 unless a node is on both sides). On a coarser mesh of the same
+ * bodies it becomes the constraint between the points p0 and p1 interpolated there (the barycentric
+ * weights of the elements containing them: up to 4 + 4 nodes) with stiffness s^2 K, so that its
+ * energy is the fine constraint's energy of the interpolated coarse field wherever that field is
+ * linear: a fine constraint, one coarse constraint. */
+#ifndef PBNG_PARALLEL_WEAK_LEVELS_H
+#define PBNG_PARALLEL_WEAK_LEVELS_H
+
+#include "parallel/dmesh.h"
+
+typedef struct {
+  int64_t id;     /* the fine constraint's global id (the order of the coarse constraints) */
+  double p[2][3]; /* the sides' rest points */
+  double scale;   /* s */
+  double k_n, k_t, n[3];
+} pbng_weak_spring;
+
+/* A constraint as a spring: X holds the rest positions its node[] values index. */
+void pbng_weak_spring_from(const pbng_weak_constraint *c, const double *X, int64_t id, pbng_weak_spring *s);
+
+/* Collective: every constraint of dm (once, by the rank counting it) as a spring, gathered on rank 0
+ * sorted by global id (n = 0 and NULL elsewhere). */
+PetscErrorCode pbng_weak_springs_gather(const pbng_dmesh *dm, int64_t *n, pbng_weak_spring **springs);
+
+/* Every weak constraint of a serial mesh as a spring (ids: their indices). */
+PetscErrorCode pbng_weak_springs_of_mesh(const pbng_mesh *mesh, int64_t *n, pbng_weak_spring **springs);
+
+/* Serial: appends to mesh one weak constraint per spring, between its points interpolated in mesh's
+ * elements (a point outside the mesh within radius x the nearest element's longest edge takes the
+ * closest point's weights). A spring whose two points interpolate the same nodes alike carries nothing
+ * there and is left out; a point farther away is an error naming `name` and the constraint. */
+PetscErrorCode pbng_mesh_add_weak_springs(pbng_mesh *mesh, const char *name, int64_t n, const pbng_weak_spring *springs, double radius);
+
+#endif
