@@ -3,7 +3,7 @@
 #  - the transfer operators' unit test (test_transfer) on 3 ranks;
 #  - the FAS fixed point: one cycle from Newton's converged equilibrium leaves it unchanged (1e-10);
 #  - two- and three-level FAS converge to the same equilibrium as -solver newton (1e-8) on the
-#    stretched and twisted box, the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
+#    stretched and twisted box (every material), the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
 #    TetGen tube with coarse levels made from it alone, the weakly bound blocks (generated, and from a
 #    -weak file with the constraints carried to given and made coarse levels) and the dynamic block;
 #  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files;
@@ -58,6 +58,9 @@ check_equilibrium() {
 }
 check_equilibrium box "2 3" 1e-11 -scene box_stretch_twist -res 9 -frames 2
 check_equilibrium bar "2 3" 1e-11 -scene bar_gravity -res 5 -bar_length 2
+for material in corotated stable_neohookean; do
+  check_equilibrium "box_$material" "2" 1e-11 -scene box_stretch_twist -res 7 -frames 1 -material $material
+done
 ML_ONLY=(-mesh_levels "$D/cube_v41_ascii.msh,$D/cube_coarse_v41.msh")
 check_equilibrium gmsh "3" 1e-11 -mesh "$D/cube_fine_v41.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -bc0_rotation_rate 2 -frames 2
 ML_ONLY=() # coarse levels made from the fine mesh alone (a curved, thin-walled TetGen tube)

@@ -12,8 +12,6 @@
 
 #include "app/signals.h"
 
-static double frame_time(const run_state *st, int frame) { return st->time0 + frame * st->cfg->dt; }
-
 static PetscErrorCode register_events(run_events *ev)
 {
   PetscClassId id;
@@ -152,7 +150,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     r = resume->residual, energy = resume->energy, fresh = (int)resume->fresh;
     l0 = fr->iterations = (int)resume->next_iteration;
   } else {
-    PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, frame)));
+    PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, &energy));
     r = fr->residual0;
@@ -202,7 +200,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
 
 static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *fr)
 {
-  const pbng_frame_info info = {frame_time(st, frame), fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy};
+  const pbng_frame_info info = {run_frame_time(st, frame), fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy};
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.output, 0, 0, 0, 0));
@@ -254,7 +252,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->frames = first - 1, sum->iterations = (int)st->resume.iterations;
     sum->linear_iterations = (long long)st->resume.linear_iterations, sum->solver_seconds = st->resume.solver_seconds;
   } else { /* frame 0: the initial configuration */
-    PetscCall(pbng_problem_begin_frame(&st->pb, frame_time(st, 0)));
+    PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, 0)));
     PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
     fr.relative_residual = 1.0;
     PetscCall(write_frame(st, 0, &fr));

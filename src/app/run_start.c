@@ -108,8 +108,9 @@ PetscErrorCode run_load_checkpoint(run_state *st)
   for (int64_t k = 0; k < nrot; ++k) st->pb.rotation[k] = (float)rotation[k];
   PetscCall(PetscFree(rotation));
   PetscCall(pbng_problem_update_ghosts(&st->pb));
-  if (st->solver.ops->restored) PetscCall(st->solver.ops->restored(&st->solver));
   st->time0 = st->resume.time0;
+  st->pb.time = run_frame_time(st, (int)st->resume.next_frame); /* the frame being continued (its prescribed positions were read) */
+  if (st->solver.ops->restored) PetscCall(st->solver.ops->restored(&st->solver));
   st->solver.linear_iterations = (long long)(st->resume.linear_iterations + st->resume.linear); /* the solver's running count */
   PetscCall(PetscPrintf(st->comm, "restart: %s, frame %d after %d of its iterations\n", st->restart, (int)st->resume.next_frame,
                         (int)st->resume.next_iteration));

@@ -38,6 +38,9 @@ typedef struct {
   char diverged[160];               /* where the solution diverged (status attribute), or "" */
 } run_state;
 
+/* Time of frame `frame`. */
+static inline double run_frame_time(const run_state *st, int frame) { return st->time0 + frame * st->cfg->dt; }
+
 /* What every rank knows of the global mesh before the pieces are distributed. */
 typedef struct {
   int64_t nnodes, nelems;

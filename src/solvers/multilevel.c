@@ -418,6 +418,10 @@ static PetscErrorCode multilevel_begin_frame(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* After a restart in the middle of a frame: the coarse levels' prescribed nodes (and inertial
+ * targets) of the frame being continued, which begin_frame would have set. */
+static PetscErrorCode multilevel_restored(pbng_solver *s) { return multilevel_begin_frame(s); }
+
 static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
 {
   multilevel_data *ml = s->data;
@@ -495,4 +499,4 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
 
 const pbng_solver_ops pbng_solver_multilevel_ops = {.name = "multilevel", .create = multilevel_create, .begin_frame = multilevel_begin_frame,
                                                     .iterate = multilevel_iterate, .destroy = multilevel_destroy, .monitor = multilevel_monitor,
-                                                    .level_stats = multilevel_level_stats};
+                                                    .restored = multilevel_restored, .level_stats = multilevel_level_stats};
