@@ -18,6 +18,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <petscdm.h>
+#include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
 #include <string.h>
 #include "parallel/transfer.h"
 #include "solvers/level.h"
@@ -296,10 +297,20 @@ static PetscErrorCode configure_smoothers(multilevel_data *ml)
   PetscFunctionReturn(0);
 }
 
+/* Frees a SNES's work vectors (PETSc has no public call for it: SNESSetWorkVecs needs at least one). */
+static PetscErrorCode free_work_vectors(SNES snes)
+{
+  PetscFunctionBeginUser;
+  if (snes->work) PetscCall(VecDestroyVecs(snes->nwork, &snes->work));
+  snes->nwork = 0;
+  PetscFunctionReturn(0);
+}
+
 /* Sets FAS up now (with the run's vector as the finest solution) and returns what PETSc 3.18's FAS
  * allocates but never uses: a level's work[1] (read by the additive cycle only; work[0] of a level is
- * the finer level's restricted solution) and the vector each level's DM keeps after handing out work
- * vectors. On the finest level of 2 million nodes each is 50 MB. */
+ * the finer level's restricted solution, so the finest level's is not needed either) and the vector
+ * each level's DM keeps after handing out work vectors. On the finest level of 2 million nodes each
+ * is 50 MB. */
 static PetscErrorCode set_up_fas(multilevel_data *ml)
 {
   SNESFASType type;
@@ -312,7 +323,7 @@ static PetscErrorCode set_up_fas(multilevel_data *ml)
     SNES cycle;
     DM dm;
     PetscCall(SNESFASGetCycleSNES(ml->fas, l, &cycle));
-    if (type != SNES_FAS_ADDITIVE) PetscCall(SNESSetWorkVecs(cycle, 1));
+    if (type != SNES_FAS_ADDITIVE) PetscCall(l == ml->nlevels - 1 ? free_work_vectors(cycle) : SNESSetWorkVecs(cycle, 1));
     PetscCall(SNESGetDM(cycle, &dm));
     PetscCall(DMClearGlobalVectors(dm));
   }
