@@ -126,7 +126,7 @@ static PetscErrorCode partition_one(const partition_options *o, const pbng_mesh 
   PetscCall(pbng_constraint_colors_compute(mesh, &adj, PETSC_TRUE, &cc)); /* also for -solver pbd | xpbd | xpbd_qs */
   const double t_color = MPI_Wtime();
   if (o->dual) PetscCall(pbng_partition_nodes_dual(mesh, o->parts, part));
-  else PetscCall(pbng_partition_nodes(mesh, &adj, color, ncolors, o->parts, part));
+  else PetscCall(pbng_partition_nodes(mesh, &adj, o->parts, part));
   const double t_metis = MPI_Wtime();
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscCall(write_parts(o, output, mesh, color, ncolors, &cc, part));

@@ -23,7 +23,7 @@ static inline PetscErrorCode test_build_subdomain(MPI_Comm comm, pbng_mesh *mesh
   PetscCall(PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part));
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
-  PetscCall(pbng_partition_nodes(mesh, &adj, color, ncolors, size, part));
+  PetscCall(pbng_partition_nodes(mesh, &adj, size, part));
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscCall(pbng_submesh_extract(mesh, color, ncolors, NULL, part, rank, &sub));
   PetscCall(PetscMalloc1(sub.mesh.nnodes + 1, &node_bc));

@@ -6,7 +6,10 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct {
   long checks, failures;
@@ -411,6 +414,30 @@ static void test_polar(tally *t, uint64_t *s)
   }
 }
 
+/* A kernel reached with a kind init rejects aborts (no silent default model): each kernel in a child. */
+static void test_invalid_kind_aborts(tally *t)
+{
+  const double F[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int which = 0; which < 3; ++which) {
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      pbng_material m;
+      pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN, 1e5, 0.3);
+      m.kind = PBNG_MATERIAL_COUNT;
+      double P[9], cof[9];
+      if (!freopen("/dev/null", "w", stderr)) _exit(2);
+      if (which == 0) (void)pbng_energy_density(&m, F);
+      if (which == 1) pbng_first_piola(&m, F, P);
+      if (which == 2) pbng_stress_and_cofactor(&m, F, P, cof, NULL);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    check(t, WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "invalid material kind aborts", which, 0);
+  }
+}
+
 int main(void)
 {
   tally t = {0, 0};
@@ -421,6 +448,7 @@ int main(void)
   test_stress_and_cofactor(&t, &seed);
   test_modified_hessian(&t, &seed);
   test_polar(&t, &seed);
+  test_invalid_kind_aborts(&t);
   if (t.failures) {
     printf("test_material: %ld of %ld checks FAILED\n", t.failures, t.checks);
     return 1;

@@ -99,7 +99,7 @@ static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *col
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
   PetscCall(pbng_constraint_colors_compute(mesh, &adj, with_pbd, cc));
-  PetscCall(pbng_partition_nodes(mesh, &adj, color, *ncolors, nranks, part));
+  PetscCall(pbng_partition_nodes(mesh, &adj, nranks, part));
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscFunctionReturn(0);
 }

@@ -5,6 +5,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const material_names[PBNG_MATERIAL_COUNT] = {"corotated", "neohookean", "stable_neohookean"};
@@ -33,6 +35,12 @@ const char *pbng_material_kind_name(pbng_material_kind kind)
   return material_names[kind];
 }
 
+_Noreturn void pbng_material_kind_invalid(int kind)
+{
+  fprintf(stderr, "pbng: internal error: material kind %d is none of the %d known models\n", kind, (int)PBNG_MATERIAL_COUNT);
+  abort();
+}
+
 int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs, double poisson)
 {
   if ((int)kind < 0 || kind >= PBNG_MATERIAL_COUNT) return -1;
@@ -59,13 +67,14 @@ int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs,
     m->j_rest = mu / lambda_hat;
     break;
   }
-  default: { /* Eq. 10 with Sec. 8: mu' = 4mu/3, lambda' = lambda + 5mu/6 > 0 for every nu in (-1, 0.5) */
+  case PBNG_MATERIAL_STABLE_NEOHOOKEAN: { /* Eq. 10 with Sec. 8: mu' = 4mu/3, lambda' = lambda + 5mu/6 > 0 for every nu in (-1, 0.5) */
     const double mu_p = 4.0 * mu / 3.0, lambda_p = lambda + 5.0 * mu / 6.0;
     m->k_shear = mu_p;
     m->k_volume = lambda_p;
     m->j_rest = 3.0 * mu_p / (4.0 * lambda_p);
     break;
   }
+  default: return -1;
   }
   return 0;
 }
@@ -349,10 +358,11 @@ double pbng_energy_density(const pbng_material *m, const double F[9])
   }
   case PBNG_MATERIAL_NEOHOOKEAN: /* Eq. 8: mu/2 |F|^2 + lh/2 (J - 1 - mu/lh)^2 */
     return 0.5 * m->k_shear * mat3_frobenius_sq(F) + volume;
-  default: { /* Eq. 10: mu'/2 (|F|^2 - 3) + lambda'/2 (J - 1 - 3mu'/(4lambda'))^2 - mu'/2 log(|F|^2 + 1) */
+  case PBNG_MATERIAL_STABLE_NEOHOOKEAN: { /* Eq. 10: mu'/2 (|F|^2 - 3) + lambda'/2 (J - 1 - 3mu'/(4lambda'))^2 - mu'/2 log(|F|^2 + 1) */
     const double i2 = mat3_frobenius_sq(F);
     return 0.5 * m->k_shear * (i2 - 3.0 - log(i2 + 1.0)) + volume;
   }
+  default: pbng_material_kind_invalid(m->kind);
   }
 }
 
@@ -375,12 +385,13 @@ void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double 
     for (int k = 0; k < 9; ++k) P[k] = ks * F[k] + kv * cofF[k];
     break;
   }
-  default: { /* P = mu' (1 - 1/(|F|^2 + 1)) F + lambda' (J - 1 - 3mu'/(4lambda')) cof F */
+  case PBNG_MATERIAL_STABLE_NEOHOOKEAN: { /* P = mu' (1 - 1/(|F|^2 + 1)) F + lambda' (J - 1 - 3mu'/(4lambda')) cof F */
     const double i2 = mat3_frobenius_sq(F);
     const double ks = m->k_shear * i2 / (i2 + 1.0);
     for (int k = 0; k < 9; ++k) P[k] = ks * F[k] + kv * cofF[k];
     break;
   }
+  default: pbng_material_kind_invalid(m->kind);
   }
 }
 

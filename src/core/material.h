@@ -27,6 +27,10 @@ void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lam
 int pbng_material_kind_from_name(const char *name, pbng_material_kind *kind);
 const char *pbng_material_kind_name(pbng_material_kind kind);
 
+/* A kernel reached with a kind pbng_material_init rejects: an internal error, reported naming the kind,
+ * then abort (every switch on the kind ends here instead of defaulting to a model). */
+_Noreturn void pbng_material_kind_invalid(int kind);
+
 /* Fills m. Returns 0, or -1 when E <= 0, nu outside (-1, 0.5) or either is not finite. */
 int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs, double poisson);
 
@@ -53,10 +57,12 @@ static inline void pbng_stress_scalars(pbng_material_kind kind, const pbng_mater
     *s = 2.0 * m->k_shear; /* P = 2 mu (F - R) + lambda (J - 1) cof F */
   } else if (kind == PBNG_MATERIAL_NEOHOOKEAN) {
     *s = m->k_shear;       /* P = mu F + lh (J - 1 - mu/lh) cof F */
-  } else {                 /* P = mu' (1 - 1/(|F|^2 + 1)) F + lambda' (J - 1 - 3mu'/(4 lambda')) cof F */
+  } else if (kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN) { /* P = mu' (1 - 1/(|F|^2 + 1)) F + lambda' (J - 1 - 3mu'/(4 lambda')) cof F */
     double i2 = 0.0;
     for (int k = 0; k < 9; ++k) i2 += F[k] * F[k];
     *s = m->k_shear * i2 / (i2 + 1.0);
+  } else {
+    pbng_material_kind_invalid(kind);
   }
 }
 

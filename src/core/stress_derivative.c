@@ -72,10 +72,12 @@ void pbng_stress_derivative(const pbng_material *m, const double F[9], double D[
     add_rotation_derivative(F, R, -2.0 * m->k_shear, D);
   } else if (m->kind == PBNG_MATERIAL_NEOHOOKEAN) { /* P = mu F + ... */
     add_identity(m->k_shear, D);
-  } else { /* P = mu' (1 - 1/(I + 1)) F + ..., I = |F|^2 */
+  } else if (m->kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN) { /* P = mu' (1 - 1/(I + 1)) F + ..., I = |F|^2 */
     const double I = mat3_frobenius_sq(F);
     add_identity(m->k_shear * I / (I + 1.0), D);
     add_outer(F, F, 2.0 * m->k_shear / ((I + 1.0) * (I + 1.0)), D);
+  } else {
+    pbng_material_kind_invalid(m->kind);
   }
 }
 

@@ -142,8 +142,7 @@ PetscErrorCode pbng_halo_destroy(pbng_halo *h)
   PetscFunctionReturn(0);
 }
 
-/* Entries of neighbour n for color c (or every color when c < 0) are the range [lo, hi). With every
- * color, a neighbour's entries are not contiguous; the exchange then runs color by color. */
+/* Entries of neighbour n for color c are the range [lo, hi) (a neighbour's entries are grouped by color). */
 static void entry_range(const int32_t *start, int N, int c, int n, int32_t *lo, int32_t *hi)
 {
   *lo = start[c * N + n];

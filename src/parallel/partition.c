@@ -65,8 +65,7 @@ static PetscErrorCode keep_weak_constraints_together(const pbng_mesh *mesh, int3
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, const int32_t *color, int ncolors,
-                                   int nparts, int32_t *part)
+PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_elements *adj, int nparts, int32_t *part)
 {
   idx_t *xadj, *adjncy, *vwgt, *where, nvtxs = (idx_t)mesh->nnodes, ncon = 1, np = nparts, objval;
   idx_t options[METIS_NOPTIONS];
@@ -82,9 +81,7 @@ PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_eleme
   PetscCall(PetscMalloc1(mesh->nnodes, &vwgt));
   PetscCall(PetscMalloc1(mesh->nnodes, &where));
   /* One constraint, the total work. One constraint per color (each color is a synchronised step)
-   * was measured no faster on 2 ranks and left parts empty on small meshes; color and ncolors are
-   * kept for that refinement at scale. */
-  (void)color, (void)ncolors;
+   * was measured no faster on 2 ranks and left parts empty on small meshes (docs/status.md, Open). */
   for (int64_t i = 0; i < mesh->nnodes; ++i) vwgt[i] = (idx_t)(adj->start[i + 1] - adj->start[i] + 1);
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = 1;

@@ -209,7 +209,8 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   switch (pb->mat.kind) { /* one specialised kernel per material */
   case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A, warm); break;
-  default: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A, warm); break;
+  default: pbng_material_kind_invalid(pb->mat.kind);
   }
 }
 
