@@ -63,6 +63,13 @@ grep -q "no checkpoint" "$TMP/log" && ok || fail "-restart auto: no message abou
 # bad restarts: clear errors, nothing written
 "$PBNG" "${box[@]}" -iters 40 -output "$TMP/bad.h5" -test_signal_after 50 > /dev/null 2>&1 || true
 expect_error "restart with other physics" "the run's options differ from the checkpoint's" "$PBNG" "${box[@]}" -iters 40 -youngs 2e5 -output "$TMP/bad.h5" -restart auto
+# the restart key holds every option that shapes the states: a boundary set's motion too (not just its name)
+moving=(-bc0_box 0,0,0,0.2,1,1 -bc0_velocity 0,0.1,0)
+"$PBNG" "${box[@]}" "${moving[@]}" -iters 40 -output "$TMP/moving.h5" -test_signal_after 50 > /dev/null 2>&1 || true
+expect_error "restart with another motion" "the run's options differ from the checkpoint's" "$PBNG" "${box[@]}" -bc0_box 0,0,0,0.2,1,1 -bc0_velocity 0,0.2,0 \
+  -iters 40 -output "$TMP/moving.h5" -restart auto
+"$PBNG" "${box[@]}" -iters 40 -output "$TMP/moving.h5" -restart auto "${moving[@]}" -monitor -threads 2 > "$TMP/log" 2>&1 && ok \
+  || { fail "restart with the same options in another order, and -monitor/-threads changed"; cat "$TMP/log"; }
 expect_error "restart with another mesh" "written for a mesh of 512 nodes" "$PBNG" "${box[@]}" -res 9 -iters 40 -output "$TMP/bad.h5" -restart "$TMP/bad.h5.checkpoint.h5"
 expect_error "restart from a missing file" "cannot open it as an HDF5 file" "$PBNG" "${box[@]}" -iters 40 -output "$TMP/x.h5" -restart "$TMP/none.h5"
 expect_error "restart from a result file" "not a pbng checkpoint" "$PBNG" "${box[@]}" -iters 5 -output "$TMP/y.h5" -restart "$TMP/fresh.h5"

@@ -51,10 +51,14 @@ typedef struct {
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */
+  char restart_key[8192]; /* pbng_config_make_restart_key */
 } pbng_config;
 
-/* The options a restart must repeat exactly (physics, mesh, solver and its parameters), as one string. */
-void pbng_config_restart_key(const pbng_config *cfg, char *buf, size_t len);
+/* cfg->restart_key: the options a restart must repeat exactly, as one string: every option given
+ * (command line, -options_file, PETSC_OPTIONS), sorted, except those that do not change the computed
+ * states (output, reporting, resources, -frames, testing aids; docs/checkpoint.md lists them). Made
+ * by pbng_config_from_options, before any solver sets defaults of its own. */
+PetscErrorCode pbng_config_make_restart_key(pbng_config *cfg);
 
 /* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box (plain Res-N
  * box), or "none" (give -mesh). */

@@ -1,6 +1,7 @@
 /* The pbng command's options (PETSc options database: -help lists them, -options_file works). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "app/config.h"
 
@@ -47,39 +48,15 @@ static PetscErrorCode read_vector3(PetscOptionItems *PetscOptionsObject, const c
 
 static PetscErrorCode read_choice_material(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
-  char name[64];
+  const char *names[PBNG_MATERIAL_COUNT];
+  int kind = (int)cfg->material;
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscStrncpy(name, pbng_material_kind_name(cfg->material), sizeof(name)));
-  PetscCall(PetscOptionsString("-material", "corotated | neohookean | stable_neohookean", NULL, name, name, sizeof(name), &set));
-  PetscCheck(pbng_material_kind_from_name(name, &cfg->material) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "-material: unknown material \"%s\" (known: corotated, neohookean, stable_neohookean)", name);
-  PetscFunctionReturn(0);
-}
-
-/* -xpbd_order, -xpbd_qs_dt, -xpbd_qs_substeps: only with the constraint solvers they apply to. */
-static PetscErrorCode read_constraint_solver_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
-{
-  char order[32] = "elastic_first";
-  PetscBool set_order, set_dt, set_sub;
-  PetscInt substeps = cfg->solver_opt.substeps;
-  pbng_solver_options *o = &cfg->solver_opt;
-  const int constraints = pbng_solver_uses_constraint_colors(cfg->solver), qs = !strcmp(cfg->solver, "xpbd_qs");
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-xpbd_order", "pbd | xpbd | xpbd_qs: elastic_first (the paper's XPBD-QS) | weak_first (\"flipped\")", NULL,
-                               order, order, sizeof(order), &set_order));
-  PetscCheck(!strcmp(order, "elastic_first") || !strcmp(order, "weak_first"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "-xpbd_order: unknown order \"%s\" (known: elastic_first, weak_first)", order);
-  o->weak_first = !strcmp(order, "weak_first");
-  PetscCall(PetscOptionsReal("-xpbd_qs_dt", "xpbd_qs: pseudo-time step (0: -dt)", NULL, o->pseudo_dt, &o->pseudo_dt, &set_dt));
-  PetscCall(PetscOptionsInt("-xpbd_qs_substeps", "xpbd_qs: iterations per pseudo-time step", NULL, substeps, &substeps, &set_sub));
-  PetscCheck(!set_order || constraints, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_order is for -solver pbd | xpbd | xpbd_qs");
-  PetscCheck(!(set_dt || set_sub) || qs, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_qs_dt and -xpbd_qs_substeps are for -solver xpbd_qs");
-  PetscCheck(o->pseudo_dt >= 0 && isfinite(o->pseudo_dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_dt %g: must be > 0", o->pseudo_dt);
-  PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_substeps %d: must be >= 1", (int)substeps);
-  o->substeps = (int)substeps;
+  for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) names[k] = pbng_material_kind_name((pbng_material_kind)k);
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-material", "corotated | neohookean | stable_neohookean", "material ", names,
+                                      PBNG_MATERIAL_COUNT, &kind, &set));
+  cfg->material = (pbng_material_kind)kind;
   PetscFunctionReturn(0);
 }
 
@@ -90,21 +67,12 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
 
   PetscFunctionBeginUser;
   PetscCall(read_choice_material(PetscOptionsObject, cfg));
-  PetscCall(PetscOptionsString("-solver", "pbng | newton (PETSc SNES; -newton_preconditioner bjacobi_icc|hypre|gamg, -newton_projection stress|element, -newton_exact_hessian, and PETSc's -newton_snes_*, -newton_ksp_*, -newton_pc_*) | pbd | xpbd | xpbd_qs (Sec. 6)", NULL,
-                               cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
-  PetscCheck(!strcmp(cfg->solver, "pbng") || !strcmp(cfg->solver, "newton") || pbng_solver_uses_constraint_colors(cfg->solver),
-             PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-solver: unknown solver \"%s\" (known: pbng, newton, pbd, xpbd, xpbd_qs)", cfg->solver);
-  PetscCall(PetscStrncpy(name, pbng_accel_name(cfg->solver_opt.sweep.accel), sizeof(name)));
-  PetscCall(PetscOptionsString("-accel", "none | sor (Eq. 40) | chebyshev (Eq. 39)", NULL, name, name, sizeof(name), &set));
-  PetscCheck(pbng_accel_from_name(name, &cfg->solver_opt.sweep.accel) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "-accel: unknown acceleration \"%s\" (known: none, sor, chebyshev)", name);
-  PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-accel is for -solver pbng (the solver is %s)", cfg->solver);
-  PetscBool blocks = cfg->solver_opt.sweep.weak_blocks ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(PetscOptionsBool("-weak_blocks", "pbng: after each sweep, one joint step per weak constraint on all its nodes (0: the paper's node-only PBNG)", NULL,
-                             blocks, &blocks, &set));
-  PetscCheck(!set || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-weak_blocks is for -solver pbng (the solver is %s)", cfg->solver);
-  cfg->solver_opt.sweep.weak_blocks = blocks;
-  PetscCall(read_constraint_solver_options(PetscOptionsObject, cfg));
+  char known[128], help[256];
+  pbng_solver_names(known, sizeof(known));
+  snprintf(help, sizeof(help), "%s (each solver's own options: its section below)", known);
+  PetscCall(PetscOptionsString("-solver", help, NULL, cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
+  PetscCheck(pbng_solver_find(cfg->solver, 1), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-solver: unknown solver \"%s\" (known: %s)", cfg->solver,
+             known);
   PetscCall(PetscStrncpy(name, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sizeof(name)));
   PetscCall(PetscOptionsString("-mode", "quasistatic | dynamic (backward Euler)", NULL, name, name, sizeof(name), &set));
   if (!strcmp(name, "quasistatic")) cfg->mode = PBNG_MODE_QUASISTATIC;
@@ -214,38 +182,16 @@ static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscFunctionReturn(0);
 }
 
-/* -omega (SOR, Eq. 40), -rho and -gamma (Chebyshev, Eq. 39): in range, and only with PBNG and their -accel. */
-static PetscErrorCode read_acceleration_parameters(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
-{
-  pbng_solver_options *o = &cfg->solver_opt;
-  PetscBool omega_set, rho_set, gamma_set;
-  const char *accel = pbng_accel_name(o->sweep.accel);
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->sweep.omega, &o->sweep.omega, &omega_set));
-  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->sweep.rho, &o->sweep.rho, &rho_set));
-  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->sweep.gamma, &o->sweep.gamma, &gamma_set));
-  PetscCheck(o->sweep.omega > 0 && o->sweep.omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->sweep.omega);
-  PetscCheck(o->sweep.rho > 0 && o->sweep.rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->sweep.rho);
-  PetscCheck(o->sweep.gamma > 0 && o->sweep.gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->sweep.gamma);
-  PetscCheck(!(omega_set || rho_set || gamma_set) || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-omega, -rho and -gamma are for -solver pbng (the solver is %s)", cfg->solver);
-  PetscCheck(!omega_set || o->sweep.accel == PBNG_ACCEL_SOR, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-omega is for -accel sor (the acceleration is %s)", accel);
-  PetscCheck(!(rho_set || gamma_set) || o->sweep.accel == PBNG_ACCEL_CHEBYSHEV, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-rho and -gamma are for -accel chebyshev (the acceleration is %s)", accel);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode read_coarsen_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, PetscBool allowed);
 
-/* -multilevel L, -mesh_levels C1,C2,... and -multilevel_linesearch: PBNG inside FAS (docs/multilevel.md). */
+/* -multilevel L and -mesh_levels C1,C2,...: the levels of PBNG inside FAS (docs/multilevel.md; the
+ * multilevel solver reads its own options, src/solvers/multilevel.c). */
 static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   pbng_solver_options *o = &cfg->solver_opt;
   PetscInt levels = o->multilevel, nfiles = PBNG_MAX_LEVELS - 1;
-  PetscBool levels_set, files_set, search_set;
-  char *files[PBNG_MAX_LEVELS - 1], search[32] = "energy";
-  static const char *const searches[] = {"none", "energy", "secant"};
+  PetscBool levels_set, files_set;
+  char *files[PBNG_MAX_LEVELS - 1];
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsInt("-multilevel", "pbng: levels of the FAS hierarchy, the finest included (1: single-level PBNG)", NULL, levels, &levels,
@@ -270,7 +216,7 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(!files_set || levels == nfiles + 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d with %d -mesh_levels files: the levels are the -mesh file and its %d coarser meshes", (int)levels, (int)nfiles,
              (int)nfiles);
-  PetscCheck(!(levels_set || files_set) || !strcmp(cfg->solver, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(!(levels_set || files_set) || pbng_solver_find(cfg->solver, 1) == &pbng_solver_pbng_ops, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
@@ -278,26 +224,6 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-multilevel %d: the generated mesh (-res %d) has only %d coarser level%s with at least 2 nodes per axis", (int)levels, cfg->res, usable,
              usable == 1 ? "" : "s");
-  PetscCall(PetscOptionsString("-multilevel_linesearch", "multilevel: scaling of each coarse correction: none | energy | secant", NULL, search,
-                               search, sizeof(search), &search_set));
-  int known = 0;
-  for (int k = 0; k < 3; ++k)
-    if (!strcmp(search, searches[k])) o->correction_search = (pbng_correction_search)k, known = 1;
-  PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-multilevel_linesearch: unknown \"%s\" (known: none, energy, secant)", search);
-  PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
-  static const char *const hessians[] = {"exact", "element", "stress", "modified"};
-  char hessian[32];
-  PetscBool hessian_set;
-  PetscCall(PetscStrncpy(hessian, hessians[o->coarse_hessian], sizeof(hessian)));
-  PetscCall(PetscOptionsString("-multilevel_coarse_hessian",
-                               "multilevel: the coarsest level's Newton matrix: modified (PBNG's Eq. 37 as element matrices) | stress | element (PSD projections) | exact",
-                               NULL, hessian, hessian, sizeof(hessian), &hessian_set));
-  known = 0;
-  for (int k = 0; k < 4; ++k)
-    if (!strcmp(hessian, hessians[k])) o->coarse_hessian = k, known = 1;
-  PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-multilevel_coarse_hessian: unknown \"%s\" (known: modified, stress, element, exact)",
-             hessian);
-  PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
   PetscCall(read_coarsen_options(PetscOptionsObject, cfg, o->multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && !files_set));
   PetscFunctionReturn(0);
 }
@@ -343,10 +269,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
 {
   PetscBool set, every_set;
   PetscInt frames = cfg->frames, iters = cfg->iters, every = cfg->residual_every, threads = 0;
-  pbng_solver_options *o = &cfg->solver_opt;
 
   PetscFunctionBeginUser;
-  PetscCall(read_acceleration_parameters(PetscOptionsObject, cfg));
   PetscCall(read_multilevel_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsReal("-dt", "time step per frame", NULL, cfg->dt, &cfg->dt, &set));
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &set));
@@ -387,7 +311,6 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-residual_every %d: must be >= 1", (int)every);
   PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %d: must be >= 0", (int)threads);
   cfg->frames = (int)frames, cfg->iters = (int)iters, cfg->residual_every = (int)every, cfg->threads = (int)threads;
-  if (o->pseudo_dt == 0) o->pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
   PetscFunctionReturn(0);
 }
 
@@ -420,30 +343,6 @@ static PetscErrorCode read_checkpoint_options(PetscOptionItems *PetscOptionsObje
   PetscFunctionReturn(0);
 }
 
-void pbng_config_restart_key(const pbng_config *cfg, char *buf, size_t len)
-{
-  const pbng_solver_options *o = &cfg->solver_opt;
-  char bcs[256] = "", levels[1024] = "";
-  for (int k = 0; k < cfg->nmesh_levels; ++k) {
-    strncat(levels, cfg->mesh_levels[k], sizeof(levels) - strlen(levels) - 2);
-    strncat(levels, ",", sizeof(levels) - strlen(levels) - 1);
-  }
-  for (int b = 0; b < cfg->bcs.count; ++b) {
-    strncat(bcs, cfg->bcs.bc[b].name, sizeof(bcs) - strlen(bcs) - 2);
-    strncat(bcs, ",", sizeof(bcs) - strlen(bcs) - 1);
-  }
-  snprintf(buf, len,
-           "scene=%s res=%d bar_length=%.17g mesh=%s weak=%s weak_stiffness=%.17g bcs=%s material=%s E=%.17g nu=%.17g rho=%.17g "
-           "g=%.17g,%.17g,%.17g mode=%s dt=%.17g solver=%s accel=%s omega=%.17g rho=%.17g gamma=%.17g weak_blocks=%d xpbd_order=%d "
-           "xpbd_qs_dt=%.17g xpbd_qs_substeps=%d iters=%d rtol=%.17g residual_every=%d multilevel=%d mesh_levels=%s linesearch=%d coarse_hessian=%d "
-           "coarsen=%.17g,%.17g,%.17g",
-           cfg->scene, cfg->res, cfg->bar_length, cfg->mesh_file, cfg->weak_file, cfg->weak_stiffness, bcs, pbng_material_kind_name(cfg->material),
-           cfg->youngs, cfg->poisson, cfg->density, cfg->gravity[0], cfg->gravity[1], cfg->gravity[2],
-           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", cfg->dt, cfg->solver, pbng_accel_name(o->sweep.accel), o->sweep.omega, o->sweep.rho,
-           o->sweep.gamma, o->sweep.weak_blocks, o->weak_first, o->pseudo_dt, o->substeps, cfg->iters, cfg->rtol, cfg->residual_every, o->multilevel,
-           levels, (int)o->correction_search, o->coarse_hessian, cfg->coarsen.target_ratio, cfg->coarsen.quality_min, cfg->coarsen.feature_angle);
-}
-
 /* PETSc options read only at PetscFinalize (so still unused when pbng checks). */
 static int read_at_finalize(const char *name)
 {
@@ -453,14 +352,82 @@ static int read_at_finalize(const char *name)
   return !strncmp(name, "log_view", 8);
 }
 
-static int is_newton_option(const char *name) { return !strncmp(name, "newton_", 7); }
-static int is_multilevel_option(const char *name) { return !strncmp(name, "snes_", 5) || !strncmp(name, "fas_", 4); }
-static int multilevel(const pbng_config *cfg) { return !strcmp(cfg->solver, "pbng") && cfg->solver_opt.multilevel > 1; }
-
 /* Options of the PETSc objects the configured solver creates (read when it sets up). */
 static int is_deferred_option(const pbng_config *cfg, const char *name)
 {
-  return (!strcmp(cfg->solver, "newton") && is_newton_option(name)) || (multilevel(cfg) && is_multilevel_option(name));
+  return pbng_solver_owns_petsc_option(pbng_solver_resolve(cfg->solver, &cfg->solver_opt), name);
+}
+
+/* The solver kind whose PETSc objects read options like `name` (the first in the registry), or NULL. */
+static const pbng_solver_ops *petsc_option_owner(const char *name)
+{
+  for (int k = 0; k < pbng_solver_count(); ++k)
+    if (pbng_solver_owns_petsc_option(pbng_solver_at(k), name)) return pbng_solver_at(k);
+  return NULL;
+}
+
+/* ---- the restart key ------------------------------------------------------------------------------ */
+
+/* Options that do not change the states a run computes: where results go and what is printed,
+ * resources, how long the run goes on (-frames: a restart may continue further), testing aids and
+ * PETSc's diagnostics. Every other option (physics, mesh, boundary sets with their geometry and
+ * motions, solver and its parameters, PETSc options of the solvers) is part of the restart key. */
+static int outside_restart_key(const char *name)
+{
+  static const char *const names[] = {"output",   "summary",         "monitor",          "threads",        "frames",          "time_budget",
+                                      "checkpoint", "checkpoint_every", "restart",         "failure_timeout", "divergence_limit", "help",
+                                      "options_file", "options_monitor", "info",           "history"};
+  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)
+    if (!strcmp(name, names[k])) return 1;
+  return read_at_finalize(name) || !strncmp(name, "test_", 5) || strstr(name, "monitor") || strstr(name, "_view") || !strncmp(name, "log_", 4);
+}
+
+typedef struct {
+  char *name, *value;
+} option_pair;
+
+static int cmp_option_pair(const void *a, const void *b) { return strcmp(((const option_pair *)a)->name, ((const option_pair *)b)->name); }
+
+/* The options database as "-name value" tokens (PetscOptionsGetAll) split into pairs: a token is a
+ * name when it starts with '-' and a letter; the tokens up to the next name are its value. The pairs
+ * point into text. */
+static int split_options(char *text, option_pair *pairs, int max)
+{
+  int n = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(text, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    const int is_name = tok[0] == '-' && ((tok[1] >= 'a' && tok[1] <= 'z') || (tok[1] >= 'A' && tok[1] <= 'Z'));
+    if (is_name && n < max) pairs[n++] = (option_pair){tok + 1, NULL};
+    else if (!is_name && n > 0 && !pairs[n - 1].value) pairs[n - 1].value = tok;
+    else if (!is_name && n > 0) tok[-1] = ' '; /* a value with spaces: rejoin it */
+  }
+  return n;
+}
+
+#define RESTART_KEY_MAX_OPTIONS 512
+
+PetscErrorCode pbng_config_make_restart_key(pbng_config *cfg)
+{
+  char *all;
+  option_pair *pairs;
+  size_t used = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  PetscCall(PetscMalloc1(RESTART_KEY_MAX_OPTIONS, &pairs));
+  const int n = split_options(all, pairs, RESTART_KEY_MAX_OPTIONS);
+  qsort(pairs, (size_t)n, sizeof(*pairs), cmp_option_pair);
+  cfg->restart_key[0] = 0;
+  for (int k = 0; k < n && used < sizeof(cfg->restart_key); ++k)
+    if (!outside_restart_key(pairs[k].name))
+      used += (size_t)snprintf(cfg->restart_key + used, sizeof(cfg->restart_key) - used, "%s-%s%s%s", used ? " " : "", pairs[k].name,
+                               pairs[k].value ? " " : "", pairs[k].value ? pairs[k].value : "");
+  PetscCall(PetscFree(pairs));
+  PetscCall(PetscFree(all));
+  PetscCheck(n < RESTART_KEY_MAX_OPTIONS && used < sizeof(cfg->restart_key), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ,
+             "too many options for a checkpoint's restart key (at most %d options, %d characters)", RESTART_KEY_MAX_OPTIONS - 1,
+             (int)sizeof(cfg->restart_key) - 1);
+  PetscFunctionReturn(0);
 }
 
 /* The first option nobody read, or "" (copied into first[size]): with deferred_only, only the
@@ -490,10 +457,10 @@ PetscErrorCode pbng_config_reject_unused_options(const pbng_config *cfg)
 
   PetscFunctionBeginUser;
   PetscCall(first_unused_option(cfg, PETSC_FALSE, first, sizeof(first)));
-  PetscCheck(!first[0] || !is_newton_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -%s is for -solver newton (the solver is %s)",
-             first, cfg->solver);
-  PetscCheck(!first[0] || !is_multilevel_option(first), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "option -%s is for the multilevel solver (-solver pbng -multilevel L with L > 1)", first);
+  const pbng_solver_ops *owner = first[0] ? petsc_option_owner(first) : NULL;
+  PetscCheck(!owner || !owner->kind.selectable, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -%s is for %s (the solver is %s)", first,
+             owner ? owner->kind.chosen_by : "", cfg->solver);
+  PetscCheck(!owner, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -%s is for %s", first, owner ? owner->kind.chosen_by : "");
   PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown option -%s (pbng -help lists the options)", first);
   PetscFunctionReturn(0);
 }
@@ -504,7 +471,7 @@ PetscErrorCode pbng_config_reject_unused_solver_options(const pbng_config *cfg)
 
   PetscFunctionBeginUser;
   PetscCall(first_unused_option(cfg, PETSC_TRUE, first, sizeof(first)));
-  PetscCheck(!first[0] || multilevel(cfg), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+  PetscCheck(!first[0] || pbng_solver_resolve(cfg->solver, &cfg->solver_opt) != &pbng_solver_newton_ops, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "option -%s was not used by the Newton solver (misspelt, or meant for another preconditioner?)", first);
   PetscCheck(!first[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "option -%s was not used by the multilevel solver (misspelt, or meant for a level or solver type that does not exist?)", first);
@@ -544,6 +511,8 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   if (!ierr) ierr = read_all_options(PetscOptionsObject, cfg, scene, sizeof(scene));
   PetscOptionsEnd(); /* reached on errors too: it frees what PetscOptionsBegin allocated */
   PetscCall(ierr);
+  PetscCall(pbng_solver_options_read(&cfg->solver_opt, cfg->solver)); /* each solver's own section */
+  if (cfg->solver_opt.pseudo_dt == 0) cfg->solver_opt.pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
   if (!cfg->checkpoint[0]) {
     PetscCheck(strlen(cfg->output) + 16 < sizeof(cfg->checkpoint), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-output: file name too long");
@@ -551,5 +520,6 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
     PetscCall(PetscStrlcat(cfg->checkpoint, ".checkpoint.h5", sizeof(cfg->checkpoint)));
   }
   PetscCall(pbng_config_reject_unused_options(cfg));
+  PetscCall(pbng_config_make_restart_key(cfg)); /* before any solver adds defaults of its own to the options */
   PetscFunctionReturn(0);
 }

@@ -84,9 +84,12 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
                         s->frames, s->iterations, s->solver_seconds, s->iterations ? 1e3 * s->solver_seconds / s->iterations : 0.0,
                         s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
                         s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
-  if (!strcmp(cfg->solver, "newton"))
-    PetscCall(PetscPrintf(comm, "         %lld linear (Krylov) iterations, %.1f per Newton step\n", s->linear_iterations,
-                          s->iterations ? (double)s->linear_iterations / s->iterations : 0.0));
+  const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
+  if (ops && ops->kind.summary_line) { /* the solver's own line */
+    char line[256];
+    ops->kind.summary_line(s->linear_iterations, s->iterations, line, sizeof(line));
+    PetscCall(PetscPrintf(comm, "         %s\n", line));
+  }
   if (s->nlevels > 1) {
     PetscCall(PetscPrintf(comm, "         %d FAS cycles on %d levels; time in each level's own work (slowest rank):\n", s->iterations, s->nlevels));
     for (int l = s->nlevels - 1; l >= 0; --l)

@@ -67,11 +67,12 @@ static PetscErrorCode budget_spent(const run_state *st, double seconds, PetscBoo
   PetscFunctionReturn(0);
 }
 
-/* "  linear N" after the Newton solver's lines (Krylov iterations so far in the frame), else "". */
+/* The solver's own suffix of an iteration line (Newton: "  linear N", its Krylov iterations so far in
+ * the frame), else "". */
 static const char *linear_suffix(const run_state *st, long long linear, char *buf, size_t size)
 {
   buf[0] = 0;
-  if (!strcmp(st->cfg->solver, "newton")) snprintf(buf, size, "  linear %lld", linear);
+  if (st->solver.ops->kind.iteration_suffix) st->solver.ops->kind.iteration_suffix(linear, buf, size);
   return buf;
 }
 
@@ -313,7 +314,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(run_build_levels(st));
   pbng_solver_options opt = cfg->solver_opt;
   opt.hierarchy = &st->hierarchy;
-  PetscCall(pbng_solver_create(st->hierarchy.nlevels > 1 ? "multilevel" : cfg->solver, &st->pb, &opt, &st->solver));
+  PetscCall(pbng_solver_create(pbng_solver_resolve(cfg->solver, &cfg->solver_opt), &st->pb, &opt, &st->solver));
   if (st->restart[0]) PetscCall(run_load_checkpoint(st));
   sum->ncolors = st->dm.ncolors;
   const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];

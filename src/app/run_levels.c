@@ -15,7 +15,7 @@
 /* Whether the coarse levels are made from the fine mesh (a mesh file, no -mesh_levels). */
 static int levels_made_from_fine(const pbng_config *cfg)
 {
-  return !strcmp(cfg->solver, "pbng") && cfg->solver_opt.multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && cfg->nmesh_levels == 0;
+  return cfg->solver_opt.multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && cfg->nmesh_levels == 0; /* -multilevel L > 1: -solver pbng only */
 }
 
 /* Rank 0: the fine mesh coarsened level by level, its boundary sets' nodes kept in place. */
@@ -162,7 +162,7 @@ PetscErrorCode run_build_levels(run_state *st)
   char what[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
-  if (L <= 1 || strcmp(cfg->solver, "pbng")) PetscFunctionReturn(0);
+  if (L <= 1) PetscFunctionReturn(0); /* -multilevel L > 1 is for -solver pbng only (options.c) */
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   h->nlevels = L;
   PetscCall(PetscCalloc1(L - 1, &h->coarse));

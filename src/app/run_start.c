@@ -77,7 +77,6 @@ PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counter
 {
   pbng_state_field fields[PBNG_MAX_STATE_FIELDS];
   double *rotation = NULL;
-  char key[2048];
   int n;
   const int64_t nrot = st->pb.rotation ? 4 * (int64_t)st->dm.nelems : 0;
 
@@ -85,8 +84,7 @@ PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counter
   PetscCall(PetscMalloc1(nrot + 1, &rotation));
   for (int64_t k = 0; k < nrot; ++k) rotation[k] = st->pb.rotation[k];
   PetscCall(state_fields(st, rotation, fields, &n));
-  pbng_config_restart_key(st->cfg, key, sizeof(key));
-  PetscCall(pbng_checkpoint_write(&st->dm, st->cfg->checkpoint, c, key, st->command_line, n, fields));
+  PetscCall(pbng_checkpoint_write(&st->dm, st->cfg->checkpoint, c, st->cfg->restart_key, st->command_line, n, fields));
   PetscCall(PetscFree(rotation));
   PetscCall(PetscPrintf(st->comm, "checkpoint: %s (frame %d, %d iterations done in it)\n", st->cfg->checkpoint, (int)c->next_frame,
                         (int)c->next_iteration));
@@ -138,12 +136,10 @@ PetscErrorCode run_resolve_restart(run_state *st)
  * dropped. */
 PetscErrorCode run_resume_output(run_state *st, const mesh_header *mesh)
 {
-  char key[2048];
   pbng_output_info info = {.xdmf_topology = mesh->etype->xdmf_topology, .nodes_per_element = mesh->etype->nodes};
 
   PetscFunctionBeginUser;
-  pbng_config_restart_key(st->cfg, key, sizeof(key));
-  PetscCall(pbng_checkpoint_read_counters(&st->dm, st->restart, key, &st->resume));
+  PetscCall(pbng_checkpoint_read_counters(&st->dm, st->restart, st->cfg->restart_key, &st->resume));
   PetscCall(pbng_output_resume(st->comm, st->cfg->output, &info, mesh->nnodes, mesh->nelems, (int)st->resume.next_frame, &st->out));
   PetscCall(run_build_node_output_order(st));
   PetscFunctionReturn(0);

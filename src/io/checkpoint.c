@@ -113,7 +113,7 @@ static PetscErrorCode check_sizes(hid_t file, MPI_Comm comm, const char *path, c
 PetscErrorCode pbng_checkpoint_read_counters(const pbng_dmesh *dm, const char *path, const char *config, pbng_checkpoint_counters *counters)
 {
   hid_t file;
-  char format[32], stored[1024];
+  char format[32], stored[8192];
 
   PetscFunctionBeginUser;
   PetscCall(open_checkpoint(dm->comm, path, &file));

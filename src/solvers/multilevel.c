@@ -18,6 +18,7 @@
 #include <malloc.h>
 #include <math.h>
 #include <petscdm.h>
+#include <stdio.h>
 #include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
 #include <string.h>
 #include "parallel/transfer.h"
@@ -508,6 +509,37 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_multilevel_ops = {.name = "multilevel", .create = multilevel_create, .begin_frame = multilevel_begin_frame,
-                                                    .iterate = multilevel_iterate, .destroy = multilevel_destroy, .monitor = multilevel_monitor,
-                                                    .restored = multilevel_restored, .level_stats = multilevel_level_stats};
+/* ---- options ---------------------------------------------------------------------------------- */
+
+/* -multilevel_linesearch and -multilevel_coarse_hessian (-multilevel itself shapes the run's mesh
+ * hierarchy and is read with the meshes). */
+PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+{
+  static const char *const searches[] = {"none", "energy", "secant"}; /* pbng_correction_search order */
+  static const char *const hessians[] = {"modified", "stress", "element", "exact"};
+  static const pbng_hessian_kind hessian_kinds[] = {PBNG_HESSIAN_MODIFIED, PBNG_HESSIAN_PSD_STRESS, PBNG_HESSIAN_PSD_ELEMENT, PBNG_HESSIAN_EXACT};
+  int search = (int)o->correction_search, hessian = 0;
+  PetscBool search_set, hessian_set;
+
+  PetscFunctionBeginUser;
+  (void)selected;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_linesearch", "scaling of each coarse correction: none | energy | secant", "",
+                                      searches, 3, &search, &search_set));
+  o->correction_search = (pbng_correction_search)search;
+  PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
+  while (hessian_kinds[hessian] != (pbng_hessian_kind)o->coarse_hessian) ++hessian;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_coarse_hessian",
+                                      "the coarsest level's Newton matrix: modified (PBNG's Eq. 37 as element matrices) | stress | element (PSD projections) | exact",
+                                      "", hessians, 4, &hessian, &hessian_set));
+  o->coarse_hessian = (int)hessian_kinds[hessian];
+  PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_multilevel_ops = {
+  .name = "multilevel",
+  .kind = {.chosen_by = "the multilevel solver (-solver pbng -multilevel L with L > 1)",
+           .help = "PBNG as the smoother of PETSc's FAS (and every -snes_*, -fas_* option of it)", .petsc_prefixes = "snes_,fas_,",
+           .set_from_options = pbng_multilevel_set_from_options},
+  .create = multilevel_create, .begin_frame = multilevel_begin_frame, .iterate = multilevel_iterate, .destroy = multilevel_destroy,
+  .monitor = multilevel_monitor, .restored = multilevel_restored, .level_stats = multilevel_level_stats};

@@ -7,6 +7,7 @@
  * given explicitly; every -newton_snes_*, -newton_ksp_*, -newton_pc_* option passes through
  * (Eisenstat-Walker: -newton_snes_ksp_ew). */
 #include <petscsnes.h>
+#include <stdio.h>
 #include <string.h>
 #include "solvers/level.h"
 #include "solvers/solver.h"
@@ -35,8 +36,6 @@ static PetscErrorCode apply_preconditioner_preset(const char *preset)
   PetscCall(pbng_option_default("-newton_ksp_rtol", "1e-3"));
   PetscCall(pbng_option_default("-newton_ksp_max_it", "1000"));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-newton_pc_type", &pc_given));
-  PetscCheck(!strcmp(preset, "gamg") || !strcmp(preset, "hypre") || !strcmp(preset, "bjacobi_icc"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)", preset);
   if (pc_given) PetscFunctionReturn(0); /* an explicit -newton_pc_type replaces the preset's preconditioner */
   if (!strcmp(preset, "gamg")) {
     PetscCall(pbng_option_default("-newton_pc_type", "gamg"));
@@ -57,14 +56,15 @@ static PetscErrorCode apply_preconditioner_preset(const char *preset)
 }
 
 /* The pbng hessian kind named by -newton_projection / -newton_exact_hessian. */
-static PetscErrorCode read_hessian_kind(pbng_hessian_kind *kind)
+static PetscErrorCode read_hessian_kind(PetscOptionItems *PetscOptionsObject, int *kind)
 {
-  PetscBool exact = PETSC_FALSE;
+  PetscBool exact = PETSC_FALSE, set;
   char projection[32] = NEWTON_DEFAULT_PROJECTION;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-newton_exact_hessian", &exact, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_projection", projection, sizeof(projection), NULL));
+  PetscCall(PetscOptionsString("-newton_projection", "how element Hessians are made PSD: stress (through dP/dF) | element (the 12x12 matrix)", NULL,
+                               projection, projection, sizeof(projection), &set));
+  PetscCall(PetscOptionsBool("-newton_exact_hessian", "the exact (indefinite) Hessian instead of a PSD projection", NULL, exact, &exact, &set));
   if (!strcmp(projection, "stress")) *kind = PBNG_HESSIAN_PSD_STRESS;
   else if (!strcmp(projection, "element")) *kind = PBNG_HESSIAN_PSD_ELEMENT;
   else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_projection: unknown \"%s\" (known: stress, element)", projection);
@@ -79,17 +79,15 @@ static PetscErrorCode read_hessian_kind(pbng_hessian_kind *kind)
  * each Newton step starts from the sweeps' result) or, with -newton_snes_npc_side left, on the left
  * (Newton on x - NPC(x) = 0, whose Jacobian PETSc applies matrix-free: no stiffness is assembled and
  * the -newton_preconditioner preset does not apply). Every -newton_npc_snes_* option overrides. */
-/* -newton_npc none | pbng, and whether PETSc will apply it on the left (-newton_snes_npc_side left). */
-static PetscErrorCode read_npc(PetscBool *pbng, PetscBool *left)
+/* Whether PETSc will apply the nonlinear preconditioner on the left (-newton_snes_npc_side left, an
+ * option of the SNES). */
+static PetscErrorCode npc_on_left(PetscBool *left)
 {
-  char npc[32] = "none", side[32] = "right";
+  char side[32] = "right";
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_npc", npc, sizeof(npc), NULL));
-  PetscCheck(!strcmp(npc, "none") || !strcmp(npc, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_npc: unknown \"%s\" (known: none, pbng)", npc);
-  *pbng = !strcmp(npc, "pbng");
   PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_snes_npc_side", side, sizeof(side), NULL));
-  *left = *pbng && !strcmp(side, "left");
+  *left = !strcmp(side, "left");
   PetscFunctionReturn(0);
 }
 
@@ -131,20 +129,18 @@ static PetscErrorCode newton_create(pbng_solver *s)
 {
   newton_data *d;
   pbng_problem *pb = s->pb;
-  pbng_hessian_kind hessian = PBNG_HESSIAN_PSD_STRESS;
+  const pbng_hessian_kind hessian = (pbng_hessian_kind)s->opt.newton_hessian;
   pbng_sweep_options sweep = s->opt.sweep;
-  PetscBool npc = PETSC_FALSE, left = PETSC_FALSE;
-  char preset[32] = NEWTON_DEFAULT_PRECONDITIONER;
+  const PetscBool npc = s->opt.newton_npc ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool left = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCheck(pb->halo, pb->dm->comm, PETSC_ERR_ARG_WRONG, "the Newton solver needs the problem's halo");
   PetscCall(PetscNew(&d));
   s->data = d;
-  PetscCall(read_hessian_kind(&hessian));
-  PetscCall(read_npc(&npc, &left));
+  if (npc) PetscCall(npc_on_left(&left));
   if (!npc) sweep.weak_blocks = 0; /* no sweeps without the preconditioner: nothing to set up */
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-newton_preconditioner", preset, sizeof(preset), NULL));
-  if (!left) PetscCall(apply_preconditioner_preset(preset));
+  if (!left) PetscCall(apply_preconditioner_preset(s->opt.newton_preconditioner));
   PetscCall(pbng_level_create(pb, &sweep, -1, &d->level));
   PetscCall(SNESCreate(pb->dm->comm, &d->snes));
   PetscCall(SNESSetOptionsPrefix(d->snes, "newton_"));
@@ -228,6 +224,46 @@ static PetscErrorCode newton_destroy(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* ---- options and reporting --------------------------------------------------------------------- */
+
+/* -newton_preconditioner, -newton_projection, -newton_exact_hessian, -newton_npc: read (and listed by
+ * -help) when Newton is the solver; otherwise left unread, so that the check for unused options names
+ * them as Newton's. Every other -newton_* option belongs to PETSc's SNES/KSP/PC and is read when the
+ * solver sets up. */
+PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+{
+  PetscBool help, set;
+  char npc[32] = "none";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (strcmp(selected, pbng_solver_newton_ops.name) && !help) PetscFunctionReturn(0);
+  if (!o->newton_preconditioner[0]) PetscCall(PetscStrncpy(o->newton_preconditioner, NEWTON_DEFAULT_PRECONDITIONER, sizeof(o->newton_preconditioner)));
+  PetscCall(PetscOptionsString("-newton_preconditioner", "linear solver preset: bjacobi_icc | hypre | gamg (CG in each)", NULL, o->newton_preconditioner,
+                               o->newton_preconditioner, sizeof(o->newton_preconditioner), &set));
+  PetscCheck(!strcmp(o->newton_preconditioner, "gamg") || !strcmp(o->newton_preconditioner, "hypre") || !strcmp(o->newton_preconditioner, "bjacobi_icc"),
+             PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)",
+             o->newton_preconditioner);
+  PetscCall(read_hessian_kind(PetscOptionsObject, &o->newton_hessian));
+  PetscCall(PetscOptionsString("-newton_npc", "nonlinear preconditioner: none | pbng (PBNG sweeps; -newton_snes_npc_side left|right)", NULL, npc, npc,
+                               sizeof(npc), &set));
+  PetscCheck(!strcmp(npc, "none") || !strcmp(npc, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_npc: unknown \"%s\" (known: none, pbng)", npc);
+  o->newton_npc = !strcmp(npc, "pbng");
+  PetscFunctionReturn(0);
+}
+
+static void newton_iteration_suffix(long long linear, char *buf, size_t len) { snprintf(buf, len, "  linear %lld", linear); }
+
+static void newton_summary_line(long long linear, int iterations, char *buf, size_t len)
+{
+  snprintf(buf, len, "%lld linear (Krylov) iterations, %.1f per Newton step", linear, iterations ? (double)linear / iterations : 0.0);
+}
+
 /* No state between iterations: each is one SNESSolve from the problem's positions. */
-const pbng_solver_ops pbng_solver_newton_ops = {.name = "newton", .create = newton_create, .begin_frame = newton_begin_frame,
-                                                .iterate = newton_iterate, .destroy = newton_destroy};
+const pbng_solver_ops pbng_solver_newton_ops = {
+  .name = "newton",
+  .kind = {.selectable = 1, .chosen_by = "-solver newton",
+           .help = "PETSc SNES Newton on the same partition (and every -newton_snes_*, -newton_ksp_*, -newton_pc_* option)",
+           .petsc_prefixes = "newton_,", .set_from_options = pbng_newton_set_from_options, .iteration_suffix = newton_iteration_suffix,
+           .summary_line = newton_summary_line},
+  .create = newton_create, .begin_frame = newton_begin_frame, .iterate = newton_iterate, .destroy = newton_destroy};

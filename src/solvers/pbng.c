@@ -5,6 +5,7 @@
  * nodes (-weak_blocks, on by default; off is the paper's node-only PBNG). The sweep itself is
  * src/solvers/sweep.c; this solver iterates it once per iteration with b = 0. */
 #include "solvers/solver.h"
+#include <string.h>
 
 static PetscErrorCode pbng_create(pbng_solver *s)
 {
@@ -53,5 +54,62 @@ static PetscErrorCode pbng_state(pbng_solver *s, pbng_state_field *fields, int *
   PetscFunctionReturn(0);
 }
 
-const pbng_solver_ops pbng_solver_pbng_ops = {.name = "pbng", .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate,
-                                              .destroy = pbng_destroy, .state = pbng_state};
+/* ---- options ---------------------------------------------------------------------------------- */
+
+/* -accel and -weak_blocks. */
+static PetscErrorCode read_sweep_choices(PetscOptionItems *PetscOptionsObject, pbng_sweep_options *o, int mine, const char *selected)
+{
+  const char *const names[] = {pbng_accel_name(PBNG_ACCEL_NONE), pbng_accel_name(PBNG_ACCEL_SOR), pbng_accel_name(PBNG_ACCEL_CHEBYSHEV)};
+  const pbng_accel kinds[] = {PBNG_ACCEL_NONE, PBNG_ACCEL_SOR, PBNG_ACCEL_CHEBYSHEV};
+  int accel = 0;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  while (kinds[accel] != o->accel) ++accel;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-accel", "none | sor (Eq. 40) | chebyshev (Eq. 39)", "acceleration ", names, 3, &accel, &set));
+  o->accel = kinds[accel];
+  PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-accel is for -solver pbng (the solver is %s)", selected);
+  PetscBool blocks = o->weak_blocks ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-weak_blocks", "after each sweep, one joint step per weak constraint on all its nodes (0: the paper's node-only PBNG)", NULL,
+                             blocks, &blocks, &set));
+  PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-weak_blocks is for -solver pbng (the solver is %s)", selected);
+  o->weak_blocks = blocks;
+  PetscFunctionReturn(0);
+}
+
+/* -omega (SOR, Eq. 40), -rho and -gamma (Chebyshev, Eq. 39): in range, and only with their -accel. */
+static PetscErrorCode read_acceleration_parameters(PetscOptionItems *PetscOptionsObject, pbng_sweep_options *o, int mine, const char *selected)
+{
+  PetscBool omega_set, rho_set, gamma_set;
+  const char *accel = pbng_accel_name(o->accel);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-omega", "SOR relaxation omega (Eq. 40), in (0, 2)", NULL, o->omega, &o->omega, &omega_set));
+  PetscCall(PetscOptionsReal("-rho", "Chebyshev spectral radius rho (Eq. 39), in (0, 1)", NULL, o->rho, &o->rho, &rho_set));
+  PetscCall(PetscOptionsReal("-gamma", "Chebyshev relaxation gamma (Eq. 39), in (0, 2)", NULL, o->gamma, &o->gamma, &gamma_set));
+  PetscCheck(o->omega > 0 && o->omega < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-omega %g: must be in (0, 2)", o->omega);
+  PetscCheck(o->rho > 0 && o->rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rho %g: must be in (0, 1)", o->rho);
+  PetscCheck(o->gamma > 0 && o->gamma < 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gamma %g: must be in (0, 2)", o->gamma);
+  PetscCheck(!(omega_set || rho_set || gamma_set) || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-omega, -rho and -gamma are for -solver pbng (the solver is %s)", selected);
+  PetscCheck(!omega_set || o->accel == PBNG_ACCEL_SOR, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-omega is for -accel sor (the acceleration is %s)", accel);
+  PetscCheck(!(rho_set || gamma_set) || o->accel == PBNG_ACCEL_CHEBYSHEV, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-rho and -gamma are for -accel chebyshev (the acceleration is %s)", accel);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected)
+{
+  const int mine = !strcmp(selected, pbng_solver_pbng_ops.name);
+
+  PetscFunctionBeginUser;
+  PetscCall(read_sweep_choices(PetscOptionsObject, &opt->sweep, mine, selected));
+  PetscCall(read_acceleration_parameters(PetscOptionsObject, &opt->sweep, mine, selected));
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_pbng_ops = {
+  .name = "pbng",
+  .kind = {.selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
+           .set_from_options = pbng_pbng_set_from_options},
+  .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate, .destroy = pbng_destroy, .state = pbng_state};

@@ -26,6 +26,9 @@ typedef struct {
   const pbng_hierarchy *hierarchy; /* the coarse levels of a multilevel run (set by the run) */
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
   int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
+  char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
+  int newton_hessian;        /* -newton_projection / -newton_exact_hessian (a pbng_hessian_kind; 0: the default) */
+  int newton_npc;            /* -newton_npc pbng */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
@@ -37,8 +40,28 @@ typedef struct {
   long long sweeps, functions, objectives, jacobians;
 } pbng_level_stats;
 
+/* How a solver kind is chosen and configured (the registry's part of pbng_solver_ops). */
+typedef struct {
+  int selectable;          /* a value of -solver (0: chosen otherwise, e.g. multilevel by -solver pbng -multilevel L) */
+  const char *chosen_by;   /* how a user selects it, for messages: "-solver newton" */
+  const char *help;        /* one line for -solver's -help entry */
+  int constraint_colors;   /* needs the constraint coloring of the elements and weak constraints (Sec. 6) */
+  /* Prefixes of the options of PETSc objects the solver creates and reads only when it sets up
+   * ("newton_"), each followed by a comma; NULL: none. */
+  const char *petsc_prefixes;
+  /* Reads the solver's own options (called for every kind, in its own -help section, so that -help
+   * lists them all): selected is the -solver value; an option given for another solver is an error
+   * naming it. */
+  PetscErrorCode (*set_from_options)(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+  /* Reporting: the suffix of each -monitor line and the extra summary line, from the Krylov
+   * iterations of the frame / run (NULL: nothing to add). */
+  void (*iteration_suffix)(long long linear, char *buf, size_t len);
+  void (*summary_line)(long long linear, int iterations, char *buf, size_t len);
+} pbng_solver_kind;
+
 typedef struct {
   const char *name;
+  pbng_solver_kind kind;
   PetscErrorCode (*create)(pbng_solver *s);
   PetscErrorCode (*begin_frame)(pbng_solver *s);
   PetscErrorCode (*iterate)(pbng_solver *s, int l); /* iteration l (0-based) of the current frame */
@@ -61,15 +84,41 @@ struct pbng_solver {
   void *data;
 };
 
-/* Solver names: "pbng", "newton", "pbd", "xpbd", "xpbd_qs", "multilevel" (PBNG inside FAS: -solver pbng
- * -multilevel L). Unknown name -> error listing the known ones. */
-PetscErrorCode pbng_solver_create(const char *name, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s);
+/* The registry: every solver kind, in -help order (src/solvers/solver.c holds the one list). */
+int pbng_solver_count(void);
+const pbng_solver_ops *pbng_solver_at(int k);
+/* The kind named `name` (selectable ones only with selectable_only), or NULL. */
+const pbng_solver_ops *pbng_solver_find(const char *name, int selectable_only);
+/* "pbng, newton, pbd, xpbd, xpbd_qs": the values of -solver, for messages and -help. */
+void pbng_solver_names(char *buf, size_t len);
+/* The solver a run with -solver `name` and these options uses (-solver pbng -multilevel L > 1: the
+ * multilevel one). NULL for an unknown name. */
+const pbng_solver_ops *pbng_solver_resolve(const char *name, const pbng_solver_options *opt);
+/* Every kind's set_from_options, each in its own options section (collective on PETSC_COMM_WORLD). */
+PetscErrorCode pbng_solver_options_read(pbng_solver_options *opt, const char *selected);
+/* Whether option `name` (without its dash) belongs to a PETSc object of `ops` (its petsc_prefixes). */
+int pbng_solver_owns_petsc_option(const pbng_solver_ops *ops, const char *name);
+
+/* Creates the solver `ops` resolves to (pbng_solver_resolve). */
+PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, const pbng_solver_options *opt, pbng_solver *s);
 PetscErrorCode pbng_solver_begin_frame(pbng_solver *s);
 PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l);
 PetscErrorCode pbng_solver_destroy(pbng_solver *s);
 
 /* 1 for the constraint-based solvers (pbd, xpbd, xpbd_qs): they need the constraint colors. */
 int pbng_solver_uses_constraint_colors(const char *name);
+
+/* Each kind's own options (their modules): */
+PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+
+/* An option whose value is one of names[0..n): *value its index (unchanged when not given; its name is
+ * the shown default). Anything else is an error: "<option>: unknown <noun>"X" (known: a, b, c)" (noun
+ * "" or e.g. "acceleration "). */
+PetscErrorCode pbng_options_named_choice(PetscOptionItems *PetscOptionsObject, const char *option, const char *help, const char *noun,
+                                         const char *const *names, int n, int *value, PetscBool *set);
 
 /* Sets a PETSc option unless the user gave it: a solver's default that any explicit option overrides. */
 PetscErrorCode pbng_option_default(const char *name, const char *value);

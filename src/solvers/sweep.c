@@ -9,16 +9,6 @@
 
 static const char *const accel_names[] = {"none", "sor", "chebyshev"};
 
-int pbng_accel_from_name(const char *name, pbng_accel *accel)
-{
-  for (int k = 0; k < 3; ++k)
-    if (!strcmp(name, accel_names[k])) {
-      *accel = (pbng_accel)k;
-      return 0;
-    }
-  return -1;
-}
-
 const char *pbng_accel_name(pbng_accel accel) { return accel_names[accel]; }
 
 /* Eq. 31-33: x_i <- x_i + A^{-1} (f_i(x) + f_ext_i + b_i), A the modified nodal Hessian (Eq. 37):

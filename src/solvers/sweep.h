@@ -43,8 +43,7 @@ void pbng_sweeper_restart(pbng_sweeper *sw);
  * solves F_i(x) = b_i, i.e. f_i(x) + b_i = 0 with f_i the node force of pbng_node_force), or NULL for b = 0. */
 PetscErrorCode pbng_sweeper_iterate(pbng_sweeper *sw, int l, const double *b);
 
-/* Names of the accelerations "none" | "sor" | "chebyshev": 0 or -1 for an unknown name. */
-int pbng_accel_from_name(const char *name, pbng_accel *accel);
+/* The acceleration's name: "none" | "sor" | "chebyshev" (-accel). */
 const char *pbng_accel_name(pbng_accel accel);
 
 #endif

@@ -304,9 +304,38 @@ static PetscErrorCode cb_restored(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-#define CB_OPS(NAME, CREATE, MONITOR)                                                                                                      \
-  {.name = NAME, .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR,      \
-   .state = cb_state, .restored = cb_restored}
-const pbng_solver_ops pbng_solver_pbd_ops = CB_OPS("pbd", pbd_create, NULL);
-const pbng_solver_ops pbng_solver_xpbd_ops = CB_OPS("xpbd", xpbd_create, xpbd_monitor);
-const pbng_solver_ops pbng_solver_xpbd_qs_ops = CB_OPS("xpbd_qs", xpbd_qs_create, xpbd_monitor);
+/* ---- options (one set for the three constraint solvers) ----------------------------------------- */
+
+/* -xpbd_order, -xpbd_qs_dt, -xpbd_qs_substeps: only with the constraint solvers they apply to. */
+PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+{
+  char order[32] = "elastic_first";
+  PetscBool set_order, set_dt, set_sub;
+  PetscInt substeps = o->substeps;
+  const pbng_solver_ops *ops = pbng_solver_find(selected, 1);
+  const int constraints = ops && ops->kind.constraint_colors, qs = ops == &pbng_solver_xpbd_qs_ops;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-xpbd_order", "elastic_first (the paper's XPBD-QS) | weak_first (\"flipped\")", NULL, order, order, sizeof(order),
+                               &set_order));
+  PetscCheck(!strcmp(order, "elastic_first") || !strcmp(order, "weak_first"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-xpbd_order: unknown order \"%s\" (known: elastic_first, weak_first)", order);
+  o->weak_first = !strcmp(order, "weak_first");
+  PetscCall(PetscOptionsReal("-xpbd_qs_dt", "xpbd_qs: pseudo-time step (0: -dt)", NULL, o->pseudo_dt, &o->pseudo_dt, &set_dt));
+  PetscCall(PetscOptionsInt("-xpbd_qs_substeps", "xpbd_qs: iterations per pseudo-time step", NULL, substeps, &substeps, &set_sub));
+  PetscCheck(!set_order || constraints, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_order is for -solver pbd | xpbd | xpbd_qs");
+  PetscCheck(!(set_dt || set_sub) || qs, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_qs_dt and -xpbd_qs_substeps are for -solver xpbd_qs");
+  PetscCheck(o->pseudo_dt >= 0 && isfinite(o->pseudo_dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_dt %g: must be > 0", o->pseudo_dt);
+  PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_substeps %d: must be >= 1", (int)substeps);
+  o->substeps = (int)substeps;
+  PetscFunctionReturn(0);
+}
+
+#define CB_OPS(NAME, HELP, CREATE, MONITOR)                                                                                                \
+  {.name = NAME,                                                                                                                           \
+   .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .set_from_options = pbng_xpbd_set_from_options}, \
+   .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR, .state = cb_state,    \
+   .restored = cb_restored}
+const pbng_solver_ops pbng_solver_pbd_ops = CB_OPS("pbd", "position-based dynamics (Sec. 6; -xpbd_order for pbd, xpbd, xpbd_qs)", pbd_create, NULL);
+const pbng_solver_ops pbng_solver_xpbd_ops = CB_OPS("xpbd", "extended PBD with compliance (Sec. 6)", xpbd_create, xpbd_monitor);
+const pbng_solver_ops pbng_solver_xpbd_qs_ops = CB_OPS("xpbd_qs", "quasistatic XPBD in pseudo time (Sec. 6)", xpbd_qs_create, xpbd_monitor);
