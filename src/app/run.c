@@ -1,6 +1,7 @@
 /* A pbng run as a whole: setup (run_mesh.c, run_start.c), the frame loop with its stopping rules
  * (residual, time budget, divergence, signals), and the agreement of the ranks after an error. */
 #include "app/run_state.h"
+#include "core/adjacency.h"
 #include <malloc.h>
 #include <signal.h>
 #include <math.h>
@@ -296,6 +297,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   else PetscCall(run_global_mesh_on_rank0(st, &mesh, &head));
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
+  sum->nodes_per_element = head.etype->nodes;
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(run_resolve_restart(st));
@@ -456,7 +458,8 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   }
   PetscCall(teardown(&st));
   sum->total_seconds = MPI_Wtime() - t0;
-  sum->visits_per_second = sum->solver_seconds > 0 ? 4.0 * (double)sum->elements * sum->iterations / sum->solver_seconds : 0;
+  sum->visits_per_second =
+    sum->solver_seconds > 0 ? pbng_element_node_visits(sum->nodes_per_element, sum->elements) * sum->iterations / sum->solver_seconds : 0;
   PetscCall(memory_usage(comm, sum));
   PetscFunctionReturn(0);
 }

@@ -25,11 +25,12 @@ typedef struct {
   long long linear_iterations;    /* Krylov iterations over all frames (Newton; 0 for PBNG) */
   double solver_seconds;          /* iterations only: no setup, residual evaluation or output */
   double total_seconds;           /* wall time of the whole run */
-  double visits_per_second;       /* element visits (one tet seen from one of its nodes; an iteration = 4 x tets) per solver second */
+  double visits_per_second;       /* element visits (one element seen from one of its nodes; an iteration = nodes per element x elements) per solver second */
   int64_t free_visits_per_iteration; /* visits actually made per iteration: held nodes are not visited */
   int ncolors;
   int constraint_colors; /* PBD/XPBD: element + weak constraint colors (0 for the other solvers) */
   int64_t nodes, elements;
+  int nodes_per_element;
   double final_residual, final_relative_residual;
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */
   double peak_rss_bytes_sum;      /* summed over ranks */

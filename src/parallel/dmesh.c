@@ -1,4 +1,5 @@
 #include "parallel/dmesh.h"
+#include "core/adjacency.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,7 +223,7 @@ static PetscErrorCode build_color_splits(pbng_dmesh *dm)
     for (; i < dm->color_start[c + 1]; ++i) {
       int interface = 0;
       for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1] && !interface; ++k)
-        for (int a = 0; a < nen; ++a) interface |= dm->elems[(dm->adj[k] / nen) * nen + a] >= dm->nowned;
+        for (int a = 0; a < nen; ++a) interface |= dm->elems[(int64_t)pbng_adj_element(nen, dm->adj[k]) * nen + a] >= dm->nowned;
       for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1] && !interface; ++k) {
         const pbng_weak_constraint *w = &dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES];
         for (int j = 0; j < w->nnodes; ++j) interface |= w->node[j] >= dm->nowned;
@@ -240,9 +241,9 @@ static void sort_by_global_element(int32_t *list, int32_t n, const int64_t *glob
 {
   for (int32_t j = 1; j < n; ++j) {
     const int32_t v = list[j];
-    const int64_t key = global_elem[v / nen];
+    const int64_t key = global_elem[pbng_adj_element(nen, v)];
     int32_t k = j - 1;
-    for (; k >= 0 && global_elem[list[k] / nen] > key; --k) list[k + 1] = list[k];
+    for (; k >= 0 && global_elem[pbng_adj_element(nen, list[k])] > key; --k) list[k + 1] = list[k];
     list[k + 1] = v;
   }
 }
@@ -265,7 +266,7 @@ static PetscErrorCode build_adjacency(pbng_dmesh *dm)
   for (int32_t e = 0; e < dm->nelems; ++e)
     for (int a = 0; a < nen; ++a) {
       const int32_t i = dm->elems[e * nen + a];
-      if (i < dm->nowned) dm->adj[fill[i]++] = nen * e + a;
+      if (i < dm->nowned) dm->adj[fill[i]++] = pbng_adj_entry(nen, e, a);
     }
   PetscCall(PetscFree(fill));
   for (int32_t i = 0; i < dm->nowned; ++i)

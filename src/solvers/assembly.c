@@ -1,4 +1,5 @@
 #include "solvers/assembly.h"
+#include "core/adjacency.h"
 #include "core/mat3.h"
 #include "core/stress_derivative.h"
 #include "solvers/psd_projection.h"
@@ -8,10 +9,11 @@
 static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
 {
   const pbng_dmesh *dm = pb->dm;
+  const int nen = dm->etype->nodes;
   *d = *o = 0;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const int32_t *t = &dm->elems[4 * (dm->adj[k] >> 2)];
-    for (int a = 0; a < 4; ++a) {
+    const int32_t *t = &dm->elems[(int64_t)nen * pbng_adj_element(nen, dm->adj[k])];
+    for (int a = 0; a < nen; ++a) {
       const int32_t j = t[a];
       if (map->node_dof[j] < 0 || mark[j] == i) continue;
       mark[j] = i;

@@ -1,4 +1,5 @@
 #include "solvers/problem.h"
+#include "core/adjacency.h"
 #include <string.h>
 #include "core/hugealloc.h"
 #include "core/mat3.h"
@@ -13,7 +14,7 @@ static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
   PetscCall(PetscMalloc1(dm->nowned, &pb->mass));
   for (int32_t i = 0; i < dm->nowned; ++i) {
     double m = 0.0;
-    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) m += pb->density * pbng_geometry_shape(&pb->geo, dm->adj[k] / 4)->V / 4.0;
+    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) m += pb->density * pbng_geometry_shape(&pb->geo, pbng_tet4_adj_element(dm->adj[k]))->V / 4.0;
     pb->mass[i] = m;
   }
   PetscFunctionReturn(0);
@@ -167,7 +168,7 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
 
 #pragma omp simd reduction(+ : f0, f1, f2, h0, h1, h2, h3, h4, h5)
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const visit_terms r = element_visit(kind, pb, dm->adj[k] >> 2, dm->adj[k] & 3, x, warm);
+    const visit_terms r = element_visit(kind, pb, pbng_tet4_adj_element(dm->adj[k]), pbng_tet4_adj_local_node(dm->adj[k]), x, warm);
     f0 += r.f[0], f1 += r.f[1], f2 += r.f[2];
     h0 += r.h[0], h1 += r.h[1], h2 += r.h[2], h3 += r.h[3], h4 += r.h[4], h5 += r.h[5];
   }
@@ -190,8 +191,9 @@ void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
 {
   const pbng_dmesh *dm = pb->dm;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    __builtin_prefetch(&pb->geo.records[dm->adj[k] >> 2]);
-    if (pb->rotation) __builtin_prefetch(&pb->rotation[4 * (dm->adj[k] >> 2)]);
+    const int32_t e = pbng_tet4_adj_element(dm->adj[k]);
+    __builtin_prefetch(&pb->geo.records[e]);
+    if (pb->rotation) __builtin_prefetch(&pb->rotation[4 * e]);
   }
 }
 
@@ -199,7 +201,7 @@ void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const doubl
 {
   const pbng_dmesh *dm = pb->dm;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const int32_t *t = pb->geo.records[dm->adj[k] >> 2].node;
+    const int32_t *t = pb->geo.records[pbng_tet4_adj_element(dm->adj[k])].node;
     for (int a = 0; a < 4; ++a) __builtin_prefetch(&x[3 * t[a]]);
   }
 }
