@@ -1,18 +1,128 @@
+/* The element kinds' table: reference nodes in Gmsh's order, faces, Gmsh and XDMF identities and the
+ * quadrature rules' sizes (docs/high_order.md). Shapes: element_shape.c; rules: element_quadrature.c. */
 #include "core/element.h"
+#include <math.h>
+#include <string.h>
 #include "core/mat3.h"
 
-/* Reference tetrahedron (0,0,0), (1,0,0), (0,1,0), (0,0,1): one quadrature point, weight 1/6. */
-static const double tet4_weights[1] = {1.0 / 6.0};
-static const double tet4_dN_ref[12] = {-1, -1, -1, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+/* Reference coordinates, Gmsh's node ordering. Tetrahedra: vertices (0,0,0), (1,0,0), (0,1,0),
+ * (0,0,1); edges (0,1), (1,2), (2,0), (3,0), (3,2), (3,1), their nodes from the first vertex of the
+ * pair; tet20's face centres in the face order (0,2,1), (0,1,3), (0,3,2), (3,1,2). Hexahedra:
+ * [-1,1]^3, edges (0,1), (0,3), (0,4), (1,2), (1,5), (2,3), (2,6), (3,7), (4,5), (4,7), (5,6), (6,7),
+ * faces z=-1, y=-1, x=-1, x=1, y=1, z=1, then the centre. Prism: triangle (0,0), (1,0), (0,1) times
+ * z in [-1,1]. Pyramid: base [-1,1]^2 at z = 0, apex (0,0,1). */
+static const double tet4_nodes[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+static const double tet10_nodes[10][3] = {{0, 0, 0},   {1, 0, 0},     {0, 1, 0},   {0, 0, 1},     {0.5, 0, 0},
+                                          {0.5, 0.5, 0}, {0, 0.5, 0}, {0, 0, 0.5}, {0, 0.5, 0.5}, {0.5, 0, 0.5}};
+static const double tet20_nodes[20][3] = {
+  {0, 0, 0},           {1, 0, 0},           {0, 1, 0},           {0, 0, 1},           {1.0 / 3, 0, 0},
+  {2.0 / 3, 0, 0},     {2.0 / 3, 1.0 / 3, 0}, {1.0 / 3, 2.0 / 3, 0}, {0, 2.0 / 3, 0},     {0, 1.0 / 3, 0},
+  {0, 0, 2.0 / 3},     {0, 0, 1.0 / 3},     {0, 1.0 / 3, 2.0 / 3}, {0, 2.0 / 3, 1.0 / 3}, {1.0 / 3, 0, 2.0 / 3},
+  {2.0 / 3, 0, 1.0 / 3}, {1.0 / 3, 1.0 / 3, 0}, {1.0 / 3, 0, 1.0 / 3}, {0, 1.0 / 3, 1.0 / 3}, {1.0 / 3, 1.0 / 3, 1.0 / 3}};
+static const double hex8_nodes[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}};
+static const double hex27_nodes[27][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1},
+                                          {-1, 1, 1},   {0, -1, -1}, {-1, 0, -1}, {-1, -1, 0}, {1, 0, -1},  {1, -1, 0}, {0, 1, -1},
+                                          {1, 1, 0},    {-1, 1, 0},  {0, -1, 1},  {-1, 0, 1},  {1, 0, 1},   {0, 1, 1},  {0, 0, -1},
+                                          {0, -1, 0},   {-1, 0, 0},  {1, 0, 0},   {0, 1, 0},   {0, 0, 1},   {0, 0, 0}};
+static const double prism6_nodes[6][3] = {{0, 0, -1}, {1, 0, -1}, {0, 1, -1}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}};
+static const double pyramid5_nodes[5][3] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}, {0, 0, 1}};
+
+/* Faces: corners outward first, then the face's other nodes. */
+static const pbng_element_face tet4_faces[4] = {{3, 3, {0, 2, 1}}, {3, 3, {0, 1, 3}}, {3, 3, {0, 3, 2}}, {3, 3, {1, 2, 3}}};
+static const pbng_element_face tet10_faces[4] = {
+  {3, 6, {0, 2, 1, 4, 5, 6}}, {3, 6, {0, 1, 3, 4, 7, 9}}, {3, 6, {0, 3, 2, 6, 7, 8}}, {3, 6, {1, 2, 3, 5, 8, 9}}};
+static const pbng_element_face tet20_faces[4] = {{3, 10, {0, 2, 1, 4, 5, 6, 7, 8, 9, 16}},
+                                                 {3, 10, {0, 1, 3, 4, 5, 10, 11, 14, 15, 17}},
+                                                 {3, 10, {0, 3, 2, 8, 9, 10, 11, 12, 13, 18}},
+                                                 {3, 10, {1, 2, 3, 6, 7, 12, 13, 14, 15, 19}}};
+static const pbng_element_face hex8_faces[6] = {{4, 4, {0, 3, 2, 1}}, {4, 4, {0, 1, 5, 4}}, {4, 4, {0, 4, 7, 3}},
+                                                {4, 4, {1, 2, 6, 5}}, {4, 4, {2, 3, 7, 6}}, {4, 4, {4, 5, 6, 7}}};
+static const pbng_element_face hex27_faces[6] = {
+  {4, 9, {0, 3, 2, 1, 8, 9, 11, 13, 20}},   {4, 9, {0, 1, 5, 4, 8, 10, 12, 16, 21}},  {4, 9, {0, 4, 7, 3, 9, 10, 15, 17, 22}},
+  {4, 9, {1, 2, 6, 5, 11, 12, 14, 18, 23}}, {4, 9, {2, 3, 7, 6, 13, 14, 15, 19, 24}}, {4, 9, {4, 5, 6, 7, 16, 17, 18, 19, 25}}};
+static const pbng_element_face prism6_faces[5] = {{3, 3, {0, 2, 1}}, {3, 3, {3, 4, 5}}, {4, 4, {0, 1, 4, 3}}, {4, 4, {1, 2, 5, 4}},
+                                                  {4, 4, {0, 3, 5, 2}}};
+static const pbng_element_face pyramid5_faces[5] = {{4, 4, {0, 3, 2, 1}}, {3, 3, {0, 1, 4}}, {3, 3, {1, 2, 4}}, {3, 3, {2, 3, 4}},
+                                                    {3, 3, {3, 0, 4}}};
+
+/* XDMF (VTK) node orders where they differ from Gmsh's: the quadratic tetrahedron's last two edges
+ * (VTK: (1,3) then (2,3)); the triquadratic hexahedron's edges ((0,1), (1,2), (2,3), (3,0), the top
+ * four, then the verticals) and faces (x=-1, x=1, y=-1, y=1, z=-1, z=1). */
+static const int tet10_xdmf[10] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 8};
+static const int hex27_xdmf[27] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 9, 16, 18, 19, 17, 10, 12, 14, 15, 22, 23, 21, 24, 20, 25, 26};
 
 static const pbng_element_type element_types[PBNG_ELEMENT_KIND_COUNT] = {
-  {PBNG_ELEMENT_TET4, "tet4", 4, 1, tet4_weights, tet4_dN_ref, "Tetrahedron"},
+  {PBNG_ELEMENT_TET4, "tet4", 4, 1, PBNG_SHAPE_TETRAHEDRON, tet4_nodes, 1.0 / 6, 4, "Tetrahedron", NULL, 1, 1, 4, tet4_faces},
+  {PBNG_ELEMENT_TET10, "tet10", 10, 2, PBNG_SHAPE_TETRAHEDRON, tet10_nodes, 1.0 / 6, 11, "Tetrahedron_10", tet10_xdmf, 4, 2, 4, tet10_faces},
+  {PBNG_ELEMENT_TET20, "tet20", 20, 3, PBNG_SHAPE_TETRAHEDRON, tet20_nodes, 1.0 / 6, 29, NULL, NULL, 14, 5, 4, tet20_faces},
+  {PBNG_ELEMENT_HEX8, "hex8", 8, 1, PBNG_SHAPE_HEXAHEDRON, hex8_nodes, 8.0, 5, "Hexahedron", NULL, 8, 3, 6, hex8_faces},
+  {PBNG_ELEMENT_HEX27, "hex27", 27, 2, PBNG_SHAPE_HEXAHEDRON, hex27_nodes, 8.0, 12, "Hexahedron_27", hex27_xdmf, 27, 5, 6, hex27_faces},
+  {PBNG_ELEMENT_PRISM6, "prism6", 6, 1, PBNG_SHAPE_PRISM, prism6_nodes, 1.0, 6, "Wedge", NULL, 6, 2, 5, prism6_faces},
+  {PBNG_ELEMENT_PYRAMID5, "pyramid5", 5, 1, PBNG_SHAPE_PYRAMID, pyramid5_nodes, 4.0 / 3, 7, "Pyramid", NULL, 12, 3, 5, pyramid5_faces},
 };
 
 const pbng_element_type *pbng_element_type_get(pbng_element_kind kind)
 {
   if (kind < 0 || kind >= PBNG_ELEMENT_KIND_COUNT) return 0;
   return &element_types[kind];
+}
+
+const pbng_element_type *pbng_element_type_by_name(const char *name)
+{
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k)
+    if (!strcmp(name, element_types[k].name)) return &element_types[k];
+  return 0;
+}
+
+const pbng_element_type *pbng_element_type_by_gmsh(int type)
+{
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k)
+    if (element_types[k].gmsh_type == type) return &element_types[k];
+  return 0;
+}
+
+void pbng_element_reference_init(const pbng_element_type *t, pbng_element_reference *ref)
+{
+  memset(ref, 0, sizeof(*ref));
+  ref->type = t;
+  ref->nq = t->quad_points;
+  for (int q = 0; q < t->quad_points; ++q) {
+    pbng_element_quadrature(t, q, ref->r[q], &ref->w[q]);
+    pbng_element_shape(t, ref->r[q], ref->N[q], ref->dN[q]);
+  }
+}
+
+/* The diagonal of the nodes' bounding box: the element's length scale. */
+static double bounding_diagonal(const double (*X)[3], int n)
+{
+  double lo[3] = {X[0][0], X[0][1], X[0][2]}, hi[3] = {X[0][0], X[0][1], X[0][2]}, d2 = 0;
+  for (int a = 1; a < n; ++a)
+    for (int k = 0; k < 3; ++k) lo[k] = X[a][k] < lo[k] ? X[a][k] : lo[k], hi[k] = X[a][k] > hi[k] ? X[a][k] : hi[k];
+  for (int k = 0; k < 3; ++k) d2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+  return d2 > 0 ? sqrt(d2) : 0.0;
+}
+
+int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)[3], double *V, double (*grad)[PBNG_MAX_ELEMENT_NODES][3],
+                            double *det_min)
+{
+  const int n = ref->type->nodes;
+  const double d = bounding_diagonal(X, n);
+  int bad = 0;
+  *det_min = INFINITY;
+  for (int q = 0; q < ref->nq; ++q) {
+    double J[9] = {0}, Jinv[9];
+    for (int a = 0; a < n; ++a) /* J_ij = sum_a X_a,i dN_a/dr_j */
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) J[3 * i + j] += X[a][i] * ref->dN[q][a][j];
+    const double det = mat3_inverse(J, Jinv);
+    *det_min = det < *det_min ? det : *det_min;
+    if (!(det > 1e-12 * d * d * d)) bad = 1;
+    V[q] = ref->w[q] * (det < 0 ? -det : det);
+    for (int a = 0; a < n; ++a) /* grad_i = sum_j Jinv_ji dN/dr_j (J^{-T}) */
+      for (int i = 0; i < 3; ++i)
+        grad[q][a][i] = Jinv[i] * ref->dN[q][a][0] + Jinv[3 + i] * ref->dN[q][a][1] + Jinv[6 + i] * ref->dN[q][a][2];
+  }
+  return bad ? -1 : 0;
 }
 
 static void tet_edge_matrix(const double X0[3], const double X1[3], const double X2[3], const double X3[3],

@@ -1,24 +1,84 @@
-/* Element types: nodes per element, quadrature points with reference shape-function gradients and
- * weights. Every solver handles an element through this description; the linear tetrahedron is the
- * one-point case that the PBNG fast path specialises (constant dN/dX per element, Eq. 15). */
+/* Element kinds: one description per kind (nodes in Gmsh's order with their reference coordinates,
+ * faces, Gmsh type id, XDMF cell type and node order, quadrature rule), shape functions and their
+ * reference gradients at any point, the reference data tabulated at the quadrature points (shared
+ * by every element of a kind), and per element the seed's Alg. 3 precomputation: V_q = w_q |det J_q|
+ * and the physical shape gradients at each quadrature point. The linear tetrahedron keeps its own
+ * specialised helpers below (constant dN/dX per element, Eq. 15), which the PBNG fast path uses.
+ * Reference elements, orderings and rules: docs/high_order.md. */
 #ifndef PBNG_CORE_ELEMENT_H
 #define PBNG_CORE_ELEMENT_H
 
-typedef enum { PBNG_ELEMENT_TET4 = 0, PBNG_ELEMENT_KIND_COUNT } pbng_element_kind;
+typedef enum {
+  PBNG_ELEMENT_TET4 = 0, /* P1 tetrahedron, Gmsh type 4 */
+  PBNG_ELEMENT_TET10,    /* P2 tetrahedron, Gmsh type 11 */
+  PBNG_ELEMENT_TET20,    /* P3 tetrahedron, Gmsh type 29 */
+  PBNG_ELEMENT_HEX8,     /* Q1 hexahedron, Gmsh type 5 */
+  PBNG_ELEMENT_HEX27,    /* Q2 hexahedron, Gmsh type 12 */
+  PBNG_ELEMENT_PRISM6,   /* linear prism (wedge), Gmsh type 6 */
+  PBNG_ELEMENT_PYRAMID5, /* linear pyramid, Gmsh type 7 */
+  PBNG_ELEMENT_KIND_COUNT
+} pbng_element_kind;
 
-#define PBNG_MAX_ELEMENT_NODES 4 /* the most nodes of any element type */
+typedef enum { PBNG_SHAPE_TETRAHEDRON, PBNG_SHAPE_HEXAHEDRON, PBNG_SHAPE_PRISM, PBNG_SHAPE_PYRAMID } pbng_reference_shape;
+
+#define PBNG_MAX_ELEMENT_NODES 27 /* the most nodes of any element kind (hex27) */
+#define PBNG_MAX_QUAD_POINTS 27   /* the most quadrature points of any kind's rule (hex27) */
+#define PBNG_MAX_FACES 6
+#define PBNG_MAX_FACE_NODES 10    /* tet20's faces: 3 corners, 6 edge nodes, 1 centre */
+
+/* A boundary face: its corners first, ordered so that (c1 - c0) x (c2 - c0) points out of the
+ * element, then its other nodes (edge and face nodes, by increasing local index). */
+typedef struct {
+  int corners, nodes;
+  int node[PBNG_MAX_FACE_NODES];
+} pbng_element_face;
 
 typedef struct {
   pbng_element_kind kind;
-  const char *name;          /* "tet4" */
-  int nodes;                 /* nodes per element */
-  int quad_points;           /* quadrature points */
-  const double *weights;     /* [quad_points], summing to the reference element's measure */
-  const double *dN_ref;      /* [quad_points][nodes][3] reference gradients */
-  const char *xdmf_topology; /* XDMF TopologyType, e.g. "Tetrahedron" */
+  const char *name;            /* "tet4", "tet10", ... (-element) */
+  int nodes;                   /* nodes per element */
+  int order;                   /* polynomial order of the shape functions */
+  pbng_reference_shape shape;
+  const double (*ref_nodes)[3]; /* [nodes]: reference coordinates, in Gmsh's node order */
+  double ref_measure;          /* volume of the reference element */
+  int gmsh_type;               /* Gmsh element type id */
+  const char *xdmf_topology;   /* XDMF TopologyType, NULL where XDMF has none (tet20) */
+  const int *xdmf_order;       /* XDMF node k is Gmsh node xdmf_order[k]; NULL: the same order */
+  int quad_points, quad_degree; /* the quadrature rule: points, and the polynomial degree it integrates exactly */
+  int nfaces;
+  const pbng_element_face *faces;
 } pbng_element_type;
 
 const pbng_element_type *pbng_element_type_get(pbng_element_kind kind);
+/* The kind named `name` ("tet4", ...) or with Gmsh type id `type`; NULL when there is none. */
+const pbng_element_type *pbng_element_type_by_name(const char *name);
+const pbng_element_type *pbng_element_type_by_gmsh(int type);
+
+/* Shape functions N[nodes] and reference gradients dN[nodes][3] (d/dr, d/ds, d/dt) at reference
+ * point r. The pyramid's basis is rational; r must not be its apex. */
+void pbng_element_shape(const pbng_element_type *t, const double r[3], double *N, double (*dN)[3]);
+
+/* The quadrature rule: point q's reference coordinates and weight (weights sum to ref_measure). */
+void pbng_element_quadrature(const pbng_element_type *t, int q, double r[3], double *w);
+
+/* A kind's reference data at its quadrature points, computed once and shared by its elements. */
+typedef struct {
+  const pbng_element_type *type;
+  int nq;
+  double r[PBNG_MAX_QUAD_POINTS][3], w[PBNG_MAX_QUAD_POINTS];
+  double N[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES];
+  double dN[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3];
+} pbng_element_reference;
+
+void pbng_element_reference_init(const pbng_element_type *t, pbng_element_reference *ref);
+
+/* Seed Alg. 3 for one element with rest node positions X[nodes][3]: at every quadrature point q,
+ * V[q] = w_q |det J_q| and grad[q][a] = J_q^{-T} dN_a/dr (the physical gradient dN_a/dX), with
+ * J_q = sum_a X_a (x) dN_a/dr(r_q). *det_min = min_q det J_q. Returns 0, or -1 when det J_q is not
+ * positive at some quadrature point (inverted) or below 1e-12 d^3, d the diagonal of the nodes'
+ * bounding box (degenerate). */
+int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)[3], double *V, double (*grad)[PBNG_MAX_ELEMENT_NODES][3],
+                            double *det_min);
 
 /* Linear tetrahedron rest shape: Dm = [X1-X0 | X2-X0 | X3-X0] (columns). Writes B = Dm^{-1} (row-major),
  * so that F = Ds B and dN_j/dX = row j-1 of B for j = 1..3, dN_0/dX = -(sum of the rows).
