@@ -175,6 +175,20 @@ static void test_precompute(tally *t, const pbng_element_type *e, uint64_t *s)
     check(t, err < 1e-11, e->name, "a linear field's gradient reproduced at every quadrature point", err);
   }
   mapped_element(e, A, 0, X);
+  pbng_element_precompute(&ref, (const double(*)[3])X, V, grad, &det_min);
+  double m[PBNG_MAX_ELEMENT_NODES], msum = 0, mmin = INFINITY, vol = 0, row_min = INFINITY;
+  pbng_element_lumped_mass(&ref, V, 1000.0, m);
+  for (int q = 0; q < ref.nq; ++q) vol += V[q];
+  for (int a = 0; a < e->nodes; ++a) {
+    msum += m[a], mmin = fmin(mmin, m[a]);
+    double row = 0; /* row-sum lumping, for contrast: sum_q V_q N_a */
+    for (int q = 0; q < ref.nq; ++q) row += V[q] * ref.N[q][a];
+    row_min = fmin(row_min, row);
+  }
+  check(t, fabs(msum - 1000.0 * vol) < 1e-12 * msum, e->name, "HRZ masses sum to the element's mass", msum - 1000.0 * vol);
+  check(t, mmin > 0, e->name, "every HRZ mass is positive", mmin);
+  if (e->kind == PBNG_ELEMENT_TET4) check(t, fabs(mmin - 250.0 * vol) < 1e-12 * mmin, e->name, "HRZ on a linear tet is rho V / 4", mmin);
+  if (e->kind == PBNG_ELEMENT_TET10) check(t, row_min <= 1e-15 * vol, e->name, "(row-sum lumping would give P2 corners no mass)", row_min);
   for (int a = 0; a < e->nodes; ++a) X[a][0] = -X[a][0]; /* mirrored: inverted */
   check(t, pbng_element_precompute(&ref, (const double(*)[3])X, V, grad, &det_min) == -1 && det_min < 0, e->name, "an inverted element is reported",
         det_min);

@@ -125,6 +125,19 @@ int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)
   return bad ? -1 : 0;
 }
 
+void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V, double density, double *m)
+{
+  const int n = ref->type->nodes;
+  double total = 0, diagonal = 0;
+  for (int a = 0; a < n; ++a) m[a] = 0;
+  for (int q = 0; q < ref->nq; ++q) {
+    total += density * V[q];
+    for (int a = 0; a < n; ++a) m[a] += density * V[q] * ref->N[q][a] * ref->N[q][a];
+  }
+  for (int a = 0; a < n; ++a) diagonal += m[a];
+  for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
+}
+
 static void tet_edge_matrix(const double X0[3], const double X1[3], const double X2[3], const double X3[3],
                             double D[9])
 {

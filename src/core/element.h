@@ -80,6 +80,12 @@ void pbng_element_reference_init(const pbng_element_type *t, pbng_element_refere
 int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)[3], double *V, double (*grad)[PBNG_MAX_ELEMENT_NODES][3],
                             double *det_min);
 
+/* Lumped (diagonal) mass of one element by HRZ (Hinton, Rock and Zienkiewicz 1976): the consistent
+ * mass matrix's diagonal M_aa = rho sum_q V_q N_a(r_q)^2, scaled so that the masses sum to the
+ * element's mass rho sum_q V_q. Every mass is positive for every kind (row-sum lumping gives zero or
+ * negative corner masses for P2/P3 tetrahedra); for linear tetrahedra it is rho V / 4 per node. */
+void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V, double density, double *m);
+
 /* Linear tetrahedron rest shape: Dm = [X1-X0 | X2-X0 | X3-X0] (columns). Writes B = Dm^{-1} (row-major),
  * so that F = Ds B and dN_j/dX = row j-1 of B for j = 1..3, dN_0/dX = -(sum of the rows).
  * Returns the signed rest volume det(Dm)/6. */
