@@ -2,6 +2,7 @@
 #include <hdf5.h>
 #include <string.h>
 #include "io/h5rows.h"
+#include "io/h5util.h"
 #include "io/output.h"
 
 #define CKPT_FORMAT "pbng-checkpoint-1"
@@ -66,35 +67,6 @@ PetscErrorCode pbng_checkpoint_write(const pbng_dmesh *dm, const char *path, con
 
 /* --- reading ----------------------------------------------------------------------------------- */
 
-static PetscErrorCode open_checkpoint(MPI_Comm comm, const char *path, hid_t *file)
-{
-  hid_t fapl;
-
-  PetscFunctionBeginUser;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  *file = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
-  H5Pclose(fapl);
-  PetscCheck(*file >= 0, comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open it as an HDF5 file", path);
-  PetscFunctionReturn(0);
-}
-
-/* A root attribute: a string into buf (size), or n doubles; 0 when missing or of another shape. */
-static int read_root_attr(hid_t file, const char *name, char *buf, size_t size, int n, double *values)
-{
-  if (H5Aexists(file, name) <= 0) return 0;
-  hid_t attr = H5Aopen(file, name, H5P_DEFAULT), type = H5Aget_type(attr), space = H5Aget_space(attr);
-  int ok;
-  if (buf) {
-    memset(buf, 0, size);
-    ok = H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type) && H5Tget_size(type) < size && H5Aread(attr, type, buf) >= 0;
-  } else
-    ok = H5Sget_simple_extent_npoints(space) == n && H5Aread(attr, H5T_NATIVE_DOUBLE, values) >= 0;
-  H5Sclose(space), H5Tclose(type), H5Aclose(attr);
-  return ok;
-}
-
 /* The node count of /nodes/positions against this run's mesh. */
 static PetscErrorCode check_sizes(hid_t file, MPI_Comm comm, const char *path, const pbng_dmesh *dm)
 {
@@ -110,19 +82,35 @@ static PetscErrorCode check_sizes(hid_t file, MPI_Comm comm, const char *path, c
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_checkpoint_read_counters(const pbng_dmesh *dm, const char *path, const char *config, pbng_checkpoint_counters *counters)
+/* The checkpoint's format, counters and configuration, and its node count against the run's. */
+static PetscErrorCode read_header(hid_t file, const pbng_dmesh *dm, const char *path, pbng_checkpoint_counters *counters, char *stored, size_t size,
+                                  int *is_ckpt, int *have)
 {
-  hid_t file;
-  char format[32], stored[8192];
+  char format[32];
 
   PetscFunctionBeginUser;
-  PetscCall(open_checkpoint(dm->comm, path, &file));
-  const int is_ckpt = read_root_attr(file, "format", format, sizeof(format), 0, NULL) && !strcmp(format, CKPT_FORMAT);
-  const int have = is_ckpt && read_root_attr(file, "counters", NULL, 0, PBNG_CKPT_NCOUNTERS, (double *)counters) &&
-                   read_root_attr(file, "config", stored, sizeof(stored), 0, NULL);
+  *is_ckpt = pbng_h5_attr_read_string(file, "format", format, sizeof(format)) == 0 && !strcmp(format, CKPT_FORMAT);
+  *have = *is_ckpt && pbng_h5_attr_read(file, "counters", H5T_NATIVE_DOUBLE, PBNG_CKPT_NCOUNTERS, (double *)counters) == 0 &&
+          pbng_h5_attr_read_string(file, "config", stored, size) == 0;
+  if (*have) PetscCall(check_sizes(file, dm->comm, path, dm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_checkpoint_read_counters(const pbng_dmesh *dm, const char *path, const char *config, pbng_checkpoint_counters *counters)
+{
+  char stored[8192];
+  int is_ckpt = 0, have = 0;
   PetscErrorCode ierr = 0;
-  if (have) ierr = check_sizes(file, dm->comm, path, dm);
-  H5Fclose(file);
+  pbng_h5_quiet_scope quiet;
+
+  PetscFunctionBeginUser;
+  pbng_h5_quiet(&quiet);
+  hid_t file = pbng_h5_open(dm->comm, path, H5F_ACC_RDONLY);
+  const int opened = file >= 0;
+  if (opened) ierr = read_header(file, dm, path, counters, stored, sizeof(stored), &is_ckpt, &have);
+  pbng_h5_close(&file);
+  pbng_h5_restore(&quiet);
+  PetscCheck(opened, dm->comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open it as an HDF5 file", path);
   PetscCheck(is_ckpt, dm->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: not a pbng checkpoint (format is not " CKPT_FORMAT ")", path);
   PetscCheck(have, dm->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: incomplete checkpoint (no counters or config)", path);
   PetscCall(ierr);
@@ -134,17 +122,20 @@ PetscErrorCode pbng_checkpoint_read_counters(const pbng_dmesh *dm, const char *p
 PetscErrorCode pbng_checkpoint_read_fields(const pbng_dmesh *dm, const char *path, int nfields, pbng_state_field *fields)
 {
   hid_t file;
+  pbng_h5_quiet_scope quiet;
   PetscErrorCode ierr = 0;
   int bad = 0, any;
 
   PetscFunctionBeginUser;
-  PetscCall(open_checkpoint(dm->comm, path, &file));
-  for (int k = 0; k < nfields && !ierr; ++k) {
+  pbng_h5_quiet(&quiet);
+  file = pbng_h5_open(dm->comm, path, H5F_ACC_RDONLY);
+  const int opened = file >= 0;
+  for (int k = 0; opened && k < nfields && !ierr; ++k) {
     pbng_state_field *f = &fields[k];
     char name[96];
     if (f->kind == PBNG_FIELD_SCALARS) {
       snprintf(name, sizeof(name), "scalar_%s", f->name);
-      if (!read_root_attr(file, name, NULL, 0, f->ncomp, f->data)) ierr = PETSC_ERR_FILE_UNEXPECTED;
+      if (pbng_h5_attr_read(file, name, H5T_NATIVE_DOUBLE, f->ncomp, f->data) != 0) ierr = PETSC_ERR_FILE_UNEXPECTED;
       continue;
     }
     int64_t nglobal, nowned;
@@ -154,7 +145,9 @@ PetscErrorCode pbng_checkpoint_read_fields(const pbng_dmesh *dm, const char *pat
     snprintf(name, sizeof(name), "/%s/%s", group_of(f->kind), f->name);
     ierr = pbng_h5_read_rows(file, "-restart", path, name, nglobal, f->ncomp, f->nread, rows, f->data);
   }
-  H5Fclose(file);
+  pbng_h5_close(&file);
+  pbng_h5_restore(&quiet);
+  PetscCheck(opened, dm->comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open it as an HDF5 file", path);
   bad = ierr != 0;
   PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, dm->comm));
   PetscCheck(!any, dm->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: a state field is missing or malformed (written by another solver?)", path);

@@ -1,4 +1,6 @@
-/* HDF5 result file + XDMF companion; see output.h for the layout and the contract.
+/* HDF5 result file + XDMF companion; see output.h for the layout and the contract. This module: the
+ * file's life cycle and the public API; row writes: output_rows.c; XDMF: output_xdmf.c; HDF5
+ * plumbing: h5util.c.
  *
  * Implementation notes
  *  - The file is opened with the MPI-IO driver on the communicator given to pbng_output_open; every
@@ -16,7 +18,7 @@
  *    carrying HDF5's innermost error description.
  *  - Frame attributes are stored on the frame group /frames/NNNNNN and, identically, on its
  *    positions dataset, so readers may look at either. */
-#include "io/output.h"
+#include "io/output_private.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -29,117 +31,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PBNG_OUTPUT_MAX_RUNS       1024  /* hyperslab blocks per collective write */
-#define PBNG_OUTPUT_POINT_ROWS     65536 /* rows per collective write when selecting points */
-#define PBNG_OUTPUT_MIN_RUN_LENGTH 16    /* shorter average runs (and many of them): points */
-#define PBNG_OUTPUT_MSG      512
-
-typedef struct {
-  char name[64]; /* XDMF attribute name */
-  char path[96]; /* HDF5 dataset path */
-  int ncols;
-  int is_int;
-} node_dataset;
-
-typedef struct {
-  int index;
-  double time;
-} frame_entry;
-
-struct pbng_output {
-  MPI_Comm comm;
-  int rank, size;
-  char *path;         /* final HDF5 name */
-  char *partial;      /* "<path>.partial" */
-  char *xdmf;         /* final XDMF name */
-  char *xdmf_partial; /* "<xdmf>.partial" */
-  hid_t file, mesh, frames;
-  int64_t nnodes, nelems;
-  int nodes_per_element;
-  char topology[64];
-  PetscBool have_elements, no_xdmf;
-  node_dataset *nodesets;
-  int nnodesets, capnodesets;
-  frame_entry *framelist;
-  int nframes, capframes;
-};
-
-/* ------------------------------------------------------------------------------------------------ */
-/* HDF5 error handling                                                                              */
-
-typedef struct {
-  H5E_auto2_t func;
-  void *data;
-} h5_err_state;
-
-static void h5_quiet(h5_err_state *s)
-{
-  s->func = NULL;
-  s->data = NULL;
-  (void)H5Eget_auto2(H5E_DEFAULT, &s->func, &s->data);
-  (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static void h5_restore(const h5_err_state *s) { (void)H5Eset_auto2(H5E_DEFAULT, s->func, s->data); }
-
-static herr_t h5_walk_first(unsigned n, const H5E_error2_t *e, void *ctx)
-{
-  char *buf = (char *)ctx;
-  if (n == 0 && e) {
-    char minor[128] = "";
-    if (H5Eget_msg(e->min_num, NULL, minor, sizeof minor) < 0) minor[0] = '\0';
-    snprintf(buf, PBNG_OUTPUT_MSG, "%s%s%s", e->desc ? e->desc : "", minor[0] ? ": " : "", minor);
-  }
-  return 0;
-}
-
-/* The innermost entry of HDF5's error stack (the most specific reason); clears the stack. */
-static void h5_last_error(char *buf)
-{
-  snprintf(buf, PBNG_OUTPUT_MSG, "no HDF5 error description");
-  (void)H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_walk_first, buf);
-  (void)H5Eclear2(H5E_DEFAULT);
-}
-
-/* For functions with a 'cleanup:' label and a PetscErrorCode 'ierr'. fmt needs >= 1 argument. */
-#define H5TRY(call, fmt, ...)                                                                              \
-  do {                                                                                                       \
-    if ((call) < 0) {                                                                                        \
-      char h5msg_[PBNG_OUTPUT_MSG];                                                                          \
-      h5_last_error(h5msg_);                                                                                 \
-      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_LIB,             \
-                        PETSC_ERROR_INITIAL, "output: " fmt " [HDF5: %s]", __VA_ARGS__, h5msg_);             \
-      goto cleanup;                                                                                          \
-    }                                                                                                        \
-  } while (0)
-
-/* PetscCall for functions with a 'cleanup:' label. */
-#define TRY(call)                                                                                            \
-  do {                                                                                                       \
-    ierr = (call);                                                                                           \
-    if (ierr) {                                                                                              \
-      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, ierr, PETSC_ERROR_REPEAT,  \
-                        " ");                                                                                \
-      goto cleanup;                                                                                          \
-    }                                                                                                        \
-  } while (0)
-
-static void close_id(hid_t *id)
-{
-  if (*id < 0) return;
-  switch (H5Iget_type(*id)) {
-  case H5I_DATASET: (void)H5Dclose(*id); break;
-  case H5I_GROUP: (void)H5Gclose(*id); break;
-  case H5I_DATASPACE: (void)H5Sclose(*id); break;
-  case H5I_DATATYPE: (void)H5Tclose(*id); break;
-  case H5I_ATTR: (void)H5Aclose(*id); break;
-  case H5I_GENPROP_LST: (void)H5Pclose(*id); break;
-  case H5I_FILE: (void)H5Fclose(*id); break;
-  default: break;
-  }
-  *id = -1;
-}
-
 /* ------------------------------------------------------------------------------------------------ */
 /* Attributes (collective: every rank calls with the same values)                                   */
 
@@ -147,20 +38,10 @@ static PetscErrorCode attr_write(hid_t loc, const char *name, hid_t type, int ra
                                  const void *value)
 {
   PetscErrorCode ierr = 0;
-  hid_t space = -1, attr = -1;
-  htri_t exists;
 
   PetscFunctionBegin;
-  space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
-  H5TRY(space, "cannot create dataspace for attribute '%s'", name);
-  H5TRY(exists = H5Aexists(loc, name), "cannot query attribute '%s'", name);
-  if (exists) H5TRY(H5Adelete(loc, name), "cannot replace attribute '%s'", name);
-  H5TRY(attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT), "cannot create attribute '%s'",
-          name);
-  H5TRY(H5Awrite(attr, type, value), "cannot write attribute '%s'", name);
+  H5TRY(pbng_h5_attr_write(loc, name, type, rank, dims, value), "cannot write attribute '%s'", name);
 cleanup:
-  close_id(&attr);
-  close_id(&space);
   PetscFunctionReturn(ierr);
 }
 
@@ -182,16 +63,10 @@ static PetscErrorCode attr_int(hid_t loc, const char *name, int v)
 static PetscErrorCode attr_string(hid_t loc, const char *name, const char *value)
 {
   PetscErrorCode ierr = 0;
-  hid_t type = -1;
-  const char *v = value ? value : "";
 
   PetscFunctionBegin;
-  H5TRY(type = H5Tcopy(H5T_C_S1), "cannot create string type for attribute '%s'", name);
-  H5TRY(H5Tset_size(type, strlen(v) + 1), "cannot size string attribute '%s'", name);
-  H5TRY(H5Tset_strpad(type, H5T_STR_NULLTERM), "cannot set padding of attribute '%s'", name);
-  TRY(attr_write(loc, name, type, 0, NULL, v));
+  H5TRY(pbng_h5_attr_write_string(loc, name, value), "cannot write attribute '%s'", name);
 cleanup:
-  close_id(&type);
   PetscFunctionReturn(ierr);
 }
 
@@ -205,271 +80,6 @@ static PetscErrorCode write_frame_attrs(hid_t loc, const pbng_frame_info *f)
   PetscCall(attr_double(loc, "seconds", f->seconds));
   PetscCall(attr_double(loc, "energy", f->energy));
   PetscFunctionReturn(0);
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* Distributed row writes                                                                           */
-
-typedef struct {
-  int64_t row, idx;
-} row_perm;
-
-static int cmp_row_perm(const void *a, const void *b)
-{
-  const row_perm *x = a, *y = b;
-  return (x->row > y->row) - (x->row < y->row);
-}
-
-static int cmp_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Local rows sorted ascending, with the data in the same order (aliases of the input when it was
- * already sorted, else owned copies). */
-typedef struct {
-  const int64_t *rows;
-  const char *data;
-  int64_t *rows_own;
-  char *data_own;
-} sorted_rows;
-
-static PetscBool rows_are_sorted(int64_t n, const int64_t *rows)
-{
-  for (int64_t i = 1; i < n; ++i)
-    if (rows[i] < rows[i - 1]) return PETSC_FALSE;
-  return PETSC_TRUE;
-}
-
-static PetscErrorCode sort_rows(int64_t n, const int64_t *rows, const void *data, size_t rowbytes,
-                                sorted_rows *s)
-{
-  row_perm *perm;
-
-  PetscFunctionBegin;
-  memset(s, 0, sizeof(*s));
-  if (rows_are_sorted(n, rows)) {
-    s->rows = rows;
-    s->data = data;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscMalloc1((size_t)n, &perm));
-  for (int64_t i = 0; i < n; ++i) {
-    perm[i].row = rows[i];
-    perm[i].idx = i;
-  }
-  qsort(perm, (size_t)n, sizeof(*perm), cmp_row_perm);
-  PetscCall(PetscMalloc1((size_t)n, &s->rows_own));
-  PetscCall(PetscMalloc1((size_t)n * rowbytes, &s->data_own));
-  for (int64_t i = 0; i < n; ++i) {
-    s->rows_own[i] = perm[i].row;
-    memcpy(s->data_own + (size_t)i * rowbytes, (const char *)data + (size_t)perm[i].idx * rowbytes, rowbytes);
-  }
-  PetscCall(PetscFree(perm));
-  s->rows = s->rows_own;
-  s->data = s->data_own;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode sorted_rows_free(sorted_rows *s)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(s->rows_own));
-  PetscCall(PetscFree(s->data_own));
-  PetscFunctionReturn(0);
-}
-
-/* Collective check of the row lists: every row in 0..N-1, no row given twice on a rank, and the
- * ranks' counts add up to N. The rank holding a bad row names it. */
-static PetscErrorCode check_rows(pbng_output *out, const char *dset, int64_t N, int64_t n, const int64_t *sorted)
-{
-  int64_t local[3] = {n, 0, 0}, global[3];
-  int64_t bad = -1, dup = -1;
-
-  PetscFunctionBegin;
-  if (n > 0 && (sorted[0] < 0 || sorted[n - 1] >= N)) bad = sorted[0] < 0 ? sorted[0] : sorted[n - 1];
-  for (int64_t i = 1; i < n && dup < 0; ++i)
-    if (sorted[i] == sorted[i - 1]) dup = sorted[i];
-  local[1] = n > 0 && (sorted[0] < 0 || sorted[n - 1] >= N);
-  local[2] = dup >= 0;
-  PetscCallMPI(MPI_Allreduce(local, global, 3, MPI_INT64_T, MPI_SUM, out->comm));
-  PetscCheck(!local[1], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "output: dataset '%s': row %" PRId64 " is outside 0..%" PRId64, dset, bad, N - 1);
-  PetscCheck(!local[2], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: dataset '%s': row %" PRId64 " given twice",
-             dset, dup);
-  PetscCheck(!global[1] && !global[2], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
-             "output: dataset '%s': another rank gave invalid rows", dset);
-  PetscCheck(global[0] == N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-             "output: dataset '%s': the ranks give %" PRId64 " rows in total, expected %" PRId64, dset, global[0], N);
-  PetscFunctionReturn(0);
-}
-
-/* Creates 'path' (global shape [N] if ncols == 1 and one_d, else [N, ncols]) collectively. */
-static PetscErrorCode create_dataset(pbng_output *out, const char *path, hid_t ftype, int64_t N, int ncols,
-                                     PetscBool one_d, hid_t *dset)
-{
-  PetscErrorCode ierr = 0;
-  hid_t space = -1, dcpl = -1, lcpl = -1;
-  hsize_t dims[2] = {(hsize_t)N, (hsize_t)ncols};
-  const int rank = (one_d && ncols == 1) ? 1 : 2;
-
-  PetscFunctionBegin;
-  *dset = -1;
-  H5TRY(space = H5Screate_simple(rank, dims, NULL), "cannot create dataspace for '%s'", path);
-  H5TRY(dcpl = H5Pcreate(H5P_DATASET_CREATE), "cannot create property list for '%s'", path);
-  H5TRY(H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER), "cannot set fill time for '%s'", path);
-  H5TRY(lcpl = H5Pcreate(H5P_LINK_CREATE), "cannot create property list for '%s'", path);
-  H5TRY(H5Pset_create_intermediate_group(lcpl, 1), "cannot set link property for '%s'", path);
-  H5TRY(*dset = H5Dcreate2(out->file, path, ftype, space, lcpl, dcpl, H5P_DEFAULT),
-          "cannot create dataset '%s' in '%s' (written twice?)", path, out->partial);
-cleanup:
-  close_id(&lcpl);
-  close_id(&dcpl);
-  close_id(&space);
-  PetscFunctionReturn(ierr);
-}
-
-/* Number of runs of consecutive values in the sorted list. */
-static int64_t count_runs(int64_t n, const int64_t *sorted)
-{
-  int64_t runs = n > 0;
-  for (int64_t i = 1; i < n; ++i) runs += sorted[i] != sorted[i - 1] + 1;
-  return runs;
-}
-
-/* Row selection plan of one rank: runs of consecutive rows become hyperslab blocks, at most
- * PBNG_OUTPUT_MAX_RUNS per collective write (the cost of a hyperslab union grows faster than linearly
- * with its blocks); rows in short runs (scattered ownership) are selected as points, at most
- * PBNG_OUTPUT_POINT_ROWS rows per write. */
-typedef struct {
-  PetscBool points;
-  int64_t nbatch;
-  hsize_t *coords; /* points mode: PBNG_OUTPUT_POINT_ROWS * ncols * rank */
-} row_plan;
-
-static PetscErrorCode plan_rows(int64_t n, const int64_t *sorted, int ncols, int rank, row_plan *plan)
-{
-  const int64_t runs = count_runs(n, sorted);
-
-  PetscFunctionBegin;
-  memset(plan, 0, sizeof(*plan));
-  plan->points = runs > PBNG_OUTPUT_MAX_RUNS && n < PBNG_OUTPUT_MIN_RUN_LENGTH * runs;
-  if (plan->points) {
-    plan->nbatch = (n + PBNG_OUTPUT_POINT_ROWS - 1) / PBNG_OUTPUT_POINT_ROWS;
-    PetscCall(PetscMalloc1((size_t)PBNG_OUTPUT_POINT_ROWS * (size_t)ncols * (size_t)rank, &plan->coords));
-  } else plan->nbatch = (runs + PBNG_OUTPUT_MAX_RUNS - 1) / PBNG_OUTPUT_MAX_RUNS;
-  PetscFunctionReturn(0);
-}
-
-/* Selects in fspace the next batch of rows from sorted[*pos ..]; advances *pos and returns the number
- * of rows selected. Selects none when *pos == n. */
-static PetscErrorCode select_batch(hid_t fspace, const char *path, int rank, int ncols, int64_t n,
-                                   const int64_t *sorted, const row_plan *plan, int64_t *pos, int64_t *nrows)
-{
-  PetscErrorCode ierr = 0;
-  int64_t i = *pos;
-
-  PetscFunctionBegin;
-  *nrows = 0;
-  if (i >= n) {
-    H5TRY(H5Sselect_none(fspace), "cannot select in '%s'", path);
-    PetscFunctionReturn(0);
-  }
-  if (plan->points) {
-    const int64_t end = PetscMin(n, i + PBNG_OUTPUT_POINT_ROWS);
-    size_t k = 0;
-    for (int64_t r = i; r < end; ++r)
-      for (int c = 0; c < ncols; ++c) {
-        plan->coords[k++] = (hsize_t)sorted[r];
-        if (rank == 2) plan->coords[k++] = (hsize_t)c;
-      }
-    H5TRY(H5Sselect_elements(fspace, H5S_SELECT_SET, (size_t)(end - i) * (size_t)ncols, plan->coords),
-          "cannot select rows of '%s'", path);
-    *nrows = end - i;
-    *pos = end;
-    PetscFunctionReturn(0);
-  }
-  for (int r = 0; r < PBNG_OUTPUT_MAX_RUNS && i < n; ++r) {
-    int64_t j = i + 1;
-    while (j < n && sorted[j] == sorted[j - 1] + 1) ++j;
-    hsize_t start[2] = {(hsize_t)sorted[i], 0}, count[2] = {(hsize_t)(j - i), (hsize_t)ncols};
-    H5TRY(H5Sselect_hyperslab(fspace, r == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL, count, NULL),
-          "cannot select rows of '%s'", path);
-    *nrows += j - i;
-    i = j;
-  }
-  *pos = i;
-cleanup:
-  PetscFunctionReturn(ierr);
-}
-
-/* The core writer: creates dataset 'path' with N rows of ncols values and writes each rank's rows. */
-static PetscErrorCode write_rows(pbng_output *out, const char *path, hid_t ftype, hid_t mtype, size_t elsize,
-                                 int64_t N, int ncols, PetscBool one_d, int64_t n, const int64_t *rows,
-                                 const void *data)
-{
-  PetscErrorCode ierr = 0;
-  sorted_rows s = {0};
-  row_plan plan = {0};
-  hid_t dset = -1, fspace = -1, mspace = -1, dxpl = -1;
-  const size_t rowbytes = elsize * (size_t)ncols;
-  const int rank = (one_d && ncols == 1) ? 1 : 2;
-  int64_t nbatch_local, nbatch, pos = 0, done = 0;
-  const char dummy[16] = {0};
-
-  PetscFunctionBegin;
-  PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %d columns", path,
-             ncols);
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %" PRId64 " local rows",
-             path, n);
-  PetscCheck(n == 0 || (rows && data), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
-             "output: dataset '%s': rows or data is NULL", path);
-  TRY(sort_rows(n, rows, data, rowbytes, &s));
-  TRY(check_rows(out, path, N, n, s.rows));
-  TRY(plan_rows(n, s.rows, ncols, rank, &plan));
-  nbatch_local = plan.nbatch;
-  if (MPI_Allreduce(&nbatch_local, &nbatch, 1, MPI_INT64_T, MPI_MAX, out->comm) != MPI_SUCCESS) {
-    ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MPI, PETSC_ERROR_INITIAL,
-                      "output: dataset '%s': MPI_Allreduce failed", path);
-    goto cleanup;
-  }
-  /* nbatch == 0 only when N == 0 (known to all ranks): an empty dataset has no storage to write */
-
-  TRY(create_dataset(out, path, ftype, N, ncols, one_d, &dset));
-  H5TRY(fspace = H5Dget_space(dset), "cannot get dataspace of '%s'", path);
-  H5TRY(dxpl = H5Pcreate(H5P_DATASET_XFER), "cannot create transfer property list for '%s'", path);
-  H5TRY(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "cannot request collective transfer for '%s'", path);
-  for (int64_t b = 0; b < nbatch; ++b) {
-    int64_t nrows;
-    const void *buf;
-    TRY(select_batch(fspace, path, rank, ncols, n, s.rows, &plan, &pos, &nrows));
-    if (nrows > 0) {
-      hsize_t mdims[2] = {(hsize_t)nrows, (hsize_t)ncols};
-      H5TRY(mspace = H5Screate_simple(rank, mdims, NULL), "cannot create memory space for '%s'", path);
-      buf = s.data + (size_t)done * rowbytes;
-    } else {
-      hsize_t one = 1;
-      H5TRY(mspace = H5Screate_simple(1, &one, NULL), "cannot create memory space for '%s'", path);
-      H5TRY(H5Sselect_none(mspace), "cannot select in memory space for '%s'", path);
-      buf = dummy;
-    }
-    H5TRY(H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf), "cannot write dataset '%s' of '%s'", path,
-            out->partial);
-    close_id(&mspace);
-    done += nrows;
-  }
-cleanup:
-  close_id(&mspace);
-  close_id(&dxpl);
-  close_id(&fspace);
-  close_id(&dset);
-  (void)PetscFree(plan.coords);
-  {
-    PetscErrorCode ierr2 = sorted_rows_free(&s);
-    if (!ierr) ierr = ierr2;
-  }
-  PetscFunctionReturn(ierr);
 }
 
 /* "rest_positions" -> "/mesh/rest_positions"; absolute paths are kept. */
@@ -599,7 +209,7 @@ static PetscErrorCode create_file(pbng_output *out)
   H5TRY(out->frames = H5Gcreate2(out->file, "/frames", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
           "cannot create group /frames in '%s'", out->partial);
 cleanup:
-  close_id(&fapl);
+  pbng_h5_close(&fapl);
   PetscFunctionReturn(ierr);
 }
 
@@ -622,7 +232,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   TRY(attr_string(root, "command_line", info->command_line));
   TRY(attr_int(root, "frames_written", 0));
 cleanup:
-  close_id(&root);
+  pbng_h5_close(&root);
   PetscFunctionReturn(ierr);
 }
 
@@ -687,6 +297,12 @@ static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_ou
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+static int cmp_int64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Frames, fixed nodes                                                                              */
 
 static PetscErrorCode output_write_fixed_nodes(pbng_output *out, int64_t nlocal, const int64_t *nodes)
@@ -739,7 +355,7 @@ static PetscErrorCode output_write_fixed_nodes(pbng_output *out, int64_t nlocal,
   }
   PetscCallMPI(MPI_Bcast(&K, 1, MPI_INT64_T, 0, out->comm));
 
-  TRY(create_dataset(out, path, H5T_STD_I64LE, K, 1, PETSC_TRUE, &dset));
+  TRY(output_create_dataset(out, path, H5T_STD_I64LE, K, 1, PETSC_TRUE, &dset));
   if (K == 0) goto cleanup; /* an empty dataset has no storage to write (K is the same on all ranks) */
   H5TRY(fspace = H5Dget_space(dset), "cannot get dataspace of '%s'", path);
   if (out->rank == 0 && K > 0) {
@@ -759,10 +375,10 @@ static PetscErrorCode output_write_fixed_nodes(pbng_output *out, int64_t nlocal,
             "cannot write dataset '%s' of '%s'", path, out->partial);
   }
 cleanup:
-  close_id(&dxpl);
-  close_id(&mspace);
-  close_id(&fspace);
-  close_id(&dset);
+  pbng_h5_close(&dxpl);
+  pbng_h5_close(&mspace);
+  pbng_h5_close(&fspace);
+  pbng_h5_close(&dset);
   (void)PetscFree(all);
   if (counts) (void)PetscFree2(counts, displs);
   PetscFunctionReturn(ierr);
@@ -785,7 +401,7 @@ static PetscErrorCode output_write_frame(pbng_output *out, int frame, int64_t nl
   snprintf(dname, sizeof dname, "%s/positions", gname);
   H5TRY(grp = H5Gcreate2(out->file, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "cannot create group '%s'",
           gname);
-  TRY(write_rows(out, dname, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), out->nnodes, 3, PETSC_FALSE,
+  TRY(output_write_rows(out, dname, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), out->nnodes, 3, PETSC_FALSE,
                  nlocal, rows, positions));
   TRY(write_frame_attrs(grp, finfo));
   H5TRY(dset = H5Dopen2(out->file, dname, H5P_DEFAULT), "cannot open dataset '%s'", dname);
@@ -801,98 +417,20 @@ static PetscErrorCode output_write_frame(pbng_output *out, int frame, int64_t nl
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_int(root, "frames_written", out->nframes));
 cleanup:
-  close_id(&root);
-  close_id(&dset);
-  close_id(&grp);
+  pbng_h5_close(&root);
+  pbng_h5_close(&dset);
+  pbng_h5_close(&grp);
   PetscFunctionReturn(ierr);
 }
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Close, XDMF                                                                                      */
 
-static void xml_escaped(FILE *f, const char *s)
-{
-  for (; *s; ++s) {
-    switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&apos;", f); break;
-    default: fputc(*s, f);
-    }
-  }
-}
-
-static void xdmf_dataitem(FILE *f, const char *h5base, const char *dset, const char *numtype, int prec, int64_t rows,
-                          int ncols, const char *indent)
-{
-  fprintf(f, "%s<DataItem Format=\"HDF\" NumberType=\"%s\" Precision=\"%d\" Dimensions=\"%" PRId64, indent, numtype,
-          prec, rows);
-  if (ncols > 1) fprintf(f, " %d", ncols);
-  fputs("\">", f);
-  xml_escaped(f, h5base);
-  fprintf(f, ":%s</DataItem>\n", dset);
-}
-
-static void xdmf_frame(FILE *f, const pbng_output *out, const char *h5base, const frame_entry *fr)
-{
-  char pos[48];
-
-  snprintf(pos, sizeof pos, "/frames/%06d/positions", fr->index);
-  fprintf(f, "      <Grid Name=\"frame_%06d\" GridType=\"Uniform\">\n", fr->index);
-  fprintf(f, "        <Time Value=\"%.17g\"/>\n", fr->time);
-  if (out->have_elements) {
-    fputs("        <Topology TopologyType=\"", f);
-    xml_escaped(f, out->topology);
-    fprintf(f, "\" NumberOfElements=\"%" PRId64 "\" NodesPerElement=\"%d\">\n", out->nelems, out->nodes_per_element);
-    xdmf_dataitem(f, h5base, "/mesh/tetrahedra", "Int", 8, out->nelems, out->nodes_per_element, "          ");
-    fputs("        </Topology>\n", f);
-  }
-  fputs("        <Geometry GeometryType=\"XYZ\">\n", f);
-  xdmf_dataitem(f, h5base, pos, "Float", 8, out->nnodes, 3, "          ");
-  fputs("        </Geometry>\n", f);
-  for (int i = 0; i < out->nnodesets; ++i) {
-    const node_dataset *d = &out->nodesets[i];
-    if (d->ncols != 1 && d->ncols != 3) continue;
-    fprintf(f, "        <Attribute Name=\"");
-    xml_escaped(f, d->name);
-    fprintf(f, "\" AttributeType=\"%s\" Center=\"Node\">\n", d->ncols == 1 ? "Scalar" : "Vector");
-    xdmf_dataitem(f, h5base, d->path, d->is_int ? "Int" : "Float", d->is_int ? 4 : 8, out->nnodes, d->ncols,
-                  "          ");
-    fputs("        </Attribute>\n", f);
-  }
-  fputs("      </Grid>\n", f);
-}
-
-/* Rank 0: writes "<xdmf>.partial". Returns 0 or an errno-like code; reason filled on failure. */
-static int write_xdmf(const pbng_output *out, char *reason, size_t len)
-{
-  const char *slash = strrchr(out->path, '/');
-  const char *h5base = slash ? slash + 1 : out->path;
-  FILE *f = fopen(out->xdmf_partial, "w");
-
-  if (!f) {
-    snprintf(reason, len, "cannot create '%s': %s", out->xdmf_partial, strerror(errno));
-    return 1;
-  }
-  fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n", f);
-  fputs("<Xdmf Version=\"3.0\">\n  <Domain>\n", f);
-  fputs("    <Grid Name=\"pbng\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
-  for (int i = 0; i < out->nframes; ++i) xdmf_frame(f, out, h5base, &out->framelist[i]);
-  fputs("    </Grid>\n  </Domain>\n</Xdmf>\n", f);
-  if (ferror(f) | (fclose(f) != 0)) {
-    snprintf(reason, len, "cannot write '%s': %s", out->xdmf_partial, strerror(errno));
-    return 1;
-  }
-  return 0;
-}
-
 /* Rank 0: XDMF, then rename both into place. */
 static void finalize_files(const pbng_output *out, char *reason, size_t len)
 {
   reason[0] = '\0';
-  if (!out->no_xdmf && write_xdmf(out, reason, len)) return;
+  if (!out->no_xdmf && output_write_xdmf(out, reason, len)) return;
   if (rename(out->partial, out->path) != 0) {
     snprintf(reason, len, "cannot rename '%s' to '%s': %s", out->partial, out->path, strerror(errno));
     return;
@@ -907,8 +445,8 @@ static PetscErrorCode close_handles(pbng_output *out)
   PetscErrorCode ierr = 0;
 
   PetscFunctionBegin;
-  close_id(&out->mesh);
-  close_id(&out->frames);
+  pbng_h5_close(&out->mesh);
+  pbng_h5_close(&out->frames);
   if (out->file >= 0) {
     ssize_t n = H5Fget_obj_count(out->file, H5F_OBJ_LOCAL | H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE |
                                                 H5F_OBJ_ATTR);
@@ -918,7 +456,7 @@ static PetscErrorCode close_handles(pbng_output *out)
       n = H5Fget_obj_ids(out->file, H5F_OBJ_LOCAL | H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE |
                                         H5F_OBJ_ATTR,
                          (size_t)n, ids);
-      for (ssize_t i = 0; i < n; ++i) close_id(&ids[i]);
+      for (ssize_t i = 0; i < n; ++i) pbng_h5_close(&ids[i]);
       PetscCall(PetscFree(ids));
     }
     H5TRY(H5Fclose(out->file), "cannot close '%s'", out->partial);
@@ -955,11 +493,11 @@ static PetscErrorCode output_close(pbng_output **outp, PetscBool success)
   if (success) {
     hid_t root = H5Gopen2(out->file, "/", H5P_DEFAULT);
     if (root < 0) {
-      h5_last_error(reason);
+      pbng_h5_last_error(reason, PBNG_OUTPUT_MSG);
       ierr = PETSC_ERR_LIB;
     } else {
       ierr = attr_int(root, "frames_written", out->nframes);
-      close_id(&root);
+      pbng_h5_close(&root);
     }
     if (!ierr) ierr = close_handles(out);
     else (void)close_handles(out);
@@ -1004,7 +542,7 @@ static PetscErrorCode root_attr(pbng_output *out, const char *name, int n, const
   if (text) TRY(attr_string(root, name, text));
   else TRY(attr_write(root, name, H5T_NATIVE_DOUBLE, 1, &dims, values));
 cleanup:
-  close_id(&root);
+  pbng_h5_close(&root);
   PetscFunctionReturn(ierr);
 }
 
@@ -1018,7 +556,7 @@ static PetscErrorCode output_suspend(pbng_output **outp)
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_int(root, "frames_written", out->nframes));
 cleanup:
-  close_id(&root);
+  pbng_h5_close(&root);
   {
     PetscErrorCode ierr2 = close_handles(out);
     if (!ierr) ierr = ierr2;
@@ -1080,7 +618,7 @@ static PetscErrorCode recall_frames(pbng_output *out, int keep)
     H5TRY(grp = H5Gopen2(out->file, gname, H5P_DEFAULT), "cannot open '%s'", gname);
     H5TRY(attr = H5Aopen(grp, "time", H5P_DEFAULT), "'%s' has no time attribute", gname);
     H5TRY(H5Aread(attr, H5T_NATIVE_DOUBLE, &time), "cannot read the time of '%s'", gname);
-    close_id(&attr), close_id(&grp);
+    pbng_h5_close(&attr), pbng_h5_close(&grp);
     if (out->nframes == out->capframes) {
       int cap = out->capframes ? 2 * out->capframes : 16;
       TRY(PetscRealloc(sizeof(frame_entry) * (size_t)cap, &out->framelist));
@@ -1092,7 +630,7 @@ static PetscErrorCode recall_frames(pbng_output *out, int keep)
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_int(root, "frames_written", out->nframes));
 cleanup:
-  close_id(&attr), close_id(&grp), close_id(&root);
+  pbng_h5_close(&attr), pbng_h5_close(&grp), pbng_h5_close(&root);
   PetscFunctionReturn(ierr);
 }
 
@@ -1118,7 +656,7 @@ static PetscErrorCode output_resume(MPI_Comm comm, const char *path, const pbng_
   TRY(recall_node_datasets(out));
   TRY(recall_frames(out, keep_frames));
 cleanup:
-  close_id(&fapl);
+  pbng_h5_close(&fapl);
   if (ierr) {
     (void)close_handles(out);
     (void)output_free(&out);
@@ -1129,23 +667,13 @@ cleanup:
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Public API: each call silences HDF5's error printing for its duration.                           */
-
-#define QUIET_CALL(expr)                                                                                     \
-  do {                                                                                                       \
-    h5_err_state st_;                                                                                        \
-    PetscErrorCode e_;                                                                                       \
-    h5_quiet(&st_);                                                                                          \
-    e_ = (expr);                                                                                             \
-    h5_restore(&st_);                                                                                        \
-    PetscCall(e_);                                                                                           \
-  } while (0)
+/* Public API: each call silences HDF5's error printing for its duration (PBNG_H5_QUIETLY).         */
 
 PetscErrorCode pbng_output_open(MPI_Comm comm, const char *path, const pbng_output_info *info, int64_t nnodes,
                                 int64_t nelems, pbng_output **out)
 {
   PetscFunctionBegin;
-  QUIET_CALL(output_open(comm, path, info, nnodes, nelems, out));
+  PBNG_H5_QUIETLY(output_open(comm, path, info, nnodes, nelems, out));
   PetscFunctionReturn(0);
 }
 
@@ -1157,7 +685,7 @@ PetscErrorCode pbng_output_write_nodes_double(pbng_output *out, const char *data
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
   PetscCall(mesh_path(dataset, path, sizeof path));
-  QUIET_CALL(write_rows(out, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), out->nnodes, ncols,
+  PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), out->nnodes, ncols,
                         PETSC_TRUE, nlocal, rows, data));
   PetscCall(remember_node_dataset(out, path, ncols, 0));
   PetscFunctionReturn(0);
@@ -1171,7 +699,7 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
   PetscCall(mesh_path(dataset, path, sizeof path));
-  QUIET_CALL(write_rows(out, path, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nnodes, 1, PETSC_TRUE,
+  PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nnodes, 1, PETSC_TRUE,
                         nlocal, rows, data));
   PetscCall(remember_node_dataset(out, path, 1, 1));
   PetscFunctionReturn(0);
@@ -1182,7 +710,7 @@ PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, cons
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  QUIET_CALL(write_rows(out, "/mesh/tetrahedra", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->nelems,
+  PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/tetrahedra", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->nelems,
                         out->nodes_per_element, PETSC_FALSE, nlocal, rows, connectivity));
   out->have_elements = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -1195,7 +723,7 @@ PetscErrorCode pbng_output_write_table(pbng_output *out, const char *path, pbng_
 
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  QUIET_CALL(write_rows(out, path, is_int ? H5T_STD_I64LE : H5T_IEEE_F64LE, is_int ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, 8, N, ncols,
+  PBNG_H5_QUIETLY(output_write_rows(out, path, is_int ? H5T_STD_I64LE : H5T_IEEE_F64LE, is_int ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, 8, N, ncols,
                         PETSC_FALSE, nlocal, rows, data));
   PetscFunctionReturn(0);
 }
@@ -1204,7 +732,7 @@ PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, c
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  QUIET_CALL(output_write_fixed_nodes(out, nlocal, global_nodes));
+  PBNG_H5_QUIETLY(output_write_fixed_nodes(out, nlocal, global_nodes));
   PetscFunctionReturn(0);
 }
 
@@ -1213,14 +741,14 @@ PetscErrorCode pbng_output_write_frame(pbng_output *out, int frame, int64_t nloc
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  QUIET_CALL(output_write_frame(out, frame, nlocal, rows, positions, finfo));
+  PBNG_H5_QUIETLY(output_write_frame(out, frame, nlocal, rows, positions, finfo));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_output_close(pbng_output **out, PetscBool success)
 {
   PetscFunctionBegin;
-  QUIET_CALL(output_close(out, success));
+  PBNG_H5_QUIETLY(output_close(out, success));
   PetscFunctionReturn(0);
 }
 
@@ -1228,7 +756,7 @@ PetscErrorCode pbng_output_root_doubles(pbng_output *out, const char *name, int 
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  QUIET_CALL(root_attr(out, name, n, values, NULL));
+  PBNG_H5_QUIETLY(root_attr(out, name, n, values, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -1236,7 +764,7 @@ PetscErrorCode pbng_output_root_string(pbng_output *out, const char *name, const
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  QUIET_CALL(root_attr(out, name, 0, NULL, value ? value : ""));
+  PBNG_H5_QUIETLY(root_attr(out, name, 0, NULL, value ? value : ""));
   PetscFunctionReturn(0);
 }
 
@@ -1252,7 +780,7 @@ PetscErrorCode pbng_output_suspend(pbng_output **out)
 {
   PetscFunctionBegin;
   if (!out || !*out) PetscFunctionReturn(0);
-  QUIET_CALL(output_suspend(out));
+  PBNG_H5_QUIETLY(output_suspend(out));
   PetscFunctionReturn(0);
 }
 
@@ -1260,6 +788,6 @@ PetscErrorCode pbng_output_resume(MPI_Comm comm, const char *path, const pbng_ou
                                   int keep_frames, pbng_output **out)
 {
   PetscFunctionBegin;
-  QUIET_CALL(output_resume(comm, path, info, nnodes, nelems, keep_frames, out));
+  PBNG_H5_QUIETLY(output_resume(comm, path, info, nnodes, nelems, keep_frames, out));
   PetscFunctionReturn(0);
 }

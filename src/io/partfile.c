@@ -1,4 +1,5 @@
 #include "io/partfile.h"
+#include "io/h5util.h"
 #include "io/weak_rows.h"
 #include <hdf5.h>
 #include <inttypes.h>
@@ -27,25 +28,15 @@ static PetscErrorCode h5check(herr_t status, const char *file, const char *what)
 
 static PetscErrorCode attr_write(hid_t loc, const char *file, const char *name, hid_t type, const void *value)
 {
-  hid_t space = H5Screate(H5S_SCALAR), attr;
-
   PetscFunctionBeginUser;
-  attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  PetscCall(h5check(attr, file, name));
-  PetscCall(h5check(H5Awrite(attr, type, value), file, name));
-  H5Aclose(attr);
-  H5Sclose(space);
+  PetscCall(h5check(pbng_h5_attr_write(loc, name, type, 0, NULL, value), file, name));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode attr_string(hid_t loc, const char *file, const char *name, const char *value)
 {
-  hid_t type = H5Tcopy(H5T_C_S1);
-
   PetscFunctionBeginUser;
-  H5Tset_size(type, strlen(value) + 1);
-  PetscCall(attr_write(loc, file, name, type, value));
-  H5Tclose(type);
+  PetscCall(h5check(pbng_h5_attr_write_string(loc, name, value), file, name));
   PetscFunctionReturn(0);
 }
 
@@ -131,8 +122,8 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
-                                    const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
+static PetscErrorCode create_file(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_constraint_colors *cc,
+                                  const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   pbng_partfile_writer *w;
   const int64_t np = nparts, kind = mesh->etype->kind, nsets = mesh->nsets, nweak = mesh->nweak;
@@ -143,8 +134,7 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
   snprintf(w->partial, sizeof(w->partial), "%s.partial", path);
   w->nparts = nparts, w->nsets = mesh->nsets;
   PetscCall(PetscCalloc1(mesh->nsets + 1, &w->set_rows));
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  w->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  w->file = pbng_h5_create(MPI_COMM_NULL, w->partial);
   PetscCheck(w->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s (is its directory there and writable?)", path);
   PetscCall(attr_string(w->file, path, "format", PARTFILE_FORMAT));
   PetscCall(attr_write(w->file, path, "nparts", H5T_NATIVE_INT64, &np));
@@ -186,7 +176,7 @@ static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_sub
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub)
+static PetscErrorCode append_part(pbng_partfile_writer *w, const pbng_submesh *sub)
 {
   const pbng_mesh *m = &sub->mesh;
   const char *f = w->path;
@@ -221,7 +211,7 @@ PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partfile_close(pbng_partfile_writer **wp, PetscBool success)
+static PetscErrorCode close_file(pbng_partfile_writer **wp, PetscBool success)
 {
   pbng_partfile_writer *w = *wp;
 
@@ -238,6 +228,29 @@ PetscErrorCode pbng_partfile_close(pbng_partfile_writer **wp, PetscBool success)
   PetscFunctionReturn(0);
 }
 
+/* The writer's public calls: HDF5's error printing silenced for each (its errors are worded here). */
+PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
+                                    const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
+{
+  PetscFunctionBeginUser;
+  PBNG_H5_QUIETLY(create_file(path, nparts, nnodes, nelems, ncolors, cc, mesh, extent, wp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub)
+{
+  PetscFunctionBeginUser;
+  PBNG_H5_QUIETLY(append_part(w, sub));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_close(pbng_partfile_writer **wp, PetscBool success)
+{
+  PetscFunctionBeginUser;
+  PBNG_H5_QUIETLY(close_file(wp, success));
+  PetscFunctionReturn(0);
+}
+
 /* Whether the file begins with the HDF5 signature (pbng writes no user block). */
 static int has_hdf5_signature(const char *path)
 {
@@ -250,41 +263,21 @@ static int has_hdf5_signature(const char *path)
   return n == sizeof(head) && !memcmp(head, sig, sizeof(sig));
 }
 
-/* The root attribute "format" of an open file (a fixed- or variable-length string, as other tools
- * write it), or "" when there is none or it is not a string. */
-static void read_format(hid_t file, char *value, size_t len)
-{
-  value[0] = 0;
-  if (H5Aexists(file, "format") <= 0) return;
-  hid_t attr = H5Aopen(file, "format", H5P_DEFAULT), type = H5Aget_type(attr);
-  char *vlen = NULL;
-  const int is_string = H5Tget_class(type) == H5T_STRING;
-  if (is_string && H5Tis_variable_str(type) > 0) {
-    if (H5Aread(attr, type, &vlen) >= 0 && vlen) snprintf(value, len, "%s", vlen);
-    if (vlen) H5free_memory(vlen);
-  } else if (is_string && H5Tget_size(type) < len && H5Aread(attr, type, value) >= 0) value[H5Tget_size(type)] = 0;
-  H5Tclose(type);
-  H5Aclose(attr);
-}
-
 int pbng_partfile_probe(const char *path, char *why, size_t len)
 {
-  H5E_auto2_t func;
-  void *data;
+  pbng_h5_quiet_scope quiet;
   int yes = 0;
   char format[64] = "";
 
   why[0] = 0;
   if (access(path, R_OK) != 0 || !has_hdf5_signature(path)) return 0;
-  H5Eget_auto2(H5E_DEFAULT, &func, &data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file >= 0) {
-    read_format(file, format, sizeof(format));
-    H5Fclose(file);
-  }
-  H5Eset_auto2(H5E_DEFAULT, func, data);
-  if (file < 0) snprintf(why, len, "an HDF5 file that HDF5 cannot open (truncated or damaged?)");
+  pbng_h5_quiet(&quiet);
+  hid_t file = pbng_h5_open(MPI_COMM_NULL, path, H5F_ACC_RDONLY);
+  const int opened = file >= 0;
+  if (opened) (void)pbng_h5_attr_read_string(file, "format", format, sizeof(format)); /* "" when there is none */
+  pbng_h5_close(&file);
+  pbng_h5_restore(&quiet);
+  if (!opened) snprintf(why, len, "an HDF5 file that HDF5 cannot open (truncated or damaged?)");
   else if (!strcmp(format, PARTFILE_FORMAT)) yes = 1;
   else if (!strncmp(format, "pbng-partition-", 15))
     snprintf(why, len, "a partitioned mesh of format '%s', but this pbng reads '%s': partition the mesh again with this version's pbng-partition",
@@ -298,12 +291,10 @@ int pbng_partfile_probe(const char *path, char *why, size_t len)
 
 static PetscErrorCode read_attr(hid_t file, const char *fname, const char *name, hid_t type, void *value)
 {
-  hid_t attr = H5Aopen(file, name, H5P_DEFAULT);
-
   PetscFunctionBeginUser;
-  PetscCheck(attr >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: missing attribute %s (not a pbng-partition file?)", fname, name);
-  PetscCheck(H5Aread(attr, type, value) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s: cannot read attribute %s", fname, name);
-  H5Aclose(attr);
+  PetscCheck(H5Aexists(file, name) > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: missing attribute %s (not a pbng-partition file?)", fname,
+             name);
+  PetscCheck(pbng_h5_attr_read(file, name, type, 1, value) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s: cannot read attribute %s", fname, name);
   PetscFunctionReturn(0);
 }
 
@@ -463,9 +454,9 @@ static PetscErrorCode read_constraint_colors(hid_t file, const char *fname, int 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
+static PetscErrorCode read_file(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
 {
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file;
+  hid_t file;
   int rank, size, ncolors;
   int64_t nparts, kind, nsets, nodes[2], elems[2];
   int32_t nowned;
@@ -474,10 +465,7 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
   memset(sub, 0, sizeof(*sub));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-  H5Pclose(fapl);
+  file = pbng_h5_open(comm, path, H5F_ACC_RDONLY);
   PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "cannot open partitioned mesh %s", path);
   PetscCall(read_attr(file, path, "nparts", H5T_NATIVE_INT64, &nparts));
   PetscCheck(nparts == size, comm, PETSC_ERR_ARG_SIZ, "%s has %" PRId64 " parts but pbng runs on %d ranks: run with mpiexec -n %" PRId64
@@ -511,5 +499,12 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
   PetscCall(read_constraint_colors(file, path, rank, elems[0], sub));
   H5Fclose(file);
   PetscCall(validate_part(path, rank, nparts, sub));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
+{
+  PetscFunctionBeginUser;
+  PBNG_H5_QUIETLY(read_file(comm, path, sub, extent));
   PetscFunctionReturn(0);
 }

@@ -1,32 +1,19 @@
 #include "io/result_reader.h"
 #include <hdf5.h>
 #include "io/h5rows.h"
+#include "io/h5util.h"
 #include <string.h>
 
 /* A scalar attribute of a file or group; PETSC_FALSE when missing or unreadable. */
-static PetscBool read_scalar_attr(hid_t file, const char *name, hid_t type, void *value)
+static PetscBool read_scalar_attr(hid_t loc, const char *name, hid_t type, void *value)
 {
-  if (H5Aexists(file, name) <= 0) return PETSC_FALSE;
-  hid_t attr = H5Aopen(file, name, H5P_DEFAULT);
-  herr_t status = attr >= 0 ? H5Aread(attr, type, value) : -1;
-  if (attr >= 0) H5Aclose(attr);
-  return status >= 0;
+  return pbng_h5_attr_read(loc, name, type, 1, value) == 0 ? PETSC_TRUE : PETSC_FALSE;
 }
 
-/* A fixed-length string attribute of the file. */
+/* A string attribute of the file. */
 static PetscBool read_root_string(hid_t file, const char *name, char *value, size_t size)
 {
-  hid_t attr, type;
-  PetscBool ok = PETSC_FALSE;
-
-  memset(value, 0, size);
-  if (H5Aexists(file, name) <= 0) return PETSC_FALSE;
-  attr = H5Aopen(file, name, H5P_DEFAULT);
-  type = H5Aget_type(attr);
-  if (H5Tget_class(type) == H5T_STRING && !H5Tis_variable_str(type) && H5Tget_size(type) < size) ok = H5Aread(attr, type, value) >= 0;
-  H5Tclose(type);
-  H5Aclose(attr);
-  return ok;
+  return pbng_h5_attr_read_string(file, name, value, size) == 0 ? PETSC_TRUE : PETSC_FALSE;
 }
 
 /* Root attributes: format, node count, frames written (every rank reads the same values). */
@@ -98,19 +85,18 @@ static PetscErrorCode read_frame(hid_t file, MPI_Comm comm, const char *path, in
 PetscErrorCode pbng_result_read_frame(MPI_Comm comm, const char *path, int frame, int64_t nglobal, int64_t n, const int64_t *rows,
                                       const double *rest, double *x, pbng_result_frame *info)
 {
-  hid_t fapl, file;
-  PetscErrorCode ierr;
+  PetscErrorCode ierr = 0;
+  pbng_h5_quiet_scope quiet;
 
   PetscFunctionBeginUser;
   memset(info, 0, sizeof(*info));
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  file = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, fapl) : -1;
-  H5Pclose(fapl);
-  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "-initial %s: cannot open it as an HDF5 file", path);
-  ierr = read_frame(file, comm, path, frame, nglobal, n, rows, rest, x, info);
-  H5Fclose(file);
+  pbng_h5_quiet(&quiet);
+  hid_t file = pbng_h5_open(comm, path, H5F_ACC_RDONLY);
+  const int opened = file >= 0;
+  if (opened) ierr = read_frame(file, comm, path, frame, nglobal, n, rows, rest, x, info);
+  pbng_h5_close(&file);
+  pbng_h5_restore(&quiet);
+  PetscCheck(opened, comm, PETSC_ERR_FILE_OPEN, "-initial %s: cannot open it as an HDF5 file", path);
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }

@@ -1,0 +1,82 @@
+/* The result file's private parts, shared by its modules: output.c (the file's life cycle:
+ * open/resume, frames, attributes, close/suspend with the atomic renames, the public API),
+ * output_rows.c (each rank's rows written collectively) and output_xdmf.c (the XDMF companion). */
+#ifndef PBNG_IO_OUTPUT_PRIVATE_H
+#define PBNG_IO_OUTPUT_PRIVATE_H
+
+#include <hdf5.h>
+#include <stdint.h>
+#include "io/h5util.h"
+#include "io/output.h"
+
+#define PBNG_OUTPUT_MAX_RUNS       1024  /* hyperslab blocks per collective write */
+#define PBNG_OUTPUT_POINT_ROWS     65536 /* rows per collective write when selecting points */
+#define PBNG_OUTPUT_MIN_RUN_LENGTH 16    /* shorter average runs (and many of them): points */
+#define PBNG_OUTPUT_MSG      512
+
+typedef struct {
+  char name[64]; /* XDMF attribute name */
+  char path[96]; /* HDF5 dataset path */
+  int ncols;
+  int is_int;
+} node_dataset;
+
+typedef struct {
+  int index;
+  double time;
+} frame_entry;
+
+struct pbng_output {
+  MPI_Comm comm;
+  int rank, size;
+  char *path;         /* final HDF5 name */
+  char *partial;      /* "<path>.partial" */
+  char *xdmf;         /* final XDMF name */
+  char *xdmf_partial; /* "<xdmf>.partial" */
+  hid_t file, mesh, frames;
+  int64_t nnodes, nelems;
+  int nodes_per_element;
+  char topology[64];
+  PetscBool have_elements, no_xdmf;
+  node_dataset *nodesets;
+  int nnodesets, capnodesets;
+  frame_entry *framelist;
+  int nframes, capframes;
+};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* HDF5 errors (src/io/h5util.h)                                                                    */
+
+/* For functions with a 'cleanup:' label and a PetscErrorCode 'ierr'. fmt needs >= 1 argument. */
+#define H5TRY(call, fmt, ...)                                                                              \
+  do {                                                                                                       \
+    if ((call) < 0) {                                                                                        \
+      char h5msg_[PBNG_OUTPUT_MSG];                                                                          \
+      pbng_h5_last_error(h5msg_, sizeof h5msg_);                                                             \
+      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_LIB,             \
+                        PETSC_ERROR_INITIAL, "output: " fmt " [HDF5: %s]", __VA_ARGS__, h5msg_);             \
+      goto cleanup;                                                                                          \
+    }                                                                                                        \
+  } while (0)
+
+/* PetscCall for functions with a 'cleanup:' label. */
+#define TRY(call)                                                                                            \
+  do {                                                                                                       \
+    ierr = (call);                                                                                           \
+    if (ierr) {                                                                                              \
+      ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, ierr, PETSC_ERROR_REPEAT,  \
+                        " ");                                                                                \
+      goto cleanup;                                                                                          \
+    }                                                                                                        \
+  } while (0)
+
+/* output_rows.c: creates dataset `path` collectively (global shape [N] if ncols == 1 and one_d, else
+ * [N, ncols]) / creates it and writes each rank's n rows (global indices rows, any order) of data. */
+PetscErrorCode output_create_dataset(pbng_output *out, const char *path, hid_t ftype, int64_t N, int ncols, PetscBool one_d, hid_t *dset);
+PetscErrorCode output_write_rows(pbng_output *out, const char *path, hid_t ftype, hid_t mtype, size_t elsize, int64_t N, int ncols,
+                                 PetscBool one_d, int64_t n, const int64_t *rows, const void *data);
+
+/* output_xdmf.c, rank 0: writes "<xdmf>.partial"; returns 0, or nonzero with reason filled. */
+int output_write_xdmf(const pbng_output *out, char *reason, size_t len);
+
+#endif
