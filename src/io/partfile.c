@@ -454,19 +454,16 @@ static PetscErrorCode read_constraint_colors(hid_t file, const char *fname, int 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode read_file(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
+/* This rank's part from the open file (collective reads). */
+static PetscErrorCode read_part(hid_t file, MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent, int64_t *nparts_out)
 {
-  hid_t file;
   int rank, size, ncolors;
   int64_t nparts, kind, nsets, nodes[2], elems[2];
   int32_t nowned;
 
   PetscFunctionBeginUser;
-  memset(sub, 0, sizeof(*sub));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  file = pbng_h5_open(comm, path, H5F_ACC_RDONLY);
-  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "cannot open partitioned mesh %s", path);
   PetscCall(read_attr(file, path, "nparts", H5T_NATIVE_INT64, &nparts));
   PetscCheck(nparts == size, comm, PETSC_ERR_ARG_SIZ, "%s has %" PRId64 " parts but pbng runs on %d ranks: run with mpiexec -n %" PRId64
              " or partition again with pbng-partition -parts %d", path, nparts, size, nparts, size);
@@ -497,7 +494,23 @@ static PetscErrorCode read_file(MPI_Comm comm, const char *path, pbng_submesh *s
   PetscCall(read_sets(file, path, rank, nsets, sub));
   PetscCall(read_weak(file, path, rank, sub));
   PetscCall(read_constraint_colors(file, path, rank, elems[0], sub));
-  H5Fclose(file);
+  *nparts_out = nparts;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_file(MPI_Comm comm, const char *path, pbng_submesh *sub, double *extent)
+{
+  int64_t nparts = 0;
+  int rank;
+
+  PetscFunctionBeginUser;
+  memset(sub, 0, sizeof(*sub));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  hid_t file = pbng_h5_open(comm, path, H5F_ACC_RDONLY);
+  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "cannot open partitioned mesh %s", path);
+  const PetscErrorCode ierr = read_part(file, comm, path, sub, extent, &nparts);
+  pbng_h5_close(&file); /* also after a failed read */
+  PetscCall(ierr);
   PetscCall(validate_part(path, rank, nparts, sub));
   PetscFunctionReturn(0);
 }
