@@ -35,23 +35,28 @@ typedef struct {
 static PetscErrorCode read_options(partition_options *o)
 {
   char scene[64] = "none";
-  PetscBool set, res_set, bar_length_set, weak_stiffness_set;
+  PetscBool set;
+  pbng_mesh_options_given given = {0};
   PetscInt res, parts = 1;
+  char element[16] = "", split[16] = "";
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-scene", scene, sizeof(scene), &set));
   PetscCall(pbng_config_scene_defaults(scene, &o->cfg));
   res = o->cfg.res;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-res", &res, &res_set));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-res", &res, &given.res));
   o->cfg.res = (int)res; /* range checked in pbng_config_check_mesh_parameters */
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bar_length", &o->cfg.bar_length, &bar_length_set));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-bar_length", &o->cfg.bar_length, &given.bar_length));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-element", element, sizeof(element), &given.element));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-tet_split", split, sizeof(split), &given.tet_split));
+  PetscCall(pbng_config_set_grid_elements(&o->cfg, given.element ? element : NULL, given.tet_split ? split : NULL, PETSC_COMM_SELF));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", o->cfg.mesh_file, sizeof(o->cfg.mesh_file), &set));
   if (set) o->cfg.mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &weak_stiffness_set));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &given.weak_stiffness));
   PetscCheck(o->cfg.mesh_source != PBNG_MESH_FILE || o->cfg.mesh_file[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE");
-  PetscCall(pbng_config_check_mesh_parameters(&o->cfg, res_set, bar_length_set, weak_stiffness_set, PETSC_COMM_SELF));
+  PetscCall(pbng_config_check_mesh_parameters(&o->cfg, &given, PETSC_COMM_SELF));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-parts", &parts, &set));
   PetscCheck(parts >= 1 && parts <= 1000000, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-parts %d: must be >= 1", (int)parts);
   o->parts = (int)parts;

@@ -1,7 +1,8 @@
 /* Distributed assembly for the Newton baseline (run on 1 rank by ctest, on 2-4 by
  * test_assembly_ranks.sh): the global unknown numbering (every free node exactly one index, owned
  * ranges contiguous, ghosts carry their owners' indices, held nodes -1), and the assembled stiffness
- * against differences of the distributed forces, exact and PSD-projected. */
+ * against differences of the distributed forces, exact and PSD-projected, for every generated
+ * element kind (quadrature-point element matrices and their block preallocation). */
 #include <stdio.h>
 #include "mesh/boundary.h"
 #include "mesh/generate.h"
@@ -18,14 +19,14 @@ static void check(int ok, const char *what)
   if (!ok && failures++ < 10) printf("FAIL: %s\n", what);
 }
 
-/* The Res-7 box with its x = 0 face clamped, cut over the ranks. */
-static PetscErrorCode build(MPI_Comm comm, pbng_dmesh *dm, pbng_halo *halo, pbng_bc_list *bcs)
+/* The Res-N box of the given elements with its x = 0 face clamped, cut over the ranks. */
+static PetscErrorCode build(MPI_Comm comm, int res, const pbng_grid_elements *el, pbng_dmesh *dm, pbng_halo *halo, pbng_bc_list *bcs)
 {
   pbng_mesh mesh;
   const double clamp[6] = {0, 0, 0, 0, 1, 1};
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_res_box(7, &mesh));
+  PetscCall(pbng_generate_res_box(res, el, &mesh));
   PetscCall(PetscMemzero(bcs, sizeof(*bcs)));
   PetscCall(pbng_bc_add_box(bcs, "clamp", clamp, NULL));
   PetscCall(test_build_subdomain(comm, &mesh, bcs, dm, halo));
@@ -95,7 +96,7 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
   double *fp, *fm, *v, *x0;
   Mat K;
   Vec vv, Kv;
-  char what[96];
+  char what[160];
 
   PetscFunctionBeginUser;
   pbng_material_init(&mat, kind, 1e4, 0.3);
@@ -131,7 +132,8 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
       scale = PetscMax(scale, PetscAbsReal(a[k]));
     }
     PetscCall(VecRestoreArrayRead(Kv, &a));
-    snprintf(what, sizeof(what), "%s: K v against force differences (err %.2e of %.2e)", pbng_material_kind_name(kind), err, scale);
+    snprintf(what, sizeof(what), "%s, %s: K v against force differences (err %.2e of %.2e)", dm->etype->name, pbng_material_kind_name(kind), err,
+             scale);
     check(err <= 1e-5 * scale && scale > 0, what);
   }
   for (pbng_hessian_kind projected = PBNG_HESSIAN_PSD_ELEMENT; projected <= PBNG_HESSIAN_PSD_STRESS; ++projected) {
@@ -139,12 +141,12 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
     PetscCall(pbng_stiffness_assemble(&pb, map, projected, K));
     PetscBool symmetric;
     PetscCall(MatIsSymmetric(K, 1e-9, &symmetric));
-    snprintf(what, sizeof(what), "%s stiffness symmetric", how);
+    snprintf(what, sizeof(what), "%s, %s stiffness symmetric", dm->etype->name, how);
     check(symmetric, what);
     PetscScalar vKv;
     PetscCall(MatMult(K, vv, Kv));
     PetscCall(VecDot(vv, Kv, &vKv));
-    snprintf(what, sizeof(what), "%s stiffness: v^T K v >= 0", how);
+    snprintf(what, sizeof(what), "%s, %s stiffness: v^T K v >= 0", dm->etype->name, how);
     check(vKv >= 0, what);
   }
   PetscCall(PetscFree4(fp, fm, v, x0));
@@ -163,17 +165,26 @@ int main(int argc, char **argv)
   pbng_dof_map map;
   int rank, all_failures;
 
+  const struct {
+    int res;
+    pbng_grid_elements el;
+  } grids[] = {{7, {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}}, {4, {PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE}},
+               {3, {PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_SIX}}, {5, {PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE}},
+               {3, {PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE}}};
+
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
-  PetscCall(build(PETSC_COMM_WORLD, &dm, &halo, &bcs));
-  PetscCall(pbng_dof_map_create(&dm, &halo, &map));
-  PetscCall(check_numbering(&dm, &map));
-  for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_stiffness(&dm, &halo, &bcs, &map, (pbng_material_kind)k));
+  for (size_t g = 0; g < sizeof(grids) / sizeof(grids[0]); ++g) {
+    PetscCall(build(PETSC_COMM_WORLD, grids[g].res, &grids[g].el, &dm, &halo, &bcs));
+    PetscCall(pbng_dof_map_create(&dm, &halo, &map));
+    PetscCall(check_numbering(&dm, &map));
+    for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_stiffness(&dm, &halo, &bcs, &map, (pbng_material_kind)k));
+    PetscCall(pbng_dof_map_destroy(&map));
+    PetscCall(pbng_halo_destroy(&halo));
+    PetscCall(pbng_dmesh_destroy(&dm));
+  }
   PetscCallMPI(MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   if (rank == 0) printf("test_assembly: %d checks on rank 0, %d failed on all ranks\n", checks, all_failures);
-  PetscCall(pbng_dof_map_destroy(&map));
-  PetscCall(pbng_halo_destroy(&halo));
-  PetscCall(pbng_dmesh_destroy(&dm));
   PetscCall(PetscFinalize());
   return all_failures != 0;
 }

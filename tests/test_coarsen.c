@@ -66,7 +66,7 @@ static PetscErrorCode check_box(void)
   char msg[160];
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_res_box(res, &fine));
+  PetscCall(pbng_generate_res_box(res, NULL, &fine));
   PetscCall(PetscMalloc2(fine.nnodes, &left, fine.nnodes, &bc));
   for (int64_t v = 0; v < fine.nnodes; ++v) {
     bc[v] = fine.X[3 * v] == 0.0 ? 0 : -1;

@@ -90,8 +90,7 @@ static pbng_output_info test_info(void)
                            .solver = "pbng",
                            .mode = "quasistatic",
                            .command_line = "pbng --mesh bar.msh --out \"x y.h5\"",
-                           .xdmf_topology = "Tetrahedron",
-                           .nodes_per_element = 4};
+                           .element = NULL};
   return info;
 }
 

@@ -1,6 +1,8 @@
 /* The discrete problem's derivatives: the nodal force of Eq. 35 (+ loads and inertia) equals minus
  * the gradient of the total energy (Eq. 17 / the incremental potential) by finite differences, and
- * the modified nodal Hessian (Eq. 37) is symmetric positive definite. Also generator counts. */
+ * the modified nodal Hessian (Eq. 37) is symmetric positive definite, for every generated element
+ * kind; the patch test (a linear field has zero force at interior nodes) per kind; the lumped mass
+ * sums to rho V. Also generator counts. */
 #include <math.h>
 #include <stdio.h>
 #include "core/mat3.h"
@@ -44,7 +46,7 @@ static PetscErrorCode add_random_weak_constraints(pbng_mesh *mesh, uint64_t *see
     const int64_t e = (int64_t)(next_random(seed) * (double)mesh->nelems) % mesh->nelems;
     int64_t nodes0[4], nodes1[2] = {(int64_t)(next_random(seed) * (double)mesh->nnodes) % mesh->nnodes, (17 * k + 5) % mesh->nnodes};
     double w0[4], w1[2] = {0.3, 0.7}, sum = 0, normal[3] = {next_random(seed) - 0.5, 1.0, next_random(seed)};
-    for (int a = 0; a < 4; ++a) nodes0[a] = mesh->elems[4 * e + a], w0[a] = 0.1 + next_random(seed), sum += w0[a];
+    for (int a = 0; a < 4; ++a) nodes0[a] = mesh->elems[(int64_t)mesh->etype->nodes * e + a], w0[a] = 0.1 + next_random(seed), sum += w0[a];
     for (int a = 0; a < 4; ++a) w0[a] /= sum;
     w0[3] = 1.0 - w0[0] - w0[1] - w0[2];
     const char *err = pbng_weak_constraint_init(4, nodes0, w0, 1 + k % 2, nodes1, k % 2 ? w1 : (double[]){1.0}, 80.0 + 10 * k,
@@ -114,7 +116,7 @@ static PetscErrorCode check_constraint_colorings(const pbng_mesh *mesh, const pb
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak)
+static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el)
 {
   const int64_t n[3] = {4, 3, 3};
   const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1}, clamp[6] = {0, 0, 0, 0, 1, 1}, g[3] = {0.3, -9.8, 0.1};
@@ -127,7 +129,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   pbng_material mat;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_box(n, lo, hi, &fx->mesh));
+  PetscCall(pbng_generate_grid(n, lo, hi, el, &fx->mesh));
   if (weak) {
     uint64_t seed = 0x5eedull + (uint64_t)kind;
     PetscCall(add_random_weak_constraints(&fx->mesh, &seed));
@@ -138,7 +140,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
   PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
   check(pbng_coloring_is_valid(&fx->mesh, color), "coloring separates the nodes of every element and weak constraint", ncolors, 0);
-  if (weak) PetscCall(check_constraint_colorings(&fx->mesh, &adj));
+  if (weak && el->kind == PBNG_ELEMENT_TET4) PetscCall(check_constraint_colorings(&fx->mesh, &adj));
   PetscCall(pbng_node_elements_destroy(&adj));
   for (int64_t i = 0; i < fx->mesh.nnodes; ++i) part[i] = 0;
   PetscCall(pbng_submesh_extract(&fx->mesh, color, ncolors, NULL, part, 0, &sub));
@@ -178,22 +180,23 @@ static int is_spd(const double A[9])
 
 /* f_i = -dE/dx_i by central differences, at a randomly perturbed (partly inverted) state; with weak
  * constraints, every node of theirs is checked. */
-static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode, int weak)
+static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el)
 {
   fixture fx;
   uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)kind * 77 + (uint64_t)mode;
-  char what[128];
+  const double amplitude = 0.25 / pbng_element_type_get(el->kind)->order; /* a quarter of the node spacing */
+  char what[160];
 
   PetscFunctionBeginUser;
-  PetscCall(fixture_create(&fx, kind, mode, weak));
+  PetscCall(fixture_create(&fx, kind, mode, weak, el));
   for (int32_t i = 0; i < fx.dm.nfree; ++i)
-    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += 0.25 * (next_random(&seed) - 0.5);
+    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += amplitude * (next_random(&seed) - 0.5);
   for (int32_t i = 0; i < fx.dm.nfree; ++i) {
     const int has_weak = fx.dm.wadj_start[i + 1] > fx.dm.wadj_start[i];
     if (weak ? !has_weak : i % 3) continue;
     double f[3], A[9];
     pbng_node_force(&fx.pb, i, fx.pb.x, f, A, 0);
-    snprintf(what, sizeof(what), "modified Hessian SPD (material %d, mode %d, weak %d, node %d)", kind, mode, weak, (int)i);
+    snprintf(what, sizeof(what), "modified Hessian SPD (%s, material %d, mode %d, weak %d, node %d)", fx.mesh.etype->name, kind, mode, weak, (int)i);
     check(is_spd(A), what, A[0], A[4]);
     for (int d = 0; d < 3; ++d) {
       const double h = 1e-6, x0 = fx.pb.x[3 * i + d];
@@ -204,11 +207,94 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
       PetscCall(energy_at(&fx, &Em));
       fx.pb.x[3 * i + d] = x0;
       const double fd = -(Ep - Em) / (2 * h);
-      snprintf(what, sizeof(what), "force = -dE/dx (material %d, mode %d, weak %d, node %d, dof %d)", kind, mode, weak, (int)i, d);
+      snprintf(what, sizeof(what), "force = -dE/dx (%s, material %d, mode %d, weak %d, node %d, dof %d)", fx.mesh.etype->name, kind, mode, weak,
+               (int)i, d);
       check(fabs(fd - f[d]) <= 1e-5 * (1 + fabs(f[d])), what, f[d], fd);
     }
   }
   PetscCall(fixture_destroy(&fx));
+  PetscFunctionReturn(0);
+}
+
+/* Patch test: every node on x = A X + b (a linear field) makes the internal force of each node off
+ * the box's surface zero (the quadrature integrates dN_a/dX exactly), and the lumped masses sum to
+ * rho V (HRZ keeps the element mass). */
+static PetscErrorCode check_patch_and_mass(const pbng_grid_elements *el)
+{
+  const double A[9] = {1.1, 0.2, -0.1, 0.05, 0.9, 0.15, -0.2, 0.1, 1.2}, b[3] = {0.3, -0.2, 0.5};
+  fixture fx;
+  char what[160];
+  double fmax = 0.0, scale = 0.0, mass = 0.0;
+
+  PetscFunctionBeginUser;
+  PetscCall(fixture_create(&fx, PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, el));
+  for (int d = 0; d < 3; ++d) fx.pb.gravity[d] = 0.0;
+  for (int32_t i = 0; i < fx.dm.nlocal; ++i)
+    for (int r = 0; r < 3; ++r) {
+      fx.pb.x[3 * i + r] = b[r];
+      for (int s = 0; s < 3; ++s) fx.pb.x[3 * i + r] += A[3 * r + s] * fx.dm.X[3 * i + s];
+    }
+  for (int32_t i = 0; i < fx.dm.nowned; ++i) {
+    const double *X = &fx.dm.X[3 * i];
+    const int inside = X[0] > 1e-9 && X[0] < 1.5 - 1e-9 && X[1] > 1e-9 && X[1] < 1 - 1e-9 && X[2] > 1e-9 && X[2] < 1 - 1e-9;
+    double f[3], Af[9];
+    mass += fx.pb.mass[i];
+    if (i >= fx.dm.nfree) continue;
+    pbng_node_force(&fx.pb, i, fx.pb.x, f, Af, 0);
+    scale = PetscMax(scale, fabs(Af[0]));
+    if (inside) fmax = PetscMax(fmax, sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
+  }
+  snprintf(what, sizeof(what), "patch test: a linear field has zero interior force (%s, relative to the node stiffness)", fx.mesh.etype->name);
+  check(fmax <= 1e-12 * scale, what, fmax, scale);
+  snprintf(what, sizeof(what), "lumped masses sum to rho V (%s)", fx.mesh.etype->name);
+  check(fabs(mass - 10.0 * 1.5) <= 1e-12 * 15.0, what, mass, 15.0);
+  PetscCall(fixture_destroy(&fx));
+  PetscFunctionReturn(0);
+}
+
+/* High-order grids: node and element counts, no two nodes at one point (the edge and face nodes of
+ * neighbouring elements are shared, so the mesh is conforming), total volume. */
+static PetscErrorCode check_grid_kinds(void)
+{
+  const int64_t n[3] = {4, 3, 3}; /* 3 x 2 x 2 cells */
+  const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1};
+  const struct {
+    pbng_grid_elements el;
+    int64_t nodes, elems;
+  } cases[] = {
+    {{PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}, 36, 60},   {{PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_SIX}, 36, 72},
+    {{PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE}, 7 * 5 * 5 - 12, 60}, /* the 12 cell centres are on no edge */
+    {{PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_SIX}, 7 * 5 * 5, 72}, {{PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_FIVE}, -1, 60},
+    {{PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE}, 36, 12},    {{PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE}, 7 * 5 * 5, 12},
+  };
+  char what[160];
+
+  PetscFunctionBeginUser;
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+    pbng_mesh m;
+    pbng_element_reference ref;
+    PetscCall(pbng_generate_grid(n, lo, hi, &cases[c].el, &m));
+    snprintf(what, sizeof(what), "grid counts (%s, split %d)", m.etype->name, (int)cases[c].el.split);
+    check((cases[c].nodes < 0 || m.nnodes == cases[c].nodes) && m.nelems == cases[c].elems, what, (double)m.nnodes, (double)cases[c].nodes);
+    int64_t coincide = 0; /* nodes at the same point (a hanging, unshared edge or face node) */
+    for (int64_t i = 0; i < m.nnodes; ++i)
+      for (int64_t j = i + 1; j < m.nnodes; ++j)
+        coincide += fabs(m.X[3 * i] - m.X[3 * j]) + fabs(m.X[3 * i + 1] - m.X[3 * j + 1]) + fabs(m.X[3 * i + 2] - m.X[3 * j + 2]) < 1e-12;
+    snprintf(what, sizeof(what), "grid nodes are distinct points (%s)", m.etype->name);
+    check(coincide == 0, what, (double)coincide, 0);
+    pbng_element_reference_init(m.etype, &ref);
+    double V = 0.0;
+    for (int64_t e = 0; e < m.nelems; ++e) {
+      double X[PBNG_MAX_ELEMENT_NODES][3], Vq[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det;
+      for (int a = 0; a < m.etype->nodes; ++a)
+        for (int d = 0; d < 3; ++d) X[a][d] = m.X[3 * m.elems[(int64_t)m.etype->nodes * e + a] + d];
+      check(pbng_element_precompute(&ref, (const double(*)[3])X, Vq, grad, &det) == 0, "generated elements are valid", det, 0);
+      for (int q = 0; q < ref.nq; ++q) V += Vq[q];
+    }
+    snprintf(what, sizeof(what), "grid volume (%s)", m.etype->name);
+    check(fabs(V - 1.5) < 1e-12, what, V, 1.5);
+    PetscCall(pbng_mesh_destroy(&m));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -220,7 +306,7 @@ static PetscErrorCode check_generator_counts(void)
   PetscFunctionBeginUser;
   for (int k = 0; k < 4; ++k) {
     pbng_mesh m;
-    PetscCall(pbng_generate_res_box(res[k], &m));
+    PetscCall(pbng_generate_res_box(res[k], NULL, &m));
     check(m.nnodes == nodes[k] && m.nelems == tets[k], "Res-N counts", (double)m.nelems, (double)tets[k]);
     double V = 0;
     for (int64_t e = 0; e < m.nelems; ++e) {
@@ -242,7 +328,7 @@ static PetscErrorCode check_generator_conforming(void)
   const int N = 5;
   pbng_mesh m;
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_res_box(N, &m));
+  PetscCall(pbng_generate_res_box(N, NULL, &m));
   /* the surface of a conforming split cube has 6 (N-1)^2 quads, each split in 2 triangles */
   int64_t boundary_faces = 0;
   for (int64_t e = 0; e < m.nelems; ++e)
@@ -265,12 +351,23 @@ static PetscErrorCode check_generator_conforming(void)
 
 int main(int argc, char **argv)
 {
+  const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) {
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0));
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC, 0));
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 1));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, &tet4));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC, 0, &tet4));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 1, &tet4));
   }
+  for (int kind = PBNG_ELEMENT_TET10; kind <= PBNG_ELEMENT_HEX27; ++kind) {
+    const pbng_grid_elements el = {(pbng_element_kind)kind, kind == PBNG_ELEMENT_TET10 ? PBNG_TET_SPLIT_SIX : PBNG_TET_SPLIT_FIVE};
+    for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, &el));
+    PetscCall(check_force_gradient(PBNG_MATERIAL_NEOHOOKEAN, PBNG_MODE_DYNAMIC, 1, &el));
+  }
+  for (int kind = PBNG_ELEMENT_TET4; kind <= PBNG_ELEMENT_HEX27; ++kind) {
+    const pbng_grid_elements el = {(pbng_element_kind)kind, PBNG_TET_SPLIT_FIVE};
+    PetscCall(check_patch_and_mass(&el));
+  }
+  PetscCall(check_grid_kinds());
   PetscCall(check_generator_counts());
   PetscCall(check_generator_conforming());
   printf("test_problem: %d checks, %d failed\n", checks, failures);

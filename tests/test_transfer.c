@@ -135,8 +135,8 @@ static PetscErrorCode check_clamped_rows(MPI_Comm comm, const pbng_bc_list *bcs)
   int deficient = 0, total;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_res_box(9, &fm));
-  PetscCall(pbng_generate_res_box(5, &cm));
+  PetscCall(pbng_generate_res_box(9, NULL, &fm));
+  PetscCall(pbng_generate_res_box(5, NULL, &cm));
   PetscCall(build(comm, &fm, bcs, &fine));
   PetscCall(build(comm, &cm, bcs, &coarse));
   PetscCall(pbng_transfer_create(&fine.dm, &fine.map, "fine", &coarse.dm, &coarse.map, "coarse", PBNG_TRANSFER_RADIUS, &P, &Q));
@@ -174,7 +174,7 @@ static PetscErrorCode check_not_covered(MPI_Comm comm, const pbng_bc_list *bcs)
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_res_box(6, &fm));
+  PetscCall(pbng_generate_res_box(6, NULL, &fm));
   PetscCall(pbng_generate_box(n, lo, hi, &cm));
   PetscCall(build(comm, &fm, bcs, &fine));
   PetscCall(build(comm, &cm, bcs, &coarse));
@@ -216,22 +216,22 @@ int main(int argc, char **argv)
   check_geometry();
   PetscCall(pbng_bc_add_box(&clamp, "clamp", x0, NULL));
   /* nested (Res-9 / Res-5), non-nested (Res-8 / Res-5), unstructured against structured */
-  PetscCall(pbng_generate_res_box(9, &fm));
-  PetscCall(pbng_generate_res_box(5, &cm));
+  PetscCall(pbng_generate_res_box(9, NULL, &fm));
+  PetscCall(pbng_generate_res_box(5, NULL, &cm));
   PetscCall(check_pair(comm, "Res-9 / Res-5", &fm, &cm, &none, 1));
-  PetscCall(pbng_generate_res_box(8, &fm));
-  PetscCall(pbng_generate_res_box(5, &cm));
+  PetscCall(pbng_generate_res_box(8, NULL, &fm));
+  PetscCall(pbng_generate_res_box(5, NULL, &cm));
   PetscCall(check_pair(comm, "Res-8 / Res-5", &fm, &cm, &none, 1));
   snprintf(path, sizeof(path), "%s/cube_fine_v41.msh", data ? data : "tests/data");
   PetscCall(pbng_mesh_read(path, &fm));
-  PetscCall(pbng_generate_res_box(4, &cm));
+  PetscCall(pbng_generate_res_box(4, NULL, &cm));
   PetscCall(check_pair(comm, "Gmsh cube / Res-4", &fm, &cm, &none, 1));
   snprintf(path, sizeof(path), "%s/cube_v41_ascii.msh", data ? data : "tests/data");
-  PetscCall(pbng_generate_res_box(11, &fm));
+  PetscCall(pbng_generate_res_box(11, NULL, &fm));
   PetscCall(pbng_mesh_read(path, &cm));
   PetscCall(check_pair(comm, "Res-11 / Gmsh cube", &fm, &cm, &none, 1));
-  PetscCall(pbng_generate_res_box(8, &fm));
-  PetscCall(pbng_generate_res_box(5, &cm));
+  PetscCall(pbng_generate_res_box(8, NULL, &fm));
+  PetscCall(pbng_generate_res_box(5, NULL, &cm));
   PetscCall(check_pair(comm, "Res-8 / Res-5 clamped", &fm, &cm, &clamp, 0));
   PetscCall(check_clamped_rows(comm, &clamp));
   PetscCall(check_not_covered(comm, &none));

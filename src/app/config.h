@@ -6,6 +6,7 @@
 #include "core/material.h"
 #include "mesh/boundary.h"
 #include "mesh/coarsen.h"
+#include "mesh/generate.h"
 #include "mesh/mesh.h"
 #include "solvers/problem.h"
 #include "solvers/solver.h"
@@ -19,6 +20,7 @@ typedef struct {
   pbng_mesh_source mesh_source;
   int res;
   double bar_length;   /* bar scene: length along x (cross-section 1 x 1) */
+  pbng_grid_elements elements; /* -element, -tet_split: the generated box's and bar's elements */
   char mesh_file[PETSC_MAX_PATH_LEN];
   char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
   int nmesh_levels;                   /* -mesh_levels C1,C2,...: coarser meshes of -mesh, finest first */
@@ -84,11 +86,20 @@ PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg);
 
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made);
 
-/* Checks the options that size a generated mesh: their ranges, and that each was given (its *_set
- * flag) only where such a mesh is generated: -res not with -mesh, -bar_length only for the bar,
- * -weak_stiffness only for the two blocks. comm: where the error is raised. */
-PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, PetscBool res_set, PetscBool bar_length_set, PetscBool weak_stiffness_set,
-                                                 MPI_Comm comm);
+/* Which of the options that shape a generated mesh were given explicitly. */
+typedef struct {
+  PetscBool res, bar_length, weak_stiffness, element, tet_split;
+} pbng_mesh_options_given;
+
+/* Checks the options that size a generated mesh: their ranges, and that each was given only where
+ * such a mesh is generated: -res not with -mesh, -bar_length only for the bar, -weak_stiffness only
+ * for the two blocks, -element only for the box and bar, -tet_split only with tetrahedra. comm:
+ * where the error is raised. */
+PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const pbng_mesh_options_given *given, MPI_Comm comm);
+
+/* -element NAME and -tet_split five | six (either may be NULL: unchanged) into cfg->elements; unknown
+ * names are errors listing the known ones. */
+PetscErrorCode pbng_config_set_grid_elements(pbng_config *cfg, const char *element, const char *split, MPI_Comm comm);
 
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */

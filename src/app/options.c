@@ -83,25 +83,33 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
 
 static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
-  PetscBool set, res_set, bar_length_set, weak_stiffness_set;
+  PetscBool set, help;
+  pbng_mesh_options_given given = {0};
   PetscInt res = cfg->res;
+  char element[16], split[16];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsInt("-res", "Res-N: N^3 vertices for box scenes (N across for the bar)", NULL, res, &res, &res_set));
+  PetscCall(PetscOptionsInt("-res", "Res-N: N^3 corner vertices for box scenes (N across for the bar)", NULL, res, &res, &given.res));
   cfg->res = (int)res; /* range checked in pbng_config_check_mesh_parameters */
-  PetscCall(PetscOptionsReal("-bar_length", "bar scene: length along x (cross-section 1 x 1)", NULL, cfg->bar_length, &cfg->bar_length, &bar_length_set));
+  PetscCall(PetscOptionsReal("-bar_length", "bar scene: length along x (cross-section 1 x 1)", NULL, cfg->bar_length, &cfg->bar_length, &given.bar_length));
+  PetscCall(PetscStrncpy(element, pbng_element_type_get(cfg->elements.kind)->name, sizeof(element)));
+  PetscCall(PetscStrncpy(split, cfg->elements.split == PBNG_TET_SPLIT_SIX ? "six" : "five", sizeof(split)));
+  PetscCall(PetscOptionsString("-element", "generated box and bar: tet4 | tet10 | tet20 | hex8 | hex27", NULL, element, element, sizeof(element),
+                               &given.element));
+  PetscCall(PetscOptionsString("-tet_split", "generated tetrahedra: five (unbiased) | six (biased: two prisms of three) per cell", NULL, split, split,
+                               sizeof(split), &given.tet_split));
+  PetscCall(pbng_config_set_grid_elements(cfg, element, split, PETSC_COMM_WORLD));
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
                                cfg->weak_file, sizeof(cfg->weak_file), &set));
   PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
-                             cfg->weak_stiffness, &cfg->weak_stiffness, &weak_stiffness_set));
-  PetscBool help;
+                             cfg->weak_stiffness, &cfg->weak_stiffness, &given.weak_stiffness));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   PetscCheck(help || cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE (see -help)");
-  PetscCall(pbng_config_check_mesh_parameters(cfg, res_set, bar_length_set, weak_stiffness_set, PETSC_COMM_WORLD));
+  PetscCall(pbng_config_check_mesh_parameters(cfg, &given, PETSC_COMM_WORLD));
   PetscFunctionReturn(0);
 }
 

@@ -22,6 +22,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
           pbng_material_kind_name(cfg->material));
   fprintf(f, "  \"accel\": \"%s\",\n  \"mode\": \"%s\",\n", pbng_accel_name(cfg->solver_opt.sweep.accel),
           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic");
+  fprintf(f, "  \"element\": \"%s\",\n  \"quadrature_points_per_element\": %d,\n", s->element, s->quad_points);
   fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n  \"constraint_colors\": %d,\n", (long long)s->nodes,
           (long long)s->elements, s->ncolors, s->constraint_colors);
   fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"frames\": %d,\n  \"iterations\": %d,\n", s->ranks, s->threads, s->frames,
@@ -30,6 +31,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   fprintf(f, "  \"solver_seconds\": %.9g,\n  \"total_seconds\": %.9g,\n", s->solver_seconds, s->total_seconds);
   fprintf(f, "  \"seconds_per_iteration\": %.9g,\n", s->iterations ? s->solver_seconds / s->iterations : 0.0);
   fprintf(f, "  \"element_visits_per_second\": %.9g,\n", s->visits_per_second);
+  fprintf(f, "  \"quadrature_point_visits_per_second\": %.9g,\n", s->visits_per_second * s->quad_points);
   fprintf(f, "  \"free_node_visits_per_iteration\": %lld,\n", (long long)s->free_visits_per_iteration);
   fprintf(f, "  \"owned_nodes_min\": %lld,\n  \"owned_nodes_max\": %lld,\n", (long long)s->owned_min, (long long)s->owned_max);
   fprintf(f, "  \"ghost_nodes_min\": %lld,\n  \"ghost_nodes_max\": %lld,\n", (long long)s->ghosts_min, (long long)s->ghosts_max);
@@ -80,10 +82,13 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscPrintf(comm,
                         "summary: %d frames, %d iterations, solver %.3f s (%.3f ms/iteration), %.2fM element visits/s, %d colors,\n"
-                        "         peak memory %.1f MiB (largest rank %.1f MiB, %.0f bytes/tet), total %.2f s, %d rank(s) x %d thread(s)\n",
+                        "         peak memory %.1f MiB (largest rank %.1f MiB, %.0f bytes/element), total %.2f s, %d rank(s) x %d thread(s)\n",
                         s->frames, s->iterations, s->solver_seconds, s->iterations ? 1e3 * s->solver_seconds / s->iterations : 0.0,
                         s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
                         s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
+  if (s->quad_points > 1)
+    PetscCall(PetscPrintf(comm, "         %s: %d quadrature points per element, %.2fM quadrature-point visits/s\n", s->element, s->quad_points,
+                          s->visits_per_second * s->quad_points / 1e6));
   const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
   if (ops && ops->kind.summary_line) { /* the solver's own line */
     char line[256];

@@ -298,6 +298,8 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   sum->nodes_per_element = head.etype->nodes;
+  sum->quad_points = head.etype->quad_points;
+  PetscCall(PetscStrncpy(sum->element, head.etype->name, sizeof(sum->element)));
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(run_resolve_restart(st));
@@ -329,8 +331,10 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   if (st->dm.elem_color)
     snprintf(colors, sizeof(colors), " (PBNG node colors), %d constraint colors (%d element + %d weak)", sum->constraint_colors,
              st->dm.nelem_colors, st->dm.nweak_colors);
-  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " tetrahedra%s, %d colors%s, %s, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
-                        cfg->scene, sum->nodes, sum->elements, weak, sum->ncolors, colors, cfg->solver, pbng_material_kind_name(cfg->material), cfg->youngs,
+  char elements[48] = "tetrahedra";
+  if (st->dm.etype->kind != PBNG_ELEMENT_TET4) snprintf(elements, sizeof(elements), "%s elements", st->dm.etype->name);
+  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " %s%s, %d colors%s, %s, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
+                        cfg->scene, sum->nodes, sum->elements, elements, weak, sum->ncolors, colors, cfg->solver, pbng_material_kind_name(cfg->material), cfg->youngs,
                         cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
   PetscFunctionReturn(0);
 }

@@ -31,6 +31,8 @@ typedef struct {
   int constraint_colors; /* PBD/XPBD: element + weak constraint colors (0 for the other solvers) */
   int64_t nodes, elements;
   int nodes_per_element;
+  int quad_points;                /* quadrature points per element (1 for linear tetrahedra) */
+  char element[16];               /* the element kind's name */
   double final_residual, final_relative_residual;
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */
   double peak_rss_bytes_sum;      /* summed over ranks */

@@ -147,9 +147,9 @@ static PetscErrorCode report_level(run_state *st, const char *name, const pbng_d
   PetscCallMPI(MPI_Allreduce(mine, mx, 4, MPI_INT64_T, MPI_MAX, st->comm));
   char weak[64] = "";
   if (dm->nglobal_weak > 0) snprintf(weak, sizeof(weak), ", %" PRId64 " weak constraints", dm->nglobal_weak);
-  PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " tetrahedra%s, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
+  PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " %s%s, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
                                   "..%" PRId64 " per rank\n",
-                        name, dm->nglobal_nodes, dm->nglobal_elems, weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
+                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : dm->etype->name, weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
   PetscFunctionReturn(0);
 }
 
@@ -163,6 +163,9 @@ PetscErrorCode run_build_levels(run_state *st)
 
   PetscFunctionBeginUser;
   if (L <= 1) PetscFunctionReturn(0); /* -multilevel L > 1 is for -solver pbng only (options.c) */
+  PetscCheck(st->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP,
+             "-multilevel %d: the multilevel solver's transfers work on linear tetrahedra; this mesh has %s elements (use -multilevel 1)", L,
+             st->dm.etype->name);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   h->nlevels = L;
   PetscCall(PetscCalloc1(L - 1, &h->coarse));

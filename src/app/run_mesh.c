@@ -80,7 +80,7 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
     .material = pbng_material_kind_name(cfg->material), .youngs_modulus = cfg->youngs,
     .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
     .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
-    .command_line = command_line, .xdmf_topology = mesh->etype->xdmf_topology, .nodes_per_element = mesh->etype->nodes,
+    .command_line = command_line, .element = mesh->etype,
     .frames = cfg->frames + 1};
 
   PetscFunctionBeginUser;

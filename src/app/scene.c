@@ -135,9 +135,26 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, PetscBool res_set, PetscBool bar_length_set, PetscBool weak_stiffness_set,
-                                                 MPI_Comm comm)
+PetscErrorCode pbng_config_set_grid_elements(pbng_config *cfg, const char *element, const char *split, MPI_Comm comm)
 {
+  PetscFunctionBeginUser;
+  if (element) {
+    const pbng_element_type *t = pbng_element_type_by_name(element);
+    PetscCheck(t && (t->shape == PBNG_SHAPE_TETRAHEDRON || t->shape == PBNG_SHAPE_HEXAHEDRON), comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "-element: unknown generated element kind \"%s\" (known: tet4, tet10, tet20, hex8, hex27)", element);
+    cfg->elements.kind = t->kind;
+  }
+  if (split) {
+    PetscCheck(!strcmp(split, "five") || !strcmp(split, "six"), comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "-tet_split: unknown split \"%s\" (known: five, six)", split);
+    cfg->elements.split = !strcmp(split, "six") ? PBNG_TET_SPLIT_SIX : PBNG_TET_SPLIT_FIVE;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const pbng_mesh_options_given *given, MPI_Comm comm)
+{
+  const PetscBool res_set = given->res, bar_length_set = given->bar_length, weak_stiffness_set = given->weak_stiffness;
   PetscFunctionBeginUser;
   PetscCheck(cfg->res >= 2 && cfg->res <= 4096, comm, PETSC_ERR_ARG_OUTOFRANGE, "-res %d: must be 2..4096", cfg->res);
   PetscCheck(cfg->bar_length > 0 && cfg->bar_length <= 1e3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bar_length %g: must be in (0, 1000]", cfg->bar_length);
@@ -151,6 +168,12 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, PetscBo
   PetscCheck(!weak_stiffness_set || cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS, comm, PETSC_ERR_ARG_INCOMP,
              "-weak_stiffness is for the generated blocks of -scene two_blocks_hanging (without -mesh); a -weak file gives each "
              "constraint its own stiffness");
+  PetscCheck(!given->element || cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR, comm, PETSC_ERR_ARG_INCOMP,
+             "-element is for the generated box and bar (scenes box, box_stretch_twist, bar_gravity, block_drop_dynamic without -mesh); a "
+             "mesh file gives its own element kind");
+  PetscCheck(!given->tet_split || ((cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR) &&
+                                   pbng_element_type_get(cfg->elements.kind)->shape == PBNG_SHAPE_TETRAHEDRON),
+             comm, PETSC_ERR_ARG_INCOMP, "-tet_split is for generated tetrahedra (the box and bar with -element tet4, tet10 or tet20)");
   PetscFunctionReturn(0);
 }
 
@@ -158,8 +181,8 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 {
   PetscFunctionBeginUser;
   switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, mesh)); break;
-  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, mesh)); break;
+  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, &cfg->elements, mesh)); break;
+  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, &cfg->elements, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
   }
@@ -182,8 +205,8 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "coarse level %d of a generated mesh with -res %d would have fewer than 2 nodes per axis", k, cfg->res); /* checked with the options */
   switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, mesh)); break;
-  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, mesh)); break;
+  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, &cfg->elements, mesh)); break;
+  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, &cfg->elements, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: /* the fine level's gap; the bindings are the fine ones carried over (parallel/weak_levels.h) */
     PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), 0.0, mesh));
     break;

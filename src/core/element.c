@@ -162,3 +162,46 @@ double pbng_tet_rest_shape(const double X0[3], const double X1[3], const double 
   tet_edge_matrix(X0, X1, X2, X3, D);
   return mat3_inverse(D, B) / 6.0;
 }
+
+/* Lattice coordinates (u, v, w) = p (r + s + t, s + t, t) of a tetrahedron's reference node: the
+ * reference tetrahedron becomes the Kuhn simplex 0 <= w <= v <= u <= p, whose Freudenthal subdivision
+ * is the set of unit-cube Kuhn simplices inside it. */
+static void kuhn_lattice(const double r[3], int p, int L[3])
+{
+  L[0] = (int)lround(p * (r[0] + r[1] + r[2]));
+  L[1] = (int)lround(p * (r[1] + r[2]));
+  L[2] = (int)lround(p * r[2]);
+}
+
+int pbng_element_linear_subcells(const pbng_element_type *t, int (*cells)[4])
+{
+  static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  int node_at[4][4][4], n = 0;
+  const int p = t->order;
+
+  if (t->xdmf_topology || t->shape != PBNG_SHAPE_TETRAHEDRON || p > 3) return 0;
+  for (int i = 0; i < 64; ++i) (&node_at[0][0][0])[i] = -1;
+  for (int a = 0; a < t->nodes; ++a) {
+    int L[3];
+    kuhn_lattice(t->ref_nodes[a], p, L);
+    node_at[L[0]][L[1]][L[2]] = a;
+  }
+  for (int c = 0; c < p * p * p; ++c) /* unit cubes with lower corner (c0, c1, c2) */
+    for (int k = 0; k < 6; ++k) {
+      int L[3] = {c % p, (c / p) % p, c / (p * p)}, v[4], inside = 1;
+      for (int j = 0; j < 4; ++j) {
+        if (j > 0) ++L[perm[k][j - 1]];
+        inside &= L[2] <= L[1] && L[1] <= L[0] && L[0] <= p;
+        v[j] = inside ? node_at[L[0]][L[1]][L[2]] : -1;
+        inside &= v[j] >= 0;
+      }
+      if (!inside) continue;
+      if (pbng_tet_signed_volume(t->ref_nodes[v[0]], t->ref_nodes[v[1]], t->ref_nodes[v[2]], t->ref_nodes[v[3]]) < 0) {
+        const int tmp = v[2];
+        v[2] = v[3], v[3] = tmp;
+      }
+      for (int j = 0; j < 4; ++j) cells[n][j] = v[j];
+      ++n;
+    }
+  return n;
+}

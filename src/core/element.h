@@ -86,6 +86,13 @@ int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)
  * negative corner masses for P2/P3 tetrahedra); for linear tetrahedra it is rho V / 4 per node. */
 void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V, double density, double *m);
 
+/* Where XDMF has no cell type for a kind (tet20): linear sub-tetrahedra tiling the element for
+ * visualisation, the Freudenthal subdivision of the reference tetrahedron on the order-p lattice of
+ * its nodes (p^3 = 27 for tet20), each as 4 local node indices with positive volume. Returns the
+ * number of sub-tetrahedra, 0 for kinds with an XDMF cell type. */
+#define PBNG_MAX_SUBCELLS 27
+int pbng_element_linear_subcells(const pbng_element_type *t, int (*cells)[4]);
+
 /* Linear tetrahedron rest shape: Dm = [X1-X0 | X2-X0 | X3-X0] (columns). Writes B = Dm^{-1} (row-major),
  * so that F = Ds B and dN_j/dX = row j-1 of B for j = 1..3, dN_0/dX = -(sum of the rows).
  * Returns the signed rest volume det(Dm)/6. */

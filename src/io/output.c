@@ -157,10 +157,11 @@ static void check_creatable(const char *path, char *reason, size_t len)
  * allowed; weak-constraint tables are not counted). An upper bound matters: HDF5 1.10 crashes at exit
  * when the limit is crossed only as the file is closed (setting its final size), so such a limit must
  * be refused before the run, not met in it. */
-static double file_bytes_needed(int64_t nnodes, int64_t nelems, int nodes_per_element, int frames)
+static double file_bytes_needed(const pbng_output *out, int frames)
 {
-  const double data = (double)nnodes * (24.0 + 4.0 + 4.0) + (double)nelems * 8.0 * nodes_per_element + (double)frames * (double)nnodes * 24.0;
-  const double fixed_nodes = (double)nnodes * 8.0;
+  const double nnodes = (double)out->nnodes, cells = out->xdmf_cells ? (double)out->xdmf_ncells * out->xdmf_nodes : 0.0;
+  const double data = nnodes * (24.0 + 4.0 + 4.0) + 8.0 * ((double)out->nelems * out->nodes_per_element + cells) + (double)frames * nnodes * 24.0;
+  const double fixed_nodes = nnodes * 8.0;
   const double metadata = 65536.0 + 4096.0 * frames;
   return data + fixed_nodes + metadata;
 }
@@ -222,6 +223,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   PetscFunctionBegin;
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_string(root, "format", info->format ? info->format : "pbng-1"));
+  TRY(attr_string(root, "element", out->element->name));
   TRY(attr_string(root, "material", info->material));
   TRY(attr_double(root, "youngs_modulus", info->youngs_modulus));
   TRY(attr_double(root, "poisson_ratio", info->poisson_ratio));
@@ -249,9 +251,15 @@ static PetscErrorCode output_new(MPI_Comm comm, const pbng_output_info *info, in
   out->file = out->mesh = out->frames = -1;
   out->nnodes = nnodes;
   out->nelems = nelems;
-  out->nodes_per_element = info->nodes_per_element > 0 ? info->nodes_per_element : 4;
+  out->element = info->element ? info->element : pbng_element_type_get(PBNG_ELEMENT_TET4);
+  out->nodes_per_element = out->element->nodes;
+  out->elements_path = out->element->kind == PBNG_ELEMENT_TET4 ? "/mesh/tetrahedra" : "/mesh/elements";
+  out->nsubcells = pbng_element_linear_subcells(out->element, out->subcell);
+  out->xdmf_cells = (PetscBool)(out->nsubcells > 0 || out->element->xdmf_order);
+  out->xdmf_ncells = out->nsubcells > 0 ? out->nsubcells * nelems : nelems;
+  out->xdmf_nodes = out->nsubcells > 0 ? 4 : out->nodes_per_element;
   out->no_xdmf = info->no_xdmf;
-  snprintf(out->topology, sizeof out->topology, "%s", info->xdmf_topology ? info->xdmf_topology : "Tetrahedron");
+  snprintf(out->topology, sizeof out->topology, "%s", out->nsubcells > 0 ? "Tetrahedron" : out->element->xdmf_topology);
   PetscCallMPI(MPI_Comm_dup(comm, &out->comm));
   PetscCallMPI(MPI_Comm_rank(out->comm, &out->rank));
   PetscCallMPI(MPI_Comm_size(out->comm, &out->size));
@@ -277,7 +285,7 @@ static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_ou
   if (!ierr) {
     if (out->rank == 0) check_creatable(path, reason, sizeof reason);
     if (out->rank == 0 && !reason[0] && info->frames > 0)
-      check_file_size_limit(file_bytes_needed(nnodes, nelems, out->nodes_per_element, info->frames), reason, sizeof reason);
+      check_file_size_limit(file_bytes_needed(out, info->frames), reason, sizeof reason);
     if (MPI_Bcast(reason, (int)sizeof reason, MPI_CHAR, 0, out->comm) != MPI_SUCCESS) ierr = PETSC_ERR_MPI;
   }
   if (!ierr && reason[0]) {
@@ -591,7 +599,8 @@ static PetscErrorCode recall_node_datasets(pbng_output *out)
     snprintf(path, sizeof path, "/mesh/%s", names[k]);
     if (dataset_rows(out->file, path, &ncols, &is_int) == (hsize_t)out->nnodes) PetscCall(remember_node_dataset(out, path, ncols, is_int));
   }
-  out->have_elements = dataset_rows(out->file, "/mesh/tetrahedra", NULL, NULL) == (hsize_t)out->nelems;
+  out->have_elements = dataset_rows(out->file, out->elements_path, NULL, NULL) == (hsize_t)out->nelems &&
+                       (!out->xdmf_cells || dataset_rows(out->file, "/mesh/xdmf_cells", NULL, NULL) == (hsize_t)out->xdmf_ncells);
   PetscFunctionReturn(0);
 }
 
@@ -705,13 +714,36 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
   PetscFunctionReturn(0);
 }
 
+/* /mesh/xdmf_cells: each element's nodes in XDMF's order (element->xdmf_order), or its linear
+ * sub-tetrahedra (rows nsubcells e + k). */
+static PetscErrorCode write_xdmf_cells(pbng_output *out, int64_t nlocal, const int64_t *rows, const int64_t *connectivity)
+{
+  const int nen = out->nodes_per_element, per = out->nsubcells > 0 ? out->nsubcells : 1, ncols = out->xdmf_nodes;
+  int64_t *cells, *cell_rows;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nlocal * per * ncols + 1, &cells, nlocal * per + 1, &cell_rows));
+  for (int64_t e = 0; e < nlocal; ++e)
+    for (int k = 0; k < per; ++k) {
+      int64_t *c = &cells[(e * per + k) * ncols];
+      cell_rows[e * per + k] = rows[e] * per + k;
+      for (int j = 0; j < ncols; ++j)
+        c[j] = connectivity[e * nen + (out->nsubcells > 0 ? out->subcell[k][j] : out->element->xdmf_order[j])];
+    }
+  PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/xdmf_cells", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->xdmf_ncells, ncols,
+                                    PETSC_FALSE, nlocal * per, cell_rows, cells));
+  PetscCall(PetscFree2(cells, cell_rows));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, const int64_t *rows,
                                           const int64_t *connectivity)
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/tetrahedra", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->nelems,
+  PBNG_H5_QUIETLY(output_write_rows(out, out->elements_path, H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->nelems,
                         out->nodes_per_element, PETSC_FALSE, nlocal, rows, connectivity));
+  if (out->xdmf_cells) PetscCall(write_xdmf_cells(out, nlocal, rows, connectivity));
   out->have_elements = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

@@ -1,11 +1,13 @@
 /* HDF5 result file + XDMF companion (ParaView opens the .xdmf as a time series).
  * Layout (docs/output.md):
  *   /mesh/rest_positions float64 [N,3]   /mesh/tetrahedra int64 [M,4] (0-based, positive volume)
+ *   other element kinds: /mesh/elements int64 [M,nodes] in Gmsh's node order, and where XDMF's order
+ *   or cell type differs, /mesh/xdmf_cells (XDMF's order; tet20: [27 M, 4] linear sub-tetrahedra)
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
  *                                          relative_residual, seconds, energy
- *   root attributes: format ("pbng-1"), material, youngs_modulus, poisson_ratio, density, gravity[3],
+ *   root attributes: format ("pbng-1"), element (kind name), material, youngs_modulus, poisson_ratio, density, gravity[3],
  *                    solver, command_line, mode, frames_written
  * The file is written as "<path>.partial" and renamed to <path> by pbng_output_close(.., success=1);
  * the XDMF is written the same way. An interrupted run never leaves a truncated file under the
@@ -17,6 +19,7 @@
 
 #include <petscsys.h>
 #include <stdint.h>
+#include "core/element.h"
 
 typedef struct pbng_output pbng_output;
 
@@ -27,8 +30,7 @@ typedef struct {
   const char *solver;        /* "pbng" */
   const char *mode;          /* "quasistatic" | "dynamic" */
   const char *command_line;
-  const char *xdmf_topology; /* "Tetrahedron" */
-  int nodes_per_element;     /* 4 */
+  const pbng_element_type *element; /* the mesh's element kind; NULL: linear tetrahedra */
   const char *format;        /* root attribute format: NULL for "pbng-1" (a result) */
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
   int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
@@ -54,7 +56,9 @@ PetscErrorCode pbng_output_write_nodes_double(pbng_output *out, const char *data
                                               const int64_t *rows, const double *data);
 PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *dataset, int64_t nlocal,
                                              const int64_t *rows, const int32_t *data);
-/* /mesh/tetrahedra (int64 [M, nodes_per_element]) from element rows with global element indices. */
+/* The element connectivity (int64 [M, nodes per element], the kind's native order: /mesh/tetrahedra for
+ * linear tetrahedra, else /mesh/elements, and /mesh/xdmf_cells where XDMF needs another order or
+ * linear sub-cells) from element rows with global element indices. */
 PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, const int64_t *rows,
                                           const int64_t *connectivity);
 /* Any other table: dataset 'path' (absolute, e.g. "/constraints/weak/nodes") of N rows of ncols values

@@ -1,6 +1,7 @@
 #include "mesh/generate.h"
 #include <math.h>
 #include <stdio.h>
+#include "core/element.h"
 
 /* The 5-tetrahedron split of a cube with corners numbered by bits (dx, dy, dz) = (1, 2, 4).
  * Even cells: a central tetrahedron on corners {0,3,5,6} and one corner tetrahedron at each of the
@@ -9,72 +10,162 @@
 static const int split_even[5][4] = {{0, 3, 6, 5}, {1, 0, 5, 3}, {2, 0, 3, 6}, {4, 0, 6, 5}, {7, 3, 5, 6}};
 static const int split_odd[5][4] = {{1, 2, 4, 7}, {0, 1, 2, 4}, {3, 1, 7, 2}, {5, 1, 4, 7}, {6, 2, 7, 4}};
 
-static void box_vertices(const int64_t n[3], const double lo[3], const double hi[3], double *X)
+/* The 6-tetrahedron ("biased") split: the cube cut into two prisms by the plane through its diagonal
+ * 0-7 and the face diagonals 0-3 / 4-7, each prism into three tetrahedra (the Kuhn split: one
+ * tetrahedron per order of the axes on the path 0 -> 7). The same in every cell, so conforming. */
+static const int split_six[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
+
+/* The corner tetrahedra of cell (i, j, k) under the split, each as 4 corner numbers (bits dx, dy, dz)
+ * with positive volume; returns how many. */
+static int cell_tets(pbng_tet_split split, int64_t i, int64_t j, int64_t k, int tets[6][4])
 {
-  for (int64_t k = 0; k < n[2]; ++k)
-    for (int64_t j = 0; j < n[1]; ++j)
-      for (int64_t i = 0; i < n[0]; ++i) {
-        const int64_t v = i + n[0] * (j + n[1] * k);
-        const int64_t ijk[3] = {i, j, k};
-        for (int d = 0; d < 3; ++d) X[3 * v + d] = lo[d] + (hi[d] - lo[d]) * (double)ijk[d] / (double)(n[d] - 1);
-      }
+  const int(*table)[4] = split == PBNG_TET_SPLIT_SIX ? split_six : ((i + j + k) % 2 == 0) ? split_even : split_odd;
+  const int n = split == PBNG_TET_SPLIT_SIX ? 6 : 5;
+  for (int e = 0; e < n; ++e) {
+    double X[4][3];
+    for (int a = 0; a < 4; ++a) {
+      tets[e][a] = table[e][a];
+      for (int d = 0; d < 3; ++d) X[a][d] = (table[e][a] >> d) & 1;
+    }
+    if (pbng_tet_signed_volume(X[0], X[1], X[2], X[3]) < 0) { /* list it positively */
+      const int tmp = tets[e][2];
+      tets[e][2] = tets[e][3], tets[e][3] = tmp;
+    }
+  }
+  return n;
 }
 
-static void box_cell_tets(const int64_t n[3], int64_t i, int64_t j, int64_t k, int32_t *t)
+/* Position in the unit cell [0,1]^3 of element node a: hexahedra map their reference cube [-1,1]^3
+ * onto the cell; tetrahedra interpolate their corners (cell corners `corner`) with the barycentric
+ * coordinates of the reference node. */
+static void node_in_cell(const pbng_element_type *t, int a, const int corner[4], double u[3])
 {
-  int32_t corner[8];
-  for (int c = 0; c < 8; ++c)
-    corner[c] = (int32_t)((i + (c & 1)) + n[0] * ((j + ((c >> 1) & 1)) + n[1] * (k + ((c >> 2) & 1))));
-  const int(*split)[4] = ((i + j + k) % 2 == 0) ? split_even : split_odd;
-  for (int e = 0; e < 5; ++e)
-    for (int a = 0; a < 4; ++a) t[4 * e + a] = corner[split[e][a]];
+  const double *r = t->ref_nodes[a];
+  if (t->shape == PBNG_SHAPE_HEXAHEDRON) {
+    for (int d = 0; d < 3; ++d) u[d] = 0.5 * (r[d] + 1.0);
+    return;
+  }
+  const double lambda[4] = {1.0 - r[0] - r[1] - r[2], r[0], r[1], r[2]};
+  for (int d = 0; d < 3; ++d) {
+    u[d] = 0.0;
+    for (int c = 0; c < 4; ++c) u[d] += lambda[c] * ((corner[c] >> d) & 1);
+  }
 }
 
-static void box_tets(const int64_t n[3], int32_t *elems)
+/* Every Lagrange node of order p of a cell's hexahedron or of the tetrahedra of its split lies on the
+ * p-times refined grid (its coordinates in the cell are multiples of 1/p): the index of that point. */
+static int64_t fine_grid_index(const int64_t m[3], int p, const int64_t cell[3], const double u[3])
 {
-  int64_t cell = 0;
-  for (int64_t k = 0; k + 1 < n[2]; ++k)
-    for (int64_t j = 0; j + 1 < n[1]; ++j)
-      for (int64_t i = 0; i + 1 < n[0]; ++i, ++cell) box_cell_tets(n, i, j, k, &elems[20 * cell]);
+  int64_t g[3];
+  for (int d = 0; d < 3; ++d) g[d] = p * cell[d] + (int64_t)llround(p * u[d]);
+  return g[0] + m[0] * (g[1] + m[1] * g[2]);
 }
 
-PetscErrorCode pbng_generate_box(const int64_t n[3], const double lo[3], const double hi[3], pbng_mesh *mesh)
+/* The elements of cell (i, j, k) on the fine grid (dimensions m); returns how many were written. */
+static int cell_elements(const pbng_grid_elements *el, const int64_t m[3], int64_t i, int64_t j, int64_t k, int64_t *nodes)
 {
+  const pbng_element_type *t = pbng_element_type_get(el->kind);
+  const int64_t cell[3] = {i, j, k};
+  int tets[6][4], n = 1;
+  if (t->shape == PBNG_SHAPE_TETRAHEDRON) n = cell_tets(el->split, i, j, k, tets);
+  for (int e = 0; e < n; ++e)
+    for (int a = 0; a < t->nodes; ++a) {
+      double u[3];
+      node_in_cell(t, a, tets[e], u);
+      nodes[(int64_t)t->nodes * e + a] = fine_grid_index(m, t->order, cell, u);
+    }
+  return n;
+}
+
+/* Renumbers the fine-grid nodes the elements use, in grid order (a P2 tetrahedral split leaves
+ * some cell centres unused), and writes positions and connectivity. */
+static PetscErrorCode compact_fine_grid(const int64_t m[3], const double lo[3], const double hi[3], pbng_element_kind kind, int64_t nelems,
+                                        const int64_t *nodes, pbng_mesh *mesh)
+{
+  const int nen = pbng_element_type_get(kind)->nodes;
+  const int64_t ngrid = m[0] * m[1] * m[2];
+  int64_t *id, nnodes = 0;
+
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(ngrid, &id));
+  for (int64_t g = 0; g < ngrid; ++g) id[g] = -1;
+  for (int64_t k = 0; k < nen * nelems; ++k) id[nodes[k]] = 0;
+  for (int64_t g = 0; g < ngrid; ++g)
+    if (id[g] == 0) id[g] = nnodes++;
+  PetscCheck(nnodes < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "grid mesh: %" PRId64 " nodes (at most 2^31 - 1)", nnodes);
+  PetscCall(pbng_mesh_alloc(mesh, kind, nnodes, nelems));
+  for (int64_t g = 0; g < ngrid; ++g) {
+    if (id[g] < 0) continue;
+    const int64_t ijk[3] = {g % m[0], (g / m[0]) % m[1], g / (m[0] * m[1])};
+    for (int d = 0; d < 3; ++d) mesh->X[3 * id[g] + d] = lo[d] + (hi[d] - lo[d]) * (double)ijk[d] / (double)(m[d] - 1);
+  }
+  for (int64_t k = 0; k < nen * nelems; ++k) mesh->elems[k] = (int32_t)id[nodes[k]];
+  PetscCall(PetscFree(id));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_generate_grid(const int64_t n[3], const double lo[3], const double hi[3], const pbng_grid_elements *el, pbng_mesh *mesh)
+{
+  const pbng_element_type *t = pbng_element_type_get(el->kind);
+  int64_t m[3], *nodes;
+
+  PetscFunctionBeginUser;
+  PetscCheck(t->shape == PBNG_SHAPE_TETRAHEDRON || t->shape == PBNG_SHAPE_HEXAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "grid mesh: %s elements are not generated (tetrahedra and hexahedra are)", t->name);
   for (int d = 0; d < 3; ++d) {
     PetscCheck(n[d] >= 2 && n[d] <= 4096, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
                "box mesh: %" PRId64 " vertices along axis %d (need 2..4096)", n[d], d);
     PetscCheck(hi[d] > lo[d], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "box mesh: empty extent along axis %d", d);
+    m[d] = t->order * (n[d] - 1) + 1;
   }
-  const int64_t nnodes = n[0] * n[1] * n[2];
-  const int64_t nelems = 5 * (n[0] - 1) * (n[1] - 1) * (n[2] - 1);
-  PetscCall(pbng_mesh_alloc(mesh, PBNG_ELEMENT_TET4, nnodes, nelems));
-  box_vertices(n, lo, hi, mesh->X);
-  box_tets(n, mesh->elems);
-  snprintf(mesh->source, sizeof(mesh->source), "box %" PRId64 "x%" PRId64 "x%" PRId64, n[0], n[1], n[2]);
+  const int per_cell = t->shape == PBNG_SHAPE_HEXAHEDRON ? 1 : el->split == PBNG_TET_SPLIT_SIX ? 6 : 5;
+  const int64_t ncells = (n[0] - 1) * (n[1] - 1) * (n[2] - 1), nelems = per_cell * ncells;
+  PetscCheck(nelems < INT32_MAX && m[0] * m[1] * m[2] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "box mesh: %" PRId64 " elements on a grid of %" PRId64 " points (at most 2^31 - 1 each)", nelems, m[0] * m[1] * m[2]);
+  PetscCall(PetscMalloc1((size_t)nelems * t->nodes, &nodes));
+  int64_t e = 0;
+  for (int64_t k = 0; k + 1 < n[2]; ++k)
+    for (int64_t j = 0; j + 1 < n[1]; ++j)
+      for (int64_t i = 0; i + 1 < n[0]; ++i) e += cell_elements(el, m, i, j, k, &nodes[(int64_t)t->nodes * e]);
+  PetscCall(compact_fine_grid(m, lo, hi, el->kind, nelems, nodes, mesh));
+  PetscCall(PetscFree(nodes));
+  snprintf(mesh->source, sizeof(mesh->source), "box %" PRId64 "x%" PRId64 "x%" PRId64 " (%s%s)", n[0], n[1], n[2], t->name,
+           t->shape == PBNG_SHAPE_TETRAHEDRON ? (el->split == PBNG_TET_SPLIT_SIX ? ", six per cell" : ", five per cell") : "");
   PetscCall(pbng_mesh_validate(mesh, 0));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_generate_res_box(int res, pbng_mesh *mesh)
+PetscErrorCode pbng_generate_box(const int64_t n[3], const double lo[3], const double hi[3], pbng_mesh *mesh)
+{
+  const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_grid(n, lo, hi, &tet4, mesh));
+  snprintf(mesh->source, sizeof(mesh->source), "box %" PRId64 "x%" PRId64 "x%" PRId64, n[0], n[1], n[2]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_generate_res_box(int res, const pbng_grid_elements *el, pbng_mesh *mesh)
 {
   const int64_t n[3] = {res, res, res};
   const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_box(n, lo, hi, mesh));
+  PetscCall(pbng_generate_grid(n, lo, hi, el ? el : &tet4, mesh));
   snprintf(mesh->source, sizeof(mesh->source), "Res-%d box", res);
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_generate_bar(int res, double length, pbng_mesh *mesh)
+PetscErrorCode pbng_generate_bar(int res, double length, const pbng_grid_elements *el, pbng_mesh *mesh)
 {
   const int64_t along = (int64_t)llround(length * (res - 1));
   const int64_t n[3] = {along > 0 ? along + 1 : 2, res, res};
   const double lo[3] = {0, 0, 0}, hi[3] = {length, 1, 1};
+  const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_box(n, lo, hi, mesh));
+  PetscCall(pbng_generate_grid(n, lo, hi, el ? el : &tet4, mesh));
   snprintf(mesh->source, sizeof(mesh->source), "bar (res %d)", res);
   PetscFunctionReturn(0);
 }

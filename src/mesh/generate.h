@@ -4,17 +4,32 @@
 
 #include "mesh/mesh.h"
 
+/* How a generated grid is made of elements (-element, -tet_split): hexahedra (one per cell) or
+ * tetrahedra, five per cell ("unbiased", the split alternating with the cell parity) or six
+ * ("biased": two prisms of three tetrahedra each, the same in every cell, so a preferred direction).
+ * High-order kinds put their edge, face and interior nodes on the order-times refined grid. */
+typedef enum { PBNG_TET_SPLIT_FIVE = 0, PBNG_TET_SPLIT_SIX } pbng_tet_split;
+typedef struct {
+  pbng_element_kind kind;
+  pbng_tet_split split;
+} pbng_grid_elements;
+
+/* A box [lo, hi] with n[0] x n[1] x n[2] corner vertices (each >= 2), n - 1 cells per axis, made of
+ * el's elements; nodes in grid order (i fastest) after dropping grid points no element uses, elements
+ * in cell order. For tet4 with five per cell this is pbng_generate_box. */
+PetscErrorCode pbng_generate_grid(const int64_t n[3], const double lo[3], const double hi[3], const pbng_grid_elements *el, pbng_mesh *mesh);
+
 /* A box [lo, hi] with n[0] x n[1] x n[2] vertices (each >= 2); every grid cell is split into 5
  * tetrahedra, the split alternating with the cell parity (i + j + k) so the mesh is conforming.
  * Vertex (i, j, k) has index i + n0 (j + n1 k). Elements follow cell order, 5 per cell.
  * Res-N of the paper: n = (N, N, N) on the unit cube: N^3 vertices, 5 (N-1)^3 tetrahedra. */
 PetscErrorCode pbng_generate_box(const int64_t n[3], const double lo[3], const double hi[3], pbng_mesh *mesh);
 
-/* Res-N unit cube (Sec. 10.1). */
-PetscErrorCode pbng_generate_res_box(int res, pbng_mesh *mesh);
+/* Res-N unit cube (Sec. 10.1): N corner vertices per axis; el NULL: linear tetrahedra, five per cell. */
+PetscErrorCode pbng_generate_res_box(int res, const pbng_grid_elements *el, pbng_mesh *mesh);
 
 /* Bar [0,L] x [0,1] x [0,1] with res vertices across and round(L (res-1)) + 1 along x (Sec. 10.4). */
-PetscErrorCode pbng_generate_bar(int res, double length, pbng_mesh *mesh);
+PetscErrorCode pbng_generate_bar(int res, double length, const pbng_grid_elements *el, pbng_mesh *mesh);
 
 /* Two unit blocks stacked along y with a gap (gap <= 0: one cell, h = 1/(res-1)): [0,1] x [0,1] x [0,1]
  * (node set "lower_block") and [0,1] x [1+gap, 2+gap] x [0,1] ("upper_block", its top face

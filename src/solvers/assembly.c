@@ -96,23 +96,87 @@ static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind k
   return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(12, Ke) : 0;
 }
 
-static int has_owned_row(const pbng_dmesh *dm, const int32_t t[4])
+/* K_q (x)= V sum_jl D_ij,kl g_a,j g_b,l for every node pair a, b of an element with nen nodes
+ * (grad [nen][3]); Ke is (3 nen) x (3 nen), row 3a+i, column 3b+k. T holds D contracted with g_b. */
+static void add_quadrature_stiffness(int nen, const double D[81], const double *grad, double V, double *Ke)
 {
-  return t[0] < dm->nfree || t[1] < dm->nfree || t[2] < dm->nfree || t[3] < dm->nfree;
+  const int n = 3 * nen;
+  double T[9][3 * PBNG_MAX_ELEMENT_NODES]; /* T[3i+j][3b+k] = sum_l D_ij,kl g_b,l */
+  for (int ij = 0; ij < 9; ++ij)
+    for (int b = 0; b < nen; ++b)
+      for (int k = 0; k < 3; ++k)
+        T[ij][3 * b + k] = D[9 * ij + 3 * k] * grad[3 * b] + D[9 * ij + 3 * k + 1] * grad[3 * b + 1] + D[9 * ij + 3 * k + 2] * grad[3 * b + 2];
+  for (int a = 0; a < nen; ++a)
+    for (int i = 0; i < 3; ++i) {
+      double *row = &Ke[n * (3 * a + i)];
+      const double ga0 = V * grad[3 * a], ga1 = V * grad[3 * a + 1], ga2 = V * grad[3 * a + 2];
+      for (int c = 0; c < n; ++c) row[c] += ga0 * T[3 * i][c] + ga1 * T[3 * i + 1][c] + ga2 * T[3 * i + 2][c];
+    }
+}
+
+/* PBNG's modified Hessian at one quadrature point, for every node pair (as modified_element_matrix). */
+static void add_quadrature_modified(const pbng_material *mat, int nen, const double F[9], const double *grad, double V, double *Ke)
+{
+  const int n = 3 * nen;
+  double cof[9], c[PBNG_MAX_ELEMENT_NODES][3];
+  mat3_cofactor(F, cof);
+  for (int a = 0; a < nen; ++a) mat3_vec(cof, &grad[3 * a], c[a]);
+  const double d = 2.0 * mat->mu * V, l = mat->hessian_lambda * V;
+  for (int a = 0; a < nen; ++a)
+    for (int b = 0; b < nen; ++b) {
+      const double gg = d * (grad[3 * a] * grad[3 * b] + grad[3 * a + 1] * grad[3 * b + 1] + grad[3 * a + 2] * grad[3 * b + 2]);
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) Ke[n * (3 * a + r) + 3 * b + s] += (r == s ? gg : 0.0) + l * c[a][r] * c[b][s];
+    }
+}
+
+/* Any other kind's (3 nen) x (3 nen) element matrix: the sum over its quadrature points, with the
+ * stress projection (PBNG_HESSIAN_PSD_STRESS) made per quadrature point. Thread-safe. */
+static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double *Ke)
+{
+  const pbng_geometry *geo = &pb->geo;
+  const int nen = geo->nen, n = 3 * nen;
+  const int32_t *t = &pb->dm->elems[(int64_t)nen * e];
+  const double *V = pbng_geometry_qp_volumes(geo, e);
+
+  for (int k = 0; k < n * n; ++k) Ke[k] = 0.0;
+  for (int q = 0; q < geo->nq; ++q) {
+    const double *grad = pbng_geometry_qp_gradients(geo, e, q);
+    double F[9], D[81];
+    pbng_qp_deformation_gradient(nen, t, grad, pb->x, F);
+    if (kind == PBNG_HESSIAN_MODIFIED) {
+      add_quadrature_modified(&pb->mat, nen, F, grad, V[q], Ke);
+      continue;
+    }
+    pbng_stress_derivative(&pb->mat, F, D);
+    if (kind == PBNG_HESSIAN_PSD_STRESS) {
+      const int status = pbng_project_psd(9, D);
+      if (status) return status;
+    }
+    add_quadrature_stiffness(nen, D, grad, V[q], Ke);
+  }
+  return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(n, Ke) : 0;
+}
+
+static int has_owned_row(const pbng_dmesh *dm, const int32_t *t, int nen)
+{
+  for (int a = 0; a < nen; ++a)
+    if (t[a] < dm->nfree) return 1;
+  return 0;
 }
 
 /* Adds Ke to K in one call: rows of this rank's free nodes only (all their elements are local);
  * held vertices get index -1, which MatSetValues skips. */
-static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_map *map, const int32_t t[4], const double Ke[144], Mat K)
+static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_map *map, const int32_t *t, int nen, const double *Ke, Mat K)
 {
-  PetscInt rows[4], cols[4];
+  PetscInt rows[PBNG_MAX_ELEMENT_NODES], cols[PBNG_MAX_ELEMENT_NODES];
 
   PetscFunctionBeginUser;
-  for (int a = 0; a < 4; ++a) {
+  for (int a = 0; a < nen; ++a) {
     cols[a] = (PetscInt)map->node_dof[t[a]];
     rows[a] = t[a] < dm->nfree ? cols[a] : -1;
   }
-  PetscCall(MatSetValuesBlocked(K, 4, rows, 4, cols, Ke, ADD_VALUES)); /* Ke's layout: row 3a+i, column 3b+k */
+  PetscCall(MatSetValuesBlocked(K, nen, rows, nen, cols, Ke, ADD_VALUES)); /* Ke's layout: row 3a+i, column 3b+k */
   PetscFunctionReturn(0);
 }
 
@@ -138,29 +202,33 @@ static PetscErrorCode add_weak_constraint_matrices(const pbng_dmesh *dm, const p
   PetscFunctionReturn(0);
 }
 
-enum { ASSEMBLY_CHUNK = 2048 }; /* elements whose matrices are computed in parallel, then inserted */
+enum { ASSEMBLY_CHUNK_ENTRIES = 144 * 2048 }; /* element matrix entries computed in parallel, then inserted */
 
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
 {
   const pbng_dmesh *dm = pb->dm;
+  const int nen = dm->etype->nodes, size = 9 * nen * nen, chunk = ASSEMBLY_CHUNK_ENTRIES / size;
   double *Ke;
 
   PetscFunctionBeginUser;
   PetscCall(MatZeroEntries(K));
-  PetscCall(PetscMalloc1((size_t)144 * ASSEMBLY_CHUNK, &Ke));
-  for (int32_t first = 0; first < dm->nelems; first += ASSEMBLY_CHUNK) {
-    const int32_t n = PetscMin(ASSEMBLY_CHUNK, dm->nelems - first);
+  PetscCall(PetscMalloc1((size_t)size * chunk, &Ke));
+  for (int32_t first = 0; first < dm->nelems; first += chunk) {
+    const int32_t n = PetscMin(chunk, dm->nelems - first);
     int failed = 0;
     /* the element matrices are the expensive part (eigendecompositions): computed by all threads;
      * MatSetValues is not thread-safe, so insertion stays serial */
 #pragma omp parallel for schedule(static) reduction(| : failed)
-    for (int32_t k = 0; k < n; ++k)
-      if (has_owned_row(dm, pb->geo.records[first + k].node)) failed |= element_matrix(pb, first + k, kind, &Ke[144 * k]) != 0;
+    for (int32_t k = 0; k < n; ++k) {
+      const int32_t e = first + k;
+      if (!has_owned_row(dm, &dm->elems[(int64_t)nen * e], nen)) continue;
+      failed |= (pb->geo.ref ? quadrature_element_matrix(pb, e, kind, &Ke[(size_t)size * k]) : element_matrix(pb, e, kind, &Ke[(size_t)size * k])) != 0;
+    }
     PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element in %d..%d",
                (int)first, (int)(first + n - 1));
     for (int32_t k = 0; k < n; ++k) {
-      const int32_t *t = pb->geo.records[first + k].node;
-      if (has_owned_row(dm, t)) PetscCall(add_element_matrix(dm, map, t, &Ke[144 * k], K));
+      const int32_t *t = &dm->elems[(int64_t)nen * (first + k)];
+      if (has_owned_row(dm, t, nen)) PetscCall(add_element_matrix(dm, map, t, nen, &Ke[(size_t)size * k], K));
     }
   }
   PetscCall(PetscFree(Ke));

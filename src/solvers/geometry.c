@@ -42,6 +42,27 @@ static PetscErrorCode shrink_shape_table(pbng_geometry *geo)
   PetscFunctionReturn(0);
 }
 
+/* Seed Alg. 3 for every element of a kind other than the linear tetrahedron. */
+static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
+{
+  const int nen = dm->etype->nodes;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&geo->ref));
+  pbng_element_reference_init(dm->etype, geo->ref);
+  geo->nen = nen, geo->nq = geo->ref->nq, geo->nelems = dm->nelems;
+  PetscCall(PetscMalloc2((size_t)geo->nq * (dm->nelems + 1), &geo->qV, (size_t)3 * nen * geo->nq * (dm->nelems + 1), &geo->qgrad));
+  for (int32_t e = 0; e < dm->nelems; ++e) {
+    double X[PBNG_MAX_ELEMENT_NODES][3], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det_min;
+    for (int a = 0; a < nen; ++a) memcpy(X[a], &dm->X[3 * (int64_t)dm->elems[(int64_t)nen * e + a]], sizeof(X[a]));
+    const int bad = pbng_element_precompute(geo->ref, (const double(*)[3])X, &geo->qV[(int64_t)geo->nq * e], grad, &det_min);
+    PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "element %" PRId64 " (%s) is inverted or degenerate: min det J %g at its quadrature points",
+               dm->global_elem[e], dm->etype->name, det_min);
+    for (int q = 0; q < geo->nq; ++q) memcpy((double *)pbng_geometry_qp_gradients(geo, e, q), grad[q], sizeof(double) * 3 * nen);
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
 {
   shape_index idx;
@@ -49,6 +70,11 @@ PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
 
   PetscFunctionBeginUser;
   memset(geo, 0, sizeof(*geo));
+  if (dm->etype->kind != PBNG_ELEMENT_TET4) {
+    PetscCall(quadrature_geometry_create(dm, geo));
+    PetscFunctionReturn(0);
+  }
+  geo->nen = 4, geo->nq = 1;
   geo->nelems = dm->nelems;
   geo->records = pbng_huge_alloc(sizeof(pbng_tet_record) * (size_t)dm->nelems);
   PetscCheck(geo->records, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d element records", (int)dm->nelems);
@@ -76,6 +102,8 @@ PetscErrorCode pbng_geometry_destroy(pbng_geometry *geo)
   PetscFunctionBeginUser;
   pbng_huge_free(geo->records, sizeof(pbng_tet_record) * (size_t)geo->nelems);
   PetscCall(PetscFree(geo->shapes));
+  PetscCall(PetscFree(geo->ref));
+  PetscCall(PetscFree2(geo->qV, geo->qgrad));
   memset(geo, 0, sizeof(*geo));
   PetscFunctionReturn(0);
 }

@@ -5,16 +5,26 @@
 #include "core/mat3.h"
 #include "parallel/reduce.h"
 
-/* Lumped mass m_i = sum over the tetrahedra around i of rho V_e / 4. */
+/* Lumped mass m_i: the sum over the elements around i of their lumped masses, rho V_e / 4 for linear
+ * tetrahedra, HRZ (pbng_element_lumped_mass) for every other kind. */
 static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
 {
   const pbng_dmesh *dm = pb->dm;
+  const int nen = dm->etype->nodes;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nowned, &pb->mass));
   for (int32_t i = 0; i < dm->nowned; ++i) {
     double m = 0.0;
-    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) m += pb->density * pbng_geometry_shape(&pb->geo, pbng_tet4_adj_element(dm->adj[k]))->V / 4.0;
+    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+      const int32_t e = pbng_adj_element(nen, dm->adj[k]);
+      if (!pb->geo.ref) m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
+      else {
+        double me[PBNG_MAX_ELEMENT_NODES];
+        pbng_element_lumped_mass(pb->geo.ref, pbng_geometry_qp_volumes(&pb->geo, e), pb->density, me);
+        m += me[pbng_adj_local_node(nen, dm->adj[k])];
+      }
+    }
     pb->mass[i] = m;
   }
   PetscFunctionReturn(0);
@@ -26,8 +36,6 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
 {
   PetscFunctionBeginUser;
   memset(pb, 0, sizeof(*pb));
-  PetscCheck(dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "the FEM problem supports linear tetrahedra only (got %s)", dm->etype->name);
   pb->dm = dm;
   pb->bcs = bcs;
   pb->mat = *mat;
@@ -46,7 +54,7 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
     PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned, &pb->x_hat));
     memcpy(pb->x_hat, dm->X, sizeof(double) * 3 * (size_t)dm->nowned);
   }
-  if (mat->kind == PBNG_MATERIAL_COROTATED) {
+  if (mat->kind == PBNG_MATERIAL_COROTATED && !pb->geo.ref) { /* warm starts: linear tetrahedra only */
     pb->rotation = pbng_huge_alloc(sizeof(float) * 4 * (size_t)dm->nelems);
     PetscCheck(pb->rotation, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d element rotations", (int)dm->nelems);
     for (int32_t e = 0; e < dm->nelems; ++e) {
@@ -115,33 +123,62 @@ typedef struct {
   double h[6];
 } visit_terms;
 
-/* One element visit (element e seen from its vertex a), g = dN_a/dX, c = cof(F) g. Uses
- * P g = s F g + v c (- s R g for the corotated model), so P itself is never formed. */
+/* What one point (deformation gradient F, node gradient g = dN_a/dX, weight V) contributes to its
+ * node, c = cof(F) g. Uses P g = s F g + v c (- s R g for the corotated model), so P itself is never
+ * formed. q: the corotated warm start, or NULL. */
+static inline __attribute__((always_inline)) visit_terms point_terms(pbng_material_kind kind, const pbng_material *mat, const double F[9],
+                                                                    const double g[3], double V, float *q)
+{
+  double cof[9], Fg[3], c[3], s, v;
+  visit_terms out;
+  mat3_cofactor(F, cof);
+  pbng_stress_scalars(kind, mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
+  mat3_vec(F, g, Fg);
+  mat3_vec(cof, g, c);
+  if (kind == PBNG_MATERIAL_COROTATED) {
+    double R[9], Rg[3];
+    pbng_polar_rotation(F, R, q);
+    mat3_vec(R, g, Rg);
+    for (int d = 0; d < 3; ++d) Fg[d] -= Rg[d];
+  }
+  for (int d = 0; d < 3; ++d) out.f[d] = -V * (s * Fg[d] + v * c[d]); /* Eq. 35 */
+  double H[9] = {0};
+  pbng_modified_hessian_add_lower(mat, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], V, H); /* Eq. 37 */
+  out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
+  return out;
+}
+
+/* One linear-tetrahedron visit (element e seen from its vertex a): one point, F = Ds B (Eq. 15). */
 static inline __attribute__((always_inline)) visit_terms element_visit(pbng_material_kind kind, const pbng_problem *pb,
                                                                       int32_t e, int a, const double *x, int warm)
 {
   const pbng_tet_record *rec = &pb->geo.records[e];
   const pbng_tet_shape *ge = &pb->geo.shapes[rec->shape];
   const int32_t *t = rec->node;
-  double F[9], cof[9], g[3], Fg[3], c[3], s, v;
-  visit_terms out;
+  double F[9], g[3];
   pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
-  mat3_cofactor(F, cof);
-  pbng_stress_scalars(kind, &pb->mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
   pbng_tet_shape_gradient(ge->B, a, g);
-  mat3_vec(F, g, Fg);
-  mat3_vec(cof, g, c);
-  if (kind == PBNG_MATERIAL_COROTATED) {
-    double R[9], Rg[3];
-    pbng_polar_rotation(F, R, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
-    mat3_vec(R, g, Rg);
-    for (int d = 0; d < 3; ++d) Fg[d] -= Rg[d];
+  return point_terms(kind, &pb->mat, F, g, ge->V, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
+}
+
+/* Any other kind's visit: the sum over the element's quadrature points q of the point terms with
+ * g = dN_a/dX(X_q) and weight V_q (the issue's per-quadrature-point Eq. 35-37; seed Alg. 3). */
+static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_material_kind kind, const pbng_problem *pb, int32_t e, int a,
+                                                                         const double *x)
+{
+  const pbng_geometry *geo = &pb->geo;
+  const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
+  const double *V = pbng_geometry_qp_volumes(geo, e);
+  visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  for (int q = 0; q < geo->nq; ++q) {
+    const double *grad = pbng_geometry_qp_gradients(geo, e, q);
+    double F[9];
+    pbng_qp_deformation_gradient(geo->nen, t, grad, x, F);
+    const visit_terms r = point_terms(kind, &pb->mat, F, &grad[3 * a], V[q], NULL);
+    for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
+    for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
   }
-  for (int d = 0; d < 3; ++d) out.f[d] = -ge->V * (s * Fg[d] + v * c[d]); /* Eq. 35 */
-  double H[9] = {0};
-  pbng_modified_hessian_add_lower(&pb->mat, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], ge->V, H); /* Eq. 37 */
-  out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
-  return out;
+  return sum;
 }
 
 /* The weak constraints' terms of node i: -a_i K_c C_c in the force (Eq. 35) and a_i^2 K_c in the
@@ -158,26 +195,13 @@ static void add_weak_constraint_terms(const pbng_dmesh *dm, int32_t i, const dou
   }
 }
 
-/* Sum of the visits of node i's elements (a SIMD reduction where the material allows). */
-static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
-                                                                   const double *x, double f[3], double A[9], int warm)
+/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16, lumped), weak
+ * constraints, inertia in dynamic mode; then A is made symmetric. */
+static inline void add_node_terms(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
-  double f0 = 0, f1 = 0, f2 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;
-
-#pragma omp simd reduction(+ : f0, f1, f2, h0, h1, h2, h3, h4, h5)
-  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const visit_terms r = element_visit(kind, pb, pbng_tet4_adj_element(dm->adj[k]), pbng_tet4_adj_local_node(dm->adj[k]), x, warm);
-    f0 += r.f[0], f1 += r.f[1], f2 += r.f[2];
-    h0 += r.h[0], h1 += r.h[1], h2 += r.h[2], h3 += r.h[3], h4 += r.h[4], h5 += r.h[5];
-  }
-  f[0] = f0 + m * pb->gravity[0]; /* Eq. 16, lumped */
-  f[1] = f1 + m * pb->gravity[1];
-  f[2] = f2 + m * pb->gravity[2];
-  if (A) {
-    A[0] = h0, A[3] = h1, A[4] = h2, A[6] = h3, A[7] = h4, A[8] = h5;
-  }
+  for (int d = 0; d < 3; ++d) f[d] += m * pb->gravity[d]; /* Eq. 16, lumped */
   if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm, i, x, f, A);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
@@ -187,9 +211,50 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
   if (A) pbng_symmetrize_lower(A);
 }
 
+/* Sum of the visits of node i's elements (a SIMD reduction where the material allows): the
+ * linear-tetrahedron fast path. */
+static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
+                                                                   const double *x, double f[3], double A[9], int warm)
+{
+  const pbng_dmesh *dm = pb->dm;
+  double f0 = 0, f1 = 0, f2 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;
+
+#pragma omp simd reduction(+ : f0, f1, f2, h0, h1, h2, h3, h4, h5)
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const visit_terms r = element_visit(kind, pb, pbng_tet4_adj_element(dm->adj[k]), pbng_tet4_adj_local_node(dm->adj[k]), x, warm);
+    f0 += r.f[0], f1 += r.f[1], f2 += r.f[2];
+    h0 += r.h[0], h1 += r.h[1], h2 += r.h[2], h3 += r.h[3], h4 += r.h[4], h5 += r.h[5];
+  }
+  f[0] = f0, f[1] = f1, f[2] = f2;
+  if (A) {
+    A[0] = h0, A[3] = h1, A[4] = h2, A[6] = h3, A[7] = h4, A[8] = h5;
+  }
+  add_node_terms(pb, i, x, f, A);
+}
+
+/* The same for every other element kind: its quadrature points' terms, in the adjacency's order. */
+static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
+                                                                              const double *x, double f[3], double A[9])
+{
+  const pbng_dmesh *dm = pb->dm;
+  const int nen = pb->geo.nen;
+  visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const visit_terms r = quadrature_visit(kind, pb, pbng_adj_element(nen, dm->adj[k]), pbng_adj_local_node(nen, dm->adj[k]), x);
+    for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
+    for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
+  }
+  for (int d = 0; d < 3; ++d) f[d] = sum.f[d];
+  if (A) {
+    A[0] = sum.h[0], A[3] = sum.h[1], A[4] = sum.h[2], A[6] = sum.h[3], A[7] = sum.h[4], A[8] = sum.h[5];
+  }
+  add_node_terms(pb, i, x, f, A);
+}
+
 void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
 {
   const pbng_dmesh *dm = pb->dm;
+  if (!pb->geo.records) return; /* the linear-tetrahedron path only */
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
     const int32_t e = pbng_tet4_adj_element(dm->adj[k]);
     __builtin_prefetch(&pb->geo.records[e]);
@@ -200,6 +265,7 @@ void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
 void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const double *x)
 {
   const pbng_dmesh *dm = pb->dm;
+  if (!pb->geo.records) return;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
     const int32_t *t = pb->geo.records[pbng_tet4_adj_element(dm->adj[k])].node;
     for (int a = 0; a < 4; ++a) __builtin_prefetch(&x[3 * t[a]]);
@@ -208,6 +274,14 @@ void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const doubl
 
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm)
 {
+  if (pb->geo.ref) { /* any kind but the linear tetrahedron */
+    switch (pb->mat.kind) {
+    case PBNG_MATERIAL_COROTATED: node_force_quadrature_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A); return;
+    case PBNG_MATERIAL_NEOHOOKEAN: node_force_quadrature_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A); return;
+    case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A); return;
+    default: pbng_material_kind_invalid(pb->mat.kind);
+    }
+  }
   switch (pb->mat.kind) { /* one specialised kernel per material */
   case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A, warm); break;
@@ -216,19 +290,30 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   }
 }
 
+/* Element e's energy: V Psi(F) (Eq. 15), or sum_q V_q Psi(F_q) over its quadrature points. */
+static double element_energy(const pbng_problem *pb, int32_t e)
+{
+  const pbng_geometry *geo = &pb->geo;
+  const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
+  double F[9], E = 0.0;
+  if (!geo->ref) {
+    pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
+    return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
+  }
+  for (int q = 0; q < geo->nq; ++q) {
+    pbng_qp_deformation_gradient(geo->nen, t, pbng_geometry_qp_gradients(geo, e, q), pb->x, F);
+    E += pbng_geometry_qp_volumes(geo, e)[q] * pbng_energy_density(&pb->mat, F);
+  }
+  return E;
+}
+
 /* Energy of the owned elements (Eq. 15), of the counted weak constraints (Eq. 18) and of the owned
  * nodes' loads and inertia. */
 static void local_energies(const pbng_problem *pb, double *elem_energy, double *weak_energy, double *node_energy)
 {
   const pbng_dmesh *dm = pb->dm;
 #pragma omp parallel for schedule(static)
-  for (int32_t e = 0; e < dm->nowned_elems; ++e) {
-    const int32_t *t = &dm->elems[4 * e];
-    double F[9];
-    pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]],
-                                  pbng_geometry_shape(&pb->geo, e)->B, F);
-    elem_energy[e] = pbng_geometry_shape(&pb->geo, e)->V * pbng_energy_density(&pb->mat, F);
-  }
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) elem_energy[e] = element_energy(pb, e);
   for (int32_t c = 0; c < dm->nowned_weak; ++c) weak_energy[c] = pbng_weak_constraint_energy(&dm->weak[c], pb->x);
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < dm->nowned; ++i) {

@@ -1,7 +1,7 @@
 #include "solvers/psd_projection.h"
 #include <petscblaslapack.h>
 
-enum { PSD_MAX = 64 };
+enum { PSD_MAX = 81 }; /* 3 x 27: the hex27 element matrix */
 
 int pbng_project_psd(int n, double *K)
 {

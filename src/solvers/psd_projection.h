@@ -7,7 +7,7 @@
 #include <petscsys.h>
 
 /* K (n x n, symmetric, row-major) <- V max(Lambda, 0) V^T from its eigendecomposition (LAPACK syev).
- * Thread-safe (no PETSc error machinery): returns 0, -1 when n is not in 1..64, or LAPACK's info. */
+ * Thread-safe (no PETSc error machinery): returns 0, -1 when n is not in 1..81, or LAPACK's info. */
 int pbng_project_psd(int n, double *K);
 
 #endif

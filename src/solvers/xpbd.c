@@ -58,6 +58,8 @@ static PetscErrorCode check_setting(const pbng_solver *s, cb_method method)
              "-solver xpbd is a dynamic method: give -mode dynamic, or use -solver xpbd_qs for quasistatics");
   PetscCheck(method != METHOD_XPBD_QS || pb->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-solver xpbd_qs runs quasistatic frames: use -mode quasistatic (or -solver xpbd for dynamics)");
+  PetscCheck(pb->dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "-solver %s (the paper's Sec. 6 baseline) works on linear tetrahedra; this mesh has %s elements", name, pb->dm->etype->name);
   PetscCheck(pb->dm->elem_color, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "-solver %s needs constraint colors, which this partitioned mesh file lacks: partition it again with pbng-partition", name);
   PetscFunctionReturn(0);
