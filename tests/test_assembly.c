@@ -3,6 +3,7 @@
  * ranges contiguous, ghosts carry their owners' indices, held nodes -1), and the assembled stiffness
  * against differences of the distributed forces, exact and PSD-projected, for every generated
  * element kind (quadrature-point element matrices and their block preallocation). */
+#include <math.h>
 #include <stdio.h>
 #include "mesh/boundary.h"
 #include "mesh/generate.h"
@@ -20,13 +21,17 @@ static void check(int ok, const char *what)
 }
 
 /* The Res-N box of the given elements with its x = 0 face clamped, cut over the ranks. */
-static PetscErrorCode build(MPI_Comm comm, int res, const pbng_grid_elements *el, pbng_dmesh *dm, pbng_halo *halo, pbng_bc_list *bcs)
+static PetscErrorCode build(MPI_Comm comm, int res, const pbng_grid_elements *el, int curved, pbng_dmesh *dm, pbng_halo *halo, pbng_bc_list *bcs)
 {
   pbng_mesh mesh;
   const double clamp[6] = {0, 0, 0, 0, 1, 1};
 
   PetscFunctionBeginUser;
   PetscCall(pbng_generate_res_box(res, el, &mesh));
+  for (int64_t i = 0; curved && i < mesh.nnodes; ++i) { /* a smooth map: no element stays affine (the general geometry) */
+    double *X = &mesh.X[3 * i];
+    X[0] += 0.03 * sin(2.0 * X[1]), X[1] += 0.02 * sin(3.0 * X[2]), X[2] += 0.04 * sin(X[0] + X[1]);
+  }
   PetscCall(PetscMemzero(bcs, sizeof(*bcs)));
   PetscCall(pbng_bc_add_box(bcs, "clamp", clamp, NULL));
   PetscCall(test_build_subdomain(comm, &mesh, bcs, dm, halo));
@@ -168,13 +173,15 @@ int main(int argc, char **argv)
   const struct {
     int res;
     pbng_grid_elements el;
-  } grids[] = {{7, {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}}, {4, {PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE}},
-               {3, {PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_SIX}}, {5, {PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE}},
-               {3, {PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE}}};
+    int curved;
+  } grids[] = {{7, {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}, 0},  {4, {PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE}, 0},
+               {3, {PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_SIX}, 0},  {5, {PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE}, 0},
+               {3, {PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE}, 0}, {4, {PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_SIX}, 1},
+               {3, {PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE}, 1}};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (size_t g = 0; g < sizeof(grids) / sizeof(grids[0]); ++g) {
-    PetscCall(build(PETSC_COMM_WORLD, grids[g].res, &grids[g].el, &dm, &halo, &bcs));
+    PetscCall(build(PETSC_COMM_WORLD, grids[g].res, &grids[g].el, grids[g].curved, &dm, &halo, &bcs));
     PetscCall(pbng_dof_map_create(&dm, &halo, &map));
     PetscCall(check_numbering(&dm, &map));
     for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_stiffness(&dm, &halo, &bcs, &map, (pbng_material_kind)k));

@@ -116,7 +116,18 @@ static PetscErrorCode check_constraint_colorings(const pbng_mesh *mesh, const pb
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el)
+/* fixture_create's `curved`: every rest position moved by a smooth map, so that no element is
+ * affine (the general per-quadrature-point geometry instead of the affine one). */
+static void curve_rest_positions(pbng_mesh *mesh)
+{
+  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+    double *X = &mesh->X[3 * i];
+    const double d[3] = {0.04 * sin(2.0 * X[1] + X[2]), 0.03 * sin(3.0 * X[0]), 0.05 * sin(X[0] + 2.0 * X[1])};
+    for (int k = 0; k < 3; ++k) X[k] += d[k];
+  }
+}
+
+static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved)
 {
   const int64_t n[3] = {4, 3, 3};
   const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1}, clamp[6] = {0, 0, 0, 0, 1, 1}, g[3] = {0.3, -9.8, 0.1};
@@ -130,6 +141,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
 
   PetscFunctionBeginUser;
   PetscCall(pbng_generate_grid(n, lo, hi, el, &fx->mesh));
+  if (curved) curve_rest_positions(&fx->mesh);
   if (weak) {
     uint64_t seed = 0x5eedull + (uint64_t)kind;
     PetscCall(add_random_weak_constraints(&fx->mesh, &seed));
@@ -180,7 +192,7 @@ static int is_spd(const double A[9])
 
 /* f_i = -dE/dx_i by central differences, at a randomly perturbed (partly inverted) state; with weak
  * constraints, every node of theirs is checked. */
-static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el)
+static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved)
 {
   fixture fx;
   uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)kind * 77 + (uint64_t)mode;
@@ -188,7 +200,11 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
   char what[160];
 
   PetscFunctionBeginUser;
-  PetscCall(fixture_create(&fx, kind, mode, weak, el));
+  PetscCall(fixture_create(&fx, kind, mode, weak, el, curved));
+  if (el->kind != PBNG_ELEMENT_TET4) {
+    snprintf(what, sizeof(what), "geometry stored %s (%s, curved %d)", curved ? "per quadrature point" : "as affine", fx.mesh.etype->name, curved);
+    check(fx.pb.geo.affine == !curved, what, fx.pb.geo.affine, !curved);
+  }
   for (int32_t i = 0; i < fx.dm.nfree; ++i)
     for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += amplitude * (next_random(&seed) - 0.5);
   for (int32_t i = 0; i < fx.dm.nfree; ++i) {
@@ -227,7 +243,7 @@ static PetscErrorCode check_patch_and_mass(const pbng_grid_elements *el)
   double fmax = 0.0, scale = 0.0, mass = 0.0;
 
   PetscFunctionBeginUser;
-  PetscCall(fixture_create(&fx, PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, el));
+  PetscCall(fixture_create(&fx, PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, el, 0));
   for (int d = 0; d < 3; ++d) fx.pb.gravity[d] = 0.0;
   for (int32_t i = 0; i < fx.dm.nlocal; ++i)
     for (int r = 0; r < 3; ++r) {
@@ -354,14 +370,15 @@ int main(int argc, char **argv)
   const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) {
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, &tet4));
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC, 0, &tet4));
-    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 1, &tet4));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, &tet4, 0));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_DYNAMIC, 0, &tet4, 0));
+    PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 1, &tet4, 0));
   }
   for (int kind = PBNG_ELEMENT_TET10; kind <= PBNG_ELEMENT_HEX27; ++kind) {
     const pbng_grid_elements el = {(pbng_element_kind)kind, kind == PBNG_ELEMENT_TET10 ? PBNG_TET_SPLIT_SIX : PBNG_TET_SPLIT_FIVE};
-    for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, &el));
-    PetscCall(check_force_gradient(PBNG_MATERIAL_NEOHOOKEAN, PBNG_MODE_DYNAMIC, 1, &el));
+    for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, &el, 0));
+    PetscCall(check_force_gradient(PBNG_MATERIAL_NEOHOOKEAN, PBNG_MODE_DYNAMIC, 1, &el, 0));
+    PetscCall(check_force_gradient(PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, &el, 1)); /* curved elements */
   }
   for (int kind = PBNG_ELEMENT_TET4; kind <= PBNG_ELEMENT_HEX27; ++kind) {
     const pbng_grid_elements el = {(pbng_element_kind)kind, PBNG_TET_SPLIT_FIVE};

@@ -21,6 +21,7 @@ typedef struct {
   int res;
   double bar_length;   /* bar scene: length along x (cross-section 1 x 1) */
   pbng_grid_elements elements; /* -element, -tet_split: the generated box's and bar's elements */
+  int cells[3];                /* -cells NX,NY,NZ: the generated box's or bar's cells per axis (0: from -res) */
   char mesh_file[PETSC_MAX_PATH_LEN];
   char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
   int nmesh_levels;                   /* -mesh_levels C1,C2,...: coarser meshes of -mesh, finest first */
@@ -88,7 +89,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
 
 /* Which of the options that shape a generated mesh were given explicitly. */
 typedef struct {
-  PetscBool res, bar_length, weak_stiffness, element, tet_split;
+  PetscBool res, bar_length, weak_stiffness, element, tet_split, cells;
 } pbng_mesh_options_given;
 
 /* Checks the options that size a generated mesh: their ranges, and that each was given only where

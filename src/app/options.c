@@ -99,6 +99,9 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsString("-tet_split", "generated tetrahedra: five (unbiased) | six (biased: two prisms of three) per cell", NULL, split, split,
                                sizeof(split), &given.tet_split));
   PetscCall(pbng_config_set_grid_elements(cfg, element, split, PETSC_COMM_WORLD));
+  PetscInt cells[3] = {0, 0, 0}, ncells = 3;
+  PetscCall(PetscOptionsIntArray("-cells", "generated box and bar: cells per axis NX,NY,NZ (instead of -res)", NULL, cells, &ncells, &given.cells));
+  for (int d = 0; d < 3; ++d) cfg->cells[d] = given.cells && ncells == 3 ? (int)cells[d] : (given.cells ? -1 : 0);
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
@@ -228,6 +231,8 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
+  PetscCheck(levels <= 1 || cfg->cells[0] == 0, PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "-multilevel %d: the levels of a generated mesh come from -res (not -cells)", (int)levels);
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg->res, usable + 1) > 0) ++usable;
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-multilevel %d: the generated mesh (-res %d) has only %d coarser level%s with at least 2 nodes per axis", (int)levels, cfg->res, usable,

@@ -171,16 +171,36 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
   PetscCheck(!given->element || cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR, comm, PETSC_ERR_ARG_INCOMP,
              "-element is for the generated box and bar (scenes box, box_stretch_twist, bar_gravity, block_drop_dynamic without -mesh); a "
              "mesh file gives its own element kind");
+  PetscCheck(!given->cells || cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR, comm, PETSC_ERR_ARG_INCOMP,
+             "-cells is for the generated box and bar");
+  PetscCheck(!given->cells || !given->res, comm, PETSC_ERR_ARG_INCOMP, "-cells and -res both size the generated mesh: give one");
+  for (int d = 0; d < 3 && given->cells; ++d)
+    PetscCheck(cfg->cells[d] >= 1 && cfg->cells[d] <= 4095, comm, PETSC_ERR_ARG_OUTOFRANGE, "-cells: %d cells along axis %d (need 1..4095, three values)",
+               cfg->cells[d], d);
   PetscCheck(!given->tet_split || ((cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR) &&
                                    pbng_element_type_get(cfg->elements.kind)->shape == PBNG_SHAPE_TETRAHEDRON),
              comm, PETSC_ERR_ARG_INCOMP, "-tet_split is for generated tetrahedra (the box and bar with -element tet4, tet10 or tet20)");
   PetscFunctionReturn(0);
 }
 
+/* The box or bar of -cells: cells[d] + 1 corner vertices along axis d. */
+static PetscErrorCode generate_cells(const pbng_config *cfg, pbng_mesh *mesh)
+{
+  const int64_t n[3] = {cfg->cells[0] + 1, cfg->cells[1] + 1, cfg->cells[2] + 1};
+  const double lo[3] = {0, 0, 0}, hi[3] = {cfg->mesh_source == PBNG_MESH_BAR ? cfg->bar_length : 1.0, 1, 1};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_grid(n, lo, hi, &cfg->elements, mesh));
+  snprintf(mesh->source, sizeof(mesh->source), "%s of %dx%dx%d cells (%s)", cfg->mesh_source == PBNG_MESH_BAR ? "bar" : "box", cfg->cells[0],
+           cfg->cells[1], cfg->cells[2], mesh->etype->name);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 {
   PetscFunctionBeginUser;
-  switch (cfg->mesh_source) {
+  if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) PetscCall(generate_cells(cfg, mesh));
+  else switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, &cfg->elements, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, &cfg->elements, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;

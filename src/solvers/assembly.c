@@ -137,15 +137,15 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   const pbng_geometry *geo = &pb->geo;
   const int nen = geo->nen, n = 3 * nen;
   const int32_t *t = &pb->dm->elems[(int64_t)nen * e];
-  const double *V = pbng_geometry_qp_volumes(geo, e);
 
   for (int k = 0; k < n * n; ++k) Ke[k] = 0.0;
   for (int q = 0; q < geo->nq; ++q) {
-    const double *grad = pbng_geometry_qp_gradients(geo, e, q);
-    double F[9], D[81];
+    double F[9], D[81], buf[3 * PBNG_MAX_ELEMENT_NODES];
+    const double *grad = pbng_geometry_qp_gradients(geo, e, q, buf);
+    const double Vq = pbng_geometry_qp_volume(geo, e, q);
     pbng_qp_deformation_gradient(nen, t, grad, pb->x, F);
     if (kind == PBNG_HESSIAN_MODIFIED) {
-      add_quadrature_modified(&pb->mat, nen, F, grad, V[q], Ke);
+      add_quadrature_modified(&pb->mat, nen, F, grad, Vq, Ke);
       continue;
     }
     pbng_stress_derivative(&pb->mat, F, D);
@@ -153,7 +153,7 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
       const int status = pbng_project_psd(9, D);
       if (status) return status;
     }
-    add_quadrature_stiffness(nen, D, grad, V[q], Ke);
+    add_quadrature_stiffness(nen, D, grad, Vq, Ke);
   }
   return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(n, Ke) : 0;
 }

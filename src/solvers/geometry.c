@@ -1,6 +1,8 @@
 #include "solvers/geometry.h"
 #include <string.h>
+#include <math.h>
 #include "core/hugealloc.h"
+#include "core/mat3.h"
 
 /* Open-addressing table from a shape's bits to its index. */
 typedef struct {
@@ -42,23 +44,63 @@ static PetscErrorCode shrink_shape_table(pbng_geometry *geo)
   PetscFunctionReturn(0);
 }
 
-/* Seed Alg. 3 for every element of a kind other than the linear tetrahedron. */
+/* The rest positions of element e's nodes. */
+static void element_rest_nodes(const pbng_dmesh *dm, int32_t e, double (*X)[3])
+{
+  const int nen = dm->etype->nodes;
+  for (int a = 0; a < nen; ++a) memcpy(X[a], &dm->X[3 * (int64_t)dm->elems[(int64_t)nen * e + a]], sizeof(X[a]));
+}
+
+/* Whether J = sum_a X_a (x) dN_a/dr is the same at every quadrature point (to 1e-12 relative); J_0 out. */
+static int element_is_affine(const pbng_element_reference *ref, const double (*X)[3], double J0[9])
+{
+  const int nen = ref->type->nodes;
+  double scale = 0.0, diff = 0.0;
+  for (int q = 0; q < ref->nq; ++q) {
+    double J[9] = {0};
+    for (int a = 0; a < nen; ++a)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) J[3 * i + j] += X[a][i] * ref->dN[q][a][j];
+    for (int k = 0; k < 9; ++k) {
+      if (q == 0) J0[k] = J[k], scale = fmax(scale, fabs(J[k]));
+      diff = fmax(diff, fabs(J[k] - J0[k]));
+    }
+  }
+  return diff <= 1e-12 * scale;
+}
+
+/* Seed Alg. 3 for every element of a kind other than the linear tetrahedron: validates each and
+ * stores J^{-1}, det J (every element affine) or V_q and dN/dX per quadrature point. */
 static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
 {
   const int nen = dm->etype->nodes;
+  double X[PBNG_MAX_ELEMENT_NODES][3], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], V[PBNG_MAX_QUAD_POINTS], J[9], det_min;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&geo->ref));
   pbng_element_reference_init(dm->etype, geo->ref);
-  geo->nen = nen, geo->nq = geo->ref->nq, geo->nelems = dm->nelems;
-  PetscCall(PetscMalloc2((size_t)geo->nq * (dm->nelems + 1), &geo->qV, (size_t)3 * nen * geo->nq * (dm->nelems + 1), &geo->qgrad));
+  geo->nen = nen, geo->nq = geo->ref->nq, geo->nelems = dm->nelems, geo->affine = 1;
   for (int32_t e = 0; e < dm->nelems; ++e) {
-    double X[PBNG_MAX_ELEMENT_NODES][3], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det_min;
-    for (int a = 0; a < nen; ++a) memcpy(X[a], &dm->X[3 * (int64_t)dm->elems[(int64_t)nen * e + a]], sizeof(X[a]));
-    const int bad = pbng_element_precompute(geo->ref, (const double(*)[3])X, &geo->qV[(int64_t)geo->nq * e], grad, &det_min);
+    element_rest_nodes(dm, e, X);
+    const int bad = pbng_element_precompute(geo->ref, (const double(*)[3])X, V, grad, &det_min);
     PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "element %" PRId64 " (%s) is inverted or degenerate: min det J %g at its quadrature points",
                dm->global_elem[e], dm->etype->name, det_min);
-    for (int q = 0; q < geo->nq; ++q) memcpy((double *)pbng_geometry_qp_gradients(geo, e, q), grad[q], sizeof(double) * 3 * nen);
+    geo->affine &= element_is_affine(geo->ref, (const double(*)[3])X, J);
+  }
+  if (geo->affine) {
+    PetscCall(PetscMalloc1((size_t)10 * (dm->nelems + 1), &geo->jinv));
+    for (int32_t e = 0; e < dm->nelems; ++e) {
+      element_rest_nodes(dm, e, X);
+      (void)element_is_affine(geo->ref, (const double(*)[3])X, J);
+      geo->jinv[10 * (int64_t)e + 9] = mat3_inverse(J, &geo->jinv[10 * (int64_t)e]);
+    }
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc2((size_t)geo->nq * (dm->nelems + 1), &geo->qV, (size_t)3 * nen * geo->nq * (dm->nelems + 1), &geo->qgrad));
+  for (int32_t e = 0; e < dm->nelems; ++e) {
+    element_rest_nodes(dm, e, X);
+    (void)pbng_element_precompute(geo->ref, (const double(*)[3])X, &geo->qV[(int64_t)geo->nq * e], grad, &det_min);
+    for (int q = 0; q < geo->nq; ++q) memcpy(&geo->qgrad[3 * (int64_t)nen * ((int64_t)geo->nq * e + q)], grad[q], sizeof(double) * 3 * nen);
   }
   PetscFunctionReturn(0);
 }
@@ -104,6 +146,7 @@ PetscErrorCode pbng_geometry_destroy(pbng_geometry *geo)
   PetscCall(PetscFree(geo->shapes));
   PetscCall(PetscFree(geo->ref));
   PetscCall(PetscFree2(geo->qV, geo->qgrad));
+  PetscCall(PetscFree(geo->jinv));
   memset(geo, 0, sizeof(*geo));
   PetscFunctionReturn(0);
 }

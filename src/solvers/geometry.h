@@ -4,7 +4,11 @@
  * after rounding of the grid coordinates) reads 20 bytes per element visit instead of 96, and an
  * unstructured one pays 4 bytes more than storing the shape in the element.
  * Every other kind (seed Alg. 3): per element and quadrature point q, V_q = w_q |det J_q| and the
- * physical shape gradients dN_a/dX (pbng_element_precompute), with the kind's reference data shared. */
+ * physical shape gradients dN_a/dX (pbng_element_precompute), with the kind's reference data shared.
+ * When every element is affine (J the same at all its quadrature points: straight-sided tetrahedra,
+ * parallelepiped hexahedra, as generated), only J^{-1} and det J are stored per element (80 bytes
+ * instead of 8 nq (3 nodes + 1): 992 for tet10) and dN_a/dX = J^{-T} dN_a/dr is formed when used,
+ * F_q = (sum_b x_b (x) dN_b/dr(r_q)) J^{-1}: the same values up to round-off, far less memory traffic. */
 #ifndef PBNG_SOLVERS_GEOMETRY_H
 #define PBNG_SOLVERS_GEOMETRY_H
 
@@ -26,8 +30,10 @@ typedef struct {
   pbng_tet_record *records; /* [nelems], huge pages (linear tetrahedra) */
   pbng_element_reference *ref; /* other kinds: the reference data; NULL for linear tetrahedra */
   int nen, nq;              /* nodes and quadrature points per element */
+  int affine;               /* every element affine: jinv below, else qV and qgrad */
   double *qV;               /* [nelems][nq]: V_q */
   double *qgrad;            /* [nelems][nq][nen][3]: dN_a/dX at quadrature point q */
+  double *jinv;             /* affine: [nelems][10]: J^{-1} (row-major) and det J */
 } pbng_geometry;
 
 /* Computes every element's rest shape from dm->X and deduplicates bitwise-identical ones.
@@ -40,7 +46,8 @@ static inline const pbng_tet_shape *pbng_geometry_shape(const pbng_geometry *geo
   return &geo->shapes[geo->records[e].shape];
 }
 
-/* F at a quadrature point of an element with nodes t: sum_b x_b (x) dN_b/dX (grad [nen][3]). */
+/* sum_b x_b (x) grad_b over an element's nodes t (grad [nen][3]): F at a quadrature point from the
+ * physical gradients, or dx/dr from the reference ones. */
 static inline void pbng_qp_deformation_gradient(int nen, const int32_t *t, const double *grad, const double *x, double F[9])
 {
   for (int k = 0; k < 9; ++k) F[k] = 0.0;
@@ -51,11 +58,46 @@ static inline void pbng_qp_deformation_gradient(int nen, const int32_t *t, const
   }
 }
 
-/* Other kinds: V_q of element e, and dN/dX of its nodes at quadrature point q ([nen][3]). */
-static inline const double *pbng_geometry_qp_volumes(const pbng_geometry *geo, int32_t e) { return &geo->qV[(int64_t)geo->nq * e]; }
-static inline const double *pbng_geometry_qp_gradients(const pbng_geometry *geo, int32_t e, int q)
+/* Other kinds, quadrature point q of element e: */
+/* V_q = w_q |det J_q|. */
+static inline double pbng_geometry_qp_volume(const pbng_geometry *geo, int32_t e, int q)
 {
-  return &geo->qgrad[3 * (int64_t)geo->nen * ((int64_t)geo->nq * e + q)];
+  return geo->affine ? geo->ref->w[q] * geo->jinv[10 * (int64_t)e + 9] : geo->qV[(int64_t)geo->nq * e + q];
+}
+/* dN_a/dX of every node ([nen][3]): the stored array, or (affine) computed into buf. */
+static inline const double *pbng_geometry_qp_gradients(const pbng_geometry *geo, int32_t e, int q, double *buf)
+{
+  if (!geo->affine) return &geo->qgrad[3 * (int64_t)geo->nen * ((int64_t)geo->nq * e + q)];
+  const double *Ji = &geo->jinv[10 * (int64_t)e];
+  for (int a = 0; a < geo->nen; ++a) {
+    const double *d = geo->ref->dN[q][a];
+    for (int i = 0; i < 3; ++i) buf[3 * a + i] = Ji[i] * d[0] + Ji[3 + i] * d[1] + Ji[6 + i] * d[2];
+  }
+  return buf;
+}
+/* dN_a/dX of local node a alone. */
+static inline void pbng_geometry_qp_gradient(const pbng_geometry *geo, int32_t e, int q, int a, double g[3])
+{
+  if (!geo->affine) {
+    const double *s = &geo->qgrad[3 * ((int64_t)geo->nen * ((int64_t)geo->nq * e + q) + a)];
+    g[0] = s[0], g[1] = s[1], g[2] = s[2];
+    return;
+  }
+  const double *Ji = &geo->jinv[10 * (int64_t)e], *d = geo->ref->dN[q][a];
+  for (int i = 0; i < 3; ++i) g[i] = Ji[i] * d[0] + Ji[3 + i] * d[1] + Ji[6 + i] * d[2];
+}
+/* F_q at positions x (t: the element's nodes). */
+static inline void pbng_geometry_qp_F(const pbng_geometry *geo, int32_t e, int q, const int32_t *t, const double *x, double F[9])
+{
+  if (!geo->affine) {
+    pbng_qp_deformation_gradient(geo->nen, t, &geo->qgrad[3 * (int64_t)geo->nen * ((int64_t)geo->nq * e + q)], x, F);
+    return;
+  }
+  double D[9]; /* dx/dr, then F = D J^{-1} */
+  const double *Ji = &geo->jinv[10 * (int64_t)e];
+  pbng_qp_deformation_gradient(geo->nen, t, &geo->ref->dN[q][0][0], x, D);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) F[3 * r + c] = D[3 * r] * Ji[c] + D[3 * r + 1] * Ji[3 + c] + D[3 * r + 2] * Ji[6 + c];
 }
 
 #endif

@@ -20,8 +20,9 @@ static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
       const int32_t e = pbng_adj_element(nen, dm->adj[k]);
       if (!pb->geo.ref) m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
       else {
-        double me[PBNG_MAX_ELEMENT_NODES];
-        pbng_element_lumped_mass(pb->geo.ref, pbng_geometry_qp_volumes(&pb->geo, e), pb->density, me);
+        double me[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
+        for (int q = 0; q < pb->geo.nq; ++q) V[q] = pbng_geometry_qp_volume(&pb->geo, e, q);
+        pbng_element_lumped_mass(pb->geo.ref, V, pb->density, me);
         m += me[pbng_adj_local_node(nen, dm->adj[k])];
       }
     }
@@ -168,13 +169,12 @@ static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_m
 {
   const pbng_geometry *geo = &pb->geo;
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
-  const double *V = pbng_geometry_qp_volumes(geo, e);
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
   for (int q = 0; q < geo->nq; ++q) {
-    const double *grad = pbng_geometry_qp_gradients(geo, e, q);
-    double F[9];
-    pbng_qp_deformation_gradient(geo->nen, t, grad, x, F);
-    const visit_terms r = point_terms(kind, &pb->mat, F, &grad[3 * a], V[q], NULL);
+    double F[9], g[3];
+    pbng_geometry_qp_F(geo, e, q, t, x, F);
+    pbng_geometry_qp_gradient(geo, e, q, a, g);
+    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, e, q), NULL);
     for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
     for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
   }
@@ -301,8 +301,8 @@ static double element_energy(const pbng_problem *pb, int32_t e)
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
   for (int q = 0; q < geo->nq; ++q) {
-    pbng_qp_deformation_gradient(geo->nen, t, pbng_geometry_qp_gradients(geo, e, q), pb->x, F);
-    E += pbng_geometry_qp_volumes(geo, e)[q] * pbng_energy_density(&pb->mat, F);
+    pbng_geometry_qp_F(geo, e, q, t, pb->x, F);
+    E += pbng_geometry_qp_volume(geo, e, q) * pbng_energy_density(&pb->mat, F);
   }
   return E;
 }
