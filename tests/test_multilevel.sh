@@ -6,6 +6,7 @@
 #    stretched and twisted box (every material), the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
 #    TetGen tube with coarse levels made from it alone, the weakly bound blocks (generated, and from a
 #    -weak file with the constraints carried to given and made coarse levels) and the dynamic block;
+#  - p-multigrid: P2/P3 bars with linear coarse levels reach Newton's equilibrium (1e-8), P2 on 1/3 ranks;
 #  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files;
 #  - 1-4 ranks x 1-2 threads give the same positions after a fixed number of cycles (1e-10);
 #  - Newton with PBNG as nonlinear preconditioner (-newton_npc pbng, right and left) reaches it too;
@@ -58,6 +59,23 @@ check_equilibrium() {
 }
 check_equilibrium box "2 3" 1e-11 -scene box_stretch_twist -res 9 -frames 2
 check_equilibrium bar "2 3" 1e-11 -scene bar_gravity -res 5 -bar_length 2
+
+# p-multigrid: P2 and P3 bars whose first coarse level is the linear mesh of the same cells reach
+# Newton's equilibrium; the P2 cycles give the same positions on 1 and 3 ranks
+for el in tet10 tet20; do
+  pm=(-scene bar_gravity -element "$el" -res 3 -bar_length 2 -youngs 1e5 -threads 2) # P3 at E = 1e3 (tip drop > the length) stalls Newton too
+  if "$PBNG" "${pm[@]}" -solver newton -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_newton.h5" > "$TMP/log" 2>&1 &&
+    "$PBNG" "${pm[@]}" -multilevel 3 -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_ml.h5" > "$TMP/log2" 2>&1; then ok
+  else fail "$el: newton or 3 levels (p-multigrid)"; cat "$TMP/log" "$TMP/log2"; continue; fi
+  grep -q "^level 1 (generated bar, res 3, tet4)" "$TMP/log2" && ok || fail "$el: level 1 is not the linear mesh of the same cells"
+  last_frames_agree "$TMP/p_${el}_newton.h5" "$TMP/p_${el}_ml.h5" 1e-8 > "$TMP/diff" && ok || fail "$el: p-multigrid and newton differ ($(cat "$TMP/diff"))"
+done
+pm=(-scene bar_gravity -element tet10 -res 5 -bar_length 2 -multilevel 3 -iters 4 -threads 1)
+"$PBNG" "${pm[@]}" -output "$TMP/p_1.h5" > "$TMP/log" 2>&1 && "${MPI[@]}" -n 3 "$PBNG" "${pm[@]}" -output "$TMP/p_3.h5" > "$TMP/log2" 2>&1 && ok ||
+  { fail "P2 multilevel on 1 / 3 ranks"; cat "$TMP/log" "$TMP/log2"; }
+last_frames_agree "$TMP/p_1.h5" "$TMP/p_3.h5" 1e-10 > "$TMP/diff" && ok || fail "P2 multilevel: 1 and 3 ranks differ ($(cat "$TMP/diff"))"
+"$PBNG" -scene bar_gravity -element hex27 -res 3 -multilevel 2 -output "$TMP/p_hex.h5" > "$TMP/log" 2>&1 && fail "multilevel on hex27 accepted" ||
+  { grep -q "levels and transfers are tetrahedral" "$TMP/log" && ok || fail "multilevel on hex27: unexpected message: $(tail -1 "$TMP/log")"; }
 for material in corotated stable_neohookean; do
   check_equilibrium "box_$material" "2" 1e-11 -scene box_stretch_twist -res 7 -frames 1 -material $material
 done

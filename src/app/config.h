@@ -73,8 +73,10 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
 /* -res of generated coarse level k (k = 1, 2, ...: coarsenings of the finest): about half the nodes
  * per axis each time, r -> (r + 1) / 2 (Res-33 -> 17 -> 9 is nested, Res-32 -> 16 -> 8 is not);
- * 0 when the level would have fewer than 2 nodes per axis. */
-int pbng_config_coarse_res(int res, int k);
+ * 0 when the level would have fewer than 2 nodes per axis. High-order tetrahedra (-element tet10,
+ * tet20) first coarsen the order: level 1 is the linear mesh of the same cells (p-multigrid), then
+ * the grid halves. Coarse generated levels are linear tetrahedra of the same split. */
+int pbng_config_coarse_res(const pbng_config *cfg, int k);
 
 /* Coarse level k's mesh when it comes from the configuration alone: a generated scene's mesh at
  * pbng_config_coarse_res (the stacked blocks keep the finest level's gap), or -mesh_levels' k-th

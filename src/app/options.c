@@ -233,7 +233,7 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   int usable = 0; /* coarser levels a generated mesh can have */
   PetscCheck(levels <= 1 || cfg->cells[0] == 0, PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "-multilevel %d: the levels of a generated mesh come from -res (not -cells)", (int)levels);
-  while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg->res, usable + 1) > 0) ++usable;
+  while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-multilevel %d: the generated mesh (-res %d) has only %d coarser level%s with at least 2 nodes per axis", (int)levels, cfg->res, usable,
              usable == 1 ? "" : "s");

@@ -66,10 +66,12 @@ PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int 
 /* What level k's mesh is, for messages and the report. */
 static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
 {
-  const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg->res, k);
+  const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg, k);
+  char kind[16] = ""; /* named when the finest level is not linear tetrahedra (p-multigrid) */
+  if (cfg->elements.kind != PBNG_ELEMENT_TET4) snprintf(kind, sizeof(kind), ", %s", k == 0 ? pbng_element_type_get(cfg->elements.kind)->name : "tet4");
   switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: snprintf(buf, len, "generated Res-%d box", res); break;
-  case PBNG_MESH_BAR: snprintf(buf, len, "generated bar, res %d", res); break;
+  case PBNG_MESH_RES_BOX: snprintf(buf, len, "generated Res-%d box%s", res, kind); break;
+  case PBNG_MESH_BAR: snprintf(buf, len, "generated bar, res %d%s", res, kind); break;
   case PBNG_MESH_STACKED_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
   case PBNG_MESH_FILE:
     if (k == 0) snprintf(buf, len, "%s", cfg->mesh_file);
@@ -133,7 +135,8 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                            sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, &c->dm, &c->halo));
   }
-  PetscCheck(c->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP, "%s: the multilevel solver needs linear tetrahedra", name);
+  PetscCheck(c->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP, "%s: the multilevel solver's coarse levels are linear tetrahedra (got %s)",
+             name, c->dm.etype->name);
   PetscFunctionReturn(0);
 }
 
@@ -163,8 +166,11 @@ PetscErrorCode run_build_levels(run_state *st)
 
   PetscFunctionBeginUser;
   if (L <= 1) PetscFunctionReturn(0); /* -multilevel L > 1 is for -solver pbng only (options.c) */
-  PetscCheck(st->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP,
-             "-multilevel %d: the multilevel solver's transfers work on linear tetrahedra; this mesh has %s elements (use -multilevel 1)", L,
+  PetscCheck(st->dm.etype->shape == PBNG_SHAPE_TETRAHEDRON, st->comm, PETSC_ERR_SUP,
+             "-multilevel %d: the multilevel solver's levels and transfers are tetrahedral; this mesh has %s elements (use -multilevel 1)", L,
+             st->dm.etype->name);
+  PetscCheck(st->dm.etype->kind == PBNG_ELEMENT_TET4 || cfg->mesh_source != PBNG_MESH_FILE || cfg->nmesh_levels >= L - 1, st->comm, PETSC_ERR_SUP,
+             "-multilevel %d: coarse levels are made from a file of linear tetrahedra only; give this %s mesh's coarser levels with -mesh_levels", L,
              st->dm.etype->name);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   h->nlevels = L;

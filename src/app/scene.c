@@ -210,23 +210,26 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-int pbng_config_coarse_res(int res, int k)
+int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
+  int res = cfg->res;
+  if (k > 0 && pbng_element_type_get(cfg->elements.kind)->order > 1) --k; /* p-coarsening first */
   for (int j = 0; j < k; ++j) res = (res + 1) / 2;
   return res >= 2 ? res : 0;
 }
 
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made)
 {
-  const int res = pbng_config_coarse_res(cfg->res, k);
+  const int res = pbng_config_coarse_res(cfg, k);
+  const pbng_grid_elements linear = {PBNG_ELEMENT_TET4, cfg->elements.split}; /* the coarse levels' elements */
 
   PetscFunctionBeginUser;
   *made = 1;
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "coarse level %d of a generated mesh with -res %d would have fewer than 2 nodes per axis", k, cfg->res); /* checked with the options */
   switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, &cfg->elements, mesh)); break;
-  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, &cfg->elements, mesh)); break;
+  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, &linear, mesh)); break;
+  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, &linear, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: /* the fine level's gap; the bindings are the fine ones carried over (parallel/weak_levels.h) */
     PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), 0.0, mesh));
     break;

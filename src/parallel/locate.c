@@ -25,7 +25,8 @@ typedef struct {
   MPI_Comm comm;
   int size;
   int32_t nelems;
-  const int32_t *elems;       /* [nelems][4] */
+  int nen;                    /* nodes per element: a tetrahedral kind's first 4 nodes are its corners */
+  const int32_t *elems;       /* [nelems][nen] */
   const double *X;            /* rest positions by node */
   const int64_t *global_elem; /* [nelems], or NULL: the element's index */
   const int64_t *node_value;  /* by node, or NULL: the node's index */
@@ -38,11 +39,11 @@ struct pbng_locator {
   bucket_grid grid;
 };
 
-static const double *vertex(const element_view *m, int32_t e, int a) { return &m->X[3 * (int64_t)m->elems[4 * (int64_t)e + a]]; }
+static const double *vertex(const element_view *m, int32_t e, int a) { return &m->X[3 * (int64_t)m->elems[m->nen * (int64_t)e + a]]; }
 static int64_t global_elem(const element_view *m, int32_t e) { return m->global_elem ? m->global_elem[e] : e; }
 static int64_t node_value(const element_view *m, int32_t e, int a)
 {
-  const int32_t v = m->elems[4 * (int64_t)e + a];
+  const int32_t v = m->elems[m->nen * (int64_t)e + a];
   return m->node_value ? m->node_value[v] : v;
 }
 
@@ -227,20 +228,20 @@ static PetscErrorCode locator_create(const element_view *view, double radius, pb
 
 PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator)
 {
-  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->elems, mesh->X, mesh->global_elem, node_value};
+  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->etype->nodes, mesh->elems, mesh->X, mesh->global_elem, node_value};
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->etype->nodes == 4, mesh->comm, PETSC_ERR_SUP, "point location needs linear tetrahedra");
+  PetscCheck(mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON, mesh->comm, PETSC_ERR_SUP, "point location needs tetrahedra (got %s)", mesh->etype->name);
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locator **locator)
 {
-  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->elems, mesh->X, NULL, NULL};
+  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->etype->nodes, mesh->elems, mesh->X, NULL, NULL};
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->etype->nodes == 4 && mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location needs linear tetrahedra (fewer than 2^31)");
+  PetscCheck(mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON && mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location needs tetrahedra (fewer than 2^31)");
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }
