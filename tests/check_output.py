@@ -41,9 +41,19 @@ stored `residual` to RESIDUAL_RTOL x residual + RESIDUAL_FLOOR x a round-off
 scale built from the sizes of the individual terms that cancel in the force
 (see elastic()); on pbng's own files the agreement is ~1e-15 relative.
 
+Other element kinds (root attribute `element`: tet10, tet20, hex8, hex27, prism6, pyramid5;
+/mesh/elements in Gmsh's node order): the same energy and residual summed over quadrature points,
+    F_q = sum_a x_a (x) grad N_a(X_q), grad N_a = J_q^-T dN_a/dr, J_q = sum_a X_a (x) dN_a/dr,
+    V_q = w_q det J_q (> 0 required), E_el = sum_e sum_q V_q Psi(F_q),
+    f_int_a = -sum_e sum_q V_q P(F_q) grad N_a,
+    HRZ masses m_a = rho sum_q V_q N_a(q)^2 scaled to sum to rho sum_q V_q per element;
+the bases, rules and the XDMF cell checks are described at "element kinds" below
+(docs/output.md has the table).  --self-test checks those definitions without a file.
+
 Usage:
   check_output.py FILE.h5 [--max-relative-residual R] [--frames F]
                   [--patch-test] [--free-fall] [--compare OTHER.h5 --rtol T] [--quiet]
+  check_output.py --self-test [--element-order-data DIR]
 Exit 0 with one summary line when every check passes; otherwise every failure
 is printed as "FAIL: ..." and the exit status is 1.
 """
