@@ -41,9 +41,19 @@ stored `residual` to RESIDUAL_RTOL x residual + RESIDUAL_FLOOR x a round-off
 scale built from the sizes of the individual terms that cancel in the force
 (see elastic()); on pbng's own files the agreement is ~1e-15 relative.
 
+Other element kinds (root attribute `element`: tet10, tet20, hex8, hex27, prism6, pyramid5;
+/mesh/elements in Gmsh's node order): the same energy and residual summed over quadrature points,
+    F_q = sum_a x_a (x) grad N_a(X_q), grad N_a = J_q^-T dN_a/dr, J_q = sum_a X_a (x) dN_a/dr,
+    V_q = w_q det J_q (> 0 required), E_el = sum_e sum_q V_q Psi(F_q),
+    f_int_a = -sum_e sum_q V_q P(F_q) grad N_a,
+    HRZ masses m_a = rho sum_q V_q N_a(q)^2 scaled to sum to rho sum_q V_q per element;
+the bases, rules and the XDMF cell checks are described at "element kinds" below
+(docs/output.md has the table).  --self-test checks those definitions without a file.
+
 Usage:
   check_output.py FILE.h5 [--max-relative-residual R] [--frames F]
                   [--patch-test] [--free-fall] [--compare OTHER.h5 --rtol T] [--quiet]
+  check_output.py --self-test [--element-order-data DIR]
 Exit 0 with one summary line when every check passes; otherwise every failure
 is printed as "FAIL: ..." and the exit status is 1.
 """
@@ -163,24 +173,11 @@ def read_root_attrs(rep, h5):
 
 def check_mesh(rep, h5):
     """Mesh datasets: dtypes, shapes, index ranges, positive volumes, colouring."""
-    X = check_dataset(rep, h5, "mesh/rest_positions", np.float64, (None, 3))
-    if X is None:
+    base = read_mesh_datasets(rep, h5, "tetrahedra", 4)
+    if base is None:
         return None
+    X, tets, fixed, color, part = base
     n = X.shape[0]
-    tets = check_dataset(rep, h5, "mesh/tetrahedra", np.int64, (None, 4))
-    fixed = check_dataset(rep, h5, "mesh/fixed_nodes", np.int64, (None,))
-    color = check_dataset(rep, h5, "mesh/color", np.int32, (n,))
-    part = check_dataset(rep, h5, "mesh/partition", np.int32, (n,))
-    if tets is None or fixed is None:
-        return None
-    ok = rep.check(np.all(np.isfinite(X)), "rest_positions not finite")
-    ok &= rep.check(tets.shape[0] > 0, "no tetrahedra")
-    ok &= rep.check(tets.size == 0 or (tets.min() >= 0 and tets.max() < n),
-                    f"tetrahedra indices outside [0, {n})")
-    rep.check(fixed.size == 0 or (fixed.min() >= 0 and fixed.max() < n), f"fixed_nodes outside [0, {n})")
-    rep.check(np.all(np.diff(fixed) > 0), "fixed_nodes not sorted and unique")
-    if not ok:
-        return None
     Dm = rest_shape(X, tets)
     vol = np.linalg.det(Dm) / 6.0
     bad = np.flatnonzero(~(vol > 0))
@@ -215,6 +212,27 @@ def check_mesh(rep, h5):
             "Dm_inv_norm": np.sqrt(np.einsum("ejk,ejk->e", Dm_inv, Dm_inv))}
 
 
+def read_mesh_datasets(rep, h5, name, npe):
+    """rest_positions, /mesh/<name> [M, npe], fixed_nodes, color, partition; types and index ranges."""
+    X = check_dataset(rep, h5, "mesh/rest_positions", np.float64, (None, 3))
+    if X is None:
+        return None
+    n = X.shape[0]
+    conn = check_dataset(rep, h5, f"mesh/{name}", np.int64, (None, npe))
+    fixed = check_dataset(rep, h5, "mesh/fixed_nodes", np.int64, (None,))
+    color = check_dataset(rep, h5, "mesh/color", np.int32, (n,))
+    part = check_dataset(rep, h5, "mesh/partition", np.int32, (n,))
+    if conn is None or fixed is None:
+        return None
+    ok = rep.check(np.all(np.isfinite(X)), "rest_positions not finite")
+    ok &= rep.check(conn.shape[0] > 0, f"no {name}")
+    ok &= rep.check(conn.size == 0 or (conn.min() >= 0 and conn.max() < n),
+                    f"{name} indices outside [0, {n})")
+    rep.check(fixed.size == 0 or (fixed.min() >= 0 and fixed.max() < n), f"fixed_nodes outside [0, {n})")
+    rep.check(np.all(np.diff(fixed) > 0), "fixed_nodes not sorted and unique")
+    return (X, conn, fixed, color, part) if ok else None
+
+
 def check_frames(rep, h5, n):
     """Frames 000000.. consecutive, [n,3] float64 positions, attributes, increasing times."""
     names = frame_names(h5)
@@ -240,8 +258,10 @@ def check_frames(rep, h5, n):
     return frames
 
 
-def check_xdmf(rep, path, frames, n, m):
-    """The .xdmf beside the file: parses, one grid per frame, references the h5 basename."""
+def check_xdmf(rep, path, frames, n, m, h5=None, mesh=None):
+    """The .xdmf beside the file: parses, one grid per frame, references the h5 basename.
+
+    Linear tetrahedra: the topology is /mesh/tetrahedra; other kinds: check_xdmf_topology."""
     xpath = re.sub(r"\.h5$", "", path) + ".xdmf"
     if not rep.check(os.path.isfile(xpath), f"missing {xpath}"):
         return
@@ -261,8 +281,11 @@ def check_xdmf(rep, path, frames, n, m):
             tm = grids[k].find("Time")
             ok = tm is not None and abs(float(tm.get("Value", "nan")) - attrs["time"]) <= 1e-12 * max(1.0, abs(attrs["time"]))
             rep.check(ok, f"{xpath}: grid {k} time differs from frame attribute {attrs['time']}")
-    rep.check(f"{base}:/mesh/tetrahedra" in text, f"{xpath}: no reference to {base}:/mesh/tetrahedra")
-    rep.check(f'NumberOfElements="{m}"' in text, f"{xpath}: NumberOfElements is not {m}")
+    if mesh is not None and mesh.get("kind", "tet4") != "tet4":
+        check_xdmf_topology(rep, h5, xpath, base, grids, mesh)
+    else:
+        rep.check(f"{base}:/mesh/tetrahedra" in text, f"{xpath}: no reference to {base}:/mesh/tetrahedra")
+        rep.check(f'NumberOfElements="{m}"' in text, f"{xpath}: NumberOfElements is not {m}")
     rep.check(f'Dimensions="{n} 3"' in text, f"{xpath}: no '{n} 3' geometry dimensions")
 
 
@@ -405,7 +428,7 @@ def recompute(mesh, attrs, frames, k, mass):
     mu, lam = lame(attrs)
     g = attrs["gravity"]
     x = frames[k][0]
-    W, f_int, mag, wscale = elastic(mesh, x, attrs["material"], mu, lam)
+    W, f_int, mag, wscale = (elastic_kind if "elements" in mesh else elastic)(mesh, x, attrs["material"], mu, lam)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
     f_ext = mass[:, None] * g[None, :]
     f = f_int + f_wc + f_ext
@@ -436,8 +459,10 @@ def check_physics(rep, mesh, attrs, frames, max_rel):
 
     Frame 0 (the initial state) is checked too, without an inertia term; the
     --max-relative-residual bound applies to frames >= 1 only."""
-    mass = lumped_mass(mesh, attrs["density"])
+    mass = (lumped_mass_kind if "elements" in mesh else lumped_mass)(mesh, attrs["density"])
     tag = f"{attrs['material']}/{attrs['mode']}"
+    if "elements" in mesh:
+        tag = f"{mesh['kind']} {tag}"
     for k in range(len(frames)):
         a = frames[k][1]
         r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass)
@@ -456,6 +481,528 @@ def check_physics(rep, mesh, attrs, frames, max_rel):
                 r0 = a["residual"] / rel
                 rep.check(r <= max_rel * r0 + RESIDUAL_FLOOR * fscale,
                           f"frame {k:06d}: recomputed residual {r:.3e} > {max_rel:.3e} x initial residual {r0:.3e}")
+
+
+# ----------------------------------------------------------------------------
+# element kinds other than the linear tetrahedron (root attribute `element`)
+#
+# Written from textbook definitions, not from pbng's C code:
+#   * reference nodes in Gmsh's documented node order (Gmsh reference manual, "Node ordering"):
+#     tetrahedron vertices (0,0,0), (1,0,0), (0,1,0), (0,0,1), edges (0,1), (1,2), (2,0), (3,0),
+#     (3,2), (3,1) with their nodes running from the first vertex of the pair, faces (0,2,1),
+#     (0,1,3), (0,3,2), (3,1,2); hexahedron vertices (-1,-1,-1), (1,-1,-1), (1,1,-1), (-1,1,-1) and
+#     the same at z = 1, edges (0,1), (0,3), (0,4), (1,2), (1,5), (2,3), (2,6), (3,7), (4,5), (4,7),
+#     (5,6), (6,7), faces (0,3,2,1), (0,1,5,4), (0,4,7,3), (1,2,6,5), (2,3,7,6), (4,5,6,7), centre;
+#     prism (0,0,-1), (1,0,-1), (0,1,-1) and the same at z = 1; pyramid base counter-clockwise seen
+#     from the apex, then the apex (0,0,1).  --self-test compares the tetrahedra and hex27 with the
+#     meshes Gmsh itself wrote (tests/data/element_order/*.msh).
+#   * Lagrange shape functions: N = m(r) V^-1 over a monomial basis m (complete of degree p for
+#     tetrahedra, degree p per axis for hexahedra, {1,x,y} x {1,z} for the prism), V the
+#     Vandermonde matrix of the reference nodes, so N_a(r_b) = delta_ab; the pyramid's rational
+#     basis of Bedrosian (1992) in closed form: D = 1 - z, corner signs (sx, sy),
+#     N_a = [(D + sx x)(D + sy y) + sx sy x y z / D] / (4 D), N_apex = z.
+#   * quadrature of the degree docs/high_order.md documents, written from the literature so that
+#     pbng's energies (not polynomial: J, cofactors, logs) are reproduced to round-off:
+#       tet4: centroid, degree 1; tet10: the 4-point degree-2 rule, barycentric
+#       ((5+3 sqrt5)/20, (5-sqrt5)/20 x 3) and permutations, weights V/4; tet20: the 14-point
+#       degree-5 rule with positive weights (Walkington 2000; three orbits, see TET14);
+#       hex8 / hex27: Gauss-Legendre 2^3 / 3^3 (numpy leggauss); prism: the 3-point interior
+#       triangle rule (1/6,1/6), (2/3,1/6), (1/6,2/3) x 2 Gauss points in z; pyramid: 2x2 Gauss on
+#       the base collapsed to the apex (x = xi (1-z), y = eta (1-z), Jacobian (1-z)^2) x 3 Gauss
+#       points in z, exact for degree 3.  --self-test integrates every monomial up to each rule's
+#       degree against the closed forms.  (The prism and pyramid rules cannot be compared with
+#       pbng's yet: pbng generates neither kind; a different rule would change the energy by the
+#       quadrature error only.)
+#   * XDMF cells as ParaView reads them (VTK's cell definitions): Tetrahedron_10 edges (0,1), (1,2),
+#     (2,0), (0,3), (1,3), (2,3); Hexahedron_27 edges (0,1), (1,2), (2,3), (3,0), (4,5), (5,6),
+#     (6,7), (7,4), (0,4), (1,5), (2,6), (3,7), faces x=-1, x=1, y=-1, y=1, z=-1, z=1, centre (the
+#     vtkTriQuadraticHexahedron figure and parametric coordinates; the face list in its class
+#     comment disagrees with both); Wedge: (0,1,2) is the base whose right-hand normal points AWAY
+#     from (3,4,5) (vtkWedge's documentation; the opposite of Gmsh's prism, see meshio PR 863);
+#     Pyramid as Gmsh's.  Each is checked by interpolation: the element's own (Gmsh-order)
+#     interpolation of the rest geometry at VTK node k's reference point must be the node the XDMF
+#     cell lists at k, and both interpolations must agree at the quadrature points.
+
+TET_V = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], float)
+TET_EDGES = ((0, 1), (1, 2), (2, 0), (3, 0), (3, 2), (3, 1))
+TET_FACES = ((0, 2, 1), (0, 1, 3), (0, 3, 2), (3, 1, 2))
+HEX_V = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
+                  [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], float)
+HEX_EDGES = ((0, 1), (0, 3), (0, 4), (1, 2), (1, 5), (2, 3), (2, 6), (3, 7), (4, 5), (4, 7), (5, 6), (6, 7))
+HEX_FACES = ((0, 3, 2, 1), (0, 1, 5, 4), (0, 4, 7, 3), (1, 2, 6, 5), (2, 3, 7, 6), (4, 5, 6, 7))
+VTK_TET10_EDGES = ((0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3))
+VTK_HEX27_EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
+VTK_HEX27_FACES = ((0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 2, 6, 7), (0, 1, 2, 3), (4, 5, 6, 7))
+PRISM_V = np.array([[0, 0, -1], [1, 0, -1], [0, 1, -1], [0, 0, 1], [1, 0, 1], [0, 1, 1]], float)
+VTK_WEDGE_V = np.array([[0, 0, -1], [0, 1, -1], [1, 0, -1], [0, 0, 1], [0, 1, 1], [1, 0, 1]], float)
+PYRAMID_V = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0], [0, 0, 1]], float)
+
+# 14-point degree-5 rule on the tetrahedron (Walkington 2000), weights normalised to sum 1:
+# (a, a, a, 1-3a) x 4 for two values of a, (b, b, 1/2-b, 1/2-b) x 6.
+TET14 = ((0.0927352503108912264, 0.0734930431163619495),
+         (0.3108859192633006097, 0.1126879257180158508),
+         (0.0455037041256496494, 0.0425460207770814664))
+
+
+def tet_nodes(p):
+    """Reference nodes of the order-p Lagrange tetrahedron in Gmsh's order (p = 1, 2, 3)."""
+    nodes = list(TET_V)
+    for a, b in TET_EDGES:
+        for k in range(1, p):
+            nodes.append(TET_V[a] + k / p * (TET_V[b] - TET_V[a]))
+    if p == 3:
+        nodes += [TET_V[list(f)].mean(axis=0) for f in TET_FACES]
+    return np.array(nodes)
+
+
+def hex_nodes(p, edges=HEX_EDGES, faces=HEX_FACES):
+    """Reference nodes of hex8 (p = 1) or hex27 (p = 2) with the given edge and face order."""
+    nodes = list(HEX_V)
+    if p == 2:
+        nodes += [(HEX_V[a] + HEX_V[b]) / 2 for a, b in edges]
+        nodes += [HEX_V[list(f)].mean(axis=0) for f in faces]
+        nodes.append(np.zeros(3))
+    return np.array(nodes)
+
+
+def vtk_tet10_nodes():
+    return np.array(list(TET_V) + [(TET_V[a] + TET_V[b]) / 2 for a, b in VTK_TET10_EDGES])
+
+
+class Lagrange:
+    """Lagrange basis on `nodes` over the monomials x^i y^j z^k, (i, j, k) in `exps`."""
+
+    def __init__(self, nodes, exps):
+        self.nodes = np.asarray(nodes, float)
+        self.exps = np.array(exps, int)
+        V = self.mono(self.nodes)
+        if V.shape[0] != V.shape[1]:
+            raise ValueError("Vandermonde matrix not square")
+        self.C = np.linalg.inv(V)
+
+    def mono(self, r):
+        return np.prod(np.asarray(r, float)[:, None, :] ** self.exps[None, :, :], axis=2)
+
+    def N(self, r):
+        return self.mono(r) @ self.C
+
+    def dN(self, r):
+        r = np.asarray(r, float)
+        pw = r[:, None, :] ** self.exps[None, :, :]                     # [P, m, 3]
+        d = np.empty(pw.shape)
+        for k in range(3):
+            e = self.exps[:, k]
+            dk = np.where(e > 0, e * r[:, None, k] ** np.maximum(e - 1, 0), 0.0)
+            others = [j for j in range(3) if j != k]
+            d[:, :, k] = dk * pw[:, :, others[0]] * pw[:, :, others[1]]
+        return np.einsum("pmd,ma->pad", d, self.C)                      # [P, n, 3]
+
+
+class Pyramid:
+    """Bedrosian's rational basis on the pyramid, closed form (see above)."""
+
+    nodes = PYRAMID_V
+
+    def N(self, r):
+        x, y, z = r[:, 0], r[:, 1], r[:, 2]
+        apex = z >= 1.0                                  # the limit there: N_apex = 1, the others 0
+        D = np.where(apex, 1.0, 1.0 - z)
+        out = np.empty((len(r), 5))
+        for a in range(4):
+            sx, sy = PYRAMID_V[a, 0], PYRAMID_V[a, 1]
+            out[:, a] = np.where(apex, 0.0, ((D + sx * x) * (D + sy * y) + sx * sy * x * y * z / D) / (4.0 * D))
+        out[:, 4] = z
+        return out
+
+    def dN(self, r):
+        x, y, z = r[:, 0], r[:, 1], r[:, 2]
+        D = 1.0 - z
+        out = np.zeros((len(r), 5, 3))
+        for a in range(4):
+            sx, sy = PYRAMID_V[a, 0], PYRAMID_V[a, 1]
+            A = (D + sx * x) * (D + sy * y)
+            B = sx * sy * x * y * z / D
+            out[:, a, 0] = (sx * (D + sy * y) + sx * sy * y * z / D) / (4.0 * D)
+            out[:, a, 1] = (sy * (D + sx * x) + sx * sy * x * z / D) / (4.0 * D)
+            A_z = -(D + sy * y) - (D + sx * x)
+            B_z = sx * sy * x * y / D ** 2            # d/dz (z/D) = 1/D^2
+            out[:, a, 2] = (A_z + B_z) / (4.0 * D) + (A + B) / (4.0 * D ** 2)
+        out[:, 4, 2] = 1.0
+        return out
+
+
+def tet_exps(p):
+    return [(i, j, k) for i in range(p + 1) for j in range(p + 1) for k in range(p + 1) if i + j + k <= p]
+
+
+def hex_exps(p):
+    return [(i, j, k) for i in range(p + 1) for j in range(p + 1) for k in range(p + 1)]
+
+
+PRISM_EXPS = [(i, j, k) for k in (0, 1) for (i, j) in ((0, 0), (1, 0), (0, 1))]
+
+
+def tet_rule(kind):
+    """Points r [Q,3] and weights w [Q] (sum 1/6) of the tetrahedral rules above."""
+    if kind == "tet4":
+        bary = [[0.25] * 4]
+        w = [1.0]
+    elif kind == "tet10":
+        a, b = (5.0 - np.sqrt(5.0)) / 20.0, (5.0 + 3.0 * np.sqrt(5.0)) / 20.0
+        bary = [[b if i == j else a for i in range(4)] for j in range(4)]
+        w = [0.25] * 4
+    else:
+        bary, w = [], []
+        for a, wa in TET14[:2]:
+            for j in range(4):
+                bary.append([1.0 - 3.0 * a if i == j else a for i in range(4)])
+                w.append(wa)
+        b, wb = TET14[2]
+        for i, j in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)):
+            row = [0.5 - b] * 4
+            row[i] = row[j] = b
+            bary.append(row)
+            w.append(wb)
+    bary = np.array(bary)
+    return bary[:, 1:].copy(), np.array(w) / 6.0
+
+
+def gauss_tensor(n):
+    x, w = np.polynomial.legendre.leggauss(n)
+    g = np.array([[x[i], x[j], x[k]] for k in range(n) for j in range(n) for i in range(n)])
+    return g, np.array([w[i] * w[j] * w[k] for k in range(n) for j in range(n) for i in range(n)])
+
+
+def prism_rule():
+    tri = np.array([[1 / 6, 1 / 6], [2 / 3, 1 / 6], [1 / 6, 2 / 3]])
+    z, wz = np.polynomial.legendre.leggauss(2)
+    r = np.array([[t[0], t[1], zz] for zz in z for t in tri])
+    return r, np.array([wzz / 6.0 for wzz in wz for _ in tri])
+
+
+def pyramid_rule():
+    xi, wxi = np.polynomial.legendre.leggauss(2)
+    t, wt = np.polynomial.legendre.leggauss(3)
+    z, wz = (t + 1.0) / 2.0, wt / 2.0                                    # Gauss on [0, 1]
+    r, w = [], []
+    for zk, wk in zip(z, wz):
+        for yj, wj in zip(xi, wxi):
+            for xi_, wi in zip(xi, wxi):
+                r.append([xi_ * (1.0 - zk), yj * (1.0 - zk), zk])
+                w.append(wi * wj * wk * (1.0 - zk) ** 2)
+    return np.array(r), np.array(w)
+
+
+class Kind:
+    """One element kind: Gmsh-order basis, quadrature, XDMF cell description."""
+
+    def __init__(self, name, basis, rule, xdmf_type, xdmf_dataset, vtk_nodes=None, subcells=0):
+        self.name, self.basis = name, basis
+        self.n = len(basis.nodes)
+        self.qr, self.qw = rule
+        self.N_q = basis.N(self.qr)                                     # [Q, n]
+        self.dN_q = basis.dN(self.qr)                                   # [Q, n, 3]
+        self.xdmf_type, self.xdmf_dataset = xdmf_type, xdmf_dataset
+        self.vtk_nodes = vtk_nodes                                      # reference points of XDMF node k
+        self.subcells = subcells                                        # tet20: linear sub-tetrahedra
+
+
+def make_kinds():
+    return {
+        "tet4": Kind("tet4", Lagrange(tet_nodes(1), tet_exps(1)), tet_rule("tet4"),
+                     "Tetrahedron", "tetrahedra", tet_nodes(1)),
+        "tet10": Kind("tet10", Lagrange(tet_nodes(2), tet_exps(2)), tet_rule("tet10"),
+                      "Tetrahedron_10", "xdmf_cells", vtk_tet10_nodes()),
+        "tet20": Kind("tet20", Lagrange(tet_nodes(3), tet_exps(3)), tet_rule("tet20"),
+                      "Tetrahedron", "xdmf_cells", None, subcells=27),
+        "hex8": Kind("hex8", Lagrange(hex_nodes(1), hex_exps(1)), gauss_tensor(2),
+                     "Hexahedron", "elements", hex_nodes(1)),
+        "hex27": Kind("hex27", Lagrange(hex_nodes(2), hex_exps(2)), gauss_tensor(3),
+                      "Hexahedron_27", "xdmf_cells", hex_nodes(2, VTK_HEX27_EDGES, VTK_HEX27_FACES)),
+        "prism6": Kind("prism6", Lagrange(PRISM_V, PRISM_EXPS), prism_rule(),
+                       "Wedge", None, VTK_WEDGE_V),
+        "pyramid5": Kind("pyramid5", Pyramid(), pyramid_rule(), "Pyramid", None, PYRAMID_V),
+    }
+
+
+KINDS = make_kinds()
+KIND_DEGREE = {"tet4": 1, "tet10": 2, "tet20": 5}          # total degree of the tetrahedral rules
+
+
+def kind_geometry(kind, Xe):
+    """Rest geometry of elements Xe [M,n,3]: det J [M,Q], V_q [M,Q], grad N [M,Q,n,3]."""
+    J = np.einsum("ead,qak->eqdk", Xe, kind.dN_q)                        # dX_d/dr_k
+    det = np.linalg.det(J)
+    Jinv = np.linalg.inv(np.where((det != 0)[:, :, None, None], J, np.eye(3)))
+    G = np.einsum("qak,eqkd->eqad", kind.dN_q, Jinv)                     # J^-T dN/dr
+    return det, kind.qw[None, :] * det, G
+
+
+def check_mesh_kind(rep, h5, kind_name):
+    """/mesh/elements of a kind other than tet4: dtypes, ranges, det J > 0, colouring, XDMF cells."""
+    kind = KINDS[kind_name]
+    rep.check("mesh/tetrahedra" not in h5, f"element {kind_name}: /mesh/tetrahedra present (expected /mesh/elements only)")
+    base = read_mesh_datasets(rep, h5, "elements", kind.n)
+    if base is None:
+        return None
+    X, el, fixed, color, part = base
+    n = X.shape[0]
+    srt = np.sort(el, axis=1)
+    dup = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+    if not rep.check(dup.size == 0, f"{dup.size} {kind_name} elements list a node twice (first: element {dup[:1]})"):
+        return None
+    det, Vq, G = kind_geometry(kind, X[el])
+    size = np.linalg.norm(X[el].max(axis=1) - X[el].min(axis=1), axis=1)      # element diagonal
+    bad = np.flatnonzero(~(det > 1e-12 * size[:, None] ** 3).all(axis=1))
+    if not rep.check(bad.size == 0, f"{bad.size} {kind_name} elements with det J <= 0 (or degenerate) at a "
+                                    f"quadrature point of the rest shape (first: element {bad[:1]})"):
+        return None
+    if color is not None:
+        rep.check(color.min() >= 0, "negative color")
+        c = np.sort(color[el], axis=1)
+        clash = (c[:, 1:] == c[:, :-1]).any(axis=1)
+        rep.check(not clash.any(), f"{int(clash.sum())} {kind_name} elements with two nodes of the same color "
+                                   f"(first: element {np.flatnonzero(clash)[0] if clash.any() else -1})")
+    if part is not None:
+        rep.check(part.min() >= 0, "negative partition")
+    weak = read_weak_constraints(rep, h5, n)
+    free = np.ones(n, bool)
+    free[fixed] = False
+    return {"kind": kind_name, "X": X, "elements": el, "fixed": fixed, "free": free, "weak": weak,
+            "Vq": Vq, "G": G, "vol": Vq.sum(axis=1), "size": size,
+            "G_norm": np.sqrt(np.einsum("eqad,eqad->eqa", G, G))}
+
+
+def elastic_kind(mesh, x, material, mu, lam):
+    """As elastic() for any kind: sum_e sum_q V_q Psi(F_q), f_a = -sum_q V_q P_q grad N_a, scales."""
+    el, G, Vq = mesh["elements"], mesh["G"], mesh["Vq"]
+    M, Q = Vq.shape
+    F = np.einsum("eai,eqak->eqik", x[el], G)                           # sum_a x_a (x) grad N_a
+    psi, P, I1, C = stress(material, F.reshape(-1, 3, 3), mu, lam)
+    P = P.reshape(M, Q, 3, 3)
+    H = np.einsum("eq,eqik,eqak->eai", Vq, P, G)                        # sum_q V_q P_q grad N_a
+    n = len(x)
+    f_int = -scatter(el, H, n)
+    # round-off scale: the stress terms' size times the cancellation in F = sum_a x_a (x) grad N_a
+    cond = 1.0 + np.abs(x).max() * mesh["G_norm"].sum(axis=2)           # [M, Q]
+    sigma = Vq * (mu + abs(lam)) * (np.sqrt(I1) + np.sqrt(np.einsum("eij,eij->e", C, C))).reshape(M, Q) * cond
+    term = np.einsum("eq,eqa->ea", sigma, mesh["G_norm"])
+    mag = np.bincount(el.reshape(-1), weights=term.reshape(-1), minlength=n)
+    return float(np.sum(Vq * psi.reshape(M, Q))), f_int, mag, float(mu * np.sum(Vq * I1.reshape(M, Q)))
+
+
+def lumped_mass_kind(mesh, rho):
+    """HRZ: m_a = rho sum_q V_q N_a(q)^2, scaled per element to sum to rho sum_q V_q."""
+    kind = KINDS[mesh["kind"]]
+    diag = np.einsum("eq,qa->ea", mesh["Vq"], kind.N_q ** 2)
+    m = rho * diag * (mesh["vol"] / diag.sum(axis=1))[:, None]
+    return np.bincount(mesh["elements"].reshape(-1), weights=m.reshape(-1), minlength=len(mesh["X"]))
+
+
+def check_xdmf_cells(rep, h5, mesh, dataset):
+    """The XDMF connectivity `dataset` against /mesh/elements (see the kinds' notes above)."""
+    kind = KINDS[mesh["kind"]]
+    X, el = mesh["X"], mesh["elements"]
+    M = len(el)
+    if kind.subcells:
+        cells = check_dataset(rep, h5, f"mesh/{dataset}", np.int64, (kind.subcells * M, 4))
+        if cells is None:
+            return
+        sub = cells.reshape(M, kind.subcells, 4)
+        member = (sub[:, :, :, None] == el[:, None, None, :]).any(axis=3)
+        bad = np.flatnonzero(~member.all(axis=(1, 2)))
+        rep.check(bad.size == 0, f"xdmf_cells: sub-tetrahedra of {bad.size} elements use nodes of other elements "
+                                 f"(first: element {bad[:1]})")
+        P = X[cells]
+        vol = np.linalg.det(np.stack([P[:, 1] - P[:, 0], P[:, 2] - P[:, 0], P[:, 3] - P[:, 0]], axis=2)) / 6.0
+        bad = np.flatnonzero(~(vol > 0))
+        rep.check(bad.size == 0, f"xdmf_cells: {bad.size} sub-tetrahedra with non-positive volume (first: row {bad[:1]})")
+        # conforming: every triangle inside an element is shared by two of its sub-tetrahedra, the
+        # 4 x 9 on its boundary by one (27 x 4 = 2 x 36 + 36 faces)
+        faces = np.sort(np.concatenate([sub[:, :, [1, 2, 3]], sub[:, :, [0, 2, 3]], sub[:, :, [0, 1, 3]],
+                                        sub[:, :, [0, 1, 2]]], axis=1), axis=2)     # [M, 108, 3]
+        nonconf = 0
+        for e in range(M):
+            _, cnt = np.unique(faces[e], axis=0, return_counts=True)
+            nonconf += not (cnt.max() <= 2 and (cnt == 1).sum() == 36)
+        rep.check(nonconf == 0, f"xdmf_cells: the sub-tetrahedra of {nonconf} elements do not tile them conformingly")
+        # affine (straight-sided) elements: the sub-volumes sum to the element's volume
+        lin = KINDS["tet4"].basis.N(kind.basis.nodes)                  # P1 interpolation of the vertices
+        affine = np.abs(np.einsum("av,evd->ead", lin, X[el[:, :4]]) - X[el]).max(axis=(1, 2)) <= 1e-12 * mesh["size"]
+        vsum = vol.reshape(M, kind.subcells).sum(axis=1)
+        diff = np.abs(vsum - mesh["vol"])[affine]
+        rep.check(not diff.size or diff.max() <= 1e-12 * mesh["vol"][affine].max(),
+                  f"xdmf_cells: sub-tetrahedra volumes do not sum to the element volumes (max diff {diff.max() if diff.size else 0:.3e})")
+        return
+    cells = check_dataset(rep, h5, f"mesh/{dataset}", np.int64, (M, kind.n))
+    if cells is None:
+        return
+    if not rep.check(np.array_equal(np.sort(cells, axis=1), np.sort(el, axis=1)),
+                     f"/mesh/{dataset} rows are not permutations of /mesh/elements rows"):
+        return
+    # node k of the XDMF cell sits at VTK reference point k: the element's own interpolation there
+    want = np.einsum("ka,ead->ekd", kind.basis.N(kind.vtk_nodes), X[el])
+    err = np.abs(X[cells] - want).max(axis=(1, 2))
+    bad = np.flatnonzero(err > 1e-10 * mesh["size"])
+    rep.check(bad.size == 0, f"/mesh/{dataset}: {bad.size} cells not in {kind.xdmf_type} (VTK) node order "
+                             f"(first: element {bad[:1]}, node misplaced by {err.max():.3e})")
+    # and the two interpolations agree inside (at the quadrature points)
+    vtk = Lagrange(kind.vtk_nodes, tet_exps(2) if kind.name == "tet10" else hex_exps(2)) \
+        if kind.name in ("tet10", "hex27") else None
+    if vtk is not None:
+        a = np.einsum("qa,ead->eqd", vtk.N(kind.qr), X[cells])
+        b = np.einsum("qa,ead->eqd", kind.N_q, X[el])
+        rep.check(np.abs(a - b).max() <= 1e-10 * mesh["size"].max(),
+                  f"/mesh/{dataset}: VTK-order interpolation differs from the element's inside the cells")
+
+
+def check_xdmf_topology(rep, h5, xpath, base, grids, mesh):
+    """Every grid's Topology: type, counts, dataset for the kind; then the dataset itself."""
+    kind = KINDS[mesh["kind"]]
+    M = len(mesh["elements"])
+    rows, npe = (kind.subcells * M, 4) if kind.subcells else (M, kind.n)
+    datasets = set()
+    for k, g in enumerate(grids):
+        top = g.find("Topology")
+        if not rep.check(top is not None, f"{xpath}: grid {k} has no Topology"):
+            continue
+        rep.check(top.get("TopologyType") == kind.xdmf_type,
+                  f"{xpath}: grid {k} TopologyType {top.get('TopologyType')}, expected {kind.xdmf_type} for {kind.name}")
+        rep.check(top.get("NumberOfElements") == str(rows), f"{xpath}: grid {k} NumberOfElements is not {rows}")
+        rep.check(top.get("NodesPerElement") in (None, str(npe)), f"{xpath}: grid {k} NodesPerElement is not {npe}")
+        item = top.find("DataItem")
+        if not rep.check(item is not None and item.text, f"{xpath}: grid {k} Topology without DataItem"):
+            continue
+        rep.check(item.get("Dimensions") == f"{rows} {npe}", f"{xpath}: grid {k} topology Dimensions "
+                                                             f"{item.get('Dimensions')}, expected '{rows} {npe}'")
+        ref = item.text.strip()
+        if rep.check(ref.startswith(base + ":/mesh/"), f"{xpath}: grid {k} topology '{ref}' not in {base}:/mesh/"):
+            datasets.add(ref[len(base) + 7:])
+    if not rep.check(len(datasets) == 1, f"{xpath}: topology datasets {sorted(datasets)} (expected one)"):
+        return
+    ds = datasets.pop()
+    if kind.xdmf_dataset is not None:
+        rep.check(ds == kind.xdmf_dataset, f"{xpath}: topology from /mesh/{ds}, expected /mesh/{kind.xdmf_dataset}")
+    if rep.check(ds in ("elements", "xdmf_cells"), f"{xpath}: topology from /mesh/{ds}"):
+        check_xdmf_cells(rep, h5, mesh, ds)
+    if "mesh/xdmf_cells" in h5 and ds != "xdmf_cells":
+        rep.fail(f"/mesh/xdmf_cells present but the XDMF does not use it")
+
+
+# ----------------------------------------------------------------------------
+# --self-test: the kinds' definitions against closed forms and Gmsh's own files
+
+def _moment(kind, e):
+    """Exact integral of x^i y^j z^k over the kind's reference element."""
+    from math import factorial as f
+    i, j, k = e
+
+    def line(p):                       # int_{-1}^{1} t^p
+        return 2.0 / (p + 1) if p % 2 == 0 else 0.0
+    if kind.startswith("tet"):
+        return f(i) * f(j) * f(k) / f(i + j + k + 3)
+    if kind.startswith("hex"):
+        return line(i) * line(j) * line(k)
+    if kind == "prism6":
+        return f(i) * f(j) / f(i + j + 2) * line(k)
+    if i % 2 or j % 2:
+        return 0.0
+    return 4.0 / ((i + 1) * (j + 1)) * f(k) * f(i + j + 2) / f(i + j + k + 3)
+
+
+def _rule_exps(kind):
+    r = range(6)
+    if kind.startswith("tet"):
+        return [e for e in hex_exps(5) if sum(e) <= KIND_DEGREE[kind]]
+    if kind.startswith("hex"):
+        p = 3 if kind == "hex8" else 5
+        return [e for e in hex_exps(p)]
+    if kind == "prism6":
+        return [(i, j, k) for i in r for j in r for k in range(4) if i + j <= 2]
+    return [e for e in hex_exps(3) if sum(e) <= 3]
+
+
+def _sample(kind, rng, m):
+    """m random points inside the reference element (away from the pyramid's apex)."""
+    u = rng.random((m, 3))
+    if kind.startswith("tet"):
+        b = -np.log(rng.random((m, 4)))
+        return (b / b.sum(axis=1, keepdims=True))[:, 1:]
+    if kind.startswith("hex"):
+        return 2 * u - 1
+    if kind == "prism6":
+        flip = u[:, 0] + u[:, 1] > 1
+        u[flip, :2] = 1 - u[flip, :2]
+        return np.column_stack([u[:, 0], u[:, 1], 2 * u[:, 2] - 1])
+    z = 0.9 * u[:, 2]
+    return np.column_stack([(2 * u[:, 0] - 1) * (1 - z), (2 * u[:, 1] - 1) * (1 - z), z])
+
+
+def _read_msh22(path):
+    """Nodes {tag: xyz} and elements [(type, [node tags])] of a Gmsh 2.2 ASCII file."""
+    lines = open(path, encoding="ascii").read().split("\n")
+    i = lines.index("$Nodes")
+    nodes = {}
+    for line in lines[i + 2:i + 2 + int(lines[i + 1])]:
+        t = line.split()
+        nodes[int(t[0])] = np.array([float(v) for v in t[1:4]])
+    i = lines.index("$Elements")
+    elems = []
+    for line in lines[i + 2:i + 2 + int(lines[i + 1])]:
+        t = [int(v) for v in line.split()]
+        elems.append((t[1], t[3 + t[2]:]))
+    return nodes, elems
+
+
+def self_test(rep, data_dir):
+    rng = np.random.default_rng(1)
+    for name, kind in KINDS.items():
+        b = kind.basis
+        n = kind.n
+        rep.check(np.abs(b.N(b.nodes) - np.eye(n)).max() < 1e-12, f"self-test {name}: N_a(r_b) != delta_ab")
+        r = _sample(name, rng, 50)
+        N, dN = b.N(r), b.dN(r)
+        rep.check(np.abs(N.sum(axis=1) - 1).max() < 1e-12, f"self-test {name}: no partition of unity")
+        rep.check(np.abs(np.einsum("ad,pak->pdk", b.nodes, dN) - np.eye(3)).max() < 1e-11,
+                  f"self-test {name}: sum_a r_a (x) dN_a != I (not complete of degree 1)")
+        h = 1e-6
+        fd = np.stack([(b.N(r + h * np.eye(3)[k]) - b.N(r - h * np.eye(3)[k])) / (2 * h) for k in range(3)], axis=2)
+        rep.check(np.abs(fd - dN).max() < 1e-7, f"self-test {name}: dN differs from central differences "
+                                                f"by {np.abs(fd - dN).max():.2e}")
+        mono = Lagrange.__new__(Lagrange)
+        exps = _rule_exps(name)
+        mono.exps = np.array(exps)
+        got = mono.mono(kind.qr).T @ kind.qw
+        want = np.array([_moment(name, e) for e in exps])
+        rep.check(np.abs(got - want).max() < 1e-15 * 50, f"self-test {name}: the quadrature misses a monomial "
+                                                        f"by {np.abs(got - want).max():.2e}")
+        rep.check(np.all(kind.qw > 0), f"self-test {name}: non-positive quadrature weight")
+        if kind.vtk_nodes is not None:   # the XDMF node set is the element's node set
+            d = np.linalg.norm(kind.vtk_nodes[:, None] - b.nodes[None], axis=2)
+            rep.check(np.array_equal(np.sort(d.argmin(axis=1)), np.arange(n)) and d.min(axis=1).max() < 1e-14,
+                      f"self-test {name}: VTK reference nodes are not the element's nodes permuted")
+    # Gmsh's own files: each element's nodes mapped back to the reference element (affine meshes)
+    for fname, gtype, name in (("tet10.msh", 11, "tet10"), ("tet20.msh", 29, "tet20"), ("hex27.msh", 12, "hex27")):
+        path = os.path.join(data_dir, fname)
+        if not rep.check(os.path.isfile(path), f"self-test: missing {path}"):
+            continue
+        nodes, elems = _read_msh22(path)
+        ref = KINDS[name].basis.nodes
+        count = 0
+        for t, tags in elems:
+            if t != gtype:
+                continue
+            P = np.array([nodes[k] for k in tags])
+            if name.startswith("tet"):
+                A = (P[1:4] - P[0]).T
+                r = np.linalg.solve(A, (P - P[0]).T).T
+            else:
+                A = np.column_stack([P[1] - P[0], P[3] - P[0], P[4] - P[0]])
+                r = 2 * np.linalg.solve(A, (P - P[0]).T).T - 1
+            count += 1
+            rep.check(len(tags) == len(ref) and np.abs(r - ref).max() < 1e-9,
+                      f"self-test {name}: Gmsh's {fname} element orders its nodes differently")
+        rep.check(count > 0, f"self-test: no type-{gtype} element in {path}")
 
 
 # ----------------------------------------------------------------------------
@@ -499,14 +1046,15 @@ def check_free_fall(rep, mesh, attrs, frames):
 
 
 def check_compare(rep, h5, other_path, rtol, frames):
-    """Same mesh (rest_positions, tetrahedra, fixed_nodes exactly) and positions within rtol."""
+    """Same mesh (rest_positions, tetrahedra or elements, fixed_nodes exactly) and positions within rtol."""
     try:
         other = h5py.File(other_path, "r")
     except OSError as err:
         rep.fail(f"compare: cannot open {other_path}: {err}")
         return
     with other:
-        for path in ("mesh/rest_positions", "mesh/tetrahedra", "mesh/fixed_nodes"):
+        conn = "mesh/tetrahedra" if "mesh/tetrahedra" in h5 else "mesh/elements"
+        for path in ("mesh/rest_positions", conn, "mesh/fixed_nodes"):
             ok = path in other and other[path].shape == h5[path].shape and np.array_equal(other[path][()], h5[path][()])
             rep.check(ok, f"compare: {path} differs from {other_path}")
         names = frame_names(other)
@@ -524,7 +1072,7 @@ def check_compare(rep, h5, other_path, rtol, frames):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description="Independent checker of pbng HDF5 output.")
-    p.add_argument("file")
+    p.add_argument("file", nargs="?")
     p.add_argument("--max-relative-residual", type=float, default=None)
     p.add_argument("--frames", type=int, default=None, help="expected number of frames after frame 0")
     p.add_argument("--patch-test", action="store_true")
@@ -532,7 +1080,14 @@ def parse_args(argv):
     p.add_argument("--compare", default=None)
     p.add_argument("--rtol", type=float, default=None)
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--self-test", action="store_true",
+                   help="check the element kinds' nodes, shape functions and quadrature (no file needed)")
+    p.add_argument("--element-order-data", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                "data", "element_order"),
+                   help="directory of Gmsh's reference meshes for --self-test")
     args = p.parse_args(argv)
+    if args.file is None and not args.self_test:
+        p.error("the following arguments are required: file")
     if args.compare is not None and args.rtol is None:
         p.error("--compare needs --rtol")
     return args
@@ -547,11 +1102,17 @@ def run(args):
         return rep, None
     with h5:
         attrs = read_root_attrs(rep, h5)
-        mesh = check_mesh(rep, h5)
+        kind = as_str(h5.attrs["element"]) if "element" in h5.attrs else "tet4"
+        if not rep.check(kind in KINDS, f"unknown element kind '{kind}'"):
+            return rep, None
+        if kind == "tet4":
+            mesh = check_mesh(rep, h5)
+        else:
+            mesh = check_mesh_kind(rep, h5, kind)
         frames = check_frames(rep, h5, len(mesh["X"])) if mesh is not None else None
         if frames is None:
             return rep, None
-        check_xdmf(rep, args.file, frames, len(mesh["X"]), len(mesh["tets"]))
+        check_xdmf(rep, args.file, frames, len(mesh["X"]), len(mesh.get("tets", mesh.get("elements"))), h5, mesh)
         if args.frames is not None:
             rep.check(len(frames) == args.frames + 1, f"{len(frames)} frames stored, expected {args.frames + 1}")
         if attrs is not None:
@@ -567,6 +1128,16 @@ def run(args):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.self_test:
+        rep = Report()
+        self_test(rep, args.element_order_data)
+        if rep.failures:
+            print(f"check_output: self-test: {rep.failures} failure(s)")
+            return 1
+        if not args.quiet:
+            print(f"check_output: self-test ok ({', '.join(KINDS)})")
+        if args.file is None:
+            return 0
     rep, frames = run(args)
     if rep.failures:
         print(f"check_output: {args.file}: {rep.failures} failure(s)")
