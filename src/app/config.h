@@ -77,6 +77,8 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
  * tet20) first coarsen the order: level 1 is the linear mesh of the same cells (p-multigrid), then
  * the grid halves. Coarse generated levels are linear tetrahedra of the same split. */
 int pbng_config_coarse_res(const pbng_config *cfg, int k);
+/* With -cells: level k's cells per axis (each axis coarsened as -res is). */
+void pbng_config_coarse_cells(const pbng_config *cfg, int k, int cells[3]);
 
 /* Coarse level k's mesh when it comes from the configuration alone: a generated scene's mesh at
  * pbng_config_coarse_res (the stacked blocks keep the finest level's gap), or -mesh_levels' k-th

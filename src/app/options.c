@@ -231,11 +231,10 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
-  PetscCheck(levels <= 1 || cfg->cells[0] == 0, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "-multilevel %d: the levels of a generated mesh come from -res (not -cells)", (int)levels);
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-multilevel %d: the generated mesh (-res %d) has only %d coarser level%s with at least 2 nodes per axis", (int)levels, cfg->res, usable,
+             "-multilevel %d: the generated mesh (%s %d%s) has only %d coarser level%s with at least 2 nodes per axis", (int)levels,
+             cfg->cells[0] > 0 ? "-cells" : "-res", cfg->cells[0] > 0 ? cfg->cells[0] : cfg->res, cfg->cells[0] > 0 ? ",..." : "", usable,
              usable == 1 ? "" : "s");
   PetscCall(read_coarsen_options(PetscOptionsObject, cfg, o->multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && !files_set));
   PetscFunctionReturn(0);

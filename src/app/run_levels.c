@@ -69,6 +69,12 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg, k);
   char kind[16] = ""; /* named when the finest level is not linear tetrahedra (p-multigrid) */
   if (cfg->elements.kind != PBNG_ELEMENT_TET4) snprintf(kind, sizeof(kind), ", %s", k == 0 ? pbng_element_type_get(cfg->elements.kind)->name : "tet4");
+  if (cfg->cells[0] > 0 && cfg->mesh_source != PBNG_MESH_FILE) {
+    int cells[3];
+    pbng_config_coarse_cells(cfg, k, cells);
+    snprintf(buf, len, "generated %s of %dx%dx%d cells%s", cfg->mesh_source == PBNG_MESH_BAR ? "bar" : "box", cells[0], cells[1], cells[2], kind);
+    return;
+  }
   switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: snprintf(buf, len, "generated Res-%d box%s", res, kind); break;
   case PBNG_MESH_BAR: snprintf(buf, len, "generated bar, res %d%s", res, kind); break;

@@ -183,23 +183,40 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
   PetscFunctionReturn(0);
 }
 
-/* The box or bar of -cells: cells[d] + 1 corner vertices along axis d. */
-static PetscErrorCode generate_cells(const pbng_config *cfg, pbng_mesh *mesh)
+/* n nodes per axis after k halvings (r -> (r + 1) / 2), after the p-coarsening of a high-order kind. */
+static int coarse_nodes(const pbng_config *cfg, int n, int k)
 {
-  const int64_t n[3] = {cfg->cells[0] + 1, cfg->cells[1] + 1, cfg->cells[2] + 1};
+  if (k > 0 && pbng_element_type_get(cfg->elements.kind)->order > 1) --k; /* p-coarsening first */
+  for (int j = 0; j < k; ++j) n = (n + 1) / 2;
+  return n;
+}
+
+void pbng_config_coarse_cells(const pbng_config *cfg, int k, int cells[3])
+{
+  for (int d = 0; d < 3; ++d) cells[d] = coarse_nodes(cfg, cfg->cells[d] + 1, k) - 1;
+}
+
+/* The box or bar of -cells at coarse level k (0: the finest): coarse_nodes(cells[d] + 1, k) corner
+ * vertices along axis d, of el's elements. */
+static PetscErrorCode generate_cells(const pbng_config *cfg, int k, const pbng_grid_elements *el, pbng_mesh *mesh)
+{
+  int64_t n[3];
   const double lo[3] = {0, 0, 0}, hi[3] = {cfg->mesh_source == PBNG_MESH_BAR ? cfg->bar_length : 1.0, 1, 1};
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_grid(n, lo, hi, &cfg->elements, mesh));
-  snprintf(mesh->source, sizeof(mesh->source), "%s of %dx%dx%d cells (%s)", cfg->mesh_source == PBNG_MESH_BAR ? "bar" : "box", cfg->cells[0],
-           cfg->cells[1], cfg->cells[2], mesh->etype->name);
+  int cells[3];
+  pbng_config_coarse_cells(cfg, k, cells);
+  for (int d = 0; d < 3; ++d) n[d] = cells[d] + 1;
+  PetscCall(pbng_generate_grid(n, lo, hi, el, mesh));
+  snprintf(mesh->source, sizeof(mesh->source), "%s of %dx%dx%d cells (%s)", cfg->mesh_source == PBNG_MESH_BAR ? "bar" : "box", (int)n[0] - 1,
+           (int)n[1] - 1, (int)n[2] - 1, mesh->etype->name);
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 {
   PetscFunctionBeginUser;
-  if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) PetscCall(generate_cells(cfg, mesh));
+  if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) PetscCall(generate_cells(cfg, 0, &cfg->elements, mesh));
   else switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, &cfg->elements, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, &cfg->elements, mesh)); break;
@@ -212,10 +229,11 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 
 int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
-  int res = cfg->res;
-  if (k > 0 && pbng_element_type_get(cfg->elements.kind)->order > 1) --k; /* p-coarsening first */
-  for (int j = 0; j < k; ++j) res = (res + 1) / 2;
-  return res >= 2 ? res : 0;
+  int n = cfg->res;
+  if (cfg->cells[0] > 0) /* -cells: the smallest axis decides */
+    for (int d = 0; d < 3; ++d) n = d == 0 || cfg->cells[d] + 1 < n ? cfg->cells[d] + 1 : n;
+  n = coarse_nodes(cfg, n, k);
+  return n >= 2 ? coarse_nodes(cfg, cfg->res, k) : 0;
 }
 
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made)
@@ -227,6 +245,10 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
   *made = 1;
   PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "coarse level %d of a generated mesh with -res %d would have fewer than 2 nodes per axis", k, cfg->res); /* checked with the options */
+  if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) {
+    PetscCall(generate_cells(cfg, k, &linear, mesh));
+    PetscFunctionReturn(0);
+  }
   switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, &linear, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, &linear, mesh)); break;

@@ -49,6 +49,9 @@ static const pbng_element_face pyramid5_faces[5] = {{4, 4, {0, 3, 2, 1}}, {3, 3,
  * (VTK: (1,3) then (2,3)); the triquadratic hexahedron's edges ((0,1), (1,2), (2,3), (3,0), the top
  * four, then the verticals) and faces (x=-1, x=1, y=-1, y=1, z=-1, z=1). */
 static const int tet10_xdmf[10] = {0, 1, 2, 3, 4, 5, 6, 7, 9, 8};
+/* VTK's wedge lists its base (0,1,2) with the normal pointing away from the top (3,4,5): the
+ * reverse of Gmsh's counter-clockwise triangles (as meshio maps them). */
+static const int prism6_xdmf[6] = {0, 2, 1, 3, 5, 4};
 static const int hex27_xdmf[27] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 13, 9, 16, 18, 19, 17, 10, 12, 14, 15, 22, 23, 21, 24, 20, 25, 26};
 
 static const pbng_element_type element_types[PBNG_ELEMENT_KIND_COUNT] = {
@@ -57,7 +60,7 @@ static const pbng_element_type element_types[PBNG_ELEMENT_KIND_COUNT] = {
   {PBNG_ELEMENT_TET20, "tet20", 20, 3, PBNG_SHAPE_TETRAHEDRON, tet20_nodes, 1.0 / 6, 29, NULL, NULL, 14, 5, 4, tet20_faces},
   {PBNG_ELEMENT_HEX8, "hex8", 8, 1, PBNG_SHAPE_HEXAHEDRON, hex8_nodes, 8.0, 5, "Hexahedron", NULL, 8, 3, 6, hex8_faces},
   {PBNG_ELEMENT_HEX27, "hex27", 27, 2, PBNG_SHAPE_HEXAHEDRON, hex27_nodes, 8.0, 12, "Hexahedron_27", hex27_xdmf, 27, 5, 6, hex27_faces},
-  {PBNG_ELEMENT_PRISM6, "prism6", 6, 1, PBNG_SHAPE_PRISM, prism6_nodes, 1.0, 6, "Wedge", NULL, 6, 2, 5, prism6_faces},
+  {PBNG_ELEMENT_PRISM6, "prism6", 6, 1, PBNG_SHAPE_PRISM, prism6_nodes, 1.0, 6, "Wedge", prism6_xdmf, 6, 2, 5, prism6_faces},
   {PBNG_ELEMENT_PYRAMID5, "pyramid5", 5, 1, PBNG_SHAPE_PYRAMID, pyramid5_nodes, 4.0 / 3, 7, "Pyramid", NULL, 12, 3, 5, pyramid5_faces},
 };
 
