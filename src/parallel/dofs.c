@@ -28,3 +28,10 @@ PetscErrorCode pbng_dof_map_destroy(pbng_dof_map *map)
   memset(map, 0, sizeof(*map));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode pbng_dof_map_forget_nodes(pbng_dof_map *map)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(map->node_dof));
+  PetscFunctionReturn(0);
+}

@@ -15,5 +15,8 @@ typedef struct {
 /* Collective. The halo must be the subdomain's (ghost indices travel like positions). */
 PetscErrorCode pbng_dof_map_create(const pbng_dmesh *dm, pbng_halo *halo, pbng_dof_map *map);
 PetscErrorCode pbng_dof_map_destroy(pbng_dof_map *map);
+/* Frees node_dof (first and nglobal stay): for a level that assembles nothing once its transfer
+ * operators are built. */
+PetscErrorCode pbng_dof_map_forget_nodes(pbng_dof_map *map);
 
 #endif

@@ -1,45 +1,105 @@
 #include "parallel/reduce.h"
 #include <math.h>
+#include <string.h>
 
-enum { FRACTION_BITS = 100, LIMBS = 4 };
+#define LIMB_BASE 4294967296LL   /* 2^32 */
+#define LIMB_SHIFT_LOWEST 1074   /* limb k weighs 2^(32 k - 1074): limb 0's unit is the smallest subnormal */
+#define PENDING_MAX (1LL << 27)  /* terms between normalisations: every |limb| stays below 2^32 (1 + terms) < 2^60 */
 
-/* [0]: the largest |term|; [1]: 1 when a term is not finite (fmax alone would skip NaNs), else 0. */
-static void local_max_abs(int narrays, const double *const *arrays, const int64_t *counts, double out[2])
+void pbng_exact_sum_zero(pbng_exact_sum *s) { memset(s, 0, sizeof(*s)); }
+
+/* Carries move up until limbs 0..L-2 lie in [0, 2^32); the top limb keeps the sign. The value
+ * sum_k limb[k] 2^(32 k) is unchanged. */
+static void normalise(int64_t *limb)
 {
-  out[0] = out[1] = 0.0;
-  for (int a = 0; a < narrays; ++a)
-    for (int64_t k = 0; k < counts[a]; ++k) {
-      if (!isfinite(arrays[a][k])) out[1] = 1.0;
-      else out[0] = fmax(out[0], fabs(arrays[a][k]));
-    }
+  for (int k = 0; k < PBNG_EXACT_LIMBS - 1; ++k) {
+    int64_t carry = limb[k] / LIMB_BASE;
+    if (limb[k] % LIMB_BASE < 0) carry -= 1; /* floor division */
+    limb[k] -= carry * LIMB_BASE;
+    limb[k + 1] += carry;
+  }
 }
 
-/* Adds round(v 2^(FRACTION_BITS - e)) to the limb sums (limb k weighs 2^(32 k)). */
-static void add_fixed_point(double v, int e, int64_t limb[LIMBS])
+static void count_pending(pbng_exact_sum *s, int64_t terms)
 {
-  const __int128 t = (__int128)ldexp(v, FRACTION_BITS - e); /* |t| < 2^100: exact scaling, truncated */
-  for (int k = 0; k < LIMBS - 1; ++k) limb[k] += (int64_t)((t >> (32 * k)) & 0xffffffff);
-  limb[LIMBS - 1] += (int64_t)(t >> (32 * (LIMBS - 1)));
+  s->pending += terms;
+  if (s->pending >= PENDING_MAX) normalise(s->limb), s->pending = 0;
+}
+
+/* v = m 2^(p - 1074) with the integer m < 2^53 and 0 <= p <= 2045 (the bits of the double); m 2^(p mod 32)
+ * < 2^85 is added to limbs p/32 .. p/32 + 2 in three 32-bit pieces. */
+void pbng_exact_sum_add(pbng_exact_sum *s, double v)
+{
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof(bits));
+  const int biased = (int)((bits >> 52) & 0x7ff);
+  if (biased == 0x7ff) {
+    s->not_finite++;
+    return;
+  }
+  uint64_t m = bits & ((1ULL << 52) - 1);
+  int p = 0; /* subnormal: m 2^-1074 */
+  if (biased) m |= 1ULL << 52, p = biased - 1;
+  if (!m) return;
+  const int k = p >> 5;
+  const unsigned __int128 t = (unsigned __int128)m << (p & 31);
+  const int64_t lo = (int64_t)(uint64_t)(t & 0xffffffffu), mid = (int64_t)(uint64_t)((t >> 32) & 0xffffffffu), hi = (int64_t)(uint64_t)(t >> 64);
+  if (bits >> 63) s->limb[k] -= lo, s->limb[k + 1] -= mid, s->limb[k + 2] -= hi;
+  else s->limb[k] += lo, s->limb[k + 1] += mid, s->limb[k + 2] += hi;
+  count_pending(s, 1);
+}
+
+/* The bound on |limb| grows as if from's terms had been added to into one by one (plus one for from's
+ * normalised part). */
+void pbng_exact_sum_merge(pbng_exact_sum *into, const pbng_exact_sum *from)
+{
+  for (int k = 0; k < PBNG_EXACT_LIMBS; ++k) into->limb[k] += from->limb[k];
+  into->not_finite += from->not_finite;
+  count_pending(into, 1 + from->pending);
+}
+
+/* The normalised integer sum_k limb[k] 2^(32 k - 1074) as a double: its magnitude summed from the top
+ * limb down (limbs below 2^32 are exact doubles), then the sign. */
+static double to_double(int64_t *limb)
+{
+  double sign = 1.0, value = 0.0;
+  if (limb[PBNG_EXACT_LIMBS - 1] < 0) {
+    for (int k = 0; k < PBNG_EXACT_LIMBS; ++k) limb[k] = -limb[k];
+    normalise(limb);
+    sign = -1.0;
+  }
+  for (int k = PBNG_EXACT_LIMBS - 1; k >= 0; --k) value += ldexp((double)limb[k], 32 * k - LIMB_SHIFT_LOWEST);
+  return sign * value;
+}
+
+PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum)
+{
+  int64_t mine[PBNG_EXACT_LIMBS + 1], total[PBNG_EXACT_LIMBS + 1];
+
+  PetscFunctionBeginUser;
+  normalise(s->limb), s->pending = 0; /* each rank's limbs below 2^32: any number of ranks adds up safely */
+  memcpy(mine, s->limb, sizeof(s->limb));
+  mine[PBNG_EXACT_LIMBS] = s->not_finite;
+  PetscCallMPI(MPI_Allreduce(mine, total, PBNG_EXACT_LIMBS + 1, MPI_INT64_T, MPI_SUM, comm));
+  if (total[PBNG_EXACT_LIMBS]) {
+    *sum = NAN;
+    PetscFunctionReturn(0);
+  }
+  normalise(total);
+  *sum = to_double(total);
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_reproducible_sum(MPI_Comm comm, int narrays, const double *const *arrays, const int64_t *counts,
                                      double *sum)
 {
-  double mine[2], max[2];
-  int64_t limb[LIMBS] = {0}, total[LIMBS];
-  int e;
+  pbng_exact_sum s;
 
   PetscFunctionBeginUser;
-  local_max_abs(narrays, arrays, counts, mine);
-  PetscCallMPI(MPI_Allreduce(mine, max, 2, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCheck(max[1] == 0.0, comm, PETSC_ERR_FP, "non-finite value in a global sum (the solution diverged?)");
-  const double global = max[0];
-  *sum = 0.0;
-  if (global == 0.0) PetscFunctionReturn(0);
-  e = ilogb(global) + 1; /* every |term| < 2^e */
+  pbng_exact_sum_zero(&s);
   for (int a = 0; a < narrays; ++a)
-    for (int64_t k = 0; k < counts[a]; ++k) add_fixed_point(arrays[a][k], e, limb);
-  PetscCallMPI(MPI_Allreduce(limb, total, LIMBS, MPI_INT64_T, MPI_SUM, comm));
-  for (int k = LIMBS - 1; k >= 0; --k) *sum += ldexp((double)total[k], 32 * k + e - FRACTION_BITS);
+    for (int64_t k = 0; k < counts[a]; ++k) pbng_exact_sum_add(&s, arrays[a][k]);
+  PetscCall(pbng_exact_sum_allreduce(comm, &s, sum));
+  PetscCheck(!isnan(*sum), comm, PETSC_ERR_FP, "non-finite value in a global sum (the solution diverged?)");
   PetscFunctionReturn(0);
 }

@@ -1,7 +1,8 @@
 /* Global sums that do not depend on the number of ranks or threads, nor on the order of the terms:
- * every term is rounded once to a fixed-point grid set by the global largest magnitude (2^-100 of
- * it), the integers are summed exactly in 32-bit limbs held in int64, and only the final limb sums
- * are converted back. Used for the residual and the energy. */
+ * the sum is accumulated exactly, as an integer multiple of 2^-1074 (the smallest double) held in
+ * 32-bit limbs of int64 counters, and rounded to a double only once, after the ranks' limbs are added
+ * up. Every term is added as it is computed (pbng_exact_sum_add): a sum over millions of elements needs
+ * no array of its terms. Used for the residual, the energy and the line searches' slopes. */
 #ifndef PBNG_PARALLEL_REDUCE_H
 #define PBNG_PARALLEL_REDUCE_H
 
@@ -9,8 +10,26 @@
 #include <petscsys.h>
 #include <stdint.h>
 
-/* *sum = the sum over all ranks of every entry of arrays[0..narrays-1] (counts[k] entries each).
- * Collective. Terms must be finite; at most 2^31 terms per rank. */
+/* Limb k weighs 2^(32 k - 1074); 68 limbs hold any sum of up to 2^60 finite doubles. */
+enum { PBNG_EXACT_LIMBS = 68 };
+
+typedef struct {
+  int64_t limb[PBNG_EXACT_LIMBS];
+  int64_t pending;  /* terms added since the limbs were last normalised (each limb then in [0, 2^32)) */
+  int64_t not_finite; /* terms that were NaN or infinite */
+} pbng_exact_sum;
+
+void pbng_exact_sum_zero(pbng_exact_sum *s);
+/* s += v, exactly (a non-finite v is counted instead). */
+void pbng_exact_sum_add(pbng_exact_sum *s, double v);
+/* into += from, exactly (e.g. each thread's sum into the rank's). */
+void pbng_exact_sum_merge(pbng_exact_sum *into, const pbng_exact_sum *from);
+/* *sum = the sum over every rank's s, rounded once to a double; NaN when any rank added a non-finite
+ * term. The same value on every rank. Collective; s is left normalised. */
+PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum);
+
+/* *sum = the sum over all ranks of every entry of arrays[0..narrays-1] (counts[k] entries each), as
+ * above. Collective. A non-finite term is an error (PETSC_ERR_FP). */
 PetscErrorCode pbng_reproducible_sum(MPI_Comm comm, int narrays, const double *const *arrays, const int64_t *counts,
                                      double *sum);
 

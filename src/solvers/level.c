@@ -26,6 +26,8 @@ PetscErrorCode pbng_level_create(pbng_problem *pb, const pbng_sweep_options *opt
 PetscErrorCode pbng_level_destroy(pbng_level *lev)
 {
   PetscFunctionBeginUser;
+  PetscCheck(!lev->home, lev->pb->dm->comm, PETSC_ERR_ORDER, "destroy the level's home vector before the level");
+  PetscCall(PetscFree(lev->home_save));
   PetscCall(MatDestroy(&lev->K));
   PetscCall(pbng_sweeper_destroy(&lev->sweeper));
   PetscCall(pbng_dof_map_destroy(&lev->map));
@@ -43,14 +45,91 @@ PetscErrorCode pbng_level_create_vec(const pbng_level *lev, Vec *v)
   PetscFunctionReturn(0);
 }
 
+/* Destroying home forgets it (a PETSc destroy hook: the level must not displace a vector that is gone).
+ * Values moved aside into home_save come back; a scratch vector may be gone already (an error path:
+ * the positions then hold the last trial point). */
+static PetscErrorCode forget_home(void *ctx)
+{
+  pbng_level *lev = ctx;
+
+  PetscFunctionBeginUser;
+  if (lev->home_aside && lev->home_aside == lev->home_save) memcpy(lev->pb->x, lev->home_save, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  lev->home = NULL, lev->home_aside = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_create_home_vec(pbng_level *lev, Vec *v)
+{
+  const pbng_problem *pb = lev->pb;
+  PetscMPIInt size;
+  PetscContainer hook;
+
+  PetscFunctionBeginUser;
+  PetscCheck(!lev->home, pb->dm->comm, PETSC_ERR_ARG_WRONGSTATE, "the level has a home vector already");
+  PetscCallMPI(MPI_Comm_size(pb->dm->comm, &size));
+  if (size == 1) PetscCall(VecCreateSeqWithArray(pb->dm->comm, 3, 3 * (PetscInt)pb->dm->nfree, pb->x, v));
+  else PetscCall(VecCreateMPIWithArray(pb->dm->comm, 3, 3 * (PetscInt)pb->dm->nfree, 3 * (PetscInt)lev->map.nglobal, pb->x, v));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &hook));
+  PetscCall(PetscContainerSetPointer(hook, lev));
+  PetscCall(PetscContainerSetUserDestroy(hook, forget_home));
+  PetscCall(PetscObjectCompose((PetscObject)*v, "pbng_level_home", (PetscObject)hook));
+  PetscCall(PetscContainerDestroy(&hook));
+  lev->home = *v;
+  PetscFunctionReturn(0);
+}
+
+/* home's values go to `to` (home_save when NULL) and home's storage with them. */
+static PetscErrorCode move_home_aside(pbng_level *lev, double *to)
+{
+  const size_t n = 3 * (size_t)lev->pb->dm->nfree;
+
+  PetscFunctionBeginUser;
+  if (!lev->home || lev->home_aside) PetscFunctionReturn(0);
+  if (!to) {
+    if (!lev->home_save) PetscCall(PetscMalloc1(n + 1, &lev->home_save));
+    to = lev->home_save;
+  }
+  memcpy(to, lev->pb->x, sizeof(double) * n);
+  PetscCall(VecPlaceArray(lev->home, to));
+  lev->home_aside = to;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_displace_home(pbng_level *lev, Vec scratch)
+{
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCheck(scratch != lev->home, lev->pb->dm->comm, PETSC_ERR_ARG_IDN, "home cannot be its own scratch");
+  PetscCall(VecGetArray(scratch, &a)); /* the storage stays scratch's; home borrows it until loaded next */
+  PetscCall(move_home_aside(lev, a));
+  PetscCall(VecRestoreArray(scratch, &a));
+  PetscFunctionReturn(0);
+}
+
+/* home's values back into the positions and its storage with them. */
+static PetscErrorCode bring_home_back(pbng_level *lev)
+{
+  PetscFunctionBeginUser;
+  if (!lev->home_aside) PetscFunctionReturn(0);
+  memcpy(lev->pb->x, lev->home_aside, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  PetscCall(VecResetArray(lev->home));
+  lev->home_aside = NULL;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_level_load(pbng_level *lev, Vec X)
 {
   const PetscScalar *a;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(X, &a));
-  memcpy(lev->pb->x, a, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree); /* owned free nodes come first */
-  PetscCall(VecRestoreArrayRead(X, &a));
+  if (X == lev->home) PetscCall(bring_home_back(lev)); /* home's storage is the positions */
+  else {
+    PetscCall(move_home_aside(lev, NULL));
+    PetscCall(VecGetArrayRead(X, &a));
+    memcpy(lev->pb->x, a, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree); /* owned free nodes come first */
+    PetscCall(VecRestoreArrayRead(X, &a));
+  }
   PetscCall(pbng_problem_update_ghosts(lev->pb));
   PetscFunctionReturn(0);
 }
@@ -61,7 +140,7 @@ PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArray(X, &a));
-  memcpy(a, lev->pb->x, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  if (a != lev->pb->x) memcpy(a, lev->pb->x, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
   PetscCall(VecRestoreArray(X, &a));
   PetscFunctionReturn(0);
 }
@@ -75,6 +154,7 @@ static PetscErrorCode load_along(pbng_level *lev, Vec X, PetscReal alpha, Vec D)
   const int64_t n = 3 * (int64_t)lev->pb->dm->nfree;
 
   PetscFunctionBeginUser;
+  PetscCall(move_home_aside(lev, NULL)); /* home's values are about to be overwritten (nothing to do if displaced) */
   PetscCall(VecGetArrayRead(X, &x));
   PetscCall(VecGetArrayRead(D, &d));
 #pragma omp parallel for schedule(static)
@@ -194,7 +274,8 @@ PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscRe
   const int32_t nfree = pb->dm->nfree;
   Vec B;
   const PetscScalar *b = NULL, *d;
-  double *term, t0;
+  pbng_exact_sum sum;
+  double t0;
 
   PetscFunctionBeginUser;
   PetscCall(enter(lev, &t0));
@@ -202,20 +283,24 @@ PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscRe
   PetscCall(SNESGetRhs(snes, &B));
   if (B) PetscCall(VecGetArrayRead(B, &b));
   PetscCall(VecGetArrayRead(D, &d));
-  PetscCall(PetscMalloc1(nfree + 1, &term));
-#pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < nfree; ++i) { /* (F_i - b_i).d_i with F_i = -f_i */
-    double f[3];
-    pbng_node_force(pb, i, pb->x, f, NULL, 0);
-    term[i] = 0;
-    for (int k = 0; k < 3; ++k) term[i] -= (f[k] + (b ? b[3 * i + k] : 0.0)) * d[3 * i + k];
+  pbng_exact_sum_zero(&sum);
+#pragma omp parallel
+  {
+    pbng_exact_sum mine;
+    pbng_exact_sum_zero(&mine);
+#pragma omp for schedule(static) nowait
+    for (int32_t i = 0; i < nfree; ++i) { /* (F_i - b_i).d_i with F_i = -f_i */
+      double f[3], term = 0.0;
+      pbng_node_force(pb, i, pb->x, f, NULL, 0);
+      for (int k = 0; k < 3; ++k) term -= (f[k] + (b ? b[3 * i + k] : 0.0)) * d[3 * i + k];
+      pbng_exact_sum_add(&mine, term);
+    }
+#pragma omp critical(pbng_slope_sum)
+    pbng_exact_sum_merge(&sum, &mine);
   }
   PetscCall(VecRestoreArrayRead(D, &d));
   if (B) PetscCall(VecRestoreArrayRead(B, &b));
-  const double *terms[1] = {term};
-  const int64_t counts[1] = {nfree};
-  PetscCall(pbng_reproducible_sum(pb->dm->comm, 1, terms, counts, slope));
-  PetscCall(PetscFree(term));
+  PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, slope)); /* NaN at a point where a force is not finite */
   lev->functions++;
   PetscCall(leave(lev, t0));
   PetscFunctionReturn(0);
@@ -266,6 +351,8 @@ PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes)
 PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, SNES snes)
 {
   PetscFunctionBeginUser;
+  PetscCheck(lev->K || lev->map.node_dof, lev->pb->dm->comm, PETSC_ERR_ARG_WRONGSTATE, "level %d has no numbering of its nodes left to assemble a matrix with",
+             lev->index);
   if (!lev->K) {
     PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
     PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));

@@ -26,6 +26,10 @@ typedef struct {
   Mat K;                     /* projected stiffness for a Newton solver on this level, or NULL */
   pbng_hessian_kind hessian; /* how K is made PSD */
   PetscLogStage stage;       /* -log_view: this level's callbacks ("PBNG level l"; -1: none) */
+  Vec home;                  /* the vector whose storage is the problem's positions (pbng_level_create_home_vec), or NULL */
+  double *home_save;         /* home's values while another vector's positions are loaded (made on first need) */
+  const double *home_aside;  /* where home's values are while they are not in the positions (home_save or a scratch
+                                vector's storage), or NULL */
   double seconds;            /* wall time in this level's callbacks */
   long long sweeps, functions, objectives, jacobians;
 } pbng_level;
@@ -38,13 +42,25 @@ PetscErrorCode pbng_level_destroy(pbng_level *lev);
 /* A vector of the level's unknowns (block size 3). */
 PetscErrorCode pbng_level_create_vec(const pbng_level *lev, Vec *v);
 
+/* A vector of the level's unknowns whose storage is the problem's own positions (owned free nodes
+ * come first there): a solver's solution vector without a copy of the positions. Loading another
+ * vector moves home's values aside first (into home_save, allocated then), and loading home brings
+ * them back, so home always holds its own values. At most one per level; destroy it before the level. */
+PetscErrorCode pbng_level_create_home_vec(pbng_level *lev, Vec *v);
+
+/* Keeps home's values in `scratch` (a vector of the level's layout whose values are not needed until
+ * home is loaded next), so that trial points along a direction can be written into the positions
+ * without allocating home_save. Nothing else may write scratch until then. */
+PetscErrorCode pbng_level_displace_home(pbng_level *lev, Vec scratch);
+
 /* The problem's positions <- X (owned free nodes, then every ghost), and X <- the positions. */
 PetscErrorCode pbng_level_load(pbng_level *lev, Vec X);
 PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X);
 
 /* Along a direction D from X, at X + alpha D, without a trial vector (the line search on coarse
  * corrections): the objective E - b.x, and the slope (F - b).D, b the SNES's right-hand side
- * (collective; sums independent of the rank and thread counts). */
+ * (collective; sums independent of the rank and thread counts). The trial point is written into the
+ * positions: when X is home it is displaced first (pbng_level_displace_home avoids the copy). */
 PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *obj);
 PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *slope);
 

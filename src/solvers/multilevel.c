@@ -56,17 +56,19 @@ struct multilevel_data {
 #define CORRECTION_ALPHA_MAX 4.0 /* the longest step along a correction (coarse levels are stiffer: alpha > 1 is common) */
 
 /* The secant rule: the minimiser of the quadratic whose slopes along d are s0 at 0 and s1 at 1,
- * within [0, CORRECTION_ALPHA_MAX]; a correction that is not a descent direction is rejected (alpha = 0). */
+ * within [0, CORRECTION_ALPHA_MAX]; a correction that is not a descent direction, or whose full step
+ * gives non-finite forces, is rejected (alpha = 0). */
 static double secant_alpha(double s0, double s1)
 {
-  if (!(s0 < 0)) return 0.0;
+  if (!(s0 < 0) || !isfinite(s1)) return 0.0; /* not a descent direction, or forces not finite at the full step */
   if (!(s1 > s0)) return CORRECTION_ALPHA_MAX; /* no positive curvature seen: the longest step allowed */
   const double a = -s0 / (s1 - s0);
   return a > CORRECTION_ALPHA_MAX ? CORRECTION_ALPHA_MAX : a;
 }
 
 /* alpha for x + alpha d on level c->l: F = F_l(x) - b_l at x (left by FAS in the level's function
- * vector). Trial points are evaluated in place (pbng_level_*_along), without a trial vector. */
+ * vector). Trial points are evaluated in place (pbng_level_*_along), without a trial vector; F is not
+ * needed after the slope at 0 (s0) and holds x meanwhile when x is the finest level's solution. */
 static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
 {
   multilevel_data *ml = c->ml;
@@ -81,12 +83,16 @@ static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
   PetscCall(SNESFASGetCycleSNES(ml->fas, c->l, &snes));
   PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
   PetscCall(VecDot(F, d, &s0));
+  if (ml->search != PBNG_CORRECTION_SECANT) PetscCall(SNESComputeObjective(snes, x, &phi0));
+  /* Trial points are written into the positions. When x is stored there (the finest level's solution),
+   * it is kept meanwhile in F, which FAS does not read again before the level evaluates it anew (every
+   * PETSc 3.18 cycle post-smooths after a correction, and the smoother's function vector is F). */
+  if (x == lev->home) PetscCall(pbng_level_displace_home(lev, F));
   if (ml->search == PBNG_CORRECTION_SECANT) {
     PetscCall(pbng_level_slope_along(lev, snes, x, 1.0, d, &s1));
     *alpha = secant_alpha(s0, s1);
     PetscFunctionReturn(0);
   }
-  PetscCall(SNESComputeObjective(snes, x, &phi0));
   PetscCall(pbng_level_objective_along(lev, snes, x, 1.0, d, &phi1));
   const double noise = 1e-13 * (fabs(phi0) + fabs(phi1));
   if (fabs(phi1 - phi0) <= noise && fabs(s0) <= noise) { /* the energy cannot tell: ask the gradient */
@@ -307,9 +313,32 @@ static PetscErrorCode free_work_vectors(SNES snes)
   PetscFunctionReturn(0);
 }
 
-/* Sets FAS up now (with the run's vector as the finest solution) and returns what PETSc 3.18's FAS
- * allocates but never uses: a level's work[1] (read by the additive cycle only; work[0] of a level is
- * the finer level's restricted solution, so the finest level's is not needed either) and the vector
+/* A level's smoothers share its cycle SNES's solution-update vector: SNESSolve gives every SNES
+ * without one a vector of its own, but the smoothers are set up (and take the cycle's) before the
+ * cycle's first solve makes it. The cycle's holds the interpolated correction (correction_vector)
+ * only between the coarse solve and the post-smoothing; a smoother that uses the vector (a Newton-type
+ * -fas_levels_snes_type) does so only while it smooths. */
+static PetscErrorCode share_update_vector(SNES cycle)
+{
+  SNES smoother[2];
+
+  PetscFunctionBeginUser;
+  if (!cycle->vec_sol_update) PetscCall(VecDuplicate(cycle->vec_sol, &cycle->vec_sol_update));
+  PetscCall(SNESFASCycleGetSmootherDown(cycle, &smoother[0]));
+  PetscCall(SNESFASCycleGetSmootherUp(cycle, &smoother[1]));
+  for (int k = 0; k < 2; ++k) {
+    if (!smoother[k] || smoother[k] == cycle || smoother[k]->vec_sol_update == cycle->vec_sol_update) continue;
+    PetscCall(PetscObjectReference((PetscObject)cycle->vec_sol_update));
+    PetscCall(VecDestroy(&smoother[k]->vec_sol_update));
+    smoother[k]->vec_sol_update = cycle->vec_sol_update;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Sets FAS up now (with the run's positions as the finest solution, pbng_level_create_home_vec) and
+ * returns what PETSc 3.18's FAS allocates but never uses: a level's work[1] (read by the additive cycle
+ * only; work[0] of a level is the finer level's restricted solution, so the finest level's is not
+ * needed either), a smoother's solution-update vector of its own (share_update_vector) and the vector
  * each level's DM keeps after handing out work vectors. On the finest level of 2 million nodes each
  * is 50 MB. */
 static PetscErrorCode set_up_fas(multilevel_data *ml)
@@ -325,6 +354,7 @@ static PetscErrorCode set_up_fas(multilevel_data *ml)
     DM dm;
     PetscCall(SNESFASGetCycleSNES(ml->fas, l, &cycle));
     if (type != SNES_FAS_ADDITIVE) PetscCall(l == ml->nlevels - 1 ? free_work_vectors(cycle) : SNESSetWorkVecs(cycle, 1));
+    if (l > 0) PetscCall(share_update_vector(cycle));
     PetscCall(SNESGetDM(cycle, &dm));
     PetscCall(DMClearGlobalVectors(dm));
   }
@@ -389,10 +419,10 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
     PetscCall(pbng_level_create(pb, &s->opt.sweep, l, &ml->level[l]));
   }
   PetscCall(create_transfers(s));
+  for (int l = 1; l < ml->nlevels; ++l) PetscCall(pbng_dof_map_forget_nodes(&ml->level[l].map)); /* only the coarsest level assembles a matrix */
   malloc_trim(0); /* the point location's buffers */
   PetscCall(create_fas(s));
-  PetscCall(pbng_level_create_vec(&ml->level[ml->nlevels - 1], &ml->X));
-  PetscCall(pbng_level_store(&ml->level[ml->nlevels - 1], ml->X));
+  PetscCall(pbng_level_create_home_vec(&ml->level[ml->nlevels - 1], &ml->X));
   PetscCall(set_up_fas(ml));
   PetscFunctionReturn(0);
 }

@@ -307,86 +307,78 @@ static double element_energy(const pbng_problem *pb, int32_t e)
   return E;
 }
 
-/* Energy of the owned elements (Eq. 15), of the counted weak constraints (Eq. 18) and of the owned
- * nodes' loads and inertia. */
-static void local_energies(const pbng_problem *pb, double *elem_energy, double *weak_energy, double *node_energy)
+/* Owned node i's energy: its load's potential -m_i g.x_i (Eq. 16) and, in dynamic mode, the inertia
+ * term m_i / (2 dt^2) |x_i - x_hat_i|^2 of the incremental potential; minus b_i.x_i for a free node
+ * when b is given. */
+static double node_energy(const pbng_problem *pb, int32_t i, const double *b)
 {
-  const pbng_dmesh *dm = pb->dm;
-#pragma omp parallel for schedule(static)
-  for (int32_t e = 0; e < dm->nowned_elems; ++e) elem_energy[e] = element_energy(pb, e);
-  for (int32_t c = 0; c < dm->nowned_weak; ++c) weak_energy[c] = pbng_weak_constraint_energy(&dm->weak[c], pb->x);
-#pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < dm->nowned; ++i) {
-    double E = 0.0;
-    for (int d = 0; d < 3; ++d) E -= pb->mass[i] * pb->gravity[d] * pb->x[3 * i + d];
-    if (pb->mode == PBNG_MODE_DYNAMIC && i < dm->nfree) {
-      const double w = pb->mass[i] / (pb->dt * pb->dt);
-      for (int d = 0; d < 3; ++d) E += 0.5 * w * (pb->x[3 * i + d] - pb->x_hat[3 * i + d]) * (pb->x[3 * i + d] - pb->x_hat[3 * i + d]);
-    }
-    node_energy[i] = E;
+  const double *x = &pb->x[3 * i];
+  double E = 0.0;
+  for (int d = 0; d < 3; ++d) E -= pb->mass[i] * pb->gravity[d] * x[d];
+  if (pb->mode == PBNG_MODE_DYNAMIC && i < pb->dm->nfree) {
+    const double w = pb->mass[i] / (pb->dt * pb->dt);
+    for (int d = 0; d < 3; ++d) E += 0.5 * w * (x[d] - pb->x_hat[3 * i + d]) * (x[d] - pb->x_hat[3 * i + d]);
   }
+  if (b && i < pb->dm->nfree) E -= b[3 * i] * x[0] + b[3 * i + 1] * x[1] + b[3 * i + 2] * x[2];
+  return E;
 }
 
-/* Whether any term of the arrays is not finite on any rank (collective). */
-static PetscErrorCode any_not_finite(MPI_Comm comm, int narrays, const double *const *arrays, const int64_t *counts, int *any)
+/* The rank's share of the energy, summed exactly as each term is computed (no array of terms): its
+ * owned elements (Eq. 15), its counted weak constraints (Eq. 18) and its owned nodes (node_energy). */
+static void local_energy(const pbng_problem *pb, const double *b, pbng_exact_sum *sum)
 {
-  int bad = 0;
-
-  PetscFunctionBeginUser;
-  for (int a = 0; a < narrays; ++a)
-    for (int64_t k = 0; k < counts[a] && !bad; ++k) bad = !isfinite(arrays[a][k]);
-  PetscCallMPI(MPI_Allreduce(&bad, any, 1, MPI_INT, MPI_LOR, comm));
-  PetscFunctionReturn(0);
+  const pbng_dmesh *dm = pb->dm;
+  pbng_exact_sum_zero(sum);
+#pragma omp parallel
+  {
+    pbng_exact_sum mine;
+    pbng_exact_sum_zero(&mine);
+#pragma omp for schedule(static) nowait
+    for (int32_t e = 0; e < dm->nowned_elems; ++e) pbng_exact_sum_add(&mine, element_energy(pb, e));
+#pragma omp for schedule(static) nowait
+    for (int32_t i = 0; i < dm->nowned; ++i) pbng_exact_sum_add(&mine, node_energy(pb, i, b));
+#pragma omp critical(pbng_energy_sum)
+    pbng_exact_sum_merge(sum, &mine);
+  }
+  for (int32_t c = 0; c < dm->nowned_weak; ++c) pbng_exact_sum_add(sum, pbng_weak_constraint_energy(&dm->weak[c], pb->x));
 }
 
 PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, double *energy)
 {
-  const pbng_dmesh *dm = pb->dm;
-  double *elem_e, *weak_e, *node_e;
-  int any;
+  pbng_exact_sum sum;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc3(dm->nowned_elems + 1, &elem_e, dm->nowned + 1, &node_e, dm->nowned_weak + 1, &weak_e));
-  local_energies(pb, elem_e, weak_e, node_e);
-  if (b)
-    for (int32_t i = 0; i < dm->nfree; ++i) node_e[i] -= b[3 * i] * pb->x[3 * i] + b[3 * i + 1] * pb->x[3 * i + 1] + b[3 * i + 2] * pb->x[3 * i + 2];
-  const double *e_terms[3] = {elem_e, weak_e, node_e};
-  const int64_t e_counts[3] = {dm->nowned_elems, dm->nowned_weak, dm->nowned};
-  PetscCall(any_not_finite(dm->comm, 3, e_terms, e_counts, &any));
-  if (any) *energy = NAN;
-  else { /* a sum independent of the rank and thread counts */
-    PetscCall(pbng_reproducible_sum(dm->comm, 3, e_terms, e_counts, energy));
-  }
-  PetscCall(PetscFree3(elem_e, node_e, weak_e));
+  local_energy(pb, b, &sum);
+  PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, energy)); /* independent of the rank and thread counts; NaN if a term is not */
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy)
 {
   const pbng_dmesh *dm = pb->dm;
-  double *node_r2, r2;
-  int any; /* a non-finite term: the positions diverged; say so with NaN rather than fail here */
+  pbng_exact_sum sum;
+  double r2;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(dm->nfree + 1, &node_r2));
-#pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < dm->nfree; ++i) {
-    double f[3];
-    pbng_node_force(pb, i, pb->x, f, NULL, 0);
-    node_r2[i] = f[0] * f[0] + f[1] * f[1] + f[2] * f[2];
+  pbng_exact_sum_zero(&sum);
+#pragma omp parallel
+  {
+    pbng_exact_sum mine;
+    pbng_exact_sum_zero(&mine);
+#pragma omp for schedule(static) nowait
+    for (int32_t i = 0; i < dm->nfree; ++i) {
+      double f[3];
+      pbng_node_force(pb, i, pb->x, f, NULL, 0);
+      pbng_exact_sum_add(&mine, f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    }
+#pragma omp critical(pbng_residual_sum)
+    pbng_exact_sum_merge(&sum, &mine);
   }
-  const double *r2_terms[1] = {node_r2};
-  const int64_t r2_counts[1] = {dm->nfree};
-  PetscCall(any_not_finite(dm->comm, 1, r2_terms, r2_counts, &any));
-  if (any) *residual = NAN;
-  else { /* a sum independent of the rank and thread counts */
-    PetscCall(pbng_reproducible_sum(dm->comm, 1, r2_terms, r2_counts, &r2));
-    *residual = sqrt(r2);
-  }
-  PetscCall(PetscFree(node_r2));
+  PetscCall(pbng_exact_sum_allreduce(dm->comm, &sum, &r2)); /* NaN when a term is not finite: the positions diverged */
+  *residual = sqrt(r2);
   if (energy) {
     PetscCall(pbng_problem_energy(pb, NULL, energy));
-    if (any || isnan(*energy)) *residual = *energy = NAN; /* both, on every rank alike */
+    if (isnan(*residual) || isnan(*energy)) *residual = *energy = NAN; /* both, on every rank alike */
   }
   PetscFunctionReturn(0);
 }
