@@ -8,6 +8,8 @@
 #ifndef PBNG_CORE_ELEMENT_H
 #define PBNG_CORE_ELEMENT_H
 
+#include "core/mat3.h" /* PBNG_HOT_INLINE */
+
 typedef enum {
   PBNG_ELEMENT_TET4 = 0, /* P1 tetrahedron, Gmsh type 4 */
   PBNG_ELEMENT_TET10,    /* P2 tetrahedron, Gmsh type 11 */
@@ -103,7 +105,7 @@ double pbng_tet_rest_shape(const double X0[3], const double X1[3], const double 
 double pbng_tet_signed_volume(const double X0[3], const double X1[3], const double X2[3], const double X3[3]);
 
 /* dN_a/dX of node a (0..3) from B (see pbng_tet_rest_shape). */
-static inline void pbng_tet_shape_gradient(const double B[9], int a, double g[3])
+PBNG_HOT_INLINE void pbng_tet_shape_gradient(const double B[9], int a, double g[3])
 {
   if (a == 0) {
     for (int k = 0; k < 3; ++k) g[k] = -(B[k] + B[3 + k] + B[6 + k]);
@@ -113,7 +115,7 @@ static inline void pbng_tet_shape_gradient(const double B[9], int a, double g[3]
 }
 
 /* F = Ds B with Ds = [x1-x0 | x2-x0 | x3-x0]. */
-static inline void pbng_tet_deformation_gradient(const double *x0, const double *x1, const double *x2,
+PBNG_HOT_INLINE void pbng_tet_deformation_gradient(const double *x0, const double *x1, const double *x2,
                                                  const double *x3, const double B[9], double F[9])
 {
   for (int r = 0; r < 3; ++r) {

@@ -3,6 +3,8 @@
 #ifndef PBNG_CORE_MATERIAL_H
 #define PBNG_CORE_MATERIAL_H
 
+#include "core/mat3.h" /* PBNG_HOT_INLINE */
+
 typedef enum {
   PBNG_MATERIAL_COROTATED = 0,         /* Eq. 7:  mu |F - R|^2 + lambda/2 (J - 1)^2 */
   PBNG_MATERIAL_NEOHOOKEAN = 1,        /* Eq. 8 with Sec. 8: mu/2 |F|^2 + lh/2 (J - 1 - mu/lh)^2, lh = lambda + mu */
@@ -49,7 +51,7 @@ void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double 
 /* Every model's stress splits as P = s F + v cof(F), minus s R for the corotated model (Eq. 7, 8, 10):
  * v = k_volume (J - 1 - j_rest) is the volume term's dPsi/dJ (dJ/dF = cof F) and s the shear factor.
  * `kind` is passed separately so that kernels specialised on a constant kind fold the switch. */
-static inline void pbng_stress_scalars(pbng_material_kind kind, const pbng_material *m, const double F[9], double J,
+PBNG_HOT_INLINE void pbng_stress_scalars(pbng_material_kind kind, const pbng_material *m, const double F[9], double J,
                                        double *s, double *v)
 {
   *v = m->k_volume * (J - 1.0 - m->j_rest);
@@ -69,7 +71,7 @@ static inline void pbng_stress_scalars(pbng_material_kind kind, const pbng_mater
 /* Eq. 36-37 for one element seen from node i, given c = cof(F) g and gg = |g|^2 for g = dN_i/dX:
  * A += V (2 mu |g|^2 I + lambda c c^T). Only the lower triangle (A[0], A[3], A[4], A[6], A[7], A[8])
  * is accumulated; pbng_symmetrize_lower completes it. */
-static inline void pbng_modified_hessian_add_lower(const pbng_material *m, const double c[3], double gg, double V, double A[9])
+PBNG_HOT_INLINE void pbng_modified_hessian_add_lower(const pbng_material *m, const double c[3], double gg, double V, double A[9])
 {
   const double d = 2.0 * m->mu * gg * V, l = m->hessian_lambda * V;
   A[0] += d + l * c[0] * c[0];
@@ -80,7 +82,7 @@ static inline void pbng_modified_hessian_add_lower(const pbng_material *m, const
   A[8] += d + l * c[2] * c[2];
 }
 
-static inline void pbng_symmetrize_lower(double A[9])
+PBNG_HOT_INLINE void pbng_symmetrize_lower(double A[9])
 {
   A[1] = A[3];
   A[2] = A[6];
@@ -89,7 +91,7 @@ static inline void pbng_symmetrize_lower(double A[9])
 
 /* Eq. 36-37 for one element seen from node i with shape-function gradient g = dN_i/dX:
  * A += V (2 mu |g|^2 I + lambda (cof(F) g)(cof(F) g)^T), symmetric positive definite for every F. */
-static inline void pbng_modified_hessian_add(const pbng_material *m, const double cofF[9], const double g[3],
+PBNG_HOT_INLINE void pbng_modified_hessian_add(const pbng_material *m, const double cofF[9], const double g[3],
                                              double V, double A[9])
 {
   const double c[3] = {cofF[0] * g[0] + cofF[1] * g[1] + cofF[2] * g[2], cofF[3] * g[0] + cofF[4] * g[1] + cofF[5] * g[2],
