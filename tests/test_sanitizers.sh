@@ -9,7 +9,9 @@
 source "$(dirname "$0")/lib.sh"
 REPO="$(cd "$HERE/.." && pwd)"
 SAN="${PBNG_SANITIZE_BUILD:-$(cd "$(dirname "$PBNG")/.." && pwd)/sanitize}"
-if ! cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=Debug -DPBNG_SANITIZE=ON > "$TMP/configure.log" 2>&1; then
+# -O1 (with debug information): ASan's recommended level, ~1.8x faster than -O0 here (test_problem:
+# 154 s against 268 s), so the suite under the sanitizers fits CI's time.
+if ! cmake -S "$REPO" -B "$SAN" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" -DPBNG_SANITIZE=ON > "$TMP/configure.log" 2>&1; then
   fail "configure the sanitizer build"; tail -20 "$TMP/configure.log"; finish
 fi
 if ! cmake --build "$SAN" -j2 > "$TMP/build.log" 2>&1; then

@@ -60,14 +60,14 @@ static void check_linear_elasticity(const pbng_material *m, const char *label)
 {
   const double Id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   double D[81];
-  char what[128];
+  char what[192]; /* label (any length) + 4 indices: room for GCC -O1 -Wformat-truncation */
   pbng_stress_derivative(m, Id, D);
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
       for (int k = 0; k < 3; ++k)
         for (int l = 0; l < 3; ++l) {
           const double c = m->lambda * (i == j) * (k == l) + m->mu * ((i == k) * (j == l) + (i == l) * (j == k));
-          snprintf(what, sizeof(what), "%s: dP/dF(I) = C_lin (%d%d%d%d)", label, i, j, k, l);
+          snprintf(what, sizeof(what), "%.120s: dP/dF(I) = C_lin (%d%d%d%d)", label, i, j, k, l);
           check(fabs(D[9 * (3 * i + j) + 3 * k + l] - c) <= 1e-9 * m->youngs, what, D[9 * (3 * i + j) + 3 * k + l], c);
         }
 }
