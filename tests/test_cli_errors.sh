@@ -50,9 +50,24 @@ for f in "$PBNG_TEST_DATA"/bad_*; do
   [ -e "$f" ] || continue
   name=$(basename "$f")
   # a TetGen pair is read .node first: the message names whichever of the two files is bad
-  case "$name" in *.ele) name="${name%.ele}." ;; esac
+  case "$name" in *.ele | *.node) name="${name%.*}." ;; esac
   expect_error "malformed $(basename "$f")" "$name" "$PBNG" -mesh "$f" -output "$o"
 done
+# the readers of high-order and non-tetrahedral elements (docs/high_order.md): what each bad file says
+d="$PBNG_TEST_DATA"
+expect_error "mixed kinds" 'mixed volume element kinds (8 8-node hexahedra from element 1, 28 6-node prisms from element 9): pbng reads one kind per mesh' \
+  "$PBNG" -mesh "$d/bad_mixed_kinds.msh" -output "$o"
+expect_error "tet10 record short of a node" 'bad_tet10_node_count.msh:19 ($Elements, element 1): element type 11 (10-node tetrahedron) needs 10 node tags, but the record lists 9' \
+  "$PBNG" -mesh "$d/bad_tet10_node_count.msh" -output "$o"
+expect_error "hex27 node out of range" 'bad_hex27_node_index.msh:249 ($Elements, element 10): references node tag 9999' \
+  "$PBNG" -mesh "$d/bad_hex27_node_index.msh" -output "$o"
+expect_error "inverted hex8" 'bad_hex8_inverted.msh: element 2 (record 11, hex8) is inverted in the rest state at quadrature point 0' \
+  "$PBNG" -mesh "$d/bad_hex8_inverted.msh" -output "$o"
+expect_error "tet10 inverted at a quadrature point" 'bad_tet10_degenerate.msh: element 0 (record 1, tet10) is inverted in the rest state at quadrature point 1' \
+  "$PBNG" -mesh "$d/bad_tet10_degenerate.msh" -output "$o"
+expect_error "TetGen -o2 row short of a node" "bad_tetgen_o2_short.ele:3: an element row 'index, 10 nodes, 0 attributes': expected 11 values, found 10" \
+  "$PBNG" -mesh "$d/bad_tetgen_o2_short" -output "$o"
+expect_error "unsupported Gmsh type" 'unsupported element type 18 (15-node prism)' "$PBNG" -mesh "$d/bad_v41_prism15.msh" -output "$o"
 [ ! -e "$o" ] && ok || fail "a failed run left $o behind"
 ls "$TMP" | grep -q partial && fail "a .partial file was left behind" || ok
 # a failing run never damages an earlier result under the requested name

@@ -136,13 +136,14 @@ static void mapped_element(const pbng_element_type *e, const double A[9], int pe
 static void test_precompute(tally *t, const pbng_element_type *e, uint64_t *s)
 {
   pbng_element_reference ref;
-  double X[PBNG_MAX_ELEMENT_NODES][3], V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det_min;
+  double X[PBNG_MAX_ELEMENT_NODES][3], V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det_min, det;
   pbng_element_reference_init(e, &ref);
   const double A[9] = {1.1 + 0.1 * uniform(s), 0.2, -0.1, 0.05, 0.9 + 0.1 * uniform(s), 0.1, -0.2, 0.1, 1.3};
   const double detA = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) + A[2] * (A[3] * A[7] - A[4] * A[6]);
   for (int perturb = 0; perturb <= (e->shape == PBNG_SHAPE_HEXAHEDRON); ++perturb) {
     mapped_element(e, A, perturb, X);
     check(t, pbng_element_precompute(&ref, (const double(*)[3])X, V, grad, &det_min) == 0, e->name, "a valid element is accepted", det_min);
+    check(t, pbng_element_first_invalid_point(&ref, (const double(*)[3])X, &det) == -1, e->name, "the validation check accepts it too", det);
     double vol = 0;
     for (int q = 0; q < ref.nq; ++q) vol += V[q];
     double expected = detA * e->ref_measure;
@@ -192,9 +193,13 @@ static void test_precompute(tally *t, const pbng_element_type *e, uint64_t *s)
   for (int a = 0; a < e->nodes; ++a) X[a][0] = -X[a][0]; /* mirrored: inverted */
   check(t, pbng_element_precompute(&ref, (const double(*)[3])X, V, grad, &det_min) == -1 && det_min < 0, e->name, "an inverted element is reported",
         det_min);
+  check(t, pbng_element_first_invalid_point(&ref, (const double(*)[3])X, &det) == 0 && det < 0, e->name,
+        "the validation check names quadrature point 0 of the inverted element", det);
   mapped_element(e, A, 0, X);
   for (int a = 0; a < e->nodes; ++a) X[a][2] = 0.5; /* flattened: degenerate */
   check(t, pbng_element_precompute(&ref, (const double(*)[3])X, V, grad, &det_min) == -1, e->name, "a flat element is reported", det_min);
+  check(t, pbng_element_first_invalid_point(&ref, (const double(*)[3])X, &det) == 0 && fabs(det) <= 1e-12, e->name,
+        "the validation check names quadrature point 0 of the flat element", det);
 }
 
 static void test_faces(tally *t, const pbng_element_type *e)

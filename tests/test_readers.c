@@ -1,7 +1,9 @@
 /* Mesh readers (src/mesh/read*.c): the four Gmsh variants of one cube (MSH 2.2 / 4.1, ASCII / binary)
- * and its TetGen pair give the same mesh and node sets; malformed files fail with a message naming the
- * file and the record; truncated and corrupted copies of the cube never crash. Data: tests/data
- * (PBNG_TEST_DATA), see tests/data/README.md. */
+ * and its TetGen pair give the same mesh and node sets; so do the four variants of a box of each
+ * element kind (tet4, tet10, tet20, hex8, hex27, prism6, pyramid5), with the box's volume from the
+ * element layer; TetGen -o2 files map to Gmsh's node order; malformed files fail with a message
+ * naming the file and the record; truncated and corrupted copies of the cube never crash. Data:
+ * tests/data (PBNG_TEST_DATA), see tests/data/README.md. */
 #include "mesh/mesh.h"
 #include <errno.h>
 #include <math.h>
@@ -120,16 +122,33 @@ static PetscErrorCode expect_failure(test_ctx *t, const char *name, const char *
   PetscFunctionReturn(0);
 }
 
+/* The element nodes' rest positions. */
+static void element_nodes(const pbng_mesh *m, int64_t e, double (*X)[3])
+{
+  const int nen = m->etype->nodes;
+  for (int a = 0; a < nen; ++a) memcpy(X[a], &m->X[3 * (int64_t)m->elems[(size_t)e * nen + a]], sizeof(X[a]));
+}
+
+/* Sum of the element volumes sum_q V_q from the element layer (seed Alg. 3); *nonpositive counts the
+ * elements it rejects (inverted or degenerate at a quadrature point). */
 static double mesh_volume(const pbng_mesh *m, int *nonpositive)
 {
-  double V = 0;
+  pbng_element_reference *ref = malloc(sizeof(*ref));
+  double(*grad)[PBNG_MAX_ELEMENT_NODES][3] = malloc(sizeof(double) * PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3);
+  double V = 0, X[PBNG_MAX_ELEMENT_NODES][3], Vq[PBNG_MAX_QUAD_POINTS], det_min;
   *nonpositive = 0;
-  for (int64_t e = 0; e < m->nelems; ++e) {
-    const int32_t *n = &m->elems[4 * e];
-    const double v = pbng_tet_signed_volume(&m->X[3 * n[0]], &m->X[3 * n[1]], &m->X[3 * n[2]], &m->X[3 * n[3]]);
-    if (v <= 0) ++*nonpositive;
-    V += v;
+  if (!ref || !grad) {
+    free(ref), free(grad);
+    *nonpositive = -1;
+    return NAN;
   }
+  pbng_element_reference_init(m->etype, ref);
+  for (int64_t e = 0; e < m->nelems; ++e) {
+    element_nodes(m, e, X);
+    if (pbng_element_precompute(ref, (const double(*)[3])X, Vq, grad, &det_min)) ++*nonpositive;
+    for (int q = 0; q < ref->nq; ++q) V += Vq[q];
+  }
+  free(ref), free(grad);
   return V;
 }
 
@@ -139,17 +158,18 @@ static int same_set(const pbng_node_set *a, const pbng_node_set *b)
   return !memcmp(a->nodes, b->nodes, sizeof(int32_t) * (size_t)a->count);
 }
 
-/* Compares nodes, tetrahedra and (when given) named sets of mesh b against reference a. */
+/* Compares kind, nodes, elements and (when given) named sets of mesh b against reference a. */
 static void compare_meshes(test_ctx *t, const char *what, const pbng_mesh *a, const pbng_mesh *b, const char *const *sa,
                            const char *const *sb, int nsets)
 {
   double dx = 0;
-  CHECK(t, a->nnodes == b->nnodes && a->nelems == b->nelems, "%s: %lld nodes %lld tets vs %lld %lld", what,
+  CHECK(t, a->etype == b->etype, "%s: kind %s, expected %s", what, b->etype->name, a->etype->name);
+  CHECK(t, a->nnodes == b->nnodes && a->nelems == b->nelems, "%s: %lld nodes %lld elements vs %lld %lld", what,
         (long long)b->nnodes, (long long)b->nelems, (long long)a->nnodes, (long long)a->nelems);
-  if (a->nnodes != b->nnodes || a->nelems != b->nelems) return;
+  if (a->etype != b->etype || a->nnodes != b->nnodes || a->nelems != b->nelems) return;
   for (int64_t i = 0; i < 3 * a->nnodes; ++i) dx = fmax(dx, fabs(a->X[i] - b->X[i]));
   CHECK(t, dx <= 1e-14, "%s: coordinates differ by %g", what, dx);
-  CHECK(t, !memcmp(a->elems, b->elems, sizeof(int32_t) * 4 * (size_t)a->nelems), "%s: tetrahedra differ", what);
+  CHECK(t, !memcmp(a->elems, b->elems, sizeof(int32_t) * (size_t)a->etype->nodes * (size_t)a->nelems), "%s: elements differ", what);
   for (int s = 0; s < nsets; ++s)
     CHECK(t, same_set(pbng_mesh_find_node_set(a, sa[s]), pbng_mesh_find_node_set(b, sb[s])),
           "%s: node set %s differs from %s", what, sb[s], sa[s]);
@@ -246,34 +266,150 @@ static PetscErrorCode test_sparse(test_ctx *t)
   PetscFunctionReturn(0);
 }
 
+/* Every node of set `name` has x = x0, and every node with x = x0 is in it. */
+static void check_face_set(test_ctx *t, const char *what, const pbng_mesh *m, const char *name, double x0)
+{
+  const pbng_node_set *set = pbng_mesh_find_node_set(m, name);
+  int64_t off = 0, on = 0;
+  CHECK(t, set != NULL, "%s: no node set '%s'", what, name);
+  if (!set) return;
+  for (int64_t i = 0; i < set->count; ++i) off += m->X[3 * set->nodes[i]] != x0;
+  for (int64_t i = 0; i < m->nnodes; ++i) on += m->X[3 * i] == x0;
+  CHECK(t, off == 0 && set->count == on && on >= 4, "%s: set '%s' has %lld nodes (%lld off x = %g), %lld nodes lie there", what, name,
+        (long long)set->count, (long long)off, x0, (long long)on);
+}
+
+/* The box [0,1] x [0,0.5] x [0,0.25] of one kind, read from MSH 2.2 / 4.1, ASCII / binary: the kind,
+ * the counts gmsh reports, volume 0.125 summed over the element layer's quadrature (exact for every
+ * kind on these straight-sided elements), faces left/right and body as node sets, and the four
+ * variants identical. */
+static PetscErrorCode test_kind_boxes(test_ctx *t)
+{
+  static const struct {
+    pbng_element_kind kind;
+    int64_t nnodes, nelems;
+  } boxes[] = {{PBNG_ELEMENT_TET4, 36, 78}, {PBNG_ELEMENT_TET10, 183, 78}, {PBNG_ELEMENT_TET20, 520, 78}, {PBNG_ELEMENT_HEX8, 45, 16},
+               {PBNG_ELEMENT_HEX27, 225, 16}, {PBNG_ELEMENT_PRISM6, 54, 44}, {PBNG_ELEMENT_PYRAMID5, 9, 6}};
+  static const char *const variants[] = {"v22_ascii", "v22_binary", "v41_ascii", "v41_binary"};
+  static const char *const sets[] = {"left", "right", "body"};
+  char name[128];
+  pbng_mesh ref, m;
+  PetscBool ok;
+
+  PetscFunctionBeginUser;
+  for (size_t b = 0; b < sizeof(boxes) / sizeof(boxes[0]); ++b) {
+    const pbng_element_type *kind = pbng_element_type_get(boxes[b].kind);
+    for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); ++v) {
+      snprintf(name, sizeof(name), "%s_%s.msh", kind->name, variants[v]);
+      PetscCall(read_ok(t, name, v ? &m : &ref, &ok));
+      if (!ok && !v) break;
+      if (!ok) continue;
+      if (v) {
+        compare_meshes(t, name, &ref, &m, sets, sets, 3);
+        PetscCall(pbng_mesh_destroy(&m));
+        continue;
+      }
+      int nonpositive;
+      const double V = mesh_volume(&ref, &nonpositive);
+      CHECK(t, ref.etype == kind, "%s: read as %s", name, ref.etype->name);
+      CHECK(t, ref.nnodes == boxes[b].nnodes && ref.nelems == boxes[b].nelems, "%s: %lld nodes %lld elements, expected %lld %lld", name,
+            (long long)ref.nnodes, (long long)ref.nelems, (long long)boxes[b].nnodes, (long long)boxes[b].nelems);
+      CHECK(t, !nonpositive && fabs(V - 0.125) <= 1e-14, "%s: volume %.17g (expected 0.125), %d elements rejected", name, V, nonpositive);
+      check_face_set(t, name, &ref, "left", 0.0);
+      check_face_set(t, name, &ref, "right", 1.0);
+      const pbng_node_set *body = pbng_mesh_find_node_set(&ref, "body");
+      CHECK(t, ref.nsets == 3 && body && body->count == ref.nnodes, "%s: %d node sets, body of %lld nodes", name, ref.nsets,
+            body ? (long long)body->count : -1LL);
+    }
+    PetscCall(pbng_mesh_destroy(&ref)); /* zeroed when its read failed */
+  }
+  PetscCall(read_ok(t, "tiny_prism_v41.msh", &m, &ok)); /* one prism from a 4.1 block, half the unit cube */
+  if (ok) {
+    int nonpositive;
+    const double V = mesh_volume(&m, &nonpositive);
+    CHECK(t, m.etype->kind == PBNG_ELEMENT_PRISM6 && m.nelems == 1 && !nonpositive && fabs(V - 0.5) <= 1e-15, "tiny prism: %s, volume %g",
+          m.etype->name, V);
+    PetscCall(pbng_mesh_destroy(&m));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* TetGen -o2: the P2 box converted from Gmsh with the edge nodes in TetGen's order reads as the Gmsh
+ * file (so the mapping inverts the converter's, msh22_to_tetgen.py); a file TetGen 1.5.0 wrote has
+ * every edge node at the middle of its Gmsh edge (so the mapping is TetGen's). */
+static PetscErrorCode test_tetgen_o2(test_ctx *t)
+{
+  static const char *const gsets[] = {"left", "right"}, *const tsets[] = {"marker_1", "marker_2"};
+  pbng_mesh ref, m;
+  PetscBool ok, ok_ref;
+
+  PetscFunctionBeginUser;
+  PetscCall(read_ok(t, "tet10_v22_ascii.msh", &ref, &ok_ref));
+  PetscCall(read_ok(t, "tet10_box.ele", &m, &ok));
+  if (ok && ok_ref) compare_meshes(t, "tet10_box (TetGen -o2 order)", &ref, &m, gsets, tsets, 2);
+  if (ok) PetscCall(pbng_mesh_destroy(&m));
+  if (ok_ref) PetscCall(pbng_mesh_destroy(&ref));
+  PetscCall(read_ok(t, "tet10", &m, &ok));
+  if (!ok) PetscFunctionReturn(0);
+  double err = 0, X[PBNG_MAX_ELEMENT_NODES][3];
+  for (int64_t e = 0; e < m.nelems; ++e) {
+    element_nodes(&m, e, X);
+    for (int a = 4; a < 10; ++a) { /* node a at the corners' affine map of its reference point */
+      const double *r = m.etype->ref_nodes[a], lambda[4] = {1 - r[0] - r[1] - r[2], r[0], r[1], r[2]};
+      for (int i = 0; i < 3; ++i)
+        err = fmax(err, fabs(X[a][i] - (lambda[0] * X[0][i] + lambda[1] * X[1][i] + lambda[2] * X[2][i] + lambda[3] * X[3][i])));
+    }
+  }
+  int nonpositive;
+  const double V = mesh_volume(&m, &nonpositive);
+  CHECK(t, m.etype->kind == PBNG_ELEMENT_TET10 && m.nelems == 6 && m.nnodes == 27, "TetGen -o2 cube: %s, %lld elements", m.etype->name,
+        (long long)m.nelems);
+  CHECK(t, err == 0, "TetGen -o2 cube: an edge node is %g off the middle of its Gmsh edge", err);
+  CHECK(t, !nonpositive && fabs(V - 1.0) <= 1e-14, "TetGen -o2 cube: volume %.17g, %d elements rejected", V, nonpositive);
+  PetscCall(pbng_mesh_destroy(&m));
+  PetscFunctionReturn(0);
+}
+
+/* Each file fails with a message naming it and containing both needles (NULL: none). */
 static PetscErrorCode test_malformed(test_ctx *t)
 {
+  static const struct {
+    const char *file, *needle1, *needle2;
+  } cases[] = {
+    {"bad_trunc_ascii.msh", ":13 ($Elements, element record 2)", "truncated"},
+    {"bad_trunc_v22_binary.msh", ": byte ", "truncated"},
+    {"bad_trunc_v41_binary.msh", ": byte ", "truncated"},
+    {"bad_nan.msh", ":8 ($Nodes, node tag 3)", "non-finite"},
+    {"bad_inf.msh", ":8 ($Nodes, node tag 3)", "non-finite coordinate -inf"},
+    {"bad_token.msh", ":9 ($Nodes, node tag 4)", "'abc'"},
+    {"bad_node_index.msh", ":13 ($Elements, element 1)", "node tag 7"},
+    {"bad_v41_prism15.msh", ":23 ($Elements, element 7)", "unsupported element type 18 (15-node prism)"},
+    {"bad_mixed_tet_hex.msh", "mixed volume element kinds (1 4-node tetrahedron from element 1, 1 8-node hexahedron", "one kind per mesh"},
+    {"bad_mixed_kinds.msh", "mixed volume element kinds (8 8-node hexahedra from element 1, 28 6-node prisms", "one kind per mesh"},
+    {"bad_tet10_node_count.msh", ":19 ($Elements, element 1)", "needs 10 node tags, but the record lists 9"},
+    {"bad_hex27_node_index.msh", ":249 ($Elements, element 10)", "node tag 9999"},
+    {"bad_hex8_inverted.msh", "element 2 (record 11, hex8) is inverted in the rest state at quadrature point 0", "1 of the 16 elements"},
+    {"bad_tet10_degenerate.msh", "element 0 (record 1, tet10) is inverted in the rest state at quadrature point 1", "det J = -"},
+    {"bad_tetgen_o2_short.ele", "bad_tetgen_o2_short.ele:3", "10 nodes, 0 attributes': expected 11 values, found 10"},
+    {"bad_degenerate.msh", "element 0 (record 1", "degenerate"},
+    {"bad_duplicate.msh", "duplicate node tag 2", "lines 7 and 8"},
+    {"bad_huge_count.msh", ":5", "truncated"},
+    {"bad_no_tets.msh", "no volume elements", NULL},
+    {"bad_version.msh", ":2", "unsupported MSH version 3.0"},
+    {"bad_index.ele", "bad_index.ele:2", "element 1 references node 9"},
+    {"bad_inverted.msh", "element 1 (record 2", "is inverted in the rest state: 1 of the 3"},
+    {"bad_duplicate_element.msh", "elements 0 and 2 (records 1 and 3)", "duplicates"},
+    {"bad_empty.msh", "bad_empty.msh", "empty file"},
+    {"bad_empty_mesh.msh", ":5 ($Nodes)", "no nodes"},
+    {"bad_empty_tetgen.node", "bad_empty_tetgen.node", "empty file"},
+    {"nonexistent.msh", "cannot open", NULL},
+    {"nonexistent", "cannot open", NULL},
+    {"cube.geo", "unrecognised mesh format", "supported"},
+  };
+
   PetscFunctionBeginUser;
   printf("malformed inputs:\n");
-  PetscCall(expect_failure(t, "bad_trunc_ascii.msh", ":13 ($Elements, element record 2)", "truncated"));
-  PetscCall(expect_failure(t, "bad_trunc_v22_binary.msh", ": byte ", "truncated"));
-  PetscCall(expect_failure(t, "bad_trunc_v41_binary.msh", ": byte ", "truncated"));
-  PetscCall(expect_failure(t, "bad_nan.msh", ":8 ($Nodes, node tag 3)", "non-finite"));
-  PetscCall(expect_failure(t, "bad_inf.msh", ":8 ($Nodes, node tag 3)", "non-finite coordinate -inf"));
-  PetscCall(expect_failure(t, "bad_token.msh", ":9 ($Nodes, node tag 4)", "'abc'"));
-  PetscCall(expect_failure(t, "bad_node_index.msh", ":13 ($Elements, element 1)", "node tag 7"));
-  PetscCall(expect_failure(t, "bad_hex.msh", "element 2", "unsupported element type 5 (8-node hexahedron)"));
-  PetscCall(expect_failure(t, "bad_v41_prism.msh", ":23 ($Elements, element 7)", "unsupported element type 6 (6-node prism)"));
-  PetscCall(expect_failure(t, "bad_degenerate.msh", "element 0 (record 1", "degenerate"));
-  PetscCall(expect_failure(t, "bad_duplicate.msh", "duplicate node tag 2", "lines 7 and 8"));
-  PetscCall(expect_failure(t, "bad_huge_count.msh", ":5", "truncated"));
-  PetscCall(expect_failure(t, "bad_no_tets.msh", "no 4-node tetrahedra", NULL));
-  PetscCall(expect_failure(t, "bad_version.msh", ":2", "unsupported MSH version 3.0"));
-  PetscCall(expect_failure(t, "bad_index.ele", "bad_index.ele:2", "element 1 references node 9"));
-  PetscCall(expect_failure(t, "tet10", "tet10.ele:1", "10-node"));
-  PetscCall(expect_failure(t, "bad_inverted.msh", "element 1 (record 2", "is inverted in the rest state: 1 of the 3"));
-  PetscCall(expect_failure(t, "bad_duplicate_element.msh", "elements 0 and 2 (records 1 and 3)", "duplicates"));
-  PetscCall(expect_failure(t, "bad_empty.msh", "bad_empty.msh", "empty file"));
-  PetscCall(expect_failure(t, "bad_empty_mesh.msh", ":5 ($Nodes)", "no nodes"));
-  PetscCall(expect_failure(t, "bad_empty_tetgen.node", "bad_empty_tetgen.node", "empty file"));
-  PetscCall(expect_failure(t, "nonexistent.msh", "cannot open", NULL));
-  PetscCall(expect_failure(t, "nonexistent", "cannot open", NULL));
-  PetscCall(expect_failure(t, "cube.geo", "unrecognised mesh format", "supported"));
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) PetscCall(expect_failure(t, cases[i].file, cases[i].needle1, cases[i].needle2));
   PetscFunctionReturn(0);
 }
 
@@ -348,6 +484,8 @@ int main(int argc, char **argv)
   setup_dirs(&t);
   PetscCall(test_cube_variants(&t));
   PetscCall(test_sparse(&t));
+  PetscCall(test_kind_boxes(&t));
+  PetscCall(test_tetgen_o2(&t));
   PetscCall(test_malformed(&t));
   PetscCall(test_fuzz(&t));
   printf("test_readers: %d checks passed%s\n", t.passed, t.failed ? "" : "");

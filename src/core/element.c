@@ -105,6 +105,23 @@ static double bounding_diagonal(const double (*X)[3], int n)
   return d2 > 0 ? sqrt(d2) : 0.0;
 }
 
+/* J_q = sum_a X_a (x) dN_a/dr(r_q) inverted into Jinv; returns det J_q. */
+static double point_jacobian(const pbng_element_reference *ref, const double (*X)[3], int q, double Jinv[9])
+{
+  double J[9] = {0};
+  for (int a = 0; a < ref->type->nodes; ++a) /* J_ij = sum_a X_a,i dN_a/dr_j */
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) J[3 * i + j] += X[a][i] * ref->dN[q][a][j];
+  return mat3_inverse(J, Jinv);
+}
+
+/* The one acceptance rule for det J_q (precompute and validation share it): positive and above
+ * 1e-12 d^3, d the element's bounding-box diagonal, so a flat element is caught at any scale. */
+static int jacobian_acceptable(double det, double d)
+{
+  return det > 1e-12 * d * d * d;
+}
+
 int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)[3], double *V, double (*grad)[PBNG_MAX_ELEMENT_NODES][3],
                             double *det_min)
 {
@@ -113,19 +130,27 @@ int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)
   int bad = 0;
   *det_min = INFINITY;
   for (int q = 0; q < ref->nq; ++q) {
-    double J[9] = {0}, Jinv[9];
-    for (int a = 0; a < n; ++a) /* J_ij = sum_a X_a,i dN_a/dr_j */
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) J[3 * i + j] += X[a][i] * ref->dN[q][a][j];
-    const double det = mat3_inverse(J, Jinv);
+    double Jinv[9];
+    const double det = point_jacobian(ref, X, q, Jinv);
     *det_min = det < *det_min ? det : *det_min;
-    if (!(det > 1e-12 * d * d * d)) bad = 1;
+    if (!jacobian_acceptable(det, d)) bad = 1;
     V[q] = ref->w[q] * (det < 0 ? -det : det);
     for (int a = 0; a < n; ++a) /* grad_i = sum_j Jinv_ji dN/dr_j (J^{-T}) */
       for (int i = 0; i < 3; ++i)
         grad[q][a][i] = Jinv[i] * ref->dN[q][a][0] + Jinv[3 + i] * ref->dN[q][a][1] + Jinv[6 + i] * ref->dN[q][a][2];
   }
   return bad ? -1 : 0;
+}
+
+int pbng_element_first_invalid_point(const pbng_element_reference *ref, const double (*X)[3], double *det)
+{
+  const double d = bounding_diagonal(X, ref->type->nodes);
+  for (int q = 0; q < ref->nq; ++q) {
+    double Jinv[9];
+    *det = point_jacobian(ref, X, q, Jinv);
+    if (!jacobian_acceptable(*det, d)) return q;
+  }
+  return -1;
 }
 
 void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V, double density, double *m)

@@ -82,6 +82,12 @@ void pbng_element_reference_init(const pbng_element_type *t, pbng_element_refere
 int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)[3], double *V, double (*grad)[PBNG_MAX_ELEMENT_NODES][3],
                             double *det_min);
 
+/* The Jacobian check of pbng_element_precompute alone (no gradients: what mesh validation needs):
+ * the first quadrature point q at which det J_q is not above 1e-12 d^3 (not positive: inverted;
+ * positive but that small: degenerate), with *det = det J_q there; -1 (and the last det J_q) when
+ * the element is valid. pbng_element_precompute rejects exactly the elements for which this is >= 0. */
+int pbng_element_first_invalid_point(const pbng_element_reference *ref, const double (*X)[3], double *det);
+
 /* Lumped (diagonal) mass of one element by HRZ (Hinton, Rock and Zienkiewicz 1976): the consistent
  * mass matrix's diagonal M_aa = rho sum_q V_q N_a(r_q)^2, scaled so that the masses sum to the
  * element's mass rho sum_q V_q. Every mass is positive for every kind (row-sum lumping gives zero or

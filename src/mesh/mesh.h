@@ -39,15 +39,18 @@ const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *
 /* Appends n weak constraints (copied). */
 PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const pbng_weak_constraint *c);
 
-/* Checks every coordinate is finite and every node index in range; rejects degenerate tetrahedra
- * (|V| <= 1e-12 * h^3, h the element's longest edge), tetrahedra inverted against the others (mixed
- * orientation) and duplicate elements (the same nodes); re-orients a mesh whose tetrahedra all have
- * negative volume (the opposite node-order convention). Errors name mesh->source and the element
- * (0-based index, and record_offset + index as the file record). */
+/* Checks every coordinate is finite and every node index in range, and rejects duplicate elements
+ * (the same node set). Linear tetrahedra: rejects degenerate ones (|V| <= 1e-12 * h^3, h the
+ * element's longest edge) and ones inverted against the others (mixed orientation); re-orients a mesh
+ * whose tetrahedra all have negative volume (the opposite node-order convention). Every other kind:
+ * rejects an element whose det J is not above 1e-12 d^3 at some quadrature point (inverted or
+ * degenerate; the element layer's check, the one pbng_element_precompute applies), and re-orients
+ * nothing. Errors name mesh->source and the element (0-based index, and record_offset + index as the
+ * file record). */
 PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset);
 
-/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary) or .node/.ele (TetGen).
- * Validates it (pbng_mesh_validate). */
+/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary; any one volume element kind)
+ * or .node/.ele (TetGen, 4- or 10-node tetrahedra). Validates it (pbng_mesh_validate). */
 PetscErrorCode pbng_mesh_read(const char *path, pbng_mesh *mesh);
 PetscErrorCode pbng_mesh_read_gmsh(const char *path, pbng_mesh *mesh);
 PetscErrorCode pbng_mesh_read_tetgen(const char *path, pbng_mesh *mesh);

@@ -1,7 +1,9 @@
 /* Gmsh MSH reader: formats 2.2 (also 2.0/2.1) and 4.1, ASCII and binary (either endianness).
- * Keeps 4-node tetrahedra (type 4) as the volume mesh; points, lines, triangles and quadrangles
- * (types 15, 1, 2, 3) only contribute their nodes to physical groups; any other element type is an
- * error. Every physical group of any dimension becomes a node set named by $PhysicalNames (or
+ * Volume elements of the kinds in core/element.h (types 4, 11, 29 tetrahedra; 5, 12 hexahedra; 6
+ * prism; 7 pyramid; Gmsh's node order is the element table's) form the mesh, which holds one kind: a
+ * file mixing kinds is refused with the count of each. Points, lines, triangles and quadrangles of
+ * any order up to 3 (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16) only contribute their nodes to physical
+ * groups; any other element type is an error. Every physical group of any dimension becomes a node set named by $PhysicalNames (or
  * "physical_<tag>"). Node tags may be sparse: nodes are numbered 0.. in order of appearance.
  * Every error names the file and the record: "path:line" in ASCII files, "path (byte N)" in binary
  * files, followed by the section and the node / element concerned. MSH 1.0, 3.0 and 4.0 are rejected. */
@@ -62,11 +64,14 @@ typedef struct {
   int64_t *node_tag;
   long *node_rec; /* line (ASCII) or byte offset (binary) of each node */
   gm_tag_index *map; /* sorted by tag */
-  /* elements */
+  /* volume elements: those of the first kind met are kept, the others only counted (mixed kinds
+   * are refused once all are counted) */
   PetscBool have_elements;
-  int64_t ntets, tet_cap, tet_tag0;
-  PetscBool tet_tags_contiguous;
-  int32_t *tets;
+  const pbng_element_type *etype;
+  int64_t nelems, elem_cap, elem_tag0;
+  PetscBool elem_tags_contiguous;
+  int32_t *elems;
+  int64_t kind_count[PBNG_ELEMENT_KIND_COUNT], kind_first_tag[PBNG_ELEMENT_KIND_COUNT];
   /* physical groups */
   int nnames;
   gm_name *names;
@@ -287,22 +292,44 @@ static const char *gm_type_name(long long type)
                {10, "9-node quadrangle"},  {11, "10-node tetrahedron"}, {12, "27-node hexahedron"},
                {13, "18-node prism"},      {14, "14-node pyramid"},    {15, "point"},
                {16, "8-node quadrangle"},  {17, "20-node hexahedron"}, {18, "15-node prism"},
-               {19, "13-node pyramid"},    {29, "20-node tetrahedron"}, {30, "35-node tetrahedron"},
-               {31, "56-node tetrahedron"}, {92, "64-node hexahedron"}, {93, "125-node hexahedron"}};
+               {19, "13-node pyramid"},    {21, "10-node triangle"},   {26, "4-node line"},
+               {29, "20-node tetrahedron"}, {30, "35-node tetrahedron"}, {31, "56-node tetrahedron"},
+               {92, "64-node hexahedron"}, {93, "125-node hexahedron"}};
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i)
     if (names[i].type == type) return names[i].name;
   return "unknown type";
 }
 
-/* Nodes per element of the supported types, 0 for the others; *dim is the type's dimension. */
+/* A count of elements of a type in words: "1 8-node hexahedron", "40 6-node prisms". */
+static void gm_count_words(long long n, long long type, char *buf, size_t len)
+{
+  const char *name = gm_type_name(type);
+  const size_t m = strlen(name);
+  if (n == 1) snprintf(buf, len, "1 %s", name);
+  else if (m > 2 && !strcmp(name + m - 2, "on")) snprintf(buf, len, "%lld %.*sa", n, (int)(m - 2), name); /* -hedron: -hedra */
+  else snprintf(buf, len, "%lld %ss", n, name);
+}
+
+/* Nodes per element of the supported types, 0 for the others; *dim is the type's dimension. Volume
+ * types are the element kinds' (pbng_element_type_by_gmsh); the others feed physical groups only. */
 static int gm_type_nodes(long long type, int *dim)
 {
+  const pbng_element_type *kind = type > 0 && type <= INT32_MAX ? pbng_element_type_by_gmsh((int)type) : NULL;
+  if (kind) {
+    *dim = 3;
+    return kind->nodes;
+  }
   switch (type) {
   case 15: *dim = 0; return 1;
   case 1: *dim = 1; return 2;
+  case 8: *dim = 1; return 3;
+  case 26: *dim = 1; return 4;
   case 2: *dim = 2; return 3;
+  case 9: *dim = 2; return 6;
+  case 21: *dim = 2; return 10;
   case 3: *dim = 2; return 4;
-  case 4: *dim = 3; return 4;
+  case 10: *dim = 2; return 9;
+  case 16: *dim = 2; return 8;
   default: *dim = -1; return 0;
   }
 }
@@ -312,10 +339,38 @@ static PetscErrorCode gm_check_type(gm_reader *r, long long type, int *nen, int 
   PetscFunctionBeginUser;
   *nen = gm_type_nodes(type, dim);
   PetscCheck(*nen > 0, PETSC_COMM_SELF, GM_ERR,
-             "%s: unsupported element type %lld (%s); pbng reads 4-node tetrahedra (type 4) and, for physical "
-             "groups, points, lines, triangles and quadrangles (types 15, 1, 2, 3)",
+             "%s: unsupported element type %lld (%s); pbng reads the volume elements of types 4, 11, 29 "
+             "(tetrahedra of order 1-3), 5, 12 (hexahedra of order 1-2), 6 (prism), 7 (pyramid) and, for physical groups, "
+             "points, lines, triangles and quadrangles (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16)",
              gm_loc(r), type, gm_type_name(type));
   PetscFunctionReturn(0);
+}
+
+/* In ASCII files an element record is one line: the number of values on it after the element's
+ * type and tag count (4.1: after its tag) must be what they say, or a node is missing or extra
+ * (reading on would take the next line's values). */
+static PetscErrorCode gm_check_record_length(gm_reader *r, long long type, int nen, long long values, long long ntags)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(values >= ntags, PETSC_COMM_SELF, GM_ERR, "%s: the record ends after %lld of its %lld element tags, before its %d node tags",
+             gm_loc(r), values < 0 ? 0 : values, ntags, nen);
+  PetscCheck(values == nen + ntags, PETSC_COMM_SELF, GM_ERR,
+             "%s: element type %lld (%s) needs %d node tags, but the record lists %lld%s", gm_loc(r), type,
+             gm_type_name(type), nen, values - ntags, r->version == 22 ? " after its element tags" : "");
+  PetscFunctionReturn(0);
+}
+
+/* How many values follow on the current text line (the record's rest), without consuming them. */
+static long long gm_values_left_on_line(const gm_reader *r)
+{
+  long long n = 0;
+  for (const char *p = r->cur; p && *p;) {
+    while (*p && isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    n++;
+    while (*p && !isspace((unsigned char)*p)) p++;
+  }
+  return n;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -574,27 +629,40 @@ static PetscErrorCode gm_lookup_node(gm_reader *r, long long tag, int32_t *index
   PetscFunctionReturn(0);
 }
 
+/* Files a volume element: counted by kind; kept when of the mesh's kind (the first kind met). */
+static PetscErrorCode gm_keep_volume_element(gm_reader *r, long long etag, int type, const int32_t *nodes)
+{
+  const pbng_element_type *kind = pbng_element_type_by_gmsh(type);
+  const int nen = kind->nodes;
+
+  PetscFunctionBeginUser;
+  if (!r->kind_count[kind->kind]++) r->kind_first_tag[kind->kind] = etag;
+  if (!r->etype) r->etype = kind;
+  if (kind != r->etype) PetscFunctionReturn(0); /* mixed kinds: refused after the section (gm_check_one_kind) */
+  if (r->nelems == r->elem_cap) {
+    r->elem_cap = 2 * r->elem_cap + 64;
+    PetscCall(PetscRealloc(sizeof(int32_t) * (size_t)nen * (size_t)r->elem_cap, &r->elems));
+  }
+  if (r->nelems == 0) r->elem_tag0 = etag;
+  else if (etag != r->elem_tag0 + r->nelems) r->elem_tags_contiguous = PETSC_FALSE;
+  memcpy(&r->elems[(size_t)nen * (size_t)r->nelems++], nodes, sizeof(int32_t) * (size_t)nen);
+  PetscFunctionReturn(0);
+}
+
 /* Reads the nen node tags of the current element (tags as size_t in 4.1, int in 2.2) and files it:
- * tetrahedra into the mesh, every element into its physical groups. */
+ * volume elements into the mesh, every element into its physical groups. */
 static PetscErrorCode gm_add_element(gm_reader *r, long long etag, int type, int nen, int ngroups, const int *groups)
 {
-  int32_t nodes[4];
+  int32_t nodes[PBNG_MAX_ELEMENT_NODES];
   long long tag;
+  int dim;
 
   PetscFunctionBeginUser;
   for (int a = 0; a < nen; ++a) {
     PetscCall(gm_size(r, "node tag", 1, INT64_MAX, &tag));
     PetscCall(gm_lookup_node(r, tag, &nodes[a]));
   }
-  if (type == 4) {
-    if (r->ntets == r->tet_cap) {
-      r->tet_cap = 2 * r->tet_cap + 64;
-      PetscCall(PetscRealloc(sizeof(int32_t) * 4 * (size_t)r->tet_cap, &r->tets));
-    }
-    if (r->ntets == 0) r->tet_tag0 = etag;
-    else if (etag != r->tet_tag0 + r->ntets) r->tet_tags_contiguous = PETSC_FALSE;
-    memcpy(&r->tets[4 * r->ntets++], nodes, sizeof(nodes));
-  }
+  if (gm_type_nodes(type, &dim) && dim == 3) PetscCall(gm_keep_volume_element(r, etag, type, nodes));
   for (int g = 0; g < ngroups; ++g) PetscCall(gm_group_append(&r->groups[groups[g]], nen, nodes));
   PetscFunctionReturn(0);
 }
@@ -606,18 +674,20 @@ static PetscErrorCode gm_start_elements(gm_reader *r)
   PetscCheck(!r->have_elements, PETSC_COMM_SELF, GM_ERR, "%s: second $Elements section", gm_loc(r));
   PetscCheck(r->have_nodes, PETSC_COMM_SELF, GM_ERR, "%s: $Elements before $Nodes", gm_loc(r));
   r->have_elements = PETSC_TRUE;
-  r->tet_tags_contiguous = PETSC_TRUE;
+  r->elem_tags_contiguous = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
-/* One 2.2 element after its type: tags (the first is the physical tag), then the nodes. */
-static PetscErrorCode gm_read_element_22(gm_reader *r, long long etag, long long type, long long ntags)
+/* One 2.2 element after its type: tags (the first is the physical tag), then the nodes. `left`: in
+ * ASCII files, the values on the record's line after the element number; -1 in binary files. */
+static PetscErrorCode gm_read_element_22(gm_reader *r, long long etag, long long type, long long ntags, long long left)
 {
   int nen, dim, g = 0, ng = 0;
   long long phys = 0, t = 0;
 
   PetscFunctionBeginUser;
   PetscCall(gm_check_type(r, type, &nen, &dim));
+  if (left >= 0) PetscCall(gm_check_record_length(r, type, nen, left - 2, ntags)); /* less type and tag count */
   for (long long k = 0; k < ntags; ++k) {
     PetscCall(gm_int(r, "element tag (physical, entity, ...)", INT32_MIN, INT32_MAX, &t));
     if (k == 0) phys = t;
@@ -641,9 +711,10 @@ static PetscErrorCode gm_read_elements_22(gm_reader *r)
       gm_item(r, "element record", i + 1);
       PetscCall(gm_int(r, "element number", INT64_MIN, INT64_MAX, &etag));
       gm_item(r, "element", etag);
+      const long long left = gm_values_left_on_line(r);
       PetscCall(gm_int(r, "element type", INT32_MIN, INT32_MAX, &type));
       PetscCall(gm_int(r, "number of tags", 0, 64, &ntags));
-      PetscCall(gm_read_element_22(r, etag, type, ntags));
+      PetscCall(gm_read_element_22(r, etag, type, ntags, left));
     }
   } else {
     PetscCall(gm_begin_raw(r));
@@ -656,7 +727,7 @@ static PetscErrorCode gm_read_elements_22(gm_reader *r)
         gm_item(r, "element record", i + j + 1);
         PetscCall(gm_int(r, "element number", INT32_MIN, INT32_MAX, &etag));
         gm_item(r, "element", etag);
-        PetscCall(gm_read_element_22(r, etag, type, ntags));
+        PetscCall(gm_read_element_22(r, etag, type, ntags, -1));
       }
     }
   }
@@ -705,8 +776,9 @@ static PetscErrorCode gm_read_element_block_41(gm_reader *r, long long b, long l
     ierr = gm_size(r, "element tag", 0, INT64_MAX, &etag);
     if (!ierr) {
       gm_item(r, "element", etag);
-      ierr = gm_add_element(r, etag, (int)type, nen, ng, groups);
+      if (!r->binary) ierr = gm_check_record_length(r, type, nen, gm_values_left_on_line(r), 0);
     }
+    if (!ierr) ierr = gm_add_element(r, etag, (int)type, nen, ng, groups);
     if (ierr) {
       PetscCall(PetscFree(groups));
       PetscCall(ierr);
@@ -787,6 +859,29 @@ static PetscErrorCode gm_read_format(gm_reader *r)
   PetscFunctionReturn(0);
 }
 
+/* The mesh holds one element kind: a file with several is refused, naming each kind's count and
+ * first element, rather than dropping the elements of the other kinds. */
+static PetscErrorCode gm_check_one_kind(gm_reader *r)
+{
+  char list[1024] = "", words[96];
+  int kinds = 0;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
+    if (!r->kind_count[k]) continue;
+    const int type = pbng_element_type_get((pbng_element_kind)k)->gmsh_type;
+    gm_count_words((long long)r->kind_count[k], type, words, sizeof(words));
+    const size_t used = strlen(list);
+    snprintf(list + used, sizeof(list) - used, "%s%s from element %lld", kinds ? ", " : "", words, (long long)r->kind_first_tag[k]);
+    kinds++;
+  }
+  PetscCheck(kinds == 1, PETSC_COMM_SELF, GM_ERR,
+             "%s: mixed volume element kinds (%s): pbng reads one kind per mesh; split the file by kind or mesh the "
+             "volumes with one element type",
+             r->path, list);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode gm_read_sections(gm_reader *r)
 {
   char *tok, name[64];
@@ -808,8 +903,9 @@ static PetscErrorCode gm_read_sections(gm_reader *r)
   }
   PetscCheck(r->have_nodes, PETSC_COMM_SELF, GM_ERR, "%s: no $Nodes section", r->path);
   PetscCheck(r->have_elements, PETSC_COMM_SELF, GM_ERR, "%s: no $Elements section", r->path);
-  PetscCheck(r->ntets > 0, PETSC_COMM_SELF, GM_ERR,
-             "%s: no 4-node tetrahedra (element type 4): pbng needs a 3D volume mesh (gmsh -3)", r->path);
+  PetscCheck(r->nelems > 0, PETSC_COMM_SELF, GM_ERR,
+             "%s: no volume elements (types 4, 11, 29, 5, 12, 6, 7): pbng needs a 3D volume mesh (gmsh -3)", r->path);
+  PetscCall(gm_check_one_kind(r));
   PetscFunctionReturn(0);
 }
 
@@ -820,19 +916,19 @@ static int gm_compare_group(const void *a, const void *b)
   return (x->tag > y->tag) - (x->tag < y->tag);
 }
 
-/* Moves nodes and tetrahedra into the mesh and adds one node set per physical group. */
+/* Moves nodes and volume elements into the mesh and adds one node set per physical group. */
 static PetscErrorCode gm_build_mesh(gm_reader *r, pbng_mesh *mesh)
 {
   char name[64];
 
   PetscFunctionBeginUser;
-  mesh->etype = pbng_element_type_get(PBNG_ELEMENT_TET4);
+  mesh->etype = r->etype;
   mesh->nnodes = r->nnodes;
-  mesh->nelems = r->ntets;
+  mesh->nelems = r->nelems;
   mesh->X = r->X;
-  mesh->elems = r->tets;
+  mesh->elems = r->elems;
   r->X = NULL;
-  r->tets = NULL;
+  r->elems = NULL;
   if (r->ngroups > 1) qsort(r->groups, (size_t)r->ngroups, sizeof(gm_group), gm_compare_group);
   for (int g = 0; g < r->ngroups; ++g) {
     snprintf(name, sizeof(name), "physical_%d", r->groups[g].tag);
@@ -857,7 +953,7 @@ static PetscErrorCode gm_read(gm_reader *r, const char *path, pbng_mesh *mesh)
   PetscCall(gm_read_sections(r));
   PetscCall(gm_build_mesh(r, mesh));
   /* validate names element e as record e + offset: make that the Gmsh element tag when possible */
-  PetscCall(pbng_mesh_validate(mesh, r->tet_tags_contiguous ? r->tet_tag0 : 0));
+  PetscCall(pbng_mesh_validate(mesh, r->elem_tags_contiguous ? r->elem_tag0 : 0));
   PetscFunctionReturn(0);
 }
 
@@ -870,7 +966,7 @@ static PetscErrorCode gm_free(gm_reader *r)
   PetscCall(PetscFree(r->node_tag));
   PetscCall(PetscFree(r->node_rec));
   PetscCall(PetscFree(r->map));
-  PetscCall(PetscFree(r->tets));
+  PetscCall(PetscFree(r->elems));
   PetscCall(PetscFree(r->names));
   PetscCall(PetscFree(r->entities));
   PetscCall(PetscFree(r->pool));

@@ -1,12 +1,14 @@
 /* TetGen reader: a .node / .ele pair (path = either file, or their common basename).
  *   .node: "npoints 3 nattr nbmarker", rows "index x y z [attr...] [marker]"
- *   .ele:  "ntets 4 nattr",            rows "index n0 n1 n2 n3 [attr...]"
+ *   .ele:  "ntets 4|10 nattr",         rows "index n0 ... n3 [n4 ... n9] [attr...]"
  * '#' starts a comment; blank lines are skipped. The first index (0 or 1) sets the numbering. Nonzero
- * node boundary markers m become node sets "marker_<m>". 10-node tetrahedra are rejected. Errors name
- * the file and line ("cube.ele:12: ..."). */
+ * node boundary markers m become node sets "marker_<m>". 10-node tetrahedra (tetgen -o2) become tet10
+ * elements, their edge nodes put in Gmsh's order (tet10_tetgen_column). Errors name the file and
+ * line ("cube.ele:12: ..."). */
 #include "mesh/mesh.h"
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,12 @@ typedef struct {
   int64_t marker;
   int32_t node;
 } tg_marker;
+
+/* TetGen -o2 lists after the corners the nodes on the edges (2,3), (0,3), (0,1), (1,2), (1,3), (0,2)
+ * (tetgen.cxx: highorder() fills its six extra nodes by edge2ver[], outelements() writes them in that
+ * order; checked with TetGen 1.5.0, tests/data/tet10.node/.ele); Gmsh's order (the element table's)
+ * is (0,1), (1,2), (2,0), (3,0), (3,2), (3,1). Gmsh node a is TetGen node tet10_tetgen_column[a]. */
+static const int tet10_tetgen_column[10] = {0, 1, 2, 3, 6, 7, 9, 5, 4, 8};
 
 typedef struct {
   tg_file node, ele;
@@ -86,8 +94,8 @@ static PetscErrorCode tg_next_line(tg_file *t, PetscBool *eof)
   PetscFunctionReturn(0);
 }
 
-/* The next data line, which must exist and hold at least `need` values. */
-static PetscErrorCode tg_row(tg_file *t, const char *what, int need)
+/* The next data line, which must exist and hold need..most values. */
+static PetscErrorCode tg_row(tg_file *t, const char *what, int need, int most)
 {
   PetscBool eof;
 
@@ -95,8 +103,8 @@ static PetscErrorCode tg_row(tg_file *t, const char *what, int need)
   PetscCall(tg_next_line(t, &eof));
   PetscCheck(!eof || t->lineno > 0, PETSC_COMM_SELF, TG_ERR, "%s: empty file (no data line; %s expected)", t->path, what);
   PetscCheck(!eof, PETSC_COMM_SELF, TG_ERR, "%s:%ld: file truncated: end of file before %s", t->path, t->lineno, what);
-  PetscCheck(t->ntok >= need, PETSC_COMM_SELF, TG_ERR, "%s:%ld: %s: expected %d values, found %d", t->path, t->lineno,
-             what, need, t->ntok);
+  PetscCheck(t->ntok >= need && t->ntok <= most, PETSC_COMM_SELF, TG_ERR, "%s:%ld: %s: expected %d values, found %d", t->path,
+             t->lineno, what, need, t->ntok);
   PetscFunctionReturn(0);
 }
 
@@ -163,7 +171,7 @@ static PetscErrorCode tg_read_nodes(tg_reader *r, pbng_mesh *mesh)
   long long n, dim, nattr, nbm, marker;
 
   PetscFunctionBeginUser;
-  PetscCall(tg_row(t, "the header 'npoints dim nattr nbmarker'", 1));
+  PetscCall(tg_row(t, "the header 'npoints dim nattr nbmarker'", 1, INT_MAX));
   PetscCall(tg_int(t, 0, "number of points", 1, INT32_MAX, &n));
   PetscCheck(n <= t->fsize / 8 + 1, PETSC_COMM_SELF, TG_ERR, "%s:%ld: file truncated: %lld points cannot fit in %ld bytes",
              t->path, t->lineno, n, t->fsize);
@@ -176,7 +184,7 @@ static PetscErrorCode tg_read_nodes(tg_reader *r, pbng_mesh *mesh)
   PetscCall(PetscMalloc1((size_t)n * 3, &mesh->X));
   if (nbm) PetscCall(PetscMalloc1((size_t)n, &r->markers));
   for (int64_t i = 0; i < n; ++i) {
-    PetscCall(tg_row(t, "a node row 'index x y z [attributes] [marker]'", (int)(4 + nattr + nbm)));
+    PetscCall(tg_row(t, "a node row 'index x y z [attributes] [marker]'", (int)(4 + nattr + nbm), INT_MAX));
     PetscCall(tg_index(t, "node index", i, &r->node_first));
     for (int k = 0; k < 3; ++k) PetscCall(tg_double(t, 1 + k, k == 0 ? "x" : k == 1 ? "y" : "z", i + r->node_first, &mesh->X[3 * i + k]));
     if (!nbm) continue;
@@ -191,31 +199,36 @@ static PetscErrorCode tg_read_elements(tg_reader *r, pbng_mesh *mesh)
 {
   tg_file *t = &r->ele;
   long long n, npt, nattr, v;
+  char what[96];
 
   PetscFunctionBeginUser;
-  PetscCall(tg_row(t, "the header 'ntetrahedra nodes_per_tet nattr'", 1));
+  PetscCall(tg_row(t, "the header 'ntetrahedra nodes_per_tet nattr'", 1, INT_MAX));
   PetscCall(tg_int(t, 0, "number of tetrahedra", 1, INT32_MAX, &n));
   PetscCheck(n <= t->fsize / 10 + 1, PETSC_COMM_SELF, TG_ERR,
              "%s:%ld: file truncated: %lld tetrahedra cannot fit in %ld bytes", t->path, t->lineno, n, t->fsize);
   npt = 4;
   nattr = 0;
   if (t->ntok > 1) PetscCall(tg_int(t, 1, "nodes per tetrahedron", INT32_MIN, INT32_MAX, &npt));
-  PetscCheck(npt == 4, PETSC_COMM_SELF, TG_ERR,
-             "%s:%ld: unsupported element type: %lld-node tetrahedra%s; pbng reads 4-node tetrahedra", t->path,
-             t->lineno, npt, npt == 10 ? " (quadratic)" : "");
-  if (t->ntok > 2) PetscCall(tg_int(t, 2, "number of attributes", 0, TG_MAX_TOKENS - 5, &nattr));
+  PetscCheck(npt == 4 || npt == 10, PETSC_COMM_SELF, TG_ERR,
+             "%s:%ld: unsupported element type: %lld-node tetrahedra; pbng reads 4-node tetrahedra and 10-node ones "
+             "(tetgen -o2)",
+             t->path, t->lineno, npt);
+  if (t->ntok > 2) PetscCall(tg_int(t, 2, "number of attributes", 0, TG_MAX_TOKENS - 11, &nattr));
+  mesh->etype = pbng_element_type_get(npt == 4 ? PBNG_ELEMENT_TET4 : PBNG_ELEMENT_TET10);
   mesh->nelems = n;
-  PetscCall(PetscMalloc1((size_t)n * 4, &mesh->elems));
-  for (int64_t e = 0; e < n; ++e) {
-    PetscCall(tg_row(t, "an element row 'index n0 n1 n2 n3 [attributes]'", (int)(5 + nattr)));
+  PetscCall(PetscMalloc1((size_t)n * (size_t)npt, &mesh->elems));
+  snprintf(what, sizeof(what), "an element row 'index, %lld nodes, %lld attributes'", npt, nattr);
+  for (int64_t e = 0; e < n; ++e) { /* exactly the header's count: a missing node would shift the attributes in */
+    PetscCall(tg_row(t, what, (int)(1 + npt + nattr), (int)(1 + npt + nattr)));
     PetscCall(tg_index(t, "element index", e, &r->ele_first));
-    for (int a = 0; a < 4; ++a) {
-      PetscCall(tg_int(t, 1 + a, "node", INT64_MIN, INT64_MAX, &v));
+    for (int a = 0; a < npt; ++a) {
+      const int k = npt == 10 ? tet10_tetgen_column[a] : a; /* the TetGen column of Gmsh node a */
+      PetscCall(tg_int(t, 1 + k, "node", INT64_MIN, INT64_MAX, &v));
       PetscCheck(v >= r->node_first && v < r->node_first + mesh->nnodes, PETSC_COMM_SELF, TG_ERR,
                  "%s:%ld: element %lld references node %lld, outside %lld..%lld (the nodes of %s)", t->path, t->lineno,
                  (long long)(e + r->ele_first), v, (long long)r->node_first,
                  (long long)(r->node_first + mesh->nnodes - 1), r->node.path);
-      mesh->elems[4 * e + a] = (int32_t)(v - r->node_first);
+      mesh->elems[npt * e + a] = (int32_t)(v - r->node_first);
     }
   }
   PetscCall(tg_expect_eof(t, n, "element"));
@@ -263,7 +276,6 @@ static PetscErrorCode tg_read(tg_reader *r, const char *path, pbng_mesh *mesh)
   len = strlen(base);
   if (len > 5 && !strcmp(base + len - 5, ".node")) base[len - 5] = 0;
   else if (len > 4 && !strcmp(base + len - 4, ".ele")) base[len - 4] = 0;
-  mesh->etype = pbng_element_type_get(PBNG_ELEMENT_TET4);
   PetscCall(tg_open(&r->node, base, ".node"));
   PetscCall(tg_open(&r->ele, base, ".ele"));
   PetscCall(tg_read_nodes(r, mesh));
