@@ -5,28 +5,12 @@
  * sums to rho V. Also generator counts. */
 #include <math.h>
 #include <stdio.h>
+#include "test_check.h"
 #include "core/mat3.h"
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
 #include "parallel/dmesh.h"
 #include "solvers/problem.h"
-
-static int failures, checks;
-
-static void check(int ok, const char *what, double a, double b)
-{
-  ++checks;
-  if (!ok) {
-    ++failures;
-    printf("FAIL: %s (%.12g vs %.12g)\n", what, a, b);
-  }
-}
-
-static double next_random(uint64_t *s)
-{
-  *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
-  return (double)(*s >> 11) / 9007199254740992.0;
-}
 
 typedef struct {
   pbng_mesh mesh;

@@ -510,6 +510,29 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscFunctionReturn(0);
 }
 
+/* A solver whose frames have a fixed number of iterations (the seed's XPBD, dynamic: its substeps)
+ * sets -iters; an explicit -iters that differs, -rtol or -time_budget (either would cut a frame
+ * short) is an error. */
+static PetscErrorCode fix_frame_iterations(pbng_config *cfg)
+{
+  const pbng_solver_ops *ops = pbng_solver_find(cfg->solver, 1);
+  PetscBool given;
+
+  PetscFunctionBeginUser;
+  if (!ops || !ops->kind.frame_iterations) PetscFunctionReturn(0);
+  const int n = ops->kind.frame_iterations(&cfg->solver_opt, cfg->mode == PBNG_MODE_DYNAMIC, cfg->iters);
+  if (n == 0) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-iters", &given));
+  PetscCheck(!given || n == cfg->iters, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "%s -mode dynamic: every frame is %d iterations (its substeps), so -iters %d cannot differ; leave -iters out",
+             ops->kind.chosen_by, n, cfg->iters);
+  PetscCheck(cfg->rtol == 0 && cfg->time_budget == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "%s -mode dynamic: -rtol and -time_budget would end a frame before its last substep; leave them out", ops->kind.chosen_by);
+  cfg->iters = n;
+  cfg->solver_opt.ho_substeps = n / cfg->solver_opt.ho_iterations;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_config_from_options(pbng_config *cfg)
 {
   char scene[64] = "none";
@@ -525,6 +548,7 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(ierr);
   PetscCall(pbng_solver_options_read(&cfg->solver_opt, cfg->solver)); /* each solver's own section */
   if (cfg->solver_opt.pseudo_dt == 0) cfg->solver_opt.pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
+  PetscCall(fix_frame_iterations(cfg));
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
   if (!cfg->checkpoint[0]) {
     PetscCheck(strlen(cfg->output) + 16 < sizeof(cfg->checkpoint), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-output: file name too long");

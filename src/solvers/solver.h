@@ -22,6 +22,10 @@ typedef struct {
   int weak_first;   /* PBD/XPBD: project the weak constraints before the elements (-xpbd_order weak_first) */
   double pseudo_dt; /* XPBD-QS: pseudo-time step */
   int substeps;     /* XPBD-QS: iterations per pseudo-time step */
+  int ho_split;     /* the seed's XPBD: -xpbd_ho_split (a pbng_split_kind) */
+  int ho_substeps;  /* the seed's XPBD, dynamic: substeps per frame (-xpbd_ho_substeps; 0: not given) */
+  double ho_dt;     /* the seed's XPBD, quasistatic: pseudo-time step (-xpbd_ho_dt; 0: not given, -dt) */
+  int ho_iterations; /* the seed's XPBD: solver iterations per (pseudo) step, n_it of Alg. 1 (-xpbd_ho_iterations) */
   int multilevel;   /* PBNG: levels including the finest (-multilevel; 1: single-level) */
   const pbng_hierarchy *hierarchy; /* the coarse levels of a multilevel run (set by the run) */
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
@@ -57,6 +61,9 @@ typedef struct {
    * iterations of the frame / run (NULL: nothing to add). */
   void (*iteration_suffix)(long long linear, char *buf, size_t len);
   void (*summary_line)(long long linear, int iterations, char *buf, size_t len);
+  /* optional: the iterations every frame must run, given the options, the mode and -iters (0: any
+   * number, -iters at most, fewer with -rtol); the run refuses a different explicit -iters and -rtol. */
+  int (*frame_iterations)(const pbng_solver_options *opt, int dynamic, int iters);
 } pbng_solver_kind;
 
 typedef struct {
@@ -89,7 +96,7 @@ int pbng_solver_count(void);
 const pbng_solver_ops *pbng_solver_at(int k);
 /* The kind named `name` (selectable ones only with selectable_only), or NULL. */
 const pbng_solver_ops *pbng_solver_find(const char *name, int selectable_only);
-/* "pbng, newton, pbd, xpbd, xpbd_qs": the values of -solver, for messages and -help. */
+/* "pbng, newton, pbd, xpbd, xpbd_qs, xpbd_ho": the values of -solver, for messages and -help. */
 void pbng_solver_names(char *buf, size_t len);
 /* The solver a run with -solver `name` and these options uses (-solver pbng -multilevel L > 1: the
  * multilevel one). NULL for an unknown name. */
@@ -105,13 +112,14 @@ PetscErrorCode pbng_solver_begin_frame(pbng_solver *s);
 PetscErrorCode pbng_solver_iterate(pbng_solver *s, int l);
 PetscErrorCode pbng_solver_destroy(pbng_solver *s);
 
-/* 1 for the constraint-based solvers (pbd, xpbd, xpbd_qs): they need the constraint colors. */
+/* 1 for the constraint-based solvers (pbd, xpbd, xpbd_qs, xpbd_ho): they need the constraint colors. */
 int pbng_solver_uses_constraint_colors(const char *name);
 
 /* Each kind's own options (their modules): */
 PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 
 /* An option whose value is one of names[0..n): *value its index (unchanged when not given; its name is
@@ -126,7 +134,7 @@ PetscErrorCode pbng_option_default(const char *name, const char *value);
 
 extern const pbng_solver_ops pbng_solver_pbng_ops;
 extern const pbng_solver_ops pbng_solver_newton_ops;
-extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops;
+extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops, pbng_solver_xpbd_ho_ops;
 extern const pbng_solver_ops pbng_solver_multilevel_ops;
 
 #endif

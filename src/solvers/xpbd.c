@@ -12,38 +12,14 @@
 #include <math.h>
 #include <string.h>
 #include "parallel/reduce.h"
-#include "solvers/constraints.h"
-#include "solvers/solver.h"
+#include "solvers/constraint_sweep.h"
 
 typedef enum { METHOD_PBD, METHOD_XPBD, METHOD_XPBD_QS } cb_method;
 
 typedef struct {
   cb_method method;
-  pbng_projection proj;
-  double dt;                   /* step of the inertia term: -dt, or the pseudo step (XPBD-QS) */
-  double *inv_mass;            /* [nlocal] w_i = 1/m_i, 0 for prescribed and massless nodes */
-  pbng_color_groups elem, weak; /* owned elements / counted weak constraints by constraint color */
-  double *lambda_elem;         /* [2 nowned_elems] */
-  double *lambda_weak;         /* [3 nowned_weak] */
-  double *x_tilde;             /* [nlocal][3] inertial target x~ */
-  double *x_step;              /* [nlocal][3] XPBD-QS: positions at the start of the pseudo step */
-  double *work;                /* [nlocal][3] */
-  uint8_t *touched;            /* [nlocal] ghosts moved in the current color */
-  PetscLogEvent ev_project, ev_halo;
+  pbng_constraint_sweep cs;
 } cb_data;
-
-/* w_i = 1/m_i on every local node: ghosts get their owners' lumped masses through the halo. */
-static PetscErrorCode inverse_masses(const pbng_problem *pb, double *work, double *inv_mass)
-{
-  const pbng_dmesh *dm = pb->dm;
-
-  PetscFunctionBeginUser;
-  memset(work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
-  for (int32_t i = 0; i < dm->nowned; ++i) work[3 * i] = pb->mass[i];
-  if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, work));
-  for (int32_t i = 0; i < dm->nlocal; ++i) inv_mass[i] = (dm->node_bc[i] < 0 && work[3 * i] > 0) ? 1.0 / work[3 * i] : 0.0;
-  PetscFunctionReturn(0);
-}
 
 static PetscErrorCode check_setting(const pbng_solver *s, cb_method method)
 {
@@ -60,14 +36,11 @@ static PetscErrorCode check_setting(const pbng_solver *s, cb_method method)
              "-solver xpbd_qs runs quasistatic frames: use -mode quasistatic (or -solver xpbd for dynamics)");
   PetscCheck(pb->dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "-solver %s (the paper's Sec. 6 baseline) works on linear tetrahedra; this mesh has %s elements", name, pb->dm->etype->name);
-  PetscCheck(pb->dm->elem_color, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "-solver %s needs constraint colors, which this partitioned mesh file lacks: partition it again with pbng-partition", name);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode cb_create(pbng_solver *s, cb_method method)
 {
-  const pbng_dmesh *dm = s->pb->dm;
   cb_data *d;
 
   PetscFunctionBeginUser;
@@ -75,19 +48,7 @@ static PetscErrorCode cb_create(pbng_solver *s, cb_method method)
   PetscCall(PetscNew(&d));
   s->data = d;
   d->method = method;
-  d->dt = method == METHOD_XPBD_QS ? s->opt.pseudo_dt : s->pb->dt;
-  d->proj.mat = &s->pb->mat;
-  d->proj.inv_dt2 = method == METHOD_PBD ? 0.0 : 1.0 / (d->dt * d->dt);
-  PetscCall(PetscLogEventRegister("PBDProject", PETSC_OBJECT_CLASSID, &d->ev_project));
-  PetscCall(PetscLogEventRegister("PBDHaloExchange", PETSC_OBJECT_CLASSID, &d->ev_halo));
-  PetscCall(PetscMalloc1(dm->nlocal, &d->inv_mass));
-  PetscCall(PetscCalloc1(dm->nlocal, &d->touched));
-  PetscCall(PetscMalloc3(3 * (int64_t)dm->nlocal, &d->x_tilde, 3 * (int64_t)dm->nlocal, &d->x_step, 3 * (int64_t)dm->nlocal, &d->work));
-  PetscCall(PetscCalloc1(2 * (int64_t)dm->nowned_elems + 1, &d->lambda_elem));
-  PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned_weak + 1, &d->lambda_weak));
-  PetscCall(inverse_masses(s->pb, d->work, d->inv_mass));
-  PetscCall(pbng_color_groups_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &d->elem));
-  PetscCall(pbng_color_groups_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &d->weak));
+  PetscCall(pbng_constraint_sweep_create(s, method == METHOD_XPBD_QS ? s->opt.pseudo_dt : s->pb->dt, method == METHOD_PBD, &d->cs));
   PetscFunctionReturn(0);
 }
 
@@ -95,34 +56,14 @@ static PetscErrorCode pbd_create(pbng_solver *s) { return cb_create(s, METHOD_PB
 static PetscErrorCode xpbd_create(pbng_solver *s) { return cb_create(s, METHOD_XPBD); }
 static PetscErrorCode xpbd_qs_create(pbng_solver *s) { return cb_create(s, METHOD_XPBD_QS); }
 
-/* Starts a (pseudo) time step from the current positions: x~ = x + dt v + dt^2 g on every node with
- * mass (v given per node, or 0), x = x~ (the initial guess), multipliers 0. Every rank does this for
- * its ghosts too, from the same values, so no exchange is needed. */
-static void start_step(pbng_solver *s, const double *v)
-{
-  cb_data *d = s->data;
-  const pbng_problem *pb = s->pb;
-  const pbng_dmesh *dm = pb->dm;
-  double *x = pb->x;
-
-  for (int32_t i = 0; i < dm->nlocal; ++i) {
-    if (d->inv_mass[i] == 0.0) continue;
-    for (int k = 0; k < 3; ++k) {
-      d->x_step[3 * i + k] = x[3 * i + k];
-      x[3 * i + k] += (v ? d->dt * v[3 * i + k] : 0.0) + d->dt * d->dt * pb->gravity[k];
-      d->x_tilde[3 * i + k] = x[3 * i + k];
-    }
-  }
-  memset(d->lambda_elem, 0, sizeof(double) * 2 * (size_t)dm->nowned_elems);
-  memset(d->lambda_weak, 0, sizeof(double) * 3 * (size_t)dm->nowned_weak);
-}
-
 /* Frame start. The problem has moved the prescribed nodes and, in dynamic mode, set x = x^n + dt v^n;
  * the gravity term of x~ (PBD's and XPBD's initial guess) is added here. */
 static PetscErrorCode cb_begin_frame(pbng_solver *s)
 {
+  cb_data *d = s->data;
+
   PetscFunctionBeginUser;
-  start_step(s, NULL);
+  pbng_constraint_sweep_start_step(&d->cs, s->pb, NULL);
   PetscFunctionReturn(0);
 }
 
@@ -130,75 +71,19 @@ static PetscErrorCode cb_begin_frame(pbng_solver *s)
 static void next_pseudo_step(pbng_solver *s)
 {
   cb_data *d = s->data;
-  const pbng_dmesh *dm = s->pb->dm;
-  for (int64_t k = 0; k < 3 * (int64_t)dm->nlocal; ++k) d->work[k] = (s->pb->x[k] - d->x_step[k]) / d->dt;
-  start_step(s, d->work);
+  pbng_constraint_sweep_velocity(&d->cs, s->pb, d->cs.work);
+  pbng_constraint_sweep_start_step(&d->cs, s->pb, d->cs.work);
 }
 
-/* Moved ghosts go back to their owners, then every ghost is refreshed. */
-static PetscErrorCode exchange_moved(pbng_solver *s)
+static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
 {
-  cb_data *d = s->data;
-  const pbng_dmesh *dm = s->pb->dm;
-  const double t0 = MPI_Wtime();
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventBegin(d->ev_halo, 0, 0, 0, 0));
-  PetscCall(pbng_halo_reverse(s->pb->halo, PBNG_HALO_ASSIGN, d->touched, s->pb->x));
-  PetscCall(pbng_halo_exchange(s->pb->halo, -1, s->pb->x));
-  memset(d->touched + dm->nowned, 0, (size_t)(dm->nlocal - dm->nowned));
-  PetscCall(PetscLogEventEnd(d->ev_halo, 0, 0, 0, 0));
-  s->halo_seconds += MPI_Wtime() - t0;
-  PetscFunctionReturn(0);
-}
-
-static void project_element_color(pbng_solver *s, int c)
-{
-  cb_data *d = s->data;
   const pbng_problem *pb = s->pb;
-#pragma omp parallel for schedule(static)
-  for (int32_t k = d->elem.start[c]; k < d->elem.start[c + 1]; ++k) {
-    const int32_t e = d->elem.item[k];
-    const pbng_tet_record *rec = &pb->geo.records[e];
-    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
-    const int moved = pbng_project_element(&d->proj, rec->node, sh->B, sh->V, d->inv_mass, &d->lambda_elem[2 * e],
-                                           pb->rotation ? &pb->rotation[4 * e] : NULL, pb->x);
-    for (int a = 0; a < 4; ++a)
-      if ((moved >> a) & 1) d->touched[rec->node[a]] = 1;
-  }
-}
-
-static void project_weak_color(pbng_solver *s, int c)
-{
-  cb_data *d = s->data;
-  const pbng_dmesh *dm = s->pb->dm;
-#pragma omp parallel for schedule(static)
-  for (int32_t k = d->weak.start[c]; k < d->weak.start[c + 1]; ++k) {
-    const int32_t w = d->weak.item[k];
-    pbng_project_weak(&d->proj, &dm->weak[w], d->inv_mass, &d->lambda_weak[3 * w], s->pb->x);
-    for (int j = 0; j < dm->weak[w].nnodes; ++j) d->touched[dm->weak[w].node[j]] = 1;
-  }
-}
-
-/* One Gauss-Seidel sweep over every constraint color: the elements' and the weak constraints' colors,
- * in the order -xpbd_order asks for. */
-static PetscErrorCode cb_sweep(pbng_solver *s)
-{
-  cb_data *d = s->data;
-
-  PetscFunctionBeginUser;
-  for (int phase = 0; phase < 2; ++phase) {
-    const int weak = (phase == 0) == (s->opt.weak_first != 0);
-    const pbng_color_groups *cl = weak ? &d->weak : &d->elem;
-    for (int c = 0; c < cl->ncolors; ++c) {
-      PetscCall(PetscLogEventBegin(d->ev_project, 0, 0, 0, 0));
-      if (weak) project_weak_color(s, c);
-      else project_element_color(s, c);
-      PetscCall(PetscLogEventEnd(d->ev_project, 0, 0, 0, 0));
-      if (s->pb->halo) PetscCall(exchange_moved(s));
-    }
-  }
-  PetscFunctionReturn(0);
+  const pbng_tet_record *rec = &pb->geo.records[e];
+  const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
+  const int moved = pbng_project_element(&cs->proj, rec->node, sh->B, sh->V, cs->inv_mass, &cs->lambda_elem[2 * e],
+                                         pb->rotation ? &pb->rotation[4 * e] : NULL, pb->x);
+  for (int a = 0; a < 4; ++a)
+    if ((moved >> a) & 1) cs->touched[rec->node[a]] = 1;
 }
 
 static PetscErrorCode cb_iterate(pbng_solver *s, int l)
@@ -207,7 +92,7 @@ static PetscErrorCode cb_iterate(pbng_solver *s, int l)
 
   PetscFunctionBeginUser;
   if (d->method == METHOD_XPBD_QS && l > 0 && l % s->opt.substeps == 0) next_pseudo_step(s);
-  PetscCall(cb_sweep(s));
+  PetscCall(pbng_constraint_sweep_run(s, &d->cs, project_element));
   PetscFunctionReturn(0);
 }
 
@@ -223,19 +108,19 @@ static PetscErrorCode constraint_residuals(pbng_solver *s, double *primary, doub
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(dm->nowned_elems + dm->nowned_weak + 1, &h2, dm->nfree + 1, &g2));
-  memset(d->work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
+  memset(d->cs.work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
   for (int32_t e = 0; e < dm->nowned_elems; ++e) {
     const pbng_tet_record *rec = &pb->geo.records[e];
     const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
-    h2[e] = pbng_element_constraint_residual(&d->proj, rec->node, sh->B, sh->V, &d->lambda_elem[2 * e], pb->x, d->work);
+    h2[e] = pbng_element_constraint_residual(&d->cs.proj, rec->node, sh->B, sh->V, &d->cs.lambda_elem[2 * e], pb->x, d->cs.work);
   }
   for (int32_t w = 0; w < dm->nowned_weak; ++w)
-    h2[dm->nowned_elems + w] = pbng_weak_constraint_residual(&d->proj, &dm->weak[w], &d->lambda_weak[3 * w], pb->x, d->work);
-  if (pb->halo) PetscCall(pbng_halo_reverse(pb->halo, PBNG_HALO_ADD, NULL, d->work));
+    h2[dm->nowned_elems + w] = pbng_weak_constraint_residual(&d->cs.proj, &dm->weak[w], &d->cs.lambda_weak[3 * w], pb->x, d->cs.work);
+  if (pb->halo) PetscCall(pbng_halo_reverse(pb->halo, PBNG_HALO_ADD, NULL, d->cs.work));
   for (int32_t i = 0; i < dm->nfree; ++i) {
     g2[i] = 0.0;
     for (int k = 0; k < 3; ++k) {
-      const double g = (pb->mass[i] * (pb->x[3 * i + k] - d->x_tilde[3 * i + k]) - d->work[3 * i + k]) / (d->dt * d->dt);
+      const double g = (pb->mass[i] * (pb->x[3 * i + k] - d->cs.x_tilde[3 * i + k]) - d->cs.work[3 * i + k]) / (d->cs.dt * d->cs.dt);
       g2[i] += g * g;
     }
   }
@@ -265,15 +150,7 @@ static PetscErrorCode cb_destroy(pbng_solver *s)
   cb_data *d = s->data;
 
   PetscFunctionBeginUser;
-  if (d) {
-    PetscCall(PetscFree(d->inv_mass));
-    PetscCall(PetscFree(d->touched));
-    PetscCall(PetscFree3(d->x_tilde, d->x_step, d->work));
-    PetscCall(PetscFree(d->lambda_elem));
-    PetscCall(PetscFree(d->lambda_weak));
-    PetscCall(pbng_color_groups_destroy(&d->elem));
-    PetscCall(pbng_color_groups_destroy(&d->weak));
-  }
+  if (d) PetscCall(pbng_constraint_sweep_destroy(&d->cs));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
 }
@@ -282,27 +159,18 @@ static PetscErrorCode cb_destroy(pbng_solver *s)
 static PetscErrorCode cb_state(pbng_solver *s, pbng_state_field *fields, int *n)
 {
   cb_data *d = s->data;
-  const pbng_dmesh *dm = s->pb->dm;
 
   PetscFunctionBeginUser;
-  pbng_state_add(fields, n, "xpbd_lambda", PBNG_FIELD_ELEMENTS, 2, dm->nowned_elems, dm->nowned_elems, d->lambda_elem);
-  pbng_state_add(fields, n, "xpbd_lambda_weak", PBNG_FIELD_WEAK, 3, dm->nowned_weak, dm->nowned_weak, d->lambda_weak);
-  pbng_state_add(fields, n, "xpbd_x_tilde", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->x_tilde);
-  pbng_state_add(fields, n, "xpbd_x_step", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->x_step);
+  pbng_constraint_sweep_state(&d->cs, s->pb->dm, "xpbd", fields, n);
   PetscFunctionReturn(0);
 }
 
-/* After a restart: ghosts need the pseudo step's start and the target too (start_step sets them on
- * every local node). */
 static PetscErrorCode cb_restored(pbng_solver *s)
 {
   cb_data *d = s->data;
 
   PetscFunctionBeginUser;
-  if (s->pb->halo) {
-    PetscCall(pbng_halo_exchange(s->pb->halo, -1, d->x_step));
-    PetscCall(pbng_halo_exchange(s->pb->halo, -1, d->x_tilde));
-  }
+  PetscCall(pbng_constraint_sweep_restored(&d->cs, s->pb));
   PetscFunctionReturn(0);
 }
 
@@ -325,7 +193,7 @@ PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
   o->weak_first = !strcmp(order, "weak_first");
   PetscCall(PetscOptionsReal("-xpbd_qs_dt", "xpbd_qs: pseudo-time step (0: -dt)", NULL, o->pseudo_dt, &o->pseudo_dt, &set_dt));
   PetscCall(PetscOptionsInt("-xpbd_qs_substeps", "xpbd_qs: iterations per pseudo-time step", NULL, substeps, &substeps, &set_sub));
-  PetscCheck(!set_order || constraints, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_order is for -solver pbd | xpbd | xpbd_qs");
+  PetscCheck(!set_order || constraints, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_order is for -solver pbd | xpbd | xpbd_qs | xpbd_ho");
   PetscCheck(!(set_dt || set_sub) || qs, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_qs_dt and -xpbd_qs_substeps are for -solver xpbd_qs");
   PetscCheck(o->pseudo_dt >= 0 && isfinite(o->pseudo_dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_dt %g: must be > 0", o->pseudo_dt);
   PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_substeps %d: must be >= 1", (int)substeps);

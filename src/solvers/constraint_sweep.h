@@ -1,0 +1,57 @@
+/* What the constraint solvers (PBD, XPBD, XPBD-QS: xpbd.c; the seed's XPBD: xpbd_ho.c) share:
+ * inverse masses, the constraint colors (elements of one color share no node), the (pseudo) time
+ * step's inertial target, the weak constraints' projection and one Gauss-Seidel sweep over every
+ * color. A color's constraints are projected in parallel by the rank owning them (the owner of their
+ * first node), which may move ghost nodes: after each color, moved ghosts go back to their owners
+ * (reverse halo) and every ghost is refreshed, so results do not depend on the rank or thread count. */
+#ifndef PBNG_SOLVERS_CONSTRAINT_SWEEP_H
+#define PBNG_SOLVERS_CONSTRAINT_SWEEP_H
+
+#include "solvers/constraints.h"
+#include "solvers/solver.h"
+
+enum { PBNG_ELEMENT_MULTIPLIERS = 2 }; /* multipliers per element: two constraints (Sec. 6) or two terms (seed) */
+
+typedef struct {
+  pbng_projection proj;          /* the material and 1/dt^2 of the current step (0: PBD) */
+  double dt;                     /* step of the inertia term */
+  double *inv_mass;              /* [nlocal] w_i = 1/m_i, 0 for prescribed and massless nodes */
+  pbng_color_groups elem, weak;  /* owned elements / counted weak constraints by constraint color */
+  double *lambda_elem;           /* [PBNG_ELEMENT_MULTIPLIERS nowned_elems] */
+  double *lambda_weak;           /* [3 nowned_weak] */
+  double *x_tilde;               /* [nlocal][3] inertial target x~ */
+  double *x_step;                /* [nlocal][3] positions at the start of the (pseudo) step */
+  double *work;                  /* [nlocal][3] */
+  uint8_t *touched;              /* [nlocal] ghosts moved in the current color */
+  PetscLogEvent ev_project, ev_halo;
+} pbng_constraint_sweep;
+
+/* Projects owned element e's constraints (any thread; elements of one color share no node) and
+ * marks the local nodes it moved in cs->touched. */
+typedef void (*pbng_project_element_fn)(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e);
+
+/* Errors naming the solver when the mesh lacks constraint colors; then allocates everything, with
+ * step dt (proj.inv_dt2 = 1/dt^2, or 0 when pbd). */
+PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int pbd, pbng_constraint_sweep *cs);
+PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs);
+
+/* Starts a (pseudo) time step from the current positions: x_step = x, x~ = x + dt v + dt^2 g on every
+ * node with mass (v given per local node, or 0), x = x~ (the initial guess), multipliers 0. Every
+ * rank does this for its ghosts too, from the same values, so no exchange is needed. */
+void pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_problem *pb, const double *v);
+
+/* v = (x - x_step) / dt on every local node (Alg. 1 line 14; the next pseudo step's velocity). */
+void pbng_constraint_sweep_velocity(const pbng_constraint_sweep *cs, const pbng_problem *pb, double *v);
+
+/* One Gauss-Seidel sweep over every constraint color: the elements' (project_element, a color's
+ * elements in parallel) and the weak constraints' colors, in the order -xpbd_order asks for, each
+ * followed by the ghost exchange. */
+PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element);
+
+/* Checkpoint fields of the step, named <prefix>_lambda, _lambda_weak, _x_tilde, _x_step, and after
+ * a restart the ghosts' inertial target and step start (pbng_constraint_sweep_start_step sets them
+ * on every local node). */
+void pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_dmesh *dm, const char *prefix, pbng_state_field *fields, int *n);
+PetscErrorCode pbng_constraint_sweep_restored(pbng_constraint_sweep *cs, const pbng_problem *pb);
+
+#endif

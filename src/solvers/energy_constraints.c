@@ -1,0 +1,126 @@
+#include "solvers/energy_constraints.h"
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "core/mat3.h"
+#include "solvers/geometry.h"
+
+static const char *const split_names[PBNG_SPLIT_COUNT] = {"stable", "macklin"};
+
+const char *pbng_split_kind_name(pbng_split_kind kind) { return (int)kind >= 0 && kind < PBNG_SPLIT_COUNT ? split_names[kind] : "unknown"; }
+
+/* L(I2) = log(I2 + 1) of the stable neo-Hookean energy, 0 for the neo-Hookean one. */
+static double log_term(const pbng_energy_split *sp, double i2) { return sp->log_term ? log(i2 + 1.0) : 0.0; }
+
+int pbng_energy_split_init(const pbng_material *m, pbng_split_kind kind, pbng_energy_split *sp)
+{
+  if (m->kind != PBNG_MATERIAL_NEOHOOKEAN && m->kind != PBNG_MATERIAL_STABLE_NEOHOOKEAN) return -1;
+  if ((int)kind < 0 || kind >= PBNG_SPLIT_COUNT) return -1;
+  memset(sp, 0, sizeof(*sp));
+  sp->kind = kind;
+  sp->log_term = m->kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN;
+  sp->stiffness[0] = m->k_shear;  /* mu (Eq. 24-25) or mu' */
+  sp->stiffness[1] = m->k_volume; /* lambda_hat = lambda + mu, or lambda' */
+  /* Psi = k_s/2 (I2 - L(I2)) - 3 k_s/2 [snh] + k_v/2 (J - 1 - j_rest)^2 (material.c, Eq. 8 and 10 with Sec. 8) */
+  const double snh_constant = sp->log_term ? 1.5 * m->k_shear : 0.0;
+  if (kind == PBNG_SPLIT_MACKLIN) { /* Psi~_0 = I2 - L(I2), Psi~_1 = (J - 1 - j_rest)^2 */
+    sp->c_volume = 1.0 + m->j_rest;
+    sp->offset = snh_constant;
+  } else { /* Eq. 24-25: Psi~_0 = I2 - 3 - (L(I2) - L(3)) - 2 beta (J - 1), Psi~_1 = (J - 1)^2 */
+    sp->c_volume = 1.0;
+    sp->beta = m->k_volume * m->j_rest / m->k_shear; /* 1 (neo-Hookean), 3/4 (stable neo-Hookean) */
+    sp->offset = 0.5 * m->k_shear * (log_term(sp, 3.0) - 3.0) + snh_constant - 0.5 * m->k_volume * m->j_rest * m->j_rest;
+  }
+  return 0;
+}
+
+/* Term 0: Macklin's I2 - L(I2) (P~ = 2F (1 - L'(I2))), or the developed/stable
+ * I2 - 3 - (L(I2) - L(3)) - 2 beta (J - 1) (Eq. 25; P~ = 2F (1 - L'(I2)) - 2 beta cof F, Eq. 27). */
+static double shear_term(const pbng_energy_split *sp, const double F[9], double P[9], double *roundoff)
+{
+  const double i2 = mat3_frobenius_sq(F), L = log_term(sp, i2), dL = sp->log_term ? 1.0 / (i2 + 1.0) : 0.0;
+  const double eJ = 8.0 * i2 * sqrt(i2); /* |fl(det F) - det F| <= 8 eps I2^(3/2) */
+  for (int p = 0; p < 9; ++p) P[p] = 2.0 * (1.0 - dL) * F[p];
+  if (sp->kind == PBNG_SPLIT_MACKLIN) {
+    *roundoff = 10.0 * (i2 + fabs(L) + sp->log_term);
+    return i2 - L;
+  }
+  double cof[9];
+  mat3_cofactor(F, cof);
+  const double J = mat3_det_from_cofactor(F, cof), L3 = log_term(sp, 3.0);
+  for (int p = 0; p < 9; ++p) P[p] -= 2.0 * sp->beta * cof[p];
+  *roundoff = 10.0 * (i2 + 3.0 + fabs(L) + L3 + 2.0 * sp->beta * (fabs(J) + 1.0) + sp->log_term) + 2.0 * sp->beta * eJ;
+  return i2 - 3.0 - (L - L3) - 2.0 * sp->beta * (J - 1.0);
+}
+
+/* Term 1: (J - c)^2, P~ = 2 (J - c) cof F (Eq. 28; Table 2 with c = gamma for Macklin's split). */
+static double volume_term(const pbng_energy_split *sp, const double F[9], double P[9], double *roundoff)
+{
+  double cof[9];
+  mat3_cofactor(F, cof);
+  const double J = mat3_det_from_cofactor(F, cof), d = J - sp->c_volume;
+  const double i2 = mat3_frobenius_sq(F), ed = 8.0 * i2 * sqrt(i2) + fabs(J) + sp->c_volume; /* error of d, in eps */
+  for (int p = 0; p < 9; ++p) P[p] = 2.0 * d * cof[p];
+  *roundoff = 2.0 * fabs(d) * ed + DBL_EPSILON * ed * ed + d * d;
+  return d * d;
+}
+
+double pbng_split_term(const pbng_energy_split *sp, int k, const double F[9], double P[9], double *roundoff)
+{
+  return k == 0 ? shear_term(sp, F, P, roundoff) : volume_term(sp, F, P, roundoff);
+}
+
+int pbng_energy_constraint(const pbng_energy_split *sp, int k, const pbng_element_points *el, const double *x, double *S, double *C,
+                           double (*G)[3])
+{
+  double sum = 0.0, bound = 0.0;
+  for (int a = 0; a < el->nen; ++a) G[a][0] = G[a][1] = G[a][2] = 0.0;
+  for (int q = 0; q < el->nq; ++q) { /* Alg. 2, lines 2-7 */
+    const double *grad = &el->grad[3 * (int64_t)el->nen * q];
+    double F[9], P[9], r;
+    pbng_qp_deformation_gradient(el->nen, el->node, grad, x, F);
+    sum += el->V[q] * pbng_split_term(sp, k, F, P, &r); /* Eq. 22 */
+    bound += el->V[q] * r;
+    for (int a = 0; a < el->nen; ++a) { /* Eq. 23: V_q P~(F_q) dN_a/dX */
+      double Pg[3];
+      mat3_vec(P, &grad[3 * a], Pg);
+      for (int d = 0; d < 3; ++d) G[a][d] += el->V[q] * Pg[d];
+    }
+  }
+  *S = sum;
+  if (!(fabs(sum) > 4.0 * DBL_EPSILON * bound)) return 0; /* C at round-off (or not finite): skipped */
+  *C = sqrt(fabs(sum));                                   /* Alg. 2, line 8 */
+  const double s = 0.5 / *C;
+  for (int a = 0; a < el->nen; ++a)
+    for (int d = 0; d < 3; ++d) G[a][d] *= s;
+  return 1;
+}
+
+uint32_t pbng_project_energy_term(const pbng_energy_split *sp, int k, double inv_dt2, const pbng_element_points *el, const double *w,
+                                  double *lambda, double *x)
+{
+  double G[PBNG_MAX_ELEMENT_NODES][3], S, C, denom = 0.0;
+  uint32_t moved = 0;
+  if (!pbng_energy_constraint(sp, k, el, x, &S, &C, G)) return 0;
+  for (int a = 0; a < el->nen; ++a) denom += w[el->node[a]] * (G[a][0] * G[a][0] + G[a][1] * G[a][1] + G[a][2] * G[a][2]);
+  const double at = inv_dt2 / sp->stiffness[k]; /* alpha~ = alpha / dt^2, alpha = 1 / k */
+  if (!(denom + at > 0.0)) return 0;            /* every node fixed */
+  const double dl = (-C - at * *lambda) / (denom + at); /* Eq. 17 */
+  if (!isfinite(dl)) return 0;
+  *lambda += dl;
+  for (int a = 0; a < el->nen; ++a) { /* Eq. 16 */
+    const double wa = w[el->node[a]];
+    if (wa == 0.0) continue;
+    for (int d = 0; d < 3; ++d) x[3 * el->node[a] + d] += wa * G[a][d] * dl;
+    moved |= 1u << a;
+  }
+  return moved;
+}
+
+uint32_t pbng_project_energy_constraints(const pbng_energy_split *sp, double inv_dt2, const pbng_element_points *el, const double *w,
+                                         double lambda[PBNG_SPLIT_TERMS], double *x)
+{
+  uint32_t moved = 0;
+  for (int k = 0; k < PBNG_SPLIT_TERMS; ++k) moved |= pbng_project_energy_term(sp, k, inv_dt2, el, w, &lambda[k], x); /* Alg. 1, lines 5-11 */
+  return moved;
+}

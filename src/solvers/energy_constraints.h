@@ -1,0 +1,70 @@
+/* The seed's energy constraints (Saillant et al. 2024, Sec. 4): per element and stiffness term k,
+ *   S_k = sum_q V_q Psi~_k(F_q),  C_k = |S_k|^1/2                                   (Eq. 20, 22; Alg. 2)
+ *   G_a = grad_a C_k = 1/(2 C_k) sum_q V_q P~_k(F_q) dN_a/dX(X_q)                  (Eq. 21, 23)
+ * with compliance alpha_k = 1 / k_k, so that k_k/2 S_k is the term's share of the element energy:
+ * sum_k k_k/2 S_k = sum_q V_q Psi(F_q) + (a constant per unit volume) for pbng's neohookean and
+ * stable_neohookean (docs/high_order.md, "The seed's XPBD", gives every split and its constant).
+ * The XPBD projection of one term (Eq. 16-17, alpha~ = alpha / dt^2):
+ *   dlambda = (-C - alpha~ lambda) / (sum_a w_a |G_a|^2 + alpha~),  x_a += w_a G_a dlambda.
+ * Where S_k < 0 (the stable splits' first term can be negative), C = |S|^1/2 and G = grad S / (2 C)
+ * as Alg. 2 line 8 writes them: C G = grad S / 2 for either sign, so the constraint force
+ * -C G / alpha is the term's exact force -grad(k S / 2); G is then minus the derivative of C.
+ * Pure functions of the positions they are given; no MPI. */
+#ifndef PBNG_SOLVERS_ENERGY_CONSTRAINTS_H
+#define PBNG_SOLVERS_ENERGY_CONSTRAINTS_H
+
+#include <stdint.h>
+#include "core/element.h"
+#include "core/material.h"
+
+typedef enum { PBNG_SPLIT_STABLE = 0, PBNG_SPLIT_MACKLIN = 1, PBNG_SPLIT_COUNT } pbng_split_kind;
+enum { PBNG_SPLIT_TERMS = 2 };
+
+/* A material's energy as two constraint terms: 0 the shear (mu, mu') term, 1 the volume (lh, lambda') term. */
+typedef struct {
+  pbng_split_kind kind;
+  int log_term;       /* stable_neohookean: the term -mu'/2 log(|F|^2 + 1) sits in term 0 */
+  double stiffness[PBNG_SPLIT_TERMS]; /* k_k; compliance alpha_k = 1 / k_k */
+  double beta;        /* stable split: term 0 carries -2 beta (J - 1), beta = k_volume j_rest / k_shear */
+  double c_volume;    /* term 1 is (J - c_volume)^2: 1 + j_rest (Macklin's), 1 (stable) */
+  double offset;      /* sum_k k_k/2 Psi~_k(F) - Psi(F), the same for every F */
+} pbng_energy_split;
+
+/* "stable", "macklin" (-xpbd_ho_split). */
+const char *pbng_split_kind_name(pbng_split_kind kind);
+
+/* The split of material m (neohookean, stable_neohookean). Returns 0, or -1 when the material has no
+ * seed split (corotated). */
+int pbng_energy_split_init(const pbng_material *m, pbng_split_kind kind, pbng_energy_split *sp);
+
+/* Psi~_k(F) (Table 2, Eq. 25, with the constants of docs/high_order.md), P~_k = dPsi~_k/dF (Eq. 26-28)
+ * into P, and *roundoff, a bound of Psi~_k's floating-point error in units of the machine epsilon. */
+double pbng_split_term(const pbng_energy_split *sp, int k, const double F[9], double P[9], double *roundoff);
+
+/* One element as the constraints see it: its nodes, and per quadrature point q its weight V_q and
+ * the physical shape gradients dN_a/dX(X_q) (seed Alg. 3). */
+typedef struct {
+  int nen, nq;
+  const int32_t *node;  /* [nen]: indices into x and w */
+  const double *V;      /* [nq] */
+  const double *grad;   /* [nq][nen][3] */
+} pbng_element_points;
+
+/* Alg. 2 for term k at positions x: *S = sum_q V_q Psi~_k(F_q), *C = |S|^1/2, G[a] (Eq. 23).
+ * Returns 0, leaving C and G unset, when |S| is within its round-off (4 eps sum_q V_q roundoff_q):
+ * the constraint is then skipped (its gradient is not defined at C = 0). */
+int pbng_energy_constraint(const pbng_energy_split *sp, int k, const pbng_element_points *el, const double *x, double *S, double *C,
+                           double (*G)[3]);
+
+/* Projects term k (Eq. 16-17): inverse masses w, alpha~ = inv_dt2 / k_k, lambda its multiplier
+ * (updated). Returns the local nodes that moved as bits (bit a: node a). */
+uint32_t pbng_project_energy_term(const pbng_energy_split *sp, int k, double inv_dt2, const pbng_element_points *el, const double *w,
+                                  double *lambda, double *x);
+
+/* Projects the element's terms in order (term 1 at the positions term 0 left), Eq. 16-17, with
+ * inverse masses w and alpha~ = inv_dt2 / k_k; lambda[PBNG_SPLIT_TERMS] the multipliers (updated).
+ * Returns the local nodes that moved as bits (bit a: node a). */
+uint32_t pbng_project_energy_constraints(const pbng_energy_split *sp, double inv_dt2, const pbng_element_points *el, const double *w,
+                                         double lambda[PBNG_SPLIT_TERMS], double *x);
+
+#endif

@@ -1,0 +1,214 @@
+/* The seed's XPBD for every element kind (Saillant et al. 2024, Sec. 4, Alg. 1-2): per element two
+ * energy constraints, one per stiffness term of the material (solvers/energy_constraints.h), projected
+ * with the constraint colors, owners and ghost exchanges the PBD/XPBD baselines use
+ * (solvers/constraint_sweep.h).
+ *   -mode dynamic      Alg. 1: a frame of -dt is -xpbd_ho_substeps substeps of h = dt / N, each of
+ *                      -xpbd_ho_iterations sweeps n_it (default 1: Macklin's small steps): predict
+ *                      x~ = x + h v + h^2 g, multipliers 0, n_it sweeps over every color, v = (x - x_old) / h;
+ *                      prescribed nodes follow their motion to each substep's time.
+ *   -mode quasistatic  pseudo time: every n_it iterations (sweeps) start a pseudo step of -xpbd_ho_dt
+ *                      from the current positions at zero velocity (x~ = x + h^2 g, multipliers 0).
+ * The reported residual is the problem's, as for every solver. */
+#include <math.h>
+#include <string.h>
+#include "solvers/constraint_sweep.h"
+#include "solvers/energy_constraints.h"
+
+typedef struct {
+  pbng_energy_split split;
+  pbng_constraint_sweep cs;
+  int substeps;     /* dynamic: substeps per frame (0: quasistatic) */
+  int iterations;   /* n_it: sweeps per (pseudo) step */
+  double *velocity; /* [nlocal][3] dynamic: v_n of Alg. 1, the last substep's velocity (NULL: quasistatic) */
+} ho_data;
+
+/* Mode-specific options given for the other mode are errors naming them. */
+static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *split)
+{
+  const pbng_problem *pb = s->pb;
+  const int dynamic = pb->mode == PBNG_MODE_DYNAMIC;
+
+  PetscFunctionBeginUser;
+  PetscCheck(!pbng_energy_split_init(&pb->mat, (pbng_split_kind)s->opt.ho_split, split), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "-solver xpbd_ho: the %s energy has no split into the seed's constraint terms (Table 2); use -material neohookean or "
+             "stable_neohookean",
+             pbng_material_kind_name(pb->mat.kind));
+  PetscCheck(dynamic || s->opt.ho_substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-xpbd_ho_substeps is for -mode dynamic; quasistatic frames take one pseudo step per iteration (-xpbd_ho_dt)");
+  PetscCheck(!dynamic || s->opt.ho_dt == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-xpbd_ho_dt is for -mode quasistatic; a dynamic frame's substeps are -dt / -xpbd_ho_substeps");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ho_create(pbng_solver *s)
+{
+  const pbng_problem *pb = s->pb;
+  pbng_energy_split split;
+  ho_data *d;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_setting(s, &split));
+  PetscCall(PetscNew(&d));
+  s->data = d;
+  d->split = split;
+  d->iterations = s->opt.ho_iterations;
+  d->substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.ho_substeps : 0;
+  PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || d->substeps >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-solver xpbd_ho: substeps not resolved");
+  const double h = d->substeps ? pb->dt / d->substeps : (s->opt.ho_dt > 0 ? s->opt.ho_dt : pb->dt);
+  PetscCall(pbng_constraint_sweep_create(s, h, 0, &d->cs));
+  if (d->substeps) PetscCall(PetscCalloc1(3 * (int64_t)pb->dm->nlocal, &d->velocity));
+  PetscFunctionReturn(0);
+}
+
+/* Dynamic frame start: the problem predicted x^n + dt v^n; the substeps start from x^n itself (the
+ * problem kept it for the owned nodes; ghosts from their owners). */
+static PetscErrorCode ho_begin_frame(pbng_solver *s)
+{
+  ho_data *d = s->data;
+  pbng_problem *pb = s->pb;
+
+  PetscFunctionBeginUser;
+  if (!d->substeps) PetscFunctionReturn(0);
+  memcpy(pb->x, pb->x_prev, sizeof(double) * 3 * (size_t)pb->dm->nfree);
+  PetscCall(pbng_problem_update_ghosts(pb));
+  PetscFunctionReturn(0);
+}
+
+/* Substep l of the frame ending at pb->time: prescribed nodes (owned and ghost) at x_D(t_n + (l+1) h). */
+static void move_prescribed(const pbng_problem *pb, int l, int substeps)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const double t = l + 1 == substeps ? pb->time : pb->time - pb->dt + (l + 1) * (pb->dt / substeps);
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
+}
+
+/* Element e's nodes and quadrature data (seed Alg. 3): the stored arrays, or V and grad filled
+ * (linear tetrahedra: one point, V and dN_a/dX from B; affine kinds: J^{-T} dN_a/dr). */
+static void element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el)
+{
+  const pbng_geometry *geo = &pb->geo;
+  if (!geo->ref) {
+    const pbng_tet_shape *sh = pbng_geometry_shape(geo, e);
+    *el = (pbng_element_points){.nen = 4, .nq = 1, .node = geo->records[e].node, .V = V, .grad = grad};
+    V[0] = sh->V;
+    for (int a = 0; a < 4; ++a) pbng_tet_shape_gradient(sh->B, a, &grad[3 * a]);
+    return;
+  }
+  *el = (pbng_element_points){.nen = geo->nen, .nq = geo->nq, .node = &pb->dm->elems[(int64_t)geo->nen * e], .V = V, .grad = grad};
+  if (!geo->affine) {
+    el->V = &geo->qV[(int64_t)geo->nq * e];
+    el->grad = &geo->qgrad[3 * (int64_t)geo->nen * geo->nq * e];
+    return;
+  }
+  for (int q = 0; q < geo->nq; ++q) {
+    V[q] = pbng_geometry_qp_volume(geo, e, q);
+    pbng_geometry_qp_gradients(geo, e, q, &grad[3 * geo->nen * q]);
+  }
+}
+
+static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
+{
+  const ho_data *d = s->data;
+  double V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
+  pbng_element_points el;
+  element_points(s->pb, e, V, grad, &el);
+  const uint32_t moved =
+    pbng_project_energy_constraints(&d->split, cs->proj.inv_dt2, &el, cs->inv_mass, &cs->lambda_elem[PBNG_ELEMENT_MULTIPLIERS * e], s->pb->x);
+  for (int a = 0; a < el.nen; ++a)
+    if ((moved >> a) & 1u) cs->touched[el.node[a]] = 1;
+}
+
+/* Alg. 1: iteration i = l mod n_it of (pseudo) step l / n_it. */
+static PetscErrorCode ho_iterate(pbng_solver *s, int l)
+{
+  ho_data *d = s->data;
+  const int step = l / d->iterations, i = l % d->iterations;
+
+  PetscFunctionBeginUser;
+  if (i == 0) {
+    if (d->substeps) move_prescribed(s->pb, step, d->substeps);
+    pbng_constraint_sweep_start_step(&d->cs, s->pb, d->velocity); /* line 3 (quasistatic: v = 0) */
+  }
+  PetscCall(pbng_constraint_sweep_run(s, &d->cs, project_element)); /* lines 5-11 */
+  if (i + 1 < d->iterations) PetscFunctionReturn(0);
+  if (d->substeps) pbng_constraint_sweep_velocity(&d->cs, s->pb, d->velocity); /* line 14 */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ho_destroy(pbng_solver *s)
+{
+  ho_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d) {
+    PetscCall(pbng_constraint_sweep_destroy(&d->cs));
+    PetscCall(PetscFree(d->velocity));
+  }
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/* Checkpoint state: the step's (multipliers, inertial target, start) and the substeps' velocity
+ * (dynamic). */
+static PetscErrorCode ho_state(pbng_solver *s, pbng_state_field *fields, int *n)
+{
+  ho_data *d = s->data;
+  const pbng_dmesh *dm = s->pb->dm;
+
+  PetscFunctionBeginUser;
+  pbng_constraint_sweep_state(&d->cs, dm, "xpbd_ho", fields, n);
+  if (d->velocity) pbng_state_add(fields, n, "xpbd_ho_velocity", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->velocity);
+  PetscFunctionReturn(0);
+}
+
+/* After a restart: the ghosts' step data and velocities from their owners. */
+static PetscErrorCode ho_restored(pbng_solver *s)
+{
+  ho_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_constraint_sweep_restored(&d->cs, s->pb));
+  if (d->velocity && s->pb->halo) PetscCall(pbng_halo_exchange(s->pb->halo, -1, d->velocity));
+  PetscFunctionReturn(0);
+}
+
+/* Dynamic frames are exactly their substeps x n_it iterations (substeps default: -iters / n_it). */
+static int ho_frame_iterations(const pbng_solver_options *opt, int dynamic, int iters)
+{
+  if (!dynamic) return 0;
+  const int substeps = opt->ho_substeps > 0 ? opt->ho_substeps : (iters + opt->ho_iterations - 1) / opt->ho_iterations;
+  return substeps * opt->ho_iterations;
+}
+
+PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+{
+  const char *splits[PBNG_SPLIT_COUNT];
+  PetscBool set_split, set_sub, set_dt, set_it;
+  PetscInt substeps = o->ho_substeps, iterations = o->ho_iterations;
+  const int mine = !strcmp(selected, "xpbd_ho");
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < PBNG_SPLIT_COUNT; ++k) splits[k] = pbng_split_kind_name((pbng_split_kind)k);
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-xpbd_ho_split",
+                                      "stable (the seed's Eq. 24-28) | macklin (Table 2's Neo-Hooke, Macklin et al. 2021)", "split ", splits,
+                                      PBNG_SPLIT_COUNT, &o->ho_split, &set_split));
+  PetscCall(PetscOptionsInt("-xpbd_ho_substeps", "dynamic: substeps per frame, n_it iterations each (default: -iters / n_it)", NULL, substeps, &substeps,
+                            &set_sub));
+  PetscCall(PetscOptionsReal("-xpbd_ho_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->ho_dt, &o->ho_dt, &set_dt));
+  PetscCall(PetscOptionsInt("-xpbd_ho_iterations", "sweeps per (pseudo) step, n_it of Alg. 1", NULL, iterations, &iterations, &set_it));
+  PetscCheck(mine || !(set_split || set_sub || set_dt || set_it), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-xpbd_ho_split, -xpbd_ho_substeps, -xpbd_ho_dt and -xpbd_ho_iterations are for -solver xpbd_ho");
+  PetscCheck(iterations >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_iterations %d: must be >= 1", (int)iterations);
+  PetscCheck(!set_sub || substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_substeps %d: must be >= 1", (int)substeps);
+  PetscCheck(!set_dt || (o->ho_dt > 0 && isfinite(o->ho_dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_dt %g: must be > 0", o->ho_dt);
+  o->ho_substeps = (int)substeps;
+  o->ho_iterations = (int)iterations;
+  PetscFunctionReturn(0);
+}
+
+const pbng_solver_ops pbng_solver_xpbd_ho_ops = {
+  .name = "xpbd_ho",
+  .kind = {.selectable = 1, .chosen_by = "-solver xpbd_ho", .help = "the seed's XPBD with energy constraints, every element kind (Saillant et al. 2024)",
+           .constraint_colors = 1, .set_from_options = pbng_xpbd_ho_set_from_options, .frame_iterations = ho_frame_iterations},
+  .create = ho_create, .begin_frame = ho_begin_frame, .iterate = ho_iterate, .destroy = ho_destroy, .state = ho_state, .restored = ho_restored};

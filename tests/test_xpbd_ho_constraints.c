@@ -1,0 +1,187 @@
+/* The seed's energy constraints (src/solvers/energy_constraints.c) on one element of every kind:
+ *  - grad C (Eq. 23) against central differences of C itself, for every kind x material x split
+ *    (where S < 0, Alg. 2's G is minus the derivative of C = |S|^1/2: checked as such);
+ *  - the terms' energies sum, with compliance, to pbng's element energy:
+ *    sum_k sign(S_k) C_k^2 / (2 alpha_k) = sum_q V_q Psi(F_q) + offset sum_q V_q, at random F;
+ *  - at rest the stable split makes no correction at all, Macklin's split a nonzero one (the seed's
+ *    point, Sec. 3 and 4.2);
+ *  - one projection of a term with a small step lowers the term's energy;
+ *  - corotated has no split. */
+#include <math.h>
+#include <stdio.h>
+#include "test_check.h"
+#include <string.h>
+#include "solvers/energy_constraints.h"
+#include "solvers/geometry.h"
+
+
+/* One element of a kind: reference nodes moved by an affine map and a small smooth bend (so that
+ * hexahedra and prisms are not affine), its quadrature data, and identity node indices. */
+typedef struct {
+  const pbng_element_type *type;
+  double X[PBNG_MAX_ELEMENT_NODES][3];
+  double V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
+  int32_t node[PBNG_MAX_ELEMENT_NODES];
+  pbng_element_points el;
+} one_element;
+
+static void one_element_init(pbng_element_kind kind, one_element *o)
+{
+  static const double A[9] = {1.3, 0.2, -0.1, 0.1, 0.9, 0.15, -0.05, 0.1, 1.1};
+  static pbng_element_reference ref; /* large; filled anew for each kind */
+  double g[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det_min;
+  memset(o, 0, sizeof(*o));
+  o->type = pbng_element_type_get(kind);
+  pbng_element_reference_init(o->type, &ref);
+  for (int a = 0; a < o->type->nodes; ++a) {
+    const double *r = o->type->ref_nodes[a];
+    for (int i = 0; i < 3; ++i) o->X[a][i] = A[3 * i] * r[0] + A[3 * i + 1] * r[1] + A[3 * i + 2] * r[2] + 0.02 * sin(r[(i + 1) % 3] + 2 * r[i]);
+    o->node[a] = a;
+  }
+  pbng_element_precompute(&ref, (const double(*)[3])o->X, o->V, g, &det_min);
+  for (int q = 0; q < ref.nq; ++q)
+    for (int a = 0; a < o->type->nodes; ++a)
+      for (int d = 0; d < 3; ++d) o->grad[3 * (o->type->nodes * q + a) + d] = g[q][a][d];
+  o->el = (pbng_element_points){.nen = o->type->nodes, .nq = ref.nq, .node = o->node, .V = o->V, .grad = o->grad};
+}
+
+/* x = X + amplitude * random. */
+static void perturbed(const one_element *o, double amplitude, uint64_t *seed, double *x)
+{
+  for (int a = 0; a < o->el.nen; ++a)
+    for (int d = 0; d < 3; ++d) x[3 * a + d] = o->X[a][d] + amplitude * (next_random(seed) - 0.5);
+}
+
+/* S of term k at x (with its sign; the round-off skip does not matter here). */
+static double term_sum(const pbng_energy_split *sp, int k, const one_element *o, const double *x)
+{
+  double S, C, G[PBNG_MAX_ELEMENT_NODES][3];
+  pbng_energy_constraint(sp, k, &o->el, x, &S, &C, G);
+  return S;
+}
+
+static double element_energy(const pbng_material *m, const one_element *o, const double *x, double *volume)
+{
+  double E = 0.0;
+  *volume = 0.0;
+  for (int q = 0; q < o->el.nq; ++q) {
+    double F[9];
+    pbng_qp_deformation_gradient(o->el.nen, o->node, &o->grad[3 * o->el.nen * q], x, F);
+    E += o->V[q] * pbng_energy_density(m, F);
+    *volume += o->V[q];
+  }
+  return E;
+}
+
+/* Central differences of C = |S|^1/2 against sign(S) G, node by node. */
+static void check_gradient(const pbng_energy_split *sp, const one_element *o, const double *x0, const char *tag)
+{
+  double x[3 * PBNG_MAX_ELEMENT_NODES];
+  char what[160];
+  memcpy(x, x0, sizeof(double) * 3 * (size_t)o->el.nen);
+  for (int k = 0; k < PBNG_SPLIT_TERMS; ++k) {
+    double S, C, G[PBNG_MAX_ELEMENT_NODES][3], gmax = 0.0, err = 0.0;
+    if (!pbng_energy_constraint(sp, k, &o->el, x, &S, &C, G)) continue;
+    const double sign = S < 0 ? -1.0 : 1.0;
+    for (int a = 0; a < o->el.nen; ++a)
+      for (int d = 0; d < 3; ++d) {
+        const double h = 1e-6, xi = x[3 * a + d];
+        x[3 * a + d] = xi + h;
+        const double Cp = sqrt(fabs(term_sum(sp, k, o, x)));
+        x[3 * a + d] = xi - h;
+        const double Cm = sqrt(fabs(term_sum(sp, k, o, x)));
+        x[3 * a + d] = xi;
+        err = fmax(err, fabs((Cp - Cm) / (2 * h) - sign * G[a][d]));
+        gmax = fmax(gmax, fabs(G[a][d]));
+      }
+    snprintf(what, sizeof(what), "grad C_%d = central differences of C (%s, S %.3g)", k, tag, S);
+    check(err <= 1e-6 * (1.0 + gmax), what, err, gmax);
+  }
+}
+
+/* sum_k sign(S_k) C_k^2 k_k / 2 = element energy + offset * volume. */
+static void check_energy(const pbng_material *m, const pbng_energy_split *sp, const one_element *o, const double *x, const char *tag)
+{
+  double vol, sum = 0.0;
+  char what[160];
+  const double E = element_energy(m, o, x, &vol);
+  for (int k = 0; k < PBNG_SPLIT_TERMS; ++k) {
+    double S, C, G[PBNG_MAX_ELEMENT_NODES][3];
+    const int active = pbng_energy_constraint(sp, k, &o->el, x, &S, &C, G);
+    sum += 0.5 * sp->stiffness[k] * (active ? (S < 0 ? -C * C : C * C) : S); /* C^2 / (2 alpha) */
+  }
+  snprintf(what, sizeof(what), "sum_k C_k^2 / (2 alpha_k) = element energy + const (%s)", tag);
+  check(fabs(sum - (E + sp->offset * vol)) <= 1e-11 * (fabs(E) + fabs(sp->offset * vol)), what, sum, E + sp->offset * vol);
+}
+
+/* At rest: no correction from the stable split (bitwise), a nonzero one from Macklin's. */
+static void check_rest(const pbng_energy_split *sp, const one_element *o, const char *tag)
+{
+  double x[3 * PBNG_MAX_ELEMENT_NODES], w[PBNG_MAX_ELEMENT_NODES], lambda[PBNG_SPLIT_TERMS] = {0, 0}, moved = 0.0;
+  char what[160];
+  for (int a = 0; a < o->el.nen; ++a) {
+    w[a] = 1.0;
+    for (int d = 0; d < 3; ++d) x[3 * a + d] = o->X[a][d];
+  }
+  const uint32_t bits = pbng_project_energy_constraints(sp, 1e4, &o->el, w, lambda, x);
+  for (int a = 0; a < o->el.nen; ++a)
+    for (int d = 0; d < 3; ++d) moved = fmax(moved, fabs(x[3 * a + d] - o->X[a][d]));
+  if (sp->kind == PBNG_SPLIT_STABLE) {
+    snprintf(what, sizeof(what), "stable split: no correction at rest (%s)", tag);
+    check(bits == 0 && moved == 0.0, what, moved, bits);
+  } else {
+    snprintf(what, sizeof(what), "Macklin's split: a correction at rest (%s)", tag);
+    check(bits != 0 && moved > 1e-6, what, moved, bits);
+  }
+}
+
+/* Projecting term k alone (Eq. 16-17) with a small step lowers its energy k/2 S_k: the constraint
+ * force is the term's force, for either sign of S. */
+static void check_projection(const pbng_energy_split *sp, const one_element *o, const double *x0, const char *tag)
+{
+  double w[PBNG_MAX_ELEMENT_NODES];
+  char what[160];
+  for (int a = 0; a < o->el.nen; ++a) w[a] = 1.0;
+  for (int k = 0; k < PBNG_SPLIT_TERMS; ++k) {
+    double x[3 * PBNG_MAX_ELEMENT_NODES], lambda = 0.0;
+    const double before = term_sum(sp, k, o, x0);
+    memcpy(x, x0, sizeof(double) * 3 * (size_t)o->el.nen);
+    pbng_project_energy_term(sp, k, 1e3 * sp->stiffness[k], &o->el, w, &lambda, x);
+    const double after = term_sum(sp, k, o, x);
+    snprintf(what, sizeof(what), "a small XPBD step of term %d lowers its energy (%s)", k, tag);
+    check(after < before, what, after, before);
+  }
+}
+
+int main(void)
+{
+  const pbng_material_kind materials[2] = {PBNG_MATERIAL_NEOHOOKEAN, PBNG_MATERIAL_STABLE_NEOHOOKEAN};
+  uint64_t seed = 0x1234abcdull;
+  pbng_material cor;
+  pbng_energy_split sp;
+
+  pbng_material_init(&cor, PBNG_MATERIAL_COROTATED, 1e3, 0.3);
+  check(pbng_energy_split_init(&cor, PBNG_SPLIT_STABLE, &sp) == -1, "corotated has no split", 0, 0);
+  for (int kind = 0; kind < PBNG_ELEMENT_KIND_COUNT; ++kind) {
+    one_element o;
+    one_element_init((pbng_element_kind)kind, &o);
+    for (int mk = 0; mk < 2; ++mk)
+      for (int split = 0; split < PBNG_SPLIT_COUNT; ++split) {
+        pbng_material m;
+        char tag[96];
+        pbng_material_init(&m, materials[mk], 1e3, 0.45);
+        check(pbng_energy_split_init(&m, (pbng_split_kind)split, &sp) == 0, "split of a neo-Hookean material", mk, split);
+        snprintf(tag, sizeof(tag), "%s, %s, %s split", o.type->name, pbng_material_kind_name(m.kind), pbng_split_kind_name(sp.kind));
+        check_rest(&sp, &o, tag);
+        for (int trial = 0; trial < 4; ++trial) {
+          double x[3 * PBNG_MAX_ELEMENT_NODES];
+          perturbed(&o, trial < 2 ? 0.05 : 0.4, &seed, x);
+          check_gradient(&sp, &o, x, tag);
+          check_energy(&m, &sp, &o, x, tag);
+          check_projection(&sp, &o, x, tag);
+        }
+      }
+  }
+  printf("test_xpbd_ho_constraints: %d checks, %d failed\n", checks, failures);
+  return failures != 0;
+}
