@@ -46,7 +46,9 @@ Other element kinds (root attribute `element`: tet10, tet20, hex8, hex27, prism6
     F_q = sum_a x_a (x) grad N_a(X_q), grad N_a = J_q^-T dN_a/dr, J_q = sum_a X_a (x) dN_a/dr,
     V_q = w_q det J_q (> 0 required), E_el = sum_e sum_q V_q Psi(F_q),
     f_int_a = -sum_e sum_q V_q P(F_q) grad N_a,
-    HRZ masses m_a = rho sum_q V_q N_a(q)^2 scaled to sum to rho sum_q V_q per element;
+    HRZ masses m_a = rho sum_q V_q N_a(q)^2 scaled to sum to rho sum_q V_q per element (inertia);
+    gravity loads w_a g with the consistent weights w_a = rho sum_q V_q N_a(q) in quasistatic mode
+    (f_ext_a = w_a g, E gains -sum_a w_a g.x_a), the HRZ masses in dynamic mode (w_a = m_a);
 the bases, rules and the XDMF cell checks are described at "element kinds" below
 (docs/output.md has the table).  --self-test checks those definitions without a file.
 
@@ -423,16 +425,17 @@ def elastic(mesh, x, material, mu, lam):
     return float(np.dot(vol, psi)), f_int, mag, float(mu * np.dot(vol, I1))
 
 
-def recompute(mesh, attrs, frames, k, mass):
-    """(residual, energy, residual floor scale, energy scale) of frame k (frame 0: no inertia)."""
+def recompute(mesh, attrs, frames, k, mass, load):
+    """(residual, energy, residual floor scale, energy scale) of frame k (frame 0: no inertia);
+    mass: the lumped masses (inertia), load: the gravity load weights."""
     mu, lam = lame(attrs)
     g = attrs["gravity"]
     x = frames[k][0]
     W, f_int, mag, wscale = (elastic_kind if "elements" in mesh else elastic)(mesh, x, attrs["material"], mu, lam)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
-    f_ext = mass[:, None] * g[None, :]
+    f_ext = load[:, None] * g[None, :]
     f = f_int + f_wc + f_ext
-    gx = mass * (x @ g)
+    gx = load * (x @ g)
     energy = W + Wc - gx.sum()
     scale_n = mag + mag_wc + np.linalg.norm(f_ext, axis=1)
     escale = abs(energy) + wscale + Wc + np.abs(gx).sum()
@@ -460,12 +463,13 @@ def check_physics(rep, mesh, attrs, frames, max_rel):
     Frame 0 (the initial state) is checked too, without an inertia term; the
     --max-relative-residual bound applies to frames >= 1 only."""
     mass = (lumped_mass_kind if "elements" in mesh else lumped_mass)(mesh, attrs["density"])
+    load = load_weights_kind(mesh, attrs["density"]) if "elements" in mesh and attrs["mode"] == "quasistatic" else mass
     tag = f"{attrs['material']}/{attrs['mode']}"
     if "elements" in mesh:
         tag = f"{mesh['kind']} {tag}"
     for k in range(len(frames)):
         a = frames[k][1]
-        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass)
+        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass, load)
         rtol = RESIDUAL_RTOL * abs(a["residual"]) + RESIDUAL_FLOOR * fscale
         rep.check(abs(r - a["residual"]) <= rtol,
                   f"frame {k:06d} ({tag}): recomputed residual {r:.10e} != stored {a['residual']:.10e} "
@@ -799,6 +803,13 @@ def lumped_mass_kind(mesh, rho):
     return np.bincount(mesh["elements"].reshape(-1), weights=m.reshape(-1), minlength=len(mesh["X"]))
 
 
+def load_weights_kind(mesh, rho):
+    """Consistent gravity load weights: w_a = rho sum_q V_q N_a(q) (= int rho N_a dV)."""
+    kind = KINDS[mesh["kind"]]
+    w = rho * np.einsum("eq,qa->ea", mesh["Vq"], kind.N_q)
+    return np.bincount(mesh["elements"].reshape(-1), weights=w.reshape(-1), minlength=len(mesh["X"]))
+
+
 def check_xdmf_cells(rep, h5, mesh, dataset):
     """The XDMF connectivity `dataset` against /mesh/elements (see the kinds' notes above)."""
     kind = KINDS[mesh["kind"]]
@@ -977,6 +988,12 @@ def self_test(rep, data_dir):
         rep.check(np.abs(got - want).max() < 1e-15 * 50, f"self-test {name}: the quadrature misses a monomial "
                                                         f"by {np.abs(got - want).max():.2e}")
         rep.check(np.all(kind.qw > 0), f"self-test {name}: non-positive quadrature weight")
+        load = kind.N_q.T @ kind.qw    # int N_a over the reference element
+        rep.check(abs(load.sum() - kind.qw.sum()) < 1e-14, f"self-test {name}: load weights do not sum to the volume")
+        if name == "tet10":            # the textbook P2 values: corners -V/20, edges V/5
+            V = kind.qw.sum()
+            rep.check(np.abs(load[:4] + V / 20).max() < 1e-15 and np.abs(load[4:] - V / 5).max() < 1e-15,
+                      f"self-test tet10: load weights {load} are not -V/20 (corners), V/5 (edges)")
         if kind.vtk_nodes is not None:   # the XDMF node set is the element's node set
             d = np.linalg.norm(kind.vtk_nodes[:, None] - b.nodes[None], axis=2)
             rep.check(np.array_equal(np.sort(d.argmin(axis=1)), np.arange(n)) and d.min(axis=1).max() < 1e-14,

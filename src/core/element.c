@@ -166,6 +166,14 @@ void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V
   for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
 }
 
+void pbng_element_load_weights(const pbng_element_reference *ref, const double *V, double density, double *w)
+{
+  const int n = ref->type->nodes;
+  for (int a = 0; a < n; ++a) w[a] = 0;
+  for (int q = 0; q < ref->nq; ++q)
+    for (int a = 0; a < n; ++a) w[a] += density * V[q] * ref->N[q][a];
+}
+
 static void tet_edge_matrix(const double X0[3], const double X1[3], const double X2[3], const double X3[3],
                             double D[9])
 {

@@ -94,6 +94,14 @@ int pbng_element_first_invalid_point(const pbng_element_reference *ref, const do
  * negative corner masses for P2/P3 tetrahedra); for linear tetrahedra it is rho V / 4 per node. */
 void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V, double density, double *m);
 
+/* The consistent load weights of one element: w_a = rho sum_q V_q N_a(r_q) = int rho N_a dV (the rules
+ * integrate N_a exactly), so that a uniform body force g puts w_a g on node a and the load's potential
+ * -sum_a w_a g.x_a is exactly -int rho g.x dV of the interpolated positions. They sum to the element's
+ * mass; P2 and P3 corner weights are negative (P2: -rho V / 20). For linear tetrahedra w_a = rho V / 4,
+ * the lumped mass; for the other kinds they differ from it (HRZ), and using the lumped masses as the
+ * load costs a static solution O(h^2) accuracy (P2 and P3 converge at h^2 instead of h^3, h^4). */
+void pbng_element_load_weights(const pbng_element_reference *ref, const double *V, double density, double *w);
+
 /* Where XDMF has no cell type for a kind (tet20): linear sub-tetrahedra tiling the element for
  * visualisation, the Freudenthal subdivision of the reference tetrahedron on the order-p lattice of
  * its nodes (p^3 = 27 for tet20), each as 4 local node indices with positive volume. Returns the

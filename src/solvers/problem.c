@@ -5,28 +5,38 @@
 #include "core/mat3.h"
 #include "parallel/reduce.h"
 
-/* Lumped mass m_i: the sum over the elements around i of their lumped masses, rho V_e / 4 for linear
- * tetrahedra, HRZ (pbng_element_lumped_mass) for every other kind. */
-static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
+/* Node i's lumped mass m_i and load weight: sums over the elements around i of their lumped masses
+ * (rho V_e / 4 for linear tetrahedra, HRZ: pbng_element_lumped_mass, for every other kind) and, in
+ * quasistatic mode, of their consistent load weights int rho N_a dV (pbng_element_load_weights), the
+ * exact load of gravity on the interpolated body. Linear tetrahedra (whose load weights are their
+ * lumped masses) and dynamic mode share one array: with a lumped mass matrix, the load m_i g makes a
+ * free body fall rigidly, which the consistent load would not (its ratio to the HRZ mass varies from
+ * node to node). */
+static PetscErrorCode compute_node_masses(pbng_problem *pb)
 {
   const pbng_dmesh *dm = pb->dm;
   const int nen = dm->etype->nodes;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nowned, &pb->mass));
+  if (pb->geo.ref && pb->mode == PBNG_MODE_QUASISTATIC) PetscCall(PetscMalloc1(dm->nowned, &pb->load_mass));
+  else pb->load_mass = pb->mass;
   for (int32_t i = 0; i < dm->nowned; ++i) {
-    double m = 0.0;
+    double m = 0.0, w = 0.0;
     for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
       const int32_t e = pbng_adj_element(nen, dm->adj[k]);
       if (!pb->geo.ref) m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
       else {
-        double me[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
+        double me[PBNG_MAX_ELEMENT_NODES], we[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
+        const int a = pbng_adj_local_node(nen, dm->adj[k]);
         for (int q = 0; q < pb->geo.nq; ++q) V[q] = pbng_geometry_qp_volume(&pb->geo, e, q);
         pbng_element_lumped_mass(pb->geo.ref, V, pb->density, me);
-        m += me[pbng_adj_local_node(nen, dm->adj[k])];
+        pbng_element_load_weights(pb->geo.ref, V, pb->density, we);
+        m += me[a], w += we[a];
       }
     }
     pb->mass[i] = m;
+    if (pb->load_mass != pb->mass) pb->load_mass[i] = w;
   }
   PetscFunctionReturn(0);
 }
@@ -45,7 +55,7 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   pb->mode = mode;
   pb->dt = dt;
   PetscCall(pbng_geometry_create(dm, &pb->geo));
-  PetscCall(compute_lumped_mass(pb));
+  PetscCall(compute_node_masses(pb));
   pb->x = pbng_huge_alloc(sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCheck(pb->x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d positions", (int)dm->nlocal);
   memcpy(pb->x, dm->X, sizeof(double) * 3 * (size_t)dm->nlocal);
@@ -71,6 +81,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscFunctionBeginUser;
   if (!pb->dm) PetscFunctionReturn(0); /* never created */
   PetscCall(pbng_geometry_destroy(&pb->geo));
+  if (pb->load_mass != pb->mass) PetscCall(PetscFree(pb->load_mass));
   PetscCall(PetscFree(pb->mass));
   pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
   PetscCall(PetscFree(pb->x_prev));
@@ -195,13 +206,13 @@ static void add_weak_constraint_terms(const pbng_dmesh *dm, int32_t i, const dou
   }
 }
 
-/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16, lumped), weak
- * constraints, inertia in dynamic mode; then A is made symmetric. */
+/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16: the consistent load),
+ * weak constraints, inertia in dynamic mode (the lumped mass); then A is made symmetric. */
 static inline void add_node_terms(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
-  for (int d = 0; d < 3; ++d) f[d] += m * pb->gravity[d]; /* Eq. 16, lumped */
+  for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
   if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm, i, x, f, A);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
@@ -307,14 +318,14 @@ static double element_energy(const pbng_problem *pb, int32_t e)
   return E;
 }
 
-/* Owned node i's energy: its load's potential -m_i g.x_i (Eq. 16) and, in dynamic mode, the inertia
+/* Owned node i's energy: its load's potential -w_i g.x_i (Eq. 16, w_i the load weight) and, in dynamic mode, the inertia
  * term m_i / (2 dt^2) |x_i - x_hat_i|^2 of the incremental potential; minus b_i.x_i for a free node
  * when b is given. */
 static double node_energy(const pbng_problem *pb, int32_t i, const double *b)
 {
   const double *x = &pb->x[3 * i];
   double E = 0.0;
-  for (int d = 0; d < 3; ++d) E -= pb->mass[i] * pb->gravity[d] * x[d];
+  for (int d = 0; d < 3; ++d) E -= pb->load_mass[i] * pb->gravity[d] * x[d];
   if (pb->mode == PBNG_MODE_DYNAMIC && i < pb->dm->nfree) {
     const double w = pb->mass[i] / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) E += 0.5 * w * (x[d] - pb->x_hat[3 * i + d]) * (x[d] - pb->x_hat[3 * i + d]);
