@@ -4,7 +4,7 @@
 # and 2 threads give the 1 x 1 positions bitwise; check_output.py recomputes energy, residual, HRZ
 # masses and the XDMF Mixed topology from the file, and rejects corrupted copies; a partitioned file
 # (pbng-partition) gives the on-the-fly result bitwise; PBNG and Newton reach the same equilibrium;
-# the seed's XPBD (xpbd_ho) runs on it and its result checks.
+# the seed's XPBD (xpbd_ho) runs on it and its result checks; -initial starts from a mixed result.
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -58,6 +58,11 @@ else fail "mixed mesh: PBNG / Newton to equilibrium"; cat "$TMP/log" "$TMP/log2"
 check "$TMP/mixed_newton.h5" --max-relative-residual 1e-10 --quiet && ok || fail "mixed mesh: Newton's equilibrium does not check"
 check "$TMP/mixed_pbng.h5" --max-relative-residual 1e-10 --compare "$TMP/mixed_newton.h5" --rtol 1e-7 --quiet && ok \
   || fail "mixed mesh: PBNG's equilibrium differs from Newton's"
+
+# -initial: a mixed result's last frame starts a new run of the same mesh
+if "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 20 -initial "$TMP/mixed_1x1.h5" -output "$TMP/mixed_initial.h5" > "$TMP/log" 2>&1; then ok
+else fail "-initial from a mixed result"; cat "$TMP/log"; fi
+grep -q "^initial state: frame 2" "$TMP/log" && check "$TMP/mixed_initial.h5" --quiet && ok || fail "-initial from a mixed result: $(head -3 "$TMP/log")"
 
 # the seed's XPBD on every kind, so on the mixed mesh too
 if "$PBNG" -mesh "$mesh" "${body[@]}" -solver xpbd_ho -frames 1 -iters 20 -output "$TMP/mixed_xpbd_ho.h5" > "$TMP/log" 2>&1; then ok
