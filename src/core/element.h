@@ -8,6 +8,8 @@
 #ifndef PBNG_CORE_ELEMENT_H
 #define PBNG_CORE_ELEMENT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include "core/mat3.h" /* PBNG_HOT_INLINE */
 
 typedef enum {
@@ -55,6 +57,32 @@ const pbng_element_type *pbng_element_type_get(pbng_element_kind kind);
 /* The kind named `name` ("tet4", ...) or with Gmsh type id `type`; NULL when there is none. */
 const pbng_element_type *pbng_element_type_by_name(const char *name);
 const pbng_element_type *pbng_element_type_by_gmsh(int type);
+
+/* Element rows (pbng_mesh, pbng_submesh, pbng_dmesh, partitioned files): every element is a row of
+ * `nen` node indices. A mesh of one kind has that kind's type (etype) and nen = its node count. A mesh
+ * mixing kinds has etype NULL, each element's kind in kind[e] (pbng_element_kind values), nen the most
+ * nodes of its kinds, and an element with fewer nodes ends its row with -1 (docs/architecture.md). */
+/* Element e's type: the mesh's kind, or its own when kinds mix. */
+static inline const pbng_element_type *pbng_row_type(const pbng_element_type *etype, const uint8_t *kind, int64_t e)
+{
+  return kind ? pbng_element_type_get((pbng_element_kind)kind[e]) : etype;
+}
+/* The number of nodes in a row of width nen (its padding of -1 left out). */
+static inline int pbng_row_nodes(const int32_t *row, int nen)
+{
+  while (nen > 0 && row[nen - 1] < 0) --nen;
+  return nen;
+}
+/* The kinds present among n elements, as a bit mask (bit k: kind k). */
+unsigned pbng_element_kinds_mask(const pbng_element_type *etype, const uint8_t *kind, int64_t n);
+/* Element visits of one sweep over elements counted by kind (counts[PBNG_ELEMENT_KIND_COUNT]): each
+ * element once per node (*node_visits) and once per node and quadrature point (*point_visits). */
+void pbng_element_kind_visits(const int64_t *counts, double *node_visits, double *point_visits);
+/* XDMF's id of a kind's cell type in a Mixed topology (Tetrahedron 6, Pyramid 7, Wedge 8, Hexahedron 9,
+ * Tetrahedron_10 38, Hexahedron_27 50); tet20 has none (-1: written as linear sub-tetrahedra). */
+int pbng_element_xdmf_id(const pbng_element_type *t);
+/* "hex8", or for several kinds "mixed hex8+prism6+pyramid5" (by kind order), into buf. */
+void pbng_element_kinds_label(unsigned mask, char *buf, size_t len);
 
 /* Shape functions N[nodes] and reference gradients dN[nodes][3] (d/dr, d/ds, d/dt) at reference
  * point r. The pyramid's basis is rational; r must not be its apex. */
