@@ -50,9 +50,9 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-element", element, sizeof(element), &given.element));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-tet_split", split, sizeof(split), &given.tet_split));
   PetscCall(pbng_config_set_grid_elements(&o->cfg, given.element ? element : NULL, given.tet_split ? split : NULL, PETSC_COMM_SELF));
-  PetscInt cells[3] = {0, 0, 0}, ncells = 3;
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, &given.cells));
-  for (int d = 0; d < 3; ++d) o->cfg.cells[d] = given.cells && ncells == 3 ? (int)cells[d] : (given.cells ? -1 : 0);
+  char cells[64] = "";
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-cells", cells, sizeof(cells), &given.cells));
+  if (given.cells) PetscCall(pbng_config_set_grid_cells(&o->cfg, cells, PETSC_COMM_SELF));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-mesh", o->cfg.mesh_file, sizeof(o->cfg.mesh_file), &set));
   if (set) o->cfg.mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer: builds pbng, pbng-partition
-# and the tests with -DPBNG_SANITIZE=ON (Debug) in <build>/sanitize, then runs every other test there
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer: builds pbng, pbng-partition
+# and the tests with -DPBNG_SANITIZE=ON (Debug) in <build>/sanitize, then runs the other tests there
 # (MPI tests included; not the Slurm test, which exercises the job scripts, not test_fuzz, whose
-# harnesses are built with ASan + UBSan already, nor this one). Any
+# harnesses are built with ASan + UBSan already, nor this one, nor those labelled "numerics" in
+# tests/CMakeLists.txt: rank/thread independence and convergence studies, which run at other sizes
+# and rank counts the code paths the other tests run, and would add ~40 % to CI's time). Any
 # sanitizer report makes the program fail and so its test, leaks at exit included: the MPI runtime's
 # own allocations are suppressed by tests/lsan.supp, which can name them because the sanitizer build
 # keeps its plugins loaded (tests/keep_plugins.c). The first run builds (~3 min on 2 cores).
@@ -21,7 +23,7 @@ grep -q "warning:" "$TMP/build.log" && { fail "the sanitizer build has warnings"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0
 export LSAN_OPTIONS="suppressions=$HERE/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if ctest --test-dir "$SAN" -j2 -E "test_slurm|test_sanitizers|test_fuzz" --output-on-failure > "$TMP/ctest.log" 2>&1; then
+if ctest --test-dir "$SAN" -j2 -E "test_slurm|test_sanitizers|test_fuzz" -LE numerics --output-on-failure > "$TMP/ctest.log" 2>&1; then
   ok
 else
   fail "tests under the sanitizers"; grep -E "Failed|ERROR: (Address|Leak)Sanitizer|leak of|runtime error|SUMMARY" "$TMP/ctest.log" | head -30

@@ -106,6 +106,11 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
  * names are errors listing the known ones. */
 PetscErrorCode pbng_config_set_grid_elements(pbng_config *cfg, const char *element, const char *split, MPI_Comm comm);
 
+/* -cells NX,NY,NZ (the option's text) into cfg->cells; anything but comma-separated integers is an
+ * error quoting the text (ranges are checked by pbng_config_check_mesh_parameters). Parsed here, not by
+ * PetscOptionsIntArray, whose error path in PETSc 3.18 leaks its tokenizer (found by test_fuzz). */
+PetscErrorCode pbng_config_set_grid_cells(pbng_config *cfg, const char *text, MPI_Comm comm);
+
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);

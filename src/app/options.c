@@ -99,9 +99,9 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsString("-tet_split", "generated tetrahedra: five (unbiased) | six (biased: two prisms of three) per cell", NULL, split, split,
                                sizeof(split), &given.tet_split));
   PetscCall(pbng_config_set_grid_elements(cfg, element, split, PETSC_COMM_WORLD));
-  PetscInt cells[3] = {0, 0, 0}, ncells = 3;
-  PetscCall(PetscOptionsIntArray("-cells", "generated box and bar: cells per axis NX,NY,NZ (instead of -res)", NULL, cells, &ncells, &given.cells));
-  for (int d = 0; d < 3; ++d) cfg->cells[d] = given.cells && ncells == 3 ? (int)cells[d] : (given.cells ? -1 : 0);
+  char cells[64] = "";
+  PetscCall(PetscOptionsString("-cells", "generated box and bar: cells per axis NX,NY,NZ (instead of -res)", NULL, cells, cells, sizeof(cells), &given.cells));
+  if (given.cells) PetscCall(pbng_config_set_grid_cells(cfg, cells, PETSC_COMM_WORLD));
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;

@@ -1,5 +1,7 @@
 /* The paper's scenes (Sec. 10) as configuration defaults. */
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "app/config.h"
 #include "app/errors.h"
@@ -149,6 +151,26 @@ PetscErrorCode pbng_config_set_grid_elements(pbng_config *cfg, const char *eleme
                "-tet_split: unknown split \"%s\" (known: five, six)", split);
     cfg->elements.split = !strcmp(split, "six") ? PBNG_TET_SPLIT_SIX : PBNG_TET_SPLIT_FIVE;
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_set_grid_cells(pbng_config *cfg, const char *text, MPI_Comm comm)
+{
+  const char *p = text;
+  int n = 0;
+
+  PetscFunctionBeginUser;
+  while (*p) {
+    char *end;
+    const long v = strtol(p, &end, 10);
+    PetscCheck(end != p && (*end == ',' || *end == 0) && v >= INT_MIN && v <= INT_MAX, comm, PETSC_ERR_ARG_WRONG,
+               "-cells \"%s\": value %d is not an integer (need NX,NY,NZ)", text, n + 1);
+    PetscCheck(n < 3, comm, PETSC_ERR_ARG_WRONG, "-cells \"%s\": more than three values (need NX,NY,NZ)", text);
+    cfg->cells[n++] = (int)v;
+    p = *end ? end + 1 : end;
+    PetscCheck(*end == 0 || *p, comm, PETSC_ERR_ARG_WRONG, "-cells \"%s\": ends with a comma (need NX,NY,NZ)", text);
+  }
+  PetscCheck(n == 3, comm, PETSC_ERR_ARG_WRONG, "-cells \"%s\": %d value%s (need three: NX,NY,NZ)", text, n, n == 1 ? "" : "s");
   PetscFunctionReturn(0);
 }
 

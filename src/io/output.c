@@ -788,6 +788,8 @@ static PetscErrorCode mixed_cell_offsets(pbng_output *out, int64_t nlocal, const
   int64_t *pairs, at = 0; /* (global row, local index) */
 
   PetscFunctionBegin;
+  PetscCheck(out->nelems <= INT_MAX, out->comm, PETSC_ERR_SUP, "output: '%s': %lld elements of mixed kinds (at most %d in one file)", out->path,
+             (long long)out->nelems, INT_MAX);
   PetscCall(PetscCalloc1(out->nelems + 1, &all));
   PetscCall(PetscMalloc1(2 * nlocal + 1, &pairs));
   for (int64_t e = 0; e < nlocal; ++e) all[rows[e]] = (uint8_t)(kinds[e] + 1), pairs[2 * e] = rows[e], pairs[2 * e + 1] = e;
