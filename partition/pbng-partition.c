@@ -138,8 +138,10 @@ static PetscErrorCode partition_one(const partition_options *o, const pbng_mesh 
   const double t_metis = MPI_Wtime();
   PetscCall(pbng_node_elements_destroy(&adj));
   PetscCall(write_parts(o, output, mesh, color, ncolors, &cc, part));
+  char kinds[96];
+  pbng_mesh_kinds_label(mesh, kinds, sizeof(kinds));
   printf("%s: %lld nodes, %lld %s, %lld weak constraints, %d node colors (PBNG), %d + %d constraint colors (PBD/XPBD) -> %s\n",
-         mesh->source, (long long)mesh->nnodes, (long long)mesh->nelems, mesh->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : mesh->etype->name,
+         mesh->source, (long long)mesh->nnodes, (long long)mesh->nelems, mesh->etype && mesh->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : kinds,
          (long long)mesh->nweak, ncolors, cc.nelem_colors, cc.nweak_colors, output);
   printf("time: mesh %.2f s, coloring %.2f s, METIS %.2f s, writing %.2f s, total %.2f s; peak memory %.1f MiB\n", t_mesh - t0,
          t_color - t_mesh, t_metis - t_color, MPI_Wtime() - t_metis, MPI_Wtime() - t0, peak_rss_mib());

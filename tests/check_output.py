@@ -46,9 +46,14 @@ Other element kinds (root attribute `element`: tet10, tet20, hex8, hex27, prism6
     F_q = sum_a x_a (x) grad N_a(X_q), grad N_a = J_q^-T dN_a/dr, J_q = sum_a X_a (x) dN_a/dr,
     V_q = w_q det J_q (> 0 required), E_el = sum_e sum_q V_q Psi(F_q),
     f_int_a = -sum_e sum_q V_q P(F_q) grad N_a,
-    HRZ masses m_a = rho sum_q V_q N_a(q)^2 scaled to sum to rho sum_q V_q per element;
+    HRZ masses m_a = rho sum_q V_q N_a(q)^2 scaled to sum to rho sum_q V_q per element (inertia);
+    gravity loads w_a g with the consistent weights w_a = rho sum_q V_q N_a(q) in quasistatic mode
+    (f_ext_a = w_a g, E gains -sum_a w_a g.x_a), the HRZ masses in dynamic mode (w_a = m_a);
 the bases, rules and the XDMF cell checks are described at "element kinds" below
 (docs/output.md has the table).  --self-test checks those definitions without a file.
+Meshes mixing kinds (root attribute `element` "mixed"): /mesh/elements rows padded with -1 and
+/mesh/element_types (Gmsh ids); each kind's elements are summed as above with their own basis and
+rule, and the XDMF Mixed topology (/mesh/xdmf_cells: type id, then nodes in XDMF order) is rebuilt.
 
 Usage:
   check_output.py FILE.h5 [--max-relative-residual R] [--frames F]
@@ -212,8 +217,9 @@ def check_mesh(rep, h5):
             "Dm_inv_norm": np.sqrt(np.einsum("ejk,ejk->e", Dm_inv, Dm_inv))}
 
 
-def read_mesh_datasets(rep, h5, name, npe):
-    """rest_positions, /mesh/<name> [M, npe], fixed_nodes, color, partition; types and index ranges."""
+def read_mesh_datasets(rep, h5, name, npe, padded=False):
+    """rest_positions, /mesh/<name> [M, npe], fixed_nodes, color, partition; types and index ranges
+    (padded: -1 allowed, the padding of a mixed mesh's rows, checked by check_mesh_mixed)."""
     X = check_dataset(rep, h5, "mesh/rest_positions", np.float64, (None, 3))
     if X is None:
         return None
@@ -226,7 +232,7 @@ def read_mesh_datasets(rep, h5, name, npe):
         return None
     ok = rep.check(np.all(np.isfinite(X)), "rest_positions not finite")
     ok &= rep.check(conn.shape[0] > 0, f"no {name}")
-    ok &= rep.check(conn.size == 0 or (conn.min() >= 0 and conn.max() < n),
+    ok &= rep.check(conn.size == 0 or (conn.min() >= (-1 if padded else 0) and conn.max() < n),
                     f"{name} indices outside [0, {n})")
     rep.check(fixed.size == 0 or (fixed.min() >= 0 and fixed.max() < n), f"fixed_nodes outside [0, {n})")
     rep.check(np.all(np.diff(fixed) > 0), "fixed_nodes not sorted and unique")
@@ -281,7 +287,9 @@ def check_xdmf(rep, path, frames, n, m, h5=None, mesh=None):
             tm = grids[k].find("Time")
             ok = tm is not None and abs(float(tm.get("Value", "nan")) - attrs["time"]) <= 1e-12 * max(1.0, abs(attrs["time"]))
             rep.check(ok, f"{xpath}: grid {k} time differs from frame attribute {attrs['time']}")
-    if mesh is not None and mesh.get("kind", "tet4") != "tet4":
+    if mesh is not None and mesh.get("kind") == "mixed":
+        check_xdmf_mixed(rep, h5, xpath, base, grids, mesh)
+    elif mesh is not None and mesh.get("kind", "tet4") != "tet4":
         check_xdmf_topology(rep, h5, xpath, base, grids, mesh)
     else:
         rep.check(f"{base}:/mesh/tetrahedra" in text, f"{xpath}: no reference to {base}:/mesh/tetrahedra")
@@ -423,16 +431,17 @@ def elastic(mesh, x, material, mu, lam):
     return float(np.dot(vol, psi)), f_int, mag, float(mu * np.dot(vol, I1))
 
 
-def recompute(mesh, attrs, frames, k, mass):
-    """(residual, energy, residual floor scale, energy scale) of frame k (frame 0: no inertia)."""
+def recompute(mesh, attrs, frames, k, mass, load):
+    """(residual, energy, residual floor scale, energy scale) of frame k (frame 0: no inertia);
+    mass: the lumped masses (inertia), load: the gravity load weights."""
     mu, lam = lame(attrs)
     g = attrs["gravity"]
     x = frames[k][0]
-    W, f_int, mag, wscale = (elastic_kind if "elements" in mesh else elastic)(mesh, x, attrs["material"], mu, lam)
+    W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
-    f_ext = mass[:, None] * g[None, :]
+    f_ext = load[:, None] * g[None, :]
     f = f_int + f_wc + f_ext
-    gx = mass * (x @ g)
+    gx = load * (x @ g)
     energy = W + Wc - gx.sum()
     scale_n = mag + mag_wc + np.linalg.norm(f_ext, axis=1)
     escale = abs(energy) + wscale + Wc + np.abs(gx).sum()
@@ -459,13 +468,15 @@ def check_physics(rep, mesh, attrs, frames, max_rel):
 
     Frame 0 (the initial state) is checked too, without an inertia term; the
     --max-relative-residual bound applies to frames >= 1 only."""
-    mass = (lumped_mass_kind if "elements" in mesh else lumped_mass)(mesh, attrs["density"])
+    _, mass_fn, load_fn = physics_of(mesh)
+    mass = mass_fn(mesh, attrs["density"])
+    load = load_fn(mesh, attrs["density"]) if attrs["mode"] == "quasistatic" else mass
     tag = f"{attrs['material']}/{attrs['mode']}"
     if "elements" in mesh:
         tag = f"{mesh['kind']} {tag}"
     for k in range(len(frames)):
         a = frames[k][1]
-        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass)
+        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass, load)
         rtol = RESIDUAL_RTOL * abs(a["residual"]) + RESIDUAL_FLOOR * fscale
         rep.check(abs(r - a["residual"]) <= rtol,
                   f"frame {k:06d} ({tag}): recomputed residual {r:.10e} != stored {a['residual']:.10e} "
@@ -738,6 +749,41 @@ def kind_geometry(kind, Xe):
     return det, kind.qw[None, :] * det, G
 
 
+def kind_group(rep, kind_name, X, el, color, what):
+    """Elements el [M,n] of one kind: no repeated node, det J > 0 at every quadrature point, no two
+    nodes of one color; their rest geometry (V_q, grad N) as a dict, or None after a failure."""
+    kind = KINDS[kind_name]
+    srt = np.sort(el, axis=1)
+    dup = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+    if not rep.check(dup.size == 0, f"{dup.size} {what} list a node twice (first: element {dup[:1]})"):
+        return None
+    det, Vq, G = kind_geometry(kind, X[el])
+    size = np.linalg.norm(X[el].max(axis=1) - X[el].min(axis=1), axis=1)      # element diagonal
+    bad = np.flatnonzero(~(det > 1e-12 * size[:, None] ** 3).all(axis=1))
+    if not rep.check(bad.size == 0, f"{bad.size} {what} with det J <= 0 (or degenerate) at a "
+                                    f"quadrature point of the rest shape (first: element {bad[:1]})"):
+        return None
+    if color is not None:
+        rep.check(color.min() >= 0, "negative color")
+        c = np.sort(color[el], axis=1)
+        clash = (c[:, 1:] == c[:, :-1]).any(axis=1)
+        rep.check(not clash.any(), f"{int(clash.sum())} {what} with two nodes of the same color "
+                                   f"(first: element {np.flatnonzero(clash)[0] if clash.any() else -1})")
+    return {"kind": kind_name, "X": X, "elements": el, "Vq": Vq, "G": G, "vol": Vq.sum(axis=1), "size": size,
+            "G_norm": np.sqrt(np.einsum("eqad,eqad->eqa", G, G))}
+
+
+def with_nodes(rep, h5, mesh, X, fixed, part):
+    """The node-level entries of a mesh dict: fixed/free nodes and weak constraints."""
+    if part is not None:
+        rep.check(part.min() >= 0, "negative partition")
+    n = X.shape[0]
+    free = np.ones(n, bool)
+    free[fixed] = False
+    mesh.update({"X": X, "fixed": fixed, "free": free, "weak": read_weak_constraints(rep, h5, n)})
+    return mesh
+
+
 def check_mesh_kind(rep, h5, kind_name):
     """/mesh/elements of a kind other than tet4: dtypes, ranges, det J > 0, colouring, XDMF cells."""
     kind = KINDS[kind_name]
@@ -746,31 +792,104 @@ def check_mesh_kind(rep, h5, kind_name):
     if base is None:
         return None
     X, el, fixed, color, part = base
-    n = X.shape[0]
-    srt = np.sort(el, axis=1)
-    dup = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
-    if not rep.check(dup.size == 0, f"{dup.size} {kind_name} elements list a node twice (first: element {dup[:1]})"):
+    mesh = kind_group(rep, kind_name, X, el, color, f"{kind_name} elements")
+    return None if mesh is None else with_nodes(rep, h5, mesh, X, fixed, part)
+
+
+# Gmsh element type ids (/mesh/element_types of a mesh mixing kinds) and XDMF's Mixed-topology ids
+GMSH_TYPES = {4: "tet4", 11: "tet10", 29: "tet20", 5: "hex8", 12: "hex27", 6: "prism6", 7: "pyramid5"}
+XDMF_MIXED_IDS = {"tet4": 6, "pyramid5": 7, "prism6": 8, "hex8": 9, "tet10": 38, "hex27": 50}
+
+
+def check_mesh_mixed(rep, h5):
+    """Root element "mixed": /mesh/elements [M, n] padded with -1 after each element's nodes and
+    /mesh/element_types [M] (Gmsh ids); each kind's elements checked as a group of their own."""
+    rep.check("mesh/tetrahedra" not in h5, "element mixed: /mesh/tetrahedra present (expected /mesh/elements only)")
+    if not rep.check("mesh/elements" in h5 and h5["mesh/elements"].ndim == 2, "element mixed: no 2-D /mesh/elements"):
         return None
-    det, Vq, G = kind_geometry(kind, X[el])
-    size = np.linalg.norm(X[el].max(axis=1) - X[el].min(axis=1), axis=1)      # element diagonal
-    bad = np.flatnonzero(~(det > 1e-12 * size[:, None] ** 3).all(axis=1))
-    if not rep.check(bad.size == 0, f"{bad.size} {kind_name} elements with det J <= 0 (or degenerate) at a "
-                                    f"quadrature point of the rest shape (first: element {bad[:1]})"):
+    width = h5["mesh/elements"].shape[1]
+    base = read_mesh_datasets(rep, h5, "elements", width, padded=True)
+    types = check_dataset(rep, h5, "mesh/element_types", np.int32, (h5["mesh/elements"].shape[0],))
+    if base is None or types is None:
         return None
-    if color is not None:
-        rep.check(color.min() >= 0, "negative color")
-        c = np.sort(color[el], axis=1)
-        clash = (c[:, 1:] == c[:, :-1]).any(axis=1)
-        rep.check(not clash.any(), f"{int(clash.sum())} {kind_name} elements with two nodes of the same color "
-                                   f"(first: element {np.flatnonzero(clash)[0] if clash.any() else -1})")
-    if part is not None:
-        rep.check(part.min() >= 0, "negative partition")
-    weak = read_weak_constraints(rep, h5, n)
-    free = np.ones(n, bool)
-    free[fixed] = False
-    return {"kind": kind_name, "X": X, "elements": el, "fixed": fixed, "free": free, "weak": weak,
-            "Vq": Vq, "G": G, "vol": Vq.sum(axis=1), "size": size,
-            "G_norm": np.sqrt(np.einsum("eqad,eqad->eqa", G, G))}
+    X, el, fixed, color, part = base
+    unknown = sorted(set(np.unique(types).tolist()) - set(GMSH_TYPES))
+    if not rep.check(not unknown, f"/mesh/element_types holds unknown Gmsh types {unknown}"):
+        return None
+    rep.check(len(np.unique(types)) > 1, "element mixed: /mesh/element_types holds one kind")
+    groups = []
+    for gtype, name in GMSH_TYPES.items():
+        rows = np.flatnonzero(types == gtype)
+        if rows.size == 0:
+            continue
+        n = KINDS[name].n
+        if not rep.check(n <= width and (el[rows, n:] == -1).all() and (el[rows, :n] >= 0).all(),
+                         f"element mixed: {name} rows are not {n} nodes then -1 (first row {rows[0]})"):
+            return None
+        group = kind_group(rep, name, X, el[rows, :n], color, f"{name} elements")
+        if group is None:
+            return None
+        group["rows"] = rows
+        groups.append(group)
+    return with_nodes(rep, h5, {"kind": "mixed", "elements": el, "types": types, "groups": groups}, X, fixed, part)
+
+
+def elastic_mixed(mesh, x, material, mu, lam):
+    """elastic_kind summed over the kinds' groups."""
+    parts = [elastic_kind(g, x, material, mu, lam) for g in mesh["groups"]]
+    return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts))
+
+
+def lumped_mass_mixed(mesh, rho):
+    """HRZ masses summed over the kinds' groups."""
+    return sum(lumped_mass_kind(g, rho) for g in mesh["groups"])
+
+
+def load_weights_mixed(mesh, rho):
+    """Consistent load weights summed over the kinds' groups."""
+    return sum(load_weights_kind(g, rho) for g in mesh["groups"])
+
+
+def physics_of(mesh):
+    """(elastic, lumped mass, quasistatic gravity load weights) functions of the mesh: linear tetrahedra
+    (whose load weights are their lumped masses), one other kind, or mixed."""
+    if mesh.get("kind") == "mixed":
+        return elastic_mixed, lumped_mass_mixed, load_weights_mixed
+    return (elastic_kind, lumped_mass_kind, load_weights_kind) if "elements" in mesh else (elastic, lumped_mass, lumped_mass)
+
+
+def xdmf_permutation(kind):
+    """XDMF node k of a cell is Gmsh node perm[k] (same reference point)."""
+    d = np.linalg.norm(kind.vtk_nodes[:, None, :] - kind.basis.nodes[None, :, :], axis=2)
+    return d.argmin(axis=1)
+
+
+def check_xdmf_mixed(rep, h5, xpath, base, grids, mesh):
+    """A Mixed topology: every grid reads /mesh/xdmf_cells [L], which is each element in order as its
+    XDMF type id and then its nodes in XDMF's order (tet20, with no XDMF type, is not checked)."""
+    el, types = mesh["elements"], mesh["types"]
+    expected = []
+    for e in range(len(el)):
+        name = GMSH_TYPES[int(types[e])]
+        kind = KINDS[name]
+        if name not in XDMF_MIXED_IDS:
+            rep.fail(f"{xpath}: mixed meshes with {name} are not checked")
+            return
+        expected.append([XDMF_MIXED_IDS[name]] + el[e, xdmf_permutation(kind)].tolist())
+    flat = np.array([v for cell in expected for v in cell], dtype=np.int64)
+    for k, g in enumerate(grids):
+        top = g.find("Topology")
+        if not rep.check(top is not None and top.get("TopologyType") == "Mixed", f"{xpath}: grid {k} topology is not Mixed"):
+            continue
+        rep.check(top.get("NumberOfElements") == str(len(el)), f"{xpath}: grid {k} NumberOfElements is not {len(el)}")
+        item = top.find("DataItem")
+        ok = item is not None and item.get("Dimensions") == str(flat.size) and (item.text or "").strip() == f"{base}:/mesh/xdmf_cells"
+        rep.check(ok, f"{xpath}: grid {k} topology is not {base}:/mesh/xdmf_cells of {flat.size} values")
+    cells = check_dataset(rep, h5, "mesh/xdmf_cells", np.int64, (flat.size,))
+    if cells is not None:
+        bad = np.flatnonzero(cells != flat)
+        rep.check(bad.size == 0, f"/mesh/xdmf_cells: {bad.size} values differ from the elements in XDMF's Mixed form "
+                                 f"(first at {bad[:1]})")
 
 
 def elastic_kind(mesh, x, material, mu, lam):
@@ -797,6 +916,13 @@ def lumped_mass_kind(mesh, rho):
     diag = np.einsum("eq,qa->ea", mesh["Vq"], kind.N_q ** 2)
     m = rho * diag * (mesh["vol"] / diag.sum(axis=1))[:, None]
     return np.bincount(mesh["elements"].reshape(-1), weights=m.reshape(-1), minlength=len(mesh["X"]))
+
+
+def load_weights_kind(mesh, rho):
+    """Consistent gravity load weights: w_a = rho sum_q V_q N_a(q) (= int rho N_a dV)."""
+    kind = KINDS[mesh["kind"]]
+    w = rho * np.einsum("eq,qa->ea", mesh["Vq"], kind.N_q)
+    return np.bincount(mesh["elements"].reshape(-1), weights=w.reshape(-1), minlength=len(mesh["X"]))
 
 
 def check_xdmf_cells(rep, h5, mesh, dataset):
@@ -977,6 +1103,12 @@ def self_test(rep, data_dir):
         rep.check(np.abs(got - want).max() < 1e-15 * 50, f"self-test {name}: the quadrature misses a monomial "
                                                         f"by {np.abs(got - want).max():.2e}")
         rep.check(np.all(kind.qw > 0), f"self-test {name}: non-positive quadrature weight")
+        load = kind.N_q.T @ kind.qw    # int N_a over the reference element
+        rep.check(abs(load.sum() - kind.qw.sum()) < 1e-14, f"self-test {name}: load weights do not sum to the volume")
+        if name == "tet10":            # the textbook P2 values: corners -V/20, edges V/5
+            V = kind.qw.sum()
+            rep.check(np.abs(load[:4] + V / 20).max() < 1e-15 and np.abs(load[4:] - V / 5).max() < 1e-15,
+                      f"self-test tet10: load weights {load} are not -V/20 (corners), V/5 (edges)")
         if kind.vtk_nodes is not None:   # the XDMF node set is the element's node set
             d = np.linalg.norm(kind.vtk_nodes[:, None] - b.nodes[None], axis=2)
             rep.check(np.array_equal(np.sort(d.argmin(axis=1)), np.arange(n)) and d.min(axis=1).max() < 1e-14,
@@ -1103,10 +1235,12 @@ def run(args):
     with h5:
         attrs = read_root_attrs(rep, h5)
         kind = as_str(h5.attrs["element"]) if "element" in h5.attrs else "tet4"
-        if not rep.check(kind in KINDS, f"unknown element kind '{kind}'"):
+        if not rep.check(kind in KINDS or kind == "mixed", f"unknown element kind '{kind}'"):
             return rep, None
         if kind == "tet4":
             mesh = check_mesh(rep, h5)
+        elif kind == "mixed":
+            mesh = check_mesh_mixed(rep, h5)
         else:
             mesh = check_mesh_kind(rep, h5, kind)
         frames = check_frames(rep, h5, len(mesh["X"])) if mesh is not None else None

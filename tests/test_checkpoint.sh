@@ -37,6 +37,7 @@ stop_and_restart dynamic_2 2 45 -scene block_drop_dynamic -res 6 -frames 5 -iter
 stop_and_restart xpbd_qs 1 33 -scene two_blocks_hanging -res 4 -solver xpbd_qs -xpbd_qs_substeps 4 -iters 50 -frames 2
 stop_and_restart xpbd_2 2 25 -scene block_drop_dynamic -res 5 -solver xpbd -frames 3 -iters 15 -threads 1
 stop_and_restart xpbd_ho_dynamic_2 2 13 -scene block_drop_dynamic -element tet10 -res 3 -solver xpbd_ho -xpbd_ho_substeps 8 -frames 3 -threads 1
+stop_and_restart mixed_kinds_2 2 40 -mesh "$PBNG_TEST_DATA/mixed_box_v41_binary.msh" -fix_group left -gravity 0,0,-9.8 -youngs 2e5 -accel sor -iters 30 -frames 3 -threads 1
 stop_and_restart xpbd_ho_qs 1 19 -scene bar_gravity -element hex8 -res 3 -solver xpbd_ho -xpbd_ho_iterations 3 -iters 30 -frames 2 -threads 1
 stop_and_restart multilevel_2 2 7 "${box[@]}" -multilevel 2 -iters 30 -rtol 1e-9
 stop_and_restart multilevel_dynamic 1 13 -scene block_drop_dynamic -res 7 -frames 3 -iters 8 -multilevel 2 -threads 1

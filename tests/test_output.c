@@ -268,7 +268,7 @@ static PetscErrorCode write_full(MPI_Comm comm, const char *path, int64_t N, int
 
   PetscCall(pbng_output_open(comm, path, &info, N, M, &out));
   PetscCall(pbng_output_write_nodes_double(out, "rest_positions", 3, n, rows, rest));
-  PetscCall(pbng_output_write_elements(out, m, erows, tets));
+  PetscCall(pbng_output_write_elements(out, m, erows, tets, NULL));
   PetscCall(pbng_output_write_nodes_int32(out, "color", n, rows, color));
   PetscCall(pbng_output_write_nodes_int32(out, "/mesh/partition", n, rows, part));
   /* every rank gives 9, N-1 duplicated and one rank-specific node: union is {0..size-1, 9, N-1} sorted */
@@ -415,7 +415,7 @@ static PetscErrorCode write_scattered(MPI_Comm comm, const char *path, int64_t N
     }
   PetscCall(pbng_output_open(comm, path, &info, N, M, &out));
   PetscCall(pbng_output_write_nodes_double(out, "rest_positions", 3, n, rows, rest));
-  PetscCall(pbng_output_write_elements(out, rank == size - 1, &erow, conn)); /* only the last rank has it */
+  PetscCall(pbng_output_write_elements(out, rank == size - 1, &erow, conn, NULL)); /* only the last rank has it */
   PetscCall(pbng_output_write_fixed_nodes(out, 0, NULL));
   PetscCall(pbng_output_write_frame(out, 0, n, rows, pos, &frame_infos[0]));
   PetscCall(pbng_output_close(&out, PETSC_TRUE));

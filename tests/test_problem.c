@@ -2,9 +2,11 @@
  * the gradient of the total energy (Eq. 17 / the incremental potential) by finite differences, and
  * the modified nodal Hessian (Eq. 37) is symmetric positive definite, for every generated element
  * kind; the patch test (a linear field has zero force at interior nodes) per kind; the lumped mass
- * sums to rho V. Also generator counts. */
+ * sums to rho V; all of it also on a mesh mixing hexahedra, pyramids and prisms (tests/data/mixed_box.py,
+ * stretched to the grids' 1.5 x 1 x 1 box: el NULL below). Also generator counts. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "test_check.h"
 #include "core/mat3.h"
 #include "mesh/generate.h"
@@ -30,7 +32,7 @@ static PetscErrorCode add_random_weak_constraints(pbng_mesh *mesh, uint64_t *see
     const int64_t e = (int64_t)(next_random(seed) * (double)mesh->nelems) % mesh->nelems;
     int64_t nodes0[4], nodes1[2] = {(int64_t)(next_random(seed) * (double)mesh->nnodes) % mesh->nnodes, (17 * k + 5) % mesh->nnodes};
     double w0[4], w1[2] = {0.3, 0.7}, sum = 0, normal[3] = {next_random(seed) - 0.5, 1.0, next_random(seed)};
-    for (int a = 0; a < 4; ++a) nodes0[a] = mesh->elems[(int64_t)mesh->etype->nodes * e + a], w0[a] = 0.1 + next_random(seed), sum += w0[a];
+    for (int a = 0; a < 4; ++a) nodes0[a] = mesh->elems[(int64_t)mesh->nen * e + a], w0[a] = 0.1 + next_random(seed), sum += w0[a];
     for (int a = 0; a < 4; ++a) w0[a] /= sum;
     w0[3] = 1.0 - w0[0] - w0[1] - w0[2];
     const char *err = pbng_weak_constraint_init(4, nodes0, w0, 1 + k % 2, nodes1, k % 2 ? w1 : (double[]){1.0}, 80.0 + 10 * k,
@@ -111,6 +113,28 @@ static void curve_rest_positions(pbng_mesh *mesh)
   }
 }
 
+/* The mixed mesh (tests/data/mixed_box_v41_binary.msh: hex8, pyramid5, prism6) stretched to 1.5 x 1 x 1. */
+static PetscErrorCode read_mixed_box(pbng_mesh *mesh)
+{
+  char path[PETSC_MAX_PATH_LEN];
+  const char *env = getenv("PBNG_TEST_DATA");
+
+  PetscFunctionBeginUser;
+  if (env && env[0]) snprintf(path, sizeof(path), "%s/mixed_box_v41_binary.msh", env);
+  else {
+    snprintf(path, sizeof(path), "%s", __FILE__);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, sizeof(path) - (size_t)(slash ? slash + 1 - path : 0), "data/mixed_box_v41_binary.msh");
+  }
+  PetscCall(pbng_mesh_read(path, mesh));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) mesh->X[3 * i] *= 1.5;
+  PetscFunctionReturn(0);
+}
+
+/* The kind's name, or "mixed". */
+static const char *kinds_name(const pbng_mesh *mesh) { return mesh->etype ? mesh->etype->name : "mixed"; }
+
+/* el: a generated grid of that kind, or NULL for the mixed mesh. */
 static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved)
 {
   const int64_t n[3] = {4, 3, 3};
@@ -124,7 +148,8 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   pbng_material mat;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_grid(n, lo, hi, el, &fx->mesh));
+  if (el) PetscCall(pbng_generate_grid(n, lo, hi, el, &fx->mesh));
+  else PetscCall(read_mixed_box(&fx->mesh));
   if (curved) curve_rest_positions(&fx->mesh);
   if (weak) {
     uint64_t seed = 0x5eedull + (uint64_t)kind;
@@ -136,7 +161,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
   PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
   check(pbng_coloring_is_valid(&fx->mesh, color), "coloring separates the nodes of every element and weak constraint", ncolors, 0);
-  if (weak && el->kind == PBNG_ELEMENT_TET4) PetscCall(check_constraint_colorings(&fx->mesh, &adj));
+  if (weak && el && el->kind == PBNG_ELEMENT_TET4) PetscCall(check_constraint_colorings(&fx->mesh, &adj));
   PetscCall(pbng_node_elements_destroy(&adj));
   for (int64_t i = 0; i < fx->mesh.nnodes; ++i) part[i] = 0;
   PetscCall(pbng_submesh_extract(&fx->mesh, color, ncolors, NULL, part, 0, &sub));
@@ -180,13 +205,13 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
 {
   fixture fx;
   uint64_t seed = 0x9e3779b97f4a7c15ull + (uint64_t)kind * 77 + (uint64_t)mode;
-  const double amplitude = 0.25 / pbng_element_type_get(el->kind)->order; /* a quarter of the node spacing */
+  const double amplitude = el ? 0.25 / pbng_element_type_get(el->kind)->order : 0.2; /* a quarter of the node spacing (mixed: 1/5 of 1/4) */
   char what[160];
 
   PetscFunctionBeginUser;
   PetscCall(fixture_create(&fx, kind, mode, weak, el, curved));
-  if (el->kind != PBNG_ELEMENT_TET4) {
-    snprintf(what, sizeof(what), "geometry stored %s (%s, curved %d)", curved ? "per quadrature point" : "as affine", fx.mesh.etype->name, curved);
+  if (!el || el->kind != PBNG_ELEMENT_TET4) {
+    snprintf(what, sizeof(what), "geometry stored %s (%s, curved %d)", curved ? "per quadrature point" : "as affine", kinds_name(&fx.mesh), curved);
     check(fx.pb.geo.affine == !curved, what, fx.pb.geo.affine, !curved);
   }
   for (int32_t i = 0; i < fx.dm.nfree; ++i)
@@ -196,7 +221,7 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
     if (weak ? !has_weak : i % 3) continue;
     double f[3], A[9];
     pbng_node_force(&fx.pb, i, fx.pb.x, f, A, 0);
-    snprintf(what, sizeof(what), "modified Hessian SPD (%s, material %d, mode %d, weak %d, node %d)", fx.mesh.etype->name, kind, mode, weak, (int)i);
+    snprintf(what, sizeof(what), "modified Hessian SPD (%s, material %d, mode %d, weak %d, node %d)", kinds_name(&fx.mesh), kind, mode, weak, (int)i);
     check(is_spd(A), what, A[0], A[4]);
     for (int d = 0; d < 3; ++d) {
       const double h = 1e-6, x0 = fx.pb.x[3 * i + d];
@@ -207,7 +232,7 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
       PetscCall(energy_at(&fx, &Em));
       fx.pb.x[3 * i + d] = x0;
       const double fd = -(Ep - Em) / (2 * h);
-      snprintf(what, sizeof(what), "force = -dE/dx (%s, material %d, mode %d, weak %d, node %d, dof %d)", fx.mesh.etype->name, kind, mode, weak,
+      snprintf(what, sizeof(what), "force = -dE/dx (%s, material %d, mode %d, weak %d, node %d, dof %d)", kinds_name(&fx.mesh), kind, mode, weak,
                (int)i, d);
       check(fabs(fd - f[d]) <= 1e-5 * (1 + fabs(f[d])), what, f[d], fd);
     }
@@ -244,9 +269,9 @@ static PetscErrorCode check_patch_and_mass(const pbng_grid_elements *el)
     scale = PetscMax(scale, fabs(Af[0]));
     if (inside) fmax = PetscMax(fmax, sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]));
   }
-  snprintf(what, sizeof(what), "patch test: a linear field has zero interior force (%s, relative to the node stiffness)", fx.mesh.etype->name);
+  snprintf(what, sizeof(what), "patch test: a linear field has zero interior force (%s, relative to the node stiffness)", kinds_name(&fx.mesh));
   check(fmax <= 1e-12 * scale, what, fmax, scale);
-  snprintf(what, sizeof(what), "lumped masses sum to rho V (%s)", fx.mesh.etype->name);
+  snprintf(what, sizeof(what), "lumped masses sum to rho V (%s)", kinds_name(&fx.mesh));
   check(fabs(mass - 10.0 * 1.5) <= 1e-12 * 15.0, what, mass, 15.0);
   PetscCall(fixture_destroy(&fx));
   PetscFunctionReturn(0);
@@ -368,6 +393,10 @@ int main(int argc, char **argv)
     const pbng_grid_elements el = {(pbng_element_kind)kind, PBNG_TET_SPLIT_FIVE};
     PetscCall(check_patch_and_mass(&el));
   }
+  for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_force_gradient((pbng_material_kind)k, PBNG_MODE_QUASISTATIC, 0, NULL, 0));
+  PetscCall(check_force_gradient(PBNG_MATERIAL_NEOHOOKEAN, PBNG_MODE_DYNAMIC, 1, NULL, 0));
+  PetscCall(check_force_gradient(PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, NULL, 1)); /* curved: stored per quadrature point */
+  PetscCall(check_patch_and_mass(NULL));
   PetscCall(check_grid_kinds());
   PetscCall(check_generator_counts());
   PetscCall(check_generator_conforming());

@@ -125,15 +125,15 @@ static PetscErrorCode expect_failure(test_ctx *t, const char *name, const char *
 /* The element nodes' rest positions. */
 static void element_nodes(const pbng_mesh *m, int64_t e, double (*X)[3])
 {
-  const int nen = m->etype->nodes;
-  for (int a = 0; a < nen; ++a) memcpy(X[a], &m->X[3 * (int64_t)m->elems[(size_t)e * nen + a]], sizeof(X[a]));
+  const int nen = m->nen;
+  for (int a = 0; a < pbng_mesh_element_type(m, e)->nodes; ++a) memcpy(X[a], &m->X[3 * (int64_t)m->elems[(size_t)e * nen + a]], sizeof(X[a]));
 }
 
-/* Sum of the element volumes sum_q V_q from the element layer (seed Alg. 3); *nonpositive counts the
- * elements it rejects (inverted or degenerate at a quadrature point). */
+/* Sum of the element volumes sum_q V_q from the element layer (seed Alg. 3), each element by its own
+ * kind; *nonpositive counts the elements it rejects (inverted or degenerate at a quadrature point). */
 static double mesh_volume(const pbng_mesh *m, int *nonpositive)
 {
-  pbng_element_reference *ref = malloc(sizeof(*ref));
+  pbng_element_reference *ref = malloc(sizeof(*ref) * PBNG_ELEMENT_KIND_COUNT);
   double(*grad)[PBNG_MAX_ELEMENT_NODES][3] = malloc(sizeof(double) * PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3);
   double V = 0, X[PBNG_MAX_ELEMENT_NODES][3], Vq[PBNG_MAX_QUAD_POINTS], det_min;
   *nonpositive = 0;
@@ -142,11 +142,12 @@ static double mesh_volume(const pbng_mesh *m, int *nonpositive)
     *nonpositive = -1;
     return NAN;
   }
-  pbng_element_reference_init(m->etype, ref);
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) pbng_element_reference_init(pbng_element_type_get((pbng_element_kind)k), &ref[k]);
   for (int64_t e = 0; e < m->nelems; ++e) {
+    const pbng_element_reference *r = &ref[pbng_mesh_element_type(m, e)->kind];
     element_nodes(m, e, X);
-    if (pbng_element_precompute(ref, (const double(*)[3])X, Vq, grad, &det_min)) ++*nonpositive;
-    for (int q = 0; q < ref->nq; ++q) V += Vq[q];
+    if (pbng_element_precompute(r, (const double(*)[3])X, Vq, grad, &det_min)) ++*nonpositive;
+    for (int q = 0; q < r->nq; ++q) V += Vq[q];
   }
   free(ref), free(grad);
   return V;
@@ -163,13 +164,15 @@ static void compare_meshes(test_ctx *t, const char *what, const pbng_mesh *a, co
                            const char *const *sb, int nsets)
 {
   double dx = 0;
-  CHECK(t, a->etype == b->etype, "%s: kind %s, expected %s", what, b->etype->name, a->etype->name);
+  CHECK(t, a->etype == b->etype && a->nen == b->nen && !a->kind == !b->kind, "%s: kind %s (rows of %d), expected %s (rows of %d)", what,
+        b->etype ? b->etype->name : "mixed", b->nen, a->etype ? a->etype->name : "mixed", a->nen);
   CHECK(t, a->nnodes == b->nnodes && a->nelems == b->nelems, "%s: %lld nodes %lld elements vs %lld %lld", what,
         (long long)b->nnodes, (long long)b->nelems, (long long)a->nnodes, (long long)a->nelems);
-  if (a->etype != b->etype || a->nnodes != b->nnodes || a->nelems != b->nelems) return;
+  if (a->etype != b->etype || a->nen != b->nen || !a->kind != !b->kind || a->nnodes != b->nnodes || a->nelems != b->nelems) return;
   for (int64_t i = 0; i < 3 * a->nnodes; ++i) dx = fmax(dx, fabs(a->X[i] - b->X[i]));
   CHECK(t, dx <= 1e-14, "%s: coordinates differ by %g", what, dx);
-  CHECK(t, !memcmp(a->elems, b->elems, sizeof(int32_t) * (size_t)a->etype->nodes * (size_t)a->nelems), "%s: elements differ", what);
+  CHECK(t, !memcmp(a->elems, b->elems, sizeof(int32_t) * (size_t)a->nen * (size_t)a->nelems), "%s: elements differ", what);
+  CHECK(t, !a->kind || !memcmp(a->kind, b->kind, (size_t)a->nelems), "%s: element kinds differ", what);
   for (int s = 0; s < nsets; ++s)
     CHECK(t, same_set(pbng_mesh_find_node_set(a, sa[s]), pbng_mesh_find_node_set(b, sb[s])),
           "%s: node set %s differs from %s", what, sb[s], sa[s]);
@@ -334,6 +337,63 @@ static PetscErrorCode test_kind_boxes(test_ctx *t)
   PetscFunctionReturn(0);
 }
 
+/* Element count of each kind against expected[PBNG_ELEMENT_KIND_COUNT]. */
+static void check_kind_counts(test_ctx *t, const char *name, const pbng_mesh *m, const int64_t *expected)
+{
+  int64_t counts[PBNG_ELEMENT_KIND_COUNT];
+  pbng_mesh_count_kinds(m, counts);
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k)
+    CHECK(t, counts[k] == expected[k], "%s: %lld %s elements, expected %lld", name, (long long)counts[k],
+          pbng_element_type_get((pbng_element_kind)k)->name, (long long)expected[k]);
+}
+
+/* Meshes mixing kinds: the unit cube of hexahedra, a layer of pyramids and prisms (mixed_box.py, in
+ * the four Gmsh variants, identical: rows padded to 8 nodes with -1, a kind per element), and gmsh's
+ * half-hexahedra half-prisms box; counts per kind, node sets, volume from each element's own kind. */
+static PetscErrorCode test_mixed_kinds(test_ctx *t)
+{
+  static const char *const variants[] = {"v22_ascii", "v22_binary", "v41_ascii", "v41_binary"};
+  static const char *const sets[] = {"left", "right", "body"};
+  static const int64_t box_counts[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_HEX8] = 32, [PBNG_ELEMENT_PRISM6] = 32, [PBNG_ELEMENT_PYRAMID5] = 96};
+  static const int64_t hex_prism_counts[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_HEX8] = 8, [PBNG_ELEMENT_PRISM6] = 28};
+  char name[128];
+  pbng_mesh ref, m;
+  PetscBool ok;
+  int nonpositive;
+
+  PetscFunctionBeginUser;
+  for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); ++v) {
+    snprintf(name, sizeof(name), "mixed_box_%s.msh", variants[v]);
+    PetscCall(read_ok(t, name, v ? &m : &ref, &ok));
+    if (!ok && !v) PetscFunctionReturn(0);
+    if (!ok) continue;
+    if (v) {
+      compare_meshes(t, name, &ref, &m, sets, sets, 3);
+      PetscCall(pbng_mesh_destroy(&m));
+      continue;
+    }
+    const double V = mesh_volume(&ref, &nonpositive);
+    CHECK(t, !ref.etype && ref.kind && ref.nen == 8 && ref.nnodes == 141, "%s: %s, rows of %d, %lld nodes (expected mixed, 8, 141)", name,
+          ref.etype ? ref.etype->name : "mixed", ref.nen, (long long)ref.nnodes);
+    check_kind_counts(t, name, &ref, box_counts);
+    CHECK(t, !nonpositive && fabs(V - 1.0) <= 1e-12, "%s: volume %.17g (expected 1), %d elements rejected", name, V, nonpositive);
+    for (int64_t e = 0; e < ref.nelems; ++e)
+      CHECK(t, pbng_mesh_element_nodes(&ref, e) == pbng_mesh_element_type(&ref, e)->nodes, "%s: element %lld has %d nodes in its row", name,
+            (long long)e, pbng_mesh_element_nodes(&ref, e));
+    check_face_set(t, name, &ref, "left", 0.0);
+    check_face_set(t, name, &ref, "right", 1.0);
+  }
+  PetscCall(pbng_mesh_destroy(&ref));
+  PetscCall(read_ok(t, "mixed_hex_prism.msh", &m, &ok));
+  if (ok) {
+    const double V = mesh_volume(&m, &nonpositive);
+    check_kind_counts(t, "mixed_hex_prism.msh", &m, hex_prism_counts);
+    CHECK(t, !nonpositive && fabs(V - 0.125) <= 1e-14, "mixed_hex_prism.msh: volume %.17g (expected 0.125)", V);
+    PetscCall(pbng_mesh_destroy(&m));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* TetGen -o2: the P2 box converted from Gmsh with the edge nodes in TetGen's order reads as the Gmsh
  * file (so the mapping inverts the converter's, msh22_to_tetgen.py); a file TetGen 1.5.0 wrote has
  * every edge node at the middle of its Gmsh edge (so the mapping is TetGen's). */
@@ -384,8 +444,7 @@ static PetscErrorCode test_malformed(test_ctx *t)
     {"bad_token.msh", ":9 ($Nodes, node tag 4)", "'abc'"},
     {"bad_node_index.msh", ":13 ($Elements, element 1)", "node tag 7"},
     {"bad_v41_prism15.msh", ":23 ($Elements, element 7)", "unsupported element type 18 (15-node prism)"},
-    {"bad_mixed_tet_hex.msh", "mixed volume element kinds (1 4-node tetrahedron from element 1, 1 8-node hexahedron", "one kind per mesh"},
-    {"bad_mixed_kinds.msh", "mixed volume element kinds (8 8-node hexahedra from element 1, 28 6-node prisms", "one kind per mesh"},
+    {"bad_mixed_inverted.msh", "element 0 (record 1, tet4) is inverted in the rest state at quadrature point 0", "1 of the 2 elements"},
     {"bad_tet10_node_count.msh", ":19 ($Elements, element 1)", "needs 10 node tags, but the record lists 9"},
     {"bad_hex27_node_index.msh", ":249 ($Elements, element 10)", "node tag 9999"},
     {"bad_hex8_inverted.msh", "element 2 (record 11, hex8) is inverted in the rest state at quadrature point 0", "1 of the 16 elements"},
@@ -485,6 +544,7 @@ int main(int argc, char **argv)
   PetscCall(test_cube_variants(&t));
   PetscCall(test_sparse(&t));
   PetscCall(test_kind_boxes(&t));
+  PetscCall(test_mixed_kinds(&t));
   PetscCall(test_tetgen_o2(&t));
   PetscCall(test_malformed(&t));
   PetscCall(test_fuzz(&t));

@@ -22,7 +22,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
           pbng_material_kind_name(cfg->material));
   fprintf(f, "  \"accel\": \"%s\",\n  \"mode\": \"%s\",\n", pbng_accel_name(cfg->solver_opt.sweep.accel),
           cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic");
-  fprintf(f, "  \"element\": \"%s\",\n  \"quadrature_points_per_element\": %d,\n", s->element, s->quad_points);
+  fprintf(f, "  \"element\": \"%s\",\n  \"quadrature_points_per_element\": %.9g,\n", s->element, s->quad_points);
   fprintf(f, "  \"nodes\": %lld,\n  \"elements\": %lld,\n  \"colors\": %d,\n  \"constraint_colors\": %d,\n", (long long)s->nodes,
           (long long)s->elements, s->ncolors, s->constraint_colors);
   fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"frames\": %d,\n  \"iterations\": %d,\n", s->ranks, s->threads, s->frames,
@@ -87,7 +87,7 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
                         s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
                         s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
   if (s->quad_points > 1)
-    PetscCall(PetscPrintf(comm, "         %s: %d quadrature points per element, %.2fM quadrature-point visits/s\n", s->element, s->quad_points,
+    PetscCall(PetscPrintf(comm, "         %s: %.4g quadrature points per element, %.2fM quadrature-point visits/s\n", s->element, s->quad_points,
                           s->visits_per_second * s->quad_points / 1e6));
   const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
   if (ops && ops->kind.summary_line) { /* the solver's own line */

@@ -281,6 +281,18 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
   PetscFunctionReturn(0);
 }
 
+/* The summary's element kind (or kinds) and visits per element and quadrature point. */
+static void summarize_kinds(const mesh_header *head, pbng_run_summary *sum)
+{
+  double node_visits, point_visits;
+  unsigned mask = 0;
+  pbng_element_kind_visits(head->kind_count, &node_visits, &point_visits);
+  sum->nodes_per_element = head->nelems ? node_visits / (double)head->nelems : 0.0;
+  sum->quad_points = node_visits > 0 ? point_visits / node_visits : 1.0;
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) mask |= head->kind_count[k] ? 1u << k : 0u;
+  pbng_element_kinds_label(mask, sum->element, sizeof(sum->element));
+}
+
 static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
 {
   const pbng_config *cfg = st->cfg;
@@ -297,9 +309,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   else PetscCall(run_global_mesh_on_rank0(st, &mesh, &head));
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
-  sum->nodes_per_element = head.etype->nodes;
-  sum->quad_points = head.etype->quad_points;
-  PetscCall(PetscStrncpy(sum->element, head.etype->name, sizeof(sum->element)));
+  summarize_kinds(&head, sum);
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(run_resolve_restart(st));
@@ -331,8 +341,8 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   if (st->dm.elem_color)
     snprintf(colors, sizeof(colors), " (PBNG node colors), %d constraint colors (%d element + %d weak)", sum->constraint_colors,
              st->dm.nelem_colors, st->dm.nweak_colors);
-  char elements[48] = "tetrahedra";
-  if (st->dm.etype->kind != PBNG_ELEMENT_TET4) snprintf(elements, sizeof(elements), "%s elements", st->dm.etype->name);
+  char elements[96] = "tetrahedra";
+  if (!st->dm.etype || st->dm.etype->kind != PBNG_ELEMENT_TET4) snprintf(elements, sizeof(elements), "%s elements", sum->element);
   PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " %s%s, %d colors%s, %s, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
                         cfg->scene, sum->nodes, sum->elements, elements, weak, sum->ncolors, colors, cfg->solver, pbng_material_kind_name(cfg->material), cfg->youngs,
                         cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
@@ -463,7 +473,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   PetscCall(teardown(&st));
   sum->total_seconds = MPI_Wtime() - t0;
   sum->visits_per_second =
-    sum->solver_seconds > 0 ? pbng_element_node_visits(sum->nodes_per_element, sum->elements) * sum->iterations / sum->solver_seconds : 0;
+    sum->solver_seconds > 0 ? sum->nodes_per_element * (double)sum->elements * sum->iterations / sum->solver_seconds : 0;
   PetscCall(memory_usage(comm, sum));
   PetscFunctionReturn(0);
 }

@@ -30,9 +30,9 @@ typedef struct {
   int ncolors;
   int constraint_colors; /* PBD/XPBD: element + weak constraint colors (0 for the other solvers) */
   int64_t nodes, elements;
-  int nodes_per_element;
-  int quad_points;                /* quadrature points per element (1 for linear tetrahedra) */
-  char element[16];               /* the element kind's name */
+  double nodes_per_element;       /* element-node visits per element (the mean when kinds mix) */
+  double quad_points;             /* quadrature points per element visit (1 for linear tetrahedra; the mean when kinds mix) */
+  char element[64];               /* the element kind's name, or "mixed hex8+prism6+pyramid5" */
   double final_residual, final_relative_residual;
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */
   double peak_rss_bytes_sum;      /* summed over ranks */

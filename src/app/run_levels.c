@@ -141,8 +141,8 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                            sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, &c->dm, &c->halo));
   }
-  PetscCheck(c->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP, "%s: the multilevel solver's coarse levels are linear tetrahedra (got %s)",
-             name, c->dm.etype->name);
+  PetscCheck(c->dm.etype && c->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP,
+             "%s: the multilevel solver's coarse levels are linear tetrahedra (got %s)", name, pbng_dmesh_kinds_name(&c->dm));
   PetscFunctionReturn(0);
 }
 
@@ -158,7 +158,7 @@ static PetscErrorCode report_level(run_state *st, const char *name, const pbng_d
   if (dm->nglobal_weak > 0) snprintf(weak, sizeof(weak), ", %" PRId64 " weak constraints", dm->nglobal_weak);
   PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " %s%s, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
                                   "..%" PRId64 " per rank\n",
-                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : dm->etype->name, weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
+                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->etype && dm->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pbng_dmesh_kinds_name(dm), weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
   PetscFunctionReturn(0);
 }
 
@@ -172,9 +172,9 @@ PetscErrorCode run_build_levels(run_state *st)
 
   PetscFunctionBeginUser;
   if (L <= 1) PetscFunctionReturn(0); /* -multilevel L > 1 is for -solver pbng only (options.c) */
-  PetscCheck(st->dm.etype->shape == PBNG_SHAPE_TETRAHEDRON, st->comm, PETSC_ERR_SUP,
-             "-multilevel %d: the multilevel solver's levels and transfers are tetrahedral; this mesh has %s elements (use -multilevel 1)", L,
-             st->dm.etype->name);
+  PetscCheck(st->dm.etype && st->dm.etype->shape == PBNG_SHAPE_TETRAHEDRON, st->comm, PETSC_ERR_SUP,
+             "-multilevel %d: the multilevel solver's levels and transfers are tetrahedral; this mesh has %s%s (use -multilevel 1)", L,
+             pbng_dmesh_kinds_name(&st->dm), st->dm.etype ? " elements" : "");
   PetscCheck(st->dm.etype->kind == PBNG_ELEMENT_TET4 || cfg->mesh_source != PBNG_MESH_FILE || cfg->nmesh_levels >= L - 1, st->comm, PETSC_ERR_SUP,
              "-multilevel %d: coarse levels are made from a file of linear tetrahedra only; give this %s mesh's coarser levels with -mesh_levels", L,
              st->dm.etype->name);

@@ -22,22 +22,50 @@ PetscErrorCode run_agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
 }
 
 /* Rank 0 generates or reads the mesh (the others keep an empty one); every rank gets its header. */
+/* The header's element layout from pbng_mesh_layout's code (the kind, or -nen when kinds mix). */
+static void set_header_layout(mesh_header *head, int64_t layout)
+{
+  head->etype = layout >= 0 ? pbng_element_type_get((pbng_element_kind)layout) : NULL;
+  head->nen = head->etype ? head->etype->nodes : (int)-layout;
+}
+
 PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_header *head)
 {
-  double sizes[4] = {0, 0, 0, 0};
+  int64_t sizes[3 + PBNG_ELEMENT_KIND_COUNT] = {0};
+  double extent = 0;
   PetscErrorCode ierr = 0;
 
   PetscFunctionBeginUser;
   memset(mesh, 0, sizeof(*mesh));
   if (st->rank == 0) {
     ierr = pbng_config_build_mesh(st->cfg, mesh);
-    if (!ierr) sizes[0] = (double)mesh->nnodes, sizes[1] = (double)mesh->nelems, sizes[2] = mesh->etype->kind, sizes[3] = pbng_mesh_extent(mesh);
+    if (!ierr) {
+      sizes[0] = mesh->nnodes, sizes[1] = mesh->nelems, sizes[2] = pbng_mesh_layout(mesh), extent = pbng_mesh_extent(mesh);
+      pbng_mesh_count_kinds(mesh, &sizes[3]);
+    }
   }
   PetscCall(run_agree_on_rank0(st->comm, ierr));
-  PetscCallMPI(MPI_Bcast(sizes, 4, MPI_DOUBLE, 0, st->comm));
-  head->nnodes = (int64_t)sizes[0], head->nelems = (int64_t)sizes[1];
-  head->etype = pbng_element_type_get((pbng_element_kind)sizes[2]);
-  head->extent = sizes[3];
+  PetscCallMPI(MPI_Bcast(sizes, 3 + PBNG_ELEMENT_KIND_COUNT, MPI_INT64_T, 0, st->comm));
+  PetscCallMPI(MPI_Bcast(&extent, 1, MPI_DOUBLE, 0, st->comm));
+  head->nnodes = sizes[0], head->nelems = sizes[1];
+  set_header_layout(head, sizes[2]);
+  memcpy(head->kind_count, &sizes[3], sizeof(head->kind_count));
+  head->extent = extent;
+  PetscFunctionReturn(0);
+}
+
+/* Every rank's count of the piece's elements it owns (first node owned), by kind, summed. */
+static PetscErrorCode count_owned_kinds(MPI_Comm comm, const pbng_submesh *sub, int64_t *counts)
+{
+  const pbng_mesh *m = &sub->mesh;
+  int rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) counts[k] = 0;
+  for (int64_t e = 0; e < m->nelems; ++e)
+    if (sub->owner[m->elems[(size_t)m->nen * (size_t)e]] == rank) ++counts[pbng_mesh_element_type(m, e)->kind];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, counts, PBNG_ELEMENT_KIND_COUNT, MPI_INT64_T, MPI_SUM, comm));
   PetscFunctionReturn(0);
 }
 
@@ -69,7 +97,9 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
   PetscCheck(!st->cfg->weak_file[0], st->comm, PETSC_ERR_ARG_INCOMP,
              "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
   PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
-  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->etype = sub->mesh.etype;
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems;
+  set_header_layout(head, pbng_mesh_layout(&sub->mesh));
+  PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
   PetscFunctionReturn(0);
 }
 
@@ -80,7 +110,7 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
     .material = pbng_material_kind_name(cfg->material), .youngs_modulus = cfg->youngs,
     .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
     .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
-    .command_line = command_line, .element = mesh->etype,
+    .command_line = command_line, .element = mesh->etype, .mixed_nen = mesh->etype ? 0 : mesh->nen, .kind_count = mesh->kind_count,
     .frames = cfg->frames + 1};
 
   PetscFunctionBeginUser;
@@ -182,15 +212,17 @@ PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_he
   PetscFunctionReturn(0);
 }
 
-/* /mesh/tetrahedra from the owned elements, passed in increasing global order so that the writer
- * needs no sorted copy of its own (the largest buffer of the setup). */
+/* /mesh/tetrahedra (or /mesh/elements) from the owned elements, passed in increasing global order so
+ * that the writer needs no sorted copy of its own (the largest buffer of the setup); rows of mixed
+ * kinds keep their padding (-1) and come with their kinds. */
 static PetscErrorCode write_elements_in_global_order(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
-  const int nen = dm->etype->nodes;
+  const int nen = dm->nen;
   const int32_t n = dm->nowned_elems;
   PetscInt64 *order; /* global id << 32 | local index, sorted */
   int64_t *conn, *rows;
+  uint8_t *kinds = NULL;
 
   PetscFunctionBeginUser;
   PetscCheck(dm->nglobal_elems < ((int64_t)1 << 31), PETSC_COMM_SELF, PETSC_ERR_SUP, "more than 2^31 elements");
@@ -198,13 +230,16 @@ static PetscErrorCode write_elements_in_global_order(run_state *st)
   for (int32_t e = 0; e < n; ++e) order[e] = (dm->global_elem[e] << 32) | e;
   PetscCall(PetscSortInt64(n, order));
   PetscCall(PetscMalloc1((int64_t)n * nen + 1, &conn));
+  if (dm->kind) PetscCall(PetscMalloc1(n + 1, &kinds));
   rows = order; /* reused in place: each entry is read before it is overwritten */
   for (int32_t k = 0; k < n; ++k) {
     const int32_t e = (int32_t)(order[k] & 0xffffffff);
-    for (int a = 0; a < nen; ++a) conn[(int64_t)k * nen + a] = dm->global_node[dm->elems[e * nen + a]];
+    for (int a = 0; a < nen; ++a) conn[(int64_t)k * nen + a] = dm->elems[e * nen + a] < 0 ? -1 : dm->global_node[dm->elems[e * nen + a]];
+    if (kinds) kinds[k] = dm->kind[e];
     rows[k] = order[k] >> 32;
   }
-  PetscCall(pbng_output_write_elements(st->out, n, rows, conn));
+  PetscCall(pbng_output_write_elements(st->out, n, rows, conn, kinds));
+  PetscCall(PetscFree(kinds));
   PetscCall(PetscFree(conn));
   PetscCall(PetscFree(order));
   PetscFunctionReturn(0);

@@ -136,7 +136,7 @@ PetscErrorCode run_resolve_restart(run_state *st)
  * dropped. */
 PetscErrorCode run_resume_output(run_state *st, const mesh_header *mesh)
 {
-  pbng_output_info info = {.element = mesh->etype};
+  pbng_output_info info = {.element = mesh->etype, .mixed_nen = mesh->etype ? 0 : mesh->nen, .kind_count = mesh->kind_count};
 
   PetscFunctionBeginUser;
   PetscCall(pbng_checkpoint_read_counters(&st->dm, st->restart, st->cfg->restart_key, &st->resume));

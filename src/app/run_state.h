@@ -44,7 +44,9 @@ static inline double run_frame_time(const run_state *st, int frame) { return st-
 /* What every rank knows of the global mesh before the pieces are distributed. */
 typedef struct {
   int64_t nnodes, nelems;
-  const pbng_element_type *etype;
+  const pbng_element_type *etype; /* the one kind; NULL when kinds mix */
+  int nen;                        /* nodes per element row */
+  int64_t kind_count[PBNG_ELEMENT_KIND_COUNT]; /* elements of each kind */
   double extent; /* largest bounding-box extent (boundary boxes are matched relative to it) */
 } mesh_header;
 

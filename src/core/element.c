@@ -2,6 +2,7 @@
  * quadrature rules' sizes (docs/high_order.md). Shapes: element_shape.c; rules: element_quadrature.c. */
 #include "core/element.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "core/mat3.h"
 
@@ -84,6 +85,41 @@ const pbng_element_type *pbng_element_type_by_gmsh(int type)
   return 0;
 }
 
+unsigned pbng_element_kinds_mask(const pbng_element_type *etype, const uint8_t *kind, int64_t n)
+{
+  unsigned mask = 0;
+  if (!kind) return etype ? 1u << etype->kind : 0u;
+  for (int64_t e = 0; e < n; ++e) mask |= 1u << kind[e];
+  return mask;
+}
+
+void pbng_element_kind_visits(const int64_t *counts, double *node_visits, double *point_visits)
+{
+  *node_visits = *point_visits = 0.0;
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
+    *node_visits += (double)counts[k] * element_types[k].nodes;
+    *point_visits += (double)counts[k] * element_types[k].nodes * element_types[k].quad_points;
+  }
+}
+
+int pbng_element_xdmf_id(const pbng_element_type *t)
+{
+  static const int id[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_TET4] = 6,  [PBNG_ELEMENT_TET10] = 38,  [PBNG_ELEMENT_TET20] = -1,
+                                                  [PBNG_ELEMENT_HEX8] = 9,  [PBNG_ELEMENT_HEX27] = 50,  [PBNG_ELEMENT_PRISM6] = 8,
+                                                  [PBNG_ELEMENT_PYRAMID5] = 7};
+  return id[t->kind];
+}
+
+void pbng_element_kinds_label(unsigned mask, char *buf, size_t len)
+{
+  const int several = (mask & (mask - 1)) != 0;
+  size_t used = 0;
+  if (len) buf[0] = 0;
+  if (several) used = (size_t)snprintf(buf, len, "mixed ");
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT && used < len; ++k)
+    if (mask & (1u << k)) used += (size_t)snprintf(buf + used, len - used, "%s%s", used > (several ? 6u : 0u) ? "+" : "", element_types[k].name);
+}
+
 void pbng_element_reference_init(const pbng_element_type *t, pbng_element_reference *ref)
 {
   memset(ref, 0, sizeof(*ref));
@@ -164,6 +200,14 @@ void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V
   }
   for (int a = 0; a < n; ++a) diagonal += m[a];
   for (int a = 0; a < n; ++a) m[a] *= total / diagonal;
+}
+
+void pbng_element_load_weights(const pbng_element_reference *ref, const double *V, double density, double *w)
+{
+  const int n = ref->type->nodes;
+  for (int a = 0; a < n; ++a) w[a] = 0;
+  for (int q = 0; q < ref->nq; ++q)
+    for (int a = 0; a < n; ++a) w[a] += density * V[q] * ref->N[q][a];
 }
 
 static void tet_edge_matrix(const double X0[3], const double X1[3], const double X2[3], const double X3[3],

@@ -8,6 +8,8 @@
 #ifndef PBNG_CORE_ELEMENT_H
 #define PBNG_CORE_ELEMENT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include "core/mat3.h" /* PBNG_HOT_INLINE */
 
 typedef enum {
@@ -56,6 +58,32 @@ const pbng_element_type *pbng_element_type_get(pbng_element_kind kind);
 const pbng_element_type *pbng_element_type_by_name(const char *name);
 const pbng_element_type *pbng_element_type_by_gmsh(int type);
 
+/* Element rows (pbng_mesh, pbng_submesh, pbng_dmesh, partitioned files): every element is a row of
+ * `nen` node indices. A mesh of one kind has that kind's type (etype) and nen = its node count. A mesh
+ * mixing kinds has etype NULL, each element's kind in kind[e] (pbng_element_kind values), nen the most
+ * nodes of its kinds, and an element with fewer nodes ends its row with -1 (docs/architecture.md). */
+/* Element e's type: the mesh's kind, or its own when kinds mix. */
+static inline const pbng_element_type *pbng_row_type(const pbng_element_type *etype, const uint8_t *kind, int64_t e)
+{
+  return kind ? pbng_element_type_get((pbng_element_kind)kind[e]) : etype;
+}
+/* The number of nodes in a row of width nen (its padding of -1 left out). */
+static inline int pbng_row_nodes(const int32_t *row, int nen)
+{
+  while (nen > 0 && row[nen - 1] < 0) --nen;
+  return nen;
+}
+/* The kinds present among n elements, as a bit mask (bit k: kind k). */
+unsigned pbng_element_kinds_mask(const pbng_element_type *etype, const uint8_t *kind, int64_t n);
+/* Element visits of one sweep over elements counted by kind (counts[PBNG_ELEMENT_KIND_COUNT]): each
+ * element once per node (*node_visits) and once per node and quadrature point (*point_visits). */
+void pbng_element_kind_visits(const int64_t *counts, double *node_visits, double *point_visits);
+/* XDMF's id of a kind's cell type in a Mixed topology (Tetrahedron 6, Pyramid 7, Wedge 8, Hexahedron 9,
+ * Tetrahedron_10 38, Hexahedron_27 50); tet20 has none (-1: written as linear sub-tetrahedra). */
+int pbng_element_xdmf_id(const pbng_element_type *t);
+/* "hex8", or for several kinds "mixed hex8+prism6+pyramid5" (by kind order), into buf. */
+void pbng_element_kinds_label(unsigned mask, char *buf, size_t len);
+
 /* Shape functions N[nodes] and reference gradients dN[nodes][3] (d/dr, d/ds, d/dt) at reference
  * point r. The pyramid's basis is rational; r must not be its apex. */
 void pbng_element_shape(const pbng_element_type *t, const double r[3], double *N, double (*dN)[3]);
@@ -93,6 +121,14 @@ int pbng_element_first_invalid_point(const pbng_element_reference *ref, const do
  * element's mass rho sum_q V_q. Every mass is positive for every kind (row-sum lumping gives zero or
  * negative corner masses for P2/P3 tetrahedra); for linear tetrahedra it is rho V / 4 per node. */
 void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V, double density, double *m);
+
+/* The consistent load weights of one element: w_a = rho sum_q V_q N_a(r_q) = int rho N_a dV (the rules
+ * integrate N_a exactly), so that a uniform body force g puts w_a g on node a and the load's potential
+ * -sum_a w_a g.x_a is exactly -int rho g.x dV of the interpolated positions. They sum to the element's
+ * mass; P2 and P3 corner weights are negative (P2: -rho V / 20). For linear tetrahedra w_a = rho V / 4,
+ * the lumped mass; for the other kinds they differ from it (HRZ), and using the lumped masses as the
+ * load costs a static solution O(h^2) accuracy (P2 and P3 converge at h^2 instead of h^3, h^4). */
+void pbng_element_load_weights(const pbng_element_reference *ref, const double *V, double density, double *w);
 
 /* Where XDMF has no cell type for a kind (tet20): linear sub-tetrahedra tiling the element for
  * visualisation, the Freudenthal subdivision of the reference tetrahedron on the order-p lattice of

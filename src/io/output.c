@@ -223,7 +223,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   PetscFunctionBegin;
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_string(root, "format", info->format ? info->format : "pbng-1"));
-  TRY(attr_string(root, "element", out->element->name));
+  TRY(attr_string(root, "element", out->mixed ? "mixed" : out->element->name));
   TRY(attr_string(root, "material", info->material));
   TRY(attr_double(root, "youngs_modulus", info->youngs_modulus));
   TRY(attr_double(root, "poisson_ratio", info->poisson_ratio));
@@ -241,6 +241,49 @@ cleanup:
 static PetscErrorCode output_free(pbng_output **out);
 static PetscErrorCode close_handles(pbng_output *out);
 
+/* One kind's datasets: /mesh/tetrahedra or /mesh/elements, and /mesh/xdmf_cells where XDMF needs
+ * another node order or linear sub-cells. */
+static void set_kind_layout(pbng_output *out, const pbng_output_info *info)
+{
+  out->element = info->element ? info->element : pbng_element_type_get(PBNG_ELEMENT_TET4);
+  out->nodes_per_element = out->element->nodes;
+  out->elements_path = out->element->kind == PBNG_ELEMENT_TET4 ? "/mesh/tetrahedra" : "/mesh/elements";
+  out->nsubcells = pbng_element_linear_subcells(out->element, out->subcell);
+  out->xdmf_cells = (PetscBool)(out->nsubcells > 0 || out->element->xdmf_order);
+  out->xdmf_ncells = out->nsubcells > 0 ? out->nsubcells * out->nelems : out->nelems;
+  out->xdmf_elements = out->xdmf_ncells;
+  out->xdmf_nodes = out->nsubcells > 0 ? 4 : out->nodes_per_element;
+  snprintf(out->topology, sizeof out->topology, "%s", out->nsubcells > 0 ? "Tetrahedron" : out->element->xdmf_topology);
+}
+
+/* An element of kind t in XDMF's Mixed topology: its cells (27 linear sub-tetrahedra for tet20, else
+ * one) and the values they take (each cell's type id and nodes). */
+static void mixed_cell_size(const pbng_element_type *t, int *cells, int *values)
+{
+  int sub[PBNG_MAX_SUBCELLS][4];
+  const int n = pbng_element_linear_subcells(t, sub);
+  *cells = n > 0 ? n : 1;
+  *values = n > 0 ? 5 * n : 1 + t->nodes;
+}
+
+/* Kinds mixed: /mesh/elements with padded rows, /mesh/element_types, and the Mixed XDMF topology's
+ * one-column /mesh/xdmf_cells, sized from the kinds' counts. */
+static void set_mixed_layout(pbng_output *out, const pbng_output_info *info)
+{
+  out->mixed = PETSC_TRUE;
+  out->nodes_per_element = info->mixed_nen;
+  out->elements_path = "/mesh/elements";
+  out->xdmf_cells = PETSC_TRUE;
+  out->xdmf_nodes = 1;
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
+    int cells, values;
+    mixed_cell_size(pbng_element_type_get((pbng_element_kind)k), &cells, &values);
+    out->xdmf_elements += info->kind_count[k] * cells;
+    out->xdmf_ncells += info->kind_count[k] * values;
+  }
+  snprintf(out->topology, sizeof out->topology, "Mixed");
+}
+
 /* A new output object (no file yet) on a duplicate of comm. */
 static PetscErrorCode output_new(MPI_Comm comm, const pbng_output_info *info, int64_t nnodes, int64_t nelems, pbng_output **outp)
 {
@@ -251,15 +294,9 @@ static PetscErrorCode output_new(MPI_Comm comm, const pbng_output_info *info, in
   out->file = out->mesh = out->frames = -1;
   out->nnodes = nnodes;
   out->nelems = nelems;
-  out->element = info->element ? info->element : pbng_element_type_get(PBNG_ELEMENT_TET4);
-  out->nodes_per_element = out->element->nodes;
-  out->elements_path = out->element->kind == PBNG_ELEMENT_TET4 ? "/mesh/tetrahedra" : "/mesh/elements";
-  out->nsubcells = pbng_element_linear_subcells(out->element, out->subcell);
-  out->xdmf_cells = (PetscBool)(out->nsubcells > 0 || out->element->xdmf_order);
-  out->xdmf_ncells = out->nsubcells > 0 ? out->nsubcells * nelems : nelems;
-  out->xdmf_nodes = out->nsubcells > 0 ? 4 : out->nodes_per_element;
+  if (info->mixed_nen > 0) set_mixed_layout(out, info);
+  else set_kind_layout(out, info);
   out->no_xdmf = info->no_xdmf;
-  snprintf(out->topology, sizeof out->topology, "%s", out->nsubcells > 0 ? "Tetrahedron" : out->element->xdmf_topology);
   PetscCallMPI(MPI_Comm_dup(comm, &out->comm));
   PetscCallMPI(MPI_Comm_rank(out->comm, &out->rank));
   PetscCallMPI(MPI_Comm_size(out->comm, &out->size));
@@ -736,14 +773,83 @@ static PetscErrorCode write_xdmf_cells(pbng_output *out, int64_t nlocal, const i
   PetscFunctionReturn(0);
 }
 
+/* Sorting local elements by global row. */
+static int compare_row_index(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Kinds mixed: where each of this rank's elements starts in the Mixed topology's values (every rank
+ * learns every element's kind: M bytes, reduced once). */
+static PetscErrorCode mixed_cell_offsets(pbng_output *out, int64_t nlocal, const int64_t *rows, const uint8_t *kinds, int64_t *offset)
+{
+  uint8_t *all; /* kind + 1 of every element */
+  int64_t *pairs, at = 0; /* (global row, local index) */
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(out->nelems + 1, &all));
+  PetscCall(PetscMalloc1(2 * nlocal + 1, &pairs));
+  for (int64_t e = 0; e < nlocal; ++e) all[rows[e]] = (uint8_t)(kinds[e] + 1), pairs[2 * e] = rows[e], pairs[2 * e + 1] = e;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, all, (int)out->nelems, MPI_UINT8_T, MPI_MAX, out->comm));
+  qsort(pairs, (size_t)nlocal, 2 * sizeof(int64_t), compare_row_index);
+  for (int64_t g = 0, p = 0; g < out->nelems; ++g) {
+    int cells, values;
+    if (p < nlocal && pairs[2 * p] == g) offset[pairs[2 * p + 1]] = at, ++p;
+    mixed_cell_size(pbng_element_type_get((pbng_element_kind)(all[g] - 1)), &cells, &values);
+    at += values;
+  }
+  PetscCall(PetscFree(pairs));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/* Kinds mixed: /mesh/element_types (Gmsh type ids) and /mesh/xdmf_cells in XDMF's Mixed form, each
+ * cell its XDMF type id and its nodes in XDMF's order (tet20: 27 linear sub-tetrahedra), written value
+ * by value at its global position. */
+static PetscErrorCode write_mixed_cells(pbng_output *out, int64_t nlocal, const int64_t *rows, const int64_t *connectivity,
+                                        const uint8_t *kinds)
+{
+  const int nen = out->nodes_per_element, tet_id = pbng_element_xdmf_id(pbng_element_type_get(PBNG_ELEMENT_TET4));
+  int32_t *types;
+  int64_t *offset, *values, *at, n = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nlocal + 1, &types, nlocal + 1, &offset));
+  PetscCall(PetscMalloc2(nlocal * 5 * PBNG_MAX_SUBCELLS + 1, &values, nlocal * 5 * PBNG_MAX_SUBCELLS + 1, &at));
+  PetscCall(mixed_cell_offsets(out, nlocal, rows, kinds, offset));
+  for (int64_t e = 0; e < nlocal; ++e) {
+    const pbng_element_type *t = pbng_element_type_get((pbng_element_kind)kinds[e]);
+    const int64_t *c = &connectivity[e * nen];
+    int sub[PBNG_MAX_SUBCELLS][4];
+    const int nsub = pbng_element_linear_subcells(t, sub), ncell = nsub > 0 ? 4 : t->nodes;
+    int64_t pos = offset[e];
+    types[e] = t->gmsh_type;
+    for (int k = 0; k < (nsub > 0 ? nsub : 1); ++k) {
+      at[n] = pos++, values[n++] = nsub > 0 ? tet_id : pbng_element_xdmf_id(t);
+      for (int j = 0; j < ncell; ++j) at[n] = pos++, values[n++] = c[nsub > 0 ? sub[k][j] : (t->xdmf_order ? t->xdmf_order[j] : j)];
+    }
+  }
+  PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/element_types", H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nelems, 1, PETSC_TRUE,
+                                    nlocal, rows, types));
+  PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/xdmf_cells", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->xdmf_ncells, 1, PETSC_TRUE,
+                                    n, at, values));
+  PetscCall(PetscFree2(values, at));
+  PetscCall(PetscFree2(types, offset));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, const int64_t *rows,
-                                          const int64_t *connectivity)
+                                          const int64_t *connectivity, const uint8_t *kinds)
 {
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  PetscCheck(!out->mixed == !kinds, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: '%s': element kinds %s", out->path,
+             out->mixed ? "missing for a mesh mixing kinds" : "given for a mesh of one kind");
   PBNG_H5_QUIETLY(output_write_rows(out, out->elements_path, H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->nelems,
                         out->nodes_per_element, PETSC_FALSE, nlocal, rows, connectivity));
-  if (out->xdmf_cells) PetscCall(write_xdmf_cells(out, nlocal, rows, connectivity));
+  if (out->mixed) PetscCall(write_mixed_cells(out, nlocal, rows, connectivity, kinds));
+  else if (out->xdmf_cells) PetscCall(write_xdmf_cells(out, nlocal, rows, connectivity));
   out->have_elements = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

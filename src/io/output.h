@@ -3,6 +3,9 @@
  *   /mesh/rest_positions float64 [N,3]   /mesh/tetrahedra int64 [M,4] (0-based, positive volume)
  *   other element kinds: /mesh/elements int64 [M,nodes] in Gmsh's node order, and where XDMF's order
  *   or cell type differs, /mesh/xdmf_cells (XDMF's order; tet20: [27 M, 4] linear sub-tetrahedra)
+ *   kinds mixed (root element "mixed"): /mesh/elements int64 [M,n] (n the widest kind's nodes, rows
+ *   padded with -1), /mesh/element_types int32 [M] (Gmsh type ids), /mesh/xdmf_cells int64 [L]
+ *   (XDMF's Mixed topology: each cell's XDMF type id, then its nodes in XDMF's order)
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
@@ -30,7 +33,9 @@ typedef struct {
   const char *solver;        /* "pbng" */
   const char *mode;          /* "quasistatic" | "dynamic" */
   const char *command_line;
-  const pbng_element_type *element; /* the mesh's element kind; NULL: linear tetrahedra */
+  const pbng_element_type *element; /* the mesh's element kind; NULL: linear tetrahedra, or kinds mixed (mixed_nen) */
+  int mixed_nen;             /* kinds mix: nodes per element row (the widest kind's); 0 for one kind */
+  const int64_t *kind_count; /* kinds mix: [PBNG_ELEMENT_KIND_COUNT] global elements of each kind */
   const char *format;        /* root attribute format: NULL for "pbng-1" (a result) */
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
   int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
@@ -58,9 +63,11 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
                                              const int64_t *rows, const int32_t *data);
 /* The element connectivity (int64 [M, nodes per element], the kind's native order: /mesh/tetrahedra for
  * linear tetrahedra, else /mesh/elements, and /mesh/xdmf_cells where XDMF needs another order or
- * linear sub-cells) from element rows with global element indices. */
+ * linear sub-cells) from element rows with global element indices. Kinds mixed: rows as wide as
+ * mixed_nen (padded with -1) and each row's kind in kinds[] (else NULL); /mesh/element_types and the
+ * Mixed /mesh/xdmf_cells are written too (every rank holds M bytes while it places its cells). */
 PetscErrorCode pbng_output_write_elements(pbng_output *out, int64_t nlocal, const int64_t *rows,
-                                          const int64_t *connectivity);
+                                          const int64_t *connectivity, const uint8_t *kinds);
 /* Any other table: dataset 'path' (absolute, e.g. "/constraints/weak/nodes") of N rows of ncols values
  * (int64_t or double), each rank giving its rows as for node datasets. */
 typedef enum { PBNG_OUTPUT_INT64, PBNG_OUTPUT_DOUBLE } pbng_output_type;

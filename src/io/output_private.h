@@ -35,14 +35,16 @@ struct pbng_output {
   char *xdmf_partial; /* "<xdmf>.partial" */
   hid_t file, mesh, frames;
   int64_t nnodes, nelems;
-  const pbng_element_type *element;
-  int nodes_per_element;
+  const pbng_element_type *element; /* NULL when kinds mix */
+  PetscBool mixed;              /* kinds mix: /mesh/element_types, and a Mixed XDMF topology */
+  int nodes_per_element;        /* kinds mixed: the rows' width */
   const char *elements_path;    /* "/mesh/tetrahedra" (linear tetrahedra) or "/mesh/elements" */
   int nsubcells;                /* tet20: linear sub-tetrahedra per element in the XDMF, else 0 */
   int subcell[PBNG_MAX_SUBCELLS][4];
   PetscBool xdmf_cells;         /* the XDMF reads /mesh/xdmf_cells (another node order, or sub-cells) */
-  int64_t xdmf_ncells;          /* its rows */
+  int64_t xdmf_ncells;          /* its rows (kinds mixed: its values, in one column) */
   int xdmf_nodes;               /* its columns */
+  int64_t xdmf_elements;        /* the XDMF topology's cells */
   char topology[64];
   PetscBool have_elements, no_xdmf;
   node_dataset *nodesets;

@@ -40,7 +40,9 @@ static void xdmf_frame(FILE *f, const pbng_output *out, const char *h5base, cons
   if (out->have_elements) {
     fputs("        <Topology TopologyType=\"", f);
     xml_escaped(f, out->topology);
-    fprintf(f, "\" NumberOfElements=\"%" PRId64 "\" NodesPerElement=\"%d\">\n", out->xdmf_ncells, out->xdmf_nodes);
+    fprintf(f, "\" NumberOfElements=\"%" PRId64 "\"", out->xdmf_elements);
+    if (!out->mixed) fprintf(f, " NodesPerElement=\"%d\"", out->xdmf_nodes);
+    fputs(">\n", f);
     xdmf_dataitem(f, h5base, out->xdmf_cells ? "/mesh/xdmf_cells" : out->elements_path, "Int", 8, out->xdmf_ncells, out->xdmf_nodes,
                   "          ");
     fputs("        </Topology>\n", f);

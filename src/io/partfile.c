@@ -92,7 +92,8 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscCall(create_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1));
   PetscCall(create_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1));
-  PetscCall(create_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, mesh->etype->nodes));
+  PetscCall(create_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, mesh->nen));
+  if (mesh->kind) PetscCall(create_rows(w->file, f, "/elements/kind", H5T_NATIVE_UINT8, 1));
   PetscCall(create_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1));
@@ -126,7 +127,7 @@ static PetscErrorCode create_file(const char *path, int nparts, int64_t nnodes, 
                                   const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   pbng_partfile_writer *w;
-  const int64_t np = nparts, kind = mesh->etype->kind, nsets = mesh->nsets, nweak = mesh->nweak;
+  const int64_t np = nparts, kind = pbng_mesh_layout(mesh), nsets = mesh->nsets, nweak = mesh->nweak;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&w));
@@ -192,7 +193,8 @@ static PetscErrorCode append_part(pbng_partfile_writer *w, const pbng_submesh *s
   PetscCall(append_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1, w->node_rows, m->nnodes, sub->color));
   PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, p + 1, 1, &nend));
   PetscCall(append_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1, p, 1, &nowned));
-  PetscCall(append_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, m->etype->nodes, w->elem_rows, m->nelems, m->elems));
+  PetscCall(append_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, m->nen, w->elem_rows, m->nelems, m->elems));
+  if (m->kind) PetscCall(append_rows(w->file, f, "/elements/kind", H5T_NATIVE_UINT8, 1, w->elem_rows, m->nelems, m->kind));
   PetscCall(append_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1, w->elem_rows, m->nelems, sub->global_elem));
   PetscCheck(sub->cc.elem, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: part %d has no constraint colors", f, p);
   PetscCall(append_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1, w->elem_rows, m->nelems, sub->cc.elem));
@@ -352,6 +354,26 @@ static PetscErrorCode check_indices(const char *fname, int p, const char *datase
   PetscFunctionReturn(0);
 }
 
+/* Every element row: a known kind (kinds mixed), its nodes in range, -1 after them. */
+static PetscErrorCode check_element_rows(const char *fname, int p, const pbng_mesh *m)
+{
+  PetscFunctionBeginUser;
+  for (int64_t e = 0; e < m->nelems; ++e) {
+    PetscCheck(!m->kind || m->kind[e] < PBNG_ELEMENT_KIND_COUNT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: part %d: /elements/kind holds %d (its entry %" PRId64 " of this part), not a kind 0..%d (damaged file?)", fname, p,
+               m->kind ? (int)m->kind[e] : 0, e, PBNG_ELEMENT_KIND_COUNT - 1);
+    const int n = pbng_mesh_element_type(m, e)->nodes;
+    const int32_t *t = &m->elems[(size_t)m->nen * (size_t)e];
+    PetscCheck(n <= m->nen, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: element %" PRId64 " of this part is a %s in a row of %d nodes (damaged file?)",
+               fname, p, e, pbng_mesh_element_type(m, e)->name, m->nen);
+    PetscCall(check_indices(fname, p, "/elements/nodes", n, t, 0, m->nnodes));
+    for (int a = n; a < m->nen; ++a)
+      PetscCheck(t[a] == -1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: /elements/nodes: element %" PRId64 " of this part (%s) has %d after its %d nodes, not -1 (damaged file?)",
+                 fname, p, e, pbng_mesh_element_type(m, e)->name, (int)t[a], n);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The part's contents are consistent: finite positions, every index in range, the owned nodes first
  * and owned by this part. */
 static PetscErrorCode validate_part(const char *fname, int p, int64_t nparts, const pbng_submesh *sub)
@@ -370,7 +392,7 @@ static PetscErrorCode validate_part(const char *fname, int p, int64_t nparts, co
   for (int32_t i = 0; i < sub->nowned; ++i)
     PetscCheck(sub->owner[i] == p, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: part %d: /nodes/owner: owned node %d belongs to part %d (damaged file?)",
                fname, p, (int)i, (int)sub->owner[i]);
-  PetscCall(check_indices(fname, p, "/elements/nodes", m->nelems * m->etype->nodes, m->elems, 0, m->nnodes));
+  PetscCall(check_element_rows(fname, p, m));
   PetscCall(check_indices(fname, p, "/elements/global", m->nelems, sub->global_elem, 1, sub->nglobal_elems));
   for (int s = 0; s < m->nsets; ++s) PetscCall(check_indices(fname, p, m->sets[s].name, m->sets[s].count, m->sets[s].nodes, 0, m->nnodes));
   if (sub->cc.elem) PetscCall(check_indices(fname, p, "/elements/color", m->nelems, sub->cc.elem, 0, sub->cc.nelem_colors));
@@ -478,9 +500,8 @@ static PetscErrorCode read_part(hid_t file, MPI_Comm comm, const char *path, pbn
   PetscCall(read_rows(file, path, "/parts/nowned", H5T_NATIVE_INT32, 1, rank, 1, &nowned));
   PetscCall(check_range(path, rank, "/nodes", nodes));
   PetscCall(check_range(path, rank, "/elements", elems));
-  PetscCheck(kind >= 0 && kind < PBNG_ELEMENT_KIND_COUNT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: unknown element_kind %" PRId64, path, kind);
   PetscCheck(ncolors >= 1 && ncolors <= 64, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: ncolors %d: must be 1..64", path, ncolors);
-  PetscCall(pbng_mesh_alloc(&sub->mesh, (pbng_element_kind)kind, nodes[1] - nodes[0], elems[1] - elems[0]));
+  PetscCall(pbng_mesh_alloc_layout(&sub->mesh, kind, nodes[1] - nodes[0], elems[1] - elems[0], path));
   snprintf(sub->mesh.source, sizeof(sub->mesh.source), "%s (part %d)", path, rank);
   sub->nowned = nowned, sub->ncolors = ncolors;
   const int64_t n = sub->mesh.nnodes, m = sub->mesh.nelems;
@@ -489,7 +510,8 @@ static PetscErrorCode read_part(hid_t file, MPI_Comm comm, const char *path, pbn
   PetscCall(read_rows(file, path, "/nodes/global", H5T_NATIVE_INT64, 1, nodes[0], n, sub->global_node));
   PetscCall(read_rows(file, path, "/nodes/owner", H5T_NATIVE_INT32, 1, nodes[0], n, sub->owner));
   PetscCall(read_rows(file, path, "/nodes/color", H5T_NATIVE_INT32, 1, nodes[0], n, sub->color));
-  PetscCall(read_rows(file, path, "/elements/nodes", H5T_NATIVE_INT32, sub->mesh.etype->nodes, elems[0], m, sub->mesh.elems));
+  PetscCall(read_rows(file, path, "/elements/nodes", H5T_NATIVE_INT32, sub->mesh.nen, elems[0], m, sub->mesh.elems));
+  if (sub->mesh.kind) PetscCall(read_rows(file, path, "/elements/kind", H5T_NATIVE_UINT8, 1, elems[0], m, sub->mesh.kind));
   PetscCall(read_rows(file, path, "/elements/global", H5T_NATIVE_INT64, 1, elems[0], m, sub->global_elem));
   PetscCall(read_sets(file, path, rank, nsets, sub));
   PetscCall(read_weak(file, path, rank, sub));

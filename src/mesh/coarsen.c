@@ -524,8 +524,8 @@ PetscErrorCode pbng_mesh_coarsen(const pbng_mesh *fine, const int8_t *node_bc, c
   int64_t remaining = 0, target;
 
   PetscFunctionBeginUser;
-  PetscCheck(fine->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_SELF, PETSC_ERR_SUP, "coarsening %s: linear tetrahedra only (got %s)", fine->source,
-             fine->etype->name);
+  PetscCheck(fine->etype && fine->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "coarsening %s: linear tetrahedra only (got %s)", fine->source, fine->etype ? fine->etype->name : "a mesh mixing element kinds");
   PetscCall(work_create(fine, node_bc, opt, &w));
   for (int64_t v = 0; v < w.nv; ++v) remaining += !w.removed[v];
   target = (int64_t)ceil((double)remaining / opt->target_ratio);

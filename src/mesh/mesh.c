@@ -3,19 +3,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-PetscErrorCode pbng_mesh_alloc(pbng_mesh *mesh, pbng_element_kind kind, int64_t nnodes, int64_t nelems)
+static PetscErrorCode alloc_rows(pbng_mesh *mesh, int nen, int64_t nnodes, int64_t nelems)
 {
   PetscFunctionBeginUser;
-  memset(mesh, 0, sizeof(*mesh));
-  mesh->etype = pbng_element_type_get(kind);
   PetscCheck(nnodes > 0 && nnodes <= INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "mesh: %" PRId64 " nodes is outside 1..2^31-1", nnodes);
   PetscCheck(nelems > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "mesh: no elements");
   mesh->nnodes = nnodes;
   mesh->nelems = nelems;
+  mesh->nen = nen;
   PetscCall(PetscMalloc1((size_t)nnodes * 3, &mesh->X));
-  PetscCall(PetscMalloc1((size_t)nelems * mesh->etype->nodes, &mesh->elems));
+  PetscCall(PetscMalloc1((size_t)nelems * nen, &mesh->elems));
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_alloc(pbng_mesh *mesh, pbng_element_kind kind, int64_t nnodes, int64_t nelems)
+{
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh));
+  mesh->etype = pbng_element_type_get(kind);
+  PetscCall(alloc_rows(mesh, mesh->etype->nodes, nnodes, nelems));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_alloc_mixed(pbng_mesh *mesh, int nen, int64_t nnodes, int64_t nelems)
+{
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh));
+  PetscCall(alloc_rows(mesh, nen, nnodes, nelems));
+  PetscCall(PetscMalloc1((size_t)nelems, &mesh->kind));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_alloc_layout(pbng_mesh *mesh, int64_t layout, int64_t nnodes, int64_t nelems, const char *what)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(layout < PBNG_ELEMENT_KIND_COUNT && layout >= -PBNG_MAX_ELEMENT_NODES, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "%s: element layout %" PRId64 " is neither a kind (0..%d) nor mixed kinds' row width (-4..-%d)", what, layout,
+             PBNG_ELEMENT_KIND_COUNT - 1, PBNG_MAX_ELEMENT_NODES);
+  if (layout >= 0) PetscCall(pbng_mesh_alloc(mesh, (pbng_element_kind)layout, nnodes, nelems));
+  else PetscCall(pbng_mesh_alloc_mixed(mesh, (int)-layout, nnodes, nelems));
+  PetscFunctionReturn(0);
+}
+
+void pbng_mesh_count_kinds(const pbng_mesh *mesh, int64_t *counts)
+{
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) counts[k] = 0;
+  if (!mesh->kind) counts[mesh->etype->kind] = mesh->nelems;
+  else
+    for (int64_t e = 0; e < mesh->nelems; ++e) ++counts[mesh->kind[e]];
+}
+
+void pbng_mesh_kinds_label(const pbng_mesh *mesh, char *buf, size_t len)
+{
+  pbng_element_kinds_label(pbng_element_kinds_mask(mesh->etype, mesh->kind, mesh->nelems), buf, len);
 }
 
 PetscErrorCode pbng_mesh_destroy(pbng_mesh *mesh)
@@ -23,6 +64,7 @@ PetscErrorCode pbng_mesh_destroy(pbng_mesh *mesh)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(mesh->X));
   PetscCall(PetscFree(mesh->elems));
+  PetscCall(PetscFree(mesh->kind));
   for (int s = 0; s < mesh->nsets; ++s) PetscCall(PetscFree(mesh->sets[s].nodes));
   PetscCall(PetscFree(mesh->sets));
   PetscCall(PetscFree(mesh->weak));
@@ -99,12 +141,12 @@ static PetscErrorCode check_coordinates_finite(const pbng_mesh *mesh)
 
 static PetscErrorCode check_node_indices(const pbng_mesh *mesh, int64_t record_offset)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
 
   PetscFunctionBeginUser;
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     const int32_t *t = &mesh->elems[(size_t)e * nen];
-    for (int a = 0; a < nen; ++a)
+    for (int a = 0, n = pbng_mesh_element_type(mesh, e)->nodes; a < n; ++a)
       PetscCheck(t[a] >= 0 && t[a] < mesh->nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                  "%s: element %" PRId64 " (record %" PRId64 ") references node %d, outside 0..%" PRId64,
                  mesh->source, e, e + record_offset, (int)t[a], mesh->nnodes - 1);
@@ -166,8 +208,9 @@ static PetscErrorCode orient_tets_consistently(pbng_mesh *mesh, int64_t record_o
 /* The rest positions of element e's nodes. */
 static void element_rest_nodes(const pbng_mesh *mesh, int64_t e, double (*X)[3])
 {
-  const int nen = mesh->etype->nodes;
-  for (int a = 0; a < nen; ++a) memcpy(X[a], &mesh->X[3 * (int64_t)mesh->elems[(size_t)e * nen + a]], sizeof(X[a]));
+  const int nen = mesh->nen;
+  for (int a = 0, n = pbng_mesh_element_type(mesh, e)->nodes; a < n; ++a)
+    memcpy(X[a], &mesh->X[3 * (int64_t)mesh->elems[(size_t)e * nen + a]], sizeof(X[a]));
 }
 
 /* Every kind but the linear tetrahedron: det J at each quadrature point, by the element layer's own
@@ -179,32 +222,35 @@ static void element_rest_nodes(const pbng_mesh *mesh, int64_t e, double (*X)[3])
  * element can be inverted at some points only, where no renumbering helps. */
 static PetscErrorCode check_element_jacobians(const pbng_mesh *mesh, int64_t record_offset)
 {
-  pbng_element_reference *ref;
+  pbng_element_reference *ref; /* [PBNG_ELEMENT_KIND_COUNT]: each kind present's */
+  const unsigned kinds = pbng_element_kinds_mask(mesh->etype, mesh->kind, mesh->nelems);
   double X[PBNG_MAX_ELEMENT_NODES][3], det = 0;
   int64_t bad = 0, first = INT64_MAX;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscNew(&ref));
-  pbng_element_reference_init(mesh->etype, ref);
+  PetscCall(PetscMalloc1(PBNG_ELEMENT_KIND_COUNT, &ref));
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k)
+    if (kinds & (1u << k)) pbng_element_reference_init(pbng_element_type_get((pbng_element_kind)k), &ref[k]);
   /* threads: a second per 262 144 hex27 on one core, at every run of a large generated mesh */
 #pragma omp parallel for private(X, det) reduction(+ : bad) reduction(min : first) schedule(static)
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     element_rest_nodes(mesh, e, X);
-    if (pbng_element_first_invalid_point(ref, (const double(*)[3])X, &det) < 0) continue;
+    if (pbng_element_first_invalid_point(&ref[pbng_mesh_element_type(mesh, e)->kind], (const double(*)[3])X, &det) < 0) continue;
     first = e < first ? e : first;
     ++bad;
   }
   int q = -1;
+  const pbng_element_type *t = pbng_mesh_element_type(mesh, bad ? first : 0);
   if (bad) {
     element_rest_nodes(mesh, first, X);
-    q = pbng_element_first_invalid_point(ref, (const double(*)[3])X, &det);
+    q = pbng_element_first_invalid_point(&ref[t->kind], (const double(*)[3])X, &det);
   }
-  const double *r = ref->r[q < 0 ? 0 : q], r0 = r[0], r1 = r[1], r2 = r[2];
+  const double *r = ref[t->kind].r[q < 0 ? 0 : q], r0 = r[0], r1 = r[1], r2 = r[2];
   PetscCall(PetscFree(ref));
   PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
              "%s: element %" PRId64 " (record %" PRId64 ", %s) is %s in the rest state at quadrature point %d (reference point %g %g %g): "
              "det J = %g%s; %" PRId64 " of the %" PRId64 " elements fail this check",
-             mesh->source, first, first + record_offset, mesh->etype->name, det <= 0 ? "inverted" : "degenerate", q, r0, r1, r2, det,
+             mesh->source, first, first + record_offset, t->name, det <= 0 ? "inverted" : "degenerate", q, r0, r1, r2, det,
              det <= 0 ? "" : " (not above 1e-12 d^3, d the diagonal of its nodes' bounding box)", bad, mesh->nelems);
   PetscFunctionReturn(0);
 }
@@ -219,8 +265,10 @@ static void sort_small(int32_t *v, int n)
     }
 }
 
+/* The smallest node of a row of width n (padding left out). */
 static int32_t smallest_node(const int32_t *v, int n)
 {
+  n = pbng_row_nodes(v, n);
   int32_t m = v[0];
   for (int i = 1; i < n; ++i) m = v[i] < m ? v[i] : m;
   return m;
@@ -231,7 +279,7 @@ static int32_t smallest_node(const int32_t *v, int n)
  * and compares the sorted node lists within each bucket. */
 static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, int64_t record_offset)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen; /* padded rows compare as they are: -1 sorts first, and kinds differ in node count */
   int64_t *start, *members;
 
   PetscFunctionBeginUser;
@@ -268,7 +316,7 @@ PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset)
   PetscFunctionBeginUser;
   PetscCall(check_coordinates_finite(mesh));
   PetscCall(check_node_indices(mesh, record_offset));
-  if (mesh->etype->kind == PBNG_ELEMENT_TET4) PetscCall(orient_tets_consistently(mesh, record_offset));
+  if (mesh->etype && mesh->etype->kind == PBNG_ELEMENT_TET4) PetscCall(orient_tets_consistently(mesh, record_offset));
   else PetscCall(check_element_jacobians(mesh, record_offset));
   PetscCall(check_duplicate_elements(mesh, record_offset));
   PetscFunctionReturn(0);

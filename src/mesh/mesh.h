@@ -18,8 +18,10 @@ typedef struct {
 typedef struct {
   int64_t nnodes, nelems;
   double *X;                     /* [nnodes][3] rest positions */
-  int32_t *elems;                /* [nelems][etype->nodes], 0-based */
-  const pbng_element_type *etype;
+  int32_t *elems;                /* [nelems][nen], 0-based (element rows, core/element.h) */
+  int nen;                       /* nodes per row: etype->nodes, or the most of the kinds that mix */
+  const pbng_element_type *etype; /* the mesh's one kind; NULL when kinds mix */
+  uint8_t *kind;                 /* kinds mix: [nelems] each element's kind; else NULL */
   int nsets;
   pbng_node_set *sets;           /* named node sets */
   int64_t nweak;                 /* weak constraints (Sec. 4.1), node indices in this mesh's numbering */
@@ -29,7 +31,28 @@ typedef struct {
 
 /* Allocates X and elems for the given sizes (zeroed sets). */
 PetscErrorCode pbng_mesh_alloc(pbng_mesh *mesh, pbng_element_kind kind, int64_t nnodes, int64_t nelems);
+/* The same for a mesh mixing kinds: rows of nen nodes and a kind per element (unset). */
+PetscErrorCode pbng_mesh_alloc_mixed(pbng_mesh *mesh, int nen, int64_t nnodes, int64_t nelems);
 PetscErrorCode pbng_mesh_destroy(pbng_mesh *mesh);
+
+/* Element e's type (its own when kinds mix). */
+static inline const pbng_element_type *pbng_mesh_element_type(const pbng_mesh *mesh, int64_t e)
+{
+  return pbng_row_type(mesh->etype, mesh->kind, e);
+}
+/* Element e's node count (its row less the padding). */
+static inline int pbng_mesh_element_nodes(const pbng_mesh *mesh, int64_t e)
+{
+  return pbng_row_nodes(&mesh->elems[(size_t)mesh->nen * (size_t)e], mesh->nen);
+}
+/* The element layout as one integer (to send or store): the kind, or -nen when kinds mix. */
+static inline int64_t pbng_mesh_layout(const pbng_mesh *mesh) { return mesh->etype ? (int64_t)mesh->etype->kind : -(int64_t)mesh->nen; }
+/* pbng_mesh_alloc or pbng_mesh_alloc_mixed by such a layout; an unknown one is an error naming `what`. */
+PetscErrorCode pbng_mesh_alloc_layout(pbng_mesh *mesh, int64_t layout, int64_t nnodes, int64_t nelems, const char *what);
+/* Its elements counted by kind: counts[PBNG_ELEMENT_KIND_COUNT]. */
+void pbng_mesh_count_kinds(const pbng_mesh *mesh, int64_t *counts);
+/* The mesh's kinds as a label ("hex8", "mixed hex8+prism6+pyramid5"). */
+void pbng_mesh_kinds_label(const pbng_mesh *mesh, char *buf, size_t len);
 
 /* Adds a named node set (copies, sorts and deduplicates the nodes). */
 PetscErrorCode pbng_mesh_add_node_set(pbng_mesh *mesh, const char *name, int64_t count, const int32_t *nodes);
@@ -45,11 +68,12 @@ PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const 
  * whose tetrahedra all have negative volume (the opposite node-order convention). Every other kind:
  * rejects an element whose det J is not above 1e-12 d^3 at some quadrature point (inverted or
  * degenerate; the element layer's check, the one pbng_element_precompute applies), and re-orients
- * nothing. Errors name mesh->source and the element (0-based index, and record_offset + index as the
+ * nothing. In a mesh mixing kinds every element is checked by its own kind that way (its linear
+ * tetrahedra too: no re-orientation). Errors name mesh->source and the element (0-based index, and record_offset + index as the
  * file record). */
 PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset);
 
-/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary; any one volume element kind)
+/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary; any volume element kinds, mixed or not)
  * or .node/.ele (TetGen, 4- or 10-node tetrahedra). Validates it (pbng_mesh_validate). */
 PetscErrorCode pbng_mesh_read(const char *path, pbng_mesh *mesh);
 PetscErrorCode pbng_mesh_read_gmsh(const char *path, pbng_mesh *mesh);

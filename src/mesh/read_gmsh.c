@@ -1,7 +1,7 @@
 /* Gmsh MSH reader: formats 2.2 (also 2.0/2.1) and 4.1, ASCII and binary (either endianness).
  * Volume elements of the kinds in core/element.h (types 4, 11, 29 tetrahedra; 5, 12 hexahedra; 6
- * prism; 7 pyramid; Gmsh's node order is the element table's) form the mesh, which holds one kind: a
- * file mixing kinds is refused with the count of each. Points, lines, triangles and quadrangles of
+ * prism; 7 pyramid; Gmsh's node order is the element table's) form the mesh, of one kind or mixing
+ * kinds (rows padded to the widest kind, a kind per element: core/element.h). Points, lines, triangles and quadrangles of
  * any order up to 3 (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16) only contribute their nodes to physical
  * groups; any other element type is an error. Every physical group of any dimension becomes a node set named by $PhysicalNames (or
  * "physical_<tag>"). Node tags may be sparse: nodes are numbered 0.. in order of appearance.
@@ -64,14 +64,13 @@ typedef struct {
   int64_t *node_tag;
   long *node_rec; /* line (ASCII) or byte offset (binary) of each node */
   gm_tag_index *map; /* sorted by tag */
-  /* volume elements: those of the first kind met are kept, the others only counted (mixed kinds
-   * are refused once all are counted) */
+  /* volume elements in file order: their nodes one after the other (rows once the kinds are known) */
   PetscBool have_elements;
-  const pbng_element_type *etype;
-  int64_t nelems, elem_cap, elem_tag0;
+  int64_t nelems, elem_cap, elem_tag0, nvalues, value_cap;
   PetscBool elem_tags_contiguous;
   int32_t *elems;
-  int64_t kind_count[PBNG_ELEMENT_KIND_COUNT], kind_first_tag[PBNG_ELEMENT_KIND_COUNT];
+  uint8_t *kind; /* [nelems] */
+  unsigned kinds; /* bit mask of the kinds met */
   /* physical groups */
   int nnames;
   gm_name *names;
@@ -298,16 +297,6 @@ static const char *gm_type_name(long long type)
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); ++i)
     if (names[i].type == type) return names[i].name;
   return "unknown type";
-}
-
-/* A count of elements of a type in words: "1 8-node hexahedron", "40 6-node prisms". */
-static void gm_count_words(long long n, long long type, char *buf, size_t len)
-{
-  const char *name = gm_type_name(type);
-  const size_t m = strlen(name);
-  if (n == 1) snprintf(buf, len, "1 %s", name);
-  else if (m > 2 && !strcmp(name + m - 2, "on")) snprintf(buf, len, "%lld %.*sa", n, (int)(m - 2), name); /* -hedron: -hedra */
-  else snprintf(buf, len, "%lld %ss", n, name);
 }
 
 /* Nodes per element of the supported types, 0 for the others; *dim is the type's dimension. Volume
@@ -629,23 +618,27 @@ static PetscErrorCode gm_lookup_node(gm_reader *r, long long tag, int32_t *index
   PetscFunctionReturn(0);
 }
 
-/* Files a volume element: counted by kind; kept when of the mesh's kind (the first kind met). */
+/* Files a volume element of any kind: its kind, and its nodes after the previous element's. */
 static PetscErrorCode gm_keep_volume_element(gm_reader *r, long long etag, int type, const int32_t *nodes)
 {
   const pbng_element_type *kind = pbng_element_type_by_gmsh(type);
   const int nen = kind->nodes;
 
   PetscFunctionBeginUser;
-  if (!r->kind_count[kind->kind]++) r->kind_first_tag[kind->kind] = etag;
-  if (!r->etype) r->etype = kind;
-  if (kind != r->etype) PetscFunctionReturn(0); /* mixed kinds: refused after the section (gm_check_one_kind) */
   if (r->nelems == r->elem_cap) {
     r->elem_cap = 2 * r->elem_cap + 64;
-    PetscCall(PetscRealloc(sizeof(int32_t) * (size_t)nen * (size_t)r->elem_cap, &r->elems));
+    PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)r->elem_cap, &r->kind));
+  }
+  if (r->nvalues + nen > r->value_cap) {
+    r->value_cap = 2 * r->value_cap + 64 * PBNG_MAX_ELEMENT_NODES;
+    PetscCall(PetscRealloc(sizeof(int32_t) * (size_t)r->value_cap, &r->elems));
   }
   if (r->nelems == 0) r->elem_tag0 = etag;
   else if (etag != r->elem_tag0 + r->nelems) r->elem_tags_contiguous = PETSC_FALSE;
-  memcpy(&r->elems[(size_t)nen * (size_t)r->nelems++], nodes, sizeof(int32_t) * (size_t)nen);
+  r->kinds |= 1u << kind->kind;
+  r->kind[r->nelems++] = (uint8_t)kind->kind;
+  memcpy(&r->elems[r->nvalues], nodes, sizeof(int32_t) * (size_t)nen);
+  r->nvalues += nen;
   PetscFunctionReturn(0);
 }
 
@@ -859,29 +852,6 @@ static PetscErrorCode gm_read_format(gm_reader *r)
   PetscFunctionReturn(0);
 }
 
-/* The mesh holds one element kind: a file with several is refused, naming each kind's count and
- * first element, rather than dropping the elements of the other kinds. */
-static PetscErrorCode gm_check_one_kind(gm_reader *r)
-{
-  char list[1024] = "", words[96];
-  int kinds = 0;
-
-  PetscFunctionBeginUser;
-  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
-    if (!r->kind_count[k]) continue;
-    const int type = pbng_element_type_get((pbng_element_kind)k)->gmsh_type;
-    gm_count_words((long long)r->kind_count[k], type, words, sizeof(words));
-    const size_t used = strlen(list);
-    snprintf(list + used, sizeof(list) - used, "%s%s from element %lld", kinds ? ", " : "", words, (long long)r->kind_first_tag[k]);
-    kinds++;
-  }
-  PetscCheck(kinds == 1, PETSC_COMM_SELF, GM_ERR,
-             "%s: mixed volume element kinds (%s): pbng reads one kind per mesh; split the file by kind or mesh the "
-             "volumes with one element type",
-             r->path, list);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode gm_read_sections(gm_reader *r)
 {
   char *tok, name[64];
@@ -905,7 +875,6 @@ static PetscErrorCode gm_read_sections(gm_reader *r)
   PetscCheck(r->have_elements, PETSC_COMM_SELF, GM_ERR, "%s: no $Elements section", r->path);
   PetscCheck(r->nelems > 0, PETSC_COMM_SELF, GM_ERR,
              "%s: no volume elements (types 4, 11, 29, 5, 12, 6, 7): pbng needs a 3D volume mesh (gmsh -3)", r->path);
-  PetscCall(gm_check_one_kind(r));
   PetscFunctionReturn(0);
 }
 
@@ -916,19 +885,46 @@ static int gm_compare_group(const void *a, const void *b)
   return (x->tag > y->tag) - (x->tag < y->tag);
 }
 
+/* The volume elements as the mesh's rows: the list as read when the file has one kind, else rows
+ * as wide as the widest kind, padded with -1, and the kind of each element. */
+static PetscErrorCode gm_build_rows(gm_reader *r, pbng_mesh *mesh)
+{
+  int nen = 0;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k)
+    if (r->kinds & (1u << k)) nen = PetscMax(nen, pbng_element_type_get((pbng_element_kind)k)->nodes);
+  mesh->nen = nen;
+  if (!(r->kinds & (r->kinds - 1))) { /* one kind */
+    mesh->etype = pbng_element_type_get((pbng_element_kind)r->kind[0]);
+    mesh->elems = r->elems;
+    r->elems = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc1((size_t)nen * (size_t)r->nelems, &mesh->elems));
+  for (int64_t e = 0, v = 0; e < r->nelems; ++e) {
+    const int n = pbng_element_type_get((pbng_element_kind)r->kind[e])->nodes;
+    int32_t *row = &mesh->elems[(size_t)nen * (size_t)e];
+    memcpy(row, &r->elems[v], sizeof(int32_t) * (size_t)n);
+    for (int a = n; a < nen; ++a) row[a] = -1;
+    v += n;
+  }
+  mesh->kind = r->kind;
+  r->kind = NULL;
+  PetscFunctionReturn(0);
+}
+
 /* Moves nodes and volume elements into the mesh and adds one node set per physical group. */
 static PetscErrorCode gm_build_mesh(gm_reader *r, pbng_mesh *mesh)
 {
   char name[64];
 
   PetscFunctionBeginUser;
-  mesh->etype = r->etype;
   mesh->nnodes = r->nnodes;
   mesh->nelems = r->nelems;
   mesh->X = r->X;
-  mesh->elems = r->elems;
   r->X = NULL;
-  r->elems = NULL;
+  PetscCall(gm_build_rows(r, mesh));
   if (r->ngroups > 1) qsort(r->groups, (size_t)r->ngroups, sizeof(gm_group), gm_compare_group);
   for (int g = 0; g < r->ngroups; ++g) {
     snprintf(name, sizeof(name), "physical_%d", r->groups[g].tag);
@@ -967,6 +963,7 @@ static PetscErrorCode gm_free(gm_reader *r)
   PetscCall(PetscFree(r->node_rec));
   PetscCall(PetscFree(r->map));
   PetscCall(PetscFree(r->elems));
+  PetscCall(PetscFree(r->kind));
   PetscCall(PetscFree(r->names));
   PetscCall(PetscFree(r->entities));
   PetscCall(PetscFree(r->pool));

@@ -215,6 +215,7 @@ static PetscErrorCode tg_read_elements(tg_reader *r, pbng_mesh *mesh)
              t->path, t->lineno, npt);
   if (t->ntok > 2) PetscCall(tg_int(t, 2, "number of attributes", 0, TG_MAX_TOKENS - 11, &nattr));
   mesh->etype = pbng_element_type_get(npt == 4 ? PBNG_ELEMENT_TET4 : PBNG_ELEMENT_TET10);
+  mesh->nen = (int)npt;
   mesh->nelems = n;
   PetscCall(PetscMalloc1((size_t)n * (size_t)npt, &mesh->elems));
   snprintf(what, sizeof(what), "an element row 'index, %lld nodes, %lld attributes'", npt, nattr);

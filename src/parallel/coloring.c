@@ -3,7 +3,7 @@
 
 /* A CSR view: row r is list[start[r] .. start[r+1]) (or list[stride r .. stride (r+1)) when start is
  * NULL), each entry divided by `divisor` (node-element entries are nen * element + vertex); with
- * list NULL, row r is the single entry r. */
+ * list NULL, row r is the single entry r. Negative entries (element rows' padding) are no entries. */
 typedef struct {
   int64_t n;
   const int64_t *start;
@@ -17,7 +17,7 @@ static int64_t entry(const csr_view *v, int64_t k) { return v->list ? v->list[k]
 
 PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_elements *adj)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   int64_t *fill;
 
   PetscFunctionBeginUser;
@@ -26,12 +26,13 @@ PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_element
   adj->nnodes = mesh->nnodes;
   PetscCall(PetscCalloc1(mesh->nnodes + 1, &adj->start));
   PetscCall(PetscMalloc1(mesh->nelems * nen, &adj->entry));
-  for (int64_t k = 0; k < mesh->nelems * nen; ++k) adj->start[mesh->elems[k] + 1]++;
+  for (int64_t k = 0; k < mesh->nelems * nen; ++k)
+    if (mesh->elems[k] >= 0) adj->start[mesh->elems[k] + 1]++; /* padding of mixed kinds' rows left out */
   for (int64_t i = 0; i < mesh->nnodes; ++i) adj->start[i + 1] += adj->start[i];
   PetscCall(PetscMalloc1(mesh->nnodes, &fill));
   memcpy(fill, adj->start, sizeof(int64_t) * mesh->nnodes);
   for (int64_t e = 0; e < mesh->nelems; ++e) /* element order, so each list is sorted */
-    for (int a = 0; a < nen; ++a) adj->entry[fill[mesh->elems[e * nen + a]]++] = (int32_t)(nen * e + a);
+    for (int a = 0, n = pbng_mesh_element_nodes(mesh, e); a < n; ++a) adj->entry[fill[mesh->elems[e * nen + a]]++] = (int32_t)(nen * e + a);
   PetscCall(PetscFree(fill));
   PetscFunctionReturn(0);
 }
@@ -70,7 +71,7 @@ static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **st
 static PetscErrorCode color_node_groups(const pbng_mesh *mesh, const pbng_node_elements *adj, const csr_view *groups, int32_t *color,
                                         int *ncolors)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   uint64_t *used, *used_weak; /* S_e: colors used by element e's nodes; the same for weak constraints */
   int64_t *wstart;
   int32_t *wentry;
@@ -144,10 +145,10 @@ PetscErrorCode pbng_color_weak_blocks(const pbng_mesh *mesh, const pbng_node_ele
 
 int pbng_coloring_is_valid(const pbng_mesh *mesh, const int32_t *color)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   for (int64_t e = 0; e < mesh->nelems; ++e)
-    for (int a = 0; a < nen; ++a)
-      for (int b = a + 1; b < nen; ++b)
+    for (int a = 0, n = pbng_mesh_element_nodes(mesh, e); a < n; ++a)
+      for (int b = a + 1; b < n; ++b)
         if (color[mesh->elems[e * nen + a]] == color[mesh->elems[e * nen + b]]) return 0;
   for (int64_t c = 0; c < mesh->nweak; ++c)
     for (int a = 0; a < mesh->weak[c].nnodes; ++a)
@@ -171,6 +172,7 @@ static PetscErrorCode greedy_item_coloring(const csr_view *item_nodes, const csr
   for (int64_t i = 0; i < item_nodes->n; ++i) {
     for (int64_t k = row_begin(item_nodes, i); k < row_begin(item_nodes, i + 1); ++k) {
       const int64_t node = entry(item_nodes, k);
+      if (node < 0) continue;
       for (int64_t q = row_begin(node_items, node); q < row_begin(node_items, node + 1); ++q) {
         const int32_t c = color[entry(node_items, q)];
         if (c >= 0) forbidden[c] = i;
@@ -193,7 +195,7 @@ static PetscErrorCode greedy_item_coloring(const csr_view *item_nodes, const csr
 
 PetscErrorCode pbng_color_elements(const pbng_mesh *mesh, const pbng_node_elements *adj, int32_t *color, int *ncolors)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   const csr_view elem_nodes = {mesh->nelems, NULL, nen, mesh->elems, 1}, node_elems = {mesh->nnodes, adj->start, 0, adj->entry, nen};
 
   PetscFunctionBeginUser;

@@ -83,18 +83,19 @@ static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const uint8_t *in
 static PetscErrorCode select_elements(const pbng_mesh *mesh, const int32_t *part, int rank, const double lo[3],
                                       const double ext[3], sort_item **items, int32_t *nelems, int32_t *nowned_elems)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   int64_t n = 0, nown = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(mesh->nelems, items));
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     const int32_t *t = &mesh->elems[e * nen];
+    const int m = pbng_row_nodes(t, nen);
     int touches = 0;
     double c[3] = {0, 0, 0};
-    for (int a = 0; a < nen; ++a) {
+    for (int a = 0; a < m; ++a) {
       touches |= owner_of(part, t[a]) == rank;
-      for (int d = 0; d < 3; ++d) c[d] += mesh->X[3 * t[a] + d] / nen;
+      for (int d = 0; d < 3; ++d) c[d] += mesh->X[3 * t[a] + d] / m;
     }
     if (!touches) continue;
     const uint64_t foreign = owner_of(part, t[0]) != rank;
@@ -113,7 +114,7 @@ static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, c
                                         const int8_t *node_bc, const int32_t *part, const sort_item *owned,
                                         const sort_item *elems, int32_t *g2l)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   int32_t nlocal = dm->nowned;
   sort_item *ghosts;
   int32_t nghost = 0;
@@ -123,7 +124,7 @@ static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, c
   /* ghosts: element nodes owned elsewhere, ordered by (owner, global id) */
   PetscCall(PetscMalloc1((int64_t)dm->nelems * nen + PBNG_WC_MAX_NODES * mesh->nweak + 1, &ghosts));
   for (int32_t e = 0; e < dm->nelems; ++e)
-    for (int a = 0; a < nen; ++a) {
+    for (int a = 0, m = pbng_mesh_element_nodes(mesh, elems[e].id); a < m; ++a) {
       const int64_t g = mesh->elems[elems[e].id * nen + a];
       if (g2l[g] != -1) continue; /* owned, or already a ghost */
       g2l[g] = -2; /* seen */
@@ -171,14 +172,17 @@ static PetscErrorCode build_color_ranges(pbng_dmesh *dm)
 static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_submesh *sub, const sort_item *elems, const int32_t *g2l)
 {
   const pbng_mesh *mesh = &sub->mesh;
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1((int64_t)dm->nelems * nen, &dm->elems));
   PetscCall(PetscMalloc1(dm->nelems, &dm->global_elem));
+  if (mesh->kind) PetscCall(PetscMalloc1(dm->nelems, &dm->kind));
   for (int32_t e = 0; e < dm->nelems; ++e) {
-    dm->global_elem[e] = elems[e].id;
-    for (int a = 0; a < nen; ++a) dm->elems[e * nen + a] = g2l[mesh->elems[elems[e].id * nen + a]];
+    const int64_t id = elems[e].id;
+    dm->global_elem[e] = id;
+    if (mesh->kind) dm->kind[e] = mesh->kind[id];
+    for (int a = 0; a < nen; ++a) dm->elems[e * nen + a] = mesh->elems[id * nen + a] < 0 ? -1 : g2l[mesh->elems[id * nen + a]];
   }
   if (sub->cc.elem) {
     dm->nelem_colors = sub->cc.nelem_colors, dm->nweak_colors = sub->cc.nweak_colors;
@@ -192,15 +196,16 @@ static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_submesh *sub, co
  * constraints that also have a node owned by another rank. */
 static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, const int32_t *owner, int rank, uint8_t **in_element)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(mesh->nnodes, in_element));
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     const int32_t *t = &mesh->elems[e * nen];
+    const int m = pbng_row_nodes(t, nen);
     uint8_t mark = 1;
-    for (int a = 0; a < nen; ++a) mark |= owner[t[a]] != rank ? 2 : 0;
-    for (int a = 0; a < nen; ++a) (*in_element)[t[a]] |= mark;
+    for (int a = 0; a < m; ++a) mark |= owner[t[a]] != rank ? 2 : 0;
+    for (int a = 0; a < m; ++a) (*in_element)[t[a]] |= mark;
   }
   for (int64_t c = 0; c < mesh->nweak; ++c) {
     const pbng_weak_constraint *w = &mesh->weak[c];
@@ -211,10 +216,19 @@ static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, const int32_t *o
   PetscFunctionReturn(0);
 }
 
+/* Whether local element e has a ghost node. */
+static int element_has_ghost(const pbng_dmesh *dm, int32_t e)
+{
+  const int32_t *t = &dm->elems[(int64_t)dm->nen * e];
+  int ghost = 0;
+  for (int a = 0, m = pbng_row_nodes(t, dm->nen); a < m; ++a) ghost |= t[a] >= dm->nowned;
+  return ghost;
+}
+
 /* color_split[c]: the end of color c's interface nodes (they come first in the color's range). */
 static PetscErrorCode build_color_splits(pbng_dmesh *dm)
 {
-  const int nen = dm->etype->nodes;
+  const int nen = dm->nen;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->ncolors + 1, &dm->color_split));
@@ -223,7 +237,7 @@ static PetscErrorCode build_color_splits(pbng_dmesh *dm)
     for (; i < dm->color_start[c + 1]; ++i) {
       int interface = 0;
       for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1] && !interface; ++k)
-        for (int a = 0; a < nen; ++a) interface |= dm->elems[(int64_t)pbng_adj_element(nen, dm->adj[k]) * nen + a] >= dm->nowned;
+        interface |= element_has_ghost(dm, pbng_adj_element(nen, dm->adj[k]));
       for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1] && !interface; ++k) {
         const pbng_weak_constraint *w = &dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES];
         for (int j = 0; j < w->nnodes; ++j) interface |= w->node[j] >= dm->nowned;
@@ -252,13 +266,13 @@ static void sort_by_global_element(int32_t *list, int32_t n, const int64_t *glob
  * so that every node's sums run in the same order whatever the partition. */
 static PetscErrorCode build_adjacency(pbng_dmesh *dm)
 {
-  const int nen = dm->etype->nodes;
+  const int nen = dm->nen;
   int32_t *fill;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(dm->nowned + 1, &dm->adj_start));
   for (int64_t k = 0; k < (int64_t)dm->nelems * nen; ++k)
-    if (dm->elems[k] < dm->nowned) dm->adj_start[dm->elems[k] + 1]++;
+    if (dm->elems[k] >= 0 && dm->elems[k] < dm->nowned) dm->adj_start[dm->elems[k] + 1]++; /* not the padding of mixed kinds' rows */
   for (int32_t i = 0; i < dm->nowned; ++i) dm->adj_start[i + 1] += dm->adj_start[i];
   PetscCall(PetscMalloc1(dm->adj_start[dm->nowned] + 1, &dm->adj));
   PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
@@ -266,7 +280,7 @@ static PetscErrorCode build_adjacency(pbng_dmesh *dm)
   for (int32_t e = 0; e < dm->nelems; ++e)
     for (int a = 0; a < nen; ++a) {
       const int32_t i = dm->elems[e * nen + a];
-      if (i < dm->nowned) dm->adj[fill[i]++] = pbng_adj_entry(nen, e, a);
+      if (i >= 0 && i < dm->nowned) dm->adj[fill[i]++] = pbng_adj_entry(nen, e, a);
     }
   PetscCall(PetscFree(fill));
   for (int32_t i = 0; i < dm->nowned; ++i)
@@ -345,6 +359,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const i
   PetscCallMPI(MPI_Comm_rank(comm, &dm->rank));
   PetscCallMPI(MPI_Comm_size(comm, &dm->size));
   dm->etype = mesh->etype;
+  dm->nen = mesh->nen;
   dm->nglobal_nodes = sub->nglobal_nodes;
   dm->nglobal_elems = sub->nglobal_elems;
   dm->ncolors = sub->ncolors;
@@ -381,6 +396,7 @@ PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm)
   PetscCall(PetscFree(dm->ghost_owner));
   PetscCall(PetscFree(dm->X));
   PetscCall(PetscFree(dm->elems));
+  PetscCall(PetscFree(dm->kind));
   PetscCall(PetscFree(dm->global_elem));
   PetscCall(PetscFree(dm->adj_start));
   PetscCall(PetscFree(dm->adj));

@@ -17,7 +17,8 @@
 typedef struct {
   MPI_Comm comm;
   int rank, size;
-  const pbng_element_type *etype;
+  const pbng_element_type *etype; /* the mesh's one kind; NULL when kinds mix (then kind[]) */
+  int nen;                /* nodes per element row (core/element.h: rows of mixed kinds are padded with -1) */
   int64_t nglobal_nodes, nglobal_elems;
   int32_t nowned, nlocal; /* ghosts are [nowned, nlocal) */
   int32_t nfree;          /* owned free nodes are [0, nfree) */
@@ -31,11 +32,12 @@ typedef struct {
   int *ghost_owner;       /* [nlocal - nowned] */
   double *X;              /* [nlocal][3] rest positions */
   int32_t nelems;
-  int32_t *elems;         /* [nelems][nodes per element], local node indices */
+  int32_t *elems;         /* [nelems][nen], local node indices */
+  uint8_t *kind;          /* [nelems] each element's kind when kinds mix, else NULL */
   int64_t *global_elem;   /* [nelems] */
   int32_t nowned_elems;   /* elements [0, nowned_elems) are written by this rank in output */
   int32_t *adj_start;     /* [nowned + 1] */
-  int32_t *adj;           /* nodes_per_element * local element + local vertex, by increasing global element */
+  int32_t *adj;           /* nen * local element + local vertex (core/adjacency.h), by increasing global element */
   int64_t nglobal_weak;
   int32_t nweak;          /* weak constraints (Sec. 4.1) with a node owned here; node[] holds local indices */
   pbng_weak_constraint *weak;
@@ -54,5 +56,13 @@ typedef struct {
  * the boundary-condition index of every local node (-1: free). */
 PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const int8_t *node_bc, pbng_dmesh *dm);
 PetscErrorCode pbng_dmesh_destroy(pbng_dmesh *dm);
+
+/* Local element e's type (its own when kinds mix). */
+static inline const pbng_element_type *pbng_dmesh_element_type(const pbng_dmesh *dm, int32_t e)
+{
+  return pbng_row_type(dm->etype, dm->kind, e);
+}
+/* A message's name for the subdomain's kinds: the kind, or "mixed element kinds". */
+static inline const char *pbng_dmesh_kinds_name(const pbng_dmesh *dm) { return dm->etype ? dm->etype->name : "mixed element kinds"; }
 
 #endif

@@ -228,20 +228,21 @@ static PetscErrorCode locator_create(const element_view *view, double radius, pb
 
 PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator)
 {
-  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->etype->nodes, mesh->elems, mesh->X, mesh->global_elem, node_value};
+  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->nen, mesh->elems, mesh->X, mesh->global_elem, node_value};
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON, mesh->comm, PETSC_ERR_SUP, "point location needs tetrahedra (got %s)", mesh->etype->name);
+  PetscCheck(mesh->etype && mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON, mesh->comm, PETSC_ERR_SUP, "point location needs tetrahedra (got %s)",
+             pbng_dmesh_kinds_name(mesh));
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locator **locator)
 {
-  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->etype->nodes, mesh->elems, mesh->X, NULL, NULL};
+  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->nen, mesh->elems, mesh->X, NULL, NULL};
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON && mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location needs tetrahedra (fewer than 2^31)");
+  PetscCheck(mesh->etype && mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON && mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location needs tetrahedra (fewer than 2^31)");
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }

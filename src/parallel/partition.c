@@ -5,7 +5,7 @@
 /* CSR node graph: neighbours of node i are the other nodes of its elements, each once. */
 static PetscErrorCode node_graph(const pbng_mesh *mesh, const pbng_node_elements *adj, idx_t **xadj, idx_t **adjncy)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   const int64_t n = mesh->nnodes;
   int64_t *mark, total = 0;
 
@@ -19,7 +19,7 @@ static PetscErrorCode node_graph(const pbng_mesh *mesh, const pbng_node_elements
       if (pass == 0) (*xadj)[i] = (idx_t)total;
       for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) {
         const int32_t *t = &mesh->elems[(int64_t)(adj->entry[k] / nen) * nen];
-        for (int a = 0; a < nen; ++a) {
+        for (int a = 0, m = pbng_row_nodes(t, nen); a < m; ++a) {
           const int64_t j = t[a];
           if (j == i || mark[j] == i + pass * n) continue;
           mark[j] = i + pass * n;
@@ -100,7 +100,7 @@ PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_eleme
 
 PetscErrorCode pbng_partition_nodes_dual(const pbng_mesh *mesh, int nparts, int32_t *part)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   idx_t ne = (idx_t)mesh->nelems, nn = (idx_t)mesh->nnodes, ncommon = 3, np = nparts, objval;
   idx_t *eptr, *eind, *epart, *npart, options[METIS_NOPTIONS];
 
@@ -110,8 +110,12 @@ PetscErrorCode pbng_partition_nodes_dual(const pbng_mesh *mesh, int nparts, int3
     PetscFunctionReturn(0);
   }
   PetscCall(PetscMalloc4(mesh->nelems + 1, &eptr, mesh->nelems * nen, &eind, mesh->nelems, &epart, mesh->nnodes, &npart));
-  for (int64_t e = 0; e <= mesh->nelems; ++e) eptr[e] = (idx_t)(e * nen);
-  for (int64_t k = 0; k < mesh->nelems * nen; ++k) eind[k] = (idx_t)mesh->elems[k];
+  eptr[0] = 0;
+  for (int64_t e = 0; e < mesh->nelems; ++e) { /* each element's own nodes (rows of mixed kinds are padded) */
+    const int n = pbng_mesh_element_nodes(mesh, e);
+    for (int a = 0; a < n; ++a) eind[eptr[e] + a] = (idx_t)mesh->elems[e * nen + a];
+    eptr[e + 1] = eptr[e] + n;
+  }
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = 1;
   options[METIS_OPTION_NUMBERING] = 0;

@@ -34,14 +34,14 @@ static PetscErrorCode extract_weak(const pbng_mesh *mesh, const int32_t *part, i
 static PetscErrorCode select_part(const pbng_mesh *mesh, const int32_t *part, int p, uint8_t **in_elem, int64_t **g2l,
                                   int64_t *nnodes, int64_t *nowned, int64_t *nelems)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(mesh->nelems, in_elem));
   PetscCall(PetscMalloc1(mesh->nnodes, g2l));
   *nelems = 0;
   for (int64_t e = 0; e < mesh->nelems; ++e) {
-    for (int a = 0; a < nen; ++a) (*in_elem)[e] |= part[mesh->elems[e * nen + a]] == p;
+    for (int a = 0, n = pbng_mesh_element_nodes(mesh, e); a < n; ++a) (*in_elem)[e] |= part[mesh->elems[e * nen + a]] == p;
     *nelems += (*in_elem)[e];
   }
   for (int64_t i = 0; i < mesh->nnodes; ++i) (*g2l)[i] = -1;
@@ -51,7 +51,7 @@ static PetscErrorCode select_part(const pbng_mesh *mesh, const int32_t *part, in
   *nnodes = *nowned;
   for (int64_t e = 0; e < mesh->nelems; ++e) /* mark ghosts, then number them in global order */
     if ((*in_elem)[e])
-      for (int a = 0; a < nen; ++a)
+      for (int a = 0, n = pbng_mesh_element_nodes(mesh, e); a < n; ++a)
         if ((*g2l)[mesh->elems[e * nen + a]] == -1) (*g2l)[mesh->elems[e * nen + a]] = -2;
   for (int64_t c = 0; c < mesh->nweak; ++c)
     if (weak_touches_part(&mesh->weak[c], part, p))
@@ -101,7 +101,7 @@ static PetscErrorCode extract_constraint_colors(const pbng_mesh *mesh, const pbn
 PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const pbng_constraint_colors *cc,
                                     const int32_t *part, int p, pbng_submesh *sub)
 {
-  const int nen = mesh->etype->nodes;
+  const int nen = mesh->nen;
   uint8_t *in_elem;
   int64_t *g2l, nnodes = 0, nowned = 0, nelems = 0, e_local = 0;
 
@@ -109,7 +109,7 @@ PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color,
   memset(sub, 0, sizeof(*sub));
   PetscCall(select_part(mesh, part, p, &in_elem, &g2l, &nnodes, &nowned, &nelems));
   PetscCheck(nowned > 0 && nelems > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: part %d is empty", mesh->source, p);
-  PetscCall(pbng_mesh_alloc(&sub->mesh, mesh->etype->kind, nnodes, nelems));
+  PetscCall(pbng_mesh_alloc_layout(&sub->mesh, pbng_mesh_layout(mesh), nnodes, nelems, mesh->source));
   PetscCall(PetscStrncpy(sub->mesh.source, mesh->source, sizeof(sub->mesh.source)));
   sub->nglobal_nodes = mesh->nnodes, sub->nglobal_elems = mesh->nelems;
   sub->nowned = (int32_t)nowned, sub->ncolors = ncolors;
@@ -123,7 +123,8 @@ PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color,
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     if (!in_elem[e]) continue;
     sub->global_elem[e_local] = e;
-    for (int a = 0; a < nen; ++a) sub->mesh.elems[e_local * nen + a] = (int32_t)g2l[mesh->elems[e * nen + a]];
+    if (mesh->kind) sub->mesh.kind[e_local] = mesh->kind[e];
+    for (int a = 0; a < nen; ++a) sub->mesh.elems[e_local * nen + a] = mesh->elems[e * nen + a] < 0 ? -1 : (int32_t)g2l[mesh->elems[e * nen + a]];
     ++e_local;
   }
   PetscCall(restrict_node_sets(mesh, g2l, &sub->mesh));
@@ -146,9 +147,9 @@ PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub)
 }
 
 /* Message layout: header int64[15] = nnodes, nelems, nowned, ncolors, nglobal_nodes, nglobal_elems,
- * element kind, nsets, nweak, nglobal_weak, has PBD colors, nelem_colors, nweak_colors, has block
+ * element layout (pbng_mesh_layout), nsets, nweak, nglobal_weak, has PBD colors, nelem_colors, nweak_colors, has block
  * colors, nblock_colors; then X,
- * elems, global_node, global_elem, owner, color; then per set a name (64 chars), a count and the
+ * elems (and their kinds when kinds mix), global_node, global_elem, owner, color; then per set a name (64 chars), a count and the
  * members; then the weak constraints (as bytes: the ranks of one job share a binary layout) and their
  * global indices; then the constraint colors when present. */
 enum { SUB_HEAD = 15 };
@@ -172,15 +173,16 @@ static PetscErrorCode recv_block(MPI_Comm comm, void *buf, int64_t count, MPI_Da
 PetscErrorCode pbng_submesh_send(MPI_Comm comm, const pbng_submesh *sub, int dest)
 {
   const pbng_mesh *m = &sub->mesh;
-  const int nen = m->etype->nodes;
+  const int nen = m->nen;
   const int64_t head[SUB_HEAD] = {m->nnodes, m->nelems, sub->nowned, sub->ncolors, sub->nglobal_nodes, sub->nglobal_elems,
-                                  m->etype->kind, m->nsets, m->nweak, sub->nglobal_weak, sub->cc.elem != NULL,
+                                  pbng_mesh_layout(m), m->nsets, m->nweak, sub->nglobal_weak, sub->cc.elem != NULL,
                                   sub->cc.nelem_colors, sub->cc.nweak_colors, sub->cc.block != NULL, sub->cc.nblock_colors};
 
   PetscFunctionBeginUser;
   PetscCall(send_block(comm, head, SUB_HEAD, MPI_INT64_T, dest));
   PetscCall(send_block(comm, m->X, 3 * m->nnodes, MPI_DOUBLE, dest));
   PetscCall(send_block(comm, m->elems, nen * m->nelems, MPI_INT32_T, dest));
+  if (m->kind) PetscCall(send_block(comm, m->kind, m->nelems, MPI_UINT8_T, dest));
   PetscCall(send_block(comm, sub->global_node, m->nnodes, MPI_INT64_T, dest));
   PetscCall(send_block(comm, sub->global_elem, m->nelems, MPI_INT64_T, dest));
   PetscCall(send_block(comm, sub->owner, m->nnodes, MPI_INT32_T, dest));
@@ -213,17 +215,20 @@ PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failu
 {
   int64_t head[SUB_HEAD];
   pbng_mesh *m = &sub->mesh;
+  char what[64];
 
   PetscFunctionBeginUser;
   memset(sub, 0, sizeof(*sub));
   PetscCall(recv_block(comm, head, SUB_HEAD, MPI_INT64_T, source));
   PetscCheck(head[0] >= 0, PETSC_COMM_SELF, failure_code, "rank %d could not send this rank's part of the mesh", source);
-  PetscCall(pbng_mesh_alloc(m, (pbng_element_kind)head[6], head[0], head[1]));
-  snprintf(m->source, sizeof(m->source), "part of a mesh from rank %d", source);
+  snprintf(what, sizeof(what), "part of a mesh from rank %d", source);
+  PetscCall(pbng_mesh_alloc_layout(m, head[6], head[0], head[1], what));
+  PetscCall(PetscStrncpy(m->source, what, sizeof(m->source)));
   sub->nowned = (int32_t)head[2], sub->ncolors = (int)head[3], sub->nglobal_nodes = head[4], sub->nglobal_elems = head[5];
   PetscCall(PetscMalloc4(m->nnodes, &sub->global_node, m->nelems, &sub->global_elem, m->nnodes, &sub->owner, m->nnodes, &sub->color));
   PetscCall(recv_block(comm, m->X, 3 * m->nnodes, MPI_DOUBLE, source));
-  PetscCall(recv_block(comm, m->elems, m->etype->nodes * m->nelems, MPI_INT32_T, source));
+  PetscCall(recv_block(comm, m->elems, m->nen * m->nelems, MPI_INT32_T, source));
+  if (m->kind) PetscCall(recv_block(comm, m->kind, m->nelems, MPI_UINT8_T, source));
   PetscCall(recv_block(comm, sub->global_node, m->nnodes, MPI_INT64_T, source));
   PetscCall(recv_block(comm, sub->global_elem, m->nelems, MPI_INT64_T, source));
   PetscCall(recv_block(comm, sub->owner, m->nnodes, MPI_INT32_T, source));

@@ -9,11 +9,11 @@
 static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
 {
   const pbng_dmesh *dm = pb->dm;
-  const int nen = dm->etype->nodes;
+  const int nen = dm->nen;
   *d = *o = 0;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
     const int32_t *t = &dm->elems[(int64_t)nen * pbng_adj_element(nen, dm->adj[k])];
-    for (int a = 0; a < nen; ++a) {
+    for (int a = 0, m = pbng_row_nodes(t, nen); a < m; ++a) {
       const int32_t j = t[a];
       if (map->node_dof[j] < 0 || mark[j] == i) continue;
       mark[j] = i;
@@ -130,19 +130,21 @@ static void add_quadrature_modified(const pbng_material *mat, int nen, const dou
     }
 }
 
-/* Any other kind's (3 nen) x (3 nen) element matrix: the sum over its quadrature points, with the
- * stress projection (PBNG_HESSIAN_PSD_STRESS) made per quadrature point. Thread-safe. */
+/* Any other kind's (3 nen) x (3 nen) element matrix (nen: the element's own node count, its kind's
+ * when kinds mix): the sum over its quadrature points, with the stress projection
+ * (PBNG_HESSIAN_PSD_STRESS) made per quadrature point. Thread-safe. */
 static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double *Ke)
 {
   const pbng_geometry *geo = &pb->geo;
-  const int nen = geo->nen, n = 3 * nen;
-  const int32_t *t = &pb->dm->elems[(int64_t)nen * e];
+  const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+  const int nen = ref->type->nodes, n = 3 * nen;
+  const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
 
   for (int k = 0; k < n * n; ++k) Ke[k] = 0.0;
-  for (int q = 0; q < geo->nq; ++q) {
+  for (int q = 0; q < ref->nq; ++q) {
     double F[9], D[81], buf[3 * PBNG_MAX_ELEMENT_NODES];
-    const double *grad = pbng_geometry_qp_gradients(geo, e, q, buf);
-    const double Vq = pbng_geometry_qp_volume(geo, e, q);
+    const double *grad = pbng_geometry_qp_gradients(geo, ref, e, q, buf);
+    const double Vq = pbng_geometry_qp_volume(geo, ref, e, q);
     pbng_qp_deformation_gradient(nen, t, grad, pb->x, F);
     if (kind == PBNG_HESSIAN_MODIFIED) {
       add_quadrature_modified(&pb->mat, nen, F, grad, Vq, Ke);
@@ -158,20 +160,22 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(n, Ke) : 0;
 }
 
+/* Whether an element (row t of width nen) has a free owned node. */
 static int has_owned_row(const pbng_dmesh *dm, const int32_t *t, int nen)
 {
-  for (int a = 0; a < nen; ++a)
+  for (int a = 0, m = pbng_row_nodes(t, nen); a < m; ++a)
     if (t[a] < dm->nfree) return 1;
   return 0;
 }
 
 /* Adds Ke to K in one call: rows of this rank's free nodes only (all their elements are local);
- * held vertices get index -1, which MatSetValues skips. */
+ * held vertices get index -1, which MatSetValues skips. t: the element's row (width nen). */
 static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_map *map, const int32_t *t, int nen, const double *Ke, Mat K)
 {
   PetscInt rows[PBNG_MAX_ELEMENT_NODES], cols[PBNG_MAX_ELEMENT_NODES];
 
   PetscFunctionBeginUser;
+  nen = pbng_row_nodes(t, nen);
   for (int a = 0; a < nen; ++a) {
     cols[a] = (PetscInt)map->node_dof[t[a]];
     rows[a] = t[a] < dm->nfree ? cols[a] : -1;
@@ -207,7 +211,7 @@ enum { ASSEMBLY_CHUNK_ENTRIES = 144 * 2048 }; /* element matrix entries computed
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
 {
   const pbng_dmesh *dm = pb->dm;
-  const int nen = dm->etype->nodes, size = 9 * nen * nen, chunk = ASSEMBLY_CHUNK_ENTRIES / size;
+  const int nen = dm->nen, size = 9 * nen * nen, chunk = ASSEMBLY_CHUNK_ENTRIES / size;
   double *Ke;
 
   PetscFunctionBeginUser;

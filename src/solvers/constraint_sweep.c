@@ -2,16 +2,21 @@
 #include <stdio.h>
 #include <string.h>
 
-/* w_i = 1/m_i on every local node: ghosts get their owners' lumped masses through the halo. */
-static PetscErrorCode inverse_masses(const pbng_problem *pb, double *work, double *inv_mass)
+/* w_i = 1/m_i and the gravity scale (load weight / m_i) on every local node: ghosts get their owners'
+ * lumped masses and load weights through the halo. */
+static PetscErrorCode inverse_masses(const pbng_problem *pb, double *work, double *inv_mass, double *gravity_scale)
 {
   const pbng_dmesh *dm = pb->dm;
 
   PetscFunctionBeginUser;
   memset(work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
-  for (int32_t i = 0; i < dm->nowned; ++i) work[3 * i] = pb->mass[i];
+  for (int32_t i = 0; i < dm->nowned; ++i) work[3 * i] = pb->mass[i], work[3 * i + 1] = pb->load_mass[i];
   if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, work));
-  for (int32_t i = 0; i < dm->nlocal; ++i) inv_mass[i] = (dm->node_bc[i] < 0 && work[3 * i] > 0) ? 1.0 / work[3 * i] : 0.0;
+  for (int32_t i = 0; i < dm->nlocal; ++i) {
+    const int moves = dm->node_bc[i] < 0 && work[3 * i] > 0;
+    inv_mass[i] = moves ? 1.0 / work[3 * i] : 0.0;
+    gravity_scale[i] = moves ? work[3 * i + 1] / work[3 * i] : 0.0;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -28,14 +33,14 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
   cs->proj.inv_dt2 = pbd ? 0.0 : 1.0 / (dt * dt);
   PetscCall(PetscLogEventRegister("PBDProject", PETSC_OBJECT_CLASSID, &cs->ev_project));
   PetscCall(PetscLogEventRegister("PBDHaloExchange", PETSC_OBJECT_CLASSID, &cs->ev_halo));
-  PetscCall(PetscMalloc1(dm->nlocal, &cs->inv_mass));
+  PetscCall(PetscMalloc2(dm->nlocal, &cs->inv_mass, dm->nlocal, &cs->gravity_scale));
   PetscCall(PetscCalloc1(dm->nlocal, &cs->touched));
   PetscCall(PetscMalloc3(3 * (int64_t)dm->nlocal, &cs->x_tilde, 3 * (int64_t)dm->nlocal, &cs->x_step, 3 * (int64_t)dm->nlocal, &cs->work));
   PetscCall(PetscCalloc1(PBNG_ELEMENT_MULTIPLIERS * (int64_t)dm->nowned_elems + 1, &cs->lambda_elem));
   PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned_weak + 1, &cs->lambda_weak));
   memcpy(cs->x_step, s->pb->x, sizeof(double) * 3 * (size_t)dm->nlocal); /* defined before the first step (massless nodes keep it) */
   memcpy(cs->x_tilde, s->pb->x, sizeof(double) * 3 * (size_t)dm->nlocal);
-  PetscCall(inverse_masses(s->pb, cs->work, cs->inv_mass));
+  PetscCall(inverse_masses(s->pb, cs->work, cs->inv_mass, cs->gravity_scale));
   PetscCall(pbng_color_groups_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &cs->elem));
   PetscCall(pbng_color_groups_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &cs->weak));
   PetscFunctionReturn(0);
@@ -44,7 +49,7 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
 PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(cs->inv_mass));
+  PetscCall(PetscFree2(cs->inv_mass, cs->gravity_scale));
   PetscCall(PetscFree(cs->touched));
   PetscCall(PetscFree3(cs->x_tilde, cs->x_step, cs->work));
   PetscCall(PetscFree(cs->lambda_elem));
@@ -63,7 +68,7 @@ void pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_prob
     if (cs->inv_mass[i] == 0.0) continue;
     for (int k = 0; k < 3; ++k) {
       cs->x_step[3 * i + k] = x[3 * i + k];
-      x[3 * i + k] += (v ? cs->dt * v[3 * i + k] : 0.0) + cs->dt * cs->dt * pb->gravity[k];
+      x[3 * i + k] += (v ? cs->dt * v[3 * i + k] : 0.0) + cs->dt * cs->dt * cs->gravity_scale[i] * pb->gravity[k];
       cs->x_tilde[3 * i + k] = x[3 * i + k];
     }
   }

@@ -16,6 +16,8 @@ typedef struct {
   pbng_projection proj;          /* the material and 1/dt^2 of the current step (0: PBD) */
   double dt;                     /* step of the inertia term */
   double *inv_mass;              /* [nlocal] w_i = 1/m_i, 0 for prescribed and massless nodes */
+  double *gravity_scale;         /* [nlocal] load weight / lumped mass: node i accelerates by gravity_scale_i g
+                                    (1 for linear tetrahedra; the consistent load for other kinds) */
   pbng_color_groups elem, weak;  /* owned elements / counted weak constraints by constraint color */
   double *lambda_elem;           /* [PBNG_ELEMENT_MULTIPLIERS nowned_elems] */
   double *lambda_weak;           /* [3 nowned_weak] */

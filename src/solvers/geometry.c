@@ -47,8 +47,8 @@ static PetscErrorCode shrink_shape_table(pbng_geometry *geo)
 /* The rest positions of element e's nodes. */
 static void element_rest_nodes(const pbng_dmesh *dm, int32_t e, double (*X)[3])
 {
-  const int nen = dm->etype->nodes;
-  for (int a = 0; a < nen; ++a) memcpy(X[a], &dm->X[3 * (int64_t)dm->elems[(int64_t)nen * e + a]], sizeof(X[a]));
+  const int32_t *t = &dm->elems[(int64_t)dm->nen * e];
+  for (int a = 0, n = pbng_row_nodes(t, dm->nen); a < n; ++a) memcpy(X[a], &dm->X[3 * (int64_t)t[a]], sizeof(X[a]));
 }
 
 /* Whether J = sum_a X_a (x) dN_a/dr is the same at every quadrature point (to 1e-12 relative); J_0 out. */
@@ -69,38 +69,63 @@ static int element_is_affine(const pbng_element_reference *ref, const double (*X
   return diff <= 1e-12 * scale;
 }
 
-/* Seed Alg. 3 for every element of a kind other than the linear tetrahedron: validates each and
- * stores J^{-1}, det J (every element affine) or V_q and dN/dX per quadrature point. */
+/* The reference data: the one kind's, or one per kind present when kinds mix (geo->kind set);
+ * geo->nen, geo->nq the row width and the most quadrature points. */
+static PetscErrorCode init_references(const pbng_dmesh *dm, pbng_geometry *geo)
+{
+  PetscFunctionBeginUser;
+  geo->nen = dm->nen, geo->nelems = dm->nelems;
+  if (dm->etype) {
+    PetscCall(PetscNew(&geo->ref));
+    pbng_element_reference_init(dm->etype, geo->ref);
+    geo->nq = geo->ref->nq;
+    PetscFunctionReturn(0);
+  }
+  const unsigned kinds = pbng_element_kinds_mask(NULL, dm->kind, dm->nelems);
+  PetscCall(PetscCalloc1(PBNG_ELEMENT_KIND_COUNT, &geo->ref));
+  geo->kind = dm->kind;
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
+    if (!(kinds & (1u << k))) continue;
+    pbng_element_reference_init(pbng_element_type_get((pbng_element_kind)k), &geo->ref[k]);
+    geo->nq = PetscMax(geo->nq, geo->ref[k].nq);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Seed Alg. 3 for every element of a kind other than the linear tetrahedron (every element when kinds
+ * mix): validates each and stores J^{-1}, det J (every element affine) or V_q and dN/dX per quadrature point. */
 static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
 {
-  const int nen = dm->etype->nodes;
   double X[PBNG_MAX_ELEMENT_NODES][3], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], V[PBNG_MAX_QUAD_POINTS], J[9], det_min;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscNew(&geo->ref));
-  pbng_element_reference_init(dm->etype, geo->ref);
-  geo->nen = nen, geo->nq = geo->ref->nq, geo->nelems = dm->nelems, geo->affine = 1;
+  PetscCall(init_references(dm, geo));
+  geo->affine = 1;
   for (int32_t e = 0; e < dm->nelems; ++e) {
+    const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
     element_rest_nodes(dm, e, X);
-    const int bad = pbng_element_precompute(geo->ref, (const double(*)[3])X, V, grad, &det_min);
+    const int bad = pbng_element_precompute(ref, (const double(*)[3])X, V, grad, &det_min);
     PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "element %" PRId64 " (%s) is inverted or degenerate: min det J %g at its quadrature points",
-               dm->global_elem[e], dm->etype->name, det_min);
-    geo->affine &= element_is_affine(geo->ref, (const double(*)[3])X, J);
+               dm->global_elem[e], ref->type->name, det_min);
+    geo->affine &= element_is_affine(ref, (const double(*)[3])X, J);
   }
   if (geo->affine) {
     PetscCall(PetscMalloc1((size_t)10 * (dm->nelems + 1), &geo->jinv));
     for (int32_t e = 0; e < dm->nelems; ++e) {
       element_rest_nodes(dm, e, X);
-      (void)element_is_affine(geo->ref, (const double(*)[3])X, J);
+      (void)element_is_affine(pbng_geometry_ref(geo, e), (const double(*)[3])X, J);
       geo->jinv[10 * (int64_t)e + 9] = mat3_inverse(J, &geo->jinv[10 * (int64_t)e]);
     }
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscMalloc2((size_t)geo->nq * (dm->nelems + 1), &geo->qV, (size_t)3 * nen * geo->nq * (dm->nelems + 1), &geo->qgrad));
+  PetscCall(PetscMalloc2((size_t)geo->nq * (dm->nelems + 1), &geo->qV, (size_t)3 * geo->nen * geo->nq * (dm->nelems + 1), &geo->qgrad));
   for (int32_t e = 0; e < dm->nelems; ++e) {
+    const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+    const int nen = ref->type->nodes;
     element_rest_nodes(dm, e, X);
-    (void)pbng_element_precompute(geo->ref, (const double(*)[3])X, &geo->qV[(int64_t)geo->nq * e], grad, &det_min);
-    for (int q = 0; q < geo->nq; ++q) memcpy(&geo->qgrad[3 * (int64_t)nen * ((int64_t)geo->nq * e + q)], grad[q], sizeof(double) * 3 * nen);
+    (void)pbng_element_precompute(ref, (const double(*)[3])X, &geo->qV[(int64_t)geo->nq * e], grad, &det_min);
+    double *block = &geo->qgrad[3 * (int64_t)geo->nen * geo->nq * e]; /* pbng_geometry_gradients(geo, e) */
+    for (int q = 0; q < ref->nq; ++q) memcpy(&block[3 * nen * q], grad[q], sizeof(double) * 3 * nen);
   }
   PetscFunctionReturn(0);
 }
@@ -112,7 +137,7 @@ PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
 
   PetscFunctionBeginUser;
   memset(geo, 0, sizeof(*geo));
-  if (dm->etype->kind != PBNG_ELEMENT_TET4) {
+  if (!dm->etype || dm->etype->kind != PBNG_ELEMENT_TET4) {
     PetscCall(quadrature_geometry_create(dm, geo));
     PetscFunctionReturn(0);
   }

@@ -8,7 +8,9 @@
  * When every element is affine (J the same at all its quadrature points: straight-sided tetrahedra,
  * parallelepiped hexahedra, as generated), only J^{-1} and det J are stored per element (80 bytes
  * instead of 8 nq (3 nodes + 1): 992 for tet10) and dN_a/dX = J^{-T} dN_a/dr is formed when used,
- * F_q = (sum_b x_b (x) dN_b/dr(r_q)) J^{-1}: the same values up to round-off, far less memory traffic. */
+ * F_q = (sum_b x_b (x) dN_b/dr(r_q)) J^{-1}: the same values up to round-off, far less memory traffic.
+ * A mesh mixing kinds (dmesh kind[]) takes this second path for every element, linear tetrahedra
+ * included, each with its kind's reference data; per-element blocks are sized for the largest kind. */
 #ifndef PBNG_SOLVERS_GEOMETRY_H
 #define PBNG_SOLVERS_GEOMETRY_H
 
@@ -28,11 +30,13 @@ typedef struct {
   int32_t nshapes, nelems;
   pbng_tet_shape *shapes;   /* [nshapes] (linear tetrahedra) */
   pbng_tet_record *records; /* [nelems], huge pages (linear tetrahedra) */
-  pbng_element_reference *ref; /* other kinds: the reference data; NULL for linear tetrahedra */
-  int nen, nq;              /* nodes and quadrature points per element */
+  pbng_element_reference *ref; /* other kinds: the reference data, of the one kind or, when kinds mix,
+                                  [PBNG_ELEMENT_KIND_COUNT] by kind (those present set); NULL for linear tetrahedra */
+  const uint8_t *kind;      /* kinds mix: each element's kind (the dmesh's); else NULL */
+  int nen, nq;              /* nodes per element row and quadrature points per element (kinds mixed: the most) */
   int affine;               /* every element affine: jinv below, else qV and qgrad */
-  double *qV;               /* [nelems][nq]: V_q */
-  double *qgrad;            /* [nelems][nq][nen][3]: dN_a/dX at quadrature point q */
+  double *qV;               /* [nelems][nq]: V_q (element e's own nq first) */
+  double *qgrad;            /* [nelems][nq * nen * 3]: element e's [nq_e][nen_e][3] dN_a/dX at quadrature point q first */
   double *jinv;             /* affine: [nelems][10]: J^{-1} (row-major) and det J */
 } pbng_geometry;
 
@@ -58,44 +62,61 @@ static inline void pbng_qp_deformation_gradient(int nen, const int32_t *t, const
   }
 }
 
-/* Other kinds, quadrature point q of element e: */
-/* V_q = w_q |det J_q|. */
-static inline double pbng_geometry_qp_volume(const pbng_geometry *geo, int32_t e, int q)
+/* Other kinds: element e's reference data (its kind's when kinds mix). The accessors below take it. */
+static inline const pbng_element_reference *pbng_geometry_ref(const pbng_geometry *geo, int32_t e)
 {
-  return geo->affine ? geo->ref->w[q] * geo->jinv[10 * (int64_t)e + 9] : geo->qV[(int64_t)geo->nq * e + q];
+  return geo->kind ? &geo->ref[geo->kind[e]] : geo->ref;
 }
-/* dN_a/dX of every node ([nen][3]): the stored array, or (affine) computed into buf. */
-static inline const double *pbng_geometry_qp_gradients(const pbng_geometry *geo, int32_t e, int q, double *buf)
+/* Element e's V_q and dN_a/dX blocks (non-affine). */
+static inline const double *pbng_geometry_volumes(const pbng_geometry *geo, int32_t e) { return &geo->qV[(int64_t)geo->nq * e]; }
+static inline const double *pbng_geometry_gradients(const pbng_geometry *geo, int32_t e)
 {
-  if (!geo->affine) return &geo->qgrad[3 * (int64_t)geo->nen * ((int64_t)geo->nq * e + q)];
+  return &geo->qgrad[3 * (int64_t)geo->nen * geo->nq * e];
+}
+
+/* Quadrature point q of element e, ref = pbng_geometry_ref(geo, e): */
+/* V_q = w_q |det J_q|. */
+static inline double pbng_geometry_qp_volume(const pbng_geometry *geo, const pbng_element_reference *ref, int32_t e, int q)
+{
+  return geo->affine ? ref->w[q] * geo->jinv[10 * (int64_t)e + 9] : pbng_geometry_volumes(geo, e)[q];
+}
+/* dN_a/dX of every node ([nen_e][3]): the stored array, or (affine) computed into buf. */
+static inline const double *pbng_geometry_qp_gradients(const pbng_geometry *geo, const pbng_element_reference *ref, int32_t e, int q,
+                                                       double *buf)
+{
+  const int nen = ref->type->nodes;
+  if (!geo->affine) return &pbng_geometry_gradients(geo, e)[3 * nen * q];
   const double *Ji = &geo->jinv[10 * (int64_t)e];
-  for (int a = 0; a < geo->nen; ++a) {
-    const double *d = geo->ref->dN[q][a];
+  for (int a = 0; a < nen; ++a) {
+    const double *d = ref->dN[q][a];
     for (int i = 0; i < 3; ++i) buf[3 * a + i] = Ji[i] * d[0] + Ji[3 + i] * d[1] + Ji[6 + i] * d[2];
   }
   return buf;
 }
 /* dN_a/dX of local node a alone. */
-static inline void pbng_geometry_qp_gradient(const pbng_geometry *geo, int32_t e, int q, int a, double g[3])
+static inline void pbng_geometry_qp_gradient(const pbng_geometry *geo, const pbng_element_reference *ref, int32_t e, int q, int a,
+                                             double g[3])
 {
   if (!geo->affine) {
-    const double *s = &geo->qgrad[3 * ((int64_t)geo->nen * ((int64_t)geo->nq * e + q) + a)];
+    const double *s = &pbng_geometry_gradients(geo, e)[3 * (ref->type->nodes * q + a)];
     g[0] = s[0], g[1] = s[1], g[2] = s[2];
     return;
   }
-  const double *Ji = &geo->jinv[10 * (int64_t)e], *d = geo->ref->dN[q][a];
+  const double *Ji = &geo->jinv[10 * (int64_t)e], *d = ref->dN[q][a];
   for (int i = 0; i < 3; ++i) g[i] = Ji[i] * d[0] + Ji[3 + i] * d[1] + Ji[6 + i] * d[2];
 }
 /* F_q at positions x (t: the element's nodes). */
-static inline void pbng_geometry_qp_F(const pbng_geometry *geo, int32_t e, int q, const int32_t *t, const double *x, double F[9])
+static inline void pbng_geometry_qp_F(const pbng_geometry *geo, const pbng_element_reference *ref, int32_t e, int q, const int32_t *t,
+                                      const double *x, double F[9])
 {
+  const int nen = ref->type->nodes;
   if (!geo->affine) {
-    pbng_qp_deformation_gradient(geo->nen, t, &geo->qgrad[3 * (int64_t)geo->nen * ((int64_t)geo->nq * e + q)], x, F);
+    pbng_qp_deformation_gradient(nen, t, &pbng_geometry_gradients(geo, e)[3 * nen * q], x, F);
     return;
   }
   double D[9]; /* dx/dr, then F = D J^{-1} */
   const double *Ji = &geo->jinv[10 * (int64_t)e];
-  pbng_qp_deformation_gradient(geo->nen, t, &geo->ref->dN[q][0][0], x, D);
+  pbng_qp_deformation_gradient(nen, t, &ref->dN[q][0][0], x, D);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) F[3 * r + c] = D[3 * r] * Ji[c] + D[3 * r + 1] * Ji[3 + c] + D[3 * r + 2] * Ji[6 + c];
 }

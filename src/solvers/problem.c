@@ -5,28 +5,40 @@
 #include "core/mat3.h"
 #include "parallel/reduce.h"
 
-/* Lumped mass m_i: the sum over the elements around i of their lumped masses, rho V_e / 4 for linear
- * tetrahedra, HRZ (pbng_element_lumped_mass) for every other kind. */
-static PetscErrorCode compute_lumped_mass(pbng_problem *pb)
+/* Node i's lumped mass m_i and load weight: sums over the elements around i of their lumped masses
+ * (rho V_e / 4 for linear tetrahedra, HRZ: pbng_element_lumped_mass, for every other kind, each element by
+ * its own kind when kinds mix) and, in
+ * quasistatic mode, of their consistent load weights int rho N_a dV (pbng_element_load_weights), the
+ * exact load of gravity on the interpolated body. Linear tetrahedra (whose load weights are their
+ * lumped masses) and dynamic mode share one array: with a lumped mass matrix, the load m_i g makes a
+ * free body fall rigidly, which the consistent load would not (its ratio to the HRZ mass varies from
+ * node to node). */
+static PetscErrorCode compute_node_masses(pbng_problem *pb)
 {
   const pbng_dmesh *dm = pb->dm;
-  const int nen = dm->etype->nodes;
+  const int nen = dm->nen;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nowned, &pb->mass));
+  if (pb->geo.ref && pb->mode == PBNG_MODE_QUASISTATIC) PetscCall(PetscMalloc1(dm->nowned, &pb->load_mass));
+  else pb->load_mass = pb->mass;
   for (int32_t i = 0; i < dm->nowned; ++i) {
-    double m = 0.0;
+    double m = 0.0, w = 0.0;
     for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
       const int32_t e = pbng_adj_element(nen, dm->adj[k]);
       if (!pb->geo.ref) m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
       else {
-        double me[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
-        for (int q = 0; q < pb->geo.nq; ++q) V[q] = pbng_geometry_qp_volume(&pb->geo, e, q);
-        pbng_element_lumped_mass(pb->geo.ref, V, pb->density, me);
-        m += me[pbng_adj_local_node(nen, dm->adj[k])];
+        const pbng_element_reference *ref = pbng_geometry_ref(&pb->geo, e);
+        double me[PBNG_MAX_ELEMENT_NODES], we[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
+        const int a = pbng_adj_local_node(nen, dm->adj[k]);
+        for (int q = 0; q < ref->nq; ++q) V[q] = pbng_geometry_qp_volume(&pb->geo, ref, e, q);
+        pbng_element_lumped_mass(ref, V, pb->density, me);
+        pbng_element_load_weights(ref, V, pb->density, we);
+        m += me[a], w += we[a];
       }
     }
     pb->mass[i] = m;
+    if (pb->load_mass != pb->mass) pb->load_mass[i] = w;
   }
   PetscFunctionReturn(0);
 }
@@ -45,7 +57,7 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   pb->mode = mode;
   pb->dt = dt;
   PetscCall(pbng_geometry_create(dm, &pb->geo));
-  PetscCall(compute_lumped_mass(pb));
+  PetscCall(compute_node_masses(pb));
   pb->x = pbng_huge_alloc(sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCheck(pb->x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d positions", (int)dm->nlocal);
   memcpy(pb->x, dm->X, sizeof(double) * 3 * (size_t)dm->nlocal);
@@ -71,6 +83,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscFunctionBeginUser;
   if (!pb->dm) PetscFunctionReturn(0); /* never created */
   PetscCall(pbng_geometry_destroy(&pb->geo));
+  if (pb->load_mass != pb->mass) PetscCall(PetscFree(pb->load_mass));
   PetscCall(PetscFree(pb->mass));
   pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
   PetscCall(PetscFree(pb->x_prev));
@@ -163,18 +176,20 @@ static inline __attribute__((always_inline)) visit_terms element_visit(pbng_mate
 }
 
 /* Any other kind's visit: the sum over the element's quadrature points q of the point terms with
- * g = dN_a/dX(X_q) and weight V_q (the issue's per-quadrature-point Eq. 35-37; seed Alg. 3). */
-static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_material_kind kind, const pbng_problem *pb, int32_t e, int a,
-                                                                         const double *x)
+ * g = dN_a/dX(X_q) and weight V_q (the issue's per-quadrature-point Eq. 35-37; seed Alg. 3). mixed
+ * (a constant): the element's kind is its own (geo->kind), else the mesh's one kind. */
+static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_material_kind kind, int mixed, const pbng_problem *pb,
+                                                                         int32_t e, int a, const double *x)
 {
   const pbng_geometry *geo = &pb->geo;
+  const pbng_element_reference *ref = mixed ? &geo->ref[geo->kind[e]] : geo->ref;
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
-  for (int q = 0; q < geo->nq; ++q) {
+  for (int q = 0; q < ref->nq; ++q) {
     double F[9], g[3];
-    pbng_geometry_qp_F(geo, e, q, t, x, F);
-    pbng_geometry_qp_gradient(geo, e, q, a, g);
-    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, e, q), NULL);
+    pbng_geometry_qp_F(geo, ref, e, q, t, x, F);
+    pbng_geometry_qp_gradient(geo, ref, e, q, a, g);
+    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, ref, e, q), NULL);
     for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
     for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
   }
@@ -195,13 +210,13 @@ static void add_weak_constraint_terms(const pbng_dmesh *dm, int32_t i, const dou
   }
 }
 
-/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16, lumped), weak
- * constraints, inertia in dynamic mode; then A is made symmetric. */
+/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16: the consistent load),
+ * weak constraints, inertia in dynamic mode (the lumped mass); then A is made symmetric. */
 static inline void add_node_terms(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
-  for (int d = 0; d < 3; ++d) f[d] += m * pb->gravity[d]; /* Eq. 16, lumped */
+  for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
   if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm, i, x, f, A);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
@@ -232,15 +247,16 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
   add_node_terms(pb, i, x, f, A);
 }
 
-/* The same for every other element kind: its quadrature points' terms, in the adjacency's order. */
-static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
-                                                                              const double *x, double f[3], double A[9])
+/* The same for every other element kind: its quadrature points' terms, in the adjacency's order
+ * (mixed: each element by its own kind). */
+static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbng_material_kind kind, int mixed, const pbng_problem *pb,
+                                                                              int32_t i, const double *x, double f[3], double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
   const int nen = pb->geo.nen;
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const visit_terms r = quadrature_visit(kind, pb, pbng_adj_element(nen, dm->adj[k]), pbng_adj_local_node(nen, dm->adj[k]), x);
+    const visit_terms r = quadrature_visit(kind, mixed, pb, pbng_adj_element(nen, dm->adj[k]), pbng_adj_local_node(nen, dm->adj[k]), x);
     for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
     for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
   }
@@ -272,15 +288,33 @@ void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const doubl
   }
 }
 
+/* Any kind but the linear tetrahedron's fast path: one kernel per material and per mesh of one kind
+ * or mixed kinds. */
+static void node_force_quadrature(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
+{
+  const int mixed = pb->geo.kind != NULL;
+  switch (pb->mat.kind) {
+  case PBNG_MATERIAL_COROTATED:
+    if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_COROTATED, 1, pb, i, x, f, A);
+    else node_force_quadrature_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A);
+    return;
+  case PBNG_MATERIAL_NEOHOOKEAN:
+    if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_NEOHOOKEAN, 1, pb, i, x, f, A);
+    else node_force_quadrature_kind(PBNG_MATERIAL_NEOHOOKEAN, 0, pb, i, x, f, A);
+    return;
+  case PBNG_MATERIAL_STABLE_NEOHOOKEAN:
+    if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 1, pb, i, x, f, A);
+    else node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A);
+    return;
+  default: pbng_material_kind_invalid(pb->mat.kind);
+  }
+}
+
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm)
 {
   if (pb->geo.ref) { /* any kind but the linear tetrahedron */
-    switch (pb->mat.kind) {
-    case PBNG_MATERIAL_COROTATED: node_force_quadrature_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A); return;
-    case PBNG_MATERIAL_NEOHOOKEAN: node_force_quadrature_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A); return;
-    case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A); return;
-    default: pbng_material_kind_invalid(pb->mat.kind);
-    }
+    node_force_quadrature(pb, i, x, f, A);
+    return;
   }
   switch (pb->mat.kind) { /* one specialised kernel per material */
   case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A, warm); break;
@@ -300,21 +334,22 @@ static double element_energy(const pbng_problem *pb, int32_t e)
     pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
-  for (int q = 0; q < geo->nq; ++q) {
-    pbng_geometry_qp_F(geo, e, q, t, pb->x, F);
-    E += pbng_geometry_qp_volume(geo, e, q) * pbng_energy_density(&pb->mat, F);
+  const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+  for (int q = 0; q < ref->nq; ++q) {
+    pbng_geometry_qp_F(geo, ref, e, q, t, pb->x, F);
+    E += pbng_geometry_qp_volume(geo, ref, e, q) * pbng_energy_density(&pb->mat, F);
   }
   return E;
 }
 
-/* Owned node i's energy: its load's potential -m_i g.x_i (Eq. 16) and, in dynamic mode, the inertia
+/* Owned node i's energy: its load's potential -w_i g.x_i (Eq. 16, w_i the load weight) and, in dynamic mode, the inertia
  * term m_i / (2 dt^2) |x_i - x_hat_i|^2 of the incremental potential; minus b_i.x_i for a free node
  * when b is given. */
 static double node_energy(const pbng_problem *pb, int32_t i, const double *b)
 {
   const double *x = &pb->x[3 * i];
   double E = 0.0;
-  for (int d = 0; d < 3; ++d) E -= pb->mass[i] * pb->gravity[d] * x[d];
+  for (int d = 0; d < 3; ++d) E -= pb->load_mass[i] * pb->gravity[d] * x[d];
   if (pb->mode == PBNG_MODE_DYNAMIC && i < pb->dm->nfree) {
     const double w = pb->mass[i] / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) E += 0.5 * w * (x[d] - pb->x_hat[3 * i + d]) * (x[d] - pb->x_hat[3 * i + d]);

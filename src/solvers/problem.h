@@ -22,7 +22,10 @@ typedef struct {
   double dt;
   double time;              /* time of the frame being solved */
   pbng_geometry geo;        /* element records and rest shapes */
-  double *mass;             /* [nowned] lumped mass m_i = sum_e rho V_e / 4 */
+  double *mass;             /* [nowned] lumped mass m_i = sum_e rho V_e / 4 (HRZ for other kinds): inertia */
+  double *load_mass;        /* [nowned] gravity puts load_mass_i g on node i (Eq. 16): the consistent load weight
+                               int rho N_i dV in quasistatic mode; the same array as mass for linear tetrahedra
+                               and in dynamic mode (a free body then falls rigidly) */
   double *x;                /* [nlocal][3] current positions */
   double *x_prev;           /* [nowned][3] positions at the previous frame (dynamic) */
   double *velocity;         /* [nowned][3] (dynamic) */

@@ -34,8 +34,9 @@ static PetscErrorCode check_setting(const pbng_solver *s, cb_method method)
              "-solver xpbd is a dynamic method: give -mode dynamic, or use -solver xpbd_qs for quasistatics");
   PetscCheck(method != METHOD_XPBD_QS || pb->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-solver xpbd_qs runs quasistatic frames: use -mode quasistatic (or -solver xpbd for dynamics)");
-  PetscCheck(pb->dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "-solver %s (the paper's Sec. 6 baseline) works on linear tetrahedra; this mesh has %s elements", name, pb->dm->etype->name);
+  PetscCheck(pb->dm->etype && pb->dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "-solver %s (the paper's Sec. 6 baseline) works on linear tetrahedra; this mesh has %s%s (-solver xpbd_ho takes every kind)", name,
+             pbng_dmesh_kinds_name(pb->dm), pb->dm->etype ? " elements" : "");
   PetscFunctionReturn(0);
 }
 

@@ -84,7 +84,8 @@ static void move_prescribed(const pbng_problem *pb, int l, int substeps)
 }
 
 /* Element e's nodes and quadrature data (seed Alg. 3): the stored arrays, or V and grad filled
- * (linear tetrahedra: one point, V and dN_a/dX from B; affine kinds: J^{-T} dN_a/dr). */
+ * (linear tetrahedra: one point, V and dN_a/dX from B; affine kinds: J^{-T} dN_a/dr); its own kind's
+ * when kinds mix. */
 static void element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el)
 {
   const pbng_geometry *geo = &pb->geo;
@@ -95,15 +96,17 @@ static void element_points(const pbng_problem *pb, int32_t e, double *V, double 
     for (int a = 0; a < 4; ++a) pbng_tet_shape_gradient(sh->B, a, &grad[3 * a]);
     return;
   }
-  *el = (pbng_element_points){.nen = geo->nen, .nq = geo->nq, .node = &pb->dm->elems[(int64_t)geo->nen * e], .V = V, .grad = grad};
+  const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+  const int nen = ref->type->nodes;
+  *el = (pbng_element_points){.nen = nen, .nq = ref->nq, .node = &pb->dm->elems[(int64_t)geo->nen * e], .V = V, .grad = grad};
   if (!geo->affine) {
-    el->V = &geo->qV[(int64_t)geo->nq * e];
-    el->grad = &geo->qgrad[3 * (int64_t)geo->nen * geo->nq * e];
+    el->V = pbng_geometry_volumes(geo, e);
+    el->grad = pbng_geometry_gradients(geo, e);
     return;
   }
-  for (int q = 0; q < geo->nq; ++q) {
-    V[q] = pbng_geometry_qp_volume(geo, e, q);
-    pbng_geometry_qp_gradients(geo, e, q, &grad[3 * geo->nen * q]);
+  for (int q = 0; q < ref->nq; ++q) {
+    V[q] = pbng_geometry_qp_volume(geo, ref, e, q);
+    pbng_geometry_qp_gradients(geo, ref, e, q, &grad[3 * nen * q]);
   }
 }
 

@@ -1,5 +1,5 @@
 // Box [0,1] x [0,0.5] x [0,0.25]: its left half extruded from quadrangles (hexahedra), its right half
-// from triangles (prisms): a file mixing volume element kinds (tests/data/bad_mixed_kinds.msh).
+// from triangles (prisms), conforming at x = 0.5: a file mixing volume element kinds (tests/data/mixed_hex_prism.msh).
 SetFactory("Built-in");
 lc = 0.25;
 Point(1) = {0, 0, 0, lc}; Point(2) = {0.5, 0, 0, lc}; Point(3) = {1, 0, 0, lc};

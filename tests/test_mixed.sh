@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Meshes mixing element kinds (issue 16) end to end, on tests/data/mixed_box.py's cube (hexahedra, a
+# layer of pyramids, prisms) clamped at x = 0 under gravity: 1, 2 and 3 ranks (oversubscribed) x 1
+# and 2 threads give the 1 x 1 positions bitwise; check_output.py recomputes energy, residual, HRZ
+# masses and the XDMF Mixed topology from the file, and rejects corrupted copies; a partitioned file
+# (pbng-partition) gives the on-the-fly result bitwise; PBNG and Newton reach the same equilibrium;
+# the seed's XPBD (xpbd_ho) runs on it and its result checks; -initial starts from a mixed result.
+source "$(dirname "$0")/lib.sh"
+: "${MPIEXEC:=mpiexec}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" --oversubscribe --bind-to none "$@"; }
+check() { "$PY" "$HERE/check_output.py" "$@"; }
+mesh="$PBNG_TEST_DATA/mixed_box_v41_binary.msh"
+body=(-fix_group left -gravity 0,0,-9.8 -density 1000 -youngs 2e5 -material neohookean)
+
+for n in 1 2 3; do
+  for t in 1 2; do
+    out="$TMP/mixed_${n}x${t}.h5"
+    if mpi $n "$PBNG" -mesh "$mesh" "${body[@]}" -frames 2 -iters 25 -accel sor -threads $t -output "$out" > "$TMP/log" 2>&1; then ok
+    else fail "mixed mesh on $n ranks x $t threads"; cat "$TMP/log"; continue; fi
+    [ "$n$t" = 11 ] && continue
+    check "$out" --compare "$TMP/mixed_1x1.h5" --rtol 0 --quiet && ok || fail "mixed mesh: $n ranks x $t threads differ from 1 x 1"
+  done
+done
+grep -q "160 mixed hex8+prism6+pyramid5 elements" "$TMP/log" && ok || fail "the run's header does not name the mixed kinds: $(head -1 "$TMP/log")"
+check "$TMP/mixed_3x2.h5" --frames 2 --quiet && ok || fail "mixed mesh: independent check of the 3-rank result"
+"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r"); \
+assert f.attrs["element"] == b"mixed" and f["mesh/elements"].shape == (160, 8) and sorted(set(f["mesh/element_types"][()])) == [5, 6, 7]' \
+  "$TMP/mixed_3x2.h5" && ok || fail "mixed result: root element, /mesh/elements or /mesh/element_types"
+
+# corrupted copies: the checker must fail, naming what is wrong
+corrupt() { # corrupt NAME "expected FAIL text" python-statement-on-f
+  local name="$1" msg="$2" stmt="$3" out rc=0
+  cp "$TMP/mixed_1x1.h5" "$TMP/$name.h5"
+  sed "s/mixed_1x1\.h5:/$name.h5:/g" "$TMP/mixed_1x1.xdmf" > "$TMP/$name.xdmf"
+  "$PY" -c "import h5py, numpy as np, sys; f = h5py.File(sys.argv[1], 'r+'); $stmt" "$TMP/$name.h5"
+  out=$(check "$TMP/$name.h5" 2>&1) || rc=$?
+  [ $rc -eq 1 ] && grep -qF -- "$msg" <<<"$out" && ok || fail "$name: checker exited $rc without '$msg': $out"
+}
+corrupt mixed_swapped_cell "/mesh/xdmf_cells: " "c = f['mesh/xdmf_cells']; v = c[()]; v[[1, 2]] = v[[2, 1]]; c[...] = v"
+corrupt mixed_wrong_type "pyramid5 elements with det J <= 0" "t = f['mesh/element_types']; v = t[()]; i = int(np.flatnonzero(v == 6)[0]); v[i] = 7; t[...] = v; \
+e = f['mesh/elements']; r = e[()]; r[i, 5] = -1; e[...] = r"
+corrupt mixed_moved_node "recomputed residual" "p = f['frames/000002/positions']; v = p[()]; v[60] += 1e-6; p[...] = v"
+
+# a partitioned file (each element's kind in /elements/kind) gives the on-the-fly partition's result
+if "$PBNG_BIN/pbng-partition" -mesh "$mesh" -parts 2 -output "$TMP/mixed_parts.h5" > "$TMP/log" 2>&1; then ok
+else fail "pbng-partition of the mixed mesh"; cat "$TMP/log"; fi
+grep -q "mixed hex8+prism6+pyramid5" "$TMP/log" && ok || fail "pbng-partition does not name the mixed kinds: $(cat "$TMP/log")"
+if mpi 2 "$PBNG" -mesh "$TMP/mixed_parts.h5" "${body[@]}" -frames 2 -iters 25 -accel sor -threads 1 -output "$TMP/mixed_file.h5" > "$TMP/log" 2>&1 &&
+  mpi 2 "$PBNG" -mesh "$mesh" "${body[@]}" -frames 2 -iters 25 -accel sor -threads 1 -output "$TMP/mixed_fly.h5" > "$TMP/log2" 2>&1; then ok
+else fail "mixed mesh from a partitioned file / on the fly"; cat "$TMP/log" "$TMP/log2"; fi
+check "$TMP/mixed_file.h5" --compare "$TMP/mixed_fly.h5" --rtol 0 --quiet && ok || fail "mixed mesh: the partitioned file's result differs"
+
+# PBNG and Newton reach the same equilibrium (converged to 1e-10 relative residual)
+if "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 20000 -rtol 1e-10 -accel chebyshev -output "$TMP/mixed_pbng.h5" > "$TMP/log" 2>&1 &&
+  "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 50 -rtol 1e-10 -solver newton -output "$TMP/mixed_newton.h5" > "$TMP/log2" 2>&1; then ok
+else fail "mixed mesh: PBNG / Newton to equilibrium"; cat "$TMP/log" "$TMP/log2"; fi
+check "$TMP/mixed_newton.h5" --max-relative-residual 1e-10 --quiet && ok || fail "mixed mesh: Newton's equilibrium does not check"
+check "$TMP/mixed_pbng.h5" --max-relative-residual 1e-10 --compare "$TMP/mixed_newton.h5" --rtol 1e-7 --quiet && ok \
+  || fail "mixed mesh: PBNG's equilibrium differs from Newton's"
+
+# -initial: a mixed result's last frame starts a new run of the same mesh
+if "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 20 -initial "$TMP/mixed_1x1.h5" -output "$TMP/mixed_initial.h5" > "$TMP/log" 2>&1; then ok
+else fail "-initial from a mixed result"; cat "$TMP/log"; fi
+grep -q "^initial state: frame 2" "$TMP/log" && check "$TMP/mixed_initial.h5" --quiet && ok || fail "-initial from a mixed result: $(head -3 "$TMP/log")"
+
+# the seed's XPBD on every kind, so on the mixed mesh too
+if "$PBNG" -mesh "$mesh" "${body[@]}" -solver xpbd_ho -frames 1 -iters 20 -output "$TMP/mixed_xpbd_ho.h5" > "$TMP/log" 2>&1; then ok
+else fail "xpbd_ho on the mixed mesh"; cat "$TMP/log"; fi
+check "$TMP/mixed_xpbd_ho.h5" --quiet && ok || fail "xpbd_ho on the mixed mesh: independent check"
+finish
