@@ -39,7 +39,9 @@ class Bench:
         self.base = os.path.join(RESULTS, "seed-%s-%s-%s" % (name, self.host, self.stamp))
         self.head = ["# seed %s benchmark (bench/seed_high_order/%s.py), %s, %s, %s, threads %d, repeats %d%s"
                      % (name, name, self.stamp, self.host, platform.processor() or platform.machine(), args.threads,
-                        args.repeats, ", --quick" if args.quick else "")]
+                        args.repeats, ", --quick" if args.quick else ""),
+                     "# %s; load average at the start %s (a shared machine: other jobs ran beside these runs)"
+                     % (git_describe(), load_average())]
 
     def path(self, label):
         return os.path.join(self.tmp, "".join(c if c.isalnum() or c in "-_." else "_" for c in label) + ".h5")
@@ -67,6 +69,7 @@ class Bench:
     def finish(self, rows, keys=None, curves=None, curve_format=None, plot=None):
         """Writes <base>.csv (rows), <base>-curves.csv (curves: tuples, curve_format = (header, printf
         line)) and <base>.png (plot(base)), removes the scratch directory, prints the file names."""
+        self.head.append("# load average at the end %s" % load_average())
         names = [self.base + ".csv"]
         write_csv(names[0], self.head, rows, keys)
         if curves is not None:
@@ -79,6 +82,16 @@ class Bench:
             names.append(self.base + ".png")
         shutil.rmtree(self.tmp, ignore_errors=True)
         print("results: " + ", ".join(names))
+
+
+def load_average():
+    return " ".join("%.2f" % v for v in os.getloadavg())
+
+
+def git_describe():
+    rev = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip()
+    return "commit %s%s" % (rev or "?", " (uncommitted changes)" if dirty else "")
 
 
 def run(pbng, args, out, threads):
@@ -111,6 +124,13 @@ def node_at(X, point, tol=1e-9):
     if np.linalg.norm(X[i] - point) > tol:
         raise RuntimeError("no node at %s" % (point,))
     return i
+
+
+def run_relative(frames):
+    """Residual of every frame after frame 0 over the run's initial residual r0 (that of frame 1's start:
+    each frame's own relative_residual is over its own start)."""
+    r0 = frames[1]["residual"] / max(frames[1]["relative_residual"], 1e-300)
+    return [fr["residual"] / r0 for fr in frames[1:]]
 
 
 def cumulative_seconds(frames):
@@ -189,19 +209,19 @@ def three_solvers(b, args, loading, pbng_args, label, rest_seconds, rest_from=(-
     PBNG (pbng_args; time = median over --repeats of the summed frame seconds) and the seed's XPBD at
     rest (xpbd_at_rest_args from each of Newton's frames in rest_from, rest_seconds simulated seconds). args: mesh,
     material and boundary conditions; loading: -dt and -frames. Returns per solver a dict: method,
-    path, command, seconds, relative_residual (Newton, PBNG: the last frame's r/r0; XPBD: its last
-    residual over the r0 of Newton's first frame, its own frames starting at an equilibrium)."""
+    path, command, seconds, relative_residual (each: its last frame's residual over r0, the residual of
+    the undeformed state at the start of Newton's first frame)."""
     newton, cmd = b.run(args + loading + NEWTON, "%s-newton" % label)
     first = read(newton)["frames"]
     r0 = first[1]["residual"] / max(first[1]["relative_residual"], 1e-300)
     out = [dict(method="newton", path=newton, command=cmd, seconds=sum(fr["seconds"] for fr in first),
-                relative_residual=first[-1]["relative_residual"])]
+                relative_residual=first[-1]["residual"] / r0)]
     times = []
     for rep in range(b.a.repeats):
         path, pcmd = b.run(args + loading + pbng_args, "%s-pbng-%d" % (label, rep))
         frames = read(path)["frames"]
         times.append(sum(fr["seconds"] for fr in frames))
-    out.append(dict(method="pbng", path=path, command=pcmd, seconds=median(times), relative_residual=frames[-1]["relative_residual"]))
+    out.append(dict(method="pbng", path=path, command=pcmd, seconds=median(times), relative_residual=frames[-1]["residual"] / r0))
     for k in rest_from:
         xpath, xcmd = b.run(args + xpbd_at_rest_args(newton, SEED_SUBSTEPS, frames=rest_seconds, initial_frame=k), "%s-xpbd%d" % (label, k))
         frames = read(xpath)["frames"]
