@@ -91,16 +91,21 @@ submit() {
 state() { scontrol show job "$1" 2> /dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
 # wait_jobs TIMEOUT ID...: until every job has ended; fails the test for one that did not complete.
 wait_jobs() {
-  local timeout=$1 id s
+  local timeout=$1 id s nudged
   shift
   local end=$((SECONDS + timeout))
   for id in "$@"; do
+    nudged=0
     while :; do
       s=$(state "$id")
       case "$s" in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | PREEMPTED | BOOT_FAIL | DEADLINE) break ;; esac
       if [ $SECONDS -ge $end ]; then fail "job $id still $s after ${timeout}s"; scancel "$id"; return; fi
-      # a requeued job waits for its begin time (Slurm delays requeued jobs); let it start now
-      scontrol show job "$id" 2> /dev/null | grep -q 'Reason=BeginTime' && scontrol update JobId="$id" StartTime=now 2> /dev/null
+      # a requeued job waits for its begin time (Slurm delays requeued jobs); bring it forward, once, to
+      # 5 s from now, not to now: slurmd revokes the killed run's credential with a time stamp in whole
+      # seconds, and a restart allocated in that same second is killed ("Job credential revoked", seen in CI)
+      if [ "$nudged" = 0 ] && scontrol show job "$id" 2> /dev/null | grep -q 'Reason=BeginTime'; then
+        scontrol update JobId="$id" StartTime=now+5 2> /dev/null && nudged=1
+      fi
       sleep 1
     done
     [ "$s" = COMPLETED ] && ok || { fail "job $id ended $s"; cat "$D"/*"$id".log 2> /dev/null | tail -20; }
