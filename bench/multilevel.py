@@ -26,8 +26,8 @@ Targets (issue 15), printed with the verdict:
     single-level PBNG's;
   - bar: multilevel 1e-6 sooner than Newton.
 
-Results in bench/results/: multilevel-<host>-<stamp>.csv (table), multilevel-curves-...csv (every monitored
-iterate) and multilevel-<case>-<host>-<stamp>.png. Standard library + matplotlib; run with /usr/bin/python3.
+Results in bench/results/: multilevel-<host>-<stamp>.csv (table), multilevel-curves-...csv (the first
+repeat's monitored iterates, ~200 log-spaced per curve) and multilevel-<case>-<host>-<stamp>.png. Standard library + matplotlib; run with /usr/bin/python3.
 """
 
 import argparse
@@ -269,6 +269,18 @@ def plot(path, case, results, names, title):
     print("plot: %s" % path)
 
 
+CURVE_POINTS = 200
+
+
+def curve_sample(n, points=CURVE_POINTS):
+    """Iterations 0..n-1 kept in the curves file: about `points` log-spaced ones and the last (the full
+    curves of every repeat made a 9 MB file; the plots and tables use the runs in memory)."""
+    if n <= points:
+        return list(range(n))
+    keep = {0, n - 1} | {int(round(10 ** (k * math.log10(n - 1) / (points - 1)))) for k in range(points)}
+    return sorted(k for k in keep if k < n)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="box32,box64,bar,tube", help="comma-separated subset of: " + ", ".join(CASES))
@@ -333,14 +345,15 @@ def main():
             "command: %s" % " ".join(shlex.quote(a) for a in sys.argv),
             "frame 1 of each case, %d rank(s) (box128: %d) x %d thread(s); %d repeats" % (args.ranks, args.ranks_128, args.threads, args.repeats)]
     head += ["target: " + l for l in lines]
+    head += ["curves: the first repeat, at most ~%d iterations per curve (log-spaced, the last included)" % CURVE_POINTS]
     os.makedirs(tp.RESULTS_DIR, exist_ok=True)
     base = os.path.join(tp.RESULTS_DIR, "multilevel-%s-%s" % (host, stamp))
     cols = [(c, (lambda c: lambda r: ("%.6g" % r[c]) if isinstance(r.get(c), float) else r.get(c, ""))(c))
             for c in ("case", "config", "tol", "repeats", "reached", "seconds_median", "seconds_min", "seconds_max", "iterations_median", "limit",
                       "diverged", "peak_rss_mib_median")]
     tp.write_csv(base + ".csv", head, table, cols)
-    rows = [{"case": case, "config": n, "repeat": i + 1, "iteration": it, "seconds": s, "relative": rel}
-            for (case, n), runs in sorted(results.items()) for i, r in enumerate(runs) for it, (s, rel, _) in enumerate(r["curve"])]
+    rows = [{"case": case, "config": n, "repeat": 1, "iteration": it, "seconds": r["curve"][it][0], "relative": r["curve"][it][1]}
+            for (case, n), runs in sorted(results.items()) for r in runs[:1] for it in curve_sample(len(r["curve"]))]
     tp.write_csv(base.replace("multilevel-", "multilevel-curves-", 1) + ".csv", head, rows,
                  [(c, (lambda c: lambda r: r[c])(c)) for c in ("case", "config", "repeat", "iteration", "seconds", "relative")])
     for case in cases:
