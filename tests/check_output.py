@@ -23,6 +23,8 @@ Materials, Lame mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)):
     stable_neohookean  mu' = 4mu/3, l' = lambda + 5mu/6, a = 1 + 3mu'/(4l'),
                        Psi = mu'/2 (|F|^2-3) + l'/2 (J-a)^2 - mu'/2 log(|F|^2+1),
                        P   = mu' F (1 - 1/(|F|^2+1)) + l' (J-a) cof F.
+    stvk               E = (F^T F - I)/2, Psi = mu tr(E^2) + lambda/2 tr(E)^2,
+                       P   = F (2 mu E + lambda tr(E) I).
 
 Forces and energy.  Lumped mass m_i = sum_{e ni i} rho V_e / 4, f_ext_i = m_i g,
     f_int_i = -sum_e V_e P_e grad N_i^e.
@@ -72,7 +74,7 @@ import xml.etree.ElementTree as ET
 import h5py
 import numpy as np
 
-MATERIALS = ("corotated", "neohookean", "stable_neohookean")
+MATERIALS = ("corotated", "neohookean", "stable_neohookean", "stvk")
 MODES = ("quasistatic", "dynamic")
 FRAME_ATTRS = ("time", "iterations", "residual", "relative_residual", "seconds", "energy")
 ROOT_ATTRS = ("material", "youngs_modulus", "poisson_ratio", "density", "gravity",
@@ -344,6 +346,11 @@ def stress(material, F, mu, lam):
         alpha = 1.0 + 3.0 * mu2 / (4.0 * lam2)
         psi = 0.5 * mu2 * (I1 - 3.0) + 0.5 * lam2 * (J - alpha) ** 2 - 0.5 * mu2 * np.log(I1 + 1.0)
         P = (mu2 * (1.0 - 1.0 / (I1 + 1.0)))[:, None, None] * F + (lam2 * (J - alpha))[:, None, None] * C
+    elif material == "stvk":
+        E = 0.5 * (np.einsum("eki,ekj->eij", F, F) - np.eye(3))
+        trE = np.einsum("eii->e", E)
+        psi = mu * np.einsum("eij,eij->e", E, E) + 0.5 * lam * trE ** 2
+        P = np.einsum("eik,ekj->eij", F, 2.0 * mu * E + (lam * trE)[:, None, None] * np.eye(3))
     else:
         raise ValueError(material)
     return psi, P, I1, C

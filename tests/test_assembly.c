@@ -90,7 +90,38 @@ static double uniform(uint64_t *s)
   return (double)(*s >> 11) / 9007199254740992.0 - 0.5;
 }
 
-/* K v = -(f(x + h v) - f(x - h v)) / 2h for the exact stiffness; the projected one is symmetric PSD. */
+/* The modified element matrices' diagonal blocks are PBNG's node blocks (pbng_node_force's A); for StVK
+ * they exceed them by a multiple of I (g.S+ g against max(g.S g, 0)). Quasistatic, no weak constraints:
+ * A holds element terms only. */
+static PetscErrorCode check_modified_diagonal(const pbng_problem *pb, const pbng_dof_map *map, Mat K)
+{
+  const pbng_dmesh *dm = pb->dm;
+  double worst = 0.0, scale = 0.0, least = 0.0;
+
+  PetscFunctionBeginUser;
+  for (int32_t i = 0; i < dm->nfree; ++i) {
+    PetscInt rows[3];
+    PetscScalar Kii[9];
+    double f[3], A[9];
+    for (int d = 0; d < 3; ++d) rows[d] = 3 * (PetscInt)map->node_dof[i] + d;
+    PetscCall(MatGetValues(K, 3, rows, 3, rows, Kii));
+    pbng_node_force(pb, i, pb->x, f, A, 0);
+    const double shift = pb->mat.kind == PBNG_MATERIAL_STVK ? (Kii[0] - A[0]) : 0.0; /* the multiple of I */
+    least = PetscMin(least, shift);
+    for (int k = 0; k < 9; ++k) {
+      worst = PetscMax(worst, PetscAbsReal(Kii[k] - A[k] - (k % 4 == 0 ? shift : 0.0)));
+      scale = PetscMax(scale, PetscAbsReal(A[k]));
+    }
+  }
+  char what[160];
+  snprintf(what, sizeof(what), "%s, %s: modified matrix's diagonal blocks = PBNG's node blocks (+ c I, c >= 0, for StVK) (err %.2e of %.2e)",
+           dm->etype->name, pbng_material_kind_name(pb->mat.kind), worst, scale);
+  check(worst <= 1e-12 * scale && least >= -1e-12 * scale, what);
+  PetscFunctionReturn(0);
+}
+
+/* K v = -(f(x + h v) - f(x - h v)) / 2h for the exact stiffness; the projected and modified ones are
+ * symmetric PSD. */
 static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbng_bc_list *bcs, const pbng_dof_map *map,
                                       pbng_material_kind kind)
 {
@@ -141,8 +172,8 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
              scale);
     check(err <= 1e-5 * scale && scale > 0, what);
   }
-  for (pbng_hessian_kind projected = PBNG_HESSIAN_PSD_ELEMENT; projected <= PBNG_HESSIAN_PSD_STRESS; ++projected) {
-    const char *how = projected == PBNG_HESSIAN_PSD_ELEMENT ? "element-projected" : "stress-projected";
+  for (pbng_hessian_kind projected = PBNG_HESSIAN_PSD_ELEMENT; projected <= PBNG_HESSIAN_MODIFIED; ++projected) {
+    const char *how = projected == PBNG_HESSIAN_PSD_ELEMENT ? "element-projected" : (projected == PBNG_HESSIAN_PSD_STRESS ? "stress-projected" : "modified");
     PetscCall(pbng_stiffness_assemble(&pb, map, projected, K));
     PetscBool symmetric;
     PetscCall(MatIsSymmetric(K, 1e-9, &symmetric));
@@ -151,8 +182,9 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
     PetscScalar vKv;
     PetscCall(MatMult(K, vv, Kv));
     PetscCall(VecDot(vv, Kv, &vKv));
-    snprintf(what, sizeof(what), "%s, %s stiffness: v^T K v >= 0", dm->etype->name, how);
+    snprintf(what, sizeof(what), "%s, %s, %s stiffness: v^T K v >= 0", dm->etype->name, pbng_material_kind_name(kind), how);
     check(vKv >= 0, what);
+    if (projected == PBNG_HESSIAN_MODIFIED) PetscCall(check_modified_diagonal(&pb, map, K));
   }
   PetscCall(PetscFree4(fp, fm, v, x0));
   PetscCall(VecDestroy(&vv));

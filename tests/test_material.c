@@ -137,13 +137,14 @@ static const double PI = 3.14159265358979323846;
 
 static double mat3_norm(const double A[9]) { return sqrt(mat3_frobenius_sq(A)); }
 
-static const pbng_material_kind kinds[3] = {PBNG_MATERIAL_COROTATED, PBNG_MATERIAL_NEOHOOKEAN,
-                                            PBNG_MATERIAL_STABLE_NEOHOOKEAN};
+enum { NKINDS = 4 };
+static const pbng_material_kind kinds[NKINDS] = {PBNG_MATERIAL_COROTATED, PBNG_MATERIAL_NEOHOOKEAN, PBNG_MATERIAL_STABLE_NEOHOOKEAN,
+                                                 PBNG_MATERIAL_STVK};
 
 /* 1. P against central differences of Psi. */
 static void test_stress_finite_differences(tally *t, uint64_t *s)
 {
-  for (int mk = 0; mk < 3; ++mk) {
+  for (int mk = 0; mk < NKINDS; ++mk) {
     pbng_material m;
     pbng_material_init(&m, kinds[mk], 1e5, 0.3);
     for (int n = 0; n < 300; ++n) {
@@ -168,7 +169,7 @@ static void test_stress_finite_differences(tally *t, uint64_t *s)
 /* 2. pbng_stress_and_cofactor agrees with pbng_first_piola and mat3_cofactor (warm-started too). */
 static void test_stress_and_cofactor(tally *t, uint64_t *s)
 {
-  for (int mk = 0; mk < 3; ++mk) {
+  for (int mk = 0; mk < NKINDS; ++mk) {
     pbng_material m;
     pbng_material_init(&m, kinds[mk], 2e6, 0.45);
     float q[4] = {0, 0, 0, 0};
@@ -190,7 +191,7 @@ static void test_stress_and_cofactor(tally *t, uint64_t *s)
 static void test_rest_state(tally *t)
 {
   const double nus[2] = {0.3, 0.45};
-  for (int mk = 0; mk < 3; ++mk)
+  for (int mk = 0; mk < NKINDS; ++mk)
     for (int in = 0; in < 2; ++in) {
       const double E = 1e5;
       pbng_material m;
@@ -232,13 +233,52 @@ static void test_rest_state(tally *t)
   /* mu' = 2000000/39, lambda' = 3500000/39, 3mu'/(4lambda') = 3/7: lambda'/2 (3/7)^2 - mu'/2 log 4 */
   const double snh = 0.5 * (3500000.0 / 39.0) * (9.0 / 49.0) - (2000000.0 / 39.0) * log(2.0);
   check_le(t, fabs(pbng_energy_density(&m, I) - snh), 1e-9, "stable_neohookean Psi(I)");
+  pbng_material_init(&m, PBNG_MATERIAL_STVK, 1e5, 0.3);
+  check_le(t, fabs(pbng_energy_density(&m, I)), 0.0, "stvk Psi(I) = 0");
+  /* uniaxial stretch F = diag(s, 1, 1): E = diag((s^2 - 1)/2, 0, 0), Psi = (mu + lambda/2) E11^2 */
+  const double st = 1.3, E11 = 0.5 * (st * st - 1.0), Fs[9] = {st, 0, 0, 0, 1, 0, 0, 0, 1};
+  check_le(t, fabs(pbng_energy_density(&m, Fs) - (m.mu + 0.5 * m.lambda) * E11 * E11), 1e-9, "stvk Psi(uniaxial stretch)");
+}
+
+/* 5b. StVK's node block: with g.S g >= 0 it is the exact d(V P g)/dx_i (central differences of P along
+ * dF = u g^T), and it is symmetric positive definite for invertible F (compression included). */
+static void test_stvk_node_block(tally *t, uint64_t *s)
+{
+  const double nus[3] = {0.3, 0.49, -0.5};
+  for (int in = 0; in < 3; ++in) {
+    pbng_material m;
+    pbng_material_init(&m, PBNG_MATERIAL_STVK, 1e5, nus[in]);
+    for (int n = 0; n < 300; ++n) {
+      double F[9], g[3], S[9], Sg[3], w[3], A[9] = {0};
+      random_F(s, n, F);
+      for (int k = 0; k < 3; ++k) g[k] = rng_uniform(s, -2.0, 2.0);
+      pbng_stvk_second_piola(&m, F, S);
+      mat3_vec(S, g, Sg);
+      mat3_vec(F, g, w);
+      pbng_stvk_node_block_add_lower(&m, F, g, Sg, w, 1.0, A);
+      pbng_symmetrize_lower(A);
+      const double m1 = A[0], m2 = A[0] * A[4] - A[1] * A[3], m3 = mat3_det(A);
+      if (fabs(mat3_det(F)) > 1e-3) check(t, m1 > 0.0 && m2 > 0.0 && m3 > 0.0, "stvk node block positive definite", m3, 0.0);
+      if (g[0] * Sg[0] + g[1] * Sg[1] + g[2] * Sg[2] < 0.0) continue;
+      const double h = 1e-6 * (mat3_norm(F) > 1.0 ? mat3_norm(F) : 1.0);
+      for (int c = 0; c < 3; ++c) { /* column c: d(P g)/du_c */
+        double Fp[9], Fm[9], Pp[9], Pm[9], dPg[3];
+        for (int j = 0; j < 9; ++j) Fp[j] = Fm[j] = F[j];
+        for (int j = 0; j < 3; ++j) Fp[3 * c + j] += h * g[j], Fm[3 * c + j] -= h * g[j];
+        pbng_first_piola(&m, Fp, Pp);
+        pbng_first_piola(&m, Fm, Pm);
+        for (int r = 0; r < 3; ++r) dPg[r] = ((Pp[3 * r] - Pm[3 * r]) * g[0] + (Pp[3 * r + 1] - Pm[3 * r + 1]) * g[1] + (Pp[3 * r + 2] - Pm[3 * r + 2]) * g[2]) / (2.0 * h);
+        for (int r = 0; r < 3; ++r) check_le(t, fabs(dPg[r] - A[3 * r + c]), 1e-6 * (mat3_norm(A) + m.mu), "stvk node block = d(P g)/dx (g.S g >= 0)");
+      }
+    }
+  }
 }
 
 /* 5. The modified nodal Hessian is symmetric positive definite (Sylvester's criterion). */
 static void test_modified_hessian(tally *t, uint64_t *s)
 {
   const double nus[3] = {0.3, 0.49, -0.5};
-  for (int mk = 0; mk < 3; ++mk)
+  for (int mk = 0; mk < NKINDS - 1; ++mk) /* the s F + v cof F models; StVK: test_stvk_node_block */
     for (int in = 0; in < 3; ++in) {
       pbng_material m;
       pbng_material_init(&m, kinds[mk], 1e5, nus[in]);
@@ -276,7 +316,7 @@ static void test_parameters(tally *t)
   check(t, m.hessian_lambda == 0.0 && m.lambda == -1.5 && m.mu == 3.0, "hessian_lambda = max(lambda, 0)", m.hessian_lambda, 0);
   check(t, pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN, 1e5, 0.3) == 0, "init valid", 0, 0);
   check(t, m.hessian_lambda == m.lambda && m.youngs == 1e5 && m.poisson == 0.3, "init fields", 0, 0);
-  for (int mk = 0; mk < 3; ++mk) {
+  for (int mk = 0; mk < NKINDS; ++mk) {
     pbng_material_kind k = PBNG_MATERIAL_COUNT;
     const char *name = pbng_material_kind_name(kinds[mk]);
     check(t, pbng_material_kind_from_name(name, &k) == 0 && k == kinds[mk], "name <-> kind round trip", mk, 0);
@@ -447,6 +487,7 @@ int main(void)
   test_stress_finite_differences(&t, &seed);
   test_stress_and_cofactor(&t, &seed);
   test_modified_hessian(&t, &seed);
+  test_stvk_node_block(&t, &seed);
   test_polar(&t, &seed);
   test_invalid_kind_aborts(&t);
   if (t.failures) {

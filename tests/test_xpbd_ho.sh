@@ -5,6 +5,7 @@
 #    deforms the same body at rest (the seed's point); a clamped block stays finite;
 #  - quasistatic (pseudo time): P2 and Q1 bars under gravity reach the problem's equilibrium
 #    (relative residual <= 1e-3) and Newton's tip deflection within 2e-3 of the bar's sag (measured 0.9e-3, 1.1e-3);
+#  - StVK (Table 2): on a P2 bar PBNG = Newton (1e-7) and xpbd_ho within 2.5e-3 of the sag (measured 1.9e-3);
 #  - 1 rank x 2 threads and 3 ranks x 1 thread give bitwise the same positions;
 #  - misuse is a clear error.
 source "$(dirname "$0")/lib.sh"
@@ -57,6 +58,24 @@ for kind in ("tet10", "hex8"):
     assert rel <= 1e-3 and abs(q - n) <= 2e-3 * abs(n), kind
 PYEOF
 
+# --- StVK (Table 2's first column): PBNG, Newton and the seed's XPBD on one P2 bar ------------------
+stvk=(-scene bar_gravity -bar_length 1 -res 2 -element tet10 -threads 1 -material stvk)
+run stvk_newton "${stvk[@]}" -solver newton -iters 30 -rtol 1e-12
+run stvk_pbng "${stvk[@]}" -iters 2000 -rtol 1e-10
+run stvk_xpbd "${stvk[@]}" -solver xpbd_ho -xpbd_ho_dt 5e-4 -iters 3000000 -rtol 1e-3 -residual_every 1000
+"$PY" "$HERE/check_output.py" "$TMP/stvk_pbng.h5" --quiet && ok || fail "StVK P2 bar: independent check"
+"$PY" "$HERE/check_output.py" "$TMP/stvk_newton.h5" --compare "$TMP/stvk_pbng.h5" --rtol 1e-7 --quiet && ok || fail "StVK: PBNG != Newton"
+"$PY" - "$TMP" <<'PYEOF' && ok || fail "StVK: xpbd_ho equilibrium"
+import sys, h5py
+def tip(name):
+    f = h5py.File(f"{sys.argv[1]}/{name}.h5", "r")
+    X, x = f["mesh/rest_positions"][:], f["frames/000001/positions"][:]
+    return (x - X)[X[:, 0] > X[:, 0].max() - 1e-9, 1].mean(), f["frames/000001"].attrs["relative_residual"]
+(n, _), (q, rel) = tip("stvk_newton"), tip("stvk_xpbd")
+print("stvk: tip newton %.6f xpbd_ho %.6f (difference %.2e of the sag), relative residual %.2e" % (n, q, abs(q - n) / abs(n), rel))
+assert rel <= 1e-3 and abs(q - n) <= 2.5e-3 * abs(n)
+PYEOF
+
 # --- ranks and threads -----------------------------------------------------------------------------
 for case in "p2_dynamic -scene block_drop_dynamic -element tet10 -res 3 -frames 2 -xpbd_ho_substeps 6" \
             "q1_bar -scene bar_gravity -element hex8 -res 3 -iters 30 -xpbd_ho_split macklin" \
@@ -71,6 +90,8 @@ done
 # --- misuse ----------------------------------------------------------------------------------------
 err() { expect_error "$1" "$2" "$PBNG" "${@:3}" -output "$TMP/bad.h5"; [ ! -e "$TMP/bad.h5" ] && ok || fail "$1: output written"; }
 err "corotated" "the corotated energy has no split into the seed's constraint terms" -scene bar_gravity -solver xpbd_ho -material corotated
+err "stvk, macklin" "-xpbd_ho_split macklin is a neo-Hookean split; StVK has one split" -scene bar_gravity -solver xpbd_ho -material stvk -xpbd_ho_split macklin
+err "stvk, nu < 0" "StVK with -poisson -0.2 has lambda" -scene bar_gravity -solver xpbd_ho -material stvk -poisson -0.2
 err "unknown split" "-xpbd_ho_split: unknown split \"sideways\" (known: stable, macklin)" -scene bar_gravity -solver xpbd_ho -xpbd_ho_split sideways
 err "-xpbd_ho_substeps 0" "-xpbd_ho_substeps 0: must be >= 1" -scene block_drop_dynamic -solver xpbd_ho -xpbd_ho_substeps 0
 err "-xpbd_ho_iterations 0" "-xpbd_ho_iterations 0: must be >= 1" -scene bar_gravity -solver xpbd_ho -xpbd_ho_iterations 0

@@ -6,7 +6,7 @@
  *  - at rest the stable split makes no correction at all, Macklin's split a nonzero one (the seed's
  *    point, Sec. 3 and 4.2);
  *  - one projection of a term with a small step lowers the term's energy;
- *  - corotated has no split. */
+ *  - corotated has no split; StVK has Table 2's split only (k_0 = 2 mu, k_1 = lambda), none for lambda < 0. */
 #include <math.h>
 #include <stdio.h>
 #include "test_check.h"
@@ -155,22 +155,29 @@ static void check_projection(const pbng_energy_split *sp, const one_element *o, 
 
 int main(void)
 {
-  const pbng_material_kind materials[2] = {PBNG_MATERIAL_NEOHOOKEAN, PBNG_MATERIAL_STABLE_NEOHOOKEAN};
+  const pbng_material_kind materials[3] = {PBNG_MATERIAL_NEOHOOKEAN, PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MATERIAL_STVK};
   uint64_t seed = 0x1234abcdull;
   pbng_material cor;
   pbng_energy_split sp;
 
   pbng_material_init(&cor, PBNG_MATERIAL_COROTATED, 1e3, 0.3);
   check(pbng_energy_split_init(&cor, PBNG_SPLIT_STABLE, &sp) == -1, "corotated has no split", 0, 0);
+  pbng_material stvk;
+  pbng_material_init(&stvk, PBNG_MATERIAL_STVK, 1e3, 0.3);
+  check(pbng_energy_split_init(&stvk, PBNG_SPLIT_MACKLIN, &sp) == -1, "stvk has no Macklin split", 0, 0);
+  check(pbng_energy_split_init(&stvk, PBNG_SPLIT_STABLE, &sp) == 0 && sp.stiffness[0] == 2.0 * stvk.mu && sp.stiffness[1] == stvk.lambda,
+        "stvk split: k_0 = 2 mu, k_1 = lambda", sp.stiffness[0], sp.stiffness[1]);
+  pbng_material_init(&stvk, PBNG_MATERIAL_STVK, 1e3, -0.2);
+  check(pbng_energy_split_init(&stvk, PBNG_SPLIT_STABLE, &sp) == -1, "stvk with lambda < 0 has no split", stvk.lambda, 0);
   for (int kind = 0; kind < PBNG_ELEMENT_KIND_COUNT; ++kind) {
     one_element o;
     one_element_init((pbng_element_kind)kind, &o);
-    for (int mk = 0; mk < 2; ++mk)
-      for (int split = 0; split < PBNG_SPLIT_COUNT; ++split) {
+    for (int mk = 0; mk < 3; ++mk)
+      for (int split = 0; split < (materials[mk] == PBNG_MATERIAL_STVK ? 1 : PBNG_SPLIT_COUNT); ++split) {
         pbng_material m;
         char tag[96];
         pbng_material_init(&m, materials[mk], 1e3, 0.45);
-        check(pbng_energy_split_init(&m, (pbng_split_kind)split, &sp) == 0, "split of a neo-Hookean material", mk, split);
+        check(pbng_energy_split_init(&m, (pbng_split_kind)split, &sp) == 0, "split of a neo-Hookean or StVK material", mk, split);
         snprintf(tag, sizeof(tag), "%s, %s, %s split", o.type->name, pbng_material_kind_name(m.kind), pbng_split_kind_name(sp.kind));
         check_rest(&sp, &o, tag);
         for (int trial = 0; trial < 4; ++trial) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const material_names[PBNG_MATERIAL_COUNT] = {"corotated", "neohookean", "stable_neohookean"};
+static const char *const material_names[PBNG_MATERIAL_COUNT] = {"corotated", "neohookean", "stable_neohookean", "stvk"};
 
 void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lambda)
 {
@@ -74,6 +74,11 @@ int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs,
     m->j_rest = 3.0 * mu_p / (4.0 * lambda_p);
     break;
   }
+  case PBNG_MATERIAL_STVK: /* seed Eq. 3: mu tr(E^2) + lambda/2 tr(E)^2 */
+    m->k_shear = mu;
+    m->k_volume = lambda;
+    m->j_rest = 0.0;
+    break;
   default: return -1;
   }
   return 0;
@@ -341,11 +346,22 @@ void pbng_polar_rotation(const double F[9], double R[9], float qf[4])
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Energies and stresses. Every model is k_shear * (shear term) + k_volume / 2 (J - 1 - j_rest)^2.
+ * Energies and stresses. Every model but StVK is k_shear * (shear term) + k_volume / 2 (J - 1 - j_rest)^2.
  * --------------------------------------------------------------------------------------------------------- */
+
+/* seed Eq. 3: mu tr(E^2) + lambda/2 tr(E)^2, E = (F^T F - I) / 2. */
+static double stvk_energy_density(const pbng_material *m, const double F[9])
+{
+  double C[9];
+  mat3_tmul(F, F, C);
+  C[0] -= 1.0, C[4] -= 1.0, C[8] -= 1.0; /* 2E */
+  const double trE = 0.5 * (C[0] + C[4] + C[8]);
+  return 0.25 * m->k_shear * mat3_frobenius_sq(C) + 0.5 * m->k_volume * trE * trE;
+}
 
 double pbng_energy_density(const pbng_material *m, const double F[9])
 {
+  if (m->kind == PBNG_MATERIAL_STVK) return stvk_energy_density(m, F);
   const double J = mat3_det(F);
   const double v = J - 1.0 - m->j_rest;
   const double volume = 0.5 * m->k_volume * v * v;
@@ -389,6 +405,12 @@ void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double 
     const double i2 = mat3_frobenius_sq(F);
     const double ks = m->k_shear * i2 / (i2 + 1.0);
     for (int k = 0; k < 9; ++k) P[k] = ks * F[k] + kv * cofF[k];
+    break;
+  }
+  case PBNG_MATERIAL_STVK: { /* seed Eq. 7: P = F S, S = 2 mu E + lambda tr(E) I */
+    double S[9];
+    pbng_stvk_second_piola(m, F, S);
+    mat3_mul(F, S, P);
     break;
   }
   default: pbng_material_kind_invalid(m->kind);

@@ -9,6 +9,7 @@ typedef enum {
   PBNG_MATERIAL_COROTATED = 0,         /* Eq. 7:  mu |F - R|^2 + lambda/2 (J - 1)^2 */
   PBNG_MATERIAL_NEOHOOKEAN = 1,        /* Eq. 8 with Sec. 8: mu/2 |F|^2 + lh/2 (J - 1 - mu/lh)^2, lh = lambda + mu */
   PBNG_MATERIAL_STABLE_NEOHOOKEAN = 2, /* Eq. 10 with Sec. 8 (mu' = 4mu/3, lambda' = lambda + 5mu/6) */
+  PBNG_MATERIAL_STVK = 3,              /* Saint-Venant-Kirchhoff (seed xpbd-high-order Eq. 3, 7): mu tr(E^2) + lambda/2 tr(E)^2 */
   PBNG_MATERIAL_COUNT
 } pbng_material_kind;
 
@@ -17,15 +18,15 @@ typedef struct {
   double youngs, poisson; /* E, nu as given */
   double mu, lambda;      /* Lame parameters from E, nu (Eq. 9) */
   double hessian_lambda;  /* lambda used in the modified Hessian (Eq. 36): max(lambda, 0) keeps it SPD */
-  double k_shear;         /* model shear coefficient: mu (cor, nh) or mu' (snh) */
-  double k_volume;        /* model volume coefficient: lambda (cor), lambda_hat (nh) or lambda' (snh) */
-  double j_rest;          /* volume term rest point: 0 (cor), mu/lambda_hat (nh), 3mu'/(4 lambda') (snh) */
+  double k_shear;         /* model shear coefficient: mu (cor, nh, stvk) or mu' (snh) */
+  double k_volume;        /* model volume coefficient: lambda (cor, stvk), lambda_hat (nh) or lambda' (snh) */
+  double j_rest;          /* volume term rest point: 0 (cor, stvk), mu/lambda_hat (nh), 3mu'/(4 lambda') (snh) */
 } pbng_material;
 
 /* Eq. 9: mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu)). */
 void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lambda);
 
-/* Name <-> kind ("corotated", "neohookean", "stable_neohookean"). Returns 0, or -1 for an unknown name. */
+/* Name <-> kind ("corotated", "neohookean", "stable_neohookean", "stvk"). Returns 0, or -1 for an unknown name. */
 int pbng_material_kind_from_name(const char *name, pbng_material_kind *kind);
 const char *pbng_material_kind_name(pbng_material_kind kind);
 
@@ -36,7 +37,7 @@ _Noreturn void pbng_material_kind_invalid(int kind);
 /* Fills m. Returns 0, or -1 when E <= 0, nu outside (-1, 0.5) or either is not finite. */
 int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs, double poisson);
 
-/* Psi(F) (Eq. 7, 8, 10 as adjusted in Sec. 8). */
+/* Psi(F) (Eq. 7, 8, 10 as adjusted in Sec. 8; StVK: the seed's Eq. 3). */
 double pbng_energy_density(const pbng_material *m, const double F[9]);
 
 /* P = dPsi/dF. */
@@ -48,7 +49,7 @@ void pbng_first_piola(const pbng_material *m, const double F[9], double P[9]);
 void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
                               float q[4]);
 
-/* Every model's stress splits as P = s F + v cof(F), minus s R for the corotated model (Eq. 7, 8, 10):
+/* Every model but StVK has a stress that splits as P = s F + v cof(F), minus s R for the corotated model (Eq. 7, 8, 10):
  * v = k_volume (J - 1 - j_rest) is the volume term's dPsi/dJ (dJ/dF = cof F) and s the shear factor.
  * `kind` is passed separately so that kernels specialised on a constant kind fold the switch. */
 PBNG_HOT_INLINE void pbng_stress_scalars(pbng_material_kind kind, const pbng_material *m, const double F[9], double J,
@@ -63,9 +64,41 @@ PBNG_HOT_INLINE void pbng_stress_scalars(pbng_material_kind kind, const pbng_mat
     double i2 = 0.0;
     for (int k = 0; k < 9; ++k) i2 += F[k] * F[k];
     *s = m->k_shear * i2 / (i2 + 1.0);
-  } else {
+  } else { /* StVK's P = F S has no such split (pbng_stvk_second_piola) */
     pbng_material_kind_invalid(kind);
   }
+}
+
+/* Saint-Venant-Kirchhoff (seed Eq. 3, 7): Green strain E = (F^T F - I) / 2 and the second
+ * Piola-Kirchhoff stress S = 2 mu E + lambda tr(E) I (symmetric); P = F S. */
+PBNG_HOT_INLINE void pbng_stvk_second_piola(const pbng_material *m, const double F[9], double S[9])
+{
+  for (int a = 0; a < 3; ++a)
+    for (int b = a; b < 3; ++b) {
+      const double c = F[a] * F[b] + F[3 + a] * F[3 + b] + F[6 + a] * F[6 + b]; /* (F^T F)_ab */
+      S[3 * a + b] = S[3 * b + a] = m->k_shear * (c - (a == b ? 1.0 : 0.0));
+    }
+  const double trE = 0.5 * (S[0] + S[4] + S[8]) / m->k_shear;
+  for (int a = 0; a < 3; ++a) S[4 * a] += m->k_volume * trE;
+}
+
+/* PBNG's node block for StVK, one point seen from the node with gradient g (the analogue of Eq. 36-37;
+ * docs/equations.md "StVK"): the exact block d(P g)/dx_i = (g.S g) I + mu |g|^2 F F^T + (lambda + mu) w w^T,
+ * w = F g, with the geometric term (g.S g) I clamped at zero (it is negative in compression):
+ * A += V (max(g.S g, 0) I + mu |g|^2 F F^T + (lambda + mu) w w^T), symmetric positive semidefinite, definite
+ * where F is invertible (lambda + mu > 0 for every nu in (-1, 1/2)). Sg = S g and w are given; lower
+ * triangle only, as pbng_modified_hessian_add_lower. */
+PBNG_HOT_INLINE void pbng_stvk_node_block_add_lower(const pbng_material *m, const double F[9], const double g[3], const double Sg[3],
+                                                    const double w[3], double V, double A[9])
+{
+  const double gSg = g[0] * Sg[0] + g[1] * Sg[1] + g[2] * Sg[2];
+  const double geo = V * (gSg > 0.0 ? gSg : 0.0), sh = V * m->k_shear * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+  const double vol = V * (m->k_volume + m->k_shear);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c <= r; ++c) {
+      const double FFt = F[3 * r] * F[3 * c] + F[3 * r + 1] * F[3 * c + 1] + F[3 * r + 2] * F[3 * c + 2];
+      A[3 * r + c] += (r == c ? geo : 0.0) + sh * FFt + vol * w[r] * w[c];
+    }
 }
 
 /* Eq. 36-37 for one element seen from node i, given c = cof(F) g and gg = |g|^2 for g = dN_i/dX:

@@ -56,8 +56,27 @@ static void add_rotation_derivative(const double F[9], const double R[9], double
     }
 }
 
+/* StVK, P = F S (seed Eq. 7): dP_ij/dF_kl = delta_ik S_lj + mu (F_il F_kj + (F F^T)_ik delta_jl) + lambda F_ij F_kl. */
+static void stvk_stress_derivative(const pbng_material *m, const double F[9], double D[81])
+{
+  double S[9], FFt[9];
+  pbng_stvk_second_piola(m, F, S);
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) FFt[3 * i + k] = F[3 * i] * F[3 * k] + F[3 * i + 1] * F[3 * k + 1] + F[3 * i + 2] * F[3 * k + 2];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k)
+        for (int l = 0; l < 3; ++l)
+          D[9 * (3 * i + j) + 3 * k + l] = (i == k ? S[3 * l + j] : 0.0) + m->k_shear * (F[3 * i + l] * F[3 * k + j] + (j == l ? FFt[3 * i + k] : 0.0)) +
+                                           m->k_volume * F[3 * i + j] * F[3 * k + l];
+}
+
 void pbng_stress_derivative(const pbng_material *m, const double F[9], double D[81])
 {
+  if (m->kind == PBNG_MATERIAL_STVK) {
+    stvk_stress_derivative(m, F, D);
+    return;
+  }
   double cof[9];
   mat3_cofactor(F, cof);
   const double J = mat3_det_from_cofactor(F, cof);

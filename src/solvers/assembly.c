@@ -53,49 +53,6 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
   PetscFunctionReturn(0);
 }
 
-/* PBNG's modified Hessian of Eq. 36-37 extended to every pair of vertices a, b of the element:
- * K_ab = V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c_a = cof(F) g_a. It is (G G^T) (x) I plus the
- * outer product of the stacked c_a, so positive semidefinite. */
-static void modified_element_matrix(const pbng_material *mat, const double F[9], const double B[9], double V, double Ke[144])
-{
-  double cof[9], g[4][3], c[4][3];
-  mat3_cofactor(F, cof);
-  for (int a = 0; a < 4; ++a) {
-    pbng_tet_shape_gradient(B, a, g[a]);
-    mat3_vec(cof, g[a], c[a]);
-  }
-  const double d = 2.0 * mat->mu * V, l = mat->hessian_lambda * V;
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) {
-      const double gg = d * (g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2]);
-      for (int r = 0; r < 3; ++r)
-        for (int s = 0; s < 3; ++s) Ke[12 * (3 * a + r) + 3 * b + s] = (r == s ? gg : 0.0) + l * c[a][r] * c[b][s];
-    }
-}
-
-/* The 12x12 element matrix of element e at the current positions; 0 or the PSD projection's status.
- * Thread-safe. */
-static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double Ke[144])
-{
-  const pbng_tet_record *rec = &pb->geo.records[e];
-  const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
-  const double *x = pb->x;
-  double F[9], D[81];
-
-  pbng_tet_deformation_gradient(&x[3 * rec->node[0]], &x[3 * rec->node[1]], &x[3 * rec->node[2]], &x[3 * rec->node[3]], sh->B, F);
-  if (kind == PBNG_HESSIAN_MODIFIED) {
-    modified_element_matrix(&pb->mat, F, sh->B, sh->V, Ke);
-    return 0;
-  }
-  pbng_stress_derivative(&pb->mat, F, D);
-  if (kind == PBNG_HESSIAN_PSD_STRESS) {
-    const int status = pbng_project_psd(9, D);
-    if (status) return status;
-  }
-  pbng_tet_stiffness(D, sh->B, sh->V, Ke);
-  return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(12, Ke) : 0;
-}
-
 /* K_q (x)= V sum_jl D_ij,kl g_a,j g_b,l for every node pair a, b of an element with nen nodes
  * (grad [nen][3]); Ke is (3 nen) x (3 nen), row 3a+i, column 3b+k. T holds D contracted with g_b. */
 static void add_quadrature_stiffness(int nen, const double D[81], const double *grad, double V, double *Ke)
@@ -114,9 +71,40 @@ static void add_quadrature_stiffness(int nen, const double D[81], const double *
     }
 }
 
-/* PBNG's modified Hessian at one quadrature point, for every node pair (as modified_element_matrix). */
-static void add_quadrature_modified(const pbng_material *mat, int nen, const double F[9], const double *grad, double V, double *Ke)
+/* StVK's analogue at one point (docs/equations.md "StVK"): the exact pair block is
+ * (g_a.S g_b) I + mu (g_a.g_b) F F^T + mu w_b w_a^T + lambda w_a w_b^T, w = F g; with S replaced by its
+ * positive semidefinite part S+ and mu w_b w_a^T by mu w_a w_b^T (lambda by max(lambda, 0)) every term is a
+ * Kronecker or outer product of PSD factors: K_ab += V ((g_a.S+ g_b) I + mu (g_a.g_b) F F^T + (mu + lambda+) w_a w_b^T).
+ * Its diagonal blocks bound PBNG's node blocks from above (g.S+ g >= max(g.S g, 0)). Returns 0 or the
+ * projection's status. */
+static int add_quadrature_modified_stvk(const pbng_material *mat, int nen, const double F[9], const double *grad, double V, double *Ke)
 {
+  const int n = 3 * nen;
+  double S[9], FFt[9], w[PBNG_MAX_ELEMENT_NODES][3], Sg[PBNG_MAX_ELEMENT_NODES][3];
+  pbng_stvk_second_piola(mat, F, S);
+  const int status = pbng_project_psd(3, S);
+  if (status) return status;
+  mat3_mul(F, (double[9]){F[0], F[3], F[6], F[1], F[4], F[7], F[2], F[5], F[8]}, FFt);
+  for (int a = 0; a < nen; ++a) mat3_vec(F, &grad[3 * a], w[a]), mat3_vec(S, &grad[3 * a], Sg[a]);
+  const double vol = V * (mat->k_shear + mat->hessian_lambda);
+  for (int a = 0; a < nen; ++a)
+    for (int b = 0; b < nen; ++b) {
+      const double *ga = &grad[3 * a], *gb = &grad[3 * b];
+      const double geo = V * (ga[0] * Sg[b][0] + ga[1] * Sg[b][1] + ga[2] * Sg[b][2]);
+      const double sh = V * mat->k_shear * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2]);
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) Ke[n * (3 * a + r) + 3 * b + c] += (r == c ? geo : 0.0) + sh * FFt[3 * r + c] + vol * w[a][r] * w[b][c];
+    }
+  return 0;
+}
+
+/* PBNG's modified Hessian of Eq. 36-37 extended to every pair of nodes a, b of an element at one
+ * quadrature point: K_ab += V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c_a = cof(F) g_a. It is
+ * (G G^T) (x) I plus the outer product of the stacked c_a, so positive semidefinite (StVK: its own
+ * form above). Returns 0 or the projection's status. */
+static int add_quadrature_modified(const pbng_material *mat, int nen, const double F[9], const double *grad, double V, double *Ke)
+{
+  if (mat->kind == PBNG_MATERIAL_STVK) return add_quadrature_modified_stvk(mat, nen, F, grad, V, Ke);
   const int n = 3 * nen;
   double cof[9], c[PBNG_MAX_ELEMENT_NODES][3];
   mat3_cofactor(F, cof);
@@ -128,6 +116,32 @@ static void add_quadrature_modified(const pbng_material *mat, int nen, const dou
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s < 3; ++s) Ke[n * (3 * a + r) + 3 * b + s] += (r == s ? gg : 0.0) + l * c[a][r] * c[b][s];
     }
+  return 0;
+}
+
+/* The 12x12 element matrix of element e at the current positions; 0 or the PSD projection's status.
+ * Thread-safe. */
+static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double Ke[144])
+{
+  const pbng_tet_record *rec = &pb->geo.records[e];
+  const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
+  const double *x = pb->x;
+  double F[9], D[81];
+
+  pbng_tet_deformation_gradient(&x[3 * rec->node[0]], &x[3 * rec->node[1]], &x[3 * rec->node[2]], &x[3 * rec->node[3]], sh->B, F);
+  if (kind == PBNG_HESSIAN_MODIFIED) {
+    double grad[12];
+    for (int a = 0; a < 4; ++a) pbng_tet_shape_gradient(sh->B, a, &grad[3 * a]);
+    for (int k = 0; k < 144; ++k) Ke[k] = 0.0;
+    return add_quadrature_modified(&pb->mat, 4, F, grad, sh->V, Ke);
+  }
+  pbng_stress_derivative(&pb->mat, F, D);
+  if (kind == PBNG_HESSIAN_PSD_STRESS) {
+    const int status = pbng_project_psd(9, D);
+    if (status) return status;
+  }
+  pbng_tet_stiffness(D, sh->B, sh->V, Ke);
+  return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(12, Ke) : 0;
 }
 
 /* Any other kind's (3 nen) x (3 nen) element matrix (nen: the element's own node count, its kind's
@@ -147,7 +161,8 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
     const double Vq = pbng_geometry_qp_volume(geo, ref, e, q);
     pbng_qp_deformation_gradient(nen, t, grad, pb->x, F);
     if (kind == PBNG_HESSIAN_MODIFIED) {
-      add_quadrature_modified(&pb->mat, nen, F, grad, Vq, Ke);
+      const int status = add_quadrature_modified(&pb->mat, nen, F, grad, Vq, Ke);
+      if (status) return status;
       continue;
     }
     pbng_stress_derivative(&pb->mat, F, D);

@@ -12,10 +12,27 @@ const char *pbng_split_kind_name(pbng_split_kind kind) { return (int)kind >= 0 &
 /* L(I2) = log(I2 + 1) of the stable neo-Hookean energy, 0 for the neo-Hookean one. */
 static double log_term(const pbng_energy_split *sp, double i2) { return sp->log_term ? log(i2 + 1.0) : 0.0; }
 
+/* StVK (Table 2, first column): Psi = mu tr(E^2) + lambda/2 tr(E)^2 = k_0/2 tr(E^2) + k_1/2 tr(E)^2 with
+ * k_0 = 2 mu, k_1 = lambda (alpha_A = 1/(2 mu): Table 2's P~_A = 2 F E is the derivative of tr(E^2), so its
+ * Psi~_A is tr(E^2), not 2 tr(E^2)). Both terms vanish with their stresses at F = I: the split is stable in
+ * the seed's sense, and it is the only one (Macklin's is a neo-Hookean split). lambda < 0 (nu < 0) has no
+ * compliance: refused; lambda = 0 (nu = 0) leaves term 1 out. */
+static int stvk_split_init(const pbng_material *m, pbng_split_kind kind, pbng_energy_split *sp)
+{
+  if (kind != PBNG_SPLIT_STABLE || !(m->k_volume >= 0.0)) return -1;
+  memset(sp, 0, sizeof(*sp));
+  sp->kind = kind;
+  sp->stvk = 1;
+  sp->stiffness[0] = 2.0 * m->k_shear;
+  sp->stiffness[1] = m->k_volume;
+  return 0;
+}
+
 int pbng_energy_split_init(const pbng_material *m, pbng_split_kind kind, pbng_energy_split *sp)
 {
-  if (m->kind != PBNG_MATERIAL_NEOHOOKEAN && m->kind != PBNG_MATERIAL_STABLE_NEOHOOKEAN) return -1;
   if ((int)kind < 0 || kind >= PBNG_SPLIT_COUNT) return -1;
+  if (m->kind == PBNG_MATERIAL_STVK) return stvk_split_init(m, kind, sp);
+  if (m->kind != PBNG_MATERIAL_NEOHOOKEAN && m->kind != PBNG_MATERIAL_STABLE_NEOHOOKEAN) return -1;
   memset(sp, 0, sizeof(*sp));
   sp->kind = kind;
   sp->log_term = m->kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN;
@@ -65,8 +82,30 @@ static double volume_term(const pbng_energy_split *sp, const double F[9], double
   return d * d;
 }
 
+/* StVK's terms (Table 2): 0: tr(E^2), P~ = 2 F E; 1: tr(E)^2, P~ = 2 tr(E) F; E = (F^T F - I) / 2. */
+static double stvk_term(int k, const double F[9], double P[9], double *roundoff)
+{
+  double E[9];
+  mat3_tmul(F, F, E);
+  const double i2 = E[0] + E[4] + E[8]; /* |F|^2 */
+  E[0] -= 1.0, E[4] -= 1.0, E[8] -= 1.0;
+  for (int p = 0; p < 9; ++p) E[p] *= 0.5;
+  const double trE = E[0] + E[4] + E[8], eE = 4.0 * (i2 + 3.0); /* |fl(E_ab) - E_ab| <= eE eps */
+  if (k == 0) {
+    mat3_mul(F, E, P);
+    for (int p = 0; p < 9; ++p) P[p] *= 2.0;
+    const double e2 = mat3_frobenius_sq(E);
+    *roundoff = 2.0 * sqrt(9.0 * e2) * eE + 9.0 * DBL_EPSILON * eE * eE + 9.0 * e2;
+    return e2;
+  }
+  for (int p = 0; p < 9; ++p) P[p] = 2.0 * trE * F[p];
+  *roundoff = 6.0 * fabs(trE) * eE + 9.0 * DBL_EPSILON * eE * eE + trE * trE;
+  return trE * trE;
+}
+
 double pbng_split_term(const pbng_energy_split *sp, int k, const double F[9], double P[9], double *roundoff)
 {
+  if (sp->stvk) return stvk_term(k, F, P, roundoff);
   return k == 0 ? shear_term(sp, F, P, roundoff) : volume_term(sp, F, P, roundoff);
 }
 
@@ -101,6 +140,7 @@ uint32_t pbng_project_energy_term(const pbng_energy_split *sp, int k, double inv
 {
   double G[PBNG_MAX_ELEMENT_NODES][3], S, C, denom = 0.0;
   uint32_t moved = 0;
+  if (sp->stiffness[k] == 0.0) return 0; /* no energy in this term (StVK with nu = 0) */
   if (!pbng_energy_constraint(sp, k, el, x, &S, &C, G)) return 0;
   for (int a = 0; a < el->nen; ++a) denom += w[el->node[a]] * (G[a][0] * G[a][0] + G[a][1] * G[a][1] + G[a][2] * G[a][2]);
   const double at = inv_dt2 / sp->stiffness[k]; /* alpha~ = alpha / dt^2, alpha = 1 / k */

@@ -2,8 +2,8 @@
  *   S_k = sum_q V_q Psi~_k(F_q),  C_k = |S_k|^1/2                                   (Eq. 20, 22; Alg. 2)
  *   G_a = grad_a C_k = 1/(2 C_k) sum_q V_q P~_k(F_q) dN_a/dX(X_q)                  (Eq. 21, 23)
  * with compliance alpha_k = 1 / k_k, so that k_k/2 S_k is the term's share of the element energy:
- * sum_k k_k/2 S_k = sum_q V_q Psi(F_q) + (a constant per unit volume) for pbng's neohookean and
- * stable_neohookean (docs/high_order.md, "The seed's XPBD", gives every split and its constant).
+ * sum_k k_k/2 S_k = sum_q V_q Psi(F_q) + (a constant per unit volume) for pbng's neohookean,
+ * stable_neohookean and stvk (docs/high_order.md, "The seed's XPBD", gives every split and its constant).
  * The XPBD projection of one term (Eq. 16-17, alpha~ = alpha / dt^2):
  *   dlambda = (-C - alpha~ lambda) / (sum_a w_a |G_a|^2 + alpha~),  x_a += w_a G_a dlambda.
  * Where S_k < 0 (the stable splits' first term can be negative), C = |S|^1/2 and G = grad S / (2 C)
@@ -23,6 +23,7 @@ enum { PBNG_SPLIT_TERMS = 2 };
 /* A material's energy as two constraint terms: 0 the shear (mu, mu') term, 1 the volume (lh, lambda') term. */
 typedef struct {
   pbng_split_kind kind;
+  int stvk;           /* StVK's Table 2 terms tr(E^2) (k_0 = 2 mu) and tr(E)^2 (k_1 = lambda) */
   int log_term;       /* stable_neohookean: the term -mu'/2 log(|F|^2 + 1) sits in term 0 */
   double stiffness[PBNG_SPLIT_TERMS]; /* k_k; compliance alpha_k = 1 / k_k */
   double beta;        /* stable split: term 0 carries -2 beta (J - 1), beta = k_volume j_rest / k_shear */
@@ -33,8 +34,8 @@ typedef struct {
 /* "stable", "macklin" (-xpbd_ho_split). */
 const char *pbng_split_kind_name(pbng_split_kind kind);
 
-/* The split of material m (neohookean, stable_neohookean). Returns 0, or -1 when the material has no
- * seed split (corotated). */
+/* The split of material m (neohookean, stable_neohookean; stvk with kind "stable", its only split).
+ * Returns 0, or -1 when the material has no such split (corotated; stvk with macklin or lambda < 0). */
 int pbng_energy_split_init(const pbng_material *m, pbng_split_kind kind, pbng_energy_split *sp);
 
 /* Psi~_k(F) (Table 2, Eq. 25, with the constants of docs/high_order.md), P~_k = dPsi~_k/dF (Eq. 26-28)

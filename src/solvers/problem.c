@@ -137,6 +137,21 @@ typedef struct {
   double h[6];
 } visit_terms;
 
+/* StVK's point terms: -V P g = -V F (S g) and its node block (pbng_stvk_node_block_add_lower). */
+static inline __attribute__((always_inline)) visit_terms stvk_point_terms(const pbng_material *mat, const double F[9], const double g[3], double V)
+{
+  double S[9], Sg[3], FSg[3], w[3], H[9] = {0};
+  visit_terms out;
+  pbng_stvk_second_piola(mat, F, S);
+  mat3_vec(S, g, Sg);
+  mat3_vec(F, Sg, FSg);
+  mat3_vec(F, g, w);
+  for (int d = 0; d < 3; ++d) out.f[d] = -V * FSg[d];
+  pbng_stvk_node_block_add_lower(mat, F, g, Sg, w, V, H);
+  out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
+  return out;
+}
+
 /* What one point (deformation gradient F, node gradient g = dN_a/dX, weight V) contributes to its
  * node, c = cof(F) g. Uses P g = s F g + v c (- s R g for the corotated model), so P itself is never
  * formed. q: the corotated warm start, or NULL. */
@@ -145,6 +160,7 @@ static inline __attribute__((always_inline)) visit_terms point_terms(pbng_materi
 {
   double cof[9], Fg[3], c[3], s, v;
   visit_terms out;
+  if (kind == PBNG_MATERIAL_STVK) return stvk_point_terms(mat, F, g, V);
   mat3_cofactor(F, cof);
   pbng_stress_scalars(kind, mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
   mat3_vec(F, g, Fg);
@@ -306,6 +322,10 @@ static void node_force_quadrature(const pbng_problem *pb, int32_t i, const doubl
     if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 1, pb, i, x, f, A);
     else node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A);
     return;
+  case PBNG_MATERIAL_STVK:
+    if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_STVK, 1, pb, i, x, f, A);
+    else node_force_quadrature_kind(PBNG_MATERIAL_STVK, 0, pb, i, x, f, A);
+    return;
   default: pbng_material_kind_invalid(pb->mat.kind);
   }
 }
@@ -320,6 +340,7 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_STVK: node_force_kind(PBNG_MATERIAL_STVK, pb, i, x, f, A, warm); break;
   default: pbng_material_kind_invalid(pb->mat.kind);
   }
 }

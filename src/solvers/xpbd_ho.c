@@ -29,9 +29,14 @@ static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *spl
   const int dynamic = pb->mode == PBNG_MODE_DYNAMIC;
 
   PetscFunctionBeginUser;
+  PetscCheck(pb->mat.kind != PBNG_MATERIAL_STVK || s->opt.ho_split == PBNG_SPLIT_STABLE, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-xpbd_ho_split macklin is a neo-Hookean split; StVK has one split (Table 2: tr(E^2) and tr(E)^2), -xpbd_ho_split stable");
+  PetscCheck(pb->mat.kind != PBNG_MATERIAL_STVK || pb->mat.k_volume >= 0.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-solver xpbd_ho: StVK with -poisson %g has lambda = %g < 0, a negative stiffness with no compliance; use nu >= 0",
+             pb->mat.poisson, pb->mat.k_volume);
   PetscCheck(!pbng_energy_split_init(&pb->mat, (pbng_split_kind)s->opt.ho_split, split), PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "-solver xpbd_ho: the %s energy has no split into the seed's constraint terms (Table 2); use -material neohookean or "
-             "stable_neohookean",
+             "-solver xpbd_ho: the %s energy has no split into the seed's constraint terms (Table 2); use -material neohookean, "
+             "stable_neohookean or stvk",
              pbng_material_kind_name(pb->mat.kind));
   PetscCheck(dynamic || s->opt.ho_substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-xpbd_ho_substeps is for -mode dynamic; quasistatic frames take one pseudo step per iteration (-xpbd_ho_dt)");
@@ -194,7 +199,7 @@ PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObjec
   PetscFunctionBeginUser;
   for (int k = 0; k < PBNG_SPLIT_COUNT; ++k) splits[k] = pbng_split_kind_name((pbng_split_kind)k);
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-xpbd_ho_split",
-                                      "stable (the seed's Eq. 24-28) | macklin (Table 2's Neo-Hooke, Macklin et al. 2021)", "split ", splits,
+                                      "stable (the seed's Eq. 24-28; StVK: Table 2's, its only split) | macklin (Table 2's Neo-Hooke, Macklin et al. 2021)", "split ", splits,
                                       PBNG_SPLIT_COUNT, &o->ho_split, &set_split));
   PetscCall(PetscOptionsInt("-xpbd_ho_substeps", "dynamic: substeps per frame, n_it iterations each (default: -iters / n_it)", NULL, substeps, &substeps,
                             &set_sub));
