@@ -38,6 +38,10 @@ corrupt() { # corrupt NAME "expected FAIL text" python-statement-on-f
   [ $rc -eq 1 ] && grep -qF -- "$msg" <<<"$out" && ok || fail "$name: checker exited $rc without '$msg': $out"
 }
 corrupt mixed_swapped_cell "/mesh/xdmf_cells: " "c = f['mesh/xdmf_cells']; v = c[()]; v[[1, 2]] = v[[2, 1]]; c[...] = v"
+# a wedge in Gmsh's prism order (ParaView: negative volume, docs/high_order.md#checked-in-paraview)
+corrupt mixed_gmsh_wedge "/mesh/xdmf_cells: " "t = f['mesh/element_types'][()]; e = int(np.flatnonzero(t == 6)[0]); \
+o = sum(1 + {5: 8, 6: 6, 7: 5}[int(k)] for k in t[:e]); c = f['mesh/xdmf_cells']; v = c[()]; assert v[o] == 8; \
+v[o + 1:o + 7] = v[o + 1 + np.array([0, 2, 1, 3, 5, 4])]; c[...] = v"
 corrupt mixed_wrong_type "pyramid5 elements with det J <= 0" "t = f['mesh/element_types']; v = t[()]; i = int(np.flatnonzero(v == 6)[0]); v[i] = 7; t[...] = v; \
 e = f['mesh/elements']; r = e[()]; r[i, 5] = -1; e[...] = r"
 corrupt mixed_moved_node "recomputed residual" "p = f['frames/000002/positions']; v = p[()]; v[60] += 1e-6; p[...] = v"
