@@ -61,7 +61,7 @@ const char *pbng_weak_constraint_init(int n0, const int64_t *nodes0, const doubl
 
 void pbng_weak_constraint_violation(const pbng_weak_constraint *c, const double *y, double C[3])
 {
-  C[0] = C[1] = C[2] = 0.0;
+  C[0] = -c->target[0], C[1] = -c->target[1], C[2] = -c->target[2];
   for (int j = 0; j < c->nnodes; ++j)
     for (int d = 0; d < 3; ++d) C[d] += c->a[j] * y[3 * c->node[j] + d];
 }
@@ -71,10 +71,26 @@ static void apply_stiffness(const double K[9], const double C[3], double KC[3])
   for (int r = 0; r < 3; ++r) KC[r] = K[3 * r] * C[0] + K[3 * r + 1] * C[1] + K[3 * r + 2] * C[2];
 }
 
+/* Whether the constraint acts at violation C: always, or for a unilateral one while n.C < 0. */
+static int active(const pbng_weak_constraint *c, const double C[3])
+{
+  return !c->unilateral || c->n[0] * C[0] + c->n[1] * C[1] + c->n[2] * C[2] < 0.0;
+}
+
+int pbng_weak_constraint_stiffness_at(const pbng_weak_constraint *c, const double *y, double K[9])
+{
+  double C[3];
+  pbng_weak_constraint_violation(c, y, C);
+  const int on = active(c, C);
+  for (int p = 0; p < 9; ++p) K[p] = on ? c->K[p] : 0.0;
+  return on;
+}
+
 double pbng_weak_constraint_energy(const pbng_weak_constraint *c, const double *y)
 {
   double C[3], KC[3];
   pbng_weak_constraint_violation(c, y, C);
+  if (!active(c, C)) return 0.0;
   apply_stiffness(c->K, C, KC);
   return 0.5 * (C[0] * KC[0] + C[1] * KC[1] + C[2] * KC[2]);
 }
@@ -83,8 +99,9 @@ void pbng_weak_constraint_node_force(const pbng_weak_constraint *c, const double
 {
   double C[3], KC[3];
   pbng_weak_constraint_violation(c, y, C);
+  const int on = active(c, C);
   apply_stiffness(c->K, C, KC);
-  for (int d = 0; d < 3; ++d) f[d] = -c->a[j] * KC[d];
+  for (int d = 0; d < 3; ++d) f[d] = on ? -c->a[j] * KC[d] : 0.0;
   if (H)
-    for (int p = 0; p < 9; ++p) H[p] = c->a[j] * c->a[j] * c->K[p];
+    for (int p = 0; p < 9; ++p) H[p] = on ? c->a[j] * c->a[j] * c->K[p] : 0.0;
 }

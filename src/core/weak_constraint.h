@@ -1,5 +1,9 @@
 /* Weak constraints (Sec. 4.1): springs between two interpolated points,
  *   PE^wc = 1/2 C^T K_c C (Eq. 18),   C = sum_j w0_j y_j - sum_j w1_j y_j (Eq. 19),
+ * and the contacts built from them during a run (issue 17): a surface vertex against the closest point
+ * of a triangle (the same form), or against a fixed anchor on an obstacle (C = y_v - target, one node),
+ * either as the paper's spring or unilateral (energy 1/2 k_n min(n.C, 0)^2: active only while the
+ * vertex is on the wrong side, K_c = k_n n n^T then, else no energy, force or stiffness).
  * with non-negative weights summing to one on each side and K_c = k_n n n^T + k_t (I - n n^T)
  * (tau_0 tau_0^T + tau_1 tau_1^T = I - n n^T), or k I when isotropic (k_n = k_t = k).
  * A node j enters with the signed weight a_j = w0_j - w1_j, so that C = sum_j a_j y_j; its force is
@@ -18,6 +22,8 @@ typedef struct {
   double a[PBNG_WC_MAX_NODES];         /* signed weights a_j = w0_j - w1_j */
   double K[9];                         /* 3x3 stiffness K_c, symmetric positive semidefinite */
   double k_n, k_t, n[3];               /* K_c = k_n n n^T + k_t (I - n n^T) (isotropic: k_n = k_t, n = e_x) */
+  double target[3];                    /* a fixed point subtracted from C (an obstacle contact's anchor; else 0) */
+  int unilateral;                      /* 1: energy only while n.C < 0 (a contact that pushes, never pulls; k_t = 0) */
 } pbng_weak_constraint;
 
 /* Builds a constraint from the two sides' nodes and weights (n0 + n1 <= 8; a node on both sides
@@ -31,12 +37,15 @@ const char *pbng_weak_constraint_init(int n0, const int64_t *nodes0, const doubl
 /* Sets the stiffness K_c = k_n n n^T + k_t (I - n n^T) from k_n, k_t >= 0 and a unit normal n. */
 void pbng_weak_constraint_set_stiffness(pbng_weak_constraint *c, double k_n, double k_t, const double n[3]);
 
-/* C(y) (Eq. 19); y is a flat [n][3] position array indexed by the constraint's node[] values. */
+/* C(y) (Eq. 19, minus target); y is a flat [n][3] position array indexed by the constraint's node[] values. */
 void pbng_weak_constraint_violation(const pbng_weak_constraint *c, const double *y, double C[3]);
-/* 1/2 C^T K C (one term of Eq. 18). */
+/* The stiffness in effect at y: K_c, or for a unilateral constraint K_c while n.C < 0 and 0 otherwise.
+ * Returns 0 when it is zero (an inactive unilateral constraint), else 1. */
+int pbng_weak_constraint_stiffness_at(const pbng_weak_constraint *c, const double *y, double K[9]);
+/* 1/2 C^T K C (one term of Eq. 18; unilateral: with the stiffness in effect). */
 double pbng_weak_constraint_energy(const pbng_weak_constraint *c, const double *y);
 /* Force -dPE/dy_j on the constraint's j-th node (j = 0..nnodes-1) and, when H is given, the
- * Hessian block a_j^2 K. */
+ * Hessian block a_j^2 K (the stiffness in effect). */
 void pbng_weak_constraint_node_force(const pbng_weak_constraint *c, const double *y, int j, double f[3], double H[9]);
 
 #endif
