@@ -55,7 +55,8 @@ the bases, rules and the XDMF cell checks are described at "element kinds" below
 (docs/output.md has the table).  --self-test checks those definitions without a file.
 Meshes mixing kinds (root attribute `element` "mixed"): /mesh/elements rows padded with -1 and
 /mesh/element_types (Gmsh ids); each kind's elements are summed as above with their own basis and
-rule, and the XDMF Mixed topology (/mesh/xdmf_cells: type id, then nodes in XDMF order) is rebuilt.
+rule, and the XDMF Mixed topology (/mesh/xdmf_cells: type id, then nodes in XDMF order) is rebuilt
+(hex27 as its 8 octant hexahedra, tet20's sub-tetrahedra checked as in a tet20 file).
 
 Usage:
   check_output.py FILE.h5 [--max-relative-residual R] [--frames F]
@@ -539,7 +540,10 @@ def check_physics(rep, mesh, attrs, frames, max_rel):
 #     from (3,4,5) (vtkWedge's documentation; the opposite of Gmsh's prism, see meshio PR 863);
 #     Pyramid as Gmsh's.  Each is checked by interpolation: the element's own (Gmsh-order)
 #     interpolation of the rest geometry at VTK node k's reference point must be the node the XDMF
-#     cell lists at k, and both interpolations must agree at the quadrature points.
+#     cell lists at k, and both interpolations must agree at the quadrature points.  In a Mixed
+#     topology hex27 is 8 linear hexahedra instead (ParaView 5.11's XDMF readers take 24 nodes for a
+#     Hexahedron_27 there): the octants of [-1,1]^3, cell i + 2j + 4k on octant (i, j, k), corners in
+#     vtkHexahedron's order on the octant's axes (hex27_octant_cells), compared value by value.
 
 TET_V = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], float)
 TET_EDGES = ((0, 1), (1, 2), (2, 0), (3, 0), (3, 2), (3, 1))
@@ -554,6 +558,7 @@ VTK_HEX27_FACES = ((0, 4, 7, 3), (1, 2, 6, 5), (0, 1, 5, 4), (3, 2, 6, 7), (0, 1
 PRISM_V = np.array([[0, 0, -1], [1, 0, -1], [0, 1, -1], [0, 0, 1], [1, 0, 1], [0, 1, 1]], float)
 VTK_WEDGE_V = np.array([[0, 0, -1], [0, 1, -1], [1, 0, -1], [0, 0, 1], [0, 1, 1], [1, 0, 1]], float)
 PYRAMID_V = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0], [0, 0, 1]], float)
+VTK_HEX_V = HEX_V               # vtkHexahedron's corners: (0,0,0), (1,0,0), (1,1,0), (0,1,0), then t = 1
 
 # 14-point degree-5 rule on the tetrahedron (Walkington 2000), weights normalised to sum 1:
 # (a, a, a, 1-3a) x 4 for two values of a, (b, b, 1/2-b, 1/2-b) x 6.
@@ -585,6 +590,21 @@ def hex_nodes(p, edges=HEX_EDGES, faces=HEX_FACES):
 
 def vtk_tet10_nodes():
     return np.array(list(TET_V) + [(TET_V[a] + TET_V[b]) / 2 for a, b in VTK_TET10_EDGES])
+
+
+def hex27_octant_cells():
+    """hex27 in a Mixed topology (ParaView 5.11 reads no Hexahedron_27 there): 8 linear hexahedra [8, 8]
+    of hex27's (Gmsh-order) local nodes, cell i + 2j + 4k on the octant (i, j, k) of [-1, 1]^3 (0: the
+    half towards -1), its corner c at VTK's hexahedron corner c of the octant (so oriented as the
+    element)."""
+    ref = hex_nodes(2)
+    cells = []
+    for k in (0, 1):
+        for j in (0, 1):
+            for i in (0, 1):
+                corners = np.array([i, j, k], float) - 1.0 + (VTK_HEX_V + 1.0) / 2.0
+                cells.append([int(np.flatnonzero((ref == c).all(axis=1))[0]) for c in corners])
+    return np.array(cells)
 
 
 class Lagrange:
@@ -805,7 +825,8 @@ def check_mesh_kind(rep, h5, kind_name):
 
 # Gmsh element type ids (/mesh/element_types of a mesh mixing kinds) and XDMF's Mixed-topology ids
 GMSH_TYPES = {4: "tet4", 11: "tet10", 29: "tet20", 5: "hex8", 12: "hex27", 6: "prism6", 7: "pyramid5"}
-XDMF_MIXED_IDS = {"tet4": 6, "pyramid5": 7, "prism6": 8, "hex8": 9, "tet10": 38, "hex27": 50}
+XDMF_MIXED_IDS = {"tet4": 6, "pyramid5": 7, "prism6": 8, "hex8": 9, "tet10": 38}
+HEX27_OCTANT_CELLS = hex27_octant_cells()
 
 
 def check_mesh_mixed(rep, h5):
@@ -871,32 +892,58 @@ def xdmf_permutation(kind):
     return d.argmin(axis=1)
 
 
-def check_xdmf_mixed(rep, h5, xpath, base, grids, mesh):
-    """A Mixed topology: every grid reads /mesh/xdmf_cells [L], which is each element in order as its
-    XDMF type id and then its nodes in XDMF's order (tet20, with no XDMF type, is not checked)."""
+def mixed_form(mesh):
+    """The Mixed list the elements must give, value by value, with -1 where a tet20's sub-tetrahedra
+    list their nodes (no XDMF cell: checked by their properties), and where each tet20's 27 x 5 values
+    start (tet20s in row order). Every other kind exactly: its XDMF type id and its nodes in XDMF's
+    order; hex27 as its 8 octant hexahedra (HEX27_OCTANT_CELLS), each `9` and its 8 nodes."""
     el, types = mesh["elements"], mesh["types"]
-    expected = []
+    parts, tet20_at, at = [], [], 0
     for e in range(len(el)):
         name = GMSH_TYPES[int(types[e])]
-        kind = KINDS[name]
-        if name not in XDMF_MIXED_IDS:
-            rep.fail(f"{xpath}: mixed meshes with {name} are not checked")
-            return
-        expected.append([XDMF_MIXED_IDS[name]] + el[e, xdmf_permutation(kind)].tolist())
-    flat = np.array([v for cell in expected for v in cell], dtype=np.int64)
+        if name == "tet20":
+            part = [6, -1, -1, -1, -1] * KINDS["tet20"].subcells
+            tet20_at.append(at)
+        elif name == "hex27":
+            part = np.column_stack([np.full(8, XDMF_MIXED_IDS["hex8"]), el[e][HEX27_OCTANT_CELLS]]).reshape(-1).tolist()
+        else:
+            part = [XDMF_MIXED_IDS[name]] + el[e, xdmf_permutation(KINDS[name])].tolist()
+        parts.append(part)
+        at += len(part)
+    return np.array([v for p in parts for v in p], dtype=np.int64), np.array(tet20_at, dtype=np.int64)
+
+
+def mixed_cell_count(types):
+    """Cells of the Mixed topology: one per element, 27 per tet20, 8 per hex27."""
+    per = {"tet20": KINDS["tet20"].subcells, "hex27": len(HEX27_OCTANT_CELLS)}
+    return sum(per.get(GMSH_TYPES[int(t)], 1) for t in types)
+
+
+def check_xdmf_mixed(rep, h5, xpath, base, grids, mesh):
+    """A Mixed topology: every grid reads /mesh/xdmf_cells [L], which is each element in order as its
+    cells (mixed_form): exactly where the kind has a cell ParaView reads or hex27's octants, and tet20's
+    sub-tetrahedra by check_subtetrahedra."""
+    flat, tet20_at = mixed_form(mesh)
+    ncells = mixed_cell_count(mesh["types"])
     for k, g in enumerate(grids):
         top = g.find("Topology")
         if not rep.check(top is not None and top.get("TopologyType") == "Mixed", f"{xpath}: grid {k} topology is not Mixed"):
             continue
-        rep.check(top.get("NumberOfElements") == str(len(el)), f"{xpath}: grid {k} NumberOfElements is not {len(el)}")
+        rep.check(top.get("NumberOfElements") == str(ncells), f"{xpath}: grid {k} NumberOfElements is not {ncells}")
         item = top.find("DataItem")
         ok = item is not None and item.get("Dimensions") == str(flat.size) and (item.text or "").strip() == f"{base}:/mesh/xdmf_cells"
         rep.check(ok, f"{xpath}: grid {k} topology is not {base}:/mesh/xdmf_cells of {flat.size} values")
     cells = check_dataset(rep, h5, "mesh/xdmf_cells", np.int64, (flat.size,))
-    if cells is not None:
-        bad = np.flatnonzero(cells != flat)
-        rep.check(bad.size == 0, f"/mesh/xdmf_cells: {bad.size} values differ from the elements in XDMF's Mixed form "
-                                 f"(first at {bad[:1]})")
+    if cells is None:
+        return
+    bad = np.flatnonzero((cells != flat) & (flat != -1))
+    rep.check(bad.size == 0, f"/mesh/xdmf_cells: {bad.size} values differ from the elements in XDMF's Mixed form "
+                             f"(first at {bad[:1]})")
+    if tet20_at.size:
+        n = KINDS["tet20"].subcells
+        idx = tet20_at[:, None, None] + 5 * np.arange(n)[None, :, None] + np.arange(1, 5)[None, None, :]
+        group = next(g for g in mesh["groups"] if g["kind"] == "tet20")
+        check_subtetrahedra(rep, group, cells[idx], "/mesh/xdmf_cells (Mixed, tet20)")
 
 
 def elastic_kind(mesh, x, material, mu, lam):
@@ -932,6 +979,39 @@ def load_weights_kind(mesh, rho):
     return np.bincount(mesh["elements"].reshape(-1), weights=w.reshape(-1), minlength=len(mesh["X"]))
 
 
+def check_subtetrahedra(rep, mesh, sub, what):
+    """tet20's linear sub-tetrahedra sub [M, 27, 4] of the elements mesh["elements"] [M, 20]: only the
+    element's own nodes, positive volumes, a conforming tiling of the element (each inner triangle
+    shared by two sub-tetrahedra, 36 boundary triangles) and, for straight-sided elements, volumes
+    summing to the element's."""
+    X, el = mesh["X"], mesh["elements"]
+    M, nsub = sub.shape[:2]
+    member = (sub[:, :, :, None] == el[:, None, None, :]).any(axis=3)
+    bad = np.flatnonzero(~member.all(axis=(1, 2)))
+    rep.check(bad.size == 0, f"{what}: sub-tetrahedra of {bad.size} elements use nodes of other elements "
+                             f"(first: element {bad[:1]})")
+    P = X[sub.reshape(-1, 4)]
+    vol = np.linalg.det(np.stack([P[:, 1] - P[:, 0], P[:, 2] - P[:, 0], P[:, 3] - P[:, 0]], axis=2)) / 6.0
+    bad = np.flatnonzero(~(vol > 0))
+    rep.check(bad.size == 0, f"{what}: {bad.size} sub-tetrahedra with non-positive volume (first: sub-tetrahedron {bad[:1]})")
+    # conforming: every triangle inside an element is shared by two of its sub-tetrahedra, the
+    # 4 x 9 on its boundary by one (27 x 4 = 2 x 36 + 36 faces)
+    faces = np.sort(np.concatenate([sub[:, :, [1, 2, 3]], sub[:, :, [0, 2, 3]], sub[:, :, [0, 1, 3]],
+                                    sub[:, :, [0, 1, 2]]], axis=1), axis=2)     # [M, 108, 3]
+    nonconf = 0
+    for e in range(M):
+        _, cnt = np.unique(faces[e], axis=0, return_counts=True)
+        nonconf += not (cnt.max() <= 2 and (cnt == 1).sum() == 36)
+    rep.check(nonconf == 0, f"{what}: the sub-tetrahedra of {nonconf} elements do not tile them conformingly")
+    # affine (straight-sided) elements: the sub-volumes sum to the element's volume
+    lin = KINDS["tet4"].basis.N(KINDS["tet20"].basis.nodes)        # P1 interpolation of the vertices
+    affine = np.abs(np.einsum("av,evd->ead", lin, X[el[:, :4]]) - X[el]).max(axis=(1, 2)) <= 1e-12 * mesh["size"]
+    vsum = vol.reshape(M, nsub).sum(axis=1)
+    diff = np.abs(vsum - mesh["vol"])[affine]
+    rep.check(not diff.size or diff.max() <= 1e-12 * mesh["vol"][affine].max(),
+              f"{what}: sub-tetrahedra volumes do not sum to the element volumes (max diff {diff.max() if diff.size else 0:.3e})")
+
+
 def check_xdmf_cells(rep, h5, mesh, dataset):
     """The XDMF connectivity `dataset` against /mesh/elements (see the kinds' notes above)."""
     kind = KINDS[mesh["kind"]]
@@ -939,33 +1019,8 @@ def check_xdmf_cells(rep, h5, mesh, dataset):
     M = len(el)
     if kind.subcells:
         cells = check_dataset(rep, h5, f"mesh/{dataset}", np.int64, (kind.subcells * M, 4))
-        if cells is None:
-            return
-        sub = cells.reshape(M, kind.subcells, 4)
-        member = (sub[:, :, :, None] == el[:, None, None, :]).any(axis=3)
-        bad = np.flatnonzero(~member.all(axis=(1, 2)))
-        rep.check(bad.size == 0, f"xdmf_cells: sub-tetrahedra of {bad.size} elements use nodes of other elements "
-                                 f"(first: element {bad[:1]})")
-        P = X[cells]
-        vol = np.linalg.det(np.stack([P[:, 1] - P[:, 0], P[:, 2] - P[:, 0], P[:, 3] - P[:, 0]], axis=2)) / 6.0
-        bad = np.flatnonzero(~(vol > 0))
-        rep.check(bad.size == 0, f"xdmf_cells: {bad.size} sub-tetrahedra with non-positive volume (first: row {bad[:1]})")
-        # conforming: every triangle inside an element is shared by two of its sub-tetrahedra, the
-        # 4 x 9 on its boundary by one (27 x 4 = 2 x 36 + 36 faces)
-        faces = np.sort(np.concatenate([sub[:, :, [1, 2, 3]], sub[:, :, [0, 2, 3]], sub[:, :, [0, 1, 3]],
-                                        sub[:, :, [0, 1, 2]]], axis=1), axis=2)     # [M, 108, 3]
-        nonconf = 0
-        for e in range(M):
-            _, cnt = np.unique(faces[e], axis=0, return_counts=True)
-            nonconf += not (cnt.max() <= 2 and (cnt == 1).sum() == 36)
-        rep.check(nonconf == 0, f"xdmf_cells: the sub-tetrahedra of {nonconf} elements do not tile them conformingly")
-        # affine (straight-sided) elements: the sub-volumes sum to the element's volume
-        lin = KINDS["tet4"].basis.N(kind.basis.nodes)                  # P1 interpolation of the vertices
-        affine = np.abs(np.einsum("av,evd->ead", lin, X[el[:, :4]]) - X[el]).max(axis=(1, 2)) <= 1e-12 * mesh["size"]
-        vsum = vol.reshape(M, kind.subcells).sum(axis=1)
-        diff = np.abs(vsum - mesh["vol"])[affine]
-        rep.check(not diff.size or diff.max() <= 1e-12 * mesh["vol"][affine].max(),
-                  f"xdmf_cells: sub-tetrahedra volumes do not sum to the element volumes (max diff {diff.max() if diff.size else 0:.3e})")
+        if cells is not None:
+            check_subtetrahedra(rep, mesh, cells.reshape(M, kind.subcells, 4), "xdmf_cells")
         return
     cells = check_dataset(rep, h5, f"mesh/{dataset}", np.int64, (M, kind.n))
     if cells is None:
@@ -1120,6 +1175,11 @@ def self_test(rep, data_dir):
             d = np.linalg.norm(kind.vtk_nodes[:, None] - b.nodes[None], axis=2)
             rep.check(np.array_equal(np.sort(d.argmin(axis=1)), np.arange(n)) and d.min(axis=1).max() < 1e-14,
                       f"self-test {name}: VTK reference nodes are not the element's nodes permuted")
+    # hex27's octant hexahedra tile the reference cube, each positive (trilinear det J at its Gauss points)
+    det, Vq, _ = kind_geometry(KINDS["hex8"], KINDS["hex27"].basis.nodes[HEX27_OCTANT_CELLS])
+    rep.check((det > 0).all() and abs(Vq.sum() - 8.0) < 1e-14 and np.allclose(Vq.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+              and len(np.unique(HEX27_OCTANT_CELLS[:, [0, 6]], axis=0)) == 8,
+              "self-test hex27: the octant hexahedra do not tile the reference cube positively")
     # Gmsh's own files: each element's nodes mapped back to the reference element (affine meshes)
     for fname, gtype, name in (("tet10.msh", 11, "tet10"), ("tet20.msh", 29, "tet20"), ("hex27.msh", 12, "hex27")):
         path = os.path.join(data_dir, fname)

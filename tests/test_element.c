@@ -3,7 +3,7 @@
  * gradients against finite differences, quadrature exactness up to each rule's stated degree against
  * closed forms, the seed's Alg. 3 precomputation (volumes, a linear field's gradient reproduced at
  * every quadrature point: the element-level patch test), faces on the boundary and pointing out,
- * inverted and degenerate elements reported, lookups and the XDMF permutations. */
+ * inverted and degenerate elements reported, lookups, the XDMF permutations and the linear sub-cells. */
 #include "core/element.h"
 
 #include <math.h>
@@ -244,6 +244,46 @@ static void test_identities(tally *t, const pbng_element_type *e)
   }
 }
 
+/* The linear sub-cells (pbng_element_linear_subcells) on the reference element: distinct nodes of the
+ * element, each sub-cell valid by its own kind's Jacobian test (positive, not degenerate) with its
+ * volume summed over its quadrature, the volumes summing to the element's; hex27's sub-cell
+ * i + 2 j + 4 k is the octant (i, j, k) with its corners in hex8's order (the reference hexahedron
+ * halved towards the octant's corner). */
+static void test_subcells(tally *t, const pbng_element_type *e)
+{
+  static const int expected[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_TET10] = 8, [PBNG_ELEMENT_TET20] = 27, [PBNG_ELEMENT_HEX27] = 8};
+  int cells[PBNG_MAX_SUBCELLS][PBNG_MAX_SUBCELL_NODES];
+  const pbng_element_type *cell;
+  const int n = pbng_element_linear_subcells(e, &cell, cells);
+  pbng_element_reference ref;
+  double total = 0, octant_err = 0;
+  int valid = 1, distinct = 1;
+
+  check(t, n == expected[e->kind], e->name, "number of linear sub-cells", n);
+  if (n == 0) {
+    check(t, cell == e, e->name, "no sub-cells: the cell kind is the element's", 0);
+    return;
+  }
+  check(t, cell->order == 1 && cell->shape == e->shape, e->name, "sub-cells are linear cells of the element's shape", cell->kind);
+  pbng_element_reference_init(cell, &ref);
+  for (int k = 0; k < n; ++k) {
+    double X[PBNG_MAX_ELEMENT_NODES][3], V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], det_min;
+    for (int a = 0; a < cell->nodes; ++a) {
+      distinct &= cells[k][a] >= 0 && cells[k][a] < e->nodes;
+      for (int b = 0; b < a; ++b) distinct &= cells[k][a] != cells[k][b];
+      for (int d = 0; d < 3; ++d) X[a][d] = e->ref_nodes[cells[k][a] >= 0 ? cells[k][a] : 0][d];
+      if (e->kind == PBNG_ELEMENT_HEX27)
+        for (int d = 0; d < 3; ++d) octant_err = fmax(octant_err, fabs(X[a][d] - ((cell->ref_nodes[a][d] - 1) / 2 + ((k >> d) & 1))));
+    }
+    valid &= pbng_element_precompute(&ref, (const double(*)[3])X, V, grad, &det_min) == 0;
+    for (int q = 0; q < ref.nq; ++q) total += V[q];
+  }
+  check(t, distinct, e->name, "sub-cell nodes distinct and in range", 0);
+  check(t, valid, e->name, "every sub-cell positive (its kind's Jacobian test)", 0);
+  check(t, fabs(total - e->ref_measure) < 1e-14 * e->ref_measure, e->name, "sub-cell volumes sum to the element's", total - e->ref_measure);
+  check(t, octant_err == 0, e->name, "hex27 sub-cell i + 2j + 4k on octant (i, j, k), corners in hex8's order", octant_err);
+}
+
 /* Gmsh's own node placement (tests/data/element_order: gmsh 4.8 meshes of tet.geo at orders 2 and 3
  * and of hex.geo at order 2, Gmsh 2.2 ASCII) against the reference nodes: each element's nodes,
  * mapped back to the reference element by its vertices, must be the table's in the table's order. */
@@ -319,6 +359,7 @@ int main(void)
     test_precompute(&t, e, &seed);
     test_faces(&t, e);
     test_identities(&t, e);
+    test_subcells(&t, e);
   }
   test_gmsh_order(&t, "tet10.msh", pbng_element_type_get(PBNG_ELEMENT_TET10));
   test_gmsh_order(&t, "tet20.msh", pbng_element_type_get(PBNG_ELEMENT_TET20));

@@ -4,7 +4,8 @@
 # and 2 threads give the 1 x 1 positions bitwise; check_output.py recomputes energy, residual, HRZ
 # masses and the XDMF Mixed topology from the file, and rejects corrupted copies; a partitioned file
 # (pbng-partition) gives the on-the-fly result bitwise; PBNG and Newton reach the same equilibrium;
-# the seed's XPBD (xpbd_ho) runs on it and its result checks; -initial starts from a mixed result.
+# the seed's XPBD (xpbd_ho) runs on it and its result checks; -initial starts from a mixed result;
+# hex27, tet10 and tet20 bodies side by side give a Mixed topology with hex27 and tet20 as sub-cells.
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -29,14 +30,15 @@ assert f.attrs["element"] == b"mixed" and f["mesh/elements"].shape == (160, 8) a
   "$TMP/mixed_3x2.h5" && ok || fail "mixed result: root element, /mesh/elements or /mesh/element_types"
 
 # corrupted copies: the checker must fail, naming what is wrong
-corrupt() { # corrupt NAME "expected FAIL text" python-statement-on-f
-  local name="$1" msg="$2" stmt="$3" out rc=0
-  cp "$TMP/mixed_1x1.h5" "$TMP/$name.h5"
-  sed "s/mixed_1x1\.h5:/$name.h5:/g" "$TMP/mixed_1x1.xdmf" > "$TMP/$name.xdmf"
+corrupt_copy() { # corrupt_copy SOURCE NAME "expected FAIL text" python-statement-on-f
+  local src="$1" name="$2" msg="$3" stmt="$4" out rc=0
+  cp "$TMP/$src.h5" "$TMP/$name.h5"
+  sed "s/$src\.h5:/$name.h5:/g" "$TMP/$src.xdmf" > "$TMP/$name.xdmf"
   "$PY" -c "import h5py, numpy as np, sys; f = h5py.File(sys.argv[1], 'r+'); $stmt" "$TMP/$name.h5"
   out=$(check "$TMP/$name.h5" 2>&1) || rc=$?
   [ $rc -eq 1 ] && grep -qF -- "$msg" <<<"$out" && ok || fail "$name: checker exited $rc without '$msg': $out"
 }
+corrupt() { corrupt_copy mixed_1x1 "$@"; }
 corrupt mixed_swapped_cell "/mesh/xdmf_cells: " "c = f['mesh/xdmf_cells']; v = c[()]; v[[1, 2]] = v[[2, 1]]; c[...] = v"
 # a wedge in Gmsh's prism order (ParaView: negative volume, docs/high_order.md#checked-in-paraview)
 corrupt mixed_gmsh_wedge "/mesh/xdmf_cells: " "t = f['mesh/element_types'][()]; e = int(np.flatnonzero(t == 6)[0]); \
@@ -72,4 +74,24 @@ grep -q "^initial state: frame 2" "$TMP/log" && check "$TMP/mixed_initial.h5" --
 if "$PBNG" -mesh "$mesh" "${body[@]}" -solver xpbd_ho -frames 1 -iters 20 -output "$TMP/mixed_xpbd_ho.h5" > "$TMP/log" 2>&1; then ok
 else fail "xpbd_ho on the mixed mesh"; cat "$TMP/log"; fi
 check "$TMP/mixed_xpbd_ho.h5" --quiet && ok || fail "xpbd_ho on the mixed mesh: independent check"
+
+# hex27 and tet20 in a Mixed topology (docs/output.md): the Gmsh boxes of hex27, tet10 and tet20 side by
+# side as separate bodies (one file), on 2 ranks; hex27 must appear as its 8 octant hexahedra (ParaView
+# 5.11 reads no Hexahedron_27 in a Mixed list), tet20 as its 27 sub-tetrahedra, and the checker must
+# accept exactly those: a mirrored sub-hexahedron (negative in ParaView) and a flipped sub-tetrahedron
+# are rejected.
+"$PY" "$HERE/../bench/seed_high_order/side_by_side.py" "$TMP/high_order.msh" 2 \
+  "$PBNG_TEST_DATA"/{hex27,tet10,tet20}_v22_ascii.msh && ok || fail "side_by_side.py: hex27, tet10, tet20"
+if mpi 2 "$PBNG" -mesh "$TMP/high_order.msh" "${body[@]}" -frames 1 -iters 10 -threads 1 -output "$TMP/high_order.h5" > "$TMP/log" 2>&1; then ok
+else fail "hex27 + tet10 + tet20 side by side on 2 ranks"; cat "$TMP/log"; fi
+check "$TMP/high_order.h5" --quiet && ok || fail "hex27 + tet10 + tet20: independent check (XDMF Mixed with sub-cells)"
+grep -q 'TopologyType="Mixed" NumberOfElements="2312"' "$TMP/high_order.xdmf" && ok \
+  || fail "hex27 + tet10 + tet20: not 16 x 8 + 78 + 78 x 27 Mixed cells: $(grep -m1 Topology "$TMP/high_order.xdmf")"
+# v: the Mixed values; first(T): where the first element of Gmsh type T starts in them
+cells="t = f['mesh/element_types'][()]; c = f['mesh/xdmf_cells']; v = c[()]; \
+first = lambda T: sum({12: 72, 11: 11, 29: 135}[int(k)] for k in t[:int(np.flatnonzero(t == T)[0])])"
+corrupt_copy high_order mixed_mirrored_subhex "/mesh/xdmf_cells: 8 values differ" \
+  "$cells; o = first(12); assert v[o] == 9; v[o + 1:o + 9] = v[o + 1 + np.array([1, 0, 3, 2, 5, 4, 7, 6])]; c[...] = v"
+corrupt_copy high_order mixed_flipped_subtet "sub-tetrahedra with non-positive volume" \
+  "$cells; o = first(29); assert v[o] == 6; v[o + 1:o + 3] = v[o + np.array([2, 1])]; c[...] = v"
 finish

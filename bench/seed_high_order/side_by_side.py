@@ -1,6 +1,7 @@
 """Writes one MSH 2.2 ASCII file holding several MSH 2.2 ASCII meshes side by side, the k-th moved by
 k * DX along x (disjoint bodies; physical groups merged by number, so "left" of every input stays
-"left"). Used to make a mesh mixing every element kind for check_paraview.py (docs/high_order.md):
+"left"). Used to make meshes mixing element kinds for check_paraview.py (docs/high_order.md) and
+for tests/test_mixed.sh:
 
   python3 side_by_side.py OUT.msh DX IN1.msh IN2.msh ..."""
 import sys

@@ -105,7 +105,7 @@ void pbng_element_kind_visits(const int64_t *counts, double *node_visits, double
 int pbng_element_xdmf_id(const pbng_element_type *t)
 {
   static const int id[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_TET4] = 6,  [PBNG_ELEMENT_TET10] = 38,  [PBNG_ELEMENT_TET20] = -1,
-                                                  [PBNG_ELEMENT_HEX8] = 9,  [PBNG_ELEMENT_HEX27] = 50,  [PBNG_ELEMENT_PRISM6] = 8,
+                                                  [PBNG_ELEMENT_HEX8] = 9,  [PBNG_ELEMENT_HEX27] = -1,  [PBNG_ELEMENT_PRISM6] = 8,
                                                   [PBNG_ELEMENT_PYRAMID5] = 7};
   return id[t->kind];
 }
@@ -245,13 +245,13 @@ static void kuhn_lattice(const double r[3], int p, int L[3])
   L[2] = (int)lround(p * r[2]);
 }
 
-int pbng_element_linear_subcells(const pbng_element_type *t, int (*cells)[4])
+/* The tetrahedra's sub-cells: the Freudenthal subdivision (pbng_element_linear_subcells). */
+static int tetrahedron_subcells(const pbng_element_type *t, int (*cells)[PBNG_MAX_SUBCELL_NODES])
 {
   static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   int node_at[4][4][4], n = 0;
   const int p = t->order;
 
-  if (t->xdmf_topology || t->shape != PBNG_SHAPE_TETRAHEDRON || p > 3) return 0;
   for (int i = 0; i < 64; ++i) (&node_at[0][0][0])[i] = -1;
   for (int a = 0; a < t->nodes; ++a) {
     int L[3];
@@ -276,4 +276,40 @@ int pbng_element_linear_subcells(const pbng_element_type *t, int (*cells)[4])
       ++n;
     }
   return n;
+}
+
+/* The local node of t at reference point r (the lattice's points are exact), -1 if none. */
+static int reference_node_at(const pbng_element_type *t, const double r[3])
+{
+  for (int a = 0; a < t->nodes; ++a)
+    if (t->ref_nodes[a][0] == r[0] && t->ref_nodes[a][1] == r[1] && t->ref_nodes[a][2] == r[2]) return a;
+  return -1;
+}
+
+/* hex27's sub-cells: octant o = i + 2 j + 4 k spans [-1 + i, i] x [-1 + j, j] x [-1 + k, k], its
+ * corner c at hex8's corner c scaled into it. */
+static int hexahedron_subcells(const pbng_element_type *t, int (*cells)[PBNG_MAX_SUBCELL_NODES])
+{
+  for (int o = 0; o < 8; ++o)
+    for (int c = 0; c < 8; ++c) {
+      double r[3];
+      for (int d = 0; d < 3; ++d) r[d] = (hex8_nodes[c][d] + 1) / 2 + ((o >> d) & 1) - 1;
+      cells[o][c] = reference_node_at(t, r);
+    }
+  return 8;
+}
+
+int pbng_element_linear_subcells(const pbng_element_type *t, const pbng_element_type **cell, int (*cells)[PBNG_MAX_SUBCELL_NODES])
+{
+  *cell = t;
+  if (t->order < 2 || t->order > 3) return 0;
+  if (t->shape == PBNG_SHAPE_TETRAHEDRON) {
+    *cell = &element_types[PBNG_ELEMENT_TET4];
+    return tetrahedron_subcells(t, cells);
+  }
+  if (t->shape == PBNG_SHAPE_HEXAHEDRON && t->order == 2) {
+    *cell = &element_types[PBNG_ELEMENT_HEX8];
+    return hexahedron_subcells(t, cells);
+  }
+  return 0;
 }

@@ -78,8 +78,10 @@ unsigned pbng_element_kinds_mask(const pbng_element_type *etype, const uint8_t *
 /* Element visits of one sweep over elements counted by kind (counts[PBNG_ELEMENT_KIND_COUNT]): each
  * element once per node (*node_visits) and once per node and quadrature point (*point_visits). */
 void pbng_element_kind_visits(const int64_t *counts, double *node_visits, double *point_visits);
-/* XDMF's id of a kind's cell type in a Mixed topology (Tetrahedron 6, Pyramid 7, Wedge 8, Hexahedron 9,
- * Tetrahedron_10 38, Hexahedron_27 50); tet20 has none (-1: written as linear sub-tetrahedra). */
+/* The id pbng writes for a kind's cells in an XDMF Mixed topology (Tetrahedron 6, Pyramid 7, Wedge 8,
+ * Hexahedron 9, Tetrahedron_10 38); -1 where it writes the kind's linear sub-cells instead: tet20 (XDMF
+ * has no cubic tetrahedron) and hex27 (XDMF's Hexahedron_27 is 50, but ParaView 5.11's XDMF readers
+ * take 24 nodes for it in a Mixed list and read no cells; docs/high_order.md#checked-in-paraview). */
 int pbng_element_xdmf_id(const pbng_element_type *t);
 /* "hex8", or for several kinds "mixed hex8+prism6+pyramid5" (by kind order), into buf. */
 void pbng_element_kinds_label(unsigned mask, char *buf, size_t len);
@@ -130,12 +132,18 @@ void pbng_element_lumped_mass(const pbng_element_reference *ref, const double *V
  * load costs a static solution O(h^2) accuracy (P2 and P3 converge at h^2 instead of h^3, h^4). */
 void pbng_element_load_weights(const pbng_element_reference *ref, const double *V, double density, double *w);
 
-/* Where XDMF has no cell type for a kind (tet20): linear sub-tetrahedra tiling the element for
- * visualisation, the Freudenthal subdivision of the reference tetrahedron on the order-p lattice of
- * its nodes (p^3 = 27 for tet20), each as 4 local node indices with positive volume. Returns the
- * number of sub-tetrahedra, 0 for kinds with an XDMF cell type. */
+/* Linear sub-cells tiling an element of order p > 1 on its own nodes, for visualisation where XDMF
+ * or ParaView has no cell for the kind (the output's choice, docs/output.md): for the tetrahedra
+ * the Freudenthal subdivision of the reference tetrahedron on the order-p lattice of its nodes (p^3
+ * tetrahedra: 8 for tet10, 27 for tet20), each with positive volume; for hex27 the 8 linear
+ * hexahedra on the octants of [-1,1]^3, octant (i, j, k) (0: the half towards -1, 1: towards +1)
+ * the sub-cell i + 2 j + 4 k, its corners in the hexahedron's order (Gmsh's and VTK's) on the
+ * octant's axes, so each has its parent's orientation. cells[k][0 .. (*cell)->nodes - 1] are local
+ * node indices, *cell the sub-cells' kind (tet4 or hex8). Returns the number of sub-cells, 0 for
+ * the linear kinds (*cell is then t). */
 #define PBNG_MAX_SUBCELLS 27
-int pbng_element_linear_subcells(const pbng_element_type *t, int (*cells)[4]);
+#define PBNG_MAX_SUBCELL_NODES 8
+int pbng_element_linear_subcells(const pbng_element_type *t, const pbng_element_type **cell, int (*cells)[PBNG_MAX_SUBCELL_NODES]);
 
 /* Linear tetrahedron rest shape: Dm = [X1-X0 | X2-X0 | X3-X0] (columns). Writes B = Dm^{-1} (row-major),
  * so that F = Ds B and dN_j/dX = row j-1 of B for j = 1..3, dN_0/dX = -(sum of the rows).

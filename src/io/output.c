@@ -241,29 +241,50 @@ cleanup:
 static PetscErrorCode output_free(pbng_output **out);
 static PetscErrorCode close_handles(pbng_output *out);
 
+/* Kind t's cells in the XDMF topology: its own cell where XDMF has one that ParaView reads (in a Mixed
+ * topology: pbng_element_xdmf_id >= 0; else an XDMF TopologyType), otherwise its linear sub-cells. */
+static void xdmf_form_init(const pbng_element_type *t, PetscBool mixed, xdmf_form *f)
+{
+  const PetscBool own = mixed ? pbng_element_xdmf_id(t) >= 0 : t->xdmf_topology != NULL;
+  int sub[PBNG_MAX_SUBCELLS][PBNG_MAX_SUBCELL_NODES];
+
+  f->count = own ? 0 : pbng_element_linear_subcells(t, &f->cell, sub);
+  for (int k = 0; k < f->count; ++k)
+    for (int j = 0; j < f->cell->nodes; ++j) f->node[k][j] = sub[k][j];
+  if (f->count > 0) return;
+  f->cell = t;
+  f->count = 1;
+  for (int j = 0; j < t->nodes; ++j) f->node[0][j] = t->xdmf_order ? t->xdmf_order[j] : j;
+}
+
+/* The values an element of form f takes in a Mixed topology: each cell's type id and nodes. */
+static int64_t mixed_values(const xdmf_form *f)
+{
+  return (int64_t)f->count * (1 + f->cell->nodes);
+}
+
+/* Every kind's form in this file's topology (out->mixed: a Mixed one). */
+static void xdmf_forms_init(pbng_output *out)
+{
+  for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) xdmf_form_init(pbng_element_type_get((pbng_element_kind)k), out->mixed, &out->form[k]);
+}
+
 /* One kind's datasets: /mesh/tetrahedra or /mesh/elements, and /mesh/xdmf_cells where XDMF needs
  * another node order or linear sub-cells. */
 static void set_kind_layout(pbng_output *out, const pbng_output_info *info)
 {
+  const xdmf_form *f;
+
   out->element = info->element ? info->element : pbng_element_type_get(PBNG_ELEMENT_TET4);
   out->nodes_per_element = out->element->nodes;
   out->elements_path = out->element->kind == PBNG_ELEMENT_TET4 ? "/mesh/tetrahedra" : "/mesh/elements";
-  out->nsubcells = pbng_element_linear_subcells(out->element, out->subcell);
-  out->xdmf_cells = (PetscBool)(out->nsubcells > 0 || out->element->xdmf_order);
-  out->xdmf_ncells = out->nsubcells > 0 ? out->nsubcells * out->nelems : out->nelems;
+  xdmf_forms_init(out);
+  f = &out->form[out->element->kind];
+  out->xdmf_cells = (PetscBool)(f->cell != out->element || out->element->xdmf_order);
+  out->xdmf_ncells = f->count * out->nelems;
   out->xdmf_elements = out->xdmf_ncells;
-  out->xdmf_nodes = out->nsubcells > 0 ? 4 : out->nodes_per_element;
-  snprintf(out->topology, sizeof out->topology, "%s", out->nsubcells > 0 ? "Tetrahedron" : out->element->xdmf_topology);
-}
-
-/* An element of kind t in XDMF's Mixed topology: its cells (27 linear sub-tetrahedra for tet20, else
- * one) and the values they take (each cell's type id and nodes). */
-static void mixed_cell_size(const pbng_element_type *t, int *cells, int *values)
-{
-  int sub[PBNG_MAX_SUBCELLS][4];
-  const int n = pbng_element_linear_subcells(t, sub);
-  *cells = n > 0 ? n : 1;
-  *values = n > 0 ? 5 * n : 1 + t->nodes;
+  out->xdmf_nodes = f->cell->nodes;
+  snprintf(out->topology, sizeof out->topology, "%s", f->cell->xdmf_topology);
 }
 
 /* Kinds mixed: /mesh/elements with padded rows, /mesh/element_types, and the Mixed XDMF topology's
@@ -275,11 +296,10 @@ static void set_mixed_layout(pbng_output *out, const pbng_output_info *info)
   out->elements_path = "/mesh/elements";
   out->xdmf_cells = PETSC_TRUE;
   out->xdmf_nodes = 1;
+  xdmf_forms_init(out);
   for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
-    int cells, values;
-    mixed_cell_size(pbng_element_type_get((pbng_element_kind)k), &cells, &values);
-    out->xdmf_elements += info->kind_count[k] * cells;
-    out->xdmf_ncells += info->kind_count[k] * values;
+    out->xdmf_elements += info->kind_count[k] * out->form[k].count;
+    out->xdmf_ncells += info->kind_count[k] * mixed_values(&out->form[k]);
   }
   snprintf(out->topology, sizeof out->topology, "Mixed");
 }
@@ -751,11 +771,11 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
   PetscFunctionReturn(0);
 }
 
-/* /mesh/xdmf_cells: each element's nodes in XDMF's order (element->xdmf_order), or its linear
- * sub-tetrahedra (rows nsubcells e + k). */
+/* /mesh/xdmf_cells: each element's cells in XDMF's form (rows count e + k, out->form). */
 static PetscErrorCode write_xdmf_cells(pbng_output *out, int64_t nlocal, const int64_t *rows, const int64_t *connectivity)
 {
-  const int nen = out->nodes_per_element, per = out->nsubcells > 0 ? out->nsubcells : 1, ncols = out->xdmf_nodes;
+  const xdmf_form *f = &out->form[out->element->kind];
+  const int nen = out->nodes_per_element, per = f->count, ncols = out->xdmf_nodes;
   int64_t *cells, *cell_rows;
 
   PetscFunctionBegin;
@@ -764,8 +784,7 @@ static PetscErrorCode write_xdmf_cells(pbng_output *out, int64_t nlocal, const i
     for (int k = 0; k < per; ++k) {
       int64_t *c = &cells[(e * per + k) * ncols];
       cell_rows[e * per + k] = rows[e] * per + k;
-      for (int j = 0; j < ncols; ++j)
-        c[j] = connectivity[e * nen + (out->nsubcells > 0 ? out->subcell[k][j] : out->element->xdmf_order[j])];
+      for (int j = 0; j < ncols; ++j) c[j] = connectivity[e * nen + f->node[k][j]];
     }
   PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/xdmf_cells", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(int64_t), out->xdmf_ncells, ncols,
                                     PETSC_FALSE, nlocal * per, cell_rows, cells));
@@ -796,10 +815,8 @@ static PetscErrorCode mixed_cell_offsets(pbng_output *out, int64_t nlocal, const
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, all, (int)out->nelems, MPI_UINT8_T, MPI_MAX, out->comm));
   qsort(pairs, (size_t)nlocal, 2 * sizeof(int64_t), compare_row_index);
   for (int64_t g = 0, p = 0; g < out->nelems; ++g) {
-    int cells, values;
     if (p < nlocal && pairs[2 * p] == g) offset[pairs[2 * p + 1]] = at, ++p;
-    mixed_cell_size(pbng_element_type_get((pbng_element_kind)(all[g] - 1)), &cells, &values);
-    at += values;
+    at += mixed_values(&out->form[all[g] - 1]);
   }
   PetscCall(PetscFree(pairs));
   PetscCall(PetscFree(all));
@@ -807,29 +824,29 @@ static PetscErrorCode mixed_cell_offsets(pbng_output *out, int64_t nlocal, const
 }
 
 /* Kinds mixed: /mesh/element_types (Gmsh type ids) and /mesh/xdmf_cells in XDMF's Mixed form, each
- * cell its XDMF type id and its nodes in XDMF's order (tet20: 27 linear sub-tetrahedra), written value
- * by value at its global position. */
+ * cell its XDMF type id and its nodes in XDMF's order (out->form: tet20 and hex27 as linear
+ * sub-cells), written value by value at its global position. */
 static PetscErrorCode write_mixed_cells(pbng_output *out, int64_t nlocal, const int64_t *rows, const int64_t *connectivity,
                                         const uint8_t *kinds)
 {
-  const int nen = out->nodes_per_element, tet_id = pbng_element_xdmf_id(pbng_element_type_get(PBNG_ELEMENT_TET4));
+  const int nen = out->nodes_per_element;
   int32_t *types;
-  int64_t *offset, *values, *at, n = 0;
+  int64_t *offset, *values, *at, n = 0, nvalues = 0;
 
   PetscFunctionBegin;
+  for (int64_t e = 0; e < nlocal; ++e) nvalues += mixed_values(&out->form[kinds[e]]);
   PetscCall(PetscMalloc2(nlocal + 1, &types, nlocal + 1, &offset));
-  PetscCall(PetscMalloc2(nlocal * 5 * PBNG_MAX_SUBCELLS + 1, &values, nlocal * 5 * PBNG_MAX_SUBCELLS + 1, &at));
+  PetscCall(PetscMalloc2(nvalues + 1, &values, nvalues + 1, &at));
   PetscCall(mixed_cell_offsets(out, nlocal, rows, kinds, offset));
   for (int64_t e = 0; e < nlocal; ++e) {
-    const pbng_element_type *t = pbng_element_type_get((pbng_element_kind)kinds[e]);
+    const xdmf_form *f = &out->form[kinds[e]];
     const int64_t *c = &connectivity[e * nen];
-    int sub[PBNG_MAX_SUBCELLS][4];
-    const int nsub = pbng_element_linear_subcells(t, sub), ncell = nsub > 0 ? 4 : t->nodes;
+    const int id = pbng_element_xdmf_id(f->cell);
     int64_t pos = offset[e];
-    types[e] = t->gmsh_type;
-    for (int k = 0; k < (nsub > 0 ? nsub : 1); ++k) {
-      at[n] = pos++, values[n++] = nsub > 0 ? tet_id : pbng_element_xdmf_id(t);
-      for (int j = 0; j < ncell; ++j) at[n] = pos++, values[n++] = c[nsub > 0 ? sub[k][j] : (t->xdmf_order ? t->xdmf_order[j] : j)];
+    types[e] = pbng_element_type_get((pbng_element_kind)kinds[e])->gmsh_type;
+    for (int k = 0; k < f->count; ++k) {
+      at[n] = pos++, values[n++] = id;
+      for (int j = 0; j < f->cell->nodes; ++j) at[n] = pos++, values[n++] = c[f->node[k][j]];
     }
   }
   PBNG_H5_QUIETLY(output_write_rows(out, "/mesh/element_types", H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nelems, 1, PETSC_TRUE,

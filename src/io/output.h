@@ -5,7 +5,8 @@
  *   or cell type differs, /mesh/xdmf_cells (XDMF's order; tet20: [27 M, 4] linear sub-tetrahedra)
  *   kinds mixed (root element "mixed"): /mesh/elements int64 [M,n] (n the widest kind's nodes, rows
  *   padded with -1), /mesh/element_types int32 [M] (Gmsh type ids), /mesh/xdmf_cells int64 [L]
- *   (XDMF's Mixed topology: each cell's XDMF type id, then its nodes in XDMF's order)
+ *   (XDMF's Mixed topology: each cell's XDMF type id, then its nodes in XDMF's order; tet20 as its 27
+ *   linear sub-tetrahedra, hex27 as its 8 octant hexahedra, which ParaView 5.11 reads there)
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,

@@ -26,6 +26,16 @@ typedef struct {
   double time;
 } frame_entry;
 
+/* How an element of one kind appears in the XDMF topology: as `count` cells of kind `cell`, cell k
+ * on the element's local nodes node[k][0 .. cell->nodes - 1] in XDMF's order: one cell of its own
+ * kind (node[0] its XDMF permutation), or its linear sub-cells where XDMF or ParaView has no cell for
+ * it (tet20; hex27 in a Mixed topology). */
+typedef struct {
+  const pbng_element_type *cell;
+  int count;
+  int node[PBNG_MAX_SUBCELLS][PBNG_MAX_ELEMENT_NODES];
+} xdmf_form;
+
 struct pbng_output {
   MPI_Comm comm;
   int rank, size;
@@ -39,8 +49,7 @@ struct pbng_output {
   PetscBool mixed;              /* kinds mix: /mesh/element_types, and a Mixed XDMF topology */
   int nodes_per_element;        /* kinds mixed: the rows' width */
   const char *elements_path;    /* "/mesh/tetrahedra" (linear tetrahedra) or "/mesh/elements" */
-  int nsubcells;                /* tet20: linear sub-tetrahedra per element in the XDMF, else 0 */
-  int subcell[PBNG_MAX_SUBCELLS][4];
+  xdmf_form form[PBNG_ELEMENT_KIND_COUNT]; /* each kind's cells in the XDMF topology (Mixed or not) */
   PetscBool xdmf_cells;         /* the XDMF reads /mesh/xdmf_cells (another node order, or sub-cells) */
   int64_t xdmf_ncells;          /* its rows (kinds mixed: its values, in one column) */
   int xdmf_nodes;               /* its columns */
