@@ -80,7 +80,7 @@ check "$TMP/mixed_xpbd_ho.h5" --quiet && ok || fail "xpbd_ho on the mixed mesh: 
 # 5.11 reads no Hexahedron_27 in a Mixed list), tet20 as its 27 sub-tetrahedra, and the checker must
 # accept exactly those: a mirrored sub-hexahedron (negative in ParaView) and a flipped sub-tetrahedron
 # are rejected.
-"$PY" "$HERE/../bench/seed_high_order/side_by_side.py" "$TMP/high_order.msh" 2 \
+"$PY" "$PBNG_TEST_DATA/side_by_side.py" "$TMP/high_order.msh" 2 \
   "$PBNG_TEST_DATA"/{hex27,tet10,tet20}_v22_ascii.msh && ok || fail "side_by_side.py: hex27, tet10, tet20"
 if mpi 2 "$PBNG" -mesh "$TMP/high_order.msh" "${body[@]}" -frames 1 -iters 10 -threads 1 -output "$TMP/high_order.h5" > "$TMP/log" 2>&1; then ok
 else fail "hex27 + tet10 + tet20 side by side on 2 ranks"; cat "$TMP/log"; fi
