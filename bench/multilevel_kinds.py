@@ -30,6 +30,7 @@ Results: bench/results/multilevel-kinds-<host>-<stamp>.csv. Standard library + h
 """
 
 import argparse
+import csv
 import datetime
 import json
 import os
@@ -169,14 +170,15 @@ def main():
         f.write("# bench/multilevel_kinds.py, %s, commit %s, host %s, load average %.2f at the start and %.2f at the end, threads %d, repeats %d, "
                 "rtol %g, budget %g s (single level %g s)\n"
                 % (stamp, commit, host, load, os.getloadavg()[0], args.threads, args.repeats, RTOL, args.budget, args.budget_single))
-        f.write("mesh,config,nodes,elements,iterations,relative_residual,median_seconds,min_seconds,max_seconds,command\n")
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["mesh", "config", "nodes", "elements", "iterations", "relative_residual", "median_seconds", "min_seconds", "max_seconds", "command"])
         print("\n%-12s %-22s %8s %10s %10s %12s" % ("mesh", "config", "nodes", "iterations", "residual", "median s"))
         for (label, name), r in results.items():
             if not r["seconds"]:
                 continue
             med = statistics.median(r["seconds"])
-            f.write("%s,%s,%s,%s,%d,%.3e,%.4f,%.4f,%.4f,\"%s\"\n" % (label, name, r.get("nodes"), r.get("elements"), r["iterations"], r["rel"], med,
-                                                                   min(r["seconds"]), max(r["seconds"]), r["command"]))
+            out.writerow([label, name, r.get("nodes"), r.get("elements"), r["iterations"], "%.3e" % r["rel"], "%.4f" % med, "%.4f" % min(r["seconds"]),
+                          "%.4f" % max(r["seconds"]), r["command"]])
             print("%-12s %-22s %8s %10d %10.1e %12.3f" % (label, name, r.get("nodes"), r["iterations"], r["rel"], med))
     print("\nwritten: %s" % path)
 
