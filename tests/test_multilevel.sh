@@ -6,13 +6,17 @@
 #    stretched and twisted box (every material), the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
 #    TetGen tube with coarse levels made from it alone, the weakly bound blocks (generated, and from a
 #    -weak file with the constraints carried to given and made coarse levels) and the dynamic block;
-#  - p-multigrid: P2/P3 bars with linear coarse levels reach Newton's equilibrium (1e-8), P2 on 1/3 ranks;
-#  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files;
+#  - p-multigrid: P2/P3/Q2 bars with linear coarse levels (tet4, hex8), and a Q1 bar with hex8 levels,
+#    reach Newton's equilibrium (1e-8), P2 and Q2 on 1/3 ranks; coarse files of other kinds (a Q2 box over
+#    prisms, a hex8/prism6/pyramid5 mesh over tetrahedra) too;
+#  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files, and writes a
+#    Q2 bar's hex8 levels (= the levels made on the fly);
 #  - 1-4 ranks x 1-2 threads give the same positions after a fixed number of cycles (1e-10);
 #  - Newton with PBNG as nonlinear preconditioner (-newton_npc pbng, right and left) reaches it too;
 #  - PETSc's -snes_fas_* / -fas_* options pass through (monitor, PBNG sweeps as the coarse solver);
 #  - errors: a coarse mesh that does not cover the fine one, one without a boundary set's nodes,
-#    impossible level counts, misspelt FAS options, options for the wrong solver.
+#    impossible level counts, misspelt FAS options, options for the wrong solver, weak constraints over
+#    hexahedral coarse levels, a hexahedral file without its coarse levels.
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -60,27 +64,39 @@ check_equilibrium() {
 check_equilibrium box "2 3" 1e-11 -scene box_stretch_twist -res 9 -frames 2
 check_equilibrium bar "2 3" 1e-11 -scene bar_gravity -res 5 -bar_length 2
 
-# p-multigrid: P2 and P3 bars whose first coarse level is the linear mesh of the same cells reach
-# Newton's equilibrium; the P2 cycles give the same positions on 1 and 3 ranks
-for el in tet10 tet20; do
+# p-multigrid: P2, P3 and Q2 bars whose first coarse level is the linear mesh of the same cells (tet4,
+# hex8), and a Q1 bar with halved hex8 levels, reach Newton's equilibrium; the P2 and Q2 cycles give the
+# same positions on 1 and 3 ranks
+for el in tet10 tet20 hex8 hex27; do
   pm=(-scene bar_gravity -element "$el" -res 3 -bar_length 2 -youngs 1e5 -threads 2) # P3 at E = 1e3 (tip drop > the length) stalls Newton too
+  case $el in
+    tet*) levels=3 first="level 1 (generated bar, res 3, tet4)" ;;
+    hex27) levels=3 first="level 1 (generated bar, res 3, hex8)" ;;
+    hex8) levels=2 first="level 0 (generated bar, res 2, hex8)" ;;
+  esac
   if "$PBNG" "${pm[@]}" -solver newton -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_newton.h5" > "$TMP/log" 2>&1 &&
-    "$PBNG" "${pm[@]}" -multilevel 3 -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_ml.h5" > "$TMP/log2" 2>&1; then ok
-  else fail "$el: newton or 3 levels (p-multigrid)"; cat "$TMP/log" "$TMP/log2"; continue; fi
-  grep -q "^level 1 (generated bar, res 3, tet4)" "$TMP/log2" && ok || fail "$el: level 1 is not the linear mesh of the same cells"
-  last_frames_agree "$TMP/p_${el}_newton.h5" "$TMP/p_${el}_ml.h5" 1e-8 > "$TMP/diff" && ok || fail "$el: p-multigrid and newton differ ($(cat "$TMP/diff"))"
+    "$PBNG" "${pm[@]}" -multilevel $levels -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_ml.h5" > "$TMP/log2" 2>&1; then ok
+  else fail "$el: newton or $levels levels"; cat "$TMP/log" "$TMP/log2"; continue; fi
+  grep -qF "$first" "$TMP/log2" && ok || fail "$el: the first coarse level is not '$first'"
+  last_frames_agree "$TMP/p_${el}_newton.h5" "$TMP/p_${el}_ml.h5" 1e-8 > "$TMP/diff" && ok || fail "$el: multilevel and newton differ ($(cat "$TMP/diff"))"
 done
-pm=(-scene bar_gravity -element tet10 -res 5 -bar_length 2 -multilevel 3 -iters 4 -threads 1)
-"$PBNG" "${pm[@]}" -output "$TMP/p_1.h5" > "$TMP/log" 2>&1 && "${MPI[@]}" -n 3 "$PBNG" "${pm[@]}" -output "$TMP/p_3.h5" > "$TMP/log2" 2>&1 && ok ||
-  { fail "P2 multilevel on 1 / 3 ranks"; cat "$TMP/log" "$TMP/log2"; }
-last_frames_agree "$TMP/p_1.h5" "$TMP/p_3.h5" 1e-10 > "$TMP/diff" && ok || fail "P2 multilevel: 1 and 3 ranks differ ($(cat "$TMP/diff"))"
-"$PBNG" -scene bar_gravity -element hex27 -res 3 -multilevel 2 -output "$TMP/p_hex.h5" > "$TMP/log" 2>&1 && fail "multilevel on hex27 accepted" ||
-  { grep -q "levels and transfers are tetrahedral" "$TMP/log" && ok || fail "multilevel on hex27: unexpected message: $(tail -1 "$TMP/log")"; }
+for el in tet10 hex27; do
+  pm=(-scene bar_gravity -element $el -res 5 -bar_length 2 -multilevel 3 -iters 4 -threads 1)
+  "$PBNG" "${pm[@]}" -output "$TMP/p_1.h5" > "$TMP/log" 2>&1 && "${MPI[@]}" -n 3 "$PBNG" "${pm[@]}" -output "$TMP/p_3.h5" > "$TMP/log2" 2>&1 && ok ||
+    { fail "$el multilevel on 1 / 3 ranks"; cat "$TMP/log" "$TMP/log2"; }
+  last_frames_agree "$TMP/p_1.h5" "$TMP/p_3.h5" 1e-10 > "$TMP/diff" && ok || fail "$el multilevel: 1 and 3 ranks differ ($(cat "$TMP/diff"))"
+done
 for material in corotated stable_neohookean; do
   check_equilibrium "box_$material" "2" 1e-11 -scene box_stretch_twist -res 7 -frames 1 -material $material
 done
 ML_ONLY=(-mesh_levels "$D/cube_v41_ascii.msh,$D/cube_coarse_v41.msh")
 check_equilibrium gmsh "3" 1e-11 -mesh "$D/cube_fine_v41.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -bc0_rotation_rate 2 -frames 2
+# coarse files of other kinds: a Q2 box over a prism mesh, a mesh mixing hex8, prism6 and pyramid5 over
+# linear tetrahedra
+ML_ONLY=(-mesh_levels "$D/prism6_v22_ascii.msh")
+check_equilibrium q2_prisms "2" 1e-10 -mesh "$D/hex27_v22_ascii.msh" -fix_group left -gravity 0,0,-9.8 -youngs 1e5 -frames 1
+ML_ONLY=(-mesh_levels "$D/cube_v41_ascii.msh")
+check_equilibrium mixed "2" 1e-11 -mesh "$D/mixed_box_v22_ascii.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -bc0_rotation_rate 2 -frames 2
 ML_ONLY=() # coarse levels made from the fine mesh alone (a curved, thin-walled TetGen tube)
 check_equilibrium tube "2" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0,1,1 -gravity 0,-9.8,0 -frames 1
 ML_ONLY=(-multilevel_coarsen_angle 60 -multilevel_coarsen_quality 0.03)
@@ -131,6 +147,16 @@ weak_run=(-fix_group top -gravity 0,0,-9.8 -youngs 1e4 -frames 1 -iters 4 -threa
 "${MPI[@]}" -n 2 "$PBNG" -mesh "$D/two_blocks_v22.msh" -weak "$D/two_blocks_weak.txt" -multilevel 2 "${weak_run[@]}" -output "$TMP/tb_fly.h5" > "$TMP/log" 2>&1 && ok ||
   { fail "levels made on the fly with weak constraints"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/tb_fly.h5" --compare "$TMP/tb_files.h5" --rtol 1e-10 --quiet && ok || fail "pbng-partition's levels differ from those made on the fly"
+# ... and the hex8 levels of a Q2 bar
+q2=(-scene bar_gravity -element hex27 -res 5 -bar_length 2)
+"$PBNG_BIN/pbng-partition" "${q2[@]}" -parts 2 -multilevel 3 -output "$TMP/q2.p2.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "pbng-partition -multilevel of a Q2 bar"; cat "$TMP/log"; }
+"${MPI[@]}" -n 2 "$PBNG" -scene bar_gravity -mesh "$TMP/q2.p2.h5" -mesh_levels "$TMP/q2.p2.level1.h5,$TMP/q2.p2.level2.h5" -iters 4 -threads 1 \
+  -output "$TMP/q2_files.h5" > "$TMP/log" 2>&1 &&
+  "${MPI[@]}" -n 2 "$PBNG" "${q2[@]}" -multilevel 3 -iters 4 -threads 1 -output "$TMP/q2_fly.h5" > "$TMP/log2" 2>&1 && ok ||
+  { fail "Q2 bar: partitioned levels or levels made on the fly"; cat "$TMP/log" "$TMP/log2"; }
+grep -q "^level 0 ($TMP/q2.p2.level2.h5): 45 nodes, 16 hex8" "$TMP/log" && ok || fail "the Q2 bar's partitioned coarsest level is not hex8"
+"$PY" "$HERE/check_output.py" "$TMP/q2_fly.h5" --compare "$TMP/q2_files.h5" --rtol 1e-10 --quiet && ok || fail "Q2 bar: pbng-partition's levels differ from those made on the fly"
 "$PBNG_BIN/pbng-partition" -mesh "$D/two_blocks_coarse_v22.msh" -parts 2 -output "$TMP/tbc.p2.h5" > "$TMP/log" 2>&1 && ok || fail "pbng-partition of the coarse mesh"
 expect_error "partitioned coarse level without the weak constraints" "the partitioned file has no weak constraints, the fine mesh 74" \
   "${MPI[@]}" -n 2 "$PBNG" -mesh "$TMP/tb.p2.h5" -mesh_levels "$TMP/tbc.p2.h5" "${weak_run[@]}" -output "$TMP/bad.h5"
@@ -173,6 +199,11 @@ expect_error "misspelt FAS option" "option -fas_levels_snes_ngs_sweep was not us
 expect_error "FAS option without levels" "option -fas_levels_snes_type is for the multilevel solver" \
   "$PBNG" -scene box_stretch_twist -res 5 -fas_levels_snes_type ngs -output "$TMP/bad.h5"
 expect_error "-snes_fas_levels disagreeing" "-snes_fas_levels 3 disagrees with -multilevel 2" "$PBNG" "${small[@]}" -snes_fas_levels 3 -output "$TMP/bad.h5"
+expect_error "weak constraints over hexahedral coarse levels" \
+  "level 0 (generated Res-2 box, hex8): weak constraints are carried to coarse levels of tetrahedra only: a constraint's side holds at most 4 nodes" \
+  "$PBNG" -scene box -element hex8 -res 4 -weak "$D/box4_weak.txt" -multilevel 2 -output "$TMP/bad.h5"
+expect_error "a hexahedral file without its coarse levels" "-multilevel 2: coarse levels are made from a file of linear tetrahedra only (edge collapses); give this hex8" \
+  "$PBNG" -mesh "$D/hex8_v22_ascii.msh" -fix_group left -multilevel 2 -output "$TMP/bad.h5"
 expect_error "a mesh too small for its levels" "-multilevel 3: $D/cube_fine_v41.msh cannot be coarsened 2 times" \
   "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -multilevel 3 -output "$TMP/bad.h5"
 expect_error "coarsening options with -mesh_levels" "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels" \

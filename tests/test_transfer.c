@@ -3,7 +3,11 @@
  * linear field exactly at every free fine node, for generated boxes of different resolutions and for
  * an unstructured Gmsh cube against a box; the injection Q does the same at every free coarse node;
  * with a clamped face, prescribed nodes get no row and no column, and rows next to the clamp lose
- * exactly the clamped vertices' weights; a coarse mesh that does not cover the fine one is an error. */
+ * exactly the clamped vertices' weights; a coarse mesh that does not cover the fine one is an error.
+ * Other kinds (check_kinds): P reproduces trilinear fields on grid-aligned hex8 coarse levels (fine
+ * hex8, hex27, tet4), triquadratic ones on hex27 (the coarse element's own shape functions), and
+ * linear ones on bent hex8, curved hex27 and mixed hex8/prism6/pyramid5 coarse levels; Q's rows sum to one (a position stays a position) and reproduce linear fields (trilinear
+ * from hexahedral fine levels); the location geometry per kind (check_kind_geometry). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,23 +49,29 @@ static PetscErrorCode destroy(level *lv)
   PetscFunctionReturn(0);
 }
 
-/* A linear field u(X) = 0.3 + 1.7 x - 0.6 y + 2.1 z at the owned free nodes, as a Vec. */
+/* Fields interpolated exactly: u(X) = 0.3 + 1.7 x - 0.6 y + 2.1 z by every kind (isoparametric
+ * elements, curved ones too), the trilinear one by hexahedra whose faces are the grid's planes, the
+ * triquadratic one by such hex27. */
+typedef double (*field)(const double X[3]);
 static double linear(const double X[3]) { return 0.3 + 1.7 * X[0] - 0.6 * X[1] + 2.1 * X[2]; }
+static double trilinear(const double X[3]) { return linear(X) + 0.8 * X[0] * X[1] - 0.5 * X[1] * X[2] + 0.4 * X[0] * X[2] + 1.1 * X[0] * X[1] * X[2]; }
+static double triquadratic(const double X[3]) { return trilinear(X) + 0.9 * X[0] * X[0] - 0.4 * X[1] * X[1] * X[2] + 0.6 * X[0] * X[0] * X[2] * X[2]; }
+static const char *field_name(field f) { return f == linear ? "linear" : f == trilinear ? "trilinear" : "triquadratic"; }
 
-static PetscErrorCode linear_vec(const level *lv, Mat A, PetscBool left, Vec *v)
+static PetscErrorCode field_vec(const level *lv, Mat A, PetscBool left, field u, Vec *v)
 {
   PetscScalar *a;
 
   PetscFunctionBeginUser;
   PetscCall(left ? MatCreateVecs(A, NULL, v) : MatCreateVecs(A, v, NULL));
   PetscCall(VecGetArray(*v, &a));
-  for (int32_t i = 0; i < lv->dm.nfree; ++i) a[i] = linear(&lv->dm.X[3 * i]);
+  for (int32_t i = 0; i < lv->dm.nfree; ++i) a[i] = u(&lv->dm.X[3 * i]);
   PetscCall(VecRestoreArray(*v, &a));
   PetscFunctionReturn(0);
 }
 
 /* max |(A u_from) - u_to| over the rows whose weights sum to one (all rows when no node is held). */
-static PetscErrorCode linear_error(Mat A, const level *from, const level *to, double *err, int *rows_checked)
+static PetscErrorCode field_error(Mat A, const level *from, const level *to, field f, double *err, int *rows_checked)
 {
   Vec u, Au, want, ones, sums;
   const PetscScalar *au, *w, *s;
@@ -69,8 +79,8 @@ static PetscErrorCode linear_error(Mat A, const level *from, const level *to, do
   int n = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(linear_vec(from, A, PETSC_FALSE, &u));
-  PetscCall(linear_vec(to, A, PETSC_TRUE, &want));
+  PetscCall(field_vec(from, A, PETSC_FALSE, f, &u));
+  PetscCall(field_vec(to, A, PETSC_TRUE, f, &want));
   PetscCall(VecDuplicate(want, &Au));
   PetscCall(VecDuplicate(want, &sums));
   PetscCall(VecDuplicate(u, &ones));
@@ -95,24 +105,30 @@ static PetscErrorCode linear_error(Mat A, const level *from, const level *to, do
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode check_pair(MPI_Comm comm, const char *what, pbng_mesh *fine_mesh, pbng_mesh *coarse_mesh, const pbng_bc_list *bcs,
-                                 int expect_all_rows)
+/* P reproduces the field p_field at every free fine node, Q the field q_field at every free coarse
+ * node, on the rows whose weights sum to one: all of them when expect_all_rows (no clamp: Q of a
+ * position field is a position, and so is P's). */
+static PetscErrorCode check_fields(MPI_Comm comm, const char *what, pbng_mesh *fine_mesh, pbng_mesh *coarse_mesh, const pbng_bc_list *bcs,
+                                   int expect_all_rows, field p_field, field q_field)
 {
   level fine, coarse;
   Mat P, Q;
   double err;
   int rows;
   char msg[256];
+  const char *pname = field_name(p_field), *qname = field_name(q_field);
 
   PetscFunctionBeginUser;
   PetscCall(build(comm, fine_mesh, bcs, &fine));
   PetscCall(build(comm, coarse_mesh, bcs, &coarse));
   PetscCall(pbng_transfer_create(&fine.dm, &fine.map, "fine", &coarse.dm, &coarse.map, "coarse", PBNG_TRANSFER_RADIUS, &P, &Q));
-  PetscCall(linear_error(P, &coarse, &fine, &err, &rows));
-  snprintf(msg, sizeof(msg), "%s: interpolation reproduces a linear field (error %.3e on %d rows of %d)", what, err, rows, (int)fine.map.nglobal);
+  PetscCall(field_error(P, &coarse, &fine, p_field, &err, &rows));
+  snprintf(msg, sizeof(msg), "%s: interpolation reproduces a %s field (error %.3e on %d rows of %d with weights summing to 1)", what, pname, err, rows,
+           (int)fine.map.nglobal);
   check(err < 1e-12 && rows > 0 && (!expect_all_rows || rows == fine.map.nglobal), msg);
-  PetscCall(linear_error(Q, &fine, &coarse, &err, &rows));
-  snprintf(msg, sizeof(msg), "%s: injection reproduces a linear field (error %.3e on %d rows of %d)", what, err, rows, (int)coarse.map.nglobal);
+  PetscCall(field_error(Q, &fine, &coarse, q_field, &err, &rows));
+  snprintf(msg, sizeof(msg), "%s: injection reproduces a %s field (error %.3e on %d rows of %d with weights summing to 1)", what, qname, err, rows,
+           (int)coarse.map.nglobal);
   check(err < 1e-12 && rows > 0 && (!expect_all_rows || rows == coarse.map.nglobal), msg);
   PetscInt M, N;
   PetscCall(MatGetSize(P, &M, &N));
@@ -121,6 +137,14 @@ static PetscErrorCode check_pair(MPI_Comm comm, const char *what, pbng_mesh *fin
   PetscCall(MatDestroy(&Q));
   PetscCall(destroy(&fine));
   PetscCall(destroy(&coarse));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_pair(MPI_Comm comm, const char *what, pbng_mesh *fine_mesh, pbng_mesh *coarse_mesh, const pbng_bc_list *bcs,
+                                 int expect_all_rows)
+{
+  PetscFunctionBeginUser;
+  PetscCall(check_fields(comm, what, fine_mesh, coarse_mesh, bcs, expect_all_rows, linear, linear));
   PetscFunctionReturn(0);
 }
 
@@ -202,6 +226,118 @@ static void check_geometry(void)
   check(fabs(pbng_tet_longest_edge(X) - sqrt(2.0)) < 1e-15, "longest edge");
 }
 
+/* Every element kind's location: reference coordinates of a point of a non-affine hexahedron (Newton),
+ * containment inside and outside, the weights of a point outside, a pyramid's apex (its basis is
+ * singular there: the node's weight 1), a prism's point, longest edges. */
+static void check_kind_geometry(void)
+{
+  const pbng_element_type *hex = pbng_element_type_get(PBNG_ELEMENT_HEX8), *pyr = pbng_element_type_get(PBNG_ELEMENT_PYRAMID5),
+                          *prism = pbng_element_type_get(PBNG_ELEMENT_PRISM6);
+  double X[8][3], N[27], dN[27][3], q[3], r[3], w[27];
+  for (int a = 0; a < 8; ++a) { /* the reference cube bent: x gains 0.15 y z, z gains 0.1 x y (trilinear, not affine) */
+    const double *c = hex->ref_nodes[a];
+    X[a][0] = c[0] + 0.15 * c[1] * c[2], X[a][1] = c[1], X[a][2] = c[2] + 0.1 * c[0] * c[1];
+  }
+  const double r0[3] = {0.3, -0.5, 0.7}, rout[3] = {1.3, 0.2, -0.1};
+  pbng_element_shape(hex, r0, N, dN);
+  for (int k = 0; k < 3; ++k) q[k] = 0;
+  for (int a = 0; a < 8; ++a)
+    for (int k = 0; k < 3; ++k) q[k] += N[a] * X[a][k];
+  check(pbng_element_reference_coordinates(hex, (const double(*)[3])X, q, r) == 0 && fabs(r[0] - r0[0]) < 1e-13 && fabs(r[1] - r0[1]) < 1e-13 &&
+          fabs(r[2] - r0[2]) < 1e-13,
+        "hex8: Newton finds a point's reference coordinates in a non-affine hexahedron");
+  check(pbng_element_contains_point(hex, (const double(*)[3])X, q), "hex8: contains its point");
+  double err = 0;
+  check(pbng_element_point_weights(hex, (const double(*)[3])X, q, w) == 0.0, "hex8: distance 0 inside");
+  for (int a = 0; a < 8; ++a) err = fmax(err, fabs(w[a] - N[a]));
+  check(err < 1e-13, "hex8: the weights inside are the shape functions at the point");
+  pbng_element_shape(hex, rout, N, dN);
+  for (int k = 0; k < 3; ++k) q[k] = 0;
+  for (int a = 0; a < 8; ++a)
+    for (int k = 0; k < 3; ++k) q[k] += N[a] * X[a][k];
+  check(!pbng_element_contains_point(hex, (const double(*)[3])X, q), "hex8: does not contain a point outside");
+  const double d = pbng_element_point_weights(hex, (const double(*)[3])X, q, w);
+  double sum = 0, x0 = 0;
+  for (int a = 0; a < 8; ++a) sum += w[a], x0 += w[a] * X[a][0];
+  check(d > 0.2 && d < 0.4 && fabs(sum - 1) < 1e-13 && fabs(x0 - q[0]) > 0.1, "hex8: a point 0.3 reference units outside: its distance, the closest point's weights");
+  check(fabs(pbng_element_longest_edge(hex, (const double(*)[3])hex->ref_nodes) - 2.0) < 1e-15, "hex8: longest edge of the reference cube");
+  double P[5][3];
+  for (int a = 0; a < 5; ++a)
+    for (int k = 0; k < 3; ++k) P[a][k] = 0.5 * pyr->ref_nodes[a][k] + (k == 2 ? 1.0 : 0.0);
+  check(pbng_element_point_weights(pyr, (const double(*)[3])P, P[4], w) == 0.0 && w[4] == 1.0 && w[0] == 0.0 && w[3] == 0.0,
+        "pyramid5: the apex has the apex's weight 1");
+  check(pbng_element_contains_point(pyr, (const double(*)[3])P, P[4]), "pyramid5: contains its apex");
+  const double below_apex[3] = {0.05, -0.02, 1.4};
+  check(pbng_element_point_weights(pyr, (const double(*)[3])P, below_apex, w) == 0.0 && fabs(w[0] + w[1] + w[2] + w[3] + w[4] - 1) < 1e-13 &&
+          fabs(w[4] - 0.8) < 1e-13,
+        "pyramid5: a point below the apex: N_4 = its reference height");
+  const double in_prism[3] = {0.2, 0.3, 0.5};
+  check(pbng_element_point_weights(prism, (const double(*)[3])prism->ref_nodes, in_prism, w) == 0.0 && fabs(w[0] - 0.5 * 0.25) < 1e-14 &&
+          fabs(w[4] - 0.2 * 0.75) < 1e-14,
+        "prism6: a point's weights are the triangle's barycentric times the axis' hat functions");
+}
+
+/* The unit box of a kind, res nodes per axis along each cell's edges (pbng_generate_res_box). */
+static PetscErrorCode kind_box(pbng_element_kind kind, int res, pbng_mesh *mesh)
+{
+  const pbng_grid_elements el = {kind, PBNG_TET_SPLIT_FIVE};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_res_box(res, &el, mesh));
+  PetscFunctionReturn(0);
+}
+
+/* Moves every node inside the unit cube by a smooth map that keeps its faces (sin(pi x) sin(pi y)
+ * sin(pi z) times a fixed direction): hexahedra become non-affine, quadratic ones curved. */
+static void bend_interior(pbng_mesh *mesh)
+{
+  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+    double *X = &mesh->X[3 * i];
+    const double s = 0.04 * sin(PETSC_PI * X[0]) * sin(PETSC_PI * X[1]) * sin(PETSC_PI * X[2]);
+    X[0] += s, X[1] -= 0.7 * s, X[2] += 0.5 * s;
+  }
+}
+
+/* The transfers of non-tetrahedral levels: P is exact for the coarse field of hexahedra (trilinear on
+ * grid-aligned ones, linear on bent and curved ones, and on prisms and pyramids); Q of positions is a
+ * position (partition of unity), exact for linear fields (trilinear from hex8 and hex27 fine levels:
+ * the fine element's corners). */
+static PetscErrorCode check_kinds(MPI_Comm comm, const pbng_bc_list *none, const char *data)
+{
+  pbng_mesh fm, cm;
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 8, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 5, &cm));
+  PetscCall(check_fields(comm, "hex8 Res-8 / hex8 Res-5", &fm, &cm, none, 1, trilinear, trilinear));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX27, 4, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 4, &cm));
+  PetscCall(check_fields(comm, "hex27 / hex8 of the same cells", &fm, &cm, none, 1, trilinear, trilinear));
+  PetscCall(pbng_generate_res_box(9, NULL, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 4, &cm));
+  PetscCall(check_fields(comm, "tet4 Res-9 / hex8 Res-4", &fm, &cm, none, 1, trilinear, linear));
+  PetscCall(pbng_generate_res_box(9, NULL, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 5, &cm));
+  bend_interior(&cm);
+  PetscCall(check_fields(comm, "tet4 Res-9 / bent hex8 Res-5", &fm, &cm, none, 1, linear, linear));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 7, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX27, 3, &cm));
+  PetscCall(check_fields(comm, "hex8 Res-7 / hex27 Res-3", &fm, &cm, none, 1, triquadratic, trilinear));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 7, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX27, 3, &cm));
+  bend_interior(&cm);
+  PetscCall(check_fields(comm, "hex8 Res-7 / curved hex27 Res-3", &fm, &cm, none, 1, linear, linear));
+  snprintf(path, sizeof(path), "%s/mixed_box_v22_ascii.msh", data);
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 9, &fm)); /* nodes at the pyramids' apexes too */
+  PetscCall(pbng_mesh_read(path, &cm));
+  PetscCall(check_fields(comm, "hex8 Res-9 / mixed hex8+prism6+pyramid5", &fm, &cm, none, 1, linear, linear));
+  PetscCall(pbng_mesh_read(path, &fm));
+  PetscCall(kind_box(PBNG_ELEMENT_HEX8, 3, &cm));
+  PetscCall(check_fields(comm, "mixed hex8+prism6+pyramid5 / hex8 Res-3", &fm, &cm, none, 1, trilinear, linear));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MPI_Comm comm;
@@ -214,6 +350,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   comm = PETSC_COMM_WORLD;
   check_geometry();
+  check_kind_geometry();
   PetscCall(pbng_bc_add_box(&clamp, "clamp", x0, NULL));
   /* nested (Res-9 / Res-5), non-nested (Res-8 / Res-5), unstructured against structured */
   PetscCall(pbng_generate_res_box(9, NULL, &fm));
@@ -235,6 +372,7 @@ int main(int argc, char **argv)
   PetscCall(check_pair(comm, "Res-8 / Res-5 clamped", &fm, &cm, &clamp, 0));
   PetscCall(check_clamped_rows(comm, &clamp));
   PetscCall(check_not_covered(comm, &none));
+  PetscCall(check_kinds(comm, &none, data ? data : "tests/data"));
   int all;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, comm);
   PetscCall(PetscPrintf(comm, "test_transfer: %d checks, %d failures\n", checks, all));

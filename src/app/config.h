@@ -73,9 +73,10 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
 /* -res of generated coarse level k (k = 1, 2, ...: coarsenings of the finest): about half the nodes
  * per axis each time, r -> (r + 1) / 2 (Res-33 -> 17 -> 9 is nested, Res-32 -> 16 -> 8 is not);
- * 0 when the level would have fewer than 2 nodes per axis. High-order tetrahedra (-element tet10,
- * tet20) first coarsen the order: level 1 is the linear mesh of the same cells (p-multigrid), then
- * the grid halves. Coarse generated levels are linear tetrahedra of the same split. */
+ * 0 when the level would have fewer than 2 nodes per axis. High-order kinds (-element tet10, tet20,
+ * hex27) first coarsen the order: level 1 is the linear mesh of the same cells (p-multigrid), then
+ * the grid halves. Coarse generated levels are of the fine kind's linear kind: tet4 of the same split,
+ * or hex8 (docs/multilevel.md). */
 int pbng_config_coarse_res(const pbng_config *cfg, int k);
 /* With -cells: level k's cells per axis (each axis coarsened as -res is). */
 void pbng_config_coarse_cells(const pbng_config *cfg, int k, int cells[3]);

@@ -26,6 +26,12 @@ static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fi
   const pbng_coarsen_options opt = cfg->coarsen;
 
   PetscFunctionBeginUser;
+  char kinds[96];
+  pbng_mesh_kinds_label(fine, kinds, sizeof(kinds));
+  PetscCheck(fine->etype && fine->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "-multilevel %d: coarse levels are made from a file of linear tetrahedra only (edge collapses); give this %s mesh's coarser levels "
+             "with -mesh_levels",
+             cfg->solver_opt.multilevel, kinds);
   PetscCall(PetscMalloc1(fine->nnodes + 1, &node_bc));
   PetscCall(pbng_bc_assign(&cfg->bcs, fine, extent, node_bc, selected));
   PetscCall(pbng_mesh_coarsen(fine, node_bc, &opt, &levels[0]));
@@ -67,8 +73,9 @@ PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int 
 static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
 {
   const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg, k);
-  char kind[16] = ""; /* named when the finest level is not linear tetrahedra (p-multigrid) */
-  if (cfg->elements.kind != PBNG_ELEMENT_TET4) snprintf(kind, sizeof(kind), ", %s", k == 0 ? pbng_element_type_get(cfg->elements.kind)->name : "tet4");
+  const pbng_element_type *fine = pbng_element_type_get(cfg->elements.kind);
+  char kind[16] = ""; /* named when the finest level is not linear tetrahedra: each level's kind (p-multigrid) */
+  if (fine->kind != PBNG_ELEMENT_TET4) snprintf(kind, sizeof(kind), ", %s", k == 0 ? fine->name : pbng_element_corner_type(fine)->name);
   if (cfg->cells[0] > 0 && cfg->mesh_source != PBNG_MESH_FILE) {
     int cells[3];
     pbng_config_coarse_cells(cfg, k, cells);
@@ -141,8 +148,6 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                            sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, &c->dm, &c->halo));
   }
-  PetscCheck(c->dm.etype && c->dm.etype->kind == PBNG_ELEMENT_TET4, st->comm, PETSC_ERR_SUP,
-             "%s: the multilevel solver's coarse levels are linear tetrahedra (got %s)", name, pbng_dmesh_kinds_name(&c->dm));
   PetscFunctionReturn(0);
 }
 
@@ -172,12 +177,6 @@ PetscErrorCode run_build_levels(run_state *st)
 
   PetscFunctionBeginUser;
   if (L <= 1) PetscFunctionReturn(0); /* -multilevel L > 1 is for -solver pbng only (options.c) */
-  PetscCheck(st->dm.etype && st->dm.etype->shape == PBNG_SHAPE_TETRAHEDRON, st->comm, PETSC_ERR_SUP,
-             "-multilevel %d: the multilevel solver's levels and transfers are tetrahedral; this mesh has %s%s (use -multilevel 1)", L,
-             pbng_dmesh_kinds_name(&st->dm), st->dm.etype ? " elements" : "");
-  PetscCheck(st->dm.etype->kind == PBNG_ELEMENT_TET4 || cfg->mesh_source != PBNG_MESH_FILE || cfg->nmesh_levels >= L - 1, st->comm, PETSC_ERR_SUP,
-             "-multilevel %d: coarse levels are made from a file of linear tetrahedra only; give this %s mesh's coarser levels with -mesh_levels", L,
-             st->dm.etype->name);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   h->nlevels = L;
   PetscCall(PetscCalloc1(L - 1, &h->coarse));

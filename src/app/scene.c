@@ -261,7 +261,8 @@ int pbng_config_coarse_res(const pbng_config *cfg, int k)
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made)
 {
   const int res = pbng_config_coarse_res(cfg, k);
-  const pbng_grid_elements linear = {PBNG_ELEMENT_TET4, cfg->elements.split}; /* the coarse levels' elements */
+  /* the coarse levels' elements: the linear kind of the fine one's shape (tet4 of the same split, hex8) */
+  const pbng_grid_elements linear = {pbng_element_corner_type(pbng_element_type_get(cfg->elements.kind))->kind, cfg->elements.split};
 
   PetscFunctionBeginUser;
   *made = 1;

@@ -85,6 +85,13 @@ const pbng_element_type *pbng_element_type_by_gmsh(int type)
   return 0;
 }
 
+const pbng_element_type *pbng_element_corner_type(const pbng_element_type *t)
+{
+  static const pbng_element_kind linear[] = {[PBNG_SHAPE_TETRAHEDRON] = PBNG_ELEMENT_TET4, [PBNG_SHAPE_HEXAHEDRON] = PBNG_ELEMENT_HEX8,
+                                             [PBNG_SHAPE_PRISM] = PBNG_ELEMENT_PRISM6, [PBNG_SHAPE_PYRAMID] = PBNG_ELEMENT_PYRAMID5};
+  return &element_types[linear[t->shape]];
+}
+
 unsigned pbng_element_kinds_mask(const pbng_element_type *etype, const uint8_t *kind, int64_t n)
 {
   unsigned mask = 0;

@@ -57,6 +57,9 @@ const pbng_element_type *pbng_element_type_get(pbng_element_kind kind);
 /* The kind named `name` ("tet4", ...) or with Gmsh type id `type`; NULL when there is none. */
 const pbng_element_type *pbng_element_type_by_name(const char *name);
 const pbng_element_type *pbng_element_type_by_gmsh(int type);
+/* The linear kind of t's reference shape (tet4, hex8, prism6, pyramid5): its nodes are t's first ones,
+ * the corners (Gmsh lists corners first), so that t's corners alone make an element of that kind. */
+const pbng_element_type *pbng_element_corner_type(const pbng_element_type *t);
 
 /* Element rows (pbng_mesh, pbng_submesh, pbng_dmesh, partitioned files): every element is a row of
  * `nen` node indices. A mesh of one kind has that kind's type (etype) and nen = its node count. A mesh

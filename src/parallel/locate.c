@@ -1,14 +1,17 @@
 #include "parallel/locate.h"
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include "core/locate.h"
 
-/* What a rank's owned elements span: the box of their rest positions, their longest edge and the
- * largest extent of one element's bounding box along each axis. */
+/* What a rank's owned elements span: the box of their rest positions, their longest edge, the
+ * largest extent of one element's bounding box along each axis and the most weights one location
+ * gives. */
 typedef struct {
   double box[6]; /* lo, hi */
   double hmax;
   double ext[3];
+  int width;
 } rank_extent;
 
 /* A uniform grid of cells over the owned elements' box: cell -> the elements whose centroid lies in
@@ -25,21 +28,24 @@ typedef struct {
   MPI_Comm comm;
   int size;
   int32_t nelems;
-  int nen;                    /* nodes per element: a tetrahedral kind's first 4 nodes are its corners */
-  const int32_t *elems;       /* [nelems][nen] */
-  const double *X;            /* rest positions by node */
-  const int64_t *global_elem; /* [nelems], or NULL: the element's index */
-  const int64_t *node_value;  /* by node, or NULL: the node's index */
+  int nen;                         /* nodes per element row (core/element.h: padded when kinds mix) */
+  const pbng_element_type *etype;  /* the mesh's kind, or NULL when kinds mix (then kind[]) */
+  const uint8_t *kind;
+  const int32_t *elems;            /* [nelems][nen] */
+  const double *X;                 /* rest positions by node */
+  const int64_t *global_elem;      /* [nelems], or NULL: the element's index */
+  const int64_t *node_value;       /* by node, or NULL: the node's index */
+  pbng_locate_weights weights;     /* the element's own nodes, or its corners only */
 } element_view;
 
 struct pbng_locator {
   element_view mesh;
   double radius;
   rank_extent mine, *all; /* this rank's, every rank's [size] */
+  int width;              /* the most weights over every rank */
   bucket_grid grid;
 };
 
-static const double *vertex(const element_view *m, int32_t e, int a) { return &m->X[3 * (int64_t)m->elems[m->nen * (int64_t)e + a]]; }
 static int64_t global_elem(const element_view *m, int32_t e) { return m->global_elem ? m->global_elem[e] : e; }
 static int64_t node_value(const element_view *m, int32_t e, int a)
 {
@@ -47,29 +53,35 @@ static int64_t node_value(const element_view *m, int32_t e, int a)
   return m->node_value ? m->node_value[v] : v;
 }
 
-static void element_vertices(const element_view *m, int32_t e, const double *X[4])
+/* The element as located: its kind (its corners' linear kind with PBNG_LOCATE_CORNERS) and the rest
+ * positions of those nodes, X[t->nodes] (the corners are a row's first nodes). */
+static const pbng_element_type *located_element(const element_view *m, int32_t e, double X[PBNG_MAX_ELEMENT_NODES][3])
 {
-  for (int a = 0; a < 4; ++a) X[a] = vertex(m, e, a);
+  const pbng_element_type *t = pbng_row_type(m->etype, m->kind, e);
+  if (m->weights == PBNG_LOCATE_CORNERS) t = pbng_element_corner_type(t);
+  for (int a = 0; a < t->nodes; ++a)
+    for (int k = 0; k < 3; ++k) X[a][k] = m->X[3 * (int64_t)m->elems[m->nen * (int64_t)e + a] + k];
+  return t;
 }
 
-static void element_box(const double *const X[4], double lo[3], double hi[3])
+static void element_box(const pbng_element_type *t, const double (*X)[3], double lo[3], double hi[3])
 {
   for (int k = 0; k < 3; ++k) lo[k] = hi[k] = X[0][k];
-  for (int a = 1; a < 4; ++a)
+  for (int a = 1; a < t->nodes; ++a)
     for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
 }
 
 static rank_extent owned_extent(const element_view *m)
 {
-  rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, {0, 0, 0}};
+  rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, {0, 0, 0}, 0};
   for (int32_t e = 0; e < m->nelems; ++e) {
-    const double *X[4];
-    double lo[3], hi[3];
-    element_vertices(m, e, X);
-    element_box(X, lo, hi);
+    double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3];
+    const pbng_element_type *t = located_element(m, e, X);
+    element_box(t, X, lo, hi);
     for (int k = 0; k < 3; ++k)
       r.box[k] = fmin(r.box[k], lo[k]), r.box[3 + k] = fmax(r.box[3 + k], hi[k]), r.ext[k] = fmax(r.ext[k], hi[k] - lo[k]);
-    r.hmax = fmax(r.hmax, pbng_tet_longest_edge(X));
+    r.hmax = fmax(r.hmax, pbng_element_longest_edge(t, X));
+    r.width = t->nodes > r.width ? t->nodes : r.width;
   }
   return r;
 }
@@ -82,10 +94,17 @@ static int cell_index(const bucket_grid *g, double x, int k)
 
 static int64_t cell_of(const bucket_grid *g, int i, int j, int k) { return i + (int64_t)g->n[0] * (j + (int64_t)g->n[1] * k); }
 
+/* The cell of the centroid of the element's located nodes (a point of its bounding box). */
 static int64_t centroid_cell(const bucket_grid *g, const element_view *m, int32_t e)
 {
+  double X[PBNG_MAX_ELEMENT_NODES][3];
+  const pbng_element_type *t = located_element(m, e, X);
   int c[3];
-  for (int k = 0; k < 3; ++k) c[k] = cell_index(g, 0.25 * (vertex(m, e, 0)[k] + vertex(m, e, 1)[k] + vertex(m, e, 2)[k] + vertex(m, e, 3)[k]), k);
+  for (int k = 0; k < 3; ++k) {
+    double sum = 0;
+    for (int a = 0; a < t->nodes; ++a) sum += X[a][k];
+    c[k] = cell_index(g, sum / t->nodes, k);
+  }
   return cell_of(g, c[0], c[1], c[2]);
 }
 
@@ -127,41 +146,36 @@ static int better(const pbng_point_location *a, const pbng_point_location *b)
 static int element_answer(const pbng_locator *L, int32_t e, const double q[3], pbng_point_location *cand)
 {
   const element_view *m = &L->mesh;
-  const double *X[4];
-  double wc[4];
-  element_vertices(m, e, X);
+  double X[PBNG_MAX_ELEMENT_NODES][3];
+  const pbng_element_type *t = located_element(m, e, X);
   cand->elem = global_elem(m, e);
-  cand->distance = pbng_point_tet_distance(X, q, wc);
-  cand->size = pbng_tet_longest_edge(X);
-  if (cand->distance > L->radius * cand->size) return 0;
-  if (cand->distance > 0) { /* outside: extrapolate unless that is wild */
-    double w[4];
-    int wild = pbng_tet_barycentric(X, q, w) != 0;
-    for (int a = 0; a < 4 && !wild; ++a) wild = w[a] < -0.5;
-    for (int a = 0; a < 4; ++a) cand->w[a] = wild ? wc[a] : w[a];
-  } else if (pbng_tet_barycentric(X, q, cand->w) != 0) return 0;
-  for (int a = 0; a < 4; ++a) cand->value[a] = node_value(m, e, a);
+  cand->nodes = t->nodes;
+  cand->size = pbng_element_longest_edge(t, X);
+  cand->distance = pbng_element_point_weights(t, (const double(*)[3])X, q, cand->w);
+  if (cand->distance < 0 || cand->distance > L->radius * cand->size) return 0;
+  for (int a = 0; a < t->nodes; ++a) cand->value[a] = node_value(m, e, a);
   return 1;
 }
 
 /* Distance from q to element e's bounding box along its farthest axis (a lower bound of its distance). */
 static double box_gap(const element_view *m, int32_t e, const double q[3])
 {
-  const double *X[4];
-  double lo[3], hi[3], gap = 0;
-  element_vertices(m, e, X);
-  element_box(X, lo, hi);
+  double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3], gap = 0;
+  element_box(located_element(m, e, X), (const double(*)[3])X, lo, hi);
   for (int k = 0; k < 3; ++k) gap = fmax(gap, fmax(lo[k] - q[k], q[k] - hi[k]));
   return gap;
 }
 
-/* Whether q lies in the closed element e (barycentric coordinates all >= 0). */
-static int element_contains(const element_view *m, int32_t e, const double q[3])
+/* Whether q lies in the closed element e (pbng_element_contains_point), looked at only when q lies
+ * within tol of its bounding box. */
+static int element_contains(const element_view *m, int32_t e, const double q[3], double tol)
 {
-  const double *X[4];
-  double w[4];
-  element_vertices(m, e, X);
-  return pbng_tet_barycentric(X, q, w) == 0 && w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && w[3] >= 0;
+  double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3];
+  const pbng_element_type *t = located_element(m, e, X);
+  element_box(t, (const double(*)[3])X, lo, hi);
+  for (int k = 0; k < 3; ++k)
+    if (lo[k] - q[k] > tol || q[k] - hi[k] > tol) return 0;
+  return pbng_element_contains_point(t, (const double(*)[3])X, q);
 }
 
 /* The cells whose elements may lie within `reach` of q along every axis: [r0..r1] x [r2..r3] x [r4..r5]. */
@@ -192,7 +206,7 @@ static void answer_point(const pbng_locator *L, const double q[3], pbng_point_lo
         const int64_t c = cell_of(g, ii, jj, kk);
         for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
           const int32_t e = g->elem[k];
-          if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && box_gap(m, e, q) <= tol && element_contains(m, e, q)) inside = e;
+          if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && element_contains(m, e, q, tol)) inside = e;
         }
       }
   if (inside >= 0 && element_answer(L, inside, q, best)) return;
@@ -221,31 +235,35 @@ static PetscErrorCode locator_create(const element_view *view, double radius, pb
   L->mine = owned_extent(&L->mesh);
   PetscCall(PetscMalloc1(view->size, &L->all));
   PetscCallMPI(MPI_Allgather(&L->mine, (int)sizeof(rank_extent), MPI_BYTE, L->all, (int)sizeof(rank_extent), MPI_BYTE, view->comm));
+  for (int r = 0; r < view->size; ++r) L->width = L->all[r].width > L->width ? L->all[r].width : L->width;
   PetscCall(bucket_grid_build(&L->mesh, &L->mine, &L->grid));
   *locator = L;
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator)
+PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locate_weights weights,
+                                   pbng_locator **locator)
 {
-  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->nen, mesh->elems, mesh->X, mesh->global_elem, node_value};
+  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->nen,         mesh->etype, mesh->kind,
+                             mesh->elems, mesh->X,   mesh->global_elem,  node_value, weights};
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->etype && mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON, mesh->comm, PETSC_ERR_SUP, "point location needs tetrahedra (got %s)",
-             pbng_dmesh_kinds_name(mesh));
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locator **locator)
+PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locate_weights weights, pbng_locator **locator)
 {
-  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->nen, mesh->elems, mesh->X, NULL, NULL};
+  const element_view view = {PETSC_COMM_SELF, 1, (int32_t)mesh->nelems, mesh->nen, mesh->etype, mesh->kind, mesh->elems, mesh->X, NULL, NULL, weights};
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->etype && mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON && mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location needs tetrahedra (fewer than 2^31)");
+  PetscCheck(mesh->nelems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location: %s has %" PRId64 " elements (at most 2^31 - 1)", mesh->source,
+             mesh->nelems);
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }
+
+int pbng_locator_width(const pbng_locator *locator) { return locator->width; }
 
 PetscErrorCode pbng_locator_destroy(pbng_locator **locator)
 {

@@ -1,13 +1,16 @@
-/* Where points lie in a distributed tetrahedral mesh (rest positions), for the transfer operators
+/* Where points lie in a distributed mesh of any element kinds (rest positions), for the transfer operators
  * between non-nested levels. Every element is searched by the one rank that owns it (its first
  * node's owner); a rank sends each of its points to the ranks whose elements' bounding box (grown
  * by the search radius) contains it, they answer from a bucket grid over their elements, and the
  * best answer wins: an element containing the point, else the nearest one, ties broken by the
- * lowest global element id, so that the result does not depend on the partition.
+ * lowest global element id, so that the result does not depend on the partition. The answer is the
+ * element's own interpolation weights at the point (core/locate.h: pbng_element_point_weights), or
+ * those of its corners alone (the linear element of the same shape: tet4, hex8, prism6, pyramid5).
  *
  * Memory: the grid holds each owned element once (the cell of its centroid: about 6 bytes per
  * element), so that locating points in a fine mesh costs little beside the mesh itself; a caller
- * with many points passes them in chunks (pbng_locator_find is collective per call). */
+ * with many points passes them in chunks (pbng_locator_find is collective per call) of at most
+ * PBNG_LOCATE_CHUNK points, so that the search's buffers stay near 4 MB each. */
 #ifndef PBNG_PARALLEL_LOCATE_H
 #define PBNG_PARALLEL_LOCATE_H
 
@@ -15,23 +18,33 @@
 
 typedef struct {
   int64_t elem;      /* global id of the element, -1 when none lies within the search radius */
-  int64_t value[4];  /* per vertex: node_value[] of the vertex (e.g. its unknown's global index, -1 if held) */
-  double w[4];       /* the point's barycentric coordinates in the element (linear shape functions; for a
-                        point outside, extrapolated, or those of the closest point when extrapolation
-                        would give a weight below -1/2) */
+  int nodes;         /* weights given: the element's nodes, or its corners (PBNG_LOCATE_CORNERS) */
+  int64_t value[PBNG_MAX_ELEMENT_NODES]; /* per node: node_value[] of the node (e.g. its unknown's global index, -1 if held) */
+  double w[PBNG_MAX_ELEMENT_NODES];      /* the point's weights (pbng_element_point_weights: the shape functions at the
+                                            point, extrapolated just outside, or the closest point's) */
   double distance;   /* 0 inside, else the distance to the element */
   double size;       /* the element's longest edge */
 } pbng_point_location;
 
+/* Points located per collective round: about 4 MB per array of answers. */
+#define PBNG_LOCATE_CHUNK ((int64_t)(4 << 20) / (int64_t)sizeof(pbng_point_location))
+
+/* Which weights a location gives: the element's own shape functions (exact for its field), or those of
+ * its corners alone (a linear interpolation with weights in [0, 1] inside; straight-sided geometry). */
+typedef enum { PBNG_LOCATE_SHAPE, PBNG_LOCATE_CORNERS } pbng_locate_weights;
+
 typedef struct pbng_locator pbng_locator;
 
 /* Collective. A locator for points in `mesh` (kept by reference, as is node_value[nlocal]: a value per
- * local node returned with each vertex). radius: how far from an element, in units of its longest
+ * local node returned with each weight). radius: how far from an element, in units of its longest
  * edge, a point outside the mesh may lie and still be matched to it. */
-PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locator **locator);
+PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locate_weights weights,
+                                   pbng_locator **locator);
 /* Not collective: a locator over every element of a serial (whole) mesh, element ids and node values
  * being their indices in it. */
-PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locator **locator);
+PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locate_weights weights, pbng_locator **locator);
+/* The most weights one location gives, over every rank's elements (at most PBNG_MAX_ELEMENT_NODES). */
+int pbng_locator_width(const pbng_locator *locator);
 PetscErrorCode pbng_locator_destroy(pbng_locator **locator);
 
 /* Collective (every rank calls it, possibly with n = 0). For each of this rank's n points[n][3], the

@@ -5,13 +5,13 @@
 
 enum { TRANSFER_NOT_COVERED = 1, TRANSFER_ONLY_HELD = 2 };
 
-/* A row's entries: the free vertices' values and weights; weights below 1e-14 in size are dropped.
+/* A row's entries: the free nodes' values and weights; weights below 1e-14 in size are dropped.
  * renormalise: scale the kept weights to sum to one (positions), else keep them (corrections). */
-static int row_entries(const pbng_point_location *l, int renormalise, PetscInt col[4], PetscScalar val[4])
+static int row_entries(const pbng_point_location *l, int renormalise, PetscInt *col, PetscScalar *val)
 {
   int n = 0;
   double sum = 0;
-  for (int a = 0; a < 4; ++a)
+  for (int a = 0; a < l->nodes; ++a)
     if (l->value[a] >= 0 && fabs(l->w[a]) > 1e-14) col[n] = (PetscInt)l->value[a], val[n] = l->w[a], sum += l->w[a], ++n;
   if (renormalise) {
     if (sum < 1e-3) return -1;
@@ -34,64 +34,74 @@ static PetscErrorCode first_failure(MPI_Comm comm, int64_t mine, const double Xm
   PetscFunctionReturn(0);
 }
 
-/* A matrix row: at most four entries. */
+/* The matrix rows, width entries each at most (the most weights one location gives: 4 for linear
+ * tetrahedra, 8 for hexahedra, 27 for hex27). */
 typedef struct {
-  PetscInt col[4];
-  PetscScalar val[4];
-  int n; /* entries, or -2 (no element within the radius) / -1 (only prescribed vertices) */
-} row;
+  int width;
+  PetscInt *col;    /* [m][width] */
+  PetscScalar *val; /* [m][width] */
+  int *n;           /* [m]: entries, or -2 (no element within the radius) / -1 (only prescribed nodes) */
+} row_table;
 
-#define LOCATE_CHUNK 65536 /* points located per rank and collective round: bounds the search's buffers */
+static PetscErrorCode row_table_destroy(row_table *rows)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree3(rows->col, rows->val, rows->n));
+  PetscFunctionReturn(0);
+}
 
-/* rows[i] for every owned free node of `rows_mesh`, its rest position located in `cols` by rounds of at
- * most LOCATE_CHUNK points per rank (collective). */
-static PetscErrorCode locate_rows(const pbng_dmesh *rows_mesh, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius, int renormalise,
-                                  row *rows)
+/* rows for every owned free node of `rows_mesh`, its rest position located in `cols` by rounds of at
+ * most PBNG_LOCATE_CHUNK points per rank (collective). */
+static PetscErrorCode locate_rows(const pbng_dmesh *rows_mesh, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius,
+                                  pbng_locate_weights weights, int renormalise, row_table *rows)
 {
   const int64_t m = rows_mesh->nfree;
   pbng_locator *locator;
   pbng_point_location *loc;
-  int64_t rounds, mine = (m + LOCATE_CHUNK - 1) / LOCATE_CHUNK;
+  int64_t rounds, mine = (m + PBNG_LOCATE_CHUNK - 1) / PBNG_LOCATE_CHUNK;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(&mine, &rounds, 1, MPI_INT64_T, MPI_MAX, rows_mesh->comm));
-  PetscCall(pbng_locator_create(cols, cmap->node_dof, radius, &locator));
-  PetscCall(PetscMalloc1(LOCATE_CHUNK, &loc));
+  PetscCall(pbng_locator_create(cols, cmap->node_dof, radius, weights, &locator));
+  const int w = rows->width = pbng_locator_width(locator);
+  PetscCall(PetscMalloc3((size_t)m * w + 1, &rows->col, (size_t)m * w + 1, &rows->val, m + 1, &rows->n));
+  PetscCall(PetscMalloc1(PBNG_LOCATE_CHUNK, &loc));
   for (int64_t k = 0; k < rounds; ++k) {
-    const int64_t first = k * LOCATE_CHUNK, n = first < m ? (m - first < LOCATE_CHUNK ? m - first : LOCATE_CHUNK) : 0;
+    const int64_t first = k * PBNG_LOCATE_CHUNK, n = first < m ? (m - first < PBNG_LOCATE_CHUNK ? m - first : PBNG_LOCATE_CHUNK) : 0;
     PetscCall(pbng_locator_find(locator, n, rows_mesh->X + 3 * first, loc));
-    for (int64_t i = 0; i < n; ++i) rows[first + i].n = loc[i].elem < 0 ? -2 : row_entries(&loc[i], renormalise, rows[first + i].col, rows[first + i].val);
+    for (int64_t i = first; i < first + n; ++i)
+      rows->n[i] = loc[i - first].elem < 0 ? -2 : row_entries(&loc[i - first], renormalise, &rows->col[w * i], &rows->val[w * i]);
   }
   PetscCall(PetscFree(loc));
   PetscCall(pbng_locator_destroy(&locator));
   PetscFunctionReturn(0);
 }
 
-/* One scalar matrix: a row per owned free node of `rows_mesh` (its rest position located in `cols`). */
+/* One scalar matrix: a row per owned free node of `rows_mesh` (its rest position located in `cols`,
+ * with the weights asked for). */
 static PetscErrorCode build(const pbng_dmesh *rows_mesh, const pbng_dof_map *rmap, const pbng_dmesh *cols, const pbng_dof_map *cmap, double radius,
-                            int renormalise, Mat *A, int64_t *failed_gid, double failed_X[3], int *failed_kind)
+                            pbng_locate_weights weights, int renormalise, Mat *A, int64_t *failed_gid, double failed_X[3], int *failed_kind)
 {
   const int32_t m = rows_mesh->nfree;
-  row *rows;
+  row_table rows;
   PetscInt *dnz, *onz, ncols_local = cols->nfree;
   const int64_t cfirst = cmap->first;
 
   PetscFunctionBeginUser;
   *failed_gid = INT64_MAX, *failed_kind = 0;
   failed_X[0] = failed_X[1] = failed_X[2] = 0;
-  PetscCall(PetscMalloc1(m + 1, &rows));
-  PetscCall(locate_rows(rows_mesh, cols, cmap, radius, renormalise, rows));
+  PetscCall(locate_rows(rows_mesh, cols, cmap, radius, weights, renormalise, &rows));
   PetscCall(PetscCalloc2(m + 1, &dnz, m + 1, &onz));
   for (int32_t i = 0; i < m; ++i) {
-    const row *r = &rows[i];
-    if (r->n < 0) {
+    const PetscInt *col = &rows.col[(int64_t)rows.width * i];
+    if (rows.n[i] < 0) {
       if (rows_mesh->global_node[i] < *failed_gid) {
-        *failed_gid = rows_mesh->global_node[i], *failed_kind = r->n == -2 ? TRANSFER_NOT_COVERED : TRANSFER_ONLY_HELD;
+        *failed_gid = rows_mesh->global_node[i], *failed_kind = rows.n[i] == -2 ? TRANSFER_NOT_COVERED : TRANSFER_ONLY_HELD;
         for (int k = 0; k < 3; ++k) failed_X[k] = rows_mesh->X[3 * i + k];
       }
       continue;
     }
-    for (int k = 0; k < r->n; ++k) (r->col[k] >= cfirst && r->col[k] < cfirst + ncols_local) ? dnz[i]++ : onz[i]++;
+    for (int k = 0; k < rows.n[i]; ++k) (col[k] >= cfirst && col[k] < cfirst + ncols_local) ? dnz[i]++ : onz[i]++;
   }
   int64_t gid = INT64_MAX;
   double X[3] = {0, 0, 0};
@@ -104,13 +114,13 @@ static PetscErrorCode build(const pbng_dmesh *rows_mesh, const pbng_dof_map *rma
     PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
     for (int32_t i = 0; i < m; ++i) {
       const PetscInt r = (PetscInt)(rmap->first + i);
-      PetscCall(MatSetValues(*A, 1, &r, rows[i].n, rows[i].col, rows[i].val, INSERT_VALUES));
+      PetscCall(MatSetValues(*A, 1, &r, rows.n[i], &rows.col[(int64_t)rows.width * i], &rows.val[(int64_t)rows.width * i], INSERT_VALUES));
     }
     PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   }
   PetscCall(PetscFree2(dnz, onz));
-  PetscCall(PetscFree(rows));
+  PetscCall(row_table_destroy(&rows));
   PetscFunctionReturn(0);
 }
 
@@ -123,11 +133,11 @@ PetscErrorCode pbng_transfer_create(const pbng_dmesh *fine, const pbng_dof_map *
 
   PetscFunctionBeginUser;
   *P = *Q = NULL;
-  PetscCall(build(fine, fmap, coarse, cmap, radius, 0, P, &gid, X, &kind));
+  PetscCall(build(fine, fmap, coarse, cmap, radius, PBNG_LOCATE_SHAPE, 0, P, &gid, X, &kind));
   PetscCheck(gid == INT64_MAX, fine->comm, PETSC_ERR_ARG_WRONG,
              "%s does not cover %s: its node %" PRId64 " (0-based) at (%g, %g, %g) lies farther than %g times the nearest element's size from it",
              coarse_name, fine_name, gid, X[0], X[1], X[2], radius);
-  PetscCall(build(coarse, cmap, fine, fmap, radius, 1, Q, &gid, X, &kind));
+  PetscCall(build(coarse, cmap, fine, fmap, radius, PBNG_LOCATE_CORNERS, 1, Q, &gid, X, &kind));
   if (gid != INT64_MAX) PetscCall(MatDestroy(P));
   PetscCheck(gid == INT64_MAX || kind != TRANSFER_NOT_COVERED, fine->comm, PETSC_ERR_ARG_WRONG,
              "%s does not cover %s: its free node %" PRId64 " (0-based) at (%g, %g, %g) lies farther than %g times the nearest element's size from it",

@@ -64,13 +64,13 @@ PetscErrorCode pbng_weak_springs_of_mesh(const pbng_mesh *mesh, int64_t *n, pbng
   PetscFunctionReturn(0);
 }
 
-/* A side's nodes and weights from a location: negative (extrapolated) weights clipped, tiny ones
- * dropped, the rest renormalised to sum to one. */
+/* A side's nodes and weights from a location (a tetrahedron's corners): negative (extrapolated)
+ * weights clipped, tiny ones dropped, the rest renormalised to sum to one. */
 static int side_weights(const pbng_point_location *l, int64_t nodes[4], double w[4])
 {
   int n = 0;
   double sum = 0;
-  for (int a = 0; a < 4; ++a)
+  for (int a = 0; a < l->nodes && a < 4; ++a)
     if (l->w[a] > 1e-14) nodes[n] = l->value[a], w[n] = l->w[a], sum += l->w[a], ++n;
   for (int k = 0; k < n; ++k) w[k] /= sum;
   return n;
@@ -86,7 +86,7 @@ static int drop_cancelled(pbng_weak_constraint *c)
   return n >= 2;
 }
 
-#define SPRING_CHUNK 32768 /* springs located per call */
+#define SPRING_CHUNK (PBNG_LOCATE_CHUNK / 2) /* springs located per call (two points each) */
 
 /* The coarse constraint of spring s from its two points' locations; 0 when it carries nothing there. */
 static PetscErrorCode spring_constraint(const pbng_weak_spring *s, const pbng_point_location loc[2], const char *name, double radius,
@@ -121,7 +121,12 @@ PetscErrorCode pbng_mesh_add_weak_springs(pbng_mesh *mesh, const char *name, int
 
   PetscFunctionBeginUser;
   if (n == 0) PetscFunctionReturn(0);
-  PetscCall(pbng_locator_create_serial(mesh, radius, &locator));
+  PetscCheck(mesh->etype && mesh->etype->shape == PBNG_SHAPE_TETRAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "%s: weak constraints are carried to coarse levels of tetrahedra only: a constraint's side holds at most %d nodes (a "
+             "tetrahedron's corners), a point of this level's %s interpolates more; give tetrahedral coarse levels (-mesh FILE -mesh_levels "
+             "...) or use -multilevel 1",
+             name, PBNG_WC_MAX_NODES / 2, mesh->etype ? mesh->etype->name : "mixed element kinds");
+  PetscCall(pbng_locator_create_serial(mesh, radius, PBNG_LOCATE_CORNERS, &locator));
   PetscCall(PetscMalloc3(n, &out, 2 * SPRING_CHUNK, &loc, 6 * SPRING_CHUNK, &points));
   for (int64_t first = 0; first < n; first += SPRING_CHUNK) {
     const int64_t m = n - first < SPRING_CHUNK ? n - first : SPRING_CHUNK;
