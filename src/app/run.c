@@ -153,6 +153,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     l0 = fr->iterations = (int)resume->next_iteration;
   } else {
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
+    PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, &energy));
     r = fr->residual0;
@@ -173,6 +174,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
+    if (cfg->contact_every > 0 && (l + 1) % cfg->contact_every == 0 && l + 1 < cfg->iters) PetscCall(run_detect_contacts(st));
     PetscCall(check_solver_options(st));
     fresh = 0;
     if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
@@ -210,6 +212,7 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
   PetscCall(run_gather_for_output(st, 3, st->pb.x, &positions));
   PetscCall(pbng_output_write_frame(st->out, frame, st->dm.nowned, st->node_rows, positions, &info));
   PetscCall(PetscFree(positions));
+  PetscCall(run_write_frame_contacts(st, frame));
   PetscCall(PetscLogEventEnd(st->ev.output, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -220,10 +223,11 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, int first, cons
   const double eta = elapsed / (frame - first + 1) * (F - frame); /* from this process's frames */
 
   PetscFunctionBeginUser;
-  char linear[48];
-  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s\n", frame, F,
+  char linear[48], contacts[64] = "";
+  if (st->cfg->contact) snprintf(contacts, sizeof(contacts), "  contacts %" PRId64, st->contacts.stats.contacts);
+  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s\n", frame, F,
                         fr->iterations, linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)), fr->relative_residual, fr->residual,
-                        fr->seconds, eta));
+                        fr->seconds, eta, contacts));
   PetscFunctionReturn(0);
 }
 
@@ -255,6 +259,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->linear_iterations = (long long)st->resume.linear_iterations, sum->solver_seconds = st->resume.solver_seconds;
   } else { /* frame 0: the initial configuration */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, 0)));
+    PetscCall(run_detect_contacts(st));
     PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
     fr.relative_residual = 1.0;
     PetscCall(write_frame(st, 0, &fr));
@@ -323,6 +328,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   st->pb.halo = &st->halo;
+  PetscCall(run_setup_contacts(st));
   if (cfg->initial[0]) PetscCall(run_load_initial_state(st));
   PetscCall(run_apply_initial_state(st));
   PetscCall(run_build_levels(st));
@@ -378,6 +384,7 @@ static PetscErrorCode teardown(run_state *st)
   for (int k = 0; st->made_levels && k < st->cfg->solver_opt.multilevel - 1; ++k) PetscCall(pbng_mesh_destroy(&st->made_levels[k])); /* an early error */
   PetscCall(PetscFree(st->made_levels));
   PetscCall(pbng_problem_destroy(&st->pb));
+  PetscCall(pbng_contacts_destroy(&st->contacts));
   PetscCall(pbng_halo_destroy(&st->halo));
   PetscCall(pbng_dmesh_destroy(&st->dm));
   PetscCall(PetscFree(st->node_rows));
@@ -462,6 +469,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   }
   PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(summarize_levels(&st, sum));
+  run_summarize_contacts(&st, sum);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */
   sum->stopped_by_signal = st.stopped_by;
   if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */

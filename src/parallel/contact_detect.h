@@ -51,6 +51,10 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
  * key); *rec is allocated (PetscMalloc1) and owned by the caller. */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);
 
+/* The contact distance in use: the option's, or when that was 0 the default chosen from the surface
+ * (half the mean length of the surface triangles' edges, over the job). */
+double pbng_contact_detector_distance(const pbng_contact_detector *det);
+
 /* [nlocal]: 1 for the local nodes that are surface vertices, else 0 (valid while det lives). */
 const uint8_t *pbng_contact_surface_nodes(const pbng_contact_detector *det);
 

@@ -127,6 +127,24 @@ PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_halo_create_from_lists(MPI_Comm comm, int ncolors, int nneighbors, int *neighbor, int32_t *send_start, int32_t *send_node,
+                                           int32_t *recv_start, int32_t *recv_node, pbng_halo *h)
+{
+  PetscFunctionBeginUser;
+  memset(h, 0, sizeof(*h));
+  h->comm = comm;
+  h->ncolors = ncolors;
+  h->nneighbors = nneighbors;
+  h->neighbor = neighbor;
+  h->send_start = send_start, h->send_node = send_node;
+  h->recv_start = recv_start, h->recv_node = recv_node;
+  h->nodes_per_iteration = send_start[ncolors * nneighbors];
+  PetscCall(PetscMalloc1(3 * (int64_t)send_start[ncolors * nneighbors] + 1, &h->send_buf));
+  PetscCall(PetscMalloc1(3 * (int64_t)recv_start[ncolors * nneighbors] + 1, &h->recv_buf));
+  PetscCall(PetscMalloc1(2 * nneighbors + 1, &h->requests));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_halo_destroy(pbng_halo *h)
 {
   PetscFunctionBeginUser;

@@ -21,6 +21,11 @@ typedef struct {
 } pbng_halo;
 
 PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h);
+/* A plan from lists made elsewhere (the contacts' dynamic halo): ncolors colors, nneighbors ranks
+ * neighbor[], and per direction start[ncolors * nneighbors + 1] / node[] laid out as above (both sides
+ * order a (color, neighbour) list alike). Takes ownership of the arrays (PetscMalloc'd). */
+PetscErrorCode pbng_halo_create_from_lists(MPI_Comm comm, int ncolors, int nneighbors, int *neighbor, int32_t *send_start, int32_t *send_node,
+                                           int32_t *recv_start, int32_t *recv_node, pbng_halo *h);
 PetscErrorCode pbng_halo_destroy(pbng_halo *h);
 
 /* Starts / completes the exchange of color c (c = -1: every color) of positions x[nlocal][3]. */

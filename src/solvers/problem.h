@@ -6,6 +6,7 @@
 
 #include "core/material.h"
 #include "mesh/boundary.h"
+#include "parallel/contacts.h"
 #include "parallel/dmesh.h"
 #include "parallel/halo.h"
 #include "solvers/geometry.h"
@@ -32,6 +33,9 @@ typedef struct {
   double *x_hat;            /* [nowned][3] inertial target x^n + dt v^n (dynamic) */
   pbng_halo *halo;          /* ghost updates; NULL when there are no other ranks to talk to */
   float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
+  int64_t x_nodes;          /* node slots of x: nlocal, + the contact ghosts' room */
+  pbng_contacts *contacts;  /* the contacts (dynamic weak constraints, issue 17), or NULL; x then has room for
+                               their ghosts after the static ones: [nlocal + contacts->ghost_capacity][3] */
 } pbng_problem;
 
 PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
@@ -42,6 +46,12 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
 /* Starts frame n+1 at time t: moves prescribed nodes to x_D(X, t) (Eq. 12); in dynamic mode sets
  * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes (ghosts updated). */
 PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t);
+
+/* Makes the problem's energy include the contacts of ct (kept by reference) and gives the positions room
+ * for their ghosts. Before anything keeps a pointer to pb->x. */
+PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct);
+/* Collective. A new detection at the current positions (pbng_contacts_update). */
+PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb);
 
 /* Brings every ghost position up to date (after updates outside a color sweep). */
 PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb);
