@@ -1,0 +1,41 @@
+/* Geometry of contacts (issue 17): the closest point of a triangle to a point, triangle normals, and
+ * analytic obstacles (planes, solid boxes, box containers, spheres) with their signed distance,
+ * closest point and normal. Pure functions, no allocation, no MPI. */
+#ifndef PBNG_CORE_CONTACT_GEOMETRY_H
+#define PBNG_CORE_CONTACT_GEOMETRY_H
+
+#define PBNG_MAX_OBSTACLES 16
+
+/* The closest point p of triangle (a, b, c) to x and its barycentric weights w (p = w0 a + w1 b + w2 c,
+ * w >= 0, sum 1); returns |x - p|^2. Degenerate triangles (zero area) are handled (closest point of
+ * their edges). */
+double pbng_point_triangle_closest(const double x[3], const double a[3], const double b[3], const double c[3], double w[3], double p[3]);
+
+/* Unit normal of (a, b, c) by the right-hand rule, (b - a) x (c - a) / |.|; returns |(b - a) x (c - a)|
+ * (twice the area; 0 for a degenerate triangle, n then zero). */
+double pbng_triangle_normal(const double a[3], const double b[3], const double c[3], double n[3]);
+
+typedef enum {
+  PBNG_OBSTACLE_PLANE = 0, /* "plane:px,py,pz,nx,ny,nz": the half-space on n's side of the plane through p is allowed */
+  PBNG_OBSTACLE_BOX,       /* "box:lx,ly,lz,hx,hy,hz": a solid box; its outside is allowed */
+  PBNG_OBSTACLE_CONTAINER, /* "container:lx,ly,lz,hx,hy,hz": an inside-out box; its inside is allowed */
+  PBNG_OBSTACLE_SPHERE,    /* "sphere:cx,cy,cz,r": a solid ball; its outside is allowed */
+  PBNG_OBSTACLE_KIND_COUNT
+} pbng_obstacle_kind;
+
+typedef struct {
+  pbng_obstacle_kind kind;
+  double p[6]; /* plane: point, unit normal; box/container: lo, hi; sphere: centre, radius */
+} pbng_obstacle;
+
+/* Parses one obstacle specification (the forms above; spaces around numbers allowed). Returns NULL,
+ * or a message naming the problem (unknown kind, wrong number of values, a value that is not a finite
+ * number, a zero normal, lo not below hi on some axis, radius not positive). */
+const char *pbng_obstacle_parse(const char *spec, pbng_obstacle *o);
+
+/* Signed distance of x to the obstacle's surface, positive on the allowed side; q the closest point
+ * of the surface and n the unit normal there pointing into the allowed side (x = q + phi n where the
+ * closest point is unique). */
+double pbng_obstacle_closest(const pbng_obstacle *o, const double x[3], double q[3], double n[3]);
+
+#endif
