@@ -10,7 +10,7 @@
 static PetscErrorCode write_contact_attributes(run_state *st)
 {
   const pbng_contact_options *o = &st->cfg->contact_opt;
-  const double k[2] = {o->k_n, o->k_t}, d = pbng_contact_detector_distance(st->contacts.det);
+  const double k[2] = {o->k_n, o->k_t}, d = st->contacts.opt.detect.distance;
   double obstacles[7 * PBNG_MAX_OBSTACLES + 1];
 
   PetscFunctionBeginUser;
@@ -39,7 +39,7 @@ PetscErrorCode run_setup_contacts(run_state *st)
   PetscCall(pbng_problem_attach_contacts(&st->pb, &st->contacts));
   PetscCall(write_contact_attributes(st));
   PetscCall(PetscPrintf(st->comm, "contacts: distance %g, %s, k_n %g, k_t %g, self-contact %s, %d obstacle(s), detection at frame starts%s\n",
-                        pbng_contact_detector_distance(st->contacts.det), cfg->contact_opt.unilateral ? "unilateral" : "spring (rebuilt at each detection)",
+                        st->contacts.opt.detect.distance, cfg->contact_opt.unilateral ? "unilateral" : "spring (rebuilt at each detection)",
                         cfg->contact_opt.k_n, cfg->contact_opt.k_t, cfg->contact_opt.detect.self ? "on" : "off", cfg->contact_opt.detect.nobstacles,
                         cfg->contact_every > 0 ? " and every -contact_every iterations" : ""));
   PetscFunctionReturn(0);

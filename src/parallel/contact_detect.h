@@ -14,10 +14,12 @@
 
 #include "core/contact_geometry.h"
 #include "parallel/dmesh.h"
+#include "parallel/surface.h"
 
 typedef struct {
-  double distance;      /* d (-contact_distance): a vertex closer than d to a triangle or obstacle, on either side */
-  int self;             /* 1: also pairs within one body (its own triangles' nodes and their neighbours excluded) */
+  double distance;      /* d (-contact_distance, > 0): a vertex within d of a triangle (either side) or closer than d to an obstacle */
+  int self;             /* 1: also pairs within one body (then triangles with a corner that shares an element
+                           with the vertex are excluded) */
   int nobstacles;
   pbng_obstacle obstacle[PBNG_MAX_OBSTACLES];
 } pbng_contact_detect_options;
@@ -48,15 +50,19 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
 /* Collective. Contacts of this rank's owned surface vertices at positions x[nlocal][3] (owned and
  * ghost nodes current): per vertex at most one triangle (the closest within d; ties by the lower
  * key) and at most one record per obstacle closer than d. Records sorted by (vertex_gid, kind,
- * key); *rec is allocated (PetscMalloc1) and owned by the caller. */
+ * key); *rec is allocated (PetscMalloc1) and owned by the caller.
+ * The rules (docs/contact.md#detection): a vertex v pairs with a triangle not containing it, of
+ * another body, or of its own body with `self` when no corner of the triangle shares an element with
+ * v. With p the closest point, n the triangle's unit outward normal (a degenerate triangle pairs with
+ * nothing), delta = |x_v - p| and s = (x_v - p).n, the pair is accepted when delta <= d and either
+ * s < 0 (v behind the triangle) or n_v.n < 0 (the surfaces face each other; n_v the angle-weighted sum
+ * of the normals of v's surface triangles). An obstacle gives a record when phi(x_v) < d (any depth). */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);
-
-/* The contact distance in use: the option's, or when that was 0 the default chosen from the surface
- * (half the mean length of the surface triangles' edges, over the job). */
-double pbng_contact_detector_distance(const pbng_contact_detector *det);
 
 /* [nlocal]: 1 for the local nodes that are surface vertices, else 0 (valid while det lives). */
 const uint8_t *pbng_contact_surface_nodes(const pbng_contact_detector *det);
+/* The detector's surface: triangles, owned surface vertices, bodies (valid while det lives). */
+const pbng_surface *pbng_contact_detector_surface(const pbng_contact_detector *det);
 
 /* Figures of the last detection on this rank (for reports). */
 typedef struct {

@@ -4,6 +4,7 @@
 #include "parallel/contacts.h"
 #include "parallel/contact_colors.h"
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,14 +115,37 @@ static PetscErrorCode surface_vertex_count(const pbng_contacts *ct, int32_t *bou
   PetscFunctionReturn(0);
 }
 
+/* The default contact distance: half the mean edge of the surface triangles at rest, over the job (each
+ * triangle counted by its holder). */
+static PetscErrorCode default_distance(const pbng_dmesh *dm, double *d)
+{
+  pbng_surface s;
+  double mine[2] = {0, 0}, all[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_surface_create(dm, &s));
+  for (int32_t t = 0; t < s.nheld; ++t)
+    for (int e = 0; e < 3; ++e) {
+      const double *a = &dm->X[3 * (int64_t)s.tri[t].node[e]], *b = &dm->X[3 * (int64_t)s.tri[t].node[(e + 1) % 3]];
+      mine[0] += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+      mine[1] += 1;
+    }
+  PetscCall(pbng_surface_destroy(&s));
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, dm->comm));
+  PetscCheck(all[1] > 0 && all[0] > 0, dm->comm, PETSC_ERR_ARG_WRONG, "contacts: the mesh has no boundary surface");
+  *d = 0.5 * all[0] / all[1];
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct)
 {
   PetscFunctionBeginUser;
   memset(ct, 0, sizeof(*ct));
   ct->dm = dm;
   ct->opt = *opt;
+  if (ct->opt.detect.distance == 0) PetscCall(default_distance(dm, &ct->opt.detect.distance));
   PetscCallMPI(MPI_Comm_dup(dm->comm, &ct->comm));
-  PetscCall(pbng_contact_detector_create(dm, &opt->detect, &ct->det));
+  PetscCall(pbng_contact_detector_create(dm, &ct->opt.detect, &ct->det));
   PetscCall(build_lookup(ct));
   PetscCall(build_holders(ct, halo));
   PetscCall(surface_vertex_count(ct, &ct->ghost_capacity));

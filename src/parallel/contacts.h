@@ -25,7 +25,7 @@
 #include "parallel/halo.h"
 
 typedef struct {
-  pbng_contact_detect_options detect; /* -contact_distance, -contact_self, -obstacle */
+  pbng_contact_detect_options detect; /* -contact_distance (0: half the mean surface edge), -contact_self, -obstacle */
   double k_n, k_t;                    /* -contact_stiffness, -contact_tangential_stiffness */
   int unilateral;                     /* -contact_model unilateral (else the paper's spring) */
 } pbng_contact_options;
