@@ -210,11 +210,10 @@ static PetscErrorCode merge_recolored(pbng_contacts *ct, int64_t n, const int64_
     if (t[3 * q + 1] != t[3 * q + 2]) gid[out] = t[3 * q], color[out++] = (int32_t)t[3 * q + 1];
     ++q;
   }
-  PetscCall(PetscFree(ct->recolored_gid));
-  PetscCall(PetscFree(ct->recolored_color));
+  PetscCall(PetscFree2(ct->recolored_gid, ct->recolored_color));
   PetscCall(PetscMalloc2(out + 1, &ct->recolored_gid, out + 1, &ct->recolored_color));
-  memcpy(ct->recolored_gid, gid, sizeof(int64_t) * (size_t)out);
-  memcpy(ct->recolored_color, color, sizeof(int32_t) * (size_t)out);
+  if (out) memcpy(ct->recolored_gid, gid, sizeof(int64_t) * (size_t)out);
+  if (out) memcpy(ct->recolored_color, color, sizeof(int32_t) * (size_t)out);
   ct->nrecolored = out;
   PetscCall(PetscFree2(gid, color));
   PetscFunctionReturn(0);

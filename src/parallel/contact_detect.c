@@ -360,9 +360,11 @@ static int pair_allowed(const pbng_contact_detector *det, int32_t v, const place
 
 /* The rule for one pair: p the closest point, n the triangle's outward normal (a degenerate triangle
  * gives nothing), delta = |x - p|, s = (x - p).n. Accepted when delta <= d and either s < 0 (behind
- * the triangle) or the surfaces face each other (nv.n < 0); kept when closer than the best so far,
- * ties by the lower key. */
-static void consider_triangle(const double xv[3], const double nv[3], double d, const placed_triangle *tris, int32_t t, vertex_answer *best)
+ * the triangle) or the surfaces face each other (nv.n < 0); within one body the surfaces must face each
+ * other in both cases (a vertex behind a nearby triangle of its own surface is a concave fold, not a
+ * penetration); kept when closer than the best so far, ties by the lower key. */
+static void consider_triangle(const double xv[3], const double nv[3], double d, int same_body, const placed_triangle *tris, int32_t t,
+                              vertex_answer *best)
 {
   const placed_triangle *T = &tris[t];
   double w[3], p[3], n[3], r[3];
@@ -370,7 +372,7 @@ static void consider_triangle(const double xv[3], const double nv[3], double d, 
   if (!(sqrt(dist2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[1], T->x[2], n) > 0)) return;
   for (int k = 0; k < 3; ++k) r[k] = xv[k] - p[k];
   const double s = dot3(r, n);
-  if (!(s < 0 || dot3(nv, n) < 0)) return;
+  if (!((s < 0 && !same_body) || dot3(nv, n) < 0)) return;
   if (best->tri >= 0 && (dist2 > best->dist2 || (dist2 == best->dist2 && T->key > tris[best->tri].key))) return;
   best->tri = t, best->dist2 = dist2, best->gap = s;
   memcpy(best->w, w, sizeof(w)), memcpy(best->p, p, sizeof(p)), memcpy(best->n, n, sizeof(n));
@@ -382,7 +384,8 @@ static int candidate(const pbng_contact_detector *det, int32_t v, const double x
                      vertex_answer *best)
 {
   if (!in_box(&tris[t], xv)) return 0;
-  if (pair_allowed(det, v, &tris[t])) consider_triangle(xv, nv, det->opt.distance, tris, t, best);
+  if (pair_allowed(det, v, &tris[t]))
+    consider_triangle(xv, nv, det->opt.distance, tris[t].body == det->surf.body[det->surf.vert[v]], tris, t, best);
   return 1;
 }
 

@@ -171,8 +171,7 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct)
   PetscCall(PetscFree(ct->previous));
   PetscCall(PetscFree4(ct->ghost_gid, ct->ghost_owner, ct->ghost_static_color, ct->ghost_held));
   PetscCall(PetscFree(ct->color));
-  PetscCall(PetscFree(ct->recolored_gid));
-  PetscCall(PetscFree(ct->recolored_color));
+  PetscCall(PetscFree2(ct->recolored_gid, ct->recolored_color));
   PetscCall(PetscFree(ct->sched_start));
   PetscCall(PetscFree(ct->sched_split));
   PetscCall(PetscFree(ct->sched_node));
@@ -244,8 +243,8 @@ static PetscErrorCode gather_items(pbng_contacts *ct, int32_t nrec, const pbng_c
   PetscCallMPI(MPI_Alltoallv(send, scount, sdispl, item_type, recv, rcount, rdispl, item_type, ct->comm));
   PetscCallMPI(MPI_Type_free(&item_type));
   PetscCall(PetscMalloc1(nrec + nrecv + 1, items));
-  memcpy(*items, mine, sizeof(contact_item) * (size_t)nrec);
-  memcpy(*items + nrec, recv, sizeof(contact_item) * (size_t)nrecv);
+  if (nrec) memcpy(*items, mine, sizeof(contact_item) * (size_t)nrec);
+  if (nrecv) memcpy(*items + nrec, recv, sizeof(contact_item) * (size_t)nrecv);
   *nitems = (int32_t)(nrec + nrecv);
   qsort(*items, (size_t)*nitems, sizeof(contact_item), compare_items);
   PetscCall(PetscFree(fill));
@@ -395,7 +394,7 @@ static PetscErrorCode remember_keys(pbng_contacts *ct)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(ct->previous));
   PetscCall(PetscMalloc1(ct->n + 1, &ct->previous));
-  memcpy(ct->previous, ct->key, sizeof(ct->key[0]) * (size_t)ct->n);
+  if (ct->n) memcpy(ct->previous, ct->key, sizeof(ct->key[0]) * (size_t)ct->n);
   ct->nprevious = ct->n; /* already sorted: the terms are in key order */
   PetscFunctionReturn(0);
 }
@@ -520,7 +519,8 @@ static PetscErrorCode build_dynamic_halo(pbng_contacts *ct, int32_t nheld, const
   PetscCall(pbng_halo_destroy(&ct->dyn));
   PetscCall(send_entries(ct, nheld, held, &ns, &se));
   PetscCall(recv_entries(ct, &nr, &re));
-  PetscCall(PetscCalloc2(size, &is_nb, size, &nb));
+  PetscCall(PetscCalloc1(size, &is_nb));
+  PetscCall(PetscMalloc1(size, &nb)); /* its own allocation: the halo takes it */
   for (int64_t k = 0; k < ns; ++k) is_nb[se[k].rank] = 1;
   for (int64_t k = 0; k < nr; ++k) is_nb[re[k].rank] = 1;
   for (int r = 0; r < size; ++r)
