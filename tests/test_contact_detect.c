@@ -356,6 +356,8 @@ static PetscErrorCode check_surface(const surface_expect *ex, const pbng_mesh *m
     snprintf(what, sizeof(what), "%s: bodies", ex->name);
     check(s->nbodies == ex->bodies, what, (double)s->nbodies, (double)ex->bodies);
   }
+  PetscCall(PetscPrintf(dm->comm, "surface %s: %" PRId64 " triangles, %" PRId64 " vertices, %" PRId64 " bodies (labels settled in %d rounds)\n", ex->name, total[0], total[1],
+                        s->nbodies, s->body_rounds));
   PetscFunctionReturn(0);
 }
 

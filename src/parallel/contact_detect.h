@@ -42,8 +42,9 @@ typedef struct {
 
 typedef struct pbng_contact_detector pbng_contact_detector;
 
-/* Collective. The surface of dm (built once from the rest configuration) and its bodies (connected
- * components of the element graph), for the options given (copied). */
+/* Collective. The surface of dm (built once, from the topology alone) and its bodies (connected
+ * components of the element graph), for the options given (copied; d > 0, at most
+ * PBNG_MAX_OBSTACLES obstacles). dm is kept by reference and must outlive the detector. */
 PetscErrorCode pbng_contact_detector_create(const pbng_dmesh *dm, const pbng_contact_detect_options *opt, pbng_contact_detector **det);
 PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
 
