@@ -356,6 +356,8 @@ static PetscErrorCode check_surface(const surface_expect *ex, const pbng_mesh *m
     snprintf(what, sizeof(what), "%s: bodies", ex->name);
     check(s->nbodies == ex->bodies, what, (double)s->nbodies, (double)ex->bodies);
   }
+  PetscCall(PetscPrintf(dm->comm, "surface %s: %" PRId64 " triangles, %" PRId64 " vertices, %" PRId64 " bodies (labels settled in %d rounds)\n", ex->name, total[0], total[1],
+                        s->nbodies, s->body_rounds));
   PetscFunctionReturn(0);
 }
 
@@ -904,11 +906,56 @@ static PetscErrorCode check_detections(void)
   PetscFunctionReturn(0);
 }
 
+/* Errors, on every rank alike: a non-finite surface position (set on one rank only, the smallest
+ * surface vertex's id named), a distance that is not positive, too many obstacles. */
+static PetscErrorCode check_errors(void)
+{
+  detect_case dc = two_boxes("errors", PBNG_ELEMENT_TET4, 1, 1);
+  pbng_mesh m;
+  reference r;
+  pbng_dmesh dm;
+  pbng_halo halo;
+  pbng_contact_detector *det = NULL;
+  pbng_contact_record *rec = NULL;
+  int32_t n = -1;
+  double *x;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(setup(make_case_mesh, &dc, &m, &r, &dm, &halo));
+  PetscCall(PetscMalloc1(3 * (int64_t)dm.nlocal, &x));
+  for (int32_t i = 0; i < dm.nlocal; ++i) place(&dc.sc, dm.global_node[i], &dm.X[3 * i], &x[3 * i]);
+  int64_t first = 0; /* the smallest surface vertex: corrupt it on its owner only */
+  while (!r.is_vertex[first]) ++first;
+  for (int32_t i = 0; i < dm.nowned; ++i)
+    if (dm.global_node[i] == first) x[3 * i + 1] = NAN;
+  PetscCall(pbng_contact_detector_create(&dm, &dc.sc.opt, &det));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = pbng_contact_detect(det, x, &n, &rec);
+  PetscCall(PetscPopErrorHandler());
+  check(ierr == PETSC_ERR_FP && rec == NULL && n == -1, "a non-finite surface position is an error on every rank", ierr, PETSC_ERR_FP);
+  PetscCall(pbng_contact_detector_destroy(&det));
+  pbng_contact_detect_options bad = dc.sc.opt;
+  for (int k = 0; k < 2; ++k) {
+    bad = dc.sc.opt;
+    if (k == 0) bad.distance = 0;
+    else bad.nobstacles = PBNG_MAX_OBSTACLES + 1;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = pbng_contact_detector_create(&dm, &bad, &det);
+    PetscCall(PetscPopErrorHandler());
+    check(ierr == PETSC_ERR_ARG_OUTOFRANGE && det == NULL, k == 0 ? "distance 0 refused" : "too many obstacles refused", ierr, PETSC_ERR_ARG_OUTOFRANGE);
+  }
+  PetscCall(PetscFree(x));
+  PetscCall(teardown(&m, &r, &dm, &halo));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(check_surfaces());
   PetscCall(check_detections());
+  PetscCall(check_errors());
   int all;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_contact_detect: %d checks, %d failures\n", checks, all));

@@ -75,19 +75,22 @@ static int in_box(const placed_triangle *t, const double x[3])
   return x[0] >= t->lo[0] && x[0] <= t->hi[0] && x[1] >= t->lo[1] && x[1] <= t->hi[1] && x[2] >= t->lo[2] && x[2] <= t->hi[2];
 }
 
-/* Every corner of the local triangles and every owned surface vertex must be finite. */
+/* Collective. Every corner of the local triangles (every owned surface vertex among them) must be
+ * finite; otherwise every rank fails naming the same node (the smallest such global id). */
 static PetscErrorCode check_positions(const pbng_contact_detector *det, const double *x)
 {
   const pbng_dmesh *dm = det->dm;
   const pbng_surface *s = &det->surf;
+  int64_t mine = INT64_MAX, first;
 
   PetscFunctionBeginUser;
   for (int32_t t = 0; t < s->ntri; ++t)
     for (int a = 0; a < 3; ++a) {
       const double *p = &x[3 * (int64_t)s->tri[t].node[a]];
-      PetscCheck(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]), PETSC_COMM_SELF, PETSC_ERR_FP,
-                 "contact detection: node %" PRId64 " (a surface vertex) has a non-finite position", dm->global_node[s->tri[t].node[a]]);
+      if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) && dm->global_node[s->tri[t].node[a]] < mine) mine = dm->global_node[s->tri[t].node[a]];
     }
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, dm->comm));
+  PetscCheck(first == INT64_MAX, dm->comm, PETSC_ERR_FP, "contact detection: node %" PRId64 " (a surface vertex) has a non-finite position", first);
   PetscFunctionReturn(0);
 }
 

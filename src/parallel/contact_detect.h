@@ -42,8 +42,9 @@ typedef struct {
 
 typedef struct pbng_contact_detector pbng_contact_detector;
 
-/* Collective. The surface of dm (built once from the rest configuration) and its bodies (connected
- * components of the element graph), for the options given (copied). */
+/* Collective. The surface of dm (built once, from the topology alone) and its bodies (connected
+ * components of the element graph), for the options given (copied; d > 0, at most
+ * PBNG_MAX_OBSTACLES obstacles). dm is kept by reference and must outlive the detector. */
 PetscErrorCode pbng_contact_detector_create(const pbng_dmesh *dm, const pbng_contact_detect_options *opt, pbng_contact_detector **det);
 PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
 
@@ -68,7 +69,8 @@ const pbng_surface *pbng_contact_detector_surface(const pbng_contact_detector *d
 typedef struct {
   int64_t surface_vertices, surface_triangles; /* held by this rank */
   int64_t halo_triangles;                      /* received from other ranks */
-  int64_t candidates;                          /* broad-phase vertex-triangle pairs tested */
+  int64_t candidates;                          /* vertex-triangle pairs the broad phase passed on (inside the
+                                                  triangle's box grown by d: docs/contact.md#detection) */
   double seconds;                              /* wall time of the detection */
 } pbng_contact_detect_stats;
 void pbng_contact_detect_get_stats(const pbng_contact_detector *det, pbng_contact_detect_stats *st);

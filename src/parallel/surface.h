@@ -40,7 +40,4 @@ typedef struct {
 PetscErrorCode pbng_surface_create(const pbng_dmesh *dm, pbng_surface *s);
 PetscErrorCode pbng_surface_destroy(pbng_surface *s);
 
-/* The owner rank of local node i. */
-static inline int pbng_dmesh_node_owner(const pbng_dmesh *dm, int32_t i) { return i < dm->nowned ? dm->rank : dm->ghost_owner[i - dm->nowned]; }
-
 #endif
