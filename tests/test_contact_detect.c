@@ -546,7 +546,8 @@ static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const 
       if (sqrt(d2) > opt->distance) continue;
       if (pbng_triangle_normal(&x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], nt) == 0) continue;
       const double s = (xv[0] - p[0]) * nt[0] + (xv[1] - p[1]) * nt[1] + (xv[2] - p[2]) * nt[2];
-      if (s >= 0 && nv[0] * nt[0] + nv[1] * nt[1] + nv[2] * nt[2] >= 0) continue;
+      const int facing = nv[0] * nt[0] + nv[1] * nt[1] + nv[2] * nt[2] < 0, same_body = r->body[c[0]] == r->body[v];
+      if (!facing && (s >= 0 || same_body)) continue; /* behind the triangle: enough for another body only */
       if (best >= 0 && d2 >= bd2) continue; /* triangles by increasing key: the lower key wins ties */
       best = t, bd2 = d2, bs = s;
       memcpy(bw, w, sizeof(w)), memcpy(bp, p, sizeof(p)), memcpy(bn, nt, sizeof(nt));

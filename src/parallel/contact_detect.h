@@ -55,9 +55,9 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
  * The rules (docs/contact.md#detection): a vertex v pairs with a triangle not containing it, of
  * another body, or of its own body with `self` when no corner of the triangle shares an element with
  * v. With p the closest point, n the triangle's unit outward normal (a degenerate triangle pairs with
- * nothing), delta = |x_v - p| and s = (x_v - p).n, the pair is accepted when delta <= d and either
- * s < 0 (v behind the triangle) or n_v.n < 0 (the surfaces face each other; n_v the angle-weighted sum
- * of the normals of v's surface triangles). An obstacle gives a record when phi(x_v) < d (any depth). */
+ * nothing), delta = |x_v - p| and s = (x_v - p).n, the pair is accepted when delta <= d and n_v.n < 0
+ * (the surfaces face each other; n_v the angle-weighted sum of the normals of v's surface triangles),
+ * or, for a triangle of another body, s < 0 (v behind it). An obstacle gives a record when phi(x_v) < d (any depth). */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);
 
 /* [nlocal]: 1 for the local nodes that are surface vertices, else 0 (valid while det lives). */
