@@ -160,29 +160,31 @@ static PetscErrorCode choose_colors(const int64_t *all, int64_t len, int64_t *no
   PetscFunctionReturn(0);
 }
 
-/* Gathers every rank's descriptions on rank 0, which chooses; every rank gets the (gid, color, static)
- * triples. */
-static PetscErrorCode recolor_on_rank0(const pbng_contacts *ct, const buffer *mine, int64_t *n, int64_t **triples)
+/* Gathers every rank's buffer on rank 0, which makes rows of `width` int64 with `choose`; every rank
+ * gets them (collective). */
+typedef PetscErrorCode (*rank0_chooser)(const int64_t *all, int64_t len, int64_t *nrows, int64_t **rows);
+static PetscErrorCode gather_on_rank0(const pbng_contacts *ct, const buffer *mine, rank0_chooser choose, int width, int64_t *n, int64_t **rows)
 {
   const int size = ct->dm->size, rank = ct->dm->rank;
   int *counts = NULL, *displ = NULL, len = (int)mine->n;
   int64_t *all = NULL, total = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(mine->n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contacts: recoloring data of one rank too large");
+  PetscCheck(mine->n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contacts: coloring data of one rank too large");
   if (rank == 0) PetscCall(PetscMalloc2(size, &counts, size + 1, &displ));
   PetscCallMPI(MPI_Gather(&len, 1, MPI_INT, counts, 1, MPI_INT, 0, ct->comm));
   if (rank == 0) {
     displ[0] = 0;
     for (int r = 0; r < size; ++r) total += counts[r], displ[r + 1] = (int)(displ[r] + counts[r]);
-    PetscCheck(total < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contacts: recoloring data too large for one gather");
+    PetscCheck(total < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contacts: coloring data too large for one gather");
     PetscCall(PetscMalloc1(total + 1, &all));
   }
   PetscCallMPI(MPI_Gatherv(mine->v, len, MPI_INT64_T, all, counts, displ, MPI_INT64_T, 0, ct->comm));
-  if (rank == 0) PetscCall(choose_colors(all, total, n, triples));
+  if (rank == 0) PetscCall(choose(all, total, n, rows));
   PetscCallMPI(MPI_Bcast(n, 1, MPI_INT64_T, 0, ct->comm));
-  if (rank != 0) PetscCall(PetscMalloc1(3 * *n + 1, triples));
-  PetscCallMPI(MPI_Bcast(*triples, (int)(3 * *n), MPI_INT64_T, 0, ct->comm));
+  if (rank != 0) PetscCall(PetscMalloc1(width * *n + 1, rows));
+  PetscCheck(width * *n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contacts: coloring result too large for one broadcast");
+  PetscCallMPI(MPI_Bcast(*rows, (int)(width * *n), MPI_INT64_T, 0, ct->comm));
   if (rank == 0) {
     PetscCall(PetscFree(all));
     PetscCall(PetscFree2(counts, displ));
@@ -241,7 +243,7 @@ PetscErrorCode pbng_contact_colors_update(pbng_contacts *ct, const uint8_t *new_
   PetscCallMPI(MPI_Allreduce(&count, &total, 1, MPI_INT64_T, MPI_SUM, ct->comm));
   ct->stats.recolored = total;
   if (total > 0) {
-    PetscCall(recolor_on_rank0(ct, &mine, &n, &triples));
+    PetscCall(gather_on_rank0(ct, &mine, choose_colors, 3, &n, &triples));
     PetscCall(merge_recolored(ct, n, triples));
     for (int64_t q = 0; q < n; ++q) {
       const int32_t l = pbng_contacts_static_local(ct, triples[3 * q]);
@@ -255,3 +257,4 @@ PetscErrorCode pbng_contact_colors_update(pbng_contacts *ct, const uint8_t *new_
     if (ct->recolored_color[k] + 1 > ct->ncolors) ct->ncolors = ct->recolored_color[k] + 1;
   PetscFunctionReturn(0);
 }
+

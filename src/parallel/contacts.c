@@ -27,7 +27,14 @@ static int compare_keys(const int64_t a[3], const int64_t b[3])
 }
 
 static int compare_items(const void *a, const void *b) { return compare_keys(((const contact_item *)a)->key, ((const contact_item *)b)->key); }
-static int compare_key_rows(const void *a, const void *b) { return compare_keys((const int64_t *)a, (const int64_t *)b); }
+/* (key[3], node set) rows of the previous update: a contact is new when its key or its nodes are (a corner
+ * whose weight was zero was not one of the term's nodes). */
+static int compare_previous(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  const int c = compare_keys(x, y);
+  return c ? c : (x[3] > y[3]) - (x[3] < y[3]);
+}
 static int compare_pairs(const void *a, const void *b)
 {
   const int64_t *x = a, *y = b;
@@ -166,6 +173,7 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct)
   PetscCall(PetscFree(ct->term));
   PetscCall(PetscFree(ct->key));
   PetscCall(PetscFree(ct->counted));
+  PetscCall(PetscFree(ct->slots));
   PetscCall(PetscFree(ct->adj_start));
   PetscCall(PetscFree(ct->adj));
   PetscCall(PetscFree(ct->previous));
@@ -182,6 +190,18 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct)
   PetscCallMPI(MPI_Comm_free(&ct->comm));
   memset(ct, 0, sizeof(*ct));
   PetscFunctionReturn(0);
+}
+
+/* The paper's spring pulls its vertex onto the surface point from either side: only vertices behind the
+ * surface (gap < 0) become spring contacts, or a vertex near a surface would be drawn onto it (and a
+ * contact found at gap g would start with energy k_n g^2 / 2). A unilateral contact acts only behind the
+ * surface, so it keeps every record within the distance (it catches a vertex before it passes). */
+static int32_t keep_penetrating(int32_t n, pbng_contact_record *rec)
+{
+  int32_t m = 0;
+  for (int32_t k = 0; k < n; ++k)
+    if (rec[k].gap < 0) rec[m++] = rec[k];
+  return m;
 }
 
 /* ---- update: detections become terms ---------------------------------------------------------------- */
@@ -340,6 +360,7 @@ static PetscErrorCode ensure_term_capacity(pbng_contacts *ct, int32_t n)
   PetscCall(PetscRealloc(sizeof(pbng_weak_constraint) * (size_t)cap, &ct->term));
   PetscCall(PetscRealloc(sizeof(ct->key[0]) * (size_t)cap, &ct->key));
   PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)cap, &ct->counted));
+  PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)cap, &ct->slots));
   ct->capacity = cap;
   PetscFunctionReturn(0);
 }
@@ -356,6 +377,8 @@ static PetscErrorCode build_terms(pbng_contacts *ct, int32_t nitems, const conta
   for (int32_t k = 0; k < nitems; ++k) {
     term_from_item(ct, &items[k], &ct->term[k]);
     memcpy(ct->key[k], items[k].key, sizeof(ct->key[k]));
+    ct->slots[k] = 0;
+    for (int j = 0; j < items[k].nnodes; ++j) ct->slots[k] |= (uint8_t)(item_node_used(&items[k], j) << j);
     ct->counted[k] = items[k].owner[0] == dm->rank;
     for (int j = 0; j < ct->term[k].nnodes; ++j)
       if (ct->term[k].node[j] < dm->nowned) ct->adj_start[ct->term[k].node[j] + 1]++;
@@ -373,6 +396,21 @@ static PetscErrorCode build_terms(pbng_contacts *ct, int32_t nitems, const conta
   PetscFunctionReturn(0);
 }
 
+/* The row of term k for the previous-update list: its key and the bit set of its item slots in use. */
+static void previous_row(const pbng_contacts *ct, int32_t k, int64_t row[4])
+{
+  memcpy(row, ct->key[k], sizeof(ct->key[k]));
+  row[3] = ct->slots[k];
+}
+
+/* Whether term k was there at the previous update, with the same nodes. */
+static int seen_before(const pbng_contacts *ct, int32_t k)
+{
+  int64_t row[4];
+  previous_row(ct, k, row);
+  return ct->nprevious && bsearch(row, ct->previous, (size_t)ct->nprevious, sizeof(ct->previous[0]), compare_previous) != NULL;
+}
+
 /* Per owned free node: whether it is a node of a term not present at the previous update (new), and
  * whether it was in some term then and is in none now (left). */
 static PetscErrorCode mark_changes(const pbng_contacts *ct, const uint8_t *was_in_contact, uint8_t *new_node, uint8_t *left_node)
@@ -382,7 +420,7 @@ static PetscErrorCode mark_changes(const pbng_contacts *ct, const uint8_t *was_i
   PetscFunctionBeginUser;
   for (int32_t i = 0; i < dm->nfree; ++i) new_node[i] = 0, left_node[i] = was_in_contact[i] && ct->adj_start[i + 1] == ct->adj_start[i];
   for (int32_t k = 0; k < ct->n; ++k) {
-    if (ct->nprevious && bsearch(ct->key[k], ct->previous, (size_t)ct->nprevious, sizeof(ct->previous[0]), compare_key_rows)) continue;
+    if (seen_before(ct, k)) continue;
     for (int j = 0; j < ct->term[k].nnodes; ++j)
       if (ct->term[k].node[j] < dm->nfree) new_node[ct->term[k].node[j]] = 1;
   }
@@ -394,8 +432,8 @@ static PetscErrorCode remember_keys(pbng_contacts *ct)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(ct->previous));
   PetscCall(PetscMalloc1(ct->n + 1, &ct->previous));
-  if (ct->n) memcpy(ct->previous, ct->key, sizeof(ct->key[0]) * (size_t)ct->n);
-  ct->nprevious = ct->n; /* already sorted: the terms are in key order */
+  for (int32_t k = 0; k < ct->n; ++k) previous_row(ct, k, ct->previous[k]);
+  ct->nprevious = ct->n; /* already sorted: the terms are in key order, one term per key */
   PetscFunctionReturn(0);
 }
 
@@ -571,6 +609,7 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   PetscFunctionBeginUser;
   double t0 = MPI_Wtime();
   PetscCall(pbng_contact_detect(ct->det, x, &nrec, &rec));
+  if (!ct->opt.unilateral) nrec = keep_penetrating(nrec, rec);
   const double t_detect = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   PetscCall(PetscCalloc4(dm->nowned + 1, &was, dm->nowned + 1, &new_node, dm->nowned + 1, &left_node, dm->nowned + 1, &shared));
@@ -583,7 +622,7 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   PetscCall(mark_changes(ct, was, new_node, left_node));
   int64_t new_terms = 0;
   for (int32_t k = 0; k < ct->n; ++k)
-    new_terms += ct->counted[k] && !(ct->nprevious && bsearch(ct->key[k], ct->previous, (size_t)ct->nprevious, sizeof(ct->previous[0]), compare_key_rows));
+    new_terms += ct->counted[k] && !seen_before(ct, k);
   PetscCall(remember_keys(ct));
   for (int32_t k = 0; k < nitems; ++k) /* initial positions of the contact ghosts (the exchange below refreshes them) */
     for (int j = 0; j < items[k].nnodes; ++j) {

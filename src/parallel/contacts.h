@@ -51,8 +51,9 @@ typedef struct {
   pbng_weak_constraint *term;         /* node[]: local indices (owned, static ghost, contact ghost) */
   int64_t (*key)[3];                  /* [n]: vertex gid, kind, triangle key / obstacle index */
   uint8_t *counted;                   /* [n]: 1 when its vertex is owned here (energy, output) */
+  uint8_t *slots;                     /* [n]: bit j set when the item's node j is one of the term's (zero weights are left out) */
   int32_t *adj_start, *adj;           /* per owned node: term * PBNG_WC_MAX_NODES + slot, in term order */
-  int64_t (*previous)[3];             /* the keys of the previous update (sorted), to tell new contacts */
+  int64_t (*previous)[4];             /* key and slots of the previous update's terms (sorted), to tell new contacts */
   int32_t nprevious;
 
   /* contact ghosts: local indices [nlocal, nlocal + nghost), ordered by (owner, gid) */

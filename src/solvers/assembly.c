@@ -185,6 +185,11 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(n, Ke) : 0;
 }
 
+int pbng_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double *Ke)
+{
+  return pb->geo.ref ? quadrature_element_matrix(pb, e, kind, Ke) : element_matrix(pb, e, kind, Ke);
+}
+
 /* Whether an element (row t of width nen) has a free owned node. */
 static int has_owned_row(const pbng_dmesh *dm, const int32_t *t, int nen)
 {
@@ -210,15 +215,17 @@ static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_ma
 }
 
 /* The exact Hessian of weak constraints' energies (Eq. 18; the static ones or the contacts): block (a, b)
- * = a_a a_b K_c with the stiffness in effect at x (a unilateral contact's is 0 while it does not act),
- * positive semidefinite; rows of owned free nodes (local index < nfree) only. */
+ * = a_a a_b K_c with the stiffness in effect at x (a unilateral contact's is 0 while it does not act:
+ * its zero blocks are inserted all the same, or the matrix's first assembly would drop their
+ * preallocated places and a later one could not put them back), positive semidefinite; rows of owned
+ * free nodes (local index < nfree) only. */
 static PetscErrorCode add_weak_constraint_matrices(int32_t n, const pbng_weak_constraint *c, int32_t nfree, const pbng_dof_map *map, const double *x, Mat K)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < n; ++k) {
     const pbng_weak_constraint *w = &c[k];
     double Kc[9];
-    if (!pbng_weak_constraint_stiffness_at(w, x, Kc)) continue;
+    pbng_weak_constraint_stiffness_at(w, x, Kc);
     for (int a = 0; a < w->nnodes; ++a) {
       if (w->node[a] >= nfree) continue;
       const PetscInt row = (PetscInt)map->node_dof[w->node[a]];
@@ -254,7 +261,7 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
     for (int32_t k = 0; k < n; ++k) {
       const int32_t e = first + k;
       if (!has_owned_row(dm, &dm->elems[(int64_t)nen * e], nen)) continue;
-      failed |= (pb->geo.ref ? quadrature_element_matrix(pb, e, kind, &Ke[(size_t)size * k]) : element_matrix(pb, e, kind, &Ke[(size_t)size * k])) != 0;
+      failed |= pbng_element_matrix(pb, e, kind, &Ke[(size_t)size * k]) != 0;
     }
     PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element in %d..%d",
                (int)first, (int)(first + n - 1));

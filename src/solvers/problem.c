@@ -312,6 +312,27 @@ static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbn
   add_node_terms(pb, i, x, f, A);
 }
 
+int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9])
+{
+  const pbng_contacts *ct = pb->contacts;
+  int added = 0;
+  if (!ct->opt.unilateral) return 0;
+  for (int32_t k = ct->adj_start[i]; k < ct->adj_start[i + 1]; ++k) {
+    const pbng_weak_constraint *c = &ct->term[ct->adj[k] / PBNG_WC_MAX_NODES];
+    const double a = c->a[ct->adj[k] % PBNG_WC_MAX_NODES];
+    double C[3];
+    pbng_weak_constraint_violation(c, x, C);
+    const double g = c->n[0] * C[0] + c->n[1] * C[1] + c->n[2] * C[2];
+    if (g < 0 || g + a * (c->n[0] * dx[0] + c->n[1] * dx[1] + c->n[2] * dx[2]) >= 0) continue; /* acts already, or not after the step */
+    for (int r = 0; r < 3; ++r) {
+      f[r] -= a * (c->K[3 * r] * C[0] + c->K[3 * r + 1] * C[1] + c->K[3 * r + 2] * C[2]);
+      for (int q = 0; q < 3; ++q) A[3 * r + q] += a * a * c->K[3 * r + q];
+    }
+    ++added;
+  }
+  return added;
+}
+
 void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
 {
   const pbng_dmesh *dm = pb->dm;

@@ -63,6 +63,11 @@ void pbng_problem_end_frame(pbng_problem *pb);
  * SPD modified Hessian of Eq. 37-38 (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
 
+/* A node step dx of owned node i from x: adds to f and A (full, symmetric) the terms of the node's
+ * unilateral contacts that do not act at x but would at x + dx (their quadratic branch linearized at x:
+ * f -= a_i K C, A += a_i^2 K), so that the step is taken again with them. Returns how many. */
+int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9]);
+
 /* Hints to the memory system (they change no value): the element records node i will read, and the
  * positions those elements reference. A sweep calls them a few nodes ahead, records first. */
 void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i);

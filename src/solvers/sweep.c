@@ -20,6 +20,7 @@ static inline void pbng_node_step(const pbng_problem *pb, int32_t i, const doubl
   pbng_node_force(pb, i, x, f, A, 1);
   if (b) f[0] += b[3 * i + 0], f[1] += b[3 * i + 1], f[2] += b[3 * i + 2];
   mat3_spd_solve(A, f, dx);
+  if (pb->contacts && pbng_node_contacts_activate(pb, i, x, dx, f, A)) mat3_spd_solve(A, f, dx); /* a unilateral contact acts after the step */
   x[3 * i + 0] += dx[0];
   x[3 * i + 1] += dx[1];
   x[3 * i + 2] += dx[2];
@@ -242,6 +243,7 @@ PetscErrorCode pbng_sweeper_create(pbng_problem *pb, const pbng_sweep_options *o
     PetscCall(PetscMalloc1(3 * (int64_t)pb->dm->nfree + 1, &sw->x_prev));
   }
   PetscCall(setup_weak_blocks(sw));
+  PetscCall(pbng_contact_patch_init(&sw->contact_patch));
   PetscFunctionReturn(0);
 }
 
@@ -251,6 +253,7 @@ PetscErrorCode pbng_sweeper_destroy(pbng_sweeper *sw)
   PetscCall(PetscFree(sw->x_curr));
   PetscCall(PetscFree(sw->x_prev));
   PetscCall(pbng_color_groups_destroy(&sw->blocks));
+  PetscCall(pbng_contact_patch_destroy(&sw->contact_patch));
   memset(sw, 0, sizeof(*sw));
   PetscFunctionReturn(0);
 }
@@ -267,6 +270,7 @@ PetscErrorCode pbng_sweeper_iterate(pbng_sweeper *sw, int l, const double *b)
   if (sw->x_curr) memcpy(sw->x_curr, sw->pb->x, sizeof(double) * 3 * (size_t)sw->pb->dm->nfree);
   PetscCall(color_sweep(sw, b));
   if (sw->blocks.ncolors > 0) PetscCall(weak_block_sweep(sw, b));
+  if (sw->opt.weak_blocks && pbng_contacts_active(sw->pb->contacts)) PetscCall(pbng_contact_patch_step(&sw->contact_patch, sw->pb, b));
   if (sw->opt.accel != PBNG_ACCEL_NONE) {
     accelerate(sw, l);
     PetscCall(pbng_problem_update_ghosts(sw->pb)); /* Eq. 39/40 moved every owned free node */
