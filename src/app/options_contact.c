@@ -29,7 +29,9 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
 {
   pbng_contact_options *o = &cfg->contact_opt;
   PetscBool on = cfg->contact, set_on, given[7] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
-  PetscInt every = cfg->contact_every >= 0 ? cfg->contact_every : (cfg->mode == PBNG_MODE_QUASISTATIC ? 10 : 0);
+  const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
+  const int every_default = cfg->mode == PBNG_MODE_QUASISTATIC && ops ? (ops->kind.contact_every > 0 ? ops->kind.contact_every : 1) : 0;
+  PetscInt every = cfg->contact_every >= 0 ? cfg->contact_every : every_default;
   const char *const models[] = {"spring", "unilateral"};
   int model = o->unilateral;
   char obstacles[1024] = "";
@@ -45,7 +47,7 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-contact_model",
                                       "spring (the paper's: rebuilt at every detection) | unilateral (energy only while the vertex is on the wrong side)",
                                       "contact model ", models, 2, &model, &given[3]));
-  PetscCall(PetscOptionsInt("-contact_every", "contact: also detect every K iterations within a frame (0: at frame starts only)", NULL, every, &every,
+  PetscCall(PetscOptionsInt("-contact_every", "contact: also detect every K iterations within a frame (0: at frame starts only; default quasistatic: the solver's, pbng 10, newton 1; dynamic: 0)", NULL, every, &every,
                             &given[4]));
   PetscCall(PetscOptionsBool("-contact_self", "contact: also within one body (self-contact)", NULL, self, &self, &given[5]));
   PetscCall(PetscOptionsString("-obstacle", "contact: analytic obstacles, ';'-separated: plane:px,py,pz,nx,ny,nz | box:lx,ly,lz,hx,hy,hz | "

@@ -114,7 +114,7 @@ static PetscErrorCode test_failure(const run_state *st, const char *where)
  * the run (every rank sees the same global residual). */
 static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r, double r0)
 {
-  const double rel = relative(r, r0);
+  const double rel = relative(r, r0); /* r0: the frame's first residual, or larger after a detection added contacts */
 
   PetscFunctionBeginUser;
   if (isfinite(r) && rel <= st->cfg->divergence_limit) PetscFunctionReturn(0);
@@ -161,6 +161,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(check_divergence(st, frame, 0, r, r));
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
+  double diverge_ref = fr->residual0; /* what the divergence limit is relative to */
   for (int l = l0; l < cfg->iters; ++l) {
     PetscBool spent, stop;
     if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) break;
@@ -174,14 +175,21 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
-    if (cfg->contact_every > 0 && (l + 1) % cfg->contact_every == 0 && l + 1 < cfg->iters) PetscCall(run_detect_contacts(st));
+    if (cfg->contact_every > 0 && (l + 1) % cfg->contact_every == 0 && l + 1 < cfg->iters) {
+      PetscCall(run_detect_contacts(st));
+      if (st->contacts.stats.new_contacts > 0) { /* new contacts add their own forces: divergence is judged from here */
+        double rc;
+        PetscCall(evaluate_residual(st, &rc, NULL));
+        if (rc > diverge_ref) diverge_ref = rc;
+      }
+    }
     PetscCall(check_solver_options(st));
     fresh = 0;
     if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
       PetscCall(evaluate_residual(st, &r, &energy));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
-      PetscCall(check_divergence(st, frame, l + 1, r, fr->residual0));
+      PetscCall(check_divergence(st, frame, l + 1, r, diverge_ref));
     }
     if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
     PetscCall(stop_requested(st, &stop));
@@ -194,7 +202,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
-  PetscCall(check_divergence(st, frame, fr->iterations, r, fr->residual0));
+  PetscCall(check_divergence(st, frame, fr->iterations, r, diverge_ref));
   pbng_problem_end_frame(&st->pb);
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);

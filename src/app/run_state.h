@@ -116,6 +116,10 @@ PetscErrorCode run_setup_contacts(run_state *st);
 PetscErrorCode run_detect_contacts(run_state *st);
 /* -contact: frame `frame`'s contacts, the nodes in contact and the current node colors into the output. */
 PetscErrorCode run_write_frame_contacts(run_state *st, int frame);
+/* -contact: the contacts' checkpoint fields appended to fields[*n] (buf: their scalars, freed by the caller;
+ * NULL without contacts), and the set rebuilt from a checkpoint being read (st->restart). */
+PetscErrorCode run_contact_state_fields(run_state *st, pbng_state_field *fields, int *n, double **buf);
+PetscErrorCode run_load_contact_state(run_state *st);
 /* -contact: the run's contact figures into the summary. */
 void run_summarize_contacts(const run_state *st, pbng_run_summary *sum);
 

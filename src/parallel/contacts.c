@@ -162,6 +162,7 @@ PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo,
   PetscCall(PetscMalloc4(ct->ghost_capacity + 1, &ct->ghost_gid, ct->ghost_capacity + 1, &ct->ghost_owner, ct->ghost_capacity + 1,
                          &ct->ghost_static_color, ct->ghost_capacity + 1, &ct->ghost_held));
   PetscCall(PetscCalloc1(dm->nowned + 1, &ct->adj_start));
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nlocal + 1, &ct->x_detect));
   PetscFunctionReturn(0);
 }
 
@@ -187,6 +188,7 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct)
   PetscCall(PetscFree(ct->lookup));
   PetscCall(PetscFree(ct->holder_start));
   PetscCall(PetscFree(ct->holder));
+  PetscCall(PetscFree(ct->x_detect));
   PetscCallMPI(MPI_Comm_free(&ct->comm));
   memset(ct, 0, sizeof(*ct));
   PetscFunctionReturn(0);
@@ -608,7 +610,8 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
 
   PetscFunctionBeginUser;
   double t0 = MPI_Wtime();
-  PetscCall(pbng_contact_detect(ct->det, x, &nrec, &rec));
+  if (!ct->restoring) memcpy(ct->x_detect, x, sizeof(double) * 3 * (size_t)dm->nlocal);
+  PetscCall(pbng_contact_detect(ct->det, ct->x_detect, &nrec, &rec));
   if (!ct->opt.unilateral) nrec = keep_penetrating(nrec, rec);
   const double t_detect = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
@@ -633,7 +636,7 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   color_contact_ghosts(ct);
   const double t_build0 = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
-  PetscCall(pbng_contact_colors_update(ct, new_node, left_node));
+  if (!ct->restoring) PetscCall(pbng_contact_colors_update(ct, new_node, left_node));
   color_contact_ghosts(ct);
   const double t_color = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
@@ -651,6 +654,27 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   PetscCall(PetscFree(items));
   PetscCall(PetscFree(rec));
   PetscCall(PetscFree4(was, new_node, left_node, shared));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, double *x)
+{
+  const pbng_dmesh *dm = ct->dm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(ct->recolored_gid, ct->recolored_color));
+  PetscCall(PetscMalloc2(n + 1, &ct->recolored_gid, n + 1, &ct->recolored_color));
+  for (int32_t k = 0; k < n; ++k) ct->recolored_gid[k] = recolored[2 * k], ct->recolored_color[k] = (int32_t)recolored[2 * k + 1];
+  ct->nrecolored = n;
+  ct->ncolors = dm->ncolors;
+  for (int32_t l = 0; l < dm->nlocal; ++l) ct->color[l] = pbng_contact_colors_current(ct, dm->global_node[l], dm->color[l]);
+  for (int32_t k = 0; k < n; ++k)
+    if (ct->recolored_color[k] + 1 > ct->ncolors) ct->ncolors = ct->recolored_color[k] + 1;
+  if (halo) PetscCall(pbng_halo_exchange(halo, -1, ct->x_detect)); /* the detection's ghost positions (held ones move alike everywhere) */
+  ct->restoring = 1;
+  const PetscErrorCode ierr = pbng_contacts_update(ct, x);
+  ct->restoring = 0;
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 

@@ -79,6 +79,9 @@ typedef struct {
   /* fixed at creation */
   int64_t (*lookup)[2];               /* [nlocal]: (gid, local index) sorted by gid: the static local nodes */
   int32_t *holder_start, *holder;     /* per owned node: ranks holding it as a static ghost */
+  double *x_detect;                   /* [nlocal][3]: the static local nodes' positions at the last detection (checkpoints) */
+  double t_detect;                    /* the problem's time then (prescribed nodes' positions; set by the caller) */
+  int restoring;                      /* an update that rebuilds a checkpointed set: the colors are the recolored list's */
   pbng_contacts_stats stats;
 } pbng_contacts;
 
@@ -91,6 +94,12 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct);
  * rebuilds the terms, contact ghosts (their positions written into x), colors, schedule and dynamic
  * halo. */
 PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x);
+
+/* Collective. Rebuilds the set a checkpoint describes: ct->x_detect's owned part (read) and the job's
+ * recolored nodes (gid, color) pairs [n]; x: the current positions (contact ghosts written). The same
+ * detection at the same positions with the same colors gives the same terms, ghosts, schedule and
+ * halo as the run that wrote the checkpoint had. halo: the static one (x_detect's ghosts). */
+PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, double *x);
 
 /* Whether the sweep must follow the contacts' schedule and colors (some node was recolored, or some
  * contact exists anywhere). */

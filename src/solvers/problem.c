@@ -114,8 +114,17 @@ PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct)
 PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb)
 {
   PetscFunctionBeginUser;
-  if (pb->contacts) PetscCall(pbng_contacts_update(pb->contacts, pb->x));
+  if (!pb->contacts) PetscFunctionReturn(0);
+  pb->contacts->t_detect = pb->time;
+  PetscCall(pbng_contacts_update(pb->contacts, pb->x));
   PetscFunctionReturn(0);
+}
+
+void pbng_problem_prescribed_positions(const pbng_problem *pb, double t, double *x)
+{
+  const pbng_dmesh *dm = pb->dm;
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &x[3 * i]);
 }
 
 PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb)
@@ -132,9 +141,7 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
 
   PetscFunctionBeginUser;
   pb->time = t;
-  /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
-  for (int32_t i = 0; i < dm->nlocal; ++i)
-    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
+  pbng_problem_prescribed_positions(pb, t, pb->x); /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
   if (pb->mode != PBNG_MODE_DYNAMIC) PetscFunctionReturn(0);
   for (int32_t i = 0; i < dm->nowned; ++i)
     for (int d = 0; d < 3; ++d) {

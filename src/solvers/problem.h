@@ -53,6 +53,9 @@ PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct)
 /* Collective. A new detection at the current positions (pbng_contacts_update). */
 PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb);
 
+/* Every prescribed local node's position at time t (Eq. 12) into x[nlocal][3] (owned and ghost copies). */
+void pbng_problem_prescribed_positions(const pbng_problem *pb, double t, double *x);
+
 /* Brings every ghost position up to date (after updates outside a color sweep). */
 PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb);
 /* Ends a frame (dynamic mode: v^{n+1} = (x^{n+1} - x^n) / dt). */
