@@ -490,6 +490,127 @@ def check_contacts(rep, h5, mesh, contacts, frames):
         rep.check(clashes == 0, f"frame {k:06d}: {clashes} elements, weak constraints or contacts with two free nodes of one color")
 
 
+# Corner faces (outward) of the kinds the penetration check reads: Gmsh's local corner numbers.
+CORNER_FACES = {"tet": ((0, 2, 1), (0, 1, 3), (0, 3, 2), (3, 1, 2)),
+                "hex": ((0, 3, 2, 1), (0, 1, 5, 4), (0, 4, 7, 3), (1, 2, 6, 5), (2, 3, 7, 6), (4, 5, 6, 7))}
+
+
+def boundary_triangles(mesh):
+    """The boundary triangles (outward, corners only) and each node's body (connected component), for
+    meshes of tetrahedra or hexahedra of one kind; None for the others."""
+    el = mesh.get("tets", mesh.get("elements"))
+    kind = mesh.get("kind", "tet4")
+    family = "tet" if kind.startswith("tet") else "hex" if kind.startswith("hex") else None
+    if family is None:
+        return None
+    ncorner = 4 if family == "tet" else 8
+    el = np.asarray(el)[:, :ncorner]
+    faces = []
+    for f in CORNER_FACES[family]:
+        faces.append(el[:, f])
+    faces = np.concatenate(faces)
+    key = np.sort(faces, axis=1)
+    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    outer = faces[counts[inverse.reshape(-1)] == 1]
+    tris = outer[:, [0, 1, 2]] if outer.shape[1] == 3 else np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
+    n = len(mesh["X"])
+    parent = np.arange(n)
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+    for row in el:
+        r0 = find(row[0])
+        for v in row[1:]:
+            rv = find(v)
+            if rv != r0:
+                parent[rv] = r0
+    body = np.array([find(i) for i in range(n)])
+    return tris, body
+
+
+def point_triangle_distance(P, A, B, C):
+    """Distance of points P [m,3] to triangles (A, B, C) [t,3] each: [m,t] (by projection and the edges)."""
+    def seg(P, A, B):
+        AB = B - A
+        t = np.clip(np.einsum("mtd,td->mt", P[:, None, :] - A[None], AB) / np.maximum(np.einsum("td,td->t", AB, AB), 1e-300), 0, 1)
+        Q = A[None] + t[:, :, None] * AB[None]
+        return np.linalg.norm(P[:, None, :] - Q, axis=2)
+    n = np.cross(B - A, C - A)
+    nn = np.linalg.norm(n, axis=1)
+    nu = n / np.maximum(nn, 1e-300)[:, None]
+    h = np.einsum("mtd,td->mt", P[:, None, :] - A[None], nu)
+    Q = P[:, None, :] - h[:, :, None] * nu[None]
+    def inside(Q):
+        c1 = np.einsum("mtd,td->mt", np.cross(B - A, Q - A[None]), n)
+        c2 = np.einsum("mtd,td->mt", np.cross(C - B, Q - B[None]), n)
+        c3 = np.einsum("mtd,td->mt", np.cross(A - C, Q - C[None]), n)
+        return (c1 >= 0) & (c2 >= 0) & (c3 >= 0)
+    d = np.minimum(np.minimum(seg(P, A, B), seg(P, B, C)), seg(P, C, A))
+    return np.where(inside(Q), np.abs(h), d)
+
+
+def winding_number(P, A, B, C):
+    """Generalised winding number of the closed triangle surface (A, B, C) at points P (van Oosterom-Strackee)."""
+    a, b, c = A[None] - P[:, None], B[None] - P[:, None], C[None] - P[:, None]
+    la, lb, lc = (np.linalg.norm(v, axis=2) for v in (a, b, c))
+    num = np.einsum("mtd,mtd->mt", a, np.cross(b, c))
+    den = la * lb * lc + np.einsum("mtd,mtd->mt", a, b) * lc + np.einsum("mtd,mtd->mt", b, c) * la + np.einsum("mtd,mtd->mt", c, a) * lb
+    return (2 * np.arctan2(num, den)).sum(axis=1) / (4 * np.pi)
+
+
+def obstacle_distance(kind, p, x):
+    """Signed distance of points x to obstacle (kind, p[6]), positive on its allowed side (the kinds of
+    pbng_obstacle: 0 plane, 1 box, 2 container, 3 sphere)."""
+    if kind == 0:
+        return (x - p[:3]) @ (p[3:] / np.linalg.norm(p[3:]))
+    if kind == 3:
+        return np.linalg.norm(x - p[:3], axis=1) - p[3]
+    lo, hi = p[:3], p[3:]
+    inside_gap = np.minimum(x - lo, hi - x).min(axis=1)                 # >= 0 inside the box
+    outside = np.linalg.norm(np.maximum(np.maximum(lo - x, x - hi), 0), axis=1)
+    box = np.where(inside_gap >= 0, -inside_gap, outside)               # positive outside the box
+    return box if kind == 1 else -box
+
+
+def check_penetration(rep, h5, mesh, frames, depth):
+    """No surface vertex deeper than `depth` inside another body (winding number of that body's boundary
+    surface > 1/2, depth its distance to that surface), and no node deeper than `depth` beyond an obstacle
+    (root attribute obstacles). Computed from the positions alone, not from pbng's contact list."""
+    bt = boundary_triangles(mesh)
+    if not rep.check(bt is not None, "--max-penetration: meshes of tetrahedra or hexahedra only"):
+        return
+    tris, body = bt
+    obst = np.asarray(h5.attrs["obstacles"]).reshape(-1, 7) if "obstacles" in h5.attrs else np.zeros((0, 7))
+    surf = np.unique(tris)
+    worst = (0.0, None)
+    for k, (x, _) in enumerate(frames):
+        for o in obst:
+            phi = obstacle_distance(int(o[0]), o[1:], x)
+            if -phi.min() > worst[0]:
+                worst = (-phi.min(), f"frame {k:06d}: node {int(np.argmin(phi))} {-phi.min():.3e} beyond obstacle {o[:1]}")
+        for b in np.unique(body[tris[:, 0]]):
+            mine = tris[body[tris[:, 0]] == b]
+            others = surf[body[surf] != b]
+            if len(others) == 0:
+                continue
+            A, B, C = x[mine[:, 0]], x[mine[:, 1]], x[mine[:, 2]]
+            lo, hi = np.minimum(np.minimum(A, B), C).min(axis=0), np.maximum(np.maximum(A, B), C).max(axis=0)
+            near = others[np.all((x[others] >= lo - depth) & (x[others] <= hi + depth), axis=1)]
+            for chunk in np.array_split(near, max(1, len(near) // 256)):
+                if len(chunk) == 0:
+                    continue
+                P = x[chunk]
+                inside = winding_number(P, A, B, C) > 0.5
+                if not inside.any():
+                    continue
+                d = point_triangle_distance(P[inside], A, B, C).min(axis=1)
+                if d.max() > worst[0]:
+                    worst = (d.max(), f"frame {k:06d}: node {int(chunk[inside][np.argmax(d)])} {d.max():.3e} inside body {b}")
+    rep.check(worst[0] <= depth, f"penetration {worst[1]} > {depth:.3e}")
+
+
 def rows_with_repeated_color(rows, color, free):
     """How many rows of node indices (-1: none) hold two free nodes of one color."""
     r = np.asarray(rows).reshape(len(rows), -1)
@@ -1309,6 +1430,8 @@ def parse_args(argv):
     p.add_argument("--free-fall", action="store_true")
     p.add_argument("--compare", default=None)
     p.add_argument("--rtol", type=float, default=None)
+    p.add_argument("--max-penetration", type=float, default=None,
+                   help="fail when a surface vertex lies deeper than this inside another body or beyond an obstacle")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--self-test", action="store_true",
                    help="check the element kinds' nodes, shape functions and quadrature (no file needed)")
@@ -1354,6 +1477,8 @@ def run(args):
             check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts)
             if args.free_fall:
                 check_free_fall(rep, mesh, attrs, frames)
+        if args.max_penetration is not None:
+            check_penetration(rep, h5, mesh, frames, args.max_penetration)
         if args.patch_test:
             check_patch_test(rep, mesh, frames)
         if args.compare is not None:

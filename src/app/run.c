@@ -134,6 +134,29 @@ static void frame_counters(const run_state *st, const pbng_run_summary *sum, int
                                   .linear_iterations = (double)sum->linear_iterations, .solver_seconds = sum->solver_seconds};
 }
 
+/* At most this many detections at the end of one frame (the contact set of a frame need not settle: a
+ * vertex on the edge between two triangles may take either as its closest at each detection). */
+#define PBNG_CONTACT_SETTLE_DETECTIONS 2
+
+/* -contact: a frame that reached -rtol is done only if it still has after a detection there (the
+ * contacts of its end state in force: a vertex that passed a surface during the iterations gets its
+ * contact, and the frame goes on until the residual with it is below -rtol again). r and energy are
+ * then the state's with the contacts found. *detected: a detection since the last iteration. */
+static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, double *energy, int *detected, int *redetections, PetscBool *settled)
+{
+  PetscFunctionBeginUser;
+  *settled = PETSC_TRUE;
+  if (!st->cfg->contact || *detected || *redetections >= PBNG_CONTACT_SETTLE_DETECTIONS) PetscFunctionReturn(0);
+  ++*redetections;
+  const int version = st->contacts.version;
+  PetscCall(run_detect_contacts(st));
+  *detected = 1;
+  if (st->contacts.version == version) PetscFunctionReturn(0);
+  PetscCall(evaluate_residual(st, r, energy));
+  *settled = relative(*r, r0) <= st->cfg->rtol;
+  PetscFunctionReturn(0);
+}
+
 /* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol.
  * With resume, continues a frame a checkpoint stopped in (its start is not repeated). When a stop is
  * requested, writes a checkpoint after the current iteration and sets *stopped. */
@@ -162,9 +185,14 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
   double diverge_ref = fr->residual0; /* what the divergence limit is relative to */
+  int detected = 1;                   /* a detection since the last iteration (the frame start's) */
+  int redetections = 0;               /* detections at the frame's end so far */
   for (int l = l0; l < cfg->iters; ++l) {
-    PetscBool spent, stop;
-    if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) break;
+    PetscBool spent, stop, settled = PETSC_TRUE;
+    if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) {
+      PetscCall(contacts_settled(st, fr->residual0, &r, &energy, &detected, &redetections, &settled));
+      if (settled) break;
+    }
     PetscCall(budget_spent(st, fr->seconds, &spent));
     if (spent) break;
     PetscCall(PetscLogEventBegin(st->ev.iterate, 0, 0, 0, 0));
@@ -175,8 +203,10 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
+    detected = 0;
     if (cfg->contact_every > 0 && (l + 1) % cfg->contact_every == 0 && l + 1 < cfg->iters) {
       PetscCall(run_detect_contacts(st));
+      detected = 1, fresh = 0;
       if (st->contacts.stats.new_contacts > 0) { /* new contacts add their own forces: divergence is judged from here */
         double rc;
         PetscCall(evaluate_residual(st, &rc, NULL));

@@ -194,15 +194,35 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct)
   PetscFunctionReturn(0);
 }
 
-/* The paper's spring pulls its vertex onto the surface point from either side: only vertices behind the
- * surface (gap < 0) become spring contacts, or a vertex near a surface would be drawn onto it (and a
- * contact found at gap g would start with energy k_n g^2 / 2). A unilateral contact acts only behind the
- * surface, so it keeps every record within the distance (it catches a vertex before it passes). */
-static int32_t keep_penetrating(int32_t n, pbng_contact_record *rec)
+/* Whether the previous update had a contact of record r's vertex with the same obstacle, or with a triangle
+ * (any: as the vertex slides, its closest triangle changes, e.g. across a quad's diagonal). */
+static int had_contact(const pbng_contacts *ct, const pbng_contact_record *r)
+{
+  int32_t lo = 0, hi = ct->nprevious - 1;
+  while (lo <= hi) { /* the first previous row of the vertex and kind */
+    const int32_t mid = lo + (hi - lo) / 2;
+    const int64_t *p = ct->previous[mid];
+    if (p[0] < r->vertex_gid || (p[0] == r->vertex_gid && p[1] < r->kind)) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  for (int32_t k = lo; k < ct->nprevious && ct->previous[k][0] == r->vertex_gid && ct->previous[k][1] == r->kind; ++k)
+    if (r->kind == PBNG_CONTACT_TRIANGLE || ct->previous[k][2] == r->key) return 1;
+  return 0;
+}
+
+/* The paper's spring pulls its vertex onto the surface point from either side: a spring contact is made
+ * only for a vertex behind the surface (gap < 0), or a vertex near a surface would be drawn onto it (and
+ * a contact found at gap g would start with energy k_n g^2 / 2); once made the vertex keeps a contact
+ * while it stays within the contact distance of a triangle (its closest), or of the same obstacle (else
+ * the contacts of a surface at rest on another, whose vertices sit at gaps of about +-f/k_n, would come
+ * and go at every detection). A
+ * unilateral contact acts only behind the surface, so it keeps every record within the distance (it
+ * catches a vertex before it passes). */
+static int32_t keep_spring_records(const pbng_contacts *ct, int32_t n, pbng_contact_record *rec)
 {
   int32_t m = 0;
   for (int32_t k = 0; k < n; ++k)
-    if (rec[k].gap < 0) rec[m++] = rec[k];
+    if (rec[k].gap < 0 || had_contact(ct, &rec[k])) rec[m++] = rec[k];
   return m;
 }
 
@@ -583,19 +603,20 @@ static void color_contact_ghosts(pbng_contacts *ct)
   for (int32_t g = 0; g < ct->nghost; ++g) ct->color[ct->dm->nlocal + g] = pbng_contact_colors_current(ct, ct->ghost_gid[g], ct->ghost_static_color[g]);
 }
 
-static PetscErrorCode sum_stats(pbng_contacts *ct, int64_t new_terms, double t_detect, double t_color, double t_build)
+static PetscErrorCode sum_stats(pbng_contacts *ct, int64_t new_terms, int64_t new_acting, double new_depth, double t_detect, double t_color,
+                                double t_build)
 {
-  int64_t mine[3] = {0, 0, new_terms}, all[3];
-  double tm[3] = {t_detect, t_color, t_build}, ta[3];
+  int64_t mine[4] = {0, 0, new_terms, new_acting}, all[4];
+  double tm[4] = {t_detect, t_color, t_build, new_depth}, ta[4];
 
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < ct->n; ++k)
     if (ct->counted[k]) ++mine[0], mine[1] += ct->key[k][1] == PBNG_CONTACT_OBSTACLE;
-  PetscCallMPI(MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_SUM, ct->comm));
-  PetscCallMPI(MPI_Allreduce(tm, ta, 3, MPI_DOUBLE, MPI_MAX, ct->comm));
-  ct->stats.contacts = all[0], ct->stats.obstacle_contacts = all[1], ct->stats.new_contacts = all[2];
+  PetscCallMPI(MPI_Allreduce(mine, all, 4, MPI_INT64_T, MPI_SUM, ct->comm));
+  PetscCallMPI(MPI_Allreduce(tm, ta, 4, MPI_DOUBLE, MPI_MAX, ct->comm));
+  ct->stats.contacts = all[0], ct->stats.obstacle_contacts = all[1], ct->stats.new_contacts = all[2], ct->stats.new_acting = all[3];
   ct->stats.ncolors = ct->ncolors;
-  ct->stats.detect_seconds = ta[0], ct->stats.recolor_seconds = ta[1], ct->stats.build_seconds = ta[2];
+  ct->stats.detect_seconds = ta[0], ct->stats.recolor_seconds = ta[1], ct->stats.build_seconds = ta[2], ct->stats.new_depth = ta[3];
   PetscFunctionReturn(0);
 }
 
@@ -612,7 +633,7 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   double t0 = MPI_Wtime();
   if (!ct->restoring) memcpy(ct->x_detect, x, sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCall(pbng_contact_detect(ct->det, ct->x_detect, &nrec, &rec));
-  if (!ct->opt.unilateral) nrec = keep_penetrating(nrec, rec);
+  if (!ct->opt.unilateral) nrec = keep_spring_records(ct, nrec, rec);
   const double t_detect = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
   PetscCall(PetscCalloc4(dm->nowned + 1, &was, dm->nowned + 1, &new_node, dm->nowned + 1, &left_node, dm->nowned + 1, &shared));
@@ -623,9 +644,17 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   for (int32_t k = 0; k < nheld; ++k) shared[held[k][0]] = 1;
   PetscCall(build_terms(ct, nitems, items));
   PetscCall(mark_changes(ct, was, new_node, left_node));
-  int64_t new_terms = 0;
-  for (int32_t k = 0; k < ct->n; ++k)
-    new_terms += ct->counted[k] && !seen_before(ct, k);
+  int64_t new_terms = 0, new_acting = 0;
+  double new_depth = 0;
+  for (int32_t k = 0; k < ct->n; ++k) {
+    if (!ct->counted[k] || seen_before(ct, k)) continue;
+    const pbng_weak_constraint *c = &ct->term[k];
+    double C[3];
+    pbng_weak_constraint_violation(c, x, C);
+    const double gap = c->n[0] * C[0] + c->n[1] * C[1] + c->n[2] * C[2];
+    ++new_terms;
+    if (gap < 0) ++new_acting, new_depth = gap < -new_depth ? -gap : new_depth;
+  }
   PetscCall(remember_keys(ct));
   for (int32_t k = 0; k < nitems; ++k) /* initial positions of the contact ghosts (the exchange below refreshes them) */
     for (int j = 0; j < items[k].nnodes; ++j) {
@@ -649,7 +678,7 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
     PetscCall(pbng_contacts_exchange(ct, -1, x));
   }
   ++ct->version;
-  PetscCall(sum_stats(ct, new_terms, t_detect, t_color, t_build0 + MPI_Wtime() - t0));
+  PetscCall(sum_stats(ct, new_terms, new_acting, new_depth, t_detect, t_color, t_build0 + MPI_Wtime() - t0));
   PetscCall(PetscFree(held));
   PetscCall(PetscFree(items));
   PetscCall(PetscFree(rec));

@@ -34,6 +34,8 @@ typedef struct {
 typedef struct {
   int64_t contacts, obstacle_contacts; /* contacts in force (counted once) and of them against obstacles */
   int64_t new_contacts;                /* not present at the previous update */
+  int64_t new_acting;                  /* of them, those acting at the positions of the update (a vertex behind its surface) */
+  double new_depth;                    /* the deepest of those (0: none) */
   int64_t recolored;                   /* nodes whose color was chosen again */
   int ncolors;                         /* colors in use */
   double detect_seconds, recolor_seconds, build_seconds; /* slowest rank */
