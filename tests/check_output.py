@@ -409,6 +409,217 @@ def weak_terms(weak, x):
     return energy, f, mag
 
 
+def read_contacts(rep, h5, n, nframes):
+    """Per frame, its contacts (/frames/NNNNNN/contacts, issue 17) as weak-constraint terms
+    C = x_v - sum_j w_j x_j - target with K = k_n n n^T + k_t (I - n n^T) (root attribute
+    contact_stiffness), unilateral when the root attribute contact_model says so; None without."""
+    if "contact_stiffness" not in h5.attrs:
+        return None
+    kn, kt = (float(v) for v in np.asarray(h5.attrs["contact_stiffness"]).reshape(-1)[:2])
+    unilateral = as_str(h5.attrs.get("contact_model", "spring")) == "unilateral"
+    out = []
+    for k in range(nframes):
+        g = f"frames/{k:06d}/contacts"
+        if not rep.check(g in h5, f"frame {k:06d}: no contacts group in a contact run"):
+            return None
+        v = np.asarray(h5[g + "/vertex"][:]).reshape(-1)
+        tri = np.asarray(h5[g + "/triangle"][:]).reshape(-1, 3)
+        w = np.asarray(h5[g + "/weights"][:]).reshape(-1, 3)
+        nrm = np.asarray(h5[g + "/normal"][:]).reshape(-1, 3)
+        target = np.asarray(h5[g + "/target"][:]).reshape(-1, 3)
+        gap = np.asarray(h5[g + "/gap"][:]).reshape(-1)
+        ok = rep.check(len(v) == len(tri) == len(w) == len(nrm) == len(target) == len(gap), f"frame {k:06d}: contact datasets of different lengths")
+        ok &= rep.check(len(v) == 0 or (v.min() >= 0 and v.max() < n and tri.max() < n), f"frame {k:06d}: contact nodes out of range")
+        ok &= rep.check(np.all(w[tri < 0] == 0) and np.all(w >= 0), f"frame {k:06d}: contact weights negative or past the corners")
+        ok &= rep.check(np.allclose(np.linalg.norm(nrm, axis=1), 1.0, atol=1e-12), f"frame {k:06d}: contact normals not unit")
+        tri_rows = tri >= 0
+        ok &= rep.check(np.all(~tri_rows.any(axis=1) | np.isclose(w.sum(axis=1), 1.0, atol=1e-12)),
+                        f"frame {k:06d}: triangle weights do not sum to one")
+        if not ok:
+            return None
+        nodes = np.full((len(v), 4), -1, np.int64)
+        nodes[:, 0], nodes[:, 1:] = v, tri
+        a = np.zeros((len(v), 4))
+        a[:, 0], a[:, 1:] = 1.0, -w
+        K = kn * np.einsum("ci,cj->cij", nrm, nrm) + kt * (np.eye(3)[None] - np.einsum("ci,cj->cij", nrm, nrm))
+        out.append({"nodes": nodes, "a": a, "K": K, "n": nrm, "target": target, "gap": gap, "unilateral": unilateral})
+    return out
+
+
+def contact_terms(c, x):
+    """Contact energy, nodal forces and round-off scale (weak_terms with a target and the unilateral form)."""
+    n = len(x)
+    if c is None or len(c["nodes"]) == 0:
+        return 0.0, np.zeros((n, 3)), np.zeros(n)
+    idx = np.maximum(c["nodes"], 0)
+    a = np.where(c["nodes"] >= 0, c["a"], 0.0)
+    C = np.einsum("cj,cjd->cd", a, x[idx]) - c["target"]
+    K = c["K"].copy()
+    if c["unilateral"]:
+        K[np.einsum("ci,ci->c", c["n"], C) >= 0] = 0.0
+    KC = np.einsum("cij,cj->ci", K, C)
+    energy = 0.5 * float(np.einsum("ci,ci->", C, KC))
+    fj = -a[:, :, None] * KC[:, None, :]
+    f = np.zeros((n, 3))
+    for d in range(3):
+        f[:, d] = np.bincount(idx.reshape(-1), weights=fj[:, :, d].reshape(-1), minlength=n)
+    scale_c = np.abs(c["K"]).sum(axis=(1, 2)) * (np.einsum("cj,cjd->c", np.abs(a), np.abs(x[idx])) + np.abs(c["target"]).sum(axis=1))
+    mag = np.bincount(idx.reshape(-1), weights=(np.abs(a) * scale_c[:, None]).reshape(-1), minlength=n)
+    return energy, f, mag
+
+
+def check_contacts(rep, h5, mesh, contacts, frames):
+    """Per frame: the stored gaps n.C recomputed; the frame's node colors (node_color) valid with the
+    contacts: no element, weak constraint or contact has two free nodes of one color."""
+    free = mesh["free"]
+    for k, c in enumerate(contacts):
+        x = frames[k][0]
+        if len(c["nodes"]):
+            idx = np.maximum(c["nodes"], 0)
+            a = np.where(c["nodes"] >= 0, c["a"], 0.0)
+            gap = np.einsum("ci,ci->c", c["n"], np.einsum("cj,cjd->cd", a, x[idx]) - c["target"])
+            scale = 1e-12 * (1.0 + np.abs(x).max())
+            rep.check(np.abs(gap - c["gap"]).max() <= scale, f"frame {k:06d}: stored contact gaps differ from n.C by {np.abs(gap - c['gap']).max():.3e}")
+        name = f"frames/{k:06d}/node_color"
+        if not rep.check(name in h5, f"frame {k:06d}: no node_color in a contact run"):
+            continue
+        color = np.asarray(h5[name][:]).reshape(-1)
+        rows = [mesh.get("tets", mesh.get("elements")), c["nodes"]]
+        if mesh.get("weak") is not None:
+            rows.append(mesh["weak"]["nodes"])
+        clashes = sum(rows_with_repeated_color(r, color, free) for r in rows if r is not None and len(r))
+        rep.check(clashes == 0, f"frame {k:06d}: {clashes} elements, weak constraints or contacts with two free nodes of one color")
+
+
+# Corner faces (outward) of the kinds the penetration check reads: Gmsh's local corner numbers.
+CORNER_FACES = {"tet": ((0, 2, 1), (0, 1, 3), (0, 3, 2), (3, 1, 2)),
+                "hex": ((0, 3, 2, 1), (0, 1, 5, 4), (0, 4, 7, 3), (1, 2, 6, 5), (2, 3, 7, 6), (4, 5, 6, 7))}
+
+
+def boundary_triangles(mesh):
+    """The boundary triangles (outward, corners only) and each node's body (connected component), for
+    meshes of tetrahedra or hexahedra of one kind; None for the others."""
+    el = mesh.get("tets", mesh.get("elements"))
+    kind = mesh.get("kind", "tet4")
+    family = "tet" if kind.startswith("tet") else "hex" if kind.startswith("hex") else None
+    if family is None:
+        return None
+    ncorner = 4 if family == "tet" else 8
+    el = np.asarray(el)[:, :ncorner]
+    faces = []
+    for f in CORNER_FACES[family]:
+        faces.append(el[:, f])
+    faces = np.concatenate(faces)
+    key = np.sort(faces, axis=1)
+    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    outer = faces[counts[inverse.reshape(-1)] == 1]
+    tris = outer[:, [0, 1, 2]] if outer.shape[1] == 3 else np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
+    n = len(mesh["X"])
+    parent = np.arange(n)
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+    for row in el:
+        r0 = find(row[0])
+        for v in row[1:]:
+            rv = find(v)
+            if rv != r0:
+                parent[rv] = r0
+    body = np.array([find(i) for i in range(n)])
+    return tris, body
+
+
+def point_triangle_distance(P, A, B, C):
+    """Distance of points P [m,3] to triangles (A, B, C) [t,3] each: [m,t] (by projection and the edges)."""
+    def seg(P, A, B):
+        AB = B - A
+        t = np.clip(np.einsum("mtd,td->mt", P[:, None, :] - A[None], AB) / np.maximum(np.einsum("td,td->t", AB, AB), 1e-300), 0, 1)
+        Q = A[None] + t[:, :, None] * AB[None]
+        return np.linalg.norm(P[:, None, :] - Q, axis=2)
+    n = np.cross(B - A, C - A)
+    nn = np.linalg.norm(n, axis=1)
+    nu = n / np.maximum(nn, 1e-300)[:, None]
+    h = np.einsum("mtd,td->mt", P[:, None, :] - A[None], nu)
+    Q = P[:, None, :] - h[:, :, None] * nu[None]
+    def inside(Q):
+        c1 = np.einsum("mtd,td->mt", np.cross(B - A, Q - A[None]), n)
+        c2 = np.einsum("mtd,td->mt", np.cross(C - B, Q - B[None]), n)
+        c3 = np.einsum("mtd,td->mt", np.cross(A - C, Q - C[None]), n)
+        return (c1 >= 0) & (c2 >= 0) & (c3 >= 0)
+    d = np.minimum(np.minimum(seg(P, A, B), seg(P, B, C)), seg(P, C, A))
+    return np.where(inside(Q), np.abs(h), d)
+
+
+def winding_number(P, A, B, C):
+    """Generalised winding number of the closed triangle surface (A, B, C) at points P (van Oosterom-Strackee)."""
+    a, b, c = A[None] - P[:, None], B[None] - P[:, None], C[None] - P[:, None]
+    la, lb, lc = (np.linalg.norm(v, axis=2) for v in (a, b, c))
+    num = np.einsum("mtd,mtd->mt", a, np.cross(b, c))
+    den = la * lb * lc + np.einsum("mtd,mtd->mt", a, b) * lc + np.einsum("mtd,mtd->mt", b, c) * la + np.einsum("mtd,mtd->mt", c, a) * lb
+    return (2 * np.arctan2(num, den)).sum(axis=1) / (4 * np.pi)
+
+
+def obstacle_distance(kind, p, x):
+    """Signed distance of points x to obstacle (kind, p[6]), positive on its allowed side (the kinds of
+    pbng_obstacle: 0 plane, 1 box, 2 container, 3 sphere)."""
+    if kind == 0:
+        return (x - p[:3]) @ (p[3:] / np.linalg.norm(p[3:]))
+    if kind == 3:
+        return np.linalg.norm(x - p[:3], axis=1) - p[3]
+    lo, hi = p[:3], p[3:]
+    inside_gap = np.minimum(x - lo, hi - x).min(axis=1)                 # >= 0 inside the box
+    outside = np.linalg.norm(np.maximum(np.maximum(lo - x, x - hi), 0), axis=1)
+    box = np.where(inside_gap >= 0, -inside_gap, outside)               # positive outside the box
+    return box if kind == 1 else -box
+
+
+def check_penetration(rep, h5, mesh, frames, depth):
+    """No surface vertex deeper than `depth` inside another body (winding number of that body's boundary
+    surface > 1/2, depth its distance to that surface), and no node deeper than `depth` beyond an obstacle
+    (root attribute obstacles). Computed from the positions alone, not from pbng's contact list."""
+    bt = boundary_triangles(mesh)
+    if not rep.check(bt is not None, "--max-penetration: meshes of tetrahedra or hexahedra only"):
+        return
+    tris, body = bt
+    obst = np.asarray(h5.attrs["obstacles"]).reshape(-1, 7) if "obstacles" in h5.attrs else np.zeros((0, 7))
+    surf = np.unique(tris)
+    worst = (0.0, None)
+    for k, (x, _) in enumerate(frames):
+        for o in obst:
+            phi = obstacle_distance(int(o[0]), o[1:], x)
+            if -phi.min() > worst[0]:
+                worst = (-phi.min(), f"frame {k:06d}: node {int(np.argmin(phi))} {-phi.min():.3e} beyond obstacle {o[:1]}")
+        for b in np.unique(body[tris[:, 0]]):
+            mine = tris[body[tris[:, 0]] == b]
+            others = surf[body[surf] != b]
+            if len(others) == 0:
+                continue
+            A, B, C = x[mine[:, 0]], x[mine[:, 1]], x[mine[:, 2]]
+            lo, hi = np.minimum(np.minimum(A, B), C).min(axis=0), np.maximum(np.maximum(A, B), C).max(axis=0)
+            near = others[np.all((x[others] >= lo - depth) & (x[others] <= hi + depth), axis=1)]
+            for chunk in np.array_split(near, max(1, len(near) // 256)):
+                if len(chunk) == 0:
+                    continue
+                P = x[chunk]
+                inside = winding_number(P, A, B, C) > 0.5
+                if not inside.any():
+                    continue
+                d = point_triangle_distance(P[inside], A, B, C).min(axis=1)
+                if d.max() > worst[0]:
+                    worst = (d.max(), f"frame {k:06d}: node {int(chunk[inside][np.argmax(d)])} {d.max():.3e} inside body {b}")
+    rep.check(worst[0] <= depth, f"penetration {worst[1]} > {depth:.3e}")
+
+
+def rows_with_repeated_color(rows, color, free):
+    """How many rows of node indices (-1: none) hold two free nodes of one color."""
+    r = np.asarray(rows).reshape(len(rows), -1)
+    valid = (r >= 0) & free[np.maximum(r, 0)]
+    col = np.sort(np.where(valid, color[np.maximum(r, 0)], -1), axis=1)
+    return int(((col[:, 1:] == col[:, :-1]) & (col[:, 1:] >= 0)).any(axis=1).sum())
+
+
 def lumped_mass(mesh, rho):
     """m_i = sum over tets containing i of rho V / 4."""
     w = np.repeat(rho * mesh["vol"] / 4.0, 4)
@@ -439,20 +650,21 @@ def elastic(mesh, x, material, mu, lam):
     return float(np.dot(vol, psi)), f_int, mag, float(mu * np.dot(vol, I1))
 
 
-def recompute(mesh, attrs, frames, k, mass, load):
+def recompute(mesh, attrs, frames, k, mass, load, contacts=None):
     """(residual, energy, residual floor scale, energy scale) of frame k (frame 0: no inertia);
-    mass: the lumped masses (inertia), load: the gravity load weights."""
+    mass: the lumped masses (inertia), load: the gravity load weights; contacts: the frame's, or None."""
     mu, lam = lame(attrs)
     g = attrs["gravity"]
     x = frames[k][0]
     W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
+    Wk, f_k, mag_k = contact_terms(contacts, x)
     f_ext = load[:, None] * g[None, :]
-    f = f_int + f_wc + f_ext
+    f = f_int + f_wc + f_k + f_ext
     gx = load * (x @ g)
-    energy = W + Wc - gx.sum()
-    scale_n = mag + mag_wc + np.linalg.norm(f_ext, axis=1)
-    escale = abs(energy) + wscale + Wc + np.abs(gx).sum()
+    energy = W + Wc + Wk - gx.sum()
+    scale_n = mag + mag_wc + mag_k + np.linalg.norm(f_ext, axis=1)
+    escale = abs(energy) + wscale + Wc + Wk + np.abs(gx).sum()
     if attrs["mode"] == "dynamic" and k >= 1:
         t = [a["time"] for _, a in frames]
         dt = t[k] - t[k - 1]
@@ -471,7 +683,7 @@ def recompute(mesh, attrs, frames, k, mass, load):
     return residual, energy, float(np.linalg.norm(scale_n[free])), escale
 
 
-def check_physics(rep, mesh, attrs, frames, max_rel):
+def check_physics(rep, mesh, attrs, frames, max_rel, contacts=None):
     """Recomputed residual and energy of every frame against the stored attributes.
 
     Frame 0 (the initial state) is checked too, without an inertia term; the
@@ -484,7 +696,7 @@ def check_physics(rep, mesh, attrs, frames, max_rel):
         tag = f"{mesh['kind']} {tag}"
     for k in range(len(frames)):
         a = frames[k][1]
-        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass, load)
+        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass, load, contacts[k] if contacts else None)
         rtol = RESIDUAL_RTOL * abs(a["residual"]) + RESIDUAL_FLOOR * fscale
         rep.check(abs(r - a["residual"]) <= rtol,
                   f"frame {k:06d} ({tag}): recomputed residual {r:.10e} != stored {a['residual']:.10e} "
@@ -1278,6 +1490,8 @@ def parse_args(argv):
     p.add_argument("--free-fall", action="store_true")
     p.add_argument("--compare", default=None)
     p.add_argument("--rtol", type=float, default=None)
+    p.add_argument("--max-penetration", type=float, default=None,
+                   help="fail when a surface vertex lies deeper than this inside another body or beyond an obstacle")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--self-test", action="store_true",
                    help="check the element kinds' nodes, shape functions and quadrature (no file needed)")
@@ -1316,10 +1530,15 @@ def run(args):
         check_xdmf(rep, args.file, frames, len(mesh["X"]), len(mesh.get("tets", mesh.get("elements"))), h5, mesh)
         if args.frames is not None:
             rep.check(len(frames) == args.frames + 1, f"{len(frames)} frames stored, expected {args.frames + 1}")
+        contacts = read_contacts(rep, h5, len(mesh["X"]), len(frames))
+        if contacts is not None:
+            check_contacts(rep, h5, mesh, contacts, frames)
         if attrs is not None:
-            check_physics(rep, mesh, attrs, frames, args.max_relative_residual)
+            check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts)
             if args.free_fall:
                 check_free_fall(rep, mesh, attrs, frames)
+        if args.max_penetration is not None:
+            check_penetration(rep, h5, mesh, frames, args.max_penetration)
         if args.patch_test:
             check_patch_test(rep, mesh, frames)
         if args.compare is not None:

@@ -130,9 +130,55 @@ static void check_rejections(void)
   check(e != NULL, "an empty side rejected", 0);
 }
 
+/* Contacts (issue 17): a target (C = sum a_j y_j - target) and the unilateral form. Derivatives by
+ * differences away from the switch n.C = 0; the unilateral constraint acts exactly while n.C < 0. */
+static void check_contact_forms(void)
+{
+  unsigned long long s = 777;
+  for (int t = 0; t < 200; ++t) {
+    pbng_weak_constraint c;
+    memset(&c, 0, sizeof(c));
+    double y[3 * 4], n[3], nn = 0;
+    for (int d = 0; d < 3; ++d) n[d] = uniform(&s, -1.0, 1.0), nn += n[d] * n[d];
+    for (int d = 0; d < 3; ++d) n[d] /= sqrt(nn);
+    c.nnodes = t % 2 ? 1 : 4; /* an obstacle contact, or a vertex against a triangle */
+    double w[3];
+    random_weights(&s, 3, w);
+    for (int j = 0; j < c.nnodes; ++j) c.node[j] = j, c.a[j] = j == 0 ? 1.0 : -w[j - 1];
+    for (int d = 0; d < 3; ++d) c.target[d] = c.nnodes == 1 ? uniform(&s, -1.0, 1.0) : 0.0;
+    c.unilateral = t % 4 >= 2;
+    pbng_weak_constraint_set_stiffness(&c, uniform(&s, 1.0, 1e3), c.unilateral ? 0.0 : uniform(&s, 0.0, 1e3), n);
+    for (int k = 0; k < 12; ++k) y[k] = uniform(&s, -1.0, 1.0);
+    double C[3], K[9];
+    pbng_weak_constraint_violation(&c, y, C);
+    const double nC = n[0] * C[0] + n[1] * C[1] + n[2] * C[2];
+    if (fabs(nC) < 1e-3) continue; /* the switch: not differentiable there */
+    const int on = pbng_weak_constraint_stiffness_at(&c, y, K);
+    check(on == (!c.unilateral || nC < 0), "unilateral: acts exactly while n.C < 0", nC);
+    const double E = pbng_weak_constraint_energy(&c, y);
+    if (c.unilateral) check(nC < 0 ? fabs(E - 0.5 * c.k_n * nC * nC) <= 1e-12 * (1 + E) : E == 0.0, "unilateral energy 1/2 k_n min(n.C, 0)^2", E);
+    if (c.nnodes == 1) { /* C = y_0 - target */
+      for (int d = 0; d < 3; ++d) check(fabs(C[d] - (y[d] - c.target[d])) <= 1e-15, "target subtracted", C[d]);
+      double f[3], H[9]; /* one node: no sum-to-zero; force = -dE/dy by differences */
+      pbng_weak_constraint_node_force(&c, y, 0, f, H);
+      for (int d = 0; d < 3; ++d) {
+        const double h = 1e-6, y0 = y[d];
+        y[d] = y0 + h;
+        const double ep = pbng_weak_constraint_energy(&c, y);
+        y[d] = y0 - h;
+        const double em = pbng_weak_constraint_energy(&c, y);
+        y[d] = y0;
+        check(fabs(f[d] + (ep - em) / (2 * h)) <= 1e-6 * (1.0 + fabs(f[d])), "obstacle contact: force = -dE/dy", f[d]);
+      }
+    } else
+      check_derivatives(&c, y, c.unilateral ? "unilateral contact" : "contact spring");
+  }
+}
+
 int main(void)
 {
   check_random_constraints();
+  check_contact_forms();
   check_stiffness_meaning();
   check_rejections();
   printf("test_weak_constraint: %ld checks, %ld failed\n", checks, failures);

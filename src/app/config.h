@@ -11,7 +11,7 @@
 #include "solvers/problem.h"
 #include "solvers/solver.h"
 
-typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE } pbng_mesh_source;
+typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE, PBNG_MESH_COLLIDING_BLOCKS } pbng_mesh_source;
 
 #define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
 
@@ -51,6 +51,9 @@ typedef struct {
   double failure_timeout;             /* -failure_timeout: how long a failed rank waits for the others to fail too */
   int test_fail_rank;                 /* -test_fail_rank R: rank R fails alone (tests), -1: none */
   char test_fail_at[16];              /* -test_fail_at setup | iteration */              /* -test_signal_after N: rank 0 sends itself SIGUSR1 after N iterations (tests) */
+  PetscBool contact;                  /* collisions (issue 17): -contact, a contact scene, or any -contact_* / -obstacle option */
+  pbng_contact_options contact_opt;   /* distance, self-contact, obstacles, stiffness, model */
+  int contact_every;                  /* -contact_every K: detect every K iterations within a frame too (0: at frame starts only) */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */
@@ -111,6 +114,10 @@ PetscErrorCode pbng_config_set_grid_elements(pbng_config *cfg, const char *eleme
  * error quoting the text (ranges are checked by pbng_config_check_mesh_parameters). Parsed here, not by
  * PetscOptionsIntArray, whose error path in PETSc 3.18 leaks its tokenizer (found by test_fuzz). */
 PetscErrorCode pbng_config_set_grid_cells(pbng_config *cfg, const char *text, MPI_Comm comm);
+
+/* -contact, -contact_distance, -contact_stiffness, -contact_tangential_stiffness, -contact_model,
+ * -contact_every, -contact_self, -obstacle (docs/contact.md): validated, each naming the problem. */
+PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg);
 
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */

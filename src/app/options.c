@@ -54,7 +54,7 @@ static PetscErrorCode read_choice_material(PetscOptionItems *PetscOptionsObject,
 
   PetscFunctionBeginUser;
   for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) names[k] = pbng_material_kind_name((pbng_material_kind)k);
-  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-material", "corotated | neohookean | stable_neohookean", "material ", names,
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-material", "corotated | neohookean | stable_neohookean | stvk", "material ", names,
                                       PBNG_MATERIAL_COUNT, &kind, &set));
   cfg->material = (pbng_material_kind)kind;
   PetscFunctionReturn(0);
@@ -496,7 +496,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | box | none", NULL, scene, scene,
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | box | none", NULL, scene, scene,
                                scene_len, &set));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
@@ -504,6 +504,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscCall(read_choices(PetscOptionsObject, cfg));
   PetscCall(read_physics(PetscOptionsObject, cfg));
   PetscCall(read_solver_controls(PetscOptionsObject, cfg));
+  PetscCall(pbng_config_read_contact_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsString("-output", "result file (HDF5; an .xdmf is written beside it)", NULL, cfg->output, cfg->output, sizeof(cfg->output), &set));
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
   PetscCall(read_checkpoint_options(PetscOptionsObject, cfg));

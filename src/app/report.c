@@ -39,6 +39,10 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
           (long long)s->halo_bytes_per_iteration);
   fprintf(f, "  \"halo_seconds\": %.9g,\n", s->halo_seconds);
   fprintf(f, "  \"multilevel\": %d,\n", s->nlevels);
+  if (s->contact)
+    fprintf(f, "  \"contacts_final\": %lld,\n  \"contacts_max\": %lld,\n  \"contact_detect_seconds\": %.9g,\n  \"contact_recolor_seconds\": %.9g,\n"
+               "  \"contact_update_seconds\": %.9g,\n",
+            (long long)s->contacts_last, (long long)s->contacts_max, s->contact_detect_seconds, s->contact_recolor_seconds, s->contact_update_seconds);
   if (s->nlevels > 1) {
     fprintf(f, "  \"cycles\": %d,\n  \"levels\": [\n", s->iterations);
     for (int l = s->nlevels - 1; l >= 0; --l) {
@@ -100,6 +104,13 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
     for (int l = s->nlevels - 1; l >= 0; --l)
       PetscCall(PetscPrintf(comm, "         %s: %.3f s, %lld sweeps, %lld residuals, %lld energies, %lld matrices\n", s->level[l].name,
                             s->level[l].seconds, s->level[l].sweeps, s->level[l].functions, s->level[l].objectives, s->level[l].jacobians));
+  }
+  if (s->contact) {
+    const double update = s->contact_detect_seconds + s->contact_recolor_seconds + s->contact_update_seconds;
+    PetscCall(PetscPrintf(comm, "         contacts: %lld in force at the end, %lld at most; detection %.3f s, recoloring %.3f s, the rest of the updates %.3f s "
+                                "(%.1f%% of the frames' iterations and updates)\n",
+                          (long long)s->contacts_last, (long long)s->contacts_max, s->contact_detect_seconds, s->contact_recolor_seconds,
+                          s->contact_update_seconds, s->solver_seconds + update > 0 ? 100.0 * update / (s->solver_seconds + update) : 0.0));
   }
   if (s->ranks > 1)
     PetscCall(PetscPrintf(comm, "         halo exchange %.3f s of the solver time (slowest rank), %.3f MB per iteration\n", s->halo_seconds,

@@ -114,7 +114,7 @@ static PetscErrorCode test_failure(const run_state *st, const char *where)
  * the run (every rank sees the same global residual). */
 static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r, double r0)
 {
-  const double rel = relative(r, r0);
+  const double rel = relative(r, r0); /* r0: the frame's first residual, or larger after a detection added contacts */
 
   PetscFunctionBeginUser;
   if (isfinite(r) && rel <= st->cfg->divergence_limit) PetscFunctionReturn(0);
@@ -132,6 +132,29 @@ static void frame_counters(const run_state *st, const pbng_run_summary *sum, int
                                   .residual = r, .energy = energy, .fresh = fresh, .seconds = fr->seconds,
                                   .linear = (double)fr->linear_iterations, .iterations = sum->iterations,
                                   .linear_iterations = (double)sum->linear_iterations, .solver_seconds = sum->solver_seconds};
+}
+
+/* At most this many detections at the end of one frame (the contact set of a frame need not settle: a
+ * vertex on the edge between two triangles may take either as its closest at each detection). */
+#define PBNG_CONTACT_SETTLE_DETECTIONS 2
+
+/* -contact: a frame that reached -rtol is done only if it still has after a detection there (the
+ * contacts of its end state in force: a vertex that passed a surface during the iterations gets its
+ * contact, and the frame goes on until the residual with it is below -rtol again). r and energy are
+ * then the state's with the contacts found. *detected: a detection since the last iteration. */
+static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, double *energy, int *detected, int *redetections, PetscBool *settled)
+{
+  PetscFunctionBeginUser;
+  *settled = PETSC_TRUE;
+  if (!st->cfg->contact || *detected || *redetections >= PBNG_CONTACT_SETTLE_DETECTIONS) PetscFunctionReturn(0);
+  ++*redetections;
+  const int version = st->contacts.version;
+  PetscCall(run_detect_contacts(st));
+  *detected = 1;
+  if (st->contacts.version == version) PetscFunctionReturn(0);
+  PetscCall(evaluate_residual(st, r, energy));
+  *settled = relative(*r, r0) <= st->cfg->rtol;
+  PetscFunctionReturn(0);
 }
 
 /* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol.
@@ -153,6 +176,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     l0 = fr->iterations = (int)resume->next_iteration;
   } else {
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
+    PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, &energy));
     r = fr->residual0;
@@ -160,9 +184,15 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(check_divergence(st, frame, 0, r, r));
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
+  double diverge_ref = fr->residual0; /* what the divergence limit is relative to */
+  int detected = 1;                   /* a detection since the last iteration (the frame start's) */
+  int redetections = 0;               /* detections at the frame's end so far */
   for (int l = l0; l < cfg->iters; ++l) {
-    PetscBool spent, stop;
-    if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) break;
+    PetscBool spent, stop, settled = PETSC_TRUE;
+    if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) {
+      PetscCall(contacts_settled(st, fr->residual0, &r, &energy, &detected, &redetections, &settled));
+      if (settled) break;
+    }
     PetscCall(budget_spent(st, fr->seconds, &spent));
     if (spent) break;
     PetscCall(PetscLogEventBegin(st->ev.iterate, 0, 0, 0, 0));
@@ -173,13 +203,23 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
+    detected = 0;
+    if (cfg->contact_every > 0 && (l + 1) % cfg->contact_every == 0 && l + 1 < cfg->iters) {
+      PetscCall(run_detect_contacts(st));
+      detected = 1, fresh = 0;
+      if (st->contacts.stats.new_contacts > 0) { /* new contacts add their own forces: divergence is judged from here */
+        double rc;
+        PetscCall(evaluate_residual(st, &rc, NULL));
+        if (rc > diverge_ref) diverge_ref = rc;
+      }
+    }
     PetscCall(check_solver_options(st));
     fresh = 0;
     if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
       PetscCall(evaluate_residual(st, &r, &energy));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
-      PetscCall(check_divergence(st, frame, l + 1, r, fr->residual0));
+      PetscCall(check_divergence(st, frame, l + 1, r, diverge_ref));
     }
     if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
     PetscCall(stop_requested(st, &stop));
@@ -192,7 +232,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
-  PetscCall(check_divergence(st, frame, fr->iterations, r, fr->residual0));
+  PetscCall(check_divergence(st, frame, fr->iterations, r, diverge_ref));
   pbng_problem_end_frame(&st->pb);
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);
@@ -210,6 +250,7 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
   PetscCall(run_gather_for_output(st, 3, st->pb.x, &positions));
   PetscCall(pbng_output_write_frame(st->out, frame, st->dm.nowned, st->node_rows, positions, &info));
   PetscCall(PetscFree(positions));
+  PetscCall(run_write_frame_contacts(st, frame));
   PetscCall(PetscLogEventEnd(st->ev.output, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -220,10 +261,11 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, int first, cons
   const double eta = elapsed / (frame - first + 1) * (F - frame); /* from this process's frames */
 
   PetscFunctionBeginUser;
-  char linear[48];
-  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s\n", frame, F,
+  char linear[48], contacts[64] = "";
+  if (st->cfg->contact) snprintf(contacts, sizeof(contacts), "  contacts %" PRId64, st->contacts.stats.contacts);
+  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s\n", frame, F,
                         fr->iterations, linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)), fr->relative_residual, fr->residual,
-                        fr->seconds, eta));
+                        fr->seconds, eta, contacts));
   PetscFunctionReturn(0);
 }
 
@@ -255,6 +297,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->linear_iterations = (long long)st->resume.linear_iterations, sum->solver_seconds = st->resume.solver_seconds;
   } else { /* frame 0: the initial configuration */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, 0)));
+    PetscCall(run_detect_contacts(st));
     PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
     fr.relative_residual = 1.0;
     PetscCall(write_frame(st, 0, &fr));
@@ -323,6 +366,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   st->pb.halo = &st->halo;
+  PetscCall(run_setup_contacts(st));
   if (cfg->initial[0]) PetscCall(run_load_initial_state(st));
   PetscCall(run_apply_initial_state(st));
   PetscCall(run_build_levels(st));
@@ -378,6 +422,7 @@ static PetscErrorCode teardown(run_state *st)
   for (int k = 0; st->made_levels && k < st->cfg->solver_opt.multilevel - 1; ++k) PetscCall(pbng_mesh_destroy(&st->made_levels[k])); /* an early error */
   PetscCall(PetscFree(st->made_levels));
   PetscCall(pbng_problem_destroy(&st->pb));
+  PetscCall(pbng_contacts_destroy(&st->contacts));
   PetscCall(pbng_halo_destroy(&st->halo));
   PetscCall(pbng_dmesh_destroy(&st->dm));
   PetscCall(PetscFree(st->node_rows));
@@ -462,6 +507,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   }
   PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(summarize_levels(&st, sum));
+  run_summarize_contacts(&st, sum);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */
   sum->stopped_by_signal = st.stopped_by;
   if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */

@@ -42,6 +42,9 @@ typedef struct {
   int halo_neighbors_max;                               /* largest number of neighbour ranks */
   double halo_seconds;                                  /* largest over ranks, within solver_seconds */
   int stopped_by_signal;                                /* the signal that stopped the run after a checkpoint, or 0 */
+  int contact;                                          /* contacts on */
+  int64_t contacts_last, contacts_max;                  /* contacts in force at the end, and at most */
+  double contact_detect_seconds, contact_recolor_seconds, contact_update_seconds; /* summed over detections (slowest rank each) */
   int nlevels;                                          /* multilevel: levels (iterations are cycles), else 1 */
   pbng_level_report level[PBNG_MAX_LEVELS];             /* [nlevels], level[0] the coarsest */
 } pbng_run_summary;

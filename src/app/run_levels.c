@@ -85,7 +85,8 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   switch (cfg->mesh_source) {
   case PBNG_MESH_RES_BOX: snprintf(buf, len, "generated Res-%d box%s", res, kind); break;
   case PBNG_MESH_BAR: snprintf(buf, len, "generated bar, res %d%s", res, kind); break;
-  case PBNG_MESH_STACKED_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
+  case PBNG_MESH_STACKED_BLOCKS:
+  case PBNG_MESH_COLLIDING_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
   case PBNG_MESH_FILE:
     if (k == 0) snprintf(buf, len, "%s", cfg->mesh_file);
     else if (k <= cfg->nmesh_levels) snprintf(buf, len, "%s", cfg->mesh_levels[k - 1]);

@@ -81,10 +81,13 @@ PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counter
   const int64_t nrot = st->pb.rotation ? 4 * (int64_t)st->dm.nelems : 0;
 
   PetscFunctionBeginUser;
+  double *contact_buf = NULL;
   PetscCall(PetscMalloc1(nrot + 1, &rotation));
   for (int64_t k = 0; k < nrot; ++k) rotation[k] = st->pb.rotation[k];
   PetscCall(state_fields(st, rotation, fields, &n));
+  PetscCall(run_contact_state_fields(st, fields, &n, &contact_buf));
   PetscCall(pbng_checkpoint_write(&st->dm, st->cfg->checkpoint, c, st->cfg->restart_key, st->command_line, n, fields));
+  PetscCall(PetscFree(contact_buf));
   PetscCall(PetscFree(rotation));
   PetscCall(PetscPrintf(st->comm, "checkpoint: %s (frame %d, %d iterations done in it)\n", st->cfg->checkpoint, (int)c->next_frame,
                         (int)c->next_iteration));
@@ -105,9 +108,11 @@ PetscErrorCode run_load_checkpoint(run_state *st)
   PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, fields));
   for (int64_t k = 0; k < nrot; ++k) st->pb.rotation[k] = (float)rotation[k];
   PetscCall(PetscFree(rotation));
-  PetscCall(pbng_problem_update_ghosts(&st->pb));
   st->time0 = st->resume.time0;
   st->pb.time = run_frame_time(st, (int)st->resume.next_frame); /* the frame being continued (its prescribed positions were read) */
+  pbng_problem_prescribed_positions(&st->pb, st->pb.time, st->pb.x); /* their ghost copies too (the halo leaves them out) */
+  PetscCall(pbng_problem_update_ghosts(&st->pb));
+  PetscCall(run_load_contact_state(st));
   if (st->solver.ops->restored) PetscCall(st->solver.ops->restored(&st->solver));
   st->solver.linear_iterations = (long long)(st->resume.linear_iterations + st->resume.linear); /* the solver's running count */
   PetscCall(PetscPrintf(st->comm, "restart: %s, frame %d after %d of its iterations\n", st->restart, (int)st->resume.next_frame,

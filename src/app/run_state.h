@@ -24,6 +24,9 @@ typedef struct {
   pbng_output *out;
   pbng_halo halo;
   pbng_hierarchy hierarchy; /* -multilevel: the coarse levels */
+  pbng_contacts contacts;   /* -contact: the dynamic weak constraints (dm set when on) */
+  double contact_seconds[3]; /* detection, recoloring, the rest of the updates: summed over the run (slowest rank per update) */
+  int64_t contacts_max;      /* most contacts in force after an update */
   pbng_mesh *made_levels;   /* rank 0, -multilevel with -mesh alone: coarse meshes made from the fine one, [multilevel - 1] */
   double extent;            /* the finest mesh's largest extent */
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
@@ -106,6 +109,19 @@ PetscErrorCode run_load_initial_state(run_state *st);
  * y = centre of the mesh, or mirrored in x about its centre (every element inverted). Every rank
  * moves its owned and ghost copies alike. */
 PetscErrorCode run_apply_initial_state(run_state *st);
+
+/* -contact: the contacts of the subdomain attached to the problem (before the solver is made), or nothing. */
+PetscErrorCode run_setup_contacts(run_state *st);
+/* -contact: a detection at the current positions (collective; its figures added to the run's). */
+PetscErrorCode run_detect_contacts(run_state *st);
+/* -contact: frame `frame`'s contacts, the nodes in contact and the current node colors into the output. */
+PetscErrorCode run_write_frame_contacts(run_state *st, int frame);
+/* -contact: the contacts' checkpoint fields appended to fields[*n] (buf: their scalars, freed by the caller;
+ * NULL without contacts), and the set rebuilt from a checkpoint being read (st->restart). */
+PetscErrorCode run_contact_state_fields(run_state *st, pbng_state_field *fields, int *n, double **buf);
+PetscErrorCode run_load_contact_state(run_state *st);
+/* -contact: the run's contact figures into the summary. */
+void run_summarize_contacts(const run_state *st, pbng_run_summary *sum);
 
 /* Writes the checkpoint (-checkpoint, default <output>.checkpoint.h5) with counters c. */
 PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counters *c);

@@ -31,6 +31,8 @@ static void base_defaults(pbng_config *cfg)
   cfg->rtol = 0;
   cfg->residual_every = 10;
   cfg->weak_stiffness = 1e8;
+  cfg->contact_opt = (pbng_contact_options){.detect = {.distance = 0.0, .self = 1}, .k_n = 1e8, .k_t = 0.0, .unilateral = 0}; /* the paper's (Sec. 10.2) */
+  cfg->contact_every = -1; /* quasistatic: 10, dynamic: 0 (pbng_config_read_contact_options) */
   cfg->divergence_limit = 1e6;
   strcpy(cfg->initial_state, "rest");
   cfg->failure_timeout = PBNG_FAILURE_TIMEOUT_DEFAULT;
@@ -114,6 +116,30 @@ static PetscErrorCode scene_two_blocks_hanging(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* Sec. 10.2.1 (Fig. 13): two blocks, one face of each clamped, driven towards each other until they
+ * collide; backward Euler, dt = 0.002, rho = 10, E = 1000, contacts with k_n = 1e8, k_t = 0. The blocks
+ * are unit cubes of Res-N (8) stacked along y across a gap of one cell (the lower one's bottom face and
+ * the upper one's top face clamped, moving at 2.5 towards each other: they touch after 10 frames), no
+ * gravity. */
+static PetscErrorCode scene_two_blocks_colliding(pbng_config *cfg)
+{
+  const double bottom[6] = {0, 0, 0, 1, 0, 1};
+  const pbng_motion up = {.velocity = {0, 2.5, 0}, .axis = {1, 0, 0}}, down = {.velocity = {0, -2.5, 0}, .axis = {1, 0, 0}};
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_COLLIDING_BLOCKS;
+  cfg->res = 8;
+  cfg->youngs = 1000;
+  cfg->mode = PBNG_MODE_DYNAMIC;
+  cfg->dt = 0.002;
+  cfg->frames = 30;
+  cfg->iters = 40;
+  cfg->contact = PETSC_TRUE;
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "lower_bottom", bottom, &up));
+  PetscCall(pbng_bc_add_group(&cfg->bcs, "upper_top", "upper_top", &down));
+  PetscFunctionReturn(0);
+}
+
 /* A plain Res-N unit box with no boundary conditions: add them with -fix_box / -bcK_*. */
 static PetscErrorCode scene_box(pbng_config *cfg)
 {
@@ -131,8 +157,10 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else if (!strcmp(scene, "box")) PetscCall(scene_box(cfg));
   else if (!strcmp(scene, "block_drop_dynamic")) PetscCall(scene_block_drop_dynamic(cfg));
   else if (!strcmp(scene, "two_blocks_hanging")) PetscCall(scene_two_blocks_hanging(cfg));
+  else if (!strcmp(scene, "two_blocks_colliding")) PetscCall(scene_two_blocks_colliding(cfg));
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
-                  "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box, none)", scene);
+                  "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding, "
+                  "box, none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
   PetscFunctionReturn(0);
 }
@@ -243,6 +271,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, &cfg->elements, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, &cfg->elements, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;
+  case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
   }
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
@@ -276,6 +305,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
   case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, &linear, mesh)); break;
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, &linear, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: /* the fine level's gap; the bindings are the fine ones carried over (parallel/weak_levels.h) */
+  case PBNG_MESH_COLLIDING_BLOCKS:
     PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), 0.0, mesh));
     break;
   case PBNG_MESH_FILE:

@@ -1,5 +1,7 @@
 #include "core/locate.h"
 #include <math.h>
+#include "core/contact_geometry.h"
+#include "core/element.h"
 #include "core/mat3.h"
 
 int pbng_tet_barycentric(const double *const X[4], const double q[3], double w[4])
@@ -13,44 +15,6 @@ int pbng_tet_barycentric(const double *const X[4], const double q[3], double w[4
   return 0;
 }
 
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/* Closest point of the triangle (a, b, c) to p, as barycentric weights (u, v, w) of (a, b, c); returns
- * the squared distance (the region tests of Ericson, Real-Time Collision Detection, 5.1.5). */
-static double point_triangle(const double p[3], const double a[3], const double b[3], const double c[3], double bc[3])
-{
-  double ab[3], ac[3], ap[3], bp[3], cp[3];
-  for (int k = 0; k < 3; ++k) ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k], bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
-  const double d1 = dot3(ab, ap), d2 = dot3(ac, ap), d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-  double u, v, w;
-  if (d1 <= 0 && d2 <= 0) u = 1, v = 0, w = 0; /* vertex a */
-  else if (d3 >= 0 && d4 <= d3) u = 0, v = 1, w = 0; /* vertex b */
-  else if (d6 >= 0 && d5 <= d6) u = 0, v = 0, w = 1; /* vertex c */
-  else {
-    const double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-    if (vc <= 0 && d1 >= 0 && d3 <= 0) { /* edge ab */
-      const double t = d1 / (d1 - d3);
-      u = 1 - t, v = t, w = 0;
-    } else if (vb <= 0 && d2 >= 0 && d6 <= 0) { /* edge ac */
-      const double t = d2 / (d2 - d6);
-      u = 1 - t, v = 0, w = t;
-    } else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) { /* edge bc */
-      const double t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-      u = 0, v = 1 - t, w = t;
-    } else { /* inside the face */
-      const double s = 1.0 / (va + vb + vc);
-      v = vb * s, w = vc * s, u = 1 - v - w;
-    }
-  }
-  double dist2 = 0;
-  for (int k = 0; k < 3; ++k) {
-    const double x = u * a[k] + v * b[k] + w * c[k] - p[k];
-    dist2 += x * x;
-  }
-  bc[0] = u, bc[1] = v, bc[2] = w;
-  return dist2;
-}
-
 double pbng_point_tet_distance(const double *const X[4], const double q[3], double wclosest[4])
 {
   static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
@@ -61,8 +25,8 @@ double pbng_point_tet_distance(const double *const X[4], const double q[3], doub
   }
   double best = INFINITY;
   for (int f = 0; f < 4; ++f) {
-    double bc[3];
-    const double d2 = point_triangle(q, X[face[f][0]], X[face[f][1]], X[face[f][2]], bc);
+    double bc[3], p[3];
+    const double d2 = pbng_point_triangle_closest(q, X[face[f][0]], X[face[f][1]], X[face[f][2]], bc, p);
     if (d2 < best) {
       best = d2;
       for (int a = 0; a < 4; ++a) wclosest[a] = 0;
@@ -156,7 +120,7 @@ static double map_residual(const pbng_element_type *t, const double (*X)[3], con
   double N[PBNG_MAX_ELEMENT_NODES], x[3];
   element_map(t, X, r, N, x, J);
   for (int k = 0; k < 3; ++k) res[k] = x[k] - q[k];
-  return sqrt(dot3(res, res));
+  return sqrt(res[0] * res[0] + res[1] * res[1] + res[2] * res[2]);
 }
 
 /* Keeps a reference point where the basis may be evaluated (Newton's iterates, closest points). */

@@ -101,6 +101,8 @@ static PetscErrorCode remember_node_dataset(pbng_output *out, const char *path, 
   const char *base = strrchr(path, '/');
 
   PetscFunctionBegin;
+  for (int k = 0; k < out->nnodesets; ++k)
+    if (!strcmp(out->nodesets[k].path, path)) PetscFunctionReturn(0); /* a frame dataset of every frame: once */
   if (out->nnodesets == out->capnodesets) {
     int cap = out->capnodesets ? 2 * out->capnodesets : 8;
     PetscCall(PetscRealloc(sizeof(node_dataset) * (size_t)cap, &out->nodesets));
@@ -112,6 +114,7 @@ static PetscErrorCode remember_node_dataset(pbng_output *out, const char *path, 
   snprintf(d->name, sizeof d->name, "%s", strcmp(base, "rest_positions") == 0 ? "rest_position" : base);
   d->ncols = ncols;
   d->is_int = is_int;
+  d->per_frame = 0;
   PetscFunctionReturn(0);
 }
 
@@ -768,6 +771,23 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
   PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nnodes, 1, PETSC_TRUE,
                         nlocal, rows, data));
   PetscCall(remember_node_dataset(out, path, 1, 1));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_write_frame_nodes_int32(pbng_output *out, int frame, const char *name, int64_t nlocal, const int64_t *rows,
+                                                  const int32_t *data)
+{
+  char path[96];
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  PetscCheck(name && name[0] && !strchr(name, '/') && strlen(name) < 48, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: frame dataset name '%s'",
+             name ? name : "");
+  snprintf(path, sizeof path, "/frames/%06d/%s", frame, name);
+  PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nnodes, 1, PETSC_TRUE, nlocal, rows, data));
+  PetscCall(remember_node_dataset(out, name, 1, 1)); /* path = the name: composed per frame */
+  for (int k = 0; k < out->nnodesets; ++k)
+    if (!strcmp(out->nodesets[k].path, name)) out->nodesets[k].per_frame = 1;
   PetscFunctionReturn(0);
 }
 

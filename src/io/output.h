@@ -82,6 +82,11 @@ PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, c
 PetscErrorCode pbng_output_write_frame(pbng_output *out, int frame, int64_t nlocal, const int64_t *rows,
                                        const double *positions, const pbng_frame_info *finfo);
 
+/* /frames/NNNNNN/<name> int32 [N]: a node field of that frame (contacts: in_contact, node_color), shown in
+ * the XDMF as a node attribute of every frame (a field written for one frame is expected in all). */
+PetscErrorCode pbng_output_write_frame_nodes_int32(pbng_output *out, int frame, const char *name, int64_t nlocal, const int64_t *rows,
+                                                  const int32_t *data);
+
 /* A root attribute: n doubles, or a string (replaces an earlier value). */
 PetscErrorCode pbng_output_root_doubles(pbng_output *out, const char *name, int n, const double *values);
 PetscErrorCode pbng_output_root_string(pbng_output *out, const char *name, const char *value);

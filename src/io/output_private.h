@@ -19,6 +19,7 @@ typedef struct {
   char path[96]; /* HDF5 dataset path */
   int ncols;
   int is_int;
+  int per_frame;  /* in every frame's group: path is "/frames/NNNNNN/" + name */
 } node_dataset;
 
 typedef struct {

@@ -56,8 +56,9 @@ static void xdmf_frame(FILE *f, const pbng_output *out, const char *h5base, cons
     fprintf(f, "        <Attribute Name=\"");
     xml_escaped(f, d->name);
     fprintf(f, "\" AttributeType=\"%s\" Center=\"Node\">\n", d->ncols == 1 ? "Scalar" : "Vector");
-    xdmf_dataitem(f, h5base, d->path, d->is_int ? "Int" : "Float", d->is_int ? 4 : 8, out->nnodes, d->ncols,
-                  "          ");
+    char path[160];
+    if (d->per_frame) snprintf(path, sizeof path, "/frames/%06d/%s", fr->index, d->path);
+    xdmf_dataitem(f, h5base, d->per_frame ? path : d->path, d->is_int ? "Int" : "Float", d->is_int ? 4 : 8, out->nnodes, d->ncols, "          ");
     fputs("        </Attribute>\n", f);
   }
   fputs("      </Grid>\n", f);

@@ -62,6 +62,8 @@ static inline const pbng_element_type *pbng_dmesh_element_type(const pbng_dmesh 
 {
   return pbng_row_type(dm->etype, dm->kind, e);
 }
+/* The rank owning local node i. */
+static inline int pbng_dmesh_node_owner(const pbng_dmesh *dm, int32_t i) { return i < dm->nowned ? dm->rank : dm->ghost_owner[i - dm->nowned]; }
 /* A message's name for the subdomain's kinds: the kind, or "mixed element kinds". */
 static inline const char *pbng_dmesh_kinds_name(const pbng_dmesh *dm) { return dm->etype ? dm->etype->name : "mixed element kinds"; }
 

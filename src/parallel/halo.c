@@ -28,31 +28,83 @@ static int32_t owned_local(const gid_local *table, int32_t n, int64_t gid)
 }
 
 /* Ghost requests: ghosts are ordered by (owner, global id) in the dmesh, so each owner's block is
- * contiguous; every rank learns which of its owned nodes each other rank needs. */
-static PetscErrorCode exchange_requests(const pbng_dmesh *dm, int **want_count, int64_t **wanted, int **give_count,
-                                        int64_t **given)
+ * contiguous; every rank learns which of its owned nodes each other rank needs, by local index. */
+PetscErrorCode pbng_ghost_plan_create(const pbng_dmesh *dm, pbng_ghost_plan *p)
 {
-  int size = dm->size, *wdispl, *gdispl;
+  const int size = dm->size;
   const int32_t nghost = dm->nlocal - dm->nowned;
-  int64_t ngiven = 0;
+  int64_t *wanted, *given;
+  gid_local *table;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(size, want_count));
-  PetscCall(PetscCalloc1(size, give_count));
-  PetscCall(PetscMalloc2(size, &wdispl, size, &gdispl));
-  for (int32_t g = 0; g < nghost; ++g) (*want_count)[dm->ghost_owner[g]]++;
-  PetscCallMPI(MPI_Alltoall(*want_count, 1, MPI_INT, *give_count, 1, MPI_INT, dm->comm));
-  wdispl[0] = gdispl[0] = 0;
-  for (int r = 1; r < size; ++r) {
-    wdispl[r] = wdispl[r - 1] + (*want_count)[r - 1];
-    gdispl[r] = gdispl[r - 1] + (*give_count)[r - 1];
+  memset(p, 0, sizeof(*p));
+  p->comm = dm->comm, p->size = size, p->nowned = dm->nowned;
+  PetscCall(PetscCalloc4(size, &p->want_count, size + 1, &p->want_displ, size, &p->give_count, size + 1, &p->give_displ));
+  for (int32_t g = 0; g < nghost; ++g) p->want_count[dm->ghost_owner[g]]++;
+  PetscCallMPI(MPI_Alltoall(p->want_count, 1, MPI_INT, p->give_count, 1, MPI_INT, dm->comm));
+  for (int r = 0; r < size; ++r) p->want_displ[r + 1] = p->want_displ[r] + p->want_count[r], p->give_displ[r + 1] = p->give_displ[r] + p->give_count[r];
+  PetscCall(PetscMalloc1(nghost + 1, &wanted));
+  PetscCall(PetscMalloc1(p->give_displ[size] + 1, &given));
+  for (int32_t g = 0; g < nghost; ++g) wanted[g] = dm->global_node[dm->nowned + g];
+  PetscCallMPI(MPI_Alltoallv(wanted, p->want_count, p->want_displ, MPI_INT64_T, given, p->give_count, p->give_displ, MPI_INT64_T, dm->comm));
+  /* owned global id -> local index */
+  PetscCall(PetscMalloc1(dm->nowned + 1, &table));
+  for (int32_t i = 0; i < dm->nowned; ++i) table[i].gid = dm->global_node[i], table[i].local = i;
+  qsort(table, (size_t)dm->nowned, sizeof(gid_local), compare_gid);
+  PetscCall(PetscMalloc1(p->give_displ[size] + 1, &p->give_local));
+  for (int k = 0; k < p->give_displ[size]; ++k) {
+    p->give_local[k] = owned_local(table, dm->nowned, given[k]);
+    PetscCheck(p->give_local[k] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: node %" PRId64 " requested from a rank that does not own it", given[k]);
   }
-  for (int r = 0; r < size; ++r) ngiven += (*give_count)[r];
-  PetscCall(PetscMalloc1(nghost + 1, wanted));
-  PetscCall(PetscMalloc1(ngiven + 1, given));
-  for (int32_t g = 0; g < nghost; ++g) (*wanted)[g] = dm->global_node[dm->nowned + g];
-  PetscCallMPI(MPI_Alltoallv(*wanted, *want_count, wdispl, MPI_INT64_T, *given, *give_count, gdispl, MPI_INT64_T, dm->comm));
-  PetscCall(PetscFree2(wdispl, gdispl));
+  PetscCall(PetscFree(table));
+  PetscCall(PetscFree(wanted));
+  PetscCall(PetscFree(given));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ghost_plan_destroy(pbng_ghost_plan *p)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree4(p->want_count, p->want_displ, p->give_count, p->give_displ));
+  PetscCall(PetscFree(p->give_local));
+  memset(p, 0, sizeof(*p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ghost_plan_forward(const pbng_ghost_plan *p, int64_t *v)
+{
+  int64_t *buf;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(p->give_displ[p->size] + 1, &buf));
+  for (int k = 0; k < p->give_displ[p->size]; ++k) buf[k] = v[p->give_local[k]];
+  PetscCallMPI(MPI_Alltoallv(buf, p->give_count, p->give_displ, MPI_INT64_T, &v[p->nowned], p->want_count, p->want_displ, MPI_INT64_T, p->comm));
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ghost_plan_reverse_min(const pbng_ghost_plan *p, int64_t *v)
+{
+  int64_t *buf;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(p->give_displ[p->size] + 1, &buf));
+  PetscCallMPI(MPI_Alltoallv(&v[p->nowned], p->want_count, p->want_displ, MPI_INT64_T, buf, p->give_count, p->give_displ, MPI_INT64_T, p->comm));
+  for (int k = 0; k < p->give_displ[p->size]; ++k) v[p->give_local[k]] = buf[k] < v[p->give_local[k]] ? buf[k] : v[p->give_local[k]];
+  PetscCall(PetscFree(buf));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const int *sdispl, void *recv, const int *rcount, const int *rdispl, size_t size,
+                                    MPI_Comm comm)
+{
+  MPI_Datatype t;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Type_contiguous((int)size, MPI_BYTE, &t));
+  PetscCallMPI(MPI_Type_commit(&t));
+  PetscCallMPI(MPI_Alltoallv(send, scount, sdispl, t, recv, rcount, rdispl, t, comm));
+  PetscCallMPI(MPI_Type_free(&t));
   PetscFunctionReturn(0);
 }
 
@@ -86,44 +138,45 @@ static PetscErrorCode lists_by_color(const pbng_dmesh *dm, const pbng_halo *h, c
 
 PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h)
 {
-  int *want_count, *give_count;
-  int64_t *wanted, *given, ngiven = 0;
-  int32_t *give_local, *want_local;
-  gid_local *table;
+  pbng_ghost_plan plan;
+  int32_t *want_local;
 
   PetscFunctionBeginUser;
   memset(h, 0, sizeof(*h));
   h->comm = dm->comm;
   h->ncolors = dm->ncolors;
-  PetscCall(exchange_requests(dm, &want_count, &wanted, &give_count, &given));
+  PetscCall(pbng_ghost_plan_create(dm, &plan));
   PetscCall(PetscMalloc1(dm->size, &h->neighbor));
   for (int r = 0; r < dm->size; ++r)
-    if (r != dm->rank && (want_count[r] > 0 || give_count[r] > 0)) h->neighbor[h->nneighbors++] = r;
-  for (int r = 0; r < dm->size; ++r) ngiven += give_count[r];
-  /* owned global id -> local index */
-  PetscCall(PetscMalloc1(dm->nowned + 1, &table));
-  for (int32_t i = 0; i < dm->nowned; ++i) table[i].gid = dm->global_node[i], table[i].local = i;
-  qsort(table, (size_t)dm->nowned, sizeof(gid_local), compare_gid);
-  PetscCall(PetscMalloc1(ngiven + 1, &give_local));
-  for (int64_t k = 0; k < ngiven; ++k) {
-    give_local[k] = owned_local(table, dm->nowned, given[k]);
-    PetscCheck(give_local[k] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "halo: node %" PRId64 " requested from a rank that does not own it", given[k]);
-  }
+    if (r != dm->rank && (plan.want_count[r] > 0 || plan.give_count[r] > 0)) h->neighbor[h->nneighbors++] = r;
   PetscCall(PetscMalloc1(dm->nlocal - dm->nowned + 1, &want_local));
   for (int32_t g = 0; g < dm->nlocal - dm->nowned; ++g) want_local[g] = dm->nowned + g;
-  PetscCall(lists_by_color(dm, h, give_count, give_local, &h->send_start, &h->send_node));
-  PetscCall(lists_by_color(dm, h, want_count, want_local, &h->recv_start, &h->recv_node));
+  PetscCall(lists_by_color(dm, h, plan.give_count, plan.give_local, &h->send_start, &h->send_node));
+  PetscCall(lists_by_color(dm, h, plan.want_count, want_local, &h->recv_start, &h->recv_node));
   h->nodes_per_iteration = h->send_start[h->ncolors * h->nneighbors];
   PetscCall(PetscMalloc1(3 * (int64_t)h->send_start[h->ncolors * h->nneighbors] + 1, &h->send_buf));
   PetscCall(PetscMalloc1(3 * (int64_t)h->recv_start[h->ncolors * h->nneighbors] + 1, &h->recv_buf));
   PetscCall(PetscMalloc1(2 * h->nneighbors + 1, &h->requests));
-  PetscCall(PetscFree(table));
-  PetscCall(PetscFree(give_local));
   PetscCall(PetscFree(want_local));
-  PetscCall(PetscFree(want_count));
-  PetscCall(PetscFree(give_count));
-  PetscCall(PetscFree(wanted));
-  PetscCall(PetscFree(given));
+  PetscCall(pbng_ghost_plan_destroy(&plan));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_halo_create_from_lists(MPI_Comm comm, int ncolors, int nneighbors, int *neighbor, int32_t *send_start, int32_t *send_node,
+                                           int32_t *recv_start, int32_t *recv_node, pbng_halo *h)
+{
+  PetscFunctionBeginUser;
+  memset(h, 0, sizeof(*h));
+  h->comm = comm;
+  h->ncolors = ncolors;
+  h->nneighbors = nneighbors;
+  h->neighbor = neighbor;
+  h->send_start = send_start, h->send_node = send_node;
+  h->recv_start = recv_start, h->recv_node = recv_node;
+  h->nodes_per_iteration = send_start[ncolors * nneighbors];
+  PetscCall(PetscMalloc1(3 * (int64_t)send_start[ncolors * nneighbors] + 1, &h->send_buf));
+  PetscCall(PetscMalloc1(3 * (int64_t)recv_start[ncolors * nneighbors] + 1, &h->recv_buf));
+  PetscCall(PetscMalloc1(2 * nneighbors + 1, &h->requests));
   PetscFunctionReturn(0);
 }
 

@@ -21,6 +21,11 @@ typedef struct {
 } pbng_halo;
 
 PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h);
+/* A plan from lists made elsewhere (the contacts' dynamic halo): ncolors colors, nneighbors ranks
+ * neighbor[], and per direction start[ncolors * nneighbors + 1] / node[] laid out as above (both sides
+ * order a (color, neighbour) list alike). Takes ownership of the arrays (PetscMalloc'd). */
+PetscErrorCode pbng_halo_create_from_lists(MPI_Comm comm, int ncolors, int nneighbors, int *neighbor, int32_t *send_start, int32_t *send_node,
+                                           int32_t *recv_start, int32_t *recv_node, pbng_halo *h);
 PetscErrorCode pbng_halo_destroy(pbng_halo *h);
 
 /* Starts / completes the exchange of color c (c = -1: every color) of positions x[nlocal][3]. */
@@ -36,5 +41,29 @@ PetscErrorCode pbng_halo_exchange(pbng_halo *h, int c, double *x);
  * per node: constraint solvers move a node from one rank only within a color). */
 typedef enum { PBNG_HALO_ADD, PBNG_HALO_ASSIGN } pbng_halo_reverse_mode;
 PetscErrorCode pbng_halo_reverse(pbng_halo *h, pbng_halo_reverse_mode mode, const uint8_t *touched, double *v);
+
+/* Every ghost of a subdomain and the owned nodes other ranks hold as ghosts, all of them (prescribed
+ * nodes too, unlike the halo's per-color lists), for exchanging a value per node (the halo's lists are
+ * built from it). Ghosts are ordered by (owner, global id) in the dmesh, so the ghosts owned by rank r
+ * are the local nodes nowned + [want_displ[r], want_displ[r + 1]). */
+typedef struct {
+  MPI_Comm comm;
+  int size;
+  int32_t nowned;
+  int *want_count, *want_displ; /* [size], [size + 1]: this rank's ghosts by owner */
+  int *give_count, *give_displ; /* [size], [size + 1]: the owned nodes rank r holds as ghosts */
+  int32_t *give_local;          /* [give_displ[size]]: their local indices, in r's ghost order */
+} pbng_ghost_plan;
+
+PetscErrorCode pbng_ghost_plan_create(const pbng_dmesh *dm, pbng_ghost_plan *p);
+PetscErrorCode pbng_ghost_plan_destroy(pbng_ghost_plan *p);
+/* Collective. The owners' values v[nlocal] copied to every ghost copy. */
+PetscErrorCode pbng_ghost_plan_forward(const pbng_ghost_plan *p, int64_t *v);
+/* Collective. Every owned value replaced by the minimum of it and its ghost copies' values. */
+PetscErrorCode pbng_ghost_plan_reverse_min(const pbng_ghost_plan *p, int64_t *v);
+
+/* MPI_Alltoallv of items of `size` bytes (counts and displacements in items). */
+PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const int *sdispl, void *recv, const int *rcount, const int *rdispl, size_t size,
+                                    MPI_Comm comm);
 
 #endif

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/locate.h"
+#include "parallel/halo.h"
 
 /* What a rank's owned elements span: the box of their rest positions, their longest edge, the
  * largest extent of one element's bounding box along each axis and the most weights one location
@@ -283,20 +284,6 @@ typedef struct {
   int64_t index; /* the query's index on its sender */
 } query;
 
-/* MPI_Alltoallv of items of `size` bytes. */
-static PetscErrorCode alltoallv_items(const void *send, const int *scount, const int *sdispl, void *recv, const int *rcount, const int *rdispl,
-                                      size_t size, MPI_Comm comm)
-{
-  MPI_Datatype t;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Type_contiguous((int)size, MPI_BYTE, &t));
-  PetscCallMPI(MPI_Type_commit(&t));
-  PetscCallMPI(MPI_Alltoallv(send, scount, sdispl, t, recv, rcount, rdispl, t, comm));
-  PetscCallMPI(MPI_Type_free(&t));
-  PetscFunctionReturn(0);
-}
-
 /* Whether q lies in rank r's box grown by the search radius. */
 static int may_answer(const pbng_locator *L, int r, const double q[3])
 {
@@ -336,12 +323,12 @@ PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *point
   PetscCallMPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm));
   for (int r = 0; r < size; ++r) rdispl[r + 1] = rdispl[r] + rcount[r];
   PetscCall(PetscMalloc1(rdispl[size] + 1, &rbuf));
-  PetscCall(alltoallv_items(sbuf, scount, sdispl, rbuf, rcount, rdispl, sizeof(query), comm));
+  PetscCall(pbng_alltoallv_items(sbuf, scount, sdispl, rbuf, rcount, rdispl, sizeof(query), comm));
   PetscCall(PetscMalloc1(rdispl[size] + 1, &abuf));
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t k = 0; k < rdispl[size]; ++k) answer_point(L, rbuf[k].q, &abuf[k]);
   PetscCall(PetscMalloc1(sdispl[size] + 1, &rabuf));
-  PetscCall(alltoallv_items(abuf, rcount, rdispl, rabuf, scount, sdispl, sizeof(pbng_point_location), comm));
+  PetscCall(pbng_alltoallv_items(abuf, rcount, rdispl, rabuf, scount, sdispl, sizeof(pbng_point_location), comm));
   for (int64_t i = 0; i < n; ++i) loc[i].elem = -1;
   for (int64_t k = 0; k < sdispl[size]; ++k) { /* the best answer per point */
     pbng_point_location *l = &loc[sbuf[k].index];

@@ -4,8 +4,24 @@
 #include "core/stress_derivative.h"
 #include "solvers/psd_projection.h"
 
-/* Distinct free neighbours (itself included) of owned free node i through its elements and weak
- * constraints, split into owned and ghost. */
+/* count_neighbours' part for weak constraints (static ones or contacts: entries start..end of adj). */
+static void count_constraint_neighbours(const pbng_weak_constraint *c, const int32_t *adj, int32_t start, int32_t end, int32_t nowned,
+                                        const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
+{
+  for (int32_t k = start; k < end; ++k) {
+    const pbng_weak_constraint *w = &c[adj[k] / PBNG_WC_MAX_NODES];
+    for (int a = 0; a < w->nnodes; ++a) {
+      const int32_t j = (int32_t)w->node[a];
+      if (map->node_dof[j] < 0 || mark[j] == i) continue;
+      mark[j] = i;
+      if (j < nowned) ++*d;
+      else ++*o;
+    }
+  }
+}
+
+/* Distinct free neighbours (itself included) of owned free node i through its elements, weak
+ * constraints and contacts, split into owned and ghost. */
 static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -21,16 +37,9 @@ static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, in
       else ++*o;
     }
   }
-  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
-    const pbng_weak_constraint *w = &dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES];
-    for (int a = 0; a < w->nnodes; ++a) {
-      const int32_t j = (int32_t)w->node[a];
-      if (map->node_dof[j] < 0 || mark[j] == i) continue;
-      mark[j] = i;
-      if (j < dm->nowned) ++*d;
-      else ++*o;
-    }
-  }
+  count_constraint_neighbours(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], dm->nowned, map, i, mark, d, o);
+  const pbng_contacts *ct = pb->contacts;
+  if (ct) count_constraint_neighbours(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], dm->nowned, map, i, mark, d, o);
 }
 
 PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map *map, Mat *K)
@@ -40,8 +49,9 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
   int64_t *mark;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc3(dm->nfree + 1, &dnnz, dm->nfree + 1, &onnz, dm->nlocal + 1, &mark));
-  for (int32_t j = 0; j < dm->nlocal; ++j) mark[j] = -1;
+  const int32_t nnodes = dm->nlocal + (pb->contacts ? pb->contacts->nghost : 0);
+  PetscCall(PetscMalloc3(dm->nfree + 1, &dnnz, dm->nfree + 1, &onnz, nnodes + 1, &mark));
+  for (int32_t j = 0; j < nnodes; ++j) mark[j] = -1;
   for (int32_t i = 0; i < dm->nfree; ++i) count_neighbours(pb, map, i, mark, &dnnz[i], &onnz[i]);
   PetscCall(MatCreate(dm->comm, K));
   PetscCall(MatSetSizes(*K, 3 * dm->nfree, 3 * dm->nfree, 3 * map->nglobal, 3 * map->nglobal));
@@ -175,6 +185,11 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   return kind == PBNG_HESSIAN_PSD_ELEMENT ? pbng_project_psd(n, Ke) : 0;
 }
 
+int pbng_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double *Ke)
+{
+  return pb->geo.ref ? quadrature_element_matrix(pb, e, kind, Ke) : element_matrix(pb, e, kind, Ke);
+}
+
 /* Whether an element (row t of width nen) has a free owned node. */
 static int has_owned_row(const pbng_dmesh *dm, const int32_t *t, int nen)
 {
@@ -199,21 +214,26 @@ static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_ma
   PetscFunctionReturn(0);
 }
 
-/* The exact Hessian of a weak constraint's energy (Eq. 18): block (a, b) = a_a a_b K_c, positive
- * semidefinite; rows of owned free nodes only. */
-static PetscErrorCode add_weak_constraint_matrices(const pbng_dmesh *dm, const pbng_dof_map *map, Mat K)
+/* The exact Hessian of weak constraints' energies (Eq. 18; the static ones or the contacts): block (a, b)
+ * = a_a a_b K_c with the stiffness in effect at x (a unilateral contact's is 0 while it does not act:
+ * its zero blocks are inserted all the same, or the matrix's first assembly would drop their
+ * preallocated places and a later one could not put them back), positive semidefinite; rows of owned
+ * free nodes (local index < nfree) only. */
+static PetscErrorCode add_weak_constraint_matrices(int32_t n, const pbng_weak_constraint *c, int32_t nfree, const pbng_dof_map *map, const double *x, Mat K)
 {
   PetscFunctionBeginUser;
-  for (int32_t c = 0; c < dm->nweak; ++c) {
-    const pbng_weak_constraint *w = &dm->weak[c];
+  for (int32_t k = 0; k < n; ++k) {
+    const pbng_weak_constraint *w = &c[k];
+    double Kc[9];
+    pbng_weak_constraint_stiffness_at(w, x, Kc);
     for (int a = 0; a < w->nnodes; ++a) {
-      if (w->node[a] >= dm->nfree) continue;
+      if (w->node[a] >= nfree) continue;
       const PetscInt row = (PetscInt)map->node_dof[w->node[a]];
       for (int b = 0; b < w->nnodes; ++b) {
         if (map->node_dof[w->node[b]] < 0) continue;
         const PetscInt col = (PetscInt)map->node_dof[w->node[b]];
         PetscScalar block[9];
-        for (int p = 0; p < 9; ++p) block[p] = w->a[a] * w->a[b] * w->K[p];
+        for (int p = 0; p < 9; ++p) block[p] = w->a[a] * w->a[b] * Kc[p];
         PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &col, block, ADD_VALUES));
       }
     }
@@ -241,7 +261,7 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
     for (int32_t k = 0; k < n; ++k) {
       const int32_t e = first + k;
       if (!has_owned_row(dm, &dm->elems[(int64_t)nen * e], nen)) continue;
-      failed |= (pb->geo.ref ? quadrature_element_matrix(pb, e, kind, &Ke[(size_t)size * k]) : element_matrix(pb, e, kind, &Ke[(size_t)size * k])) != 0;
+      failed |= pbng_element_matrix(pb, e, kind, &Ke[(size_t)size * k]) != 0;
     }
     PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element in %d..%d",
                (int)first, (int)(first + n - 1));
@@ -251,7 +271,8 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
     }
   }
   PetscCall(PetscFree(Ke));
-  PetscCall(add_weak_constraint_matrices(dm, map, K));
+  PetscCall(add_weak_constraint_matrices(dm->nweak, dm->weak, dm->nfree, map, pb->x, K));
+  if (pb->contacts) PetscCall(add_weak_constraint_matrices(pb->contacts->n, pb->contacts->term, dm->nfree, map, pb->x, K));
   if (pb->mode == PBNG_MODE_DYNAMIC)
     for (int32_t i = 0; i < dm->nfree; ++i) {
       const PetscInt row = (PetscInt)map->node_dof[i];

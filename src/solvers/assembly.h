@@ -24,6 +24,10 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
 /* K <- d^2 E / dx^2 at the current positions (plus m/dt^2 on the diagonal in dynamic mode). */
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K);
 
+/* Element e's (3 nen) x (3 nen) matrix (nen its own node count; row 3a+i, column 3b+k) at the current
+ * positions: exact, projected or PBNG's modified form. Thread-safe; 0, or the projection's status. */
+int pbng_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double *Ke);
+
 /* GAMG's near-null space on K: the six rigid-body modes at the rest positions of the free nodes. */
 PetscErrorCode pbng_stiffness_set_rigid_body_modes(const pbng_problem *pb, Mat K);
 

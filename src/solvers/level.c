@@ -14,6 +14,10 @@ PetscErrorCode pbng_level_create(pbng_problem *pb, const pbng_sweep_options *opt
   lev->pb = pb;
   lev->index = index;
   PetscCall(pbng_dof_map_create(pb->dm, pb->halo, &lev->map));
+  if (pb->contacts) { /* room for the contact ghosts' unknowns (pbng_level_refresh_contacts) */
+    PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)(pb->dm->nlocal + pb->contacts->ghost_capacity + 1), &lev->map.node_dof));
+    lev->contact_version = -1;
+  }
   PetscCall(pbng_sweeper_create(pb, opt, &lev->sweeper));
   lev->stage = -1;
   if (index >= 0) {
@@ -345,6 +349,38 @@ PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes)
   PetscCall(SNESSetNGS(snes, level_ngs, lev));
   PetscCall(SNESSetObjective(snes, level_objective, lev));
   if (lev->K) PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
+  PetscFunctionReturn(0);
+}
+
+/* The contact ghosts' global unknowns from their owners (the dynamic halo carries them as positions). */
+static PetscErrorCode contact_ghost_dofs(pbng_level *lev)
+{
+  const pbng_dmesh *dm = lev->pb->dm;
+  pbng_contacts *ct = lev->pb->contacts;
+  double *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(3 * ((size_t)dm->nlocal + ct->ghost_capacity) + 1, &v));
+  for (int32_t i = 0; i < dm->nowned; ++i) v[3 * (int64_t)i] = (double)lev->map.node_dof[i];
+  PetscCall(pbng_contacts_exchange(ct, -1, v));
+  for (int32_t g = 0; g < ct->nghost; ++g) lev->map.node_dof[dm->nlocal + g] = (int64_t)v[3 * ((int64_t)dm->nlocal + g)];
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_level_refresh_contacts(pbng_level *lev, SNES snes)
+{
+  const pbng_contacts *ct = lev->pb->contacts;
+
+  PetscFunctionBeginUser;
+  if (!ct || lev->contact_version == ct->version) PetscFunctionReturn(0);
+  lev->contact_version = ct->version;
+  PetscCall(contact_ghost_dofs(lev));
+  if (!lev->K) PetscFunctionReturn(0);
+  PetscCall(MatDestroy(&lev->K)); /* the couplings changed: a matrix preallocated for them */
+  PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
+  PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
+  PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
   PetscFunctionReturn(0);
 }
 

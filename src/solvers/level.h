@@ -30,6 +30,7 @@ typedef struct {
   double *home_save;         /* home's values while another vector's positions are loaded (made on first need) */
   const double *home_aside;  /* where home's values are while they are not in the positions (home_save or a scratch
                                 vector's storage), or NULL */
+  int contact_version;       /* the contacts' version K and map.node_dof's contact ghosts were made for */
   double seconds;            /* wall time in this level's callbacks */
   long long sweeps, functions, objectives, jacobians;
 } pbng_level;
@@ -70,5 +71,9 @@ PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes);
 /* Gives the level a stiffness matrix (projected as `kind`) and sets it as snes's Jacobian: for a
  * Newton-type solver on this level (the coarse solve, by default). */
 PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, SNES snes);
+
+/* With contacts: after a detection changed them (their version), the contact ghosts' global unknowns and,
+ * when the level has K, a new K with the new couplings set as snes's Jacobian (collective). */
+PetscErrorCode pbng_level_refresh_contacts(pbng_level *lev, SNES snes);
 
 #endif

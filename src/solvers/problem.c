@@ -58,6 +58,7 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   pb->dt = dt;
   PetscCall(pbng_geometry_create(dm, &pb->geo));
   PetscCall(compute_node_masses(pb));
+  pb->x_nodes = dm->nlocal;
   pb->x = pbng_huge_alloc(sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCheck(pb->x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d positions", (int)dm->nlocal);
   memcpy(pb->x, dm->X, sizeof(double) * 3 * (size_t)dm->nlocal);
@@ -85,7 +86,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(pbng_geometry_destroy(&pb->geo));
   if (pb->load_mass != pb->mass) PetscCall(PetscFree(pb->load_mass));
   PetscCall(PetscFree(pb->mass));
-  pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
+  pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->x_nodes);
   PetscCall(PetscFree(pb->x_prev));
   PetscCall(PetscFree(pb->velocity));
   PetscCall(PetscFree(pb->x_hat));
@@ -94,10 +95,43 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct)
+{
+  const size_t nlocal = (size_t)pb->dm->nlocal;
+
+  PetscFunctionBeginUser;
+  PetscCheck(!pb->contacts, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "contacts attached twice");
+  double *x = pbng_huge_alloc(sizeof(double) * 3 * (nlocal + (size_t)ct->ghost_capacity));
+  PetscCheck(x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %zu positions and %d contact ghosts", nlocal, (int)ct->ghost_capacity);
+  memcpy(x, pb->x, sizeof(double) * 3 * nlocal);
+  pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->x_nodes);
+  pb->x = x;
+  pb->x_nodes = (int64_t)nlocal + ct->ghost_capacity;
+  pb->contacts = ct;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  if (!pb->contacts) PetscFunctionReturn(0);
+  pb->contacts->t_detect = pb->time;
+  PetscCall(pbng_contacts_update(pb->contacts, pb->x));
+  PetscFunctionReturn(0);
+}
+
+void pbng_problem_prescribed_positions(const pbng_problem *pb, double t, double *x)
+{
+  const pbng_dmesh *dm = pb->dm;
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &x[3 * i]);
+}
+
 PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb)
 {
   PetscFunctionBeginUser;
   if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, pb->x));
+  if (pb->contacts) PetscCall(pbng_contacts_exchange(pb->contacts, -1, pb->x));
   PetscFunctionReturn(0);
 }
 
@@ -107,9 +141,7 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
 
   PetscFunctionBeginUser;
   pb->time = t;
-  /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
-  for (int32_t i = 0; i < dm->nlocal; ++i)
-    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
+  pbng_problem_prescribed_positions(pb, t, pb->x); /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
   if (pb->mode != PBNG_MODE_DYNAMIC) PetscFunctionReturn(0);
   for (int32_t i = 0; i < dm->nowned; ++i)
     for (int d = 0; d < 3; ++d) {
@@ -212,13 +244,15 @@ static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_m
   return sum;
 }
 
-/* The weak constraints' terms of node i: -a_i K_c C_c in the force (Eq. 35) and a_i^2 K_c in the
- * matrix (Eq. 38; lower triangle, as the element terms). */
-static void add_weak_constraint_terms(const pbng_dmesh *dm, int32_t i, const double *x, double f[3], double A[9])
+/* The weak constraints' terms of node i (entries start..end of adj into the constraints c): -a_i K_c C_c
+ * in the force (Eq. 35) and a_i^2 K_c in the matrix (Eq. 38; lower triangle, as the element terms). The
+ * static ones of the dmesh and the contacts alike. */
+static void add_weak_constraint_terms(const pbng_weak_constraint *c, const int32_t *adj, int32_t start, int32_t end, const double *x, double f[3],
+                                      double A[9])
 {
-  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
+  for (int32_t k = start; k < end; ++k) {
     double fc[3], Hc[9];
-    pbng_weak_constraint_node_force(&dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES], x, dm->wadj[k] % PBNG_WC_MAX_NODES, fc, A ? Hc : NULL);
+    pbng_weak_constraint_node_force(&c[adj[k] / PBNG_WC_MAX_NODES], x, adj[k] % PBNG_WC_MAX_NODES, fc, A ? Hc : NULL);
     for (int d = 0; d < 3; ++d) f[d] += fc[d];
     if (A)
       for (int r = 0; r < 3; ++r)
@@ -233,7 +267,9 @@ static inline void add_node_terms(const pbng_problem *pb, int32_t i, const doubl
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
   for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
-  if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm, i, x, f, A);
+  if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], x, f, A);
+  const pbng_contacts *ct = pb->contacts;
+  if (ct && ct->adj_start[i + 1] > ct->adj_start[i]) add_weak_constraint_terms(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], x, f, A);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
@@ -281,6 +317,27 @@ static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbn
     A[0] = sum.h[0], A[3] = sum.h[1], A[4] = sum.h[2], A[6] = sum.h[3], A[7] = sum.h[4], A[8] = sum.h[5];
   }
   add_node_terms(pb, i, x, f, A);
+}
+
+int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9])
+{
+  const pbng_contacts *ct = pb->contacts;
+  int added = 0;
+  if (!ct->opt.unilateral) return 0;
+  for (int32_t k = ct->adj_start[i]; k < ct->adj_start[i + 1]; ++k) {
+    const pbng_weak_constraint *c = &ct->term[ct->adj[k] / PBNG_WC_MAX_NODES];
+    const double a = c->a[ct->adj[k] % PBNG_WC_MAX_NODES];
+    double C[3];
+    pbng_weak_constraint_violation(c, x, C);
+    const double g = c->n[0] * C[0] + c->n[1] * C[1] + c->n[2] * C[2];
+    if (g < 0 || g + a * (c->n[0] * dx[0] + c->n[1] * dx[1] + c->n[2] * dx[2]) >= 0) continue; /* acts already, or not after the step */
+    for (int r = 0; r < 3; ++r) {
+      f[r] -= a * (c->K[3 * r] * C[0] + c->K[3 * r + 1] * C[1] + c->K[3 * r + 2] * C[2]);
+      for (int q = 0; q < 3; ++q) A[3 * r + q] += a * a * c->K[3 * r + q];
+    }
+    ++added;
+  }
+  return added;
 }
 
 void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i)
@@ -397,6 +454,9 @@ static void local_energy(const pbng_problem *pb, const double *b, pbng_exact_sum
     pbng_exact_sum_merge(sum, &mine);
   }
   for (int32_t c = 0; c < dm->nowned_weak; ++c) pbng_exact_sum_add(sum, pbng_weak_constraint_energy(&dm->weak[c], pb->x));
+  if (pb->contacts)
+    for (int32_t c = 0; c < pb->contacts->n; ++c)
+      if (pb->contacts->counted[c]) pbng_exact_sum_add(sum, pbng_weak_constraint_energy(&pb->contacts->term[c], pb->x));
 }
 
 PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, double *energy)

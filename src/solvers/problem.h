@@ -6,6 +6,7 @@
 
 #include "core/material.h"
 #include "mesh/boundary.h"
+#include "parallel/contacts.h"
 #include "parallel/dmesh.h"
 #include "parallel/halo.h"
 #include "solvers/geometry.h"
@@ -32,6 +33,9 @@ typedef struct {
   double *x_hat;            /* [nowned][3] inertial target x^n + dt v^n (dynamic) */
   pbng_halo *halo;          /* ghost updates; NULL when there are no other ranks to talk to */
   float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
+  int64_t x_nodes;          /* node slots of x: nlocal, + the contact ghosts' room */
+  pbng_contacts *contacts;  /* the contacts (dynamic weak constraints, issue 17), or NULL; x then has room for
+                               their ghosts after the static ones: [nlocal + contacts->ghost_capacity][3] */
 } pbng_problem;
 
 PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
@@ -43,6 +47,15 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
  * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes (ghosts updated). */
 PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t);
 
+/* Makes the problem's energy include the contacts of ct (kept by reference) and gives the positions room
+ * for their ghosts. Before anything keeps a pointer to pb->x. */
+PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct);
+/* Collective. A new detection at the current positions (pbng_contacts_update). */
+PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb);
+
+/* Every prescribed local node's position at time t (Eq. 12) into x[nlocal][3] (owned and ghost copies). */
+void pbng_problem_prescribed_positions(const pbng_problem *pb, double t, double *x);
+
 /* Brings every ghost position up to date (after updates outside a color sweep). */
 PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb);
 /* Ends a frame (dynamic mode: v^{n+1} = (x^{n+1} - x^n) / dt). */
@@ -52,6 +65,11 @@ void pbng_problem_end_frame(pbng_problem *pb);
  * 16), minus the inertia term m_i (x_i - x_hat_i) / dt^2 in dynamic mode. When A is given, also the
  * SPD modified Hessian of Eq. 37-38 (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
+
+/* A node step dx of owned node i from x: adds to f and A (full, symmetric) the terms of the node's
+ * unilateral contacts that do not act at x but would at x + dx (their quadratic branch linearized at x:
+ * f -= a_i K C, A += a_i^2 K), so that the step is taken again with them. Returns how many. */
+int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9]);
 
 /* Hints to the memory system (they change no value): the element records node i will read, and the
  * positions those elements reference. A sweep calls them a few nodes ahead, records first. */

@@ -20,6 +20,7 @@ static inline void pbng_node_step(const pbng_problem *pb, int32_t i, const doubl
   pbng_node_force(pb, i, x, f, A, 1);
   if (b) f[0] += b[3 * i + 0], f[1] += b[3 * i + 1], f[2] += b[3 * i + 2];
   mat3_spd_solve(A, f, dx);
+  if (pb->contacts && pbng_node_contacts_activate(pb, i, x, dx, f, A)) mat3_spd_solve(A, f, dx); /* a unilateral contact acts after the step */
   x[3 * i + 0] += dx[0];
   x[3 * i + 1] += dx[1];
   x[3 * i + 2] += dx[2];
@@ -36,6 +37,41 @@ static inline void update_range(const pbng_problem *pb, int32_t begin, int32_t e
   }
 }
 
+/* The same for the nodes node[begin .. end) of a schedule (contacts: colors that changed during the run). */
+static inline void update_list(const pbng_problem *pb, const int32_t *node, int32_t begin, int32_t end, const double *b, double *x)
+{
+#pragma omp for schedule(static)
+  for (int32_t k = begin; k < end; ++k) {
+    if (k + 2 * PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_records(pb, node[k + 2 * PBNG_PREFETCH_AHEAD]);
+    if (k + PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_positions(pb, node[k + PBNG_PREFETCH_AHEAD], x);
+    pbng_node_step(pb, node[k], b, x);
+  }
+}
+
+/* Color c's interface (part 0) or interior (part 1) nodes: the dmesh's static ranges, or with contacts
+ * the contacts' schedule. */
+static inline void update_part(const pbng_problem *pb, int c, int part, const double *b, double *x)
+{
+  const pbng_contacts *ct = pb->contacts;
+  if (pbng_contacts_active(ct)) {
+    const int32_t lo = part ? ct->sched_split[c] : ct->sched_start[c], hi = part ? ct->sched_start[c + 1] : ct->sched_split[c];
+    update_list(pb, ct->sched_node, lo, hi, b, x);
+  } else {
+    const pbng_dmesh *dm = pb->dm;
+    update_range(pb, part ? dm->color_split[c] : dm->color_start[c], part ? dm->color_start[c + 1] : dm->color_split[c], b, x);
+  }
+}
+
+/* Starts (begin) or completes the exchange of color c's ghosts: the static halo's (colors the dmesh
+ * has) and the contacts' dynamic halo. */
+static PetscErrorCode exchange_color(const pbng_problem *pb, int c, int begin, double *x)
+{
+  PetscFunctionBeginUser;
+  if (pb->halo && c < pb->dm->ncolors) PetscCall(begin ? pbng_halo_begin(pb->halo, c, x) : pbng_halo_end(pb->halo, c, x));
+  if (pbng_contacts_active(pb->contacts)) PetscCall(begin ? pbng_contacts_exchange_begin(pb->contacts, c, x) : pbng_contacts_exchange_end(pb->contacts, c, x));
+  PetscFunctionReturn(0);
+}
+
 /* One Gauss-Seidel sweep, color by color. Per color: update the interface nodes (those other ranks
  * hold as ghosts), start their halo messages, update the interior nodes while the messages travel,
  * then receive the color's ghosts so that the next colors read current positions. */
@@ -47,26 +83,28 @@ static PetscErrorCode color_sweep(pbng_sweeper *sw, const double *b)
   PetscErrorCode ierr = 0;
   double t0 = 0;
 
+  const int ncolors = pbng_contacts_active(pb->contacts) ? pb->contacts->ncolors : dm->ncolors;
+
   PetscFunctionBeginUser;
 #pragma omp parallel
-  for (int c = 0; c < dm->ncolors; ++c) {
+  for (int c = 0; c < ncolors; ++c) {
 #pragma omp master
     ierr = ierr ? ierr : PetscLogEventBegin(sw->ev_update, 0, 0, 0, 0);
-    update_range(pb, dm->color_start[c], dm->color_split[c], b, x); /* implicit barrier */
+    update_part(pb, c, 0, b, x); /* implicit barrier */
 #pragma omp master
-    if (pb->halo && !ierr) {
+    if (!ierr) {
       t0 = MPI_Wtime();
-      ierr = pbng_halo_begin(pb->halo, c, x);
+      ierr = exchange_color(pb, c, 1, x);
       sw->halo_seconds += MPI_Wtime() - t0;
     }
-    update_range(pb, dm->color_split[c], dm->color_start[c + 1], b, x); /* implicit barrier */
+    update_part(pb, c, 1, b, x); /* implicit barrier */
 #pragma omp master
     {
       ierr = ierr ? ierr : PetscLogEventEnd(sw->ev_update, 0, 0, 0, 0);
-      if (pb->halo && !ierr) {
+      if (!ierr) {
         t0 = MPI_Wtime();
         ierr = PetscLogEventBegin(sw->ev_halo, 0, 0, 0, 0);
-        ierr = ierr ? ierr : pbng_halo_end(pb->halo, c, x);
+        ierr = ierr ? ierr : exchange_color(pb, c, 0, x);
         ierr = ierr ? ierr : PetscLogEventEnd(sw->ev_halo, 0, 0, 0, 0);
         sw->halo_seconds += MPI_Wtime() - t0;
       }
@@ -119,13 +157,15 @@ static PetscErrorCode weak_block_sweep(pbng_sweeper *sw, const double *b)
   PetscFunctionBeginUser;
   for (int k = 0; k < sw->blocks.ncolors; ++k) {
     PetscCall(PetscLogEventBegin(sw->ev_update, 0, 0, 0, 0));
-#pragma omp parallel for schedule(static)
+    /* blocks of one color share no element or weak constraint, but a contact may join two of them: with
+     * contacts they are stepped in order by one thread */
+#pragma omp parallel for schedule(static) if (!pb->contacts)
     for (int32_t j = sw->blocks.start[k]; j < sw->blocks.start[k + 1]; ++j) weak_block_step(pb, &dm->weak[sw->blocks.item[j]], b, pb->x);
     PetscCall(PetscLogEventEnd(sw->ev_update, 0, 0, 0, 0));
-    if (pb->halo) {
+    if (pb->halo || pb->contacts) {
       const double t0 = MPI_Wtime();
       PetscCall(PetscLogEventBegin(sw->ev_halo, 0, 0, 0, 0));
-      PetscCall(pbng_halo_exchange(pb->halo, -1, pb->x));
+      PetscCall(pbng_problem_update_ghosts(sw->pb));
       PetscCall(PetscLogEventEnd(sw->ev_halo, 0, 0, 0, 0));
       sw->halo_seconds += MPI_Wtime() - t0;
     }
@@ -203,6 +243,7 @@ PetscErrorCode pbng_sweeper_create(pbng_problem *pb, const pbng_sweep_options *o
     PetscCall(PetscMalloc1(3 * (int64_t)pb->dm->nfree + 1, &sw->x_prev));
   }
   PetscCall(setup_weak_blocks(sw));
+  PetscCall(pbng_contact_patch_init(&sw->contact_patch));
   PetscFunctionReturn(0);
 }
 
@@ -212,6 +253,7 @@ PetscErrorCode pbng_sweeper_destroy(pbng_sweeper *sw)
   PetscCall(PetscFree(sw->x_curr));
   PetscCall(PetscFree(sw->x_prev));
   PetscCall(pbng_color_groups_destroy(&sw->blocks));
+  PetscCall(pbng_contact_patch_destroy(&sw->contact_patch));
   memset(sw, 0, sizeof(*sw));
   PetscFunctionReturn(0);
 }
@@ -228,6 +270,7 @@ PetscErrorCode pbng_sweeper_iterate(pbng_sweeper *sw, int l, const double *b)
   if (sw->x_curr) memcpy(sw->x_curr, sw->pb->x, sizeof(double) * 3 * (size_t)sw->pb->dm->nfree);
   PetscCall(color_sweep(sw, b));
   if (sw->blocks.ncolors > 0) PetscCall(weak_block_sweep(sw, b));
+  if (sw->opt.weak_blocks && pbng_contacts_active(sw->pb->contacts)) PetscCall(pbng_contact_patch_step(&sw->contact_patch, sw->pb, b));
   if (sw->opt.accel != PBNG_ACCEL_NONE) {
     accelerate(sw, l);
     PetscCall(pbng_problem_update_ghosts(sw->pb)); /* Eq. 39/40 moved every owned free node */

@@ -8,6 +8,7 @@
 #ifndef PBNG_SOLVERS_SWEEP_H
 #define PBNG_SOLVERS_SWEEP_H
 
+#include "solvers/contact_patch.h"
 #include "solvers/problem.h"
 
 typedef enum { PBNG_ACCEL_NONE = 0, PBNG_ACCEL_SOR = 1, PBNG_ACCEL_CHEBYSHEV = 2 } pbng_accel;
@@ -17,7 +18,7 @@ typedef struct {
   double omega;    /* SOR relaxation (Eq. 40), paper: 1.7 */
   double rho;      /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
   double gamma;    /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
-  int weak_blocks; /* a joint step per weak constraint after each sweep */
+  int weak_blocks; /* a joint step per weak constraint (static ones and contacts) after each sweep */
 } pbng_sweep_options;
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
   double *x_prev;                   /* x^{l-1} */
   double omega_prev;                /* Chebyshev omega_l */
   pbng_color_groups blocks;         /* counted weak constraints by block color (ncolors 0: none) */
+  pbng_contact_patch contact_patch;  /* the contacts' joint step (with -weak_blocks) */
   double halo_seconds;              /* wall time in the per-color halo exchanges so far */
 } pbng_sweeper;
 

@@ -1,0 +1,71 @@
+/* The contact options (issue 17; docs/contact.md, docs/options.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "app/config.h"
+
+/* -obstacle "SPEC;SPEC;...": each SPEC as pbng_obstacle_parse reads it. */
+static PetscErrorCode parse_obstacles(const char *text, pbng_contact_detect_options *d)
+{
+  char buf[1024], *save = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCheck(strlen(text) < sizeof(buf), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-obstacle: the list is longer than %d characters", (int)sizeof(buf) - 1);
+  PetscCall(PetscStrncpy(buf, text, sizeof(buf)));
+  d->nobstacles = 0;
+  for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+    while (*tok == ' ') ++tok;
+    if (!*tok) continue;
+    PetscCheck(d->nobstacles < PBNG_MAX_OBSTACLES, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-obstacle: more than %d obstacles", PBNG_MAX_OBSTACLES);
+    const char *err = pbng_obstacle_parse(tok, &d->obstacle[d->nobstacles]);
+    PetscCheck(!err, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-obstacle \"%s\": %s", tok, err);
+    ++d->nobstacles;
+  }
+  PetscCheck(d->nobstacles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-obstacle: no obstacle given (e.g. plane:0,0,0,0,1,0)");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  pbng_contact_options *o = &cfg->contact_opt;
+  PetscBool on = cfg->contact, set_on, given[7] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
+  const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
+  const int every_default = cfg->mode == PBNG_MODE_QUASISTATIC && ops ? (ops->kind.contact_every > 0 ? ops->kind.contact_every : 1) : 0;
+  PetscInt every = cfg->contact_every >= 0 ? cfg->contact_every : every_default;
+  const char *const models[] = {"spring", "unilateral"};
+  int model = o->unilateral;
+  char obstacles[1024] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsBool("-contact", "collisions: surface vertices against surface triangles and obstacles, as weak constraints (docs/contact.md)",
+                             NULL, on, &on, &set_on));
+  PetscCall(PetscOptionsReal("-contact_distance", "contact: a vertex closer than this to a surface (either side) gets a contact (0: half the mean "
+                             "surface edge)", NULL, o->detect.distance, &o->detect.distance, &given[0]));
+  PetscCall(PetscOptionsReal("-contact_stiffness", "contact: k_n, the stiffness along the normal (paper: 1e8)", NULL, o->k_n, &o->k_n, &given[1]));
+  PetscCall(PetscOptionsReal("-contact_tangential_stiffness", "contact: k_t, the stiffness across the normal (paper: 0)", NULL, o->k_t, &o->k_t,
+                             &given[2]));
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-contact_model",
+                                      "spring (the paper's: rebuilt at every detection) | unilateral (energy only while the vertex is on the wrong side)",
+                                      "contact model ", models, 2, &model, &given[3]));
+  PetscCall(PetscOptionsInt("-contact_every", "contact: also detect every K iterations within a frame (0: at frame starts only; default quasistatic: the solver's, pbng 10, newton 1; dynamic: 0)", NULL, every, &every,
+                            &given[4]));
+  PetscCall(PetscOptionsBool("-contact_self", "contact: also within one body (self-contact)", NULL, self, &self, &given[5]));
+  PetscCall(PetscOptionsString("-obstacle", "contact: analytic obstacles, ';'-separated: plane:px,py,pz,nx,ny,nz | box:lx,ly,lz,hx,hy,hz | "
+                               "container:lx,ly,lz,hx,hy,hz | sphere:cx,cy,cz,r", NULL, obstacles, obstacles, sizeof(obstacles), &given[6]));
+  int any_given = 0;
+  for (int k = 0; k < 7; ++k) any_given |= given[k];
+  PetscCheck(!(set_on && !on && any_given), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-contact 0 with contact options: leave -contact out or the others");
+  cfg->contact = on || any_given;
+  if (given[6]) PetscCall(parse_obstacles(obstacles, &o->detect));
+  o->unilateral = model;
+  o->detect.self = self ? 1 : 0;
+  PetscCheck(o->detect.distance >= 0 && isfinite(o->detect.distance), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-contact_distance %g: must be >= 0 (0: half the mean surface edge)", o->detect.distance);
+  PetscCheck(o->k_n > 0 && isfinite(o->k_n), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contact_stiffness %g: must be > 0", o->k_n);
+  PetscCheck(o->k_t >= 0 && isfinite(o->k_t), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contact_tangential_stiffness %g: must be >= 0", o->k_t);
+  PetscCheck(!(o->unilateral && o->k_t > 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-contact_model unilateral acts along the normal only: -contact_tangential_stiffness %g must be 0", o->k_t);
+  PetscCheck(every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contact_every %d: must be >= 0", (int)every);
+  cfg->contact_every = (int)every;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,965 @@
+/* The distributed surface (src/parallel/surface.c) and contact detection (src/parallel/contact_detect.c),
+ * on any number of ranks (ctest runs 1; test_contact_detect_ranks.sh runs 3 and compares digests):
+ *  - surface: on generated boxes of every generated kind, the triangle count 4 (ab + bc + ca) of a box
+ *    of a x b x c cells, its surface vertex count, the enclosed volume (sum of the held triangles'
+ *    signed volumes with the origin), a closed and consistently oriented surface (every directed edge
+ *    has exactly one reverse); on the prism, pyramid, P2/P3 and mixed meshes of tests/data the same
+ *    but the counts; everywhere the held triangles (keys, corners, order), the vertex flags of owned
+ *    and ghost nodes, each vertex's triangles and element neighbours and the body labels are those of a
+ *    serial extraction from the global mesh written here;
+ *  - bodies: one box, two stacked blocks (bound by weak constraints, which do not join bodies), three
+ *    boxes, a long bar (labels travel across ranks);
+ *  - detection against brute force (every surface vertex against every surface triangle of the
+ *    global mesh, the rules written again here) on random configurations: two boxes (P1 and P2
+ *    tetrahedra) rotated and overlapping or nearly touching, three crossing hexahedral bars, a coarse
+ *    slab under a fine box (triangles larger than the hash's cells), the mixed-kind box twice, bars bent
+ *    into a ring whose ends nearly touch (self-contact; none without -self), obstacles of each kind:
+ *    the same records, weights, points, normals and gaps bitwise; the owners named in the records;
+ *    1 and 3 threads giving the same records. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mesh/generate.h"
+#include "parallel/contact_detect.h"
+#include "test_check.h"
+#include "test_common.h"
+
+static int compare_int64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* ---- meshes ---- */
+
+/* Element e's kind in a mesh of one kind or of mixed kinds. */
+static uint8_t kind_of(const pbng_mesh *m, int64_t e) { return m->kind ? m->kind[e] : (uint8_t)m->etype->kind; }
+
+/* Appends b to a, b's nodes numbered after a's (a mesh mixing kinds when theirs differ); b is destroyed. */
+static PetscErrorCode append_mesh(pbng_mesh *a, pbng_mesh *b)
+{
+  const int one_kind = a->etype && a->etype == b->etype, nen = a->nen > b->nen ? a->nen : b->nen;
+  pbng_mesh c;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_mesh_alloc_layout(&c, one_kind ? (int64_t)a->etype->kind : -nen, a->nnodes + b->nnodes, a->nelems + b->nelems, "test mesh"));
+  PetscCall(PetscArraycpy(c.X, a->X, 3 * a->nnodes));
+  PetscCall(PetscArraycpy(c.X + 3 * a->nnodes, b->X, 3 * b->nnodes));
+  for (int64_t e = 0; e < a->nelems + b->nelems; ++e) {
+    const pbng_mesh *from = e < a->nelems ? a : b;
+    const int64_t f = e < a->nelems ? e : e - a->nelems, offset = e < a->nelems ? 0 : a->nnodes;
+    for (int k = 0; k < nen; ++k) {
+      const int32_t v = k < from->nen ? from->elems[from->nen * f + k] : -1;
+      c.elems[nen * e + k] = v < 0 ? -1 : v + (int32_t)offset;
+    }
+    if (c.kind) c.kind[e] = kind_of(from, f);
+  }
+  snprintf(c.source, sizeof(c.source), "test mesh");
+  PetscCall(pbng_mesh_destroy(a));
+  PetscCall(pbng_mesh_destroy(b));
+  *a = c;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode grid(pbng_element_kind kind, int64_t nx, int64_t ny, int64_t nz, double hx, double hy, double hz, pbng_mesh *m)
+{
+  const int64_t n[3] = {nx, ny, nz};
+  const double lo[3] = {0, 0, 0}, hi[3] = {hx, hy, hz};
+  const pbng_grid_elements el = {kind, PBNG_TET_SPLIT_FIVE};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_grid(n, lo, hi, &el, m));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_data(const char *file, pbng_mesh *m)
+{
+  char path[PETSC_MAX_PATH_LEN];
+  const char *data = getenv("PBNG_TEST_DATA");
+
+  PetscFunctionBeginUser;
+  snprintf(path, sizeof(path), "%s/%s", data ? data : "tests/data", file);
+  PetscCall(pbng_mesh_read(path, m));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the serial reference: surface, bodies, adjacency of the global mesh ---- */
+
+typedef struct {
+  int64_t ntri;
+  int64_t *key;        /* [ntri], increasing */
+  int32_t (*node)[3];  /* [ntri] global node indices, outward order */
+  uint8_t *is_vertex;  /* [nnodes] */
+  int64_t *body;       /* [nnodes]: smallest node index of the component */
+  int64_t *ne_start;   /* [nnodes + 1]: node -> elements */
+  int64_t *ne;
+  int64_t *nt_start;   /* [nnodes + 1]: node -> triangles, by key */
+  int64_t *nt;
+} reference;
+
+typedef struct {
+  int32_t corner[4]; /* sorted, INT32_MAX pads */
+  int64_t elem;
+  int face;
+} ref_face;
+
+static int compare_ref_faces(const void *a, const void *b)
+{
+  const ref_face *x = a, *y = b;
+  for (int k = 0; k < 4; ++k)
+    if (x->corner[k] != y->corner[k]) return x->corner[k] < y->corner[k] ? -1 : 1;
+  return 0;
+}
+
+static int compare_int32(const void *a, const void *b)
+{
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int64_t root_of(int64_t *parent, int64_t i)
+{
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* Boundary faces: sort every element's faces by corner set, keep those seen once; triangulate as the
+ * surface's rule says (quadrilateral: diagonal through the smallest index); keys from element, face,
+ * sub-triangle; list by key. */
+static PetscErrorCode reference_triangles(const pbng_mesh *m, reference *r)
+{
+  ref_face *f;
+  int64_t nf = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(m->nelems * PBNG_MAX_FACES, &f));
+  for (int64_t e = 0; e < m->nelems; ++e) {
+    const pbng_element_type *t = pbng_mesh_element_type(m, e);
+    for (int j = 0; j < t->nfaces; ++j, ++nf) {
+      for (int k = 0; k < 4; ++k) f[nf].corner[k] = k < t->faces[j].corners ? m->elems[m->nen * e + t->faces[j].node[k]] : INT32_MAX;
+      qsort(f[nf].corner, 4, sizeof(int32_t), compare_int32);
+      f[nf].elem = e, f[nf].face = j;
+    }
+  }
+  qsort(f, (size_t)nf, sizeof(ref_face), compare_ref_faces);
+  PetscCall(PetscMalloc2(2 * nf, &r->key, 2 * nf, &r->node));
+  r->ntri = 0;
+  for (int64_t i = 0; i < nf; ++i) {
+    if ((i > 0 && !compare_ref_faces(&f[i], &f[i - 1])) || (i + 1 < nf && !compare_ref_faces(&f[i], &f[i + 1]))) continue;
+    const pbng_element_face *face = &pbng_mesh_element_type(m, f[i].elem)->faces[f[i].face];
+    const int32_t *row = &m->elems[m->nen * f[i].elem];
+    const int64_t key = (f[i].elem * PBNG_MAX_FACES + f[i].face) * 2;
+    if (face->corners == 3) {
+      r->key[r->ntri] = key;
+      for (int k = 0; k < 3; ++k) r->node[r->ntri][k] = row[face->node[k]];
+      ++r->ntri;
+      continue;
+    }
+    int low = 0;
+    for (int k = 1; k < 4; ++k)
+      if (row[face->node[k]] < row[face->node[low]]) low = k;
+    for (int s = 0; s < 2; ++s, ++r->ntri) {
+      r->key[r->ntri] = key + s;
+      r->node[r->ntri][0] = row[face->node[low]], r->node[r->ntri][1] = row[face->node[(low + 1 + s) % 4]], r->node[r->ntri][2] = row[face->node[(low + 2 + s) % 4]];
+    }
+  }
+  PetscCall(PetscFree(f));
+  /* faces were visited by corner set: order the triangles by key (keys are unique) */
+  int64_t *order;
+  int32_t(*node)[3];
+  PetscCall(PetscMalloc2(2 * r->ntri + 1, &order, r->ntri + 1, &node));
+  for (int64_t t = 0; t < r->ntri; ++t) order[2 * t] = r->key[t], order[2 * t + 1] = t;
+  qsort(order, (size_t)r->ntri, 2 * sizeof(int64_t), compare_int64);
+  for (int64_t t = 0; t < r->ntri; ++t) memcpy(node[t], r->node[order[2 * t + 1]], sizeof(node[t]));
+  for (int64_t t = 0; t < r->ntri; ++t) r->key[t] = order[2 * t], memcpy(r->node[t], node[t], sizeof(node[t]));
+  PetscCall(PetscFree2(order, node));
+  PetscFunctionReturn(0);
+}
+
+/* CSR of `items` lists: entry lists[k][0 .. per) of item k, -1 or beyond nnodes skipped */
+static PetscErrorCode node_lists(int64_t nnodes, int64_t items, int per, int stride, const int32_t *nodes, int64_t **start, int64_t **list)
+{
+  int64_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(nnodes + 1, start));
+  for (int64_t k = 0; k < items; ++k)
+    for (int a = 0; a < per; ++a)
+      if (nodes[stride * k + a] >= 0) (*start)[nodes[stride * k + a] + 1]++;
+  for (int64_t i = 0; i < nnodes; ++i) (*start)[i + 1] += (*start)[i];
+  PetscCall(PetscMalloc1((*start)[nnodes] + 1, list));
+  PetscCall(PetscMalloc1(nnodes + 1, &fill));
+  memcpy(fill, *start, sizeof(int64_t) * (size_t)nnodes);
+  for (int64_t k = 0; k < items; ++k)
+    for (int a = 0; a < per; ++a)
+      if (nodes[stride * k + a] >= 0) (*list)[fill[nodes[stride * k + a]]++] = k;
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode reference_create(const pbng_mesh *m, reference *r)
+{
+  PetscFunctionBeginUser;
+  memset(r, 0, sizeof(*r));
+  PetscCall(reference_triangles(m, r));
+  PetscCall(PetscCalloc2(m->nnodes, &r->is_vertex, m->nnodes, &r->body));
+  for (int64_t t = 0; t < r->ntri; ++t)
+    for (int k = 0; k < 3; ++k) r->is_vertex[r->node[t][k]] = 1;
+  for (int64_t i = 0; i < m->nnodes; ++i) r->body[i] = i;
+  for (int64_t e = 0; e < m->nelems; ++e)
+    for (int a = 1, n = pbng_mesh_element_nodes(m, e); a < n; ++a) {
+      const int64_t x = root_of(r->body, m->elems[m->nen * e]), y = root_of(r->body, m->elems[m->nen * e + a]);
+      if (x != y) r->body[x > y ? x : y] = x < y ? x : y; /* the smaller index stays the root */
+    }
+  for (int64_t i = 0; i < m->nnodes; ++i) r->body[i] = root_of(r->body, i);
+  PetscCall(node_lists(m->nnodes, m->nelems, m->nen, m->nen, m->elems, &r->ne_start, &r->ne));
+  PetscCall(node_lists(m->nnodes, r->ntri, 3, 3, &r->node[0][0], &r->nt_start, &r->nt));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode reference_destroy(reference *r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(r->key, r->node));
+  PetscCall(PetscFree2(r->is_vertex, r->body));
+  PetscCall(PetscFree(r->ne_start));
+  PetscCall(PetscFree(r->ne));
+  PetscCall(PetscFree(r->nt_start));
+  PetscCall(PetscFree(r->nt));
+  PetscFunctionReturn(0);
+}
+
+/* Whether node j is a node of one of node i's elements. */
+static int reference_shares_element(const pbng_mesh *m, const reference *r, int64_t i, int64_t j)
+{
+  for (int64_t k = r->ne_start[i]; k < r->ne_start[i + 1]; ++k)
+    for (int a = 0, n = pbng_mesh_element_nodes(m, r->ne[k]); a < n; ++a)
+      if (m->elems[m->nen * r->ne[k] + a] == j) return 1;
+  return 0;
+}
+
+/* ---- surface checks ---- */
+
+typedef struct {
+  const char *name;
+  int64_t triangles, vertices, bodies; /* expected, -1: not known */
+  double volume;                       /* enclosed volume, < 0: not known */
+} surface_expect;
+
+/* Every rank's held triangles (key, global corners), gathered to every rank, by key. */
+static PetscErrorCode gather_held(const pbng_dmesh *dm, const pbng_surface *s, int64_t *n, int64_t **tri)
+{
+  int64_t *mine;
+  int *count, *displ, my = 4 * s->nheld;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(4 * (int64_t)s->nheld + 1, &mine));
+  for (int32_t t = 0; t < s->nheld; ++t) {
+    mine[4 * t] = s->tri[t].key;
+    for (int k = 0; k < 3; ++k) mine[4 * t + 1 + k] = dm->global_node[s->tri[t].node[k]];
+  }
+  PetscCall(PetscMalloc2(dm->size, &count, dm->size + 1, &displ));
+  PetscCallMPI(MPI_Allgather(&my, 1, MPI_INT, count, 1, MPI_INT, dm->comm));
+  displ[0] = 0;
+  for (int r = 0; r < dm->size; ++r) displ[r + 1] = displ[r] + count[r];
+  PetscCall(PetscMalloc1(displ[dm->size] + 1, tri));
+  PetscCallMPI(MPI_Allgatherv(mine, my, MPI_INT64_T, *tri, count, displ, MPI_INT64_T, dm->comm));
+  *n = displ[dm->size] / 4;
+  qsort(*tri, (size_t)*n, 4 * sizeof(int64_t), compare_int64);
+  PetscCall(PetscFree(mine));
+  PetscCall(PetscFree2(count, displ));
+  PetscFunctionReturn(0);
+}
+
+static int compare_pairs(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Every directed edge (a, b) of the triangles (rows key, a, b, c) has exactly one reverse (b, a) and
+ * no twin: a closed surface whose triangles are oriented alike. */
+static PetscErrorCode check_closed(const char *name, int64_t n, const int64_t *tri)
+{
+  int64_t *edge, bad = 0;
+  char what[160];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(6 * n + 1, &edge));
+  for (int64_t t = 0; t < n; ++t)
+    for (int k = 0; k < 3; ++k) edge[2 * (3 * t + k)] = tri[4 * t + 1 + k], edge[2 * (3 * t + k) + 1] = tri[4 * t + 1 + (k + 1) % 3];
+  qsort(edge, (size_t)(3 * n), 2 * sizeof(int64_t), compare_pairs);
+  for (int64_t i = 0; i < 3 * n; ++i) {
+    const int64_t rev[2] = {edge[2 * i + 1], edge[2 * i]};
+    bad += i > 0 && !compare_pairs(&edge[2 * i], &edge[2 * i - 2]); /* a twin */
+    bad += !bsearch(rev, edge, (size_t)(3 * n), 2 * sizeof(int64_t), compare_pairs);
+  }
+  snprintf(what, sizeof(what), "%s: closed, consistently oriented surface (directed edges without one reverse)", name);
+  check(bad == 0 && n > 0, what, (double)bad, 0);
+  PetscCall(PetscFree(edge));
+  PetscFunctionReturn(0);
+}
+
+/* The distributed surface of dm against the serial reference of the same mesh m. */
+static PetscErrorCode check_surface(const surface_expect *ex, const pbng_mesh *m, const reference *r, const pbng_dmesh *dm, const pbng_surface *s)
+{
+  int64_t n, *tri, mismatch = 0, local[3] = {s->nheld, s->nvert, 0}, total[3];
+  double vol = 0, volume;
+  char what[200];
+
+  PetscFunctionBeginUser;
+  PetscCall(gather_held(dm, s, &n, &tri));
+  for (int64_t t = 0; t < n && t < r->ntri; ++t)
+    mismatch += tri[4 * t] != r->key[t] || tri[4 * t + 1] != r->node[t][0] || tri[4 * t + 2] != r->node[t][1] || tri[4 * t + 3] != r->node[t][2];
+  snprintf(what, sizeof(what), "%s: the held triangles are the serial extraction's (count, keys, corners)", ex->name);
+  check(n == r->ntri && mismatch == 0, what, (double)n, (double)r->ntri);
+  PetscCall(check_closed(ex->name, n, tri));
+  PetscCall(PetscFree(tri));
+  /* flags, bodies, incident triangles, neighbours */
+  for (int32_t i = 0; i < dm->nlocal; ++i) local[2] += s->is_vertex[i] != r->is_vertex[dm->global_node[i]] || s->body[i] != r->body[dm->global_node[i]];
+  for (int32_t v = 0; v < s->nvert; ++v) {
+    const int64_t g = dm->global_node[s->vert[v]];
+    int ok = s->vtri_start[v + 1] - s->vtri_start[v] == r->nt_start[g + 1] - r->nt_start[g] && s->vtri_start[v + 1] > s->vtri_start[v];
+    for (int32_t k = 0; ok && k < s->vtri_start[v + 1] - s->vtri_start[v]; ++k) ok = s->tri[s->vtri[s->vtri_start[v] + k]].key == r->key[r->nt[r->nt_start[g] + k]];
+    for (int32_t k = s->nbr_start[v]; ok && k < s->nbr_start[v + 1]; ++k) ok = reference_shares_element(m, r, g, s->nbr[k]) && (k == s->nbr_start[v] || s->nbr[k] > s->nbr[k - 1]);
+    local[2] += !ok;
+    local[2] += v > 0 && g <= dm->global_node[s->vert[v - 1]];
+  }
+  for (int32_t t = 0; t < s->nheld; ++t) {
+    const double *a = &dm->X[3 * s->tri[t].node[0]], *b = &dm->X[3 * s->tri[t].node[1]], *c = &dm->X[3 * s->tri[t].node[2]];
+    vol += pbng_tet_signed_volume((double[3]){0, 0, 0}, a, b, c);
+  }
+  PetscCallMPI(MPI_Allreduce(local, total, 3, MPI_INT64_T, MPI_SUM, dm->comm));
+  PetscCallMPI(MPI_Allreduce(&vol, &volume, 1, MPI_DOUBLE, MPI_SUM, dm->comm));
+  snprintf(what, sizeof(what), "%s: vertex flags, bodies, vertex triangles and neighbours as the serial ones", ex->name);
+  check(total[2] == 0, what, (double)total[2], 0);
+  int64_t nvert = 0;
+  for (int64_t i = 0; i < m->nnodes; ++i) nvert += r->is_vertex[i];
+  snprintf(what, sizeof(what), "%s: every surface vertex owned once", ex->name);
+  check(total[1] == nvert, what, (double)total[1], (double)nvert);
+  if (ex->triangles >= 0) {
+    snprintf(what, sizeof(what), "%s: surface triangles", ex->name);
+    check(total[0] == ex->triangles, what, (double)total[0], (double)ex->triangles);
+  }
+  if (ex->vertices >= 0) {
+    snprintf(what, sizeof(what), "%s: surface vertices", ex->name);
+    check(total[1] == ex->vertices, what, (double)total[1], (double)ex->vertices);
+  }
+  if (ex->volume >= 0) {
+    snprintf(what, sizeof(what), "%s: enclosed volume (outward triangles)", ex->name);
+    check(fabs(volume - ex->volume) <= 1e-12 * ex->volume, what, volume, ex->volume);
+  }
+  if (ex->bodies >= 0) {
+    snprintf(what, sizeof(what), "%s: bodies", ex->name);
+    check(s->nbodies == ex->bodies, what, (double)s->nbodies, (double)ex->bodies);
+  }
+  PetscCall(PetscPrintf(dm->comm, "surface %s: %" PRId64 " triangles, %" PRId64 " vertices, %" PRId64 " bodies (labels settled in %d rounds)\n", ex->name, total[0], total[1],
+                        s->nbodies, s->body_rounds));
+  PetscFunctionReturn(0);
+}
+
+typedef PetscErrorCode (*mesh_maker)(pbng_mesh *m, void *ctx);
+
+/* Builds the mesh twice: the serial reference from one, the subdomain of this rank from the other. */
+static PetscErrorCode setup(mesh_maker make, void *ctx, pbng_mesh *m, reference *r, pbng_dmesh *dm, pbng_halo *halo)
+{
+  pbng_mesh piece;
+  pbng_bc_list none = {0};
+
+  PetscFunctionBeginUser;
+  PetscCall(make(m, ctx));
+  PetscCall(make(&piece, ctx));
+  PetscCall(reference_create(m, r));
+  PetscCall(test_build_subdomain(PETSC_COMM_WORLD, &piece, &none, dm, halo));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode teardown(pbng_mesh *m, reference *r, pbng_dmesh *dm, pbng_halo *halo)
+{
+  PetscFunctionBeginUser;
+  PetscCall(reference_destroy(r));
+  PetscCall(pbng_mesh_destroy(m));
+  PetscCall(pbng_halo_destroy(halo));
+  PetscCall(pbng_dmesh_destroy(dm));
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  pbng_element_kind kind;
+  pbng_tet_split split;
+  int64_t n[3];
+  const char *file;
+  int copies;     /* boxes side by side (file: the file's mesh repeated) */
+  double weak;    /* stacked blocks' binding stiffness (n[0]: resolution) when > 0 */
+} mesh_spec;
+
+static PetscErrorCode make_spec_mesh(pbng_mesh *m, void *ctx)
+{
+  const mesh_spec *sp = ctx;
+
+  PetscFunctionBeginUser;
+  if (sp->weak > 0) {
+    PetscCall(pbng_generate_stacked_blocks((int)sp->n[0], 0.1, sp->weak, m));
+    PetscFunctionReturn(0);
+  }
+  for (int c = 0; c < sp->copies; ++c) {
+    pbng_mesh one;
+    const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    const pbng_grid_elements el = {sp->kind, sp->split};
+    if (sp->file) PetscCall(read_data(sp->file, &one));
+    else PetscCall(pbng_generate_grid(sp->n, lo, hi, &el, &one));
+    if (c == 0) *m = one;
+    else PetscCall(append_mesh(m, &one));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_surfaces(void)
+{
+  static const struct {
+    mesh_spec spec;
+    surface_expect ex;
+  } cases[] = {
+    {{PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE, {4, 5, 6}, NULL, 1, 0}, {"tet4 box 3x4x5 cells", 4 * (12 + 20 + 15), 120 - 24, 1, 1}},
+    {{PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_SIX, {4, 5, 6}, NULL, 1, 0}, {"tet4 box, six per cell", 4 * (12 + 20 + 15), 120 - 24, 1, 1}},
+    {{PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE, {4, 4, 4}, NULL, 1, 0}, {"tet10 box 3^3", 12 * 9, 64 - 8, 1, 1}},
+    {{PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_FIVE, {3, 3, 3}, NULL, 1, 0}, {"tet20 box 2^3", 12 * 4, 27 - 1, 1, 1}},
+    {{PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE, {5, 5, 5}, NULL, 1, 0}, {"hex8 box 4^3", 12 * 16, 125 - 27, 1, 1}},
+    {{PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE, {4, 3, 5}, NULL, 1, 0}, {"hex27 box 3x2x4", 4 * (6 + 8 + 12), 60 - 2 * 1 * 3, 1, 1}},
+    {{PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE, {3, 3, 3}, NULL, 3, 0}, {"three hex8 boxes", 3 * 12 * 4, 3 * 26, 3, 3}},
+    {{0, 0, {0, 0, 0}, "prism6_v41_ascii.msh", 1, 0}, {"prism6 box (gmsh)", -1, -1, 1, 0.125}},
+    {{0, 0, {0, 0, 0}, "pyramid5_v41_ascii.msh", 1, 0}, {"pyramid5 box (gmsh)", 12, 8, 1, 0.125}},
+    {{0, 0, {0, 0, 0}, "hex27_v41_ascii.msh", 1, 0}, {"hex27 box 4x2x2 (gmsh)", 4 * (8 + 4 + 8), 45 - 3, 1, 0.125}},
+    {{0, 0, {0, 0, 0}, "tet10_v41_ascii.msh", 1, 0}, {"tet10 box (gmsh)", -1, -1, 1, 0.125}},
+    {{0, 0, {0, 0, 0}, "tet20_v41_ascii.msh", 1, 0}, {"tet20 box (gmsh)", -1, -1, 1, 0.125}},
+    {{0, 0, {0, 0, 0}, "mixed_box_v41_ascii.msh", 2, 0}, {"mixed hex/prism/pyramid box, twice", 2 * 12 * 16, 2 * (125 - 27), 2, 2}},
+    {{0, 0, {0, 0, 0}, "mixed_hex_prism.msh", 1, 0}, {"mixed hex/prism box", -1, -1, 1, 0.125}},
+    {{PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE, {5, 0, 0}, NULL, 1, 1e3}, {"stacked blocks bound by weak constraints", 2 * 12 * 16, 2 * 98, 2, 2}},
+    {{PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE, {40, 2, 2}, NULL, 1, 0}, {"long bar 39x1x1", 4 * (39 + 1 + 39), 160, 1, 1}},
+  };
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+    pbng_mesh m;
+    reference r;
+    pbng_dmesh dm;
+    pbng_halo halo;
+    pbng_surface s;
+    PetscCall(setup(make_spec_mesh, (void *)&cases[c].spec, &m, &r, &dm, &halo));
+    PetscCall(pbng_surface_create(&dm, &s));
+    PetscCall(check_surface(&cases[c].ex, &m, &r, &dm, &s));
+    PetscCall(pbng_surface_destroy(&s));
+    PetscCall(teardown(&m, &r, &dm, &halo));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- detection scenarios ---- */
+
+#define MAX_BODIES 3
+typedef struct {
+  const char *name;
+  int nbodies;
+  int64_t first[MAX_BODIES + 1]; /* first node of each body (set by the mesh maker) */
+  double R[MAX_BODIES][9], centre[MAX_BODIES][3], shift[MAX_BODIES][3];
+  double noise;                  /* amplitude of a per-node perturbation */
+  double ring_length, ring_gap;  /* > 0: body 0 is a bar [0, L] x [0, W] x [0, W] bent into a ring */
+  double ring_width;
+  pbng_contact_detect_options opt;
+} scenario;
+
+/* A value in [-1, 1] from a node and an axis (splitmix64). */
+static double node_noise(int64_t gid, int k)
+{
+  uint64_t z = (uint64_t)gid * 3 + (uint64_t)k + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return 2.0 * (double)(z >> 11) / 9007199254740992.0 - 1.0;
+}
+
+/* Rotation by `angle` about the unit axis (Rodrigues). */
+static void rotation(const double axis[3], double angle, double R[9])
+{
+  const double c = cos(angle), s = sin(angle), *u = axis;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) R[3 * i + j] = (i == j ? c : 0) + (1 - c) * u[i] * u[j];
+  R[1] -= s * u[2], R[2] += s * u[1], R[3] += s * u[2], R[5] -= s * u[0], R[6] -= s * u[1], R[7] += s * u[0];
+}
+
+static void random_rotation(uint64_t *seed, double max_angle, double R[9])
+{
+  double axis[3], len = 0;
+  for (int k = 0; k < 3; ++k) axis[k] = 2 * next_random(seed) - 1, len += axis[k] * axis[k];
+  for (int k = 0; k < 3; ++k) axis[k] /= sqrt(len);
+  rotation(axis, max_angle * (2 * next_random(seed) - 1), R);
+}
+
+/* The position of node gid (rest X) in the scenario. */
+static void place(const scenario *sc, int64_t gid, const double X[3], double x[3])
+{
+  int b = 0;
+  while (b + 1 < sc->nbodies && gid >= sc->first[b + 1]) ++b;
+  if (b == 0 && sc->ring_length > 0) {
+    const double R = (sc->ring_length + sc->ring_gap) / (2 * 3.14159265358979323846), theta = X[0] / R, r = R + X[1] - 0.5 * sc->ring_width;
+    x[0] = r * cos(theta), x[1] = r * sin(theta), x[2] = X[2];
+  } else {
+    double d[3];
+    for (int k = 0; k < 3; ++k) d[k] = X[k] - sc->centre[b][k];
+    for (int k = 0; k < 3; ++k) x[k] = sc->R[b][3 * k] * d[0] + sc->R[b][3 * k + 1] * d[1] + sc->R[b][3 * k + 2] * d[2] + sc->centre[b][k] + sc->shift[b][k];
+  }
+  for (int k = 0; k < 3; ++k) x[k] += sc->noise * node_noise(gid, k);
+}
+
+/* ---- brute force ---- */
+
+/* Every surface vertex against every surface triangle and obstacle of the global mesh, the rules of
+ * docs/contact.md#detection written again. */
+static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const reference *r, const double *x, int64_t *n, pbng_contact_record **rec)
+{
+  const pbng_contact_detect_options *opt = &sc->opt;
+  int64_t cap = 16, count = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(cap, rec));
+  for (int64_t v = 0; v < m->nnodes; ++v) {
+    if (!r->is_vertex[v]) continue;
+    const double *xv = &x[3 * v];
+    double nv[3] = {0, 0, 0};
+    for (int64_t k = r->nt_start[v]; k < r->nt_start[v + 1]; ++k) {
+      const int32_t *c = r->node[r->nt[k]];
+      const int j = c[0] == v ? 0 : c[1] == v ? 1 : 2;
+      pbng_vertex_normal_add(&x[3 * c[j]], &x[3 * c[(j + 1) % 3]], &x[3 * c[(j + 2) % 3]], nv);
+    }
+    int64_t best = -1;
+    double bd2 = 0, bw[3], bp[3], bn[3], bs = 0;
+    for (int64_t t = 0; t < r->ntri; ++t) {
+      const int32_t *c = r->node[t];
+      if (c[0] == v || c[1] == v || c[2] == v) continue;
+      if (r->body[c[0]] == r->body[v]) {
+        if (!opt->self) continue;
+        if (reference_shares_element(m, r, v, c[0]) || reference_shares_element(m, r, v, c[1]) || reference_shares_element(m, r, v, c[2])) continue;
+      }
+      double w[3], p[3], nt[3];
+      const double d2 = pbng_point_triangle_closest(xv, &x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], w, p);
+      if (sqrt(d2) > opt->distance) continue;
+      if (pbng_triangle_normal(&x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], nt) == 0) continue;
+      const double s = (xv[0] - p[0]) * nt[0] + (xv[1] - p[1]) * nt[1] + (xv[2] - p[2]) * nt[2];
+      const int facing = nv[0] * nt[0] + nv[1] * nt[1] + nv[2] * nt[2] < 0, same_body = r->body[c[0]] == r->body[v];
+      if (!facing && (s >= 0 || same_body)) continue; /* behind the triangle: enough for another body only */
+      if (best >= 0 && d2 >= bd2) continue; /* triangles by increasing key: the lower key wins ties */
+      best = t, bd2 = d2, bs = s;
+      memcpy(bw, w, sizeof(w)), memcpy(bp, p, sizeof(p)), memcpy(bn, nt, sizeof(nt));
+    }
+    if (count + 1 + opt->nobstacles > cap) {
+      cap = 2 * (count + 1 + opt->nobstacles);
+      PetscCall(PetscRealloc(sizeof(**rec) * (size_t)cap, rec));
+    }
+    if (best >= 0) {
+      pbng_contact_record *q = &(*rec)[count++];
+      memset(q, 0, sizeof(*q));
+      q->kind = PBNG_CONTACT_TRIANGLE, q->vertex = -1, q->vertex_gid = v, q->key = r->key[best], q->gap = bs;
+      for (int a = 0; a < 3; ++a) {
+        q->tri_gid[a] = r->node[best][a];
+        for (int k = 0; k < 3; ++k) q->tri_x[a][k] = x[3 * r->node[best][a] + k];
+        q->w[a] = bw[a], q->point[a] = bp[a], q->normal[a] = bn[a];
+      }
+    }
+    for (int o = 0; o < opt->nobstacles; ++o) {
+      double qo[3], no[3];
+      const double phi = pbng_obstacle_closest(&opt->obstacle[o], xv, qo, no);
+      if (phi >= opt->distance) continue;
+      pbng_contact_record *q = &(*rec)[count++];
+      memset(q, 0, sizeof(*q));
+      q->kind = PBNG_CONTACT_OBSTACLE, q->vertex = -1, q->vertex_gid = v, q->key = o, q->gap = phi;
+      for (int a = 0; a < 3; ++a) q->tri_gid[a] = -1, q->point[a] = qo[a], q->normal[a] = no[a];
+    }
+  }
+  *n = count;
+  PetscFunctionReturn(0);
+}
+
+/* ---- comparing records ---- */
+
+static int compare_records(const void *a, const void *b)
+{
+  const pbng_contact_record *x = a, *y = b;
+  if (x->vertex_gid != y->vertex_gid) return x->vertex_gid < y->vertex_gid ? -1 : 1;
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Equal in everything that does not depend on the partition (not the local index, not the owners). */
+static int same_record(const pbng_contact_record *a, const pbng_contact_record *b)
+{
+  return a->kind == b->kind && a->vertex_gid == b->vertex_gid && a->key == b->key && !memcmp(a->tri_gid, b->tri_gid, sizeof(a->tri_gid)) &&
+         !memcmp(a->tri_x, b->tri_x, sizeof(a->tri_x)) && !memcmp(a->w, b->w, sizeof(a->w)) && !memcmp(a->point, b->point, sizeof(a->point)) &&
+         !memcmp(a->normal, b->normal, sizeof(a->normal)) && !memcmp(&a->gap, &b->gap, sizeof(a->gap));
+}
+
+/* FNV-1a over the partition-independent fields of the sorted records. */
+static uint64_t digest(int64_t n, const pbng_contact_record *r)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int64_t i = 0; i < n; ++i) {
+    pbng_contact_record c = r[i];
+    c.vertex = 0;
+    memset(c.tri_owner, 0, sizeof(c.tri_owner));
+    const unsigned char *p = (const unsigned char *)&c;
+    for (size_t k = 0; k < sizeof(c); ++k) h = (h ^ p[k]) * 0x100000001b3ull;
+  }
+  return h;
+}
+
+/* All ranks' records, gathered to every rank, sorted. */
+static PetscErrorCode gather_records(MPI_Comm comm, int32_t n, const pbng_contact_record *rec, int64_t *total, pbng_contact_record **all)
+{
+  int size, *count, *displ, bytes = (int)(n * sizeof(pbng_contact_record));
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc2(size, &count, size + 1, &displ));
+  PetscCallMPI(MPI_Allgather(&bytes, 1, MPI_INT, count, 1, MPI_INT, comm));
+  displ[0] = 0;
+  for (int r = 0; r < size; ++r) displ[r + 1] = displ[r] + count[r];
+  PetscCall(PetscMalloc1(displ[size] / sizeof(pbng_contact_record) + 1, all));
+  PetscCallMPI(MPI_Allgatherv(rec, bytes, MPI_BYTE, *all, count, displ, MPI_BYTE, comm));
+  *total = displ[size] / (int64_t)sizeof(pbng_contact_record);
+  qsort(*all, (size_t)*total, sizeof(pbng_contact_record), compare_records);
+  PetscCall(PetscFree2(count, displ));
+  PetscFunctionReturn(0);
+}
+
+/* Each record's owners are its triangle corners' owners (every rank's owned ids gathered). */
+static PetscErrorCode check_owners(const scenario *sc, const pbng_dmesh *dm, int32_t n, const pbng_contact_record *rec)
+{
+  int *count, *displ, *owner, mine = dm->nowned;
+  int64_t *gids, bad = 0, total;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(dm->size, &count, dm->size + 1, &displ));
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, count, 1, MPI_INT, dm->comm));
+  displ[0] = 0;
+  for (int r = 0; r < dm->size; ++r) displ[r + 1] = displ[r] + count[r];
+  PetscCall(PetscMalloc1(displ[dm->size] + 1, &gids));
+  PetscCall(PetscMalloc1(dm->nglobal_nodes + 1, &owner));
+  PetscCallMPI(MPI_Allgatherv(dm->global_node, mine, MPI_INT64_T, gids, count, displ, MPI_INT64_T, dm->comm));
+  for (int r = 0; r < dm->size; ++r)
+    for (int k = displ[r]; k < displ[r + 1]; ++k) owner[gids[k]] = r;
+  for (int32_t i = 0; i < n; ++i) {
+    bad += rec[i].vertex < 0 || rec[i].vertex >= dm->nowned || dm->global_node[rec[i].vertex] != rec[i].vertex_gid;
+    for (int c = 0; c < 3 && rec[i].kind == PBNG_CONTACT_TRIANGLE; ++c) bad += rec[i].tri_owner[c] != owner[rec[i].tri_gid[c]];
+  }
+  PetscCallMPI(MPI_Allreduce(&bad, &total, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  char what[160];
+  snprintf(what, sizeof(what), "%s: records name their owned vertex and the corners' owners", sc->name);
+  check(total == 0, what, (double)total, 0);
+  PetscCall(PetscFree(gids));
+  PetscCall(PetscFree(owner));
+  PetscCall(PetscFree2(count, displ));
+  PetscFunctionReturn(0);
+}
+
+/* Detection on this partition with 1 and 3 threads (the same records), against brute force. */
+static PetscErrorCode check_detection(const scenario *sc, const pbng_mesh *m, const reference *r, const pbng_dmesh *dm, int64_t min_triangle,
+                                      int64_t max_triangle, int64_t min_obstacle)
+{
+  pbng_contact_detector *det;
+  pbng_contact_record *rec[2], *all, *brute;
+  int32_t n[2];
+  int64_t total = 0, nbrute = 0, bad = 0, kinds[2] = {0, 0};
+  double *x, *xg;
+  char what[200];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(3 * (int64_t)dm->nlocal, &x));
+  PetscCall(PetscMalloc1(3 * m->nnodes, &xg));
+  for (int32_t i = 0; i < dm->nlocal; ++i) place(sc, dm->global_node[i], &dm->X[3 * i], &x[3 * i]);
+  for (int64_t i = 0; i < m->nnodes; ++i) place(sc, i, &m->X[3 * i], &xg[3 * i]);
+  PetscCall(pbng_contact_detector_create(dm, &sc->opt, &det));
+  const int threads = omp_get_max_threads();
+  for (int t = 0; t < 2; ++t) {
+    omp_set_num_threads(t == 0 ? 1 : 3);
+    PetscCall(pbng_contact_detect(det, x, &n[t], &rec[t]));
+  }
+  omp_set_num_threads(threads);
+  snprintf(what, sizeof(what), "%s: 1 and 3 threads give the same records", sc->name);
+  check(n[0] == n[1] && !memcmp(rec[0], rec[1], sizeof(pbng_contact_record) * (size_t)n[0]), what, n[0], n[1]);
+  for (int32_t i = 1; i < n[0]; ++i) bad += compare_records(&rec[0][i - 1], &rec[0][i]) >= 0;
+  snprintf(what, sizeof(what), "%s: records sorted by (vertex, kind, key)", sc->name);
+  check(bad == 0, what, (double)bad, 0);
+  PetscCall(check_owners(sc, dm, n[0], rec[0]));
+  PetscCall(gather_records(dm->comm, n[0], rec[0], &total, &all));
+  PetscCall(brute_force(sc, m, r, xg, &nbrute, &brute));
+  bad = 0;
+  for (int64_t i = 0; i < total && i < nbrute; ++i) {
+    const int same = same_record(&all[i], &brute[i]);
+    if (!same && bad++ < 3)
+      printf("  %s: record %" PRId64 ": vertex %" PRId64 " kind %d key %" PRId64 " gap %.17g, brute force: vertex %" PRId64 " kind %d key %" PRId64 " gap %.17g\n", sc->name, i,
+             all[i].vertex_gid, all[i].kind, all[i].key, all[i].gap, brute[i].vertex_gid, brute[i].kind, brute[i].key, brute[i].gap);
+  }
+  for (int64_t i = 0; i < total; ++i) kinds[all[i].kind]++;
+  snprintf(what, sizeof(what), "%s: the brute force's records, bitwise (%" PRId64 " triangle, %" PRId64 " obstacle records)", sc->name, kinds[0], kinds[1]);
+  check(total == nbrute && bad == 0, what, (double)total, (double)nbrute);
+  snprintf(what, sizeof(what), "%s: triangle records in [%" PRId64 ", %" PRId64 "], obstacle records >= %" PRId64, sc->name, min_triangle, max_triangle, min_obstacle);
+  check(kinds[0] >= min_triangle && kinds[0] <= max_triangle && kinds[1] >= min_obstacle, what, (double)kinds[0], (double)kinds[1]);
+  pbng_contact_detect_stats st, sum;
+  pbng_contact_detect_get_stats(det, &st);
+  PetscCallMPI(MPI_Allreduce(&st.candidates, &sum.candidates, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  PetscCallMPI(MPI_Allreduce(&st.halo_triangles, &sum.halo_triangles, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  int64_t nvert = 0;
+  for (int64_t i = 0; i < m->nnodes; ++i) nvert += r->is_vertex[i];
+  PetscCall(PetscPrintf(dm->comm, "digest %s %016" PRIx64 " records %" PRId64 " (broad-phase candidates %" PRId64 " of %" PRId64 " vertex-triangle pairs, halo triangles %" PRId64 ")\n",
+                        sc->name, digest(total, all), total, sum.candidates, nvert * r->ntri, sum.halo_triangles));
+  PetscCall(PetscFree(rec[0]));
+  PetscCall(PetscFree(rec[1]));
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree(brute));
+  PetscCall(pbng_contact_detector_destroy(&det));
+  PetscCall(PetscFree(x));
+  PetscCall(PetscFree(xg));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the scenarios ---- */
+
+typedef struct {
+  pbng_element_kind kind;
+  int64_t n[3];
+  double size[3];
+  const char *file; /* or a mesh file */
+} part_spec;
+
+typedef struct {
+  scenario sc;
+  part_spec part[MAX_BODIES];
+  int64_t min_triangle, max_triangle, min_obstacle; /* expected record counts */
+} detect_case;
+
+static PetscErrorCode make_case_mesh(pbng_mesh *m, void *ctx)
+{
+  detect_case *dc = ctx;
+
+  PetscFunctionBeginUser;
+  for (int b = 0; b < dc->sc.nbodies; ++b) {
+    const part_spec *p = &dc->part[b];
+    pbng_mesh one;
+    if (p->file) PetscCall(read_data(p->file, &one));
+    else PetscCall(grid(p->kind, p->n[0], p->n[1], p->n[2], p->size[0], p->size[1], p->size[2], &one));
+    dc->sc.first[b] = b == 0 ? 0 : m->nnodes;
+    if (b == 0) *m = one;
+    else PetscCall(append_mesh(m, &one));
+  }
+  dc->sc.first[dc->sc.nbodies] = m->nnodes;
+  PetscFunctionReturn(0);
+}
+
+static void mat_mul(const double A[9], const double B[9], double C[9])
+{
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+static void set_body(scenario *sc, int b, const double R[9], double cx, double cy, double cz, double sx, double sy, double sz)
+{
+  memcpy(sc->R[b], R, sizeof(sc->R[b]));
+  sc->centre[b][0] = cx, sc->centre[b][1] = cy, sc->centre[b][2] = cz;
+  sc->shift[b][0] = sx, sc->shift[b][1] = sy, sc->shift[b][2] = sz;
+}
+
+static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+/* Box [0,1]^3 (5^3 cells) and box [0,1] x [0,1.4] x [0,1] above it, both turned by up to 0.3 rad;
+ * the upper one's bottom near the lower one's top (touching: within +-0.05) or 0.4 into it. */
+static detect_case two_boxes(const char *name, pbng_element_kind kind, uint64_t seed, int touching)
+{
+  detect_case dc;
+  double R[9];
+  memset(&dc, 0, sizeof(dc));
+  dc.sc.name = name, dc.sc.nbodies = 2, dc.sc.noise = 0.01;
+  dc.sc.opt.distance = 0.08;
+  dc.part[0] = (part_spec){kind, {6, 6, 6}, {1, 1, 1}, NULL};
+  dc.part[1] = (part_spec){kind, {5, 7, 5}, {1, 1.4, 1}, NULL};
+  random_rotation(&seed, 0.3, R);
+  set_body(&dc.sc, 0, R, 0.5, 0.5, 0.5, 0, 0, 0);
+  random_rotation(&seed, 0.3, R);
+  const double lift = touching ? 1.0 + 0.1 * (next_random(&seed) - 0.5) : 0.6;
+  set_body(&dc.sc, 1, R, 0.5, 0.7, 0.5, 0.2 * (next_random(&seed) - 0.5), lift, 0.2 * (next_random(&seed) - 0.5));
+  dc.min_triangle = 5, dc.max_triangle = INT64_MAX;
+  return dc;
+}
+
+/* Three hexahedral bars 2 x 0.4 x 0.4 stacked along z, each turned about z at random (crossing) and
+ * tilted by up to 0.05 rad, 0.4 +- 0.03 apart. */
+static detect_case three_bars(uint64_t seed)
+{
+  detect_case dc;
+  memset(&dc, 0, sizeof(dc));
+  dc.sc.name = "three crossing hex8 bars", dc.sc.nbodies = 3, dc.sc.noise = 0.005;
+  dc.sc.opt.distance = 0.06;
+  for (int b = 0; b < 3; ++b) {
+    double Rz[9], tilt[9], R[9];
+    const double z[3] = {0, 0, 1};
+    dc.part[b] = (part_spec){PBNG_ELEMENT_HEX8, {11, 3, 3}, {2, 0.4, 0.4}, NULL};
+    rotation(z, 3.14159265358979 * next_random(&seed), Rz);
+    random_rotation(&seed, 0.05, tilt);
+    mat_mul(Rz, tilt, R);
+    set_body(&dc.sc, b, R, 1, 0.2, 0.2, 0, 0, b * (0.4 + 0.06 * (next_random(&seed) - 0.5)));
+  }
+  dc.min_triangle = 5, dc.max_triangle = INT64_MAX;
+  return dc;
+}
+
+/* Two bodies: the first moved by shift0, the second turned about its centre c1 by up to max_angle
+ * and moved by shift1. */
+static detect_case two_bodies(const char *name, double d, part_spec p0, part_spec p1, const double shift0[3], uint64_t seed, double max_angle, const double c1[3],
+                              const double shift1[3])
+{
+  detect_case dc;
+  double R[9];
+  memset(&dc, 0, sizeof(dc));
+  dc.sc.name = name, dc.sc.nbodies = 2, dc.sc.noise = 0.005;
+  dc.sc.opt.distance = d;
+  dc.part[0] = p0, dc.part[1] = p1;
+  set_body(&dc.sc, 0, identity, 0, 0, 0, shift0[0], shift0[1], shift0[2]);
+  random_rotation(&seed, max_angle, R);
+  set_body(&dc.sc, 1, R, c1[0], c1[1], c1[2], shift1[0], shift1[1], shift1[2]);
+  dc.min_triangle = 5, dc.max_triangle = INT64_MAX;
+  return dc;
+}
+
+/* One hexahedron 8 x 0.5 x 8 (its triangles far larger than the hash's cells: the large list) under
+ * a fine tetrahedral unit box turned by up to 0.2 rad, its bottom near the slab's top. */
+static detect_case slab_and_box(uint64_t seed)
+{
+  const part_spec slab = {PBNG_ELEMENT_HEX8, {2, 2, 2}, {8, 0.5, 8}, NULL}, box = {PBNG_ELEMENT_TET4, {6, 6, 6}, {1, 1, 1}, NULL};
+  const double shift0[3] = {-3.5, -0.5, -3.5}, c1[3] = {0.5, 0.5, 0.5}, shift1[3] = {0, 0.02, 0};
+  return two_bodies("coarse slab under a fine box", 0.08, slab, box, shift0, seed, 0.2, c1, shift1);
+}
+
+/* The mixed hexahedron/prism/pyramid unit box (tests/data) twice, the second turned and set on top. */
+static detect_case mixed_boxes(uint64_t seed)
+{
+  const part_spec box = {0, {0, 0, 0}, {0, 0, 0}, "mixed_box_v41_ascii.msh"};
+  const double shift0[3] = {0, 0, 0}, c1[3] = {0.5, 0.5, 0.5}, shift1[3] = {0.1, 1.02, -0.1};
+  return two_bodies("mixed-kind boxes", 0.1, box, box, shift0, seed, 0.25, c1, shift1);
+}
+
+/* A bar 4 x 0.5 x 0.5 (h = 0.25) bent into a ring whose end faces are 0.05 apart at the centre line:
+ * self-contact between the ends; without `self` no triangle record at all. */
+static detect_case ring(const char *name, pbng_element_kind kind, int self)
+{
+  detect_case dc;
+  memset(&dc, 0, sizeof(dc));
+  dc.sc.name = name, dc.sc.nbodies = 1, dc.sc.noise = 0.003;
+  dc.sc.ring_length = 4, dc.sc.ring_gap = 0.05, dc.sc.ring_width = 0.5;
+  dc.sc.opt.distance = 0.1, dc.sc.opt.self = self;
+  dc.part[0] = (part_spec){kind, {17, 3, 3}, {4, 0.5, 0.5}, NULL};
+  dc.min_triangle = self ? 9 : 0, dc.max_triangle = self ? INT64_MAX : 0;
+  return dc;
+}
+
+/* Two touching boxes among obstacles of every kind: a floor they dip into, a ball at an edge, a solid
+ * box beside them, a container whose walls some vertices cross. */
+static detect_case with_obstacles(uint64_t seed)
+{
+  detect_case dc = two_boxes("two tet4 boxes among obstacles", PBNG_ELEMENT_TET4, seed, 1);
+  const char *spec[4] = {"plane:0,0.03,0,0,1,0", "sphere:1.05,1.0,0.5,0.3", "box:-0.6,0.2,0.2,-0.02,0.8,0.8", "container:-0.1,-0.2,-0.2,1.1,2.8,1.1"};
+  for (int o = 0; o < 4; ++o) {
+    const char *msg = pbng_obstacle_parse(spec[o], &dc.sc.opt.obstacle[o]);
+    check(msg == NULL, spec[o], 0, 0);
+  }
+  dc.sc.opt.nobstacles = 4;
+  dc.min_obstacle = 20;
+  dc.min_triangle = 0;
+  return dc;
+}
+
+static PetscErrorCode check_detections(void)
+{
+  detect_case cases[] = {
+    two_boxes("two tet4 boxes touching (seed 1)", PBNG_ELEMENT_TET4, 1, 1),
+    two_boxes("two tet4 boxes touching (seed 2)", PBNG_ELEMENT_TET4, 2, 1),
+    two_boxes("two tet4 boxes overlapping", PBNG_ELEMENT_TET4, 3, 0),
+    two_boxes("two tet10 boxes touching", PBNG_ELEMENT_TET10, 4, 1),
+    two_boxes("two hex8 boxes overlapping", PBNG_ELEMENT_HEX8, 5, 0),
+    three_bars(6),
+    slab_and_box(7),
+    mixed_boxes(8),
+    ring("hex8 ring, self-contact", PBNG_ELEMENT_HEX8, 1),
+    ring("tet4 ring, self-contact", PBNG_ELEMENT_TET4, 1),
+    ring("tet4 ring without self-contact", PBNG_ELEMENT_TET4, 0),
+    ring("hex8 ring, self-contact, d above the element size", PBNG_ELEMENT_HEX8, 1),
+    with_obstacles(9),
+  };
+  cases[4].sc.opt.self = 1; /* two bodies and self-contact at once */
+  cases[11].sc.opt.distance = 0.3; /* h = 0.25: only the exclusion of the vertex's element neighbours keeps them out */
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+    pbng_mesh m;
+    reference r;
+    pbng_dmesh dm;
+    pbng_halo halo;
+    PetscCall(setup(make_case_mesh, &cases[c], &m, &r, &dm, &halo));
+    PetscCall(check_detection(&cases[c].sc, &m, &r, &dm, cases[c].min_triangle, cases[c].max_triangle, cases[c].min_obstacle));
+    PetscCall(teardown(&m, &r, &dm, &halo));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Errors, on every rank alike: a non-finite surface position (set on one rank only, the smallest
+ * surface vertex's id named), a distance that is not positive, too many obstacles. */
+static PetscErrorCode check_errors(void)
+{
+  detect_case dc = two_boxes("errors", PBNG_ELEMENT_TET4, 1, 1);
+  pbng_mesh m;
+  reference r;
+  pbng_dmesh dm;
+  pbng_halo halo;
+  pbng_contact_detector *det = NULL;
+  pbng_contact_record *rec = NULL;
+  int32_t n = -1;
+  double *x;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(setup(make_case_mesh, &dc, &m, &r, &dm, &halo));
+  PetscCall(PetscMalloc1(3 * (int64_t)dm.nlocal, &x));
+  for (int32_t i = 0; i < dm.nlocal; ++i) place(&dc.sc, dm.global_node[i], &dm.X[3 * i], &x[3 * i]);
+  int64_t first = 0; /* the smallest surface vertex: corrupt it on its owner only */
+  while (!r.is_vertex[first]) ++first;
+  for (int32_t i = 0; i < dm.nowned; ++i)
+    if (dm.global_node[i] == first) x[3 * i + 1] = NAN;
+  PetscCall(pbng_contact_detector_create(&dm, &dc.sc.opt, &det));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = pbng_contact_detect(det, x, &n, &rec);
+  PetscCall(PetscPopErrorHandler());
+  check(ierr == PETSC_ERR_FP && rec == NULL && n == -1, "a non-finite surface position is an error on every rank", ierr, PETSC_ERR_FP);
+  PetscCall(pbng_contact_detector_destroy(&det));
+  pbng_contact_detect_options bad = dc.sc.opt;
+  for (int k = 0; k < 2; ++k) {
+    bad = dc.sc.opt;
+    if (k == 0) bad.distance = 0;
+    else bad.nobstacles = PBNG_MAX_OBSTACLES + 1;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = pbng_contact_detector_create(&dm, &bad, &det);
+    PetscCall(PetscPopErrorHandler());
+    check(ierr == PETSC_ERR_ARG_OUTOFRANGE && det == NULL, k == 0 ? "distance 0 refused" : "too many obstacles refused", ierr, PETSC_ERR_ARG_OUTOFRANGE);
+  }
+  PetscCall(PetscFree(x));
+  PetscCall(teardown(&m, &r, &dm, &halo));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(check_surfaces());
+  PetscCall(check_detections());
+  PetscCall(check_errors());
+  int all;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_contact_detect: %d checks, %d failures\n", checks, all));
+  PetscCall(PetscFinalize());
+  return all ? 1 : 0;
+}
