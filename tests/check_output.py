@@ -575,18 +575,21 @@ def obstacle_distance(kind, p, x):
     return box if kind == 1 else -box
 
 
-def check_penetration(rep, h5, mesh, frames, depth):
-    """No surface vertex deeper than `depth` inside another body (winding number of that body's boundary
-    surface > 1/2, depth its distance to that surface), and no node deeper than `depth` beyond an obstacle
-    (root attribute obstacles). Computed from the positions alone, not from pbng's contact list."""
+def frame_penetrations(h5, mesh, frames, reach=0.0):
+    """Per frame, the deepest surface vertex inside another body (winding number of that body's boundary
+    surface > 1/2, depth its distance to that surface) or node beyond an obstacle (root attribute
+    obstacles), as (depth, where) with depth 0 and where None when there is none: from the positions
+    alone, not from pbng's contact list. reach widens the bodies' boxes that preselect vertices (a vertex
+    inside a body is inside its box: any reach >= 0 gives the same answer). None for meshes of other kinds."""
     bt = boundary_triangles(mesh)
-    if not rep.check(bt is not None, "--max-penetration: meshes of tetrahedra or hexahedra only"):
-        return
+    if bt is None:
+        return None
     tris, body = bt
     obst = np.asarray(h5.attrs["obstacles"]).reshape(-1, 7) if "obstacles" in h5.attrs else np.zeros((0, 7))
     surf = np.unique(tris)
-    worst = (0.0, None)
+    result = []
     for k, (x, _) in enumerate(frames):
+        worst = (0.0, None)
         for o in obst:
             phi = obstacle_distance(int(o[0]), o[1:], x)
             if -phi.min() > worst[0]:
@@ -598,7 +601,7 @@ def check_penetration(rep, h5, mesh, frames, depth):
                 continue
             A, B, C = x[mine[:, 0]], x[mine[:, 1]], x[mine[:, 2]]
             lo, hi = np.minimum(np.minimum(A, B), C).min(axis=0), np.maximum(np.maximum(A, B), C).max(axis=0)
-            near = others[np.all((x[others] >= lo - depth) & (x[others] <= hi + depth), axis=1)]
+            near = others[np.all((x[others] >= lo - reach) & (x[others] <= hi + reach), axis=1)]
             for chunk in np.array_split(near, max(1, len(near) // 256)):
                 if len(chunk) == 0:
                     continue
@@ -609,6 +612,17 @@ def check_penetration(rep, h5, mesh, frames, depth):
                 d = point_triangle_distance(P[inside], A, B, C).min(axis=1)
                 if d.max() > worst[0]:
                     worst = (d.max(), f"frame {k:06d}: node {int(chunk[inside][np.argmax(d)])} {d.max():.3e} inside body {b}")
+        result.append(worst)
+    return result
+
+
+def check_penetration(rep, h5, mesh, frames, depth):
+    """No surface vertex deeper than `depth` inside another body, no node deeper than `depth` beyond an
+    obstacle (frame_penetrations)."""
+    per_frame = frame_penetrations(h5, mesh, frames, depth)
+    if not rep.check(per_frame is not None, "--max-penetration: meshes of tetrahedra or hexahedra only"):
+        return
+    worst = max(per_frame, key=lambda w: w[0])
     rep.check(worst[0] <= depth, f"penetration {worst[1]} > {depth:.3e}")
 
 

@@ -39,6 +39,12 @@ expect_error() {
   fi
   ok
 }
+# mpi N cmd...: cmd on N ranks (oversubscribed and unbound: the tests share the machine's cores).
+mpi() { "${MPIEXEC:-mpiexec}" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
+# run NAME pbng-options...: pbng writing $TMP/NAME.h5 and $TMP/NAME.log; a pass, or a failure showing the log.
+run() { local out="$1"; shift; "$PBNG" "$@" -output "$TMP/$out.h5" > "$TMP/$out.log" 2>&1 && ok || { fail "$out: $*"; cat "$TMP/$out.log"; }; }
+# check NAME check_output-options...: the independent checker on $TMP/NAME.h5.
+check() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --quiet "${@:2}" && ok || fail "$1: independent check ${*:2}"; }
 finish() {
   echo "$(basename "$0" .sh): $passes passed, $fails failed"
   [ "$fails" -eq 0 ]

@@ -5,7 +5,6 @@
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-mpi() { "$MPIEXEC" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
 blocks=(-scene two_blocks_colliding -res 5 -frames 66 -iters 200 -rtol 1e-8)
 for model in spring unilateral; do
   for layout in "1 2" "3 1"; do

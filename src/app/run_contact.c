@@ -2,6 +2,7 @@
  * and their figures in the summary. */
 #include "app/run_state.h"
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,15 +27,29 @@ static PetscErrorCode write_contact_attributes(run_state *st)
   PetscFunctionReturn(0);
 }
 
+/* "pbng, newton, ...": the values of -solver whose solvers handle contacts, for messages. */
+static void contact_solver_names(char *buf, size_t len)
+{
+  size_t used = 0;
+  buf[0] = 0;
+  for (int k = 0; k < pbng_solver_count() && used < len; ++k) {
+    const pbng_solver_ops *ops = pbng_solver_at(k);
+    if (ops->kind.selectable && ops->kind.contacts) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", ops->name);
+  }
+}
+
 PetscErrorCode run_setup_contacts(run_state *st)
 {
   const pbng_config *cfg = st->cfg;
   const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
+  char names[128];
 
   PetscFunctionBeginUser;
   if (!cfg->contact) PetscFunctionReturn(0);
-  PetscCheck(ops && ops->kind.contacts, st->comm, PETSC_ERR_SUP, "contacts (-contact, -contact_*, -obstacle): %s does not handle them yet (docs/contact.md)",
-             ops ? ops->kind.chosen_by : cfg->solver);
+  contact_solver_names(names, sizeof(names));
+  PetscCheck(ops && ops->kind.contacts, st->comm, PETSC_ERR_SUP,
+             "contacts (-contact, -contact_*, -obstacle): %s does not handle them yet (docs/contact.md); the solvers that do: -solver %s",
+             ops ? ops->kind.chosen_by : cfg->solver, names);
   PetscCall(pbng_contacts_create(&st->dm, &st->halo, &cfg->contact_opt, &st->contacts));
   PetscCall(pbng_problem_attach_contacts(&st->pb, &st->contacts));
   PetscCall(write_contact_attributes(st));
@@ -71,8 +86,6 @@ static int compare_rows(const void *a, const void *b)
   return (x->key > y->key) - (x->key < y->key);
 }
 
-static int64_t node_gid(const pbng_contacts *ct, int32_t l) { return l < ct->dm->nlocal ? ct->dm->global_node[l] : ct->ghost_gid[l - ct->dm->nlocal]; }
-
 /* This rank's counted contacts as rows: the vertex, the triangle's corners (-1 unused) with their
  * barycentric weights (the negated signed weights), the normal, the obstacle's anchor, and the gap
  * n.C at the current positions (negative: on the wrong side). */
@@ -91,7 +104,7 @@ static PetscErrorCode counted_rows(const pbng_contacts *ct, const double *x, int
     memset(r, 0, sizeof(*r));
     r->vertex = ct->key[k][0], r->kind = ct->key[k][1], r->key = ct->key[k][2];
     r->triangle[0] = r->triangle[1] = r->triangle[2] = -1;
-    for (int j = 1; j < c->nnodes; ++j) r->triangle[j - 1] = node_gid(ct, (int32_t)c->node[j]), r->weights[j - 1] = -c->a[j];
+    for (int j = 1; j < c->nnodes; ++j) r->triangle[j - 1] = pbng_contacts_node_gid(ct, (int32_t)c->node[j]), r->weights[j - 1] = -c->a[j];
     pbng_weak_constraint_violation(c, x, C);
     for (int d = 0; d < 3; ++d) r->normal[d] = c->n[d], r->target[d] = c->target[d];
     r->gap = c->n[0] * C[0] + c->n[1] * C[1] + c->n[2] * C[2];
@@ -99,13 +112,7 @@ static PetscErrorCode counted_rows(const pbng_contacts *ct, const double *x, int
   PetscFunctionReturn(0);
 }
 
-static int compare_keys(const void *a, const void *b)
-{
-  const int64_t *x = a, *y = b;
-  for (int k = 0; k < 3; ++k)
-    if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
-  return 0;
-}
+static int compare_keys(const void *a, const void *b) { return pbng_contact_key_compare(a, b); }
 
 /* The global row of each of this rank's rows, in the order of the keys over the job: every rank learns
  * every key (the contacts are few beside the mesh). Rows are sorted here. */

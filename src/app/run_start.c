@@ -53,14 +53,13 @@ PetscErrorCode run_apply_initial_state(run_state *st)
   PetscFunctionReturn(0);
 }
 
-/* The run's state: positions (and the dynamic state), the corotated warm starts (as doubles in
- * rotation[]) and the solver's own fields. */
-static PetscErrorCode state_fields(run_state *st, double *rotation, pbng_state_field *f, int *n)
+/* The problem's state: positions (and the dynamic state) and the corotated warm starts (as doubles in
+ * rotation[]). */
+static void problem_fields(run_state *st, double *rotation, pbng_state_field *f, int *n)
 {
   pbng_problem *pb = &st->pb;
   const pbng_dmesh *dm = &st->dm;
 
-  PetscFunctionBeginUser;
   *n = 0;
   pbng_state_add(f, n, "positions", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x);
   if (pb->mode == PBNG_MODE_DYNAMIC) {
@@ -69,7 +68,13 @@ static PetscErrorCode state_fields(run_state *st, double *rotation, pbng_state_f
     pbng_state_add(f, n, "x_hat", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x_hat);
   }
   if (pb->rotation) pbng_state_add(f, n, "rotation", PBNG_FIELD_ELEMENTS, 4, dm->nowned_elems, dm->nelems, rotation);
-  if (st->solver.ops->state) PetscCall(st->solver.ops->state(&st->solver, f, n)); /* appends to f */
+}
+
+/* The solver's own fields appended to f (collective: the constraint solvers gather their contacts). */
+static PetscErrorCode solver_fields(run_state *st, pbng_state_field *f, int *n)
+{
+  PetscFunctionBeginUser;
+  if (st->solver.ops->state) PetscCall(st->solver.ops->state(&st->solver, f, n));
   PetscFunctionReturn(0);
 }
 
@@ -84,7 +89,8 @@ PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counter
   double *contact_buf = NULL;
   PetscCall(PetscMalloc1(nrot + 1, &rotation));
   for (int64_t k = 0; k < nrot; ++k) rotation[k] = st->pb.rotation[k];
-  PetscCall(state_fields(st, rotation, fields, &n));
+  problem_fields(st, rotation, fields, &n);
+  PetscCall(solver_fields(st, fields, &n));
   PetscCall(run_contact_state_fields(st, fields, &n, &contact_buf));
   PetscCall(pbng_checkpoint_write(&st->dm, st->cfg->checkpoint, c, st->cfg->restart_key, st->command_line, n, fields));
   PetscCall(PetscFree(contact_buf));
@@ -94,7 +100,8 @@ PetscErrorCode run_write_checkpoint(run_state *st, const pbng_checkpoint_counter
   PetscFunctionReturn(0);
 }
 
-/* -restart: the state of st->restart (whose counters were read) into the problem and solver. */
+/* -restart: the state of st->restart (whose counters were read) into the problem, the contacts and the
+ * solver, in that order (the constraint solvers' contact multipliers follow the restored contact set). */
 PetscErrorCode run_load_checkpoint(run_state *st)
 {
   pbng_state_field fields[PBNG_MAX_STATE_FIELDS];
@@ -104,7 +111,7 @@ PetscErrorCode run_load_checkpoint(run_state *st)
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(nrot + 1, &rotation));
-  PetscCall(state_fields(st, rotation, fields, &n));
+  problem_fields(st, rotation, fields, &n);
   PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, fields));
   for (int64_t k = 0; k < nrot; ++k) st->pb.rotation[k] = (float)rotation[k];
   PetscCall(PetscFree(rotation));
@@ -113,6 +120,9 @@ PetscErrorCode run_load_checkpoint(run_state *st)
   pbng_problem_prescribed_positions(&st->pb, st->pb.time, st->pb.x); /* their ghost copies too (the halo leaves them out) */
   PetscCall(pbng_problem_update_ghosts(&st->pb));
   PetscCall(run_load_contact_state(st));
+  n = 0;
+  PetscCall(solver_fields(st, fields, &n));
+  PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, fields));
   if (st->solver.ops->restored) PetscCall(st->solver.ops->restored(&st->solver));
   st->solver.linear_iterations = (long long)(st->resume.linear_iterations + st->resume.linear); /* the solver's running count */
   PetscCall(PetscPrintf(st->comm, "restart: %s, frame %d after %d of its iterations\n", st->restart, (int)st->resume.next_frame,

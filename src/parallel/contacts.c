@@ -19,20 +19,13 @@ typedef struct {
   double w[3], point[3], normal[3];
 } contact_item;
 
-static int compare_keys(const int64_t a[3], const int64_t b[3])
-{
-  for (int k = 0; k < 3; ++k)
-    if (a[k] != b[k]) return (a[k] > b[k]) - (a[k] < b[k]);
-  return 0;
-}
-
-static int compare_items(const void *a, const void *b) { return compare_keys(((const contact_item *)a)->key, ((const contact_item *)b)->key); }
+static int compare_items(const void *a, const void *b) { return pbng_contact_key_compare(((const contact_item *)a)->key, ((const contact_item *)b)->key); }
 /* (key[3], node set) rows of the previous update: a contact is new when its key or its nodes are (a corner
  * whose weight was zero was not one of the term's nodes). */
 static int compare_previous(const void *a, const void *b)
 {
   const int64_t *x = a, *y = b;
-  const int c = compare_keys(x, y);
+  const int c = pbng_contact_key_compare(x, y);
   return c ? c : (x[3] > y[3]) - (x[3] < y[3]);
 }
 static int compare_pairs(const void *a, const void *b)

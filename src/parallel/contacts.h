@@ -112,6 +112,20 @@ PetscErrorCode pbng_contacts_exchange_begin(pbng_contacts *ct, int c, const doub
 PetscErrorCode pbng_contacts_exchange_end(pbng_contacts *ct, int c, double *x);
 PetscErrorCode pbng_contacts_exchange(pbng_contacts *ct, int c, double *x);
 
+/* The order of contact keys (vertex gid, kind, triangle key / obstacle index): <0, 0, >0. */
+static inline int pbng_contact_key_compare(const int64_t a[3], const int64_t b[3])
+{
+  for (int k = 0; k < 3; ++k)
+    if (a[k] != b[k]) return (a[k] > b[k]) - (a[k] < b[k]);
+  return 0;
+}
+
+/* The global id of local node l (owned, static ghost or contact ghost). */
+static inline int64_t pbng_contacts_node_gid(const pbng_contacts *ct, int32_t l)
+{
+  return l < ct->dm->nlocal ? ct->dm->global_node[l] : ct->ghost_gid[l - ct->dm->nlocal];
+}
+
 /* The static local index (owned or static ghost) of global node gid, or -1. */
 int32_t pbng_contacts_static_local(const pbng_contacts *ct, int64_t gid);
 

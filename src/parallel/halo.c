@@ -108,6 +108,30 @@ PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const i
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const void *mine, int *total, void **all)
+{
+  int nranks, *counts, *displ;
+  MPI_Datatype t;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &nranks));
+  PetscCall(PetscMalloc2(nranks, &counts, nranks + 1, &displ));
+  PetscCallMPI(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, comm));
+  displ[0] = 0;
+  for (int r = 0; r < nranks; ++r) {
+    PetscCheck(displ[r] <= INT32_MAX - counts[r], comm, PETSC_ERR_SUP, "allgather: more than %d items from all ranks", INT32_MAX);
+    displ[r + 1] = displ[r] + counts[r];
+  }
+  *total = displ[nranks];
+  PetscCall(PetscMalloc(size * ((size_t)*total + 1), all));
+  PetscCallMPI(MPI_Type_contiguous((int)size, MPI_BYTE, &t));
+  PetscCallMPI(MPI_Type_commit(&t));
+  PetscCallMPI(MPI_Allgatherv(mine, n, t, *all, counts, displ, t, comm));
+  PetscCallMPI(MPI_Type_free(&t));
+  PetscCall(PetscFree2(counts, displ));
+  PetscFunctionReturn(0);
+}
+
 /* Fills start/node for one direction: for color c and neighbour n, the entries of that neighbour's
  * list (local indices `local[k]`, colors dm->color[local[k]]) in list order, filtered by color.
  * Prescribed nodes are left out: every rank moves its copies itself (pbng_problem_begin_frame). */

@@ -65,5 +65,8 @@ PetscErrorCode pbng_ghost_plan_reverse_min(const pbng_ghost_plan *p, int64_t *v)
 /* MPI_Alltoallv of items of `size` bytes (counts and displacements in items). */
 PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const int *sdispl, void *recv, const int *rcount, const int *rdispl, size_t size,
                                     MPI_Comm comm);
+/* MPI_Allgatherv of n items of `size` bytes from every rank: *all (PetscMalloc'd, free with PetscFree) gets
+ * every rank's items in rank order, *total of them. */
+PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const void *mine, int *total, void **all);
 
 #endif

@@ -43,6 +43,7 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
   PetscCall(inverse_masses(s->pb, cs->work, cs->inv_mass, cs->gravity_scale));
   PetscCall(pbng_color_groups_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &cs->elem));
   PetscCall(pbng_color_groups_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &cs->weak));
+  PetscCall(pbng_contact_projection_init(&cs->contact));
   PetscFunctionReturn(0);
 }
 
@@ -56,14 +57,16 @@ PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs)
   PetscCall(PetscFree(cs->lambda_weak));
   PetscCall(pbng_color_groups_destroy(&cs->elem));
   PetscCall(pbng_color_groups_destroy(&cs->weak));
+  PetscCall(pbng_contact_projection_destroy(&cs->contact));
   PetscFunctionReturn(0);
 }
 
-void pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_problem *pb, const double *v)
+PetscErrorCode pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_problem *pb, const double *v)
 {
   const pbng_dmesh *dm = pb->dm;
   double *x = pb->x;
 
+  PetscFunctionBeginUser;
   for (int32_t i = 0; i < dm->nlocal; ++i) {
     if (cs->inv_mass[i] == 0.0) continue;
     for (int k = 0; k < 3; ++k) {
@@ -74,6 +77,9 @@ void pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_prob
   }
   memset(cs->lambda_elem, 0, sizeof(double) * PBNG_ELEMENT_MULTIPLIERS * (size_t)dm->nowned_elems);
   memset(cs->lambda_weak, 0, sizeof(double) * 3 * (size_t)dm->nowned_weak);
+  pbng_contact_projection_reset(&cs->contact);
+  if (pb->contacts) PetscCall(pbng_contacts_exchange(pb->contacts, -1, x)); /* contact ghosts moved with their owners */
+  PetscFunctionReturn(0);
 }
 
 void pbng_constraint_sweep_velocity(const pbng_constraint_sweep *cs, const pbng_problem *pb, double *v)
@@ -128,13 +134,19 @@ PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *
       if (s->pb->halo) PetscCall(exchange_moved(s, cs));
     }
   }
+  if (s->pb->contacts) { /* last, after every color: in key order, on every rank alike */
+    PetscCall(pbng_contact_projection_sync(&cs->contact, s->pb, cs->inv_mass));
+    PetscCall(pbng_contact_projection_sweep(&cs->contact, &cs->proj, s->pb));
+  }
   PetscFunctionReturn(0);
 }
 
-void pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_dmesh *dm, const char *prefix, pbng_state_field *fields, int *n)
+PetscErrorCode pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_problem *pb, const char *prefix, pbng_state_field *fields, int *n)
 {
+  const pbng_dmesh *dm = pb->dm;
   char name[40];
-  snprintf(name, sizeof(name), "%s_lambda", prefix);
+
+  PetscFunctionBeginUser;  snprintf(name, sizeof(name), "%s_lambda", prefix);
   pbng_state_add(fields, n, name, PBNG_FIELD_ELEMENTS, PBNG_ELEMENT_MULTIPLIERS, dm->nowned_elems, dm->nowned_elems, cs->lambda_elem);
   snprintf(name, sizeof(name), "%s_lambda_weak", prefix);
   pbng_state_add(fields, n, name, PBNG_FIELD_WEAK, 3, dm->nowned_weak, dm->nowned_weak, cs->lambda_weak);
@@ -142,6 +154,8 @@ void pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_dmesh *dm
   pbng_state_add(fields, n, name, PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, cs->x_tilde);
   snprintf(name, sizeof(name), "%s_x_step", prefix);
   pbng_state_add(fields, n, name, PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, cs->x_step);
+  if (pb->contacts) PetscCall(pbng_contact_projection_state(&cs->contact, pb, cs->inv_mass, prefix, fields, n));
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_constraint_sweep_restored(pbng_constraint_sweep *cs, const pbng_problem *pb)

@@ -3,11 +3,14 @@
  * step's inertial target, the weak constraints' projection and one Gauss-Seidel sweep over every
  * color. A color's constraints are projected in parallel by the rank owning them (the owner of their
  * first node), which may move ghost nodes: after each color, moved ghosts go back to their owners
- * (reverse halo) and every ghost is refreshed, so results do not depend on the rank or thread count. */
+ * (reverse halo) and every ghost is refreshed, so results do not depend on the rank or thread count.
+ * With contacts, the sweep ends with every contact projected in key order on every rank alike
+ * (solvers/contact_projection.h). */
 #ifndef PBNG_SOLVERS_CONSTRAINT_SWEEP_H
 #define PBNG_SOLVERS_CONSTRAINT_SWEEP_H
 
 #include "solvers/constraints.h"
+#include "solvers/contact_projection.h"
 #include "solvers/solver.h"
 
 enum { PBNG_ELEMENT_MULTIPLIERS = 2 }; /* multipliers per element: two constraints (Sec. 6) or two terms (seed) */
@@ -25,6 +28,7 @@ typedef struct {
   double *x_step;                /* [nlocal][3] positions at the start of the (pseudo) step */
   double *work;                  /* [nlocal][3] */
   uint8_t *touched;              /* [nlocal] ghosts moved in the current color */
+  pbng_contact_projection contact; /* the contacts' projection and multipliers (when the problem has contacts) */
   PetscLogEvent ev_project, ev_halo;
 } pbng_constraint_sweep;
 
@@ -38,22 +42,24 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
 PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs);
 
 /* Starts a (pseudo) time step from the current positions: x_step = x, x~ = x + dt v + dt^2 g on every
- * node with mass (v given per local node, or 0), x = x~ (the initial guess), multipliers 0. Every
- * rank does this for its ghosts too, from the same values, so no exchange is needed. */
-void pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_problem *pb, const double *v);
+ * node with mass (v given per local node, or 0), x = x~ (the initial guess), multipliers 0 (the
+ * contacts' too). Every rank does this for its static ghosts too, from the same values; contact ghosts
+ * are refreshed from their owners (collective). */
+PetscErrorCode pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_problem *pb, const double *v);
 
 /* v = (x - x_step) / dt on every local node (Alg. 1 line 14; the next pseudo step's velocity). */
 void pbng_constraint_sweep_velocity(const pbng_constraint_sweep *cs, const pbng_problem *pb, double *v);
 
 /* One Gauss-Seidel sweep over every constraint color: the elements' (project_element, a color's
  * elements in parallel) and the weak constraints' colors, in the order -xpbd_order asks for, each
- * followed by the ghost exchange. */
+ * followed by the ghost exchange; then the contacts, in key order (contact_projection.h). */
 PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element);
 
-/* Checkpoint fields of the step, named <prefix>_lambda, _lambda_weak, _x_tilde, _x_step, and after
- * a restart the ghosts' inertial target and step start (pbng_constraint_sweep_start_step sets them
- * on every local node). */
-void pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_dmesh *dm, const char *prefix, pbng_state_field *fields, int *n);
+/* Checkpoint fields of the step, named <prefix>_lambda, _lambda_weak, _x_tilde, _x_step (and with
+ * contacts _lambda_contact: collective, the contact set restored first on a restart), and after a restart
+ * the ghosts' inertial target and step start (pbng_constraint_sweep_start_step sets them on every local
+ * node). */
+PetscErrorCode pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_problem *pb, const char *prefix, pbng_state_field *fields, int *n);
 PetscErrorCode pbng_constraint_sweep_restored(pbng_constraint_sweep *cs, const pbng_problem *pb);
 
 #endif

@@ -96,7 +96,8 @@ void pbng_project_weak(const pbng_projection *p, const pbng_weak_constraint *c, 
   for (int j = 0; j < c->nnodes; ++j) s += w[c->node[j]] * c->a[j] * c->a[j]; /* |grad C|^2_M along any direction */
   const double ln = lambda[0] * c->n[0] + lambda[1] * c->n[1] + lambda[2] * c->n[2];
   if (at[0] >= 0 && s + at[0] > 0) { /* along n */
-    const double dl = (-Cn - at[0] * ln) / (s + at[0]);
+    double dl = (-Cn - at[0] * ln) / (s + at[0]);
+    if (c->unilateral && ln + dl < 0) dl = -ln; /* an inequality: the accumulated multiplier stays >= 0 (it only pushes) */
     for (int d = 0; d < 3; ++d) step[d] += dl * c->n[d];
   }
   if (at[1] >= 0 && s + at[1] > 0) /* across n: isotropic in the tangent plane */
@@ -131,7 +132,11 @@ double pbng_weak_constraint_residual(const pbng_projection *p, const pbng_weak_c
 
   weak_parts(p, c, x, &Cn, Ct, at);
   const double ln = lambda[0] * c->n[0] + lambda[1] * c->n[1] + lambda[2] * c->n[2];
-  if (at[0] >= 0) h2 += (Cn + at[0] * ln) * (Cn + at[0] * ln);
+  if (at[0] >= 0) {
+    /* unilateral: complementarity, lambda_n >= 0, C_n + alpha~ lambda_n >= 0, their product 0 */
+    const double hn = c->unilateral && !(ln > 0) ? (Cn < 0 ? Cn : 0.0) : Cn + at[0] * ln;
+    h2 += hn * hn;
+  }
   if (at[1] >= 0)
     for (int d = 0; d < 3; ++d) {
       const double h = Ct[d] + at[1] * (lambda[d] - ln * c->n[d]);

@@ -29,12 +29,16 @@ int pbng_material_has_constraints(const pbng_material *mat);
 int pbng_project_element(const pbng_projection *p, const int32_t node[4], const double B[9], double V, const double *w,
                          double lambda[2], float q[4], double *x);
 
-/* Projects one weak constraint (node[] indices into x and w); lambda[3] = lambda_n n + lambda_t. */
+/* Projects one weak constraint (node[] indices into x and w); lambda[3] = lambda_n n + lambda_t. A
+ * unilateral one (a contact, energy 1/2 k_n min(n.C, 0)^2) is an inequality constraint: its accumulated
+ * lambda_n is kept >= 0 (the step clamped to -lambda_n), so it acts only while n.C < 0 or while it still
+ * pushes (then the step gives back what it pushed too far). */
 void pbng_project_weak(const pbng_projection *p, const pbng_weak_constraint *c, const double *w, double lambda[3], double *x);
 
 /* The squared secondary residual (Eq. 25, h = C + alpha~ lambda); also adds each node's constraint
  * force grad_j C^T lambda (Eq. 24) to force[node], for the primary residual M(x - x~) - grad C^T lambda
- * of Sec. 6.2. */
+ * of Sec. 6.2. A unilateral weak constraint's normal part is the complementarity residual: C_n + alpha~
+ * lambda_n while lambda_n > 0, else min(C_n, 0). */
 double pbng_element_constraint_residual(const pbng_projection *p, const int32_t node[4], const double B[9], double V,
                                         const double lambda[2], const double *x, double *force);
 double pbng_weak_constraint_residual(const pbng_projection *p, const pbng_weak_constraint *c, const double lambda[3], const double *x,

@@ -57,8 +57,6 @@ static int joins_nodes(const pbng_contacts *ct, const pbng_weak_constraint *c)
   return n >= 2;
 }
 
-static int64_t local_gid(const pbng_contacts *ct, int32_t l) { return l < ct->dm->nlocal ? ct->dm->global_node[l] : ct->ghost_gid[l - ct->dm->nlocal]; }
-
 static int compare_int64(const void *a, const void *b)
 {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -103,7 +101,7 @@ static PetscErrorCode find_patch(pbng_contact_patch *cp, const pbng_contacts *ct
   PetscCall(PetscMalloc1(cp->nglobal + 1, &cp->local));
   for (int64_t k = 0; k < cp->nglobal; ++k) cp->local[k] = -1;
   for (int32_t l = 0; l < dm->nlocal + ct->nghost; ++l) {
-    const int64_t k = patch_index(cp, local_gid(ct, l));
+    const int64_t k = patch_index(cp, pbng_contacts_node_gid(ct, l));
     if (k >= 0) cp->local[k] = l;
   }
   PetscCall(PetscFree2(counts, displ));
@@ -151,7 +149,7 @@ static PetscErrorCode add_constraint_blocks(const pbng_contact_patch *cp, const 
     double K[9];
     pbng_weak_constraint_stiffness_at(c, x, K); /* zero while a unilateral contact does not act: the place stays */
     for (int q = 0; q < c->nnodes; ++q) {
-      const int64_t col = patch_index(cp, local_gid(ct, (int32_t)c->node[q]));
+      const int64_t col = patch_index(cp, pbng_contacts_node_gid(ct, (int32_t)c->node[q]));
       if (col >= 0) PetscCall(row_add(r, col, K, 3, c->a[p] * c->a[q]));
     }
   }
@@ -174,7 +172,7 @@ static PetscErrorCode build_row(const pbng_contact_patch *cp, const pbng_problem
     const int nen = pbng_row_nodes(t, dm->nen), n = 3 * nen;
     PetscCheck(pbng_element_matrix(pb, e, PBNG_HESSIAN_MODIFIED, Ke) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "contact patch: element matrix %d", (int)e);
     for (int b = 0; b < nen; ++b) {
-      const int64_t col = patch_index(cp, local_gid(ct, t[b]));
+      const int64_t col = patch_index(cp, pbng_contacts_node_gid(ct, t[b]));
       if (col >= 0) PetscCall(row_add(r, col, &Ke[n * 3 * a + 3 * b], n, 1.0));
     }
   }
@@ -188,27 +186,6 @@ static PetscErrorCode build_row(const pbng_contact_patch *cp, const pbng_problem
 }
 
 /* ---- the system on every rank ----------------------------------------------------------------------- */
-
-/* A buffer gathered from every rank onto every rank (MPI_Allgatherv). */
-static PetscErrorCode allgather(MPI_Comm comm, MPI_Datatype type, size_t elsize, int n, const void *mine, int *total, void **all)
-{
-  int size, *counts, *displ;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscMalloc2(size, &counts, size + 1, &displ));
-  PetscCallMPI(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, comm));
-  displ[0] = 0;
-  for (int r = 0; r < size; ++r) {
-    PetscCheck(displ[r] <= INT32_MAX - counts[r], comm, PETSC_ERR_SUP, "contact patch: the system is too large to gather");
-    displ[r + 1] = displ[r] + counts[r];
-  }
-  *total = displ[size];
-  PetscCall(PetscMalloc(elsize * ((size_t)*total + 1), all));
-  PetscCallMPI(MPI_Allgatherv(mine, n, type, *all, counts, displ, type, comm));
-  PetscCall(PetscFree2(counts, displ));
-  PetscFunctionReturn(0);
-}
 
 /* This rank's rows packed: ints (row, ncols, cols...), reals (f + b [3], blocks [9 ncols]). */
 static PetscErrorCode pack_rows(const pbng_contact_patch *cp, const pbng_problem *pb, const double *b, int64_t **ints, int *nint, double **reals,
@@ -328,7 +305,7 @@ static PetscErrorCode pack_unilateral(const pbng_contact_patch *cp, const pbng_p
     if (!ct->counted[k] || !c->unilateral || !joins_nodes(ct, c)) continue;
     double *t = &(*terms)[*n], K[9]; /* *n counts values */
     for (int s = 0; s < 4; ++s) {
-      t[s] = s < c->nnodes ? (double)patch_index(cp, local_gid(ct, (int32_t)c->node[s])) : -1.0;
+      t[s] = s < c->nnodes ? (double)patch_index(cp, pbng_contacts_node_gid(ct, (int32_t)c->node[s])) : -1.0;
       t[4 + s] = s < c->nnodes ? c->a[s] : 0.0;
     }
     memcpy(&t[8], c->K, sizeof(c->K));
@@ -373,7 +350,7 @@ static PetscErrorCode settle_unilateral(pbng_contact_patch *cp, const pbng_probl
 
   PetscFunctionBeginUser;
   PetscCall(pack_unilateral(cp, pb, &mine, &nmine));
-  PetscCall(allgather(pb->dm->comm, MPI_DOUBLE, sizeof(double), nmine, mine, &nall, (void **)&all));
+  PetscCall(pbng_allgather_items(pb->dm->comm, sizeof(double), nmine, mine, &nall, (void **)&all));
   qsort(all, (size_t)(nall / UTERM), sizeof(double) * UTERM, compare_uterms); /* by key: the same order on every partition */
   for (int pass = 0; pass < 4 && nall > 0; ++pass) {
     const PetscScalar *dx;
@@ -422,8 +399,8 @@ PetscErrorCode pbng_contact_patch_step(pbng_contact_patch *cp, pbng_problem *pb,
   if (cp->nglobal == 0) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(cp->ev, 0, 0, 0, 0));
   PetscCall(pack_rows(cp, pb, b, &mine_i, &nmi, &mine_r, &nmr));
-  PetscCall(allgather(pb->dm->comm, MPI_INT64_T, sizeof(int64_t), nmi, mine_i, &nai, (void **)&all_i));
-  PetscCall(allgather(pb->dm->comm, MPI_DOUBLE, sizeof(double), nmr, mine_r, &nar, (void **)&all_r));
+  PetscCall(pbng_allgather_items(pb->dm->comm, sizeof(int64_t), nmi, mine_i, &nai, (void **)&all_i));
+  PetscCall(pbng_allgather_items(pb->dm->comm, sizeof(double), nmr, mine_r, &nar, (void **)&all_r));
   PetscCall(assemble_system(cp, all_i, nai, all_r));
   PetscCall(solve(cp));
   if (ct->opt.unilateral) PetscCall(settle_unilateral(cp, pb));

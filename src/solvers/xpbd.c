@@ -64,16 +64,19 @@ static PetscErrorCode cb_begin_frame(pbng_solver *s)
   cb_data *d = s->data;
 
   PetscFunctionBeginUser;
-  pbng_constraint_sweep_start_step(&d->cs, s->pb, NULL);
+  PetscCall(pbng_constraint_sweep_start_step(&d->cs, s->pb, NULL));
   PetscFunctionReturn(0);
 }
 
 /* XPBD-QS: a new pseudo step with v = (x - x_step) / dt. */
-static void next_pseudo_step(pbng_solver *s)
+static PetscErrorCode next_pseudo_step(pbng_solver *s)
 {
   cb_data *d = s->data;
+
+  PetscFunctionBeginUser;
   pbng_constraint_sweep_velocity(&d->cs, s->pb, d->cs.work);
-  pbng_constraint_sweep_start_step(&d->cs, s->pb, d->cs.work);
+  PetscCall(pbng_constraint_sweep_start_step(&d->cs, s->pb, d->cs.work));
+  PetscFunctionReturn(0);
 }
 
 static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
@@ -92,23 +95,25 @@ static PetscErrorCode cb_iterate(pbng_solver *s, int l)
   cb_data *d = s->data;
 
   PetscFunctionBeginUser;
-  if (d->method == METHOD_XPBD_QS && l > 0 && l % s->opt.substeps == 0) next_pseudo_step(s);
+  if (d->method == METHOD_XPBD_QS && l > 0 && l % s->opt.substeps == 0) PetscCall(next_pseudo_step(s));
   PetscCall(pbng_constraint_sweep_run(s, &d->cs, project_element));
   PetscFunctionReturn(0);
 }
 
 /* Sec. 6.2: the primary residual |M(x - x~) - grad C^T lambda| / dt^2 over the free nodes (force
  * units, like the problem's residual) and the secondary residual |C + alpha~ lambda| over the
- * constraints. Collective. */
+ * constraints (contacts included). Collective. */
 static PetscErrorCode constraint_residuals(pbng_solver *s, double *primary, double *secondary)
 {
   cb_data *d = s->data;
   const pbng_problem *pb = s->pb;
   const pbng_dmesh *dm = pb->dm;
-  double *h2, *g2, sum;
+  double *h2, *g2, *h2c, sum;
+  int64_t nc = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(dm->nowned_elems + dm->nowned_weak + 1, &h2, dm->nfree + 1, &g2));
+  if (pb->contacts) PetscCall(pbng_contact_projection_sync(&d->cs.contact, pb, d->cs.inv_mass)); /* a detection since the last sweep */
+  PetscCall(PetscMalloc3(dm->nowned_elems + dm->nowned_weak + 1, &h2, dm->nfree + 1, &g2, d->cs.contact.n + 1, &h2c));
   memset(d->cs.work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
   for (int32_t e = 0; e < dm->nowned_elems; ++e) {
     const pbng_tet_record *rec = &pb->geo.records[e];
@@ -118,6 +123,7 @@ static PetscErrorCode constraint_residuals(pbng_solver *s, double *primary, doub
   for (int32_t w = 0; w < dm->nowned_weak; ++w)
     h2[dm->nowned_elems + w] = pbng_weak_constraint_residual(&d->cs.proj, &dm->weak[w], &d->cs.lambda_weak[3 * w], pb->x, d->cs.work);
   if (pb->halo) PetscCall(pbng_halo_reverse(pb->halo, PBNG_HALO_ADD, NULL, d->cs.work));
+  if (pb->contacts) PetscCall(pbng_contact_projection_residual(&d->cs.contact, &d->cs.proj, pb, h2c, &nc, d->cs.work));
   for (int32_t i = 0; i < dm->nfree; ++i) {
     g2[i] = 0.0;
     for (int k = 0; k < 3; ++k) {
@@ -125,13 +131,13 @@ static PetscErrorCode constraint_residuals(pbng_solver *s, double *primary, doub
       g2[i] += g * g;
     }
   }
-  const double *hs[1] = {h2}, *gs[1] = {g2};
-  const int64_t hn[1] = {dm->nowned_elems + dm->nowned_weak}, gn[1] = {dm->nfree};
+  const double *hs[2] = {h2, h2c}, *gs[1] = {g2};
+  const int64_t hn[2] = {dm->nowned_elems + dm->nowned_weak, nc}, gn[1] = {dm->nfree};
   PetscCall(pbng_reproducible_sum(dm->comm, 1, gs, gn, &sum));
   *primary = sqrt(sum);
-  PetscCall(pbng_reproducible_sum(dm->comm, 1, hs, hn, &sum));
+  PetscCall(pbng_reproducible_sum(dm->comm, 2, hs, hn, &sum));
   *secondary = sqrt(sum);
-  PetscCall(PetscFree2(h2, g2));
+  PetscCall(PetscFree3(h2, g2, h2c));
   PetscFunctionReturn(0);
 }
 
@@ -162,7 +168,7 @@ static PetscErrorCode cb_state(pbng_solver *s, pbng_state_field *fields, int *n)
   cb_data *d = s->data;
 
   PetscFunctionBeginUser;
-  pbng_constraint_sweep_state(&d->cs, s->pb->dm, "xpbd", fields, n);
+  PetscCall(pbng_constraint_sweep_state(&d->cs, s->pb, "xpbd", fields, n));
   PetscFunctionReturn(0);
 }
 
@@ -202,11 +208,14 @@ PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
   PetscFunctionReturn(0);
 }
 
-#define CB_OPS(NAME, HELP, CREATE, MONITOR)                                                                                                \
+#define CB_OPS(NAME, HELP, CREATE, MONITOR, CONTACT_EVERY)                                                                                 \
   {.name = NAME,                                                                                                                           \
-   .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .set_from_options = pbng_xpbd_set_from_options}, \
+   .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .contacts = 1,                          \
+            .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options},                                               \
    .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR, .state = cb_state,    \
    .restored = cb_restored}
-const pbng_solver_ops pbng_solver_pbd_ops = CB_OPS("pbd", "position-based dynamics (Sec. 6; -xpbd_order for pbd, xpbd, xpbd_qs)", pbd_create, NULL);
-const pbng_solver_ops pbng_solver_xpbd_ops = CB_OPS("xpbd", "extended PBD with compliance (Sec. 6)", xpbd_create, xpbd_monitor);
-const pbng_solver_ops pbng_solver_xpbd_qs_ops = CB_OPS("xpbd_qs", "quasistatic XPBD in pseudo time (Sec. 6)", xpbd_qs_create, xpbd_monitor);
+/* Contacts: detected at each frame start (a dynamic frame is one step) and, in quasistatic frames, every
+ * -contact_every iterations (10 by default, as PBNG). */
+const pbng_solver_ops pbng_solver_pbd_ops = CB_OPS("pbd", "position-based dynamics (Sec. 6; -xpbd_order for pbd, xpbd, xpbd_qs)", pbd_create, NULL, 10);
+const pbng_solver_ops pbng_solver_xpbd_ops = CB_OPS("xpbd", "extended PBD with compliance (Sec. 6)", xpbd_create, xpbd_monitor, 0);
+const pbng_solver_ops pbng_solver_xpbd_qs_ops = CB_OPS("xpbd_qs", "quasistatic XPBD in pseudo time (Sec. 6)", xpbd_qs_create, xpbd_monitor, 10);

@@ -136,7 +136,7 @@ static PetscErrorCode ho_iterate(pbng_solver *s, int l)
   PetscFunctionBeginUser;
   if (i == 0) {
     if (d->substeps) move_prescribed(s->pb, step, d->substeps);
-    pbng_constraint_sweep_start_step(&d->cs, s->pb, d->velocity); /* line 3 (quasistatic: v = 0) */
+    PetscCall(pbng_constraint_sweep_start_step(&d->cs, s->pb, d->velocity)); /* line 3 (quasistatic: v = 0) */
   }
   PetscCall(pbng_constraint_sweep_run(s, &d->cs, project_element)); /* lines 5-11 */
   if (i + 1 < d->iterations) PetscFunctionReturn(0);
@@ -165,7 +165,7 @@ static PetscErrorCode ho_state(pbng_solver *s, pbng_state_field *fields, int *n)
   const pbng_dmesh *dm = s->pb->dm;
 
   PetscFunctionBeginUser;
-  pbng_constraint_sweep_state(&d->cs, dm, "xpbd_ho", fields, n);
+  PetscCall(pbng_constraint_sweep_state(&d->cs, s->pb, "xpbd_ho", fields, n));
   if (d->velocity) pbng_state_add(fields, n, "xpbd_ho_velocity", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->velocity);
   PetscFunctionReturn(0);
 }
@@ -218,5 +218,6 @@ PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObjec
 const pbng_solver_ops pbng_solver_xpbd_ho_ops = {
   .name = "xpbd_ho",
   .kind = {.selectable = 1, .chosen_by = "-solver xpbd_ho", .help = "the seed's XPBD with energy constraints, every element kind (Saillant et al. 2024)",
-           .constraint_colors = 1, .set_from_options = pbng_xpbd_ho_set_from_options, .frame_iterations = ho_frame_iterations},
+           .constraint_colors = 1, .contacts = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
+           .frame_iterations = ho_frame_iterations},
   .create = ho_create, .begin_frame = ho_begin_frame, .iterate = ho_iterate, .destroy = ho_destroy, .state = ho_state, .restored = ho_restored};
