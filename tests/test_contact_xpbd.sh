@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Contacts in the constraint solvers (issue 17; docs/contact.md#the-constraint-solvers): each contact
+# Contacts in the constraint solvers (issue 17; docs/contact.md#the-constraint-solvers-pbd-xpbd-xpbd-qs-the-seeds-xpbd): each contact
 # projected as an XPBD constraint after the element colors, in key order on every rank alike.
 #  - two_blocks_colliding with -solver xpbd, both models: the independent checker recomputes every frame's
 #    residual and energy with the frame's contacts and finds no surface vertex deeper inside the other

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Contacts in the constraint solvers (docs/contact.md#the-constraint-solvers) do not depend on the
+# Contacts in the constraint solvers (docs/contact.md#the-constraint-solvers-pbd-xpbd-xpbd-qs-the-seeds-xpbd) do not depend on the
 # partition or the threads: two_blocks_colliding with -solver xpbd (both models; with gravity, so that a
 # step's start moves the contact ghosts too) and the seed's XPBD (-solver xpbd_ho) on 1 rank x 2 threads
 # and 3 ranks x 1 thread give bitwise the same frames: positions, and the residual, relative residual and
