@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Contacts in the constraint solvers (docs/contact.md#the-constraint-solvers-pbd-xpbd-xpbd-qs-the-seeds-xpbd) do not depend on the
 # partition or the threads: two_blocks_colliding with -solver xpbd (both models; with gravity, so that a
-# step's start moves the contact ghosts too) and the seed's XPBD (-solver xpbd_ho) on 1 rank x 2 threads
-# and 3 ranks x 1 thread give bitwise the same frames: positions, and the residual, relative residual and
-# energy of every frame (the contacts projected in key order on every rank alike, over positions gathered
-# from their owners; contact ghosts refreshed at each step's start).
+# step's start moves the contact ghosts too), the seed's XPBD (-solver xpbd_ho) and XPBD-QS in quasistatic
+# frames (detections within pseudo steps: multipliers kept by key) on 1 rank x 2 threads and 3 ranks x 1
+# thread give bitwise the same frames: positions, and the residual, relative residual and energy of every
+# frame (the contacts projected in key order on every rank alike, over positions gathered from their
+# owners; contact ghosts refreshed at each step's start).
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 blocks=(-scene two_blocks_colliding -res 5 -dt 0.004 -frames 34 -iters 10) # in contact from frame 29
-for case in "xpbd spring" "xpbd unilateral -gravity 0,-98,0" "xpbd_ho unilateral"; do
+for case in "xpbd spring" "xpbd unilateral -gravity 0,-98,0" "xpbd_ho unilateral" \
+            "xpbd_qs spring -mode quasistatic -iters 20 -xpbd_qs_substeps 4 -contact_every 6"; do
   read -r solver model extra <<<"$case"
   tag="$solver.$model"
   for layout in "1 2" "3 1"; do

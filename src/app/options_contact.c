@@ -47,7 +47,7 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-contact_model",
                                       "spring (the paper's: rebuilt at every detection) | unilateral (energy only while the vertex is on the wrong side)",
                                       "contact model ", models, 2, &model, &given[3]));
-  PetscCall(PetscOptionsInt("-contact_every", "contact: also detect every K iterations within a frame (0: at frame starts only; default quasistatic: the solver's, pbng 10, newton 1; dynamic: 0)", NULL, every, &every,
+  PetscCall(PetscOptionsInt("-contact_every", "contact: also detect every K iterations within a frame (0: at frame starts only; default quasistatic: the solver's, 10 (pbng, pbd, xpbd_qs, xpbd_ho) or 1 (newton); dynamic: 0)", NULL, every, &every,
                             &given[4]));
   PetscCall(PetscOptionsBool("-contact_self", "contact: also within one body (self-contact)", NULL, self, &self, &given[5]));
   PetscCall(PetscOptionsString("-obstacle", "contact: analytic obstacles, ';'-separated: plane:px,py,pz,nx,ny,nz | box:lx,ly,lz,hx,hy,hz | "

@@ -8,7 +8,8 @@
  * elements, then weak constraints in their own colors, or weak first with -xpbd_order weak_first).
  * A color's constraints are projected in parallel by the rank owning them (the owner of their first
  * node), which may move ghost nodes: after each color, moved ghosts go back to their owners and every
- * ghost is refreshed. The reported residual is the problem's, as for every solver. */
+ * ghost is refreshed. Contacts (issue 17) are projected last in each sweep, in key order on every rank
+ * alike (solvers/contact_projection.h). The reported residual is the problem's, as for every solver. */
 #include <math.h>
 #include <string.h>
 #include "parallel/reduce.h"
