@@ -84,5 +84,4 @@ err "unilateral with k_t" "-contact_model unilateral acts along the normal only"
 err "unknown model" "-contact_model: unknown contact model \"sticky\"" -scene two_blocks_colliding -contact_model sticky
 err "-contact 0 with options" "-contact 0 with contact options" -scene box -contact 0 -contact_distance 0.1
 err "solver without contacts" "does not handle them yet" -scene two_blocks_colliding -solver xpbd
-err "multilevel with contacts" "does not handle them yet" -scene two_blocks_colliding -multilevel 2
 finish
