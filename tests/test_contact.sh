@@ -71,6 +71,4 @@ err "unilateral with k_t" "-contact_model unilateral acts along the normal only"
   -contact_tangential_stiffness 10
 err "unknown model" "-contact_model: unknown contact model \"sticky\"" -scene two_blocks_colliding -contact_model sticky
 err "-contact 0 with options" "-contact 0 with contact options" -scene box -contact 0 -contact_distance 0.1
-err "multilevel with contacts" "does not handle them yet (docs/contact.md); the solvers that do: -solver pbng, newton, pbd, xpbd, xpbd_qs, xpbd_ho" \
-  -scene two_blocks_colliding -multilevel 2
 finish

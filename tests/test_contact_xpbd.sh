@@ -12,7 +12,7 @@
 #  - a stop and a restart in the middle of a contact frame (XPBD, 2 ranks) and of a pseudo step after a
 #    detection within it (XPBD-QS, the contact multipliers carried by key) give bitwise the uninterrupted runs;
 #  - PBD and the seed's XPBD (hex8) drop a box into a container: it rests on the floor without passing it
-#    (the multilevel solver's refusal, naming the solvers that take contacts: tests/test_contact.sh).
+#    (multilevel PBNG with contacts: tests/test_contact_multilevel.sh).
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive

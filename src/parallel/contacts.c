@@ -8,18 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One contact as it travels between ranks: its key, its nodes (vertex first) with owners and
- * positions, and the geometry of detection. */
-typedef struct {
-  int64_t key[3];    /* vertex gid, kind, triangle key / obstacle index */
-  int64_t gid[4];    /* vertex, then the triangle's corners */
-  int32_t owner[4];
-  int32_t nnodes;    /* 1 (obstacle) or 4 */
-  double x[4][3];
-  double w[3], point[3], normal[3];
-} contact_item;
-
-static int compare_items(const void *a, const void *b) { return pbng_contact_key_compare(((const contact_item *)a)->key, ((const contact_item *)b)->key); }
+static int compare_items(const void *a, const void *b) { return pbng_contact_key_compare(((const pbng_contact_item *)a)->key, ((const pbng_contact_item *)b)->key); }
 /* (key[3], node set) rows of the previous update: a contact is new when its key or its nodes are (a corner
  * whose weight was zero was not one of the term's nodes). */
 static int compare_previous(const void *a, const void *b)
@@ -137,18 +126,25 @@ static PetscErrorCode default_distance(const pbng_dmesh *dm, double *d)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct)
+/* Fields both kinds of set have: the fixed tables and the colors. */
+static PetscErrorCode create_common(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct)
 {
   PetscFunctionBeginUser;
   memset(ct, 0, sizeof(*ct));
   ct->dm = dm;
   ct->opt = *opt;
-  if (ct->opt.detect.distance == 0) PetscCall(default_distance(dm, &ct->opt.detect.distance));
   PetscCallMPI(MPI_Comm_dup(dm->comm, &ct->comm));
-  PetscCall(pbng_contact_detector_create(dm, &ct->opt.detect, &ct->det));
   PetscCall(build_lookup(ct));
   PetscCall(build_holders(ct, halo));
-  PetscCall(surface_vertex_count(ct, &ct->ghost_capacity));
+  PetscFunctionReturn(0);
+}
+
+/* The arrays sized by the contact ghosts' capacity. */
+static PetscErrorCode allocate_ghosts(pbng_contacts *ct)
+{
+  const pbng_dmesh *dm = ct->dm;
+
+  PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nlocal + ct->ghost_capacity + 1, &ct->color));
   memcpy(ct->color, dm->color, sizeof(int32_t) * (size_t)dm->nlocal);
   ct->ncolors = dm->ncolors;
@@ -156,6 +152,29 @@ PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo,
                          &ct->ghost_static_color, ct->ghost_capacity + 1, &ct->ghost_held));
   PetscCall(PetscCalloc1(dm->nowned + 1, &ct->adj_start));
   PetscCall(PetscCalloc1(3 * (int64_t)dm->nlocal + 1, &ct->x_detect));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct)
+{
+  PetscFunctionBeginUser;
+  PetscCall(create_common(dm, halo, opt, ct));
+  if (ct->opt.detect.distance == 0) PetscCall(default_distance(dm, &ct->opt.detect.distance));
+  PetscCall(pbng_contact_detector_create(dm, &ct->opt.detect, &ct->det));
+  PetscCall(surface_vertex_count(ct, &ct->ghost_capacity));
+  PetscCall(allocate_ghosts(ct));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_create_carried(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct)
+{
+  PetscFunctionBeginUser;
+  PetscCall(create_common(dm, halo, opt, ct));
+  ct->carried = 1;
+  PetscCheck(dm->nglobal_nodes < INT32_MAX - dm->nlocal, dm->comm, PETSC_ERR_SUP, "contacts: %" PRId64 " nodes exceed the local index range",
+             dm->nglobal_nodes);
+  ct->ghost_capacity = (int32_t)dm->nglobal_nodes;
+  PetscCall(allocate_ghosts(ct));
   PetscFunctionReturn(0);
 }
 
@@ -221,42 +240,53 @@ static int32_t keep_spring_records(const pbng_contacts *ct, int32_t n, pbng_cont
 
 /* ---- update: detections become terms ---------------------------------------------------------------- */
 
-/* The item of one detection record of this rank's (owned) vertex. */
-static void item_from_record(const pbng_contacts *ct, const pbng_contact_record *r, const double *x, contact_item *it)
+/* The item of one detection record of this rank's (owned) vertex: C = x_v - sum_j w_j x_j over the corners
+ * with a non-zero weight (slot j + 1 for corner j), or x_v - q. */
+static void item_from_record(const pbng_contacts *ct, const pbng_contact_record *r, const double *x, pbng_contact_item *it)
 {
   memset(it, 0, sizeof(*it));
   it->key[0] = r->vertex_gid, it->key[1] = r->kind, it->key[2] = r->key;
-  it->gid[0] = r->vertex_gid, it->owner[0] = ct->dm->rank;
+  it->gid[0] = r->vertex_gid, it->owner[0] = ct->dm->rank, it->a[0] = 1.0, it->slots = 1;
   for (int d = 0; d < 3; ++d) it->x[0][d] = x[3 * (int64_t)r->vertex + d];
-  it->nnodes = r->kind == PBNG_CONTACT_TRIANGLE ? 4 : 1;
-  for (int j = 0; j + 1 < it->nnodes; ++j) {
-    it->gid[j + 1] = r->tri_gid[j], it->owner[j + 1] = r->tri_owner[j];
-    for (int d = 0; d < 3; ++d) it->x[j + 1][d] = r->tri_x[j][d];
-  }
-  for (int d = 0; d < 3; ++d) it->w[d] = r->w[d], it->point[d] = r->point[d], it->normal[d] = r->normal[d];
+  it->nnodes = 1;
+  if (r->kind == PBNG_CONTACT_TRIANGLE) {
+    for (int j = 0; j < 3; ++j) {
+      if (r->w[j] == 0.0) continue;
+      const int m = it->nnodes++;
+      it->gid[m] = r->tri_gid[j], it->owner[m] = r->tri_owner[j], it->a[m] = -r->w[j];
+      for (int d = 0; d < 3; ++d) it->x[m][d] = r->tri_x[j][d];
+      it->slots |= (uint8_t)(1u << (j + 1));
+    }
+  } else
+    for (int d = 0; d < 3; ++d) it->target[d] = r->point[d];
+  for (int d = 0; d < 3; ++d) it->normal[d] = r->normal[d];
 }
 
-/* Every contact touching an owned node: this rank's detections, plus those of other ranks' vertices
- * against triangles with a corner owned here (each owner of a corner gets the item once). Sorted by key. */
-static PetscErrorCode gather_items(pbng_contacts *ct, int32_t nrec, const pbng_contact_record *rec, const double *x, int32_t *nitems,
-                                   contact_item **items)
+/* Whether rank r owns one of the item's nodes before slot j. */
+static int owner_listed(const pbng_contact_item *it, int j, int r)
+{
+  for (int i = 0; i < j; ++i)
+    if (it->owner[i] == r) return 1;
+  return 0;
+}
+
+/* Every contact touching an owned node: this rank's items with an owned node, plus the items of other
+ * ranks with a node owned here (each owner of a node gets the item once). Sorted by key. */
+static PetscErrorCode gather_items(pbng_contacts *ct, int32_t nmine, const pbng_contact_item *mine, int32_t *nitems, pbng_contact_item **items)
 {
   const int size = ct->dm->size, me = ct->dm->rank;
   int *scount, *rcount, *sdispl, *rdispl;
-  contact_item *mine, *send, *recv;
-  int64_t nsend = 0, nrecv = 0;
+  pbng_contact_item *send, *recv;
+  int64_t nsend = 0, nrecv = 0, nkept = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc4(size, &scount, size, &rcount, size + 1, &sdispl, size + 1, &rdispl));
-  PetscCall(PetscMalloc1(nrec + 1, &mine));
-  for (int32_t k = 0; k < nrec; ++k) {
-    item_from_record(ct, &rec[k], x, &mine[k]);
-    for (int j = 1; j < mine[k].nnodes; ++j) { /* each other owner once */
-      int r = mine[k].owner[j], seen = r == me;
-      for (int i = 1; i < j && !seen; ++i) seen = mine[k].owner[i] == r;
-      if (!seen) ++scount[r], ++nsend;
+  for (int32_t k = 0; k < nmine; ++k)
+    for (int j = 0; j < mine[k].nnodes; ++j) {
+      const int r = mine[k].owner[j];
+      if (r == me || owner_listed(&mine[k], j, r)) continue;
+      ++scount[r], ++nsend;
     }
-  }
   PetscCallMPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, ct->comm));
   for (int r = 0; r < size; ++r) {
     sdispl[r + 1] = sdispl[r] + scount[r], rdispl[r + 1] = rdispl[r] + rcount[r];
@@ -266,43 +296,39 @@ static PetscErrorCode gather_items(pbng_contacts *ct, int32_t nrec, const pbng_c
   int *fill;
   PetscCall(PetscMalloc1(size, &fill));
   memcpy(fill, sdispl, sizeof(int) * (size_t)size);
-  for (int32_t k = 0; k < nrec; ++k)
-    for (int j = 1; j < mine[k].nnodes; ++j) {
-      int r = mine[k].owner[j], seen = r == me;
-      for (int i = 1; i < j && !seen; ++i) seen = mine[k].owner[i] == r;
-      if (!seen) send[fill[r]++] = mine[k];
+  for (int32_t k = 0; k < nmine; ++k)
+    for (int j = 0; j < mine[k].nnodes; ++j) {
+      const int r = mine[k].owner[j];
+      if (r != me && !owner_listed(&mine[k], j, r)) send[fill[r]++] = mine[k];
     }
   MPI_Datatype item_type;
-  PetscCallMPI(MPI_Type_contiguous((int)sizeof(contact_item), MPI_BYTE, &item_type));
+  PetscCallMPI(MPI_Type_contiguous((int)sizeof(pbng_contact_item), MPI_BYTE, &item_type));
   PetscCallMPI(MPI_Type_commit(&item_type));
   PetscCallMPI(MPI_Alltoallv(send, scount, sdispl, item_type, recv, rcount, rdispl, item_type, ct->comm));
   PetscCallMPI(MPI_Type_free(&item_type));
-  PetscCall(PetscMalloc1(nrec + nrecv + 1, items));
-  if (nrec) memcpy(*items, mine, sizeof(contact_item) * (size_t)nrec);
-  if (nrecv) memcpy(*items + nrec, recv, sizeof(contact_item) * (size_t)nrecv);
-  *nitems = (int32_t)(nrec + nrecv);
-  qsort(*items, (size_t)*nitems, sizeof(contact_item), compare_items);
+  PetscCall(PetscMalloc1(nmine + nrecv + 1, items));
+  for (int32_t k = 0; k < nmine; ++k)
+    if (owner_listed(&mine[k], mine[k].nnodes, me)) (*items)[nkept++] = mine[k];
+  if (nrecv) memcpy(*items + nkept, recv, sizeof(pbng_contact_item) * (size_t)nrecv);
+  *nitems = (int32_t)(nkept + nrecv);
+  qsort(*items, (size_t)*nitems, sizeof(pbng_contact_item), compare_items);
   PetscCall(PetscFree(fill));
   PetscCall(PetscFree2(send, recv));
-  PetscCall(PetscFree(mine));
   PetscCall(PetscFree4(scount, rcount, sdispl, rdispl));
   PetscFunctionReturn(0);
 }
 
-/* Whether node j of item it takes part in the term (the vertex always; a corner with a non-zero weight). */
-static int item_node_used(const contact_item *it, int j) { return j == 0 || it->w[j - 1] != 0.0; }
-
 /* The contact ghosts: nodes of the items that are not static local nodes, sorted by (owner, gid). */
-static PetscErrorCode collect_ghosts(pbng_contacts *ct, int32_t nitems, const contact_item *items)
+static PetscErrorCode collect_ghosts(pbng_contacts *ct, int32_t nitems, const pbng_contact_item *items)
 {
   int64_t(*want)[2];
   int32_t n = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(4 * (int64_t)nitems + 1, &want));
+  PetscCall(PetscMalloc1(PBNG_WC_MAX_NODES * (int64_t)nitems + 1, &want));
   for (int32_t k = 0; k < nitems; ++k)
     for (int j = 0; j < items[k].nnodes; ++j)
-      if (item_node_used(&items[k], j) && pbng_contacts_static_local(ct, items[k].gid[j]) < 0) want[n][0] = items[k].owner[j], want[n][1] = items[k].gid[j], ++n;
+      if (pbng_contacts_static_local(ct, items[k].gid[j]) < 0) want[n][0] = items[k].owner[j], want[n][1] = items[k].gid[j], ++n;
   qsort(want, (size_t)n, sizeof(want[0]), compare_pairs);
   ct->nghost = 0;
   for (int32_t k = 0; k < n; ++k) {
@@ -351,18 +377,14 @@ static PetscErrorCode register_ghosts(pbng_contacts *ct, int32_t *nheld, int32_t
   PetscFunctionReturn(0);
 }
 
-/* The weak constraint of an item in local indices: C = x_v - sum_j w_j x_j (triangle) or x_v - q
- * (obstacle), K = k_n n n^T + k_t (I - n n^T), unilateral by the options. */
-static void term_from_item(const pbng_contacts *ct, const contact_item *it, pbng_weak_constraint *c)
+/* The weak constraint of an item in local indices: C = sum_j a_j x_j - target, K = k_n n n^T + k_t (I - n n^T),
+ * unilateral by the options. */
+static void term_from_item(const pbng_contacts *ct, const pbng_contact_item *it, pbng_weak_constraint *c)
 {
   memset(c, 0, sizeof(*c));
-  for (int j = 0; j < it->nnodes; ++j) {
-    if (!item_node_used(it, j)) continue;
-    c->node[c->nnodes] = any_local(ct, it->gid[j], it->owner[j]);
-    c->a[c->nnodes++] = j == 0 ? 1.0 : -it->w[j - 1];
-  }
-  if (it->nnodes == 1)
-    for (int d = 0; d < 3; ++d) c->target[d] = it->point[d];
+  c->nnodes = it->nnodes;
+  for (int j = 0; j < it->nnodes; ++j) c->node[j] = any_local(ct, it->gid[j], it->owner[j]), c->a[j] = it->a[j];
+  for (int d = 0; d < 3; ++d) c->target[d] = it->target[d];
   c->unilateral = ct->opt.unilateral;
   pbng_weak_constraint_set_stiffness(c, ct->opt.k_n, ct->opt.k_t, it->normal);
 }
@@ -381,7 +403,7 @@ static PetscErrorCode ensure_term_capacity(pbng_contacts *ct, int32_t n)
 }
 
 /* Terms, keys and the per-owned-node adjacency (entries in term order, i.e. by key). */
-static PetscErrorCode build_terms(pbng_contacts *ct, int32_t nitems, const contact_item *items)
+static PetscErrorCode build_terms(pbng_contacts *ct, int32_t nitems, const pbng_contact_item *items)
 {
   const pbng_dmesh *dm = ct->dm;
 
@@ -392,8 +414,7 @@ static PetscErrorCode build_terms(pbng_contacts *ct, int32_t nitems, const conta
   for (int32_t k = 0; k < nitems; ++k) {
     term_from_item(ct, &items[k], &ct->term[k]);
     memcpy(ct->key[k], items[k].key, sizeof(ct->key[k]));
-    ct->slots[k] = 0;
-    for (int j = 0; j < items[k].nnodes; ++j) ct->slots[k] |= (uint8_t)(item_node_used(&items[k], j) << j);
+    ct->slots[k] = items[k].slots;
     ct->counted[k] = items[k].owner[0] == dm->rank;
     for (int j = 0; j < ct->term[k].nnodes; ++j)
       if (ct->term[k].node[j] < dm->nowned) ct->adj_start[ct->term[k].node[j] + 1]++;
@@ -613,40 +634,60 @@ static PetscErrorCode sum_stats(pbng_contacts *ct, int64_t new_terms, int64_t ne
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
+/* Per owned free node, for the recoloring: carried sets are colored afresh from the static colors at
+ * every update (every node of a term is new, none left), so that they depend on the set alone. */
+static void mark_all_new(pbng_contacts *ct, uint8_t *new_node)
 {
   const pbng_dmesh *dm = ct->dm;
-  pbng_contact_record *rec;
-  contact_item *items;
-  int32_t nrec, nitems, nheld;
-  int32_t(*held)[2];
-  uint8_t *was, *new_node, *left_node, *shared;
+  memcpy(ct->color, dm->color, sizeof(int32_t) * (size_t)dm->nlocal);
+  ct->nrecolored = 0;
+  for (int32_t k = 0; k < ct->n; ++k)
+    for (int j = 0; j < ct->term[k].nnodes; ++j)
+      if (ct->term[k].node[j] < dm->nfree) new_node[ct->term[k].node[j]] = 1;
+}
 
-  PetscFunctionBeginUser;
-  double t0 = MPI_Wtime();
-  if (!ct->restoring) memcpy(ct->x_detect, x, sizeof(double) * 3 * (size_t)dm->nlocal);
-  PetscCall(pbng_contact_detect(ct->det, ct->x_detect, &nrec, &rec));
-  if (!ct->opt.unilateral) nrec = keep_spring_records(ct, nrec, rec);
-  const double t_detect = MPI_Wtime() - t0;
-  t0 = MPI_Wtime();
-  PetscCall(PetscCalloc4(dm->nowned + 1, &was, dm->nowned + 1, &new_node, dm->nowned + 1, &left_node, dm->nowned + 1, &shared));
-  for (int32_t i = 0; i < dm->nowned; ++i) was[i] = ct->adj_start[i + 1] > ct->adj_start[i];
-  PetscCall(gather_items(ct, nrec, rec, x, &nitems, &items));
-  PetscCall(collect_ghosts(ct, nitems, items));
-  PetscCall(register_ghosts(ct, &nheld, &held));
-  for (int32_t k = 0; k < nheld; ++k) shared[held[k][0]] = 1;
-  PetscCall(build_terms(ct, nitems, items));
-  PetscCall(mark_changes(ct, was, new_node, left_node));
-  int64_t new_terms = 0, new_acting = 0;
-  double new_depth = 0;
+/* The new contacts among the terms (not present at the previous update) and of them those acting at x
+ * (gap n.C < 0), with the deepest gap: counted terms only. */
+static void count_new_terms(const pbng_contacts *ct, const double *x, int64_t *new_terms, int64_t *new_acting, double *new_depth)
+{
+  *new_terms = 0, *new_acting = 0, *new_depth = 0;
   for (int32_t k = 0; k < ct->n; ++k) {
     if (!ct->counted[k] || seen_before(ct, k)) continue;
     const pbng_weak_constraint *c = &ct->term[k];
     double C[3];
     pbng_weak_constraint_violation(c, x, C);
     const double gap = c->n[0] * C[0] + c->n[1] * C[1] + c->n[2] * C[2];
-    ++new_terms;
-    if (gap < 0) ++new_acting, new_depth = gap < -new_depth ? -gap : new_depth;
+    ++*new_terms;
+    if (gap < 0) ++*new_acting, *new_depth = gap < -*new_depth ? -gap : *new_depth;
+  }
+}
+
+/* Items (this rank's, nmine) become the terms of every rank owning one of their nodes, with the contact
+ * ghosts (first positions from the items; the exchange refreshes them), the colors, the schedule and
+ * the dynamic halo. */
+static PetscErrorCode install_items(pbng_contacts *ct, int32_t nmine, const pbng_contact_item *mine, double *x, double t_detect)
+{
+  const pbng_dmesh *dm = ct->dm;
+  pbng_contact_item *items;
+  int32_t nitems, nheld;
+  int32_t(*held)[2];
+  uint8_t *was, *new_node, *left_node, *shared;
+
+  PetscFunctionBeginUser;
+  double t0 = MPI_Wtime();
+  PetscCall(PetscCalloc4(dm->nowned + 1, &was, dm->nowned + 1, &new_node, dm->nowned + 1, &left_node, dm->nowned + 1, &shared));
+  for (int32_t i = 0; i < dm->nowned; ++i) was[i] = ct->adj_start[i + 1] > ct->adj_start[i];
+  PetscCall(gather_items(ct, nmine, mine, &nitems, &items));
+  PetscCall(collect_ghosts(ct, nitems, items));
+  PetscCall(register_ghosts(ct, &nheld, &held));
+  for (int32_t k = 0; k < nheld; ++k) shared[held[k][0]] = 1;
+  PetscCall(build_terms(ct, nitems, items));
+  int64_t new_terms = 0, new_acting = 0;
+  double new_depth = 0;
+  if (ct->carried) mark_all_new(ct, new_node);
+  else {
+    PetscCall(mark_changes(ct, was, new_node, left_node));
+    count_new_terms(ct, x, &new_terms, &new_acting, &new_depth);
   }
   PetscCall(remember_keys(ct));
   for (int32_t k = 0; k < nitems; ++k) /* initial positions of the contact ghosts (the exchange below refreshes them) */
@@ -674,8 +715,36 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   PetscCall(sum_stats(ct, new_terms, new_acting, new_depth, t_detect, t_color, t_build0 + MPI_Wtime() - t0));
   PetscCall(PetscFree(held));
   PetscCall(PetscFree(items));
-  PetscCall(PetscFree(rec));
   PetscCall(PetscFree4(was, new_node, left_node, shared));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
+{
+  pbng_contact_record *rec;
+  pbng_contact_item *mine;
+  int32_t nrec;
+
+  PetscFunctionBeginUser;
+  PetscCheck(ct->det, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "contacts: a carried set has no detector (pbng_contacts_install)");
+  const double t0 = MPI_Wtime();
+  if (!ct->restoring) memcpy(ct->x_detect, x, sizeof(double) * 3 * (size_t)ct->dm->nlocal);
+  PetscCall(pbng_contact_detect(ct->det, ct->x_detect, &nrec, &rec));
+  if (!ct->opt.unilateral) nrec = keep_spring_records(ct, nrec, rec);
+  PetscCall(PetscMalloc1(nrec + 1, &mine));
+  for (int32_t k = 0; k < nrec; ++k) item_from_record(ct, &rec[k], x, &mine[k]);
+  const double t_detect = MPI_Wtime() - t0;
+  PetscCall(install_items(ct, nrec, mine, x, t_detect));
+  PetscCall(PetscFree(mine));
+  PetscCall(PetscFree(rec));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_install(pbng_contacts *ct, int32_t n, const pbng_contact_item *items, double *x)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(ct->carried, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "contacts: pbng_contacts_install is for carried sets");
+  PetscCall(install_items(ct, n, items, x, 0.0));
   PetscFunctionReturn(0);
 }
 

@@ -30,6 +30,21 @@ typedef struct {
   int unilateral;                     /* -contact_model unilateral (else the paper's spring) */
 } pbng_contact_options;
 
+/* One contact term as it travels between ranks: C = sum_j a_j x_j - target over nodes given by global id
+ * and owner. A detection makes (vertex 1, corners with a non-zero weight -w_j) or (vertex 1, target q);
+ * a carried set (coarse levels, parallel/contact_levels.h) any such combination. */
+typedef struct {
+  int64_t key[3];                  /* vertex gid, kind, triangle key / obstacle index (one term per key) */
+  int64_t gid[PBNG_WC_MAX_NODES];
+  int32_t owner[PBNG_WC_MAX_NODES];
+  int32_t nnodes;
+  uint8_t slots;                   /* which node slots of the key's stencil are in use (a term is new when
+                                      its key or its slots are): detection bit 0 the vertex, bit j + 1 corner j */
+  double a[PBNG_WC_MAX_NODES];
+  double x[PBNG_WC_MAX_NODES][3];  /* the nodes' positions when made (contact ghosts' first values), or 0 */
+  double normal[3], target[3];
+} pbng_contact_item;
+
 /* What the last update did, summed over the ranks (every rank has the same values). */
 typedef struct {
   int64_t contacts, obstacle_contacts; /* contacts in force (counted once) and of them against obstacles */
@@ -45,7 +60,8 @@ typedef struct {
   const pbng_dmesh *dm;
   MPI_Comm comm;                      /* a duplicate of dm->comm (the dynamic halo's messages) */
   pbng_contact_options opt;
-  pbng_contact_detector *det;
+  pbng_contact_detector *det;       /* NULL for a carried set */
+  int carried;                        /* terms given by pbng_contacts_install (coarse levels), colored afresh each time */
   int version;                        /* incremented by every update that changed the terms */
 
   /* the contacts touching an owned node, in increasing (vertex gid, kind, key) */
@@ -91,6 +107,17 @@ typedef struct {
  * halo (which ranks hold which owned nodes). */
 PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct);
 PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct);
+
+/* Collective. A set whose terms are given (pbng_contacts_install), not detected: the contacts of a
+ * coarse level of the multilevel solver (parallel/contact_levels.h). Any node may become a contact
+ * ghost (capacity: the mesh's nodes). */
+PetscErrorCode pbng_contacts_create_carried(const pbng_dmesh *dm, const pbng_halo *halo, const pbng_contact_options *opt, pbng_contacts *ct);
+
+/* Collective. A carried set's terms become items[n] (this rank's share, each given by one rank; their
+ * nodes' positions need not be known: x's contact ghosts are refreshed from their owners). Colors are
+ * chosen afresh from the static ones (Sec. 9.1's rule with every node new), so that they depend on
+ * the set alone, not on earlier ones. */
+PetscErrorCode pbng_contacts_install(pbng_contacts *ct, int32_t n, const pbng_contact_item *items, double *x);
 
 /* Collective. Detects at positions x ([nlocal + ghost_capacity][3], owned and static ghosts current) and
  * rebuilds the terms, contact ghosts (their positions written into x), colors, schedule and dynamic

@@ -375,8 +375,8 @@ PetscErrorCode pbng_level_refresh_contacts(pbng_level *lev, SNES snes)
   PetscFunctionBeginUser;
   if (!ct || lev->contact_version == ct->version) PetscFunctionReturn(0);
   lev->contact_version = ct->version;
+  if (!lev->K) PetscFunctionReturn(0); /* the contact ghosts' unknowns serve the matrix only */
   PetscCall(contact_ghost_dofs(lev));
-  if (!lev->K) PetscFunctionReturn(0);
   PetscCall(MatDestroy(&lev->K)); /* the couplings changed: a matrix preallocated for them */
   PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
   PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));

@@ -72,8 +72,8 @@ PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes);
  * Newton-type solver on this level (the coarse solve, by default). */
 PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, SNES snes);
 
-/* With contacts: after a detection changed them (their version), the contact ghosts' global unknowns and,
- * when the level has K, a new K with the new couplings set as snes's Jacobian (collective). */
+/* With contacts, after a detection changed them (their version), for a level with K: the contact ghosts'
+ * global unknowns and a new K with the new couplings, set as snes's Jacobian (collective). */
 PetscErrorCode pbng_level_refresh_contacts(pbng_level *lev, SNES snes);
 
 #endif

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
 #include <string.h>
+#include "parallel/contact_levels.h"
 #include "parallel/transfer.h"
 #include "solvers/level.h"
 #include "solvers/solver.h"
@@ -47,6 +48,8 @@ struct multilevel_data {
   pbng_correction_search search;
   int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
   PetscBool function_current; /* the FAS SNES's function vector holds F at the fine positions */
+  pbng_contact_level *contacts; /* [nlevels - 1]: the fine contacts carried to each coarse level, or NULL */
+  int carried_version;   /* the fine contacts' version they were carried from */
   double last_alpha[16]; /* the last correction's alpha per level (monitor) */
   long long corrections, damped, rejected;
 };
@@ -398,6 +401,24 @@ static PetscErrorCode create_fas(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* With contacts: a carried set on every coarse level, attached to its problem (before its level is made:
+ * the positions grow room for contact ghosts). */
+static PetscErrorCode create_contact_levels(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+  pbng_hierarchy *h = (pbng_hierarchy *)s->opt.hierarchy;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(ml->nlevels - 1, &ml->contacts));
+  for (int l = 0; l < ml->nlevels - 1; ++l) {
+    pbng_coarse_level *c = &h->coarse[l];
+    PetscCall(pbng_contact_level_create(&c->dm, &c->halo, &s->pb->contacts->opt, &ml->contacts[l]));
+    PetscCall(pbng_problem_attach_contacts(&c->pb, &ml->contacts[l].set));
+  }
+  ml->carried_version = -1;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode multilevel_create(pbng_solver *s)
 {
   multilevel_data *ml;
@@ -409,11 +430,16 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   s->data = ml;
   ml->nlevels = h->nlevels;
   ml->search = s->opt.correction_search;
+  /* With contacts the energy along a correction rises at any coarse mismatch normal to a contact (k_n
+   * times its square) which the post-smoothing's contact step removes at once: backtracking then takes
+   * steps of 1e-3 and stalls, full corrections converge (docs/contact.md#multilevel) */
+  if (s->pb->contacts && !s->opt.correction_search_given) ml->search = PBNG_CORRECTION_NONE;
   ml->coarse_hessian = s->opt.coarse_hessian;
   PetscCall(PetscCalloc1(ml->nlevels, &ml->level));
   PetscCall(PetscCalloc5(ml->nlevels, &ml->P, ml->nlevels, &ml->Q, ml->nlevels, &ml->P3, ml->nlevels, &ml->Q3, ml->nlevels, &ml->shell));
   PetscCall(PetscCalloc1(ml->nlevels, &ml->corr));
   PetscCall(PetscCalloc1(ml->nlevels, &ml->rscale));
+  if (s->pb->contacts) PetscCall(create_contact_levels(s));
   for (int l = 0; l < ml->nlevels; ++l) {
     pbng_problem *pb = l == ml->nlevels - 1 ? s->pb : &((pbng_hierarchy *)h)->coarse[l].pb;
     PetscCall(pbng_level_create(pb, &s->opt.sweep, l, &ml->level[l]));
@@ -464,6 +490,27 @@ static PetscErrorCode multilevel_begin_frame(pbng_solver *s)
  * targets) of the frame being continued, which begin_frame would have set. */
 static PetscErrorCode multilevel_restored(pbng_solver *s) { return multilevel_begin_frame(s); }
 
+/* After a detection changed the fine contacts: each coarse level's carried set again, the coarsest
+ * level's matrix made for its new couplings, and F at the fine positions evaluated anew. */
+static PetscErrorCode carry_contacts(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+  pbng_contacts *fine = s->pb->contacts;
+  double *X;
+  SNES coarse;
+
+  PetscFunctionBeginUser;
+  if (!fine || ml->carried_version == fine->version) PetscFunctionReturn(0);
+  ml->carried_version = fine->version;
+  ml->function_current = PETSC_FALSE;
+  PetscCall(pbng_contact_rest_positions(fine, &X));
+  for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_contact_level_carry(&ml->contacts[l], fine, X, ml->level[l].pb->x));
+  PetscCall(PetscFree(X));
+  PetscCall(SNESFASGetCoarseSolve(ml->fas, &coarse));
+  PetscCall(pbng_level_refresh_contacts(&ml->level[0], coarse));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
 {
   multilevel_data *ml = s->data;
@@ -474,6 +521,7 @@ static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
   SNESConvergedReason reason;
   Vec F;
 
+  PetscCall(carry_contacts(s));
   PetscCall(pbng_level_store(fine, ml->X));
   if (ml->function_current) { /* F at these positions, left by the last cycle: FAS need not evaluate it again */
     PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
@@ -531,6 +579,12 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
     PetscCall(VecDestroy(&ml->corr[l].d));
     if (ml->level[l].pb) PetscCall(pbng_level_destroy(&ml->level[l]));
   }
+  if (ml->contacts) /* detach from the coarse problems (which outlive the solver) first */
+    for (int l = 0; l < ml->nlevels - 1; ++l) {
+      PetscCall(pbng_problem_detach_contacts(&((pbng_hierarchy *)s->opt.hierarchy)->coarse[l].pb));
+      PetscCall(pbng_contact_level_destroy(&ml->contacts[l]));
+    }
+  PetscCall(PetscFree(ml->contacts));
   PetscCall(PetscFree5(ml->P, ml->Q, ml->P3, ml->Q3, ml->shell));
   PetscCall(PetscFree(ml->corr));
   PetscCall(PetscFree(ml->rscale));
@@ -556,6 +610,7 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_linesearch", "scaling of each coarse correction: none | energy | secant", "",
                                       searches, 3, &search, &search_set));
   o->correction_search = (pbng_correction_search)search;
+  o->correction_search_given = search_set;
   PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
   while (hessian_kinds[hessian] != (pbng_hessian_kind)o->coarse_hessian) ++hessian;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_coarse_hessian",
@@ -568,7 +623,7 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
 
 const pbng_solver_ops pbng_solver_multilevel_ops = {
   .name = "multilevel",
-  .kind = {.chosen_by = "the multilevel solver (-solver pbng -multilevel L with L > 1)",
+  .kind = {.contacts = 1, .contact_every = 1, .chosen_by = "the multilevel solver (-solver pbng -multilevel L with L > 1)",
            .help = "PBNG as the smoother of PETSc's FAS (and every -snes_*, -fas_* option of it)", .petsc_prefixes = "snes_,fas_,",
            .set_from_options = pbng_multilevel_set_from_options},
   .create = multilevel_create, .begin_frame = multilevel_begin_frame, .iterate = multilevel_iterate, .destroy = multilevel_destroy,

@@ -111,6 +111,13 @@ PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_problem_detach_contacts(pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  pb->contacts = NULL;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb)
 {
   PetscFunctionBeginUser;

@@ -50,6 +50,8 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t);
 /* Makes the problem's energy include the contacts of ct (kept by reference) and gives the positions room
  * for their ghosts. Before anything keeps a pointer to pb->x. */
 PetscErrorCode pbng_problem_attach_contacts(pbng_problem *pb, pbng_contacts *ct);
+/* Forgets the contacts (before they are destroyed; the positions keep their room). */
+PetscErrorCode pbng_problem_detach_contacts(pbng_problem *pb);
 /* Collective. A new detection at the current positions (pbng_contacts_update). */
 PetscErrorCode pbng_problem_update_contacts(pbng_problem *pb);
 

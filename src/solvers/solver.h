@@ -29,6 +29,7 @@ typedef struct {
   int multilevel;   /* PBNG: levels including the finest (-multilevel; 1: single-level) */
   const pbng_hierarchy *hierarchy; /* the coarse levels of a multilevel run (set by the run) */
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
+  int correction_search_given;               /* -multilevel_linesearch was given (else none with contacts) */
   int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
   char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
   int newton_hessian;        /* -newton_projection / -newton_exact_hessian (a pbng_hessian_kind; 0: the default) */
