@@ -71,7 +71,7 @@ def run(args, tmp, solver, model):
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{out.stdout}\n{out.stderr}")
-    contacts = [int(m.group(1)) for m in re.finditer(r"^frame +\d+/\d+ .* contacts (\d+)$", out.stdout, re.M)]
+    contacts = [int(m.group(1)) for m in re.finditer(r"^frame +\d+/\d+ .* contacts (\d+)\b", out.stdout, re.M)]
     rep = check_output.Report()
     with h5py.File(h5, "r") as f:
         mesh = check_output.check_mesh(rep, f)

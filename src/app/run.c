@@ -41,6 +41,7 @@ typedef struct {
   int iterations;
   long long linear_iterations; /* Krylov iterations in this frame (Newton) */
   double seconds, residual, relative_residual, energy, residual0;
+  double contact_seconds[2];   /* detection and recoloring in this frame (slowest rank per update) */
 } frame_result;
 
 /* After the solver's first iteration (the Newton or multilevel solver's SNES/KSP/PC options have all
@@ -261,8 +262,10 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, int first, cons
   const double eta = elapsed / (frame - first + 1) * (F - frame); /* from this process's frames */
 
   PetscFunctionBeginUser;
-  char linear[48], contacts[64] = "";
-  if (st->cfg->contact) snprintf(contacts, sizeof(contacts), "  contacts %" PRId64, st->contacts.stats.contacts);
+  char linear[48], contacts[96] = "";
+  if (st->cfg->contact)
+    snprintf(contacts, sizeof(contacts), "  contacts %" PRId64 " (detection %.3g s, recoloring %.3g s)", st->contacts.stats.contacts,
+             fr->contact_seconds[0], fr->contact_seconds[1]);
   PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s\n", frame, F,
                         fr->iterations, linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)), fr->relative_residual, fr->residual,
                         fr->seconds, eta, contacts));
@@ -305,8 +308,10 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
   for (int frame = first; frame <= st->cfg->frames; ++frame) {
     const int resume_mid_frame = restarting && frame == first && st->resume.next_iteration > 0;
     PetscBool stopped, stop;
+    const double detect0 = st->contact_seconds[0], recolor0 = st->contact_seconds[1];
     PetscCall(solve_frame(st, frame, resume_mid_frame ? &st->resume : NULL, sum, &fr, &stopped));
     if (stopped) PetscFunctionReturn(0);
+    fr.contact_seconds[0] = st->contact_seconds[0] - detect0, fr.contact_seconds[1] = st->contact_seconds[1] - recolor0;
     PetscCall(write_frame(st, frame, &fr));
     sum->frames = frame;
     sum->iterations += fr.iterations;
