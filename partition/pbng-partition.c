@@ -57,6 +57,10 @@ static PetscErrorCode read_options(partition_options *o)
   if (set) o->cfg.mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &given.weak_stiffness));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &o->cfg.scale, &given.scale));
+  PetscInt objects = o->cfg.objects;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-objects", &objects, &given.objects));
+  o->cfg.objects = (int)objects;
   PetscCheck(o->cfg.mesh_source != PBNG_MESH_FILE || o->cfg.mesh_file[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE");
   PetscCall(pbng_config_check_mesh_parameters(&o->cfg, &given, PETSC_COMM_SELF));

@@ -39,6 +39,15 @@ expect_error() {
   fi
   ok
 }
+# run_on_ranks NAME "R1 R2 ..." ARGS...: pbng ARGS on each rank count (mpiexec, one process per rank
+# unbound), writing $TMP/NAME.R.h5 and its log $TMP/NAME.R.log; a failed run fails the test and shows its log.
+run_on_ranks() {
+  local name="$1" ranks
+  for ranks in $2; do
+    "${MPIEXEC:-mpiexec}" -n "$ranks" --oversubscribe --bind-to none "$PBNG" "${@:3}" -output "$TMP/$name.$ranks.h5" > "$TMP/$name.$ranks.log" 2>&1 \
+      && ok || { fail "$name on $ranks rank(s)"; cat "$TMP/$name.$ranks.log"; }
+  done
+}
 finish() {
   echo "$(basename "$0" .sh): $passes passed, $fails failed"
   [ "$fails" -eq 0 ]
