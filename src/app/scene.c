@@ -173,16 +173,16 @@ static PetscErrorCode scene_objects_dropping(pbng_config *cfg)
 #define FOLD_TURN_TIME 2.0 /* the end face turns by pi in this time, then is held */
 
 /* Self-contact: a bar [0, L] x [0, 1] x [0, 1] (L = 8, res 4) clamped at x = 0 whose x = L end face
- * turns by pi about the z axis through (4.25, 0.75, 0.5) in the first FOLD_TURN_TIME time units and is
- * then held: it lands upside down at x = 0.5 with y in [0.5, 1.5], half a thickness below the top of
- * the undeformed bar, so the bar folds into a U (a racket: its loop at x ~ 3.5) whose halves press
- * against each other near the ends (contacts within one body, -contact_self). Backward Euler (dt 0.01,
+ * turns by pi about the z axis through (4.5, 0.7, 0.5) in the first FOLD_TURN_TIME time units and is
+ * then held: it lands upside down at x = 1 with y in [0.4, 1.4], 0.6 below the top of the undeformed
+ * bar, so the bar folds into a U (a racket: its loop at x ~ 3.7) whose halves press against each other
+ * near the ends (contacts within one body, -contact_self). Backward Euler (dt 0.01,
  * 300 frames: the turn and a second held), E = 1e4, rho = 10, no gravity: PBNG's quasistatic frames stall
  * on this slender bar and E = 1000 lets the fold crush elements (docs/contact.md#scenes, measured). */
 static PetscErrorCode scene_bar_fold(pbng_config *cfg)
 {
   const double end[6] = {FOLD_LENGTH, 0, 0, FOLD_LENGTH, 1, 1}, start[6] = {0, 0, 0, 0, 1, 1};
-  const pbng_motion turn = {.axis = {0, 0, 1}, .center = {4.25, 0.75, 0.5}, .rotation_rate = PETSC_PI / FOLD_TURN_TIME, .until = FOLD_TURN_TIME};
+  const pbng_motion turn = {.axis = {0, 0, 1}, .center = {4.5, 0.7, 0.5}, .rotation_rate = PETSC_PI / FOLD_TURN_TIME, .until = FOLD_TURN_TIME};
 
   PetscFunctionBeginUser;
   cfg->mesh_source = PBNG_MESH_BAR;
