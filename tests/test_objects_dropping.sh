@@ -7,7 +7,8 @@
 #    another object or beyond the glass box (winding numbers of each object's surface, not pbng's list);
 #  - the mesh is 20 bodies, and contacts occur with the glass box and between objects (the output's
 #    contact tables: an obstacle row, and a triangle row whose vertex and corners lie in different bodies);
-#  - -scale, -objects and -res misuse is a clear error that writes nothing.
+#  - pbng-partition writes the objects' mesh and a 2-rank run reads it with the scene's glass box;
+#  - -scale, -objects, -res and -multilevel misuse is a clear error that writes nothing.
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -42,6 +43,14 @@ print("objects_dropping: %d obstacle and %d object-object contact rows over the 
       % (obstacle, between, len(last["contacts/vertex"])))
 assert obstacle > 0 and between > 0, (obstacle, between)
 PYEOF
+
+# --- pbng-partition writes the objects' mesh; a 2-rank run reads it with the scene's glass box -------------
+"$PBNG_BIN/pbng-partition" -scene objects_dropping -objects 20 -parts 2 -output "$TMP/parts.h5" > "$TMP/parts.log" 2>&1 && ok \
+  || { fail "pbng-partition"; cat "$TMP/parts.log"; }
+run_on_ranks file 2 -scene objects_dropping -mesh "$TMP/parts.h5" -dt 0.01 -frames 1 -threads 1
+grep -q "^20 objects (scale 1): " "$TMP/parts.log" && grep -q "1 obstacle(s)" "$TMP/file.2.log" && ok || fail "partitioned objects: mesh or glass box"
+expect_error "pbng-partition -multilevel" "have no coarse levels" "$PBNG_BIN/pbng-partition" -scene objects_dropping -multilevel 2 -parts 2 \
+  -output "$TMP/bad.h5"
 
 # --- misuse ----------------------------------------------------------------------------------------------
 err() { expect_error "$1" "$2" "$PBNG" "${@:3}" -output "$TMP/bad.h5"; }
