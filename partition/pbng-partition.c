@@ -57,6 +57,10 @@ static PetscErrorCode read_options(partition_options *o)
   if (set) o->cfg.mesh_source = PBNG_MESH_FILE;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &given.weak_stiffness));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &o->cfg.scale, &given.scale));
+  PetscInt objects = o->cfg.objects;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-objects", &objects, &given.objects));
+  o->cfg.objects = (int)objects;
   PetscCheck(o->cfg.mesh_source != PBNG_MESH_FILE || o->cfg.mesh_file[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE");
   PetscCall(pbng_config_check_mesh_parameters(&o->cfg, &given, PETSC_COMM_SELF));
@@ -75,7 +79,9 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-multilevel", &levels, &set));
   PetscCheck(levels >= 1 && levels <= PBNG_MAX_LEVELS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel %d: must be 1..%d", (int)levels,
              PBNG_MAX_LEVELS);
-  PetscCheck(o->cfg.mesh_source == PBNG_MESH_FILE || pbng_config_coarse_res(&o->cfg, (int)levels - 1) > 0, PETSC_COMM_SELF,
+  PetscCheck(levels == 1 || o->cfg.mesh_source != PBNG_MESH_OBJECTS, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "-multilevel %d: the objects of -scene objects_dropping have no coarse levels", (int)levels);
+  PetscCheck(levels == 1 || o->cfg.mesh_source == PBNG_MESH_FILE || pbng_config_coarse_res(&o->cfg, (int)levels - 1) > 0, PETSC_COMM_SELF,
              PETSC_ERR_ARG_OUTOFRANGE, "-multilevel %d: the generated mesh (-res %d) has fewer coarser levels with at least 2 nodes per axis",
              (int)levels, o->cfg.res);
   o->levels = (int)levels;

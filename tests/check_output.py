@@ -561,6 +561,17 @@ def winding_number(P, A, B, C):
     return (2 * np.arctan2(num, den)).sum(axis=1) / (4 * np.pi)
 
 
+def points_inside(points, x, A, B, C, level):
+    """The points (indices into x) at which the winding number of the surface (A, B, C) exceeds level,
+    a chunk at a time (the winding numbers are a points x triangles array)."""
+    for chunk in np.array_split(points, max(1, len(points) // 256)):
+        if len(chunk) == 0:
+            continue
+        inside = winding_number(x[chunk], A, B, C) > level
+        if inside.any():
+            yield chunk[inside]
+
+
 def obstacle_distance(kind, p, x):
     """Signed distance of points x to obstacle (kind, p[6]), positive on its allowed side (the kinds of
     pbng_obstacle: 0 plane, 1 box, 2 container, 3 sphere)."""
@@ -602,16 +613,10 @@ def frame_penetrations(h5, mesh, frames, reach=0.0):
             A, B, C = x[mine[:, 0]], x[mine[:, 1]], x[mine[:, 2]]
             lo, hi = np.minimum(np.minimum(A, B), C).min(axis=0), np.maximum(np.maximum(A, B), C).max(axis=0)
             near = others[np.all((x[others] >= lo - reach) & (x[others] <= hi + reach), axis=1)]
-            for chunk in np.array_split(near, max(1, len(near) // 256)):
-                if len(chunk) == 0:
-                    continue
-                P = x[chunk]
-                inside = winding_number(P, A, B, C) > 0.5
-                if not inside.any():
-                    continue
-                d = point_triangle_distance(P[inside], A, B, C).min(axis=1)
+            for hit in points_inside(near, x, A, B, C, 0.5):
+                d = point_triangle_distance(x[hit], A, B, C).min(axis=1)
                 if d.max() > worst[0]:
-                    worst = (d.max(), f"frame {k:06d}: node {int(chunk[inside][np.argmax(d)])} {d.max():.3e} inside body {b}")
+                    worst = (d.max(), f"frame {k:06d}: node {int(hit[np.argmax(d)])} {d.max():.3e} inside body {b}")
         result.append(worst)
     return result
 
@@ -624,6 +629,38 @@ def check_penetration(rep, h5, mesh, frames, depth):
         return
     worst = max(per_frame, key=lambda w: w[0])
     rep.check(worst[0] <= depth, f"penetration {worst[1]} > {depth:.3e}")
+
+
+def check_self_penetration(rep, mesh, frames, depth):
+    """No surface vertex deeper than `depth` inside another part of its own body. A vertex lies inside
+    another part when the generalised winding number of its body's boundary surface at the vertex
+    exceeds 1 (the triangles around the vertex add nothing there, so an unpenetrated vertex gets its
+    own surface's share only, below 1: 1/2 on a flat face, up to 1 in a concave fold); its depth is then
+    its distance to the nearest triangle facing it (normal against the vertex's area-weighted normal) that
+    it lies behind. From the positions alone, not from pbng's list."""
+    bt = boundary_triangles(mesh)
+    if not rep.check(bt is not None, "--max-self-penetration: meshes of tetrahedra or hexahedra only"):
+        return 0.0, 0
+    tris, body = bt
+    worst, flagged = (0.0, None), 0
+    for k, (x, _) in enumerate(frames):
+        for b in np.unique(body[tris[:, 0]]):
+            mine = tris[body[tris[:, 0]] == b]
+            A, B, C = x[mine[:, 0]], x[mine[:, 1]], x[mine[:, 2]]
+            tn = np.cross(B - A, C - A)
+            vn = np.zeros_like(x)
+            for j in range(3):
+                np.add.at(vn, mine[:, j], tn)
+            verts = np.unique(mine)
+            for hit in points_inside(verts, x, A, B, C, 1.0):
+                flagged += len(hit)
+                Q, nv = x[hit], vn[hit]
+                facing = (np.einsum("md,td->mt", nv, tn) < 0) & (np.einsum("mtd,td->mt", Q[:, None, :] - A[None], tn) < 0)
+                d = np.where(facing, point_triangle_distance(Q, A, B, C), np.inf).min(axis=1)
+                if d.max() > worst[0]:
+                    worst = (d.max(), f"frame {k:06d}: node {int(hit[np.argmax(d)])} {d.max():.3e} inside its own body {b}")
+    rep.check(worst[0] <= depth, f"self-penetration {worst[1]} > {depth:.3e}")
+    return worst[0], flagged
 
 
 def rows_with_repeated_color(rows, color, free):
@@ -1506,6 +1543,8 @@ def parse_args(argv):
     p.add_argument("--rtol", type=float, default=None)
     p.add_argument("--max-penetration", type=float, default=None,
                    help="fail when a surface vertex lies deeper than this inside another body or beyond an obstacle")
+    p.add_argument("--max-self-penetration", type=float, default=None,
+                   help="fail when a surface vertex lies deeper than this inside another part of its own body")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--self-test", action="store_true",
                    help="check the element kinds' nodes, shape functions and quadrature (no file needed)")
@@ -1553,6 +1592,10 @@ def run(args):
                 check_free_fall(rep, mesh, attrs, frames)
         if args.max_penetration is not None:
             check_penetration(rep, h5, mesh, frames, args.max_penetration)
+        if args.max_self_penetration is not None:
+            depth, flagged = check_self_penetration(rep, mesh, frames, args.max_self_penetration)
+            if not args.quiet:
+                print(f"self-penetration: {flagged} vertex-frames inside their own body, deepest {depth:.3e}")
         if args.patch_test:
             check_patch_test(rep, mesh, frames)
         if args.compare is not None:

@@ -45,6 +45,15 @@ mpi() { "${MPIEXEC:-mpiexec}" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
 run() { local out="$1"; shift; "$PBNG" "$@" -output "$TMP/$out.h5" > "$TMP/$out.log" 2>&1 && ok || { fail "$out: $*"; cat "$TMP/$out.log"; }; }
 # check NAME check_output-options...: the independent checker on $TMP/NAME.h5.
 check() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --quiet "${@:2}" && ok || fail "$1: independent check ${*:2}"; }
+# run_on_ranks NAME "R1 R2 ..." ARGS...: pbng ARGS on each rank count (mpiexec, one process per rank
+# unbound), writing $TMP/NAME.R.h5 and its log $TMP/NAME.R.log; a failed run fails the test and shows its log.
+run_on_ranks() {
+  local name="$1" ranks
+  for ranks in $2; do
+    mpi "$ranks" "$PBNG" "${@:3}" -output "$TMP/$name.$ranks.h5" > "$TMP/$name.$ranks.log" 2>&1 \
+      && ok || { fail "$name on $ranks rank(s)"; cat "$TMP/$name.$ranks.log"; }
+  done
+}
 finish() {
   echo "$(basename "$0" .sh): $passes passed, $fails failed"
   [ "$fails" -eq 0 ]

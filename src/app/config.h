@@ -11,7 +11,7 @@
 #include "solvers/problem.h"
 #include "solvers/solver.h"
 
-typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE, PBNG_MESH_COLLIDING_BLOCKS } pbng_mesh_source;
+typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE, PBNG_MESH_COLLIDING_BLOCKS, PBNG_MESH_OBJECTS } pbng_mesh_source;
 
 #define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
 
@@ -28,6 +28,8 @@ typedef struct {
   pbng_coarsen_options coarsen;       /* -multilevel with -mesh alone: how its coarse meshes are made */
   char mesh_levels[PBNG_MAX_LEVELS - 1][PETSC_MAX_PATH_LEN];
   double weak_stiffness;              /* two_blocks_hanging: stiffness k of the bindings */
+  double scale;                       /* -scale s: objects_dropping's cells per object size grow by s (nodes by ~s^3) */
+  int objects;                        /* -objects N: objects_dropping's object count */
   pbng_bc_list bcs;
   pbng_material_kind material;
   double youngs, poisson, density, gravity[3];
@@ -66,8 +68,8 @@ typedef struct {
  * by pbng_config_from_options, before any solver sets defaults of its own. */
 PetscErrorCode pbng_config_make_restart_key(pbng_config *cfg);
 
-/* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, box (plain Res-N
- * box), or "none" (give -mesh). */
+/* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding,
+ * objects_dropping, bar_fold, box (plain Res-N box), or "none" (give -mesh). */
 PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
 
 /* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read), with the weak
@@ -97,13 +99,13 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
 
 /* Which of the options that shape a generated mesh were given explicitly. */
 typedef struct {
-  PetscBool res, bar_length, weak_stiffness, element, tet_split, cells;
+  PetscBool res, bar_length, weak_stiffness, element, tet_split, cells, scale, objects;
 } pbng_mesh_options_given;
 
 /* Checks the options that size a generated mesh: their ranges, and that each was given only where
- * such a mesh is generated: -res not with -mesh, -bar_length only for the bar, -weak_stiffness only
- * for the two blocks, -element only for the box and bar, -tet_split only with tetrahedra. comm:
- * where the error is raised. */
+ * such a mesh is generated: -res not with -mesh nor the objects, -bar_length only for bar_gravity's bar,
+ * -weak_stiffness only for the two blocks, -element only for the box and bar, -tet_split only with
+ * tetrahedra, -scale and -objects only for the objects. comm: where the error is raised. */
 PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const pbng_mesh_options_given *given, MPI_Comm comm);
 
 /* -element NAME and -tet_split five | six (either may be NULL: unchanged) into cfg->elements; unknown

@@ -109,6 +109,11 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
                                cfg->weak_file, sizeof(cfg->weak_file), &set));
   PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
                              cfg->weak_stiffness, &cfg->weak_stiffness, &given.weak_stiffness));
+  PetscCall(PetscOptionsReal("-scale", "objects_dropping: refine every object s times per length (nodes ~ s^3)", NULL, cfg->scale, &cfg->scale,
+                             &given.scale));
+  PetscInt objects = cfg->objects;
+  PetscCall(PetscOptionsInt("-objects", "objects_dropping: the number of objects", NULL, objects, &objects, &given.objects));
+  cfg->objects = (int)objects; /* range checked in pbng_config_check_mesh_parameters */
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   PetscCheck(help || cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE (see -help)");
@@ -169,6 +174,8 @@ static PetscErrorCode read_moving_set(PetscOptionItems *PetscOptionsObject, pbng
   PetscCall(read_vector3(PetscOptionsObject, opt, "center of rotation and scaling", m.center));
   snprintf(opt, sizeof(opt), "-bc%d_scale_rate", k);
   PetscCall(read_vector3(PetscOptionsObject, opt, "per-axis scaling rate about the center", m.scale_rate));
+  snprintf(opt, sizeof(opt), "-bc%d_until", k);
+  PetscCall(PetscOptionsReal(opt, "the motion stops at this time and holds the set there (0: never)", NULL, m.until, &m.until, &set));
   PetscCheck(!(has_box && has_group), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bc%d: give _box or _group, not both", k);
   snprintf(opt, sizeof(opt), "bc%d", k);
   if (has_box) PetscCall(pbng_bc_add_box(&cfg->bcs, opt, box, &m));
@@ -229,6 +236,9 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              (int)nfiles);
   PetscCheck(!(levels_set || files_set) || pbng_solver_find(cfg->solver, 1) == &pbng_solver_pbng_ops, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
+  PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_OBJECTS, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-multilevel %d: the objects of -scene objects_dropping have no coarse levels (not generated at coarser cells yet; its dynamic frames take ~20 sweeps)",
+             (int)levels);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;
@@ -496,7 +506,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | box | none", NULL, scene, scene,
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | box | none", NULL, scene, scene,
                                scene_len, &set));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));

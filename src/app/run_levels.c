@@ -87,6 +87,7 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   case PBNG_MESH_BAR: snprintf(buf, len, "generated bar, res %d%s", res, kind); break;
   case PBNG_MESH_STACKED_BLOCKS:
   case PBNG_MESH_COLLIDING_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
+  case PBNG_MESH_OBJECTS: snprintf(buf, len, "generated %d objects, scale %g", cfg->objects, cfg->scale); break;
   case PBNG_MESH_FILE:
     if (k == 0) snprintf(buf, len, "%s", cfg->mesh_file);
     else if (k <= cfg->nmesh_levels) snprintf(buf, len, "%s", cfg->mesh_levels[k - 1]);

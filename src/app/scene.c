@@ -6,6 +6,7 @@
 #include "app/config.h"
 #include "app/errors.h"
 #include "mesh/generate.h"
+#include "mesh/generate_objects.h"
 #include "solvers/assembly.h"
 
 static void base_defaults(pbng_config *cfg)
@@ -31,6 +32,8 @@ static void base_defaults(pbng_config *cfg)
   cfg->rtol = 0;
   cfg->residual_every = 10;
   cfg->weak_stiffness = 1e8;
+  cfg->scale = 1;
+  cfg->objects = 40;
   cfg->contact_opt = (pbng_contact_options){.detect = {.distance = 0.0, .self = 1}, .k_n = 1e8, .k_t = 0.0, .unilateral = 0}; /* the paper's (Sec. 10.2) */
   cfg->contact_every = -1; /* quasistatic: 10, dynamic: 0 (pbng_config_read_contact_options) */
   cfg->divergence_limit = 1e6;
@@ -140,6 +143,64 @@ static PetscErrorCode scene_two_blocks_colliding(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* Sec. 10.2.3 (Fig. 12): 40 simple shapes (boxes, balls, cylinders, tori; -objects N) dropped under
+ * gravity into a glass box, backward Euler, rho = 10, E = 3000, contacts k_n = 1e8, k_t = 0. The
+ * objects sit at the points of a jittered lattice, none touching (mesh/generate_objects.h); the glass
+ * box is the container obstacle around the lattice. The paper's time step 0.002 (Sec. 10.2: "detect
+ * collision every time step": a detection at each frame start); -scale s refines every object (nodes
+ * ~ s^3; docs/contact.md#scenes gives the counts). */
+static PetscErrorCode scene_objects_dropping(pbng_config *cfg)
+{
+  pbng_obstacle *glass = &cfg->contact_opt.detect.obstacle[0];
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_OBJECTS;
+  cfg->youngs = 3000;
+  cfg->gravity[1] = -9.8;
+  cfg->mode = PBNG_MODE_DYNAMIC;
+  cfg->dt = 0.002;
+  cfg->frames = 500; /* t = 1: the top layer has landed by t ~ 0.65 and the pile has settled */
+  cfg->iters = 100;
+  cfg->rtol = 1e-6;
+  cfg->contact = PETSC_TRUE;
+  glass->kind = PBNG_OBSTACLE_CONTAINER;
+  pbng_objects_container(glass->p);
+  cfg->contact_opt.detect.nobstacles = 1;
+  PetscFunctionReturn(0);
+}
+
+#define FOLD_LENGTH 8.0  /* L */
+#define FOLD_TURN_TIME 2.0 /* the end face turns by pi in this time, then is held */
+
+/* Self-contact: a bar [0, L] x [0, 1] x [0, 1] (L = 8, res 4) clamped at x = 0 whose x = L end face
+ * turns by pi about the z axis through (4.5, 0.7, 0.5) in the first FOLD_TURN_TIME time units and is
+ * then held: it lands upside down at x = 1 with y in [0.4, 1.4], 0.6 below the top of the undeformed
+ * bar, so the bar folds into a U (a racket: its loop at x ~ 3.7) whose halves press against each other
+ * near the ends (contacts within one body, -contact_self). Backward Euler (dt 0.01,
+ * 300 frames: the turn and a second held), E = 1e4, rho = 10, no gravity: PBNG's quasistatic frames stall
+ * on this slender bar and E = 1000 lets the fold crush elements (docs/contact.md#scenes, measured). */
+static PetscErrorCode scene_bar_fold(pbng_config *cfg)
+{
+  const double end[6] = {FOLD_LENGTH, 0, 0, FOLD_LENGTH, 1, 1}, start[6] = {0, 0, 0, 0, 1, 1};
+  const pbng_motion turn = {.axis = {0, 0, 1}, .center = {4.5, 0.7, 0.5}, .rotation_rate = PETSC_PI / FOLD_TURN_TIME, .until = FOLD_TURN_TIME};
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_BAR;
+  cfg->bar_length = FOLD_LENGTH;
+  cfg->res = 4;
+  cfg->youngs = 1e4;
+  cfg->mode = PBNG_MODE_DYNAMIC;
+  cfg->dt = 0.01;
+  cfg->frames = 300;
+  cfg->iters = 100;
+  cfg->rtol = 1e-6;
+  cfg->contact = PETSC_TRUE;
+  cfg->contact_opt.detect.self = 1;
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "clamped_end", start, NULL));
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "turned_end", end, &turn));
+  PetscFunctionReturn(0);
+}
+
 /* A plain Res-N unit box with no boundary conditions: add them with -fix_box / -bcK_*. */
 static PetscErrorCode scene_box(pbng_config *cfg)
 {
@@ -158,9 +219,11 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else if (!strcmp(scene, "block_drop_dynamic")) PetscCall(scene_block_drop_dynamic(cfg));
   else if (!strcmp(scene, "two_blocks_hanging")) PetscCall(scene_two_blocks_hanging(cfg));
   else if (!strcmp(scene, "two_blocks_colliding")) PetscCall(scene_two_blocks_colliding(cfg));
+  else if (!strcmp(scene, "objects_dropping")) PetscCall(scene_objects_dropping(cfg));
+  else if (!strcmp(scene, "bar_fold")) PetscCall(scene_bar_fold(cfg));
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
                   "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding, "
-                  "box, none)", scene);
+                  "objects_dropping, bar_fold, box, none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
   PetscFunctionReturn(0);
 }
@@ -213,8 +276,16 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
   PetscCheck(!res_set || cfg->mesh_source != PBNG_MESH_FILE, comm, PETSC_ERR_ARG_INCOMP,
              "-res %d sizes a generated scene mesh, but the mesh comes from -mesh %s: leave out -res (the file fixes the resolution)", cfg->res,
              cfg->mesh_file);
-  PetscCheck(!bar_length_set || cfg->mesh_source == PBNG_MESH_BAR, comm, PETSC_ERR_ARG_INCOMP,
-             "-bar_length is for the generated bar (-scene bar_gravity without -mesh)");
+  PetscCheck(!res_set || cfg->mesh_source != PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
+             "-res does not size the objects of -scene objects_dropping: use -scale");
+  PetscCheck(!bar_length_set || (cfg->mesh_source == PBNG_MESH_BAR && strcmp(cfg->scene, "bar_fold")), comm, PETSC_ERR_ARG_INCOMP,
+             "-bar_length is for the generated bar of -scene bar_gravity (without -mesh); bar_fold's motion is made for its length %g",
+             FOLD_LENGTH);
+  PetscCheck(cfg->scale > 0 && cfg->scale <= 32, comm, PETSC_ERR_ARG_OUTOFRANGE, "-scale %g: must be in (0, 32]", cfg->scale);
+  PetscCheck(cfg->objects >= 1 && cfg->objects <= PBNG_OBJECTS_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "-objects %d: must be 1..%d", cfg->objects,
+             PBNG_OBJECTS_MAX);
+  PetscCheck(!(given->scale || given->objects) || cfg->mesh_source == PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
+             "%s is for the generated objects of -scene objects_dropping (without -mesh)", given->scale ? "-scale" : "-objects");
   PetscCheck(!weak_stiffness_set || cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS, comm, PETSC_ERR_ARG_INCOMP,
              "-weak_stiffness is for the generated blocks of -scene two_blocks_hanging (without -mesh); a -weak file gives each "
              "constraint its own stiffness");
@@ -272,6 +343,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, &cfg->elements, mesh)); break;
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
+  case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
   }
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
@@ -281,6 +353,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
   int n = cfg->res;
+  if (cfg->mesh_source == PBNG_MESH_OBJECTS) return 0; /* no generated coarse levels */
   if (cfg->cells[0] > 0) /* -cells: the smallest axis decides */
     for (int d = 0; d < 3; ++d) n = d == 0 || cfg->cells[d] + 1 < n ? cfg->cells[d] + 1 : n;
   n = coarse_nodes(cfg, n, k);
@@ -312,6 +385,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
     if (k <= cfg->nmesh_levels) PetscCall(pbng_mesh_read(cfg->mesh_levels[k - 1], mesh));
     else *made = 0;
     break;
+  case PBNG_MESH_OBJECTS: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "the objects of -scene objects_dropping have no coarse levels"); /* refused with the options */
   }
   PetscFunctionReturn(0);
 }

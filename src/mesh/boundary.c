@@ -15,6 +15,7 @@ static void rotate_about_axis(const double axis[3], double angle, const double v
 void pbng_motion_apply(const pbng_motion *m, const double X[3], double t, double x[3])
 {
   double scaled[3], rotated[3];
+  if (m->until > 0 && t > m->until) t = m->until; /* stopped: held where the motion ended */
   for (int d = 0; d < 3; ++d) scaled[d] = (1.0 + m->scale_rate[d] * t) * (X[d] - m->center[d]);
   if (m->rotation_rate != 0.0) rotate_about_axis(m->axis, m->rotation_rate * t, scaled, rotated);
   else memcpy(rotated, scaled, sizeof(rotated));
@@ -35,6 +36,8 @@ static PetscErrorCode bc_append(pbng_bc_list *list, const char *name, const pbng
   PetscCheck((*bc)->motion.rotation_rate == 0.0 || len > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "boundary condition %s: rotation needs a non-zero axis", name);
   for (int d = 0; d < 3 && len > 0; ++d) (*bc)->motion.axis[d] /= len;
+  PetscCheck((*bc)->motion.until >= 0 && isfinite((*bc)->motion.until), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "boundary condition %s: the motion's stop time %g must be >= 0 (0: it never stops)", name, (*bc)->motion.until);
   PetscFunctionReturn(0);
 }
 

@@ -1,8 +1,9 @@
 /* Dirichlet boundary conditions (Eq. 2, 12): named node sets chosen by an axis-aligned box or a mesh
  * node set (Gmsh physical group), each with a prescribed motion
- *   x_D(X, t) = p + Rot(axis, rate t) diag(1 + s t) (X - p) + v t
+ *   x_D(X, t) = p + Rot(axis, rate t') diag(1 + s t') (X - p) + v t',  t' = min(t, until) (until > 0) or t
  * (scaling rate s about the point p, rotation rate in rad per unit time about the axis through p,
- * translation velocity v). A set with all rates zero is clamped at rest. */
+ * translation velocity v; a motion with `until` stops then and holds the set where it is). A set with
+ * all rates zero is clamped at rest. */
 #ifndef PBNG_MESH_BOUNDARY_H
 #define PBNG_MESH_BOUNDARY_H
 
@@ -16,6 +17,7 @@ typedef struct {
   double axis[3];       /* unit rotation axis */
   double center[3];     /* point p of rotation and scaling */
   double scale_rate[3]; /* per-axis stretch (> 0) or squeeze (< 0) rate */
+  double until;         /* > 0: the motion stops at this time and the set stays there; 0: it goes on */
 } pbng_motion;
 
 typedef struct {
