@@ -39,6 +39,20 @@ out="$TMP/freefall.h5"
 if "$PBNG" -scene box -res 4 -youngs 10 -mode dynamic -gravity 0,-9.8,0 -frames 4 -iters 500 -rtol 1e-13 -output "$out" > "$TMP/log" 2>&1; then ok
 else fail "free-fall run"; cat "$TMP/log"; fi
 "$PY" "$HERE/check_output.py" "$out" --frames 4 --free-fall --quiet && ok || fail "free fall"
+# -dynamic_guess free_fall: the first iterate x^n + dt v^n + dt^2 g is the free fall itself (no iteration),
+# and a clamped body ends where the inertial guess's iterations end
+out="$TMP/freefall_guess.h5"
+if "$PBNG" -scene box -res 4 -youngs 10 -mode dynamic -gravity 0,-9.8,0 -frames 4 -iters 500 -rtol 1e-10 -dynamic_guess free_fall -output "$out" \
+    > "$TMP/log" 2>&1; then ok; else fail "free-fall guess run"; cat "$TMP/log"; fi
+"$PY" "$HERE/check_output.py" "$out" --frames 4 --free-fall --quiet && ok || fail "free fall (free_fall guess)"
+grep -c "iters     0" "$TMP/log" | grep -qx 4 && ok || { fail "free fall with the free_fall guess iterated"; grep "^frame" "$TMP/log"; }
+for guess in inertial free_fall; do
+  "$PBNG" -scene block_drop_dynamic -res 5 -frames 3 -iters 400 -rtol 1e-10 -dynamic_guess $guess -output "$TMP/guess_$guess.h5" > "$TMP/log" 2>&1 \
+    && ok || { fail "block drop, $guess guess"; cat "$TMP/log"; }
+done
+"$PY" "$HERE/check_output.py" "$TMP/guess_free_fall.h5" --compare "$TMP/guess_inertial.h5" --rtol 1e-7 --quiet && ok || fail "the guesses' frames differ"
+expect_error "-dynamic_guess quasistatic" "-dynamic_guess is for -mode dynamic" "$PBNG" -scene box -res 3 -dynamic_guess free_fall -output "$TMP/bad.h5"
+expect_error "-dynamic_guess unknown" "-dynamic_guess: unknown guess \"exact\"" "$PBNG" -scene box -res 3 -mode dynamic -dynamic_guess exact -output "$TMP/bad.h5"
 
 for threads in 1 2; do
   out="$TMP/drop_t$threads.h5"

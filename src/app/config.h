@@ -37,6 +37,7 @@ typedef struct {
   pbng_solver_options solver_opt;
   pbng_mode mode;
   double dt;
+  int free_fall_guess;                /* -dynamic_guess free_fall: dynamic frames start from x^n + dt v^n + dt^2 g */
   int frames, iters;
   double rtol;
   int residual_every;

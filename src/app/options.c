@@ -295,6 +295,13 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscFunctionBeginUser;
   PetscCall(read_multilevel_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsReal("-dt", "time step per frame", NULL, cfg->dt, &cfg->dt, &set));
+  static const char *const guesses[] = {"inertial", "free_fall"}; /* cfg->free_fall_guess 0, 1 */
+  int guess = cfg->free_fall_guess;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-dynamic_guess",
+                                      "a dynamic frame's first iterate: x^n + dt v^n (inertial) or x^n + dt v^n + dt^2 g (free_fall)", "guess ", guesses, 2,
+                                      &guess, &set));
+  PetscCheck(!set || cfg->mode == PBNG_MODE_DYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-dynamic_guess is for -mode dynamic");
+  cfg->free_fall_guess = guess;
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &set));
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
   PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));

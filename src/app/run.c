@@ -181,6 +181,12 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, &energy));
     r = fr->residual0;
+    if (cfg->mode == PBNG_MODE_DYNAMIC && cfg->free_fall_guess && !st->solver.ops->kind.own_guess) {
+      /* -dynamic_guess free_fall: the iterations start from x^n + dt v^n + dt^2 g; the residual at the
+       * inertial predictor stays the reference of -rtol (a body in free fall has no residual left) */
+      PetscCall(pbng_problem_add_free_fall(&st->pb));
+      PetscCall(evaluate_residual(st, &r, &energy));
+    }
     if (cfg->monitor) PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
     PetscCall(check_divergence(st, frame, 0, r, r));
   }

@@ -162,6 +162,7 @@ static PetscErrorCode scene_objects_dropping(pbng_config *cfg)
   cfg->frames = 500; /* t = 1: the top layer has landed by t ~ 0.65 and the pile has settled */
   cfg->iters = 100;
   cfg->rtol = 1e-6;
+  cfg->free_fall_guess = 1; /* a falling object's frame is solved by its first iterate (else ~90 sweeps at -scale 5.22) */
   cfg->contact = PETSC_TRUE;
   glass->kind = PBNG_OBSTACLE_CONTAINER;
   pbng_objects_container(glass->p);

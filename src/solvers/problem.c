@@ -162,6 +162,19 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_problem_add_free_fall(pbng_problem *pb)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const double dt2 = pb->dt * pb->dt;
+
+  PetscFunctionBeginUser;
+  for (int32_t i = 0; i < dm->nfree; ++i)
+    if (pb->mass[i] > 0)
+      for (int d = 0; d < 3; ++d) pb->x[3 * i + d] += dt2 * pb->load_mass[i] / pb->mass[i] * pb->gravity[d];
+  PetscCall(pbng_problem_update_ghosts(pb));
+  PetscFunctionReturn(0);
+}
+
 void pbng_problem_end_frame(pbng_problem *pb)
 {
   if (pb->mode != PBNG_MODE_DYNAMIC) return;

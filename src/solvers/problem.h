@@ -46,6 +46,10 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
 /* Starts frame n+1 at time t: moves prescribed nodes to x_D(X, t) (Eq. 12); in dynamic mode sets
  * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes (ghosts updated). */
 PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t);
+/* Dynamic: the free nodes move by dt^2 (load / mass) g from where they are (x_hat at a frame start: the
+ * frame's first iterate x^n + dt v^n + dt^2 g, PBD's guess, which a body in free fall solves exactly);
+ * ghosts updated. Collective. */
+PetscErrorCode pbng_problem_add_free_fall(pbng_problem *pb);
 
 /* Makes the problem's energy include the contacts of ct (kept by reference) and gives the positions room
  * for their ghosts. Before anything keeps a pointer to pb->x. */

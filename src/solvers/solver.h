@@ -51,6 +51,7 @@ typedef struct {
   const char *chosen_by;   /* how a user selects it, for messages: "-solver newton" */
   const char *help;        /* one line for -solver's -help entry */
   int constraint_colors;   /* needs the constraint coloring of the elements and weak constraints (Sec. 6) */
+  int own_guess;           /* starts each (pseudo) step from its own x~ = x + dt v + dt^2 g (PBD's; -dynamic_guess does not apply) */
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
   int contact_every;       /* quasistatic: its default -contact_every (iterations between detections within a frame) */
   /* Prefixes of the options of PETSc objects the solver creates and reads only when it sets up
