@@ -1,0 +1,110 @@
+"""Pictures of a pbng result with contacts, rendered by ParaView (issue 17's bench/contact.py).
+
+Run: xvfb-run -a pvbatch bench/render_contacts.py FILE.xdmf OUT.png [--frames 0,100,200,...] [--size 480,360]
+
+One panel per frame (the XDMF's time steps by frame number; default: six spread over the run), the
+surface coloured by the node attribute `in_contact` (the paper's red nodes: 1 red, 0 grey), the
+same camera for every panel (fitted to the bodies in the last frame, looking down a little from the front); the
+panels are pasted side by side into OUT.png with the frame's time written above each. Needs the
+Debian packages paraview, xvfb (pvbatch wants an X display for its render window) and python3-h5py.
+Box and container obstacles are drawn as outlines."""
+import argparse
+import os
+import sys
+import tempfile
+
+import h5py
+import paraview.simple as pvs
+from vtkmodules.vtkIOImage import vtkPNGReader, vtkPNGWriter
+from vtkmodules.vtkFiltersCore import vtkImageAppend
+
+
+def parse():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("xdmf")
+    ap.add_argument("png")
+    ap.add_argument("--frames", default="")
+    ap.add_argument("--size", default="480,360")
+    return ap.parse_args()
+
+
+def frames_to_show(times, wanted):
+    if wanted:
+        return [int(f) for f in wanted.split(",")]
+    n = len(times) - 1
+    return sorted({round(k * n / 5) for k in range(6)})
+
+
+def show_boxes(xdmf, view):
+    """The run's box and container obstacles (root attribute obstacles of the HDF5 file beside the XDMF:
+    kind, then lo and hi) as black outlines."""
+    with h5py.File(os.path.splitext(xdmf)[0] + ".h5", "r") as f:
+        obstacles = f.attrs["obstacles"].reshape(-1, 7) if "obstacles" in f.attrs else []
+    for o in obstacles:
+        if int(o[0]) not in (1, 2):  # pbng_obstacle: 1 box, 2 container
+            continue
+        lo, hi = o[1:4], o[4:7]
+        box = pvs.Box(XLength=hi[0] - lo[0], YLength=hi[1] - lo[1], ZLength=hi[2] - lo[2], Center=list((lo + hi) / 2))
+        outline = pvs.Show(pvs.Outline(Input=box), view)
+        outline.AmbientColor = outline.DiffuseColor = [0, 0, 0]
+
+
+def render_panel(reader, view, time, path):
+    view.ViewTime = time
+    pvs.Render(view)
+    pvs.SaveScreenshot(path, view)
+
+
+def main():
+    a = parse()
+    w, h = (int(v) for v in a.size.split(","))
+    reader = pvs.XDMFReader(FileNames=[os.path.abspath(a.xdmf)])
+    pvs.UpdatePipeline()
+    times = list(reader.TimestepValues)
+    frames = [f for f in frames_to_show(times, a.frames) if 0 <= f < len(times)]
+    if "in_contact" not in reader.PointData.keys():
+        sys.exit(f"{a.xdmf}: no node attribute in_contact (a run without contacts?)")
+    surface = pvs.ExtractSurface(Input=reader)
+    view = pvs.CreateView("RenderView")
+    view.ViewSize = [w, h]
+    view.UseColorPaletteForBackground = 0
+    view.Background = [1, 1, 1]
+    view.OrientationAxesVisibility = 0
+    shown = pvs.Show(surface, view)
+    pvs.ColorBy(shown, ("POINTS", "in_contact"))
+    lut = pvs.GetColorTransferFunction("in_contact")
+    lut.RGBPoints = [0.0, 0.75, 0.75, 0.75, 1.0, 0.85, 0.1, 0.1]
+    lut.RescaleTransferFunction(0.0, 1.0)
+    shown.SetScalarBarVisibility(view, False)
+    text = pvs.Text(Text="")
+    label = pvs.Show(text, view)
+    label.FontSize = 14
+    label.Color = [0, 0, 0]
+    label.WindowLocation = "Upper Center"
+    view.ViewTime = times[-1]
+    view.CameraPosition = [0.5, 0.6, 1.0]
+    view.CameraFocalPoint = [0, 0, 0]
+    view.CameraViewUp = [0, 1, 0]
+    pvs.ResetCamera(view)  # fitted to the bodies; the obstacles' outlines added after may reach beyond
+    show_boxes(a.xdmf, view)
+    append = vtkImageAppend()
+    append.SetAppendAxis(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in frames:
+            text.Text = f"frame {f}, t = {times[f]:.3f}"
+            path = os.path.join(tmp, f"panel{f:06d}.png")
+            render_panel(reader, view, times[f], path)
+            r = vtkPNGReader()
+            r.SetFileName(path)
+            r.Update()
+            append.AddInputData(r.GetOutput())
+        append.Update()
+        out = vtkPNGWriter()
+        out.SetFileName(a.png)
+        out.SetInputData(append.GetOutput())
+        out.Write()
+    print(f"{a.png}: frames {', '.join(map(str, frames))}")
+
+
+if __name__ == "__main__":
+    main()
