@@ -13,9 +13,9 @@ box (-scene objects_dropping, Sec. 10.2.3) on --ranks ranks, with its contacts a
    of detection + recoloring in it; every --penetration-every frames the deepest surface vertex inside
    another object or beyond the glass (tests/check_output.py's frame_penetrations: winding numbers, from the
    positions alone), against the contact distance.
-2. The same scene without detection (`-contact 0 -dynamic_guess inertial -rtol 0 -iters N -frames 2`: the
+2. The same scene without detection (`-contact 0 -dynamic_guess inertial -rtol 0 -iters N -frames K`: the
    objects' first free-fall frames, a fixed number of sweeps): the PBNG sweep's ms per iteration without any
-   contact work, against which the contact frames' ms per iteration are set.
+   contact work (the median over the K frames), against which the contact frames' ms per iteration are set.
 
 Prints the summary, writes bench/results/contact-<host>-<stamp>.csv (one row per frame; a comment block
 heads it with the machine, the commands and the summary), a timing plot beside it (.png: sweeps' time and
@@ -30,7 +30,6 @@ The paper's size is --scale 5.22 (255 640 nodes, 1.27M tetrahedra): hours per ru
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import re
@@ -48,6 +47,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "tests"))
 import check_output  # noqa: E402  (the independent penetration check)
 
+REFERENCE_LINE = re.compile(r"^frame +\d+/\d+ +iters +(\d+).*? ([0-9.]+) s +ETA")
 FRAME_LINE = re.compile(r"^frame +(\d+)/\d+ +iters +(\d+).*? ([0-9.]+) s +ETA .* contacts (\d+) "
                         r"\(detection ([0-9.eE+-]+) s, recoloring ([0-9.eE+-]+) s\)")
 
@@ -61,14 +61,15 @@ def parse():
     ap.add_argument("--scale", type=float, default=1.0, help="-scale of objects_dropping (5.22: the paper's 256K nodes)")
     ap.add_argument("--frames", type=int, default=500, help="frames of the contact run (the scene's 500: t = 1)")
     ap.add_argument("--reference-iters", type=int, default=20, help="sweeps per frame of the run without detection")
+    ap.add_argument("--reference-frames", type=int, default=7, help="frames of the run without detection (median)")
     ap.add_argument("--penetration-every", type=int, default=10, help="check every K-th frame's penetration (1: all)")
     ap.add_argument("--render", action="store_true", help="also render the scene with pvbatch (bench/render_contacts.py)")
     ap.add_argument("--render-frames", default="", help="frames to render (default: six spread over the run)")
     ap.add_argument("--keep", default=None, help="directory for the runs' files (default: a temporary one, removed)")
     ap.add_argument("--out", default=None, help="CSV path (default bench/results/contact-<host>-<stamp>.csv)")
     a = ap.parse_args()
-    if a.ranks < 1 or a.threads < 1 or a.frames < 1 or a.reference_iters < 1 or a.penetration_every < 1:
-        ap.error("--ranks, --threads, --frames, --reference-iters and --penetration-every must be >= 1")
+    if a.ranks < 1 or a.threads < 1 or a.frames < 1 or a.reference_iters < 1 or a.penetration_every < 1 or a.reference_frames < 1:
+        ap.error("--ranks, --threads, --frames, --reference-iters, --reference-frames and --penetration-every must be >= 1")
     return a
 
 
@@ -224,12 +225,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         scratch = args.keep or tmp
         os.makedirs(scratch, exist_ok=True)
-        ref, _, ref_js = command(args, scratch, "reference", ["-contact", "0", "-dynamic_guess", "inertial", "-rtol", "0",
-                                                              "-iters", str(args.reference_iters), "-frames", "2"])
+        ref, _, _ = command(args, scratch, "reference", ["-contact", "0", "-dynamic_guess", "inertial", "-rtol", "0",
+                                                              "-iters", str(args.reference_iters), "-frames", str(args.reference_frames)])
         print(shown(ref), flush=True)
-        run_streaming(ref)
-        with open(ref_js) as f:
-            reference_ms = 1e3 * json.load(f)["seconds_per_iteration"]
+        reference_ms = median([1e3 * float(m.group(2)) / int(m.group(1)) for m in (REFERENCE_LINE.match(l) for _, l in run_streaming(ref)) if m])
         cmd, h5, _ = command(args, scratch, "contact", ["-frames", str(args.frames)])
         print(shown(cmd), flush=True)
         lines = run_streaming(cmd)
