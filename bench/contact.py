@@ -23,7 +23,7 @@ detection + recoloring per frame, contacts, penetration; needs python3-matplotli
 scene at --render-frames rendered by ParaView (-render.png; needs paraview and xvfb: bench/render_contacts.py).
 
     /usr/bin/python3 bench/contact.py [--scale 1] [--frames 500] [--ranks 2] [--threads 1]
-                                      [--penetration-every 10] [--render] [--keep DIR]
+                                      [--penetration-every 10] [--render] [--pbng-options "..."] [--keep DIR]
 
 The paper's size is --scale 5.22 (255 640 nodes, 1.27M tetrahedra): hours per run on a small machine.
 """
@@ -65,6 +65,7 @@ def parse():
     ap.add_argument("--penetration-every", type=int, default=10, help="check every K-th frame's penetration (1: all)")
     ap.add_argument("--render", action="store_true", help="also render the scene with pvbatch (bench/render_contacts.py)")
     ap.add_argument("--render-frames", default="", help="frames to render (default: six spread over the run)")
+    ap.add_argument("--pbng-options", default="", help="more pbng options for the contact run (e.g. \"-contact_every 5\")")
     ap.add_argument("--keep", default=None, help="directory for the runs' files (default: a temporary one, removed)")
     ap.add_argument("--out", default=None, help="CSV path (default bench/results/contact-<host>-<stamp>.csv)")
     a = ap.parse_args()
@@ -229,7 +230,7 @@ def main():
                                                               "-iters", str(args.reference_iters), "-frames", str(args.reference_frames)])
         print(shown(ref), flush=True)
         reference_ms = median([1e3 * float(m.group(2)) / int(m.group(1)) for m in (REFERENCE_LINE.match(l) for _, l in run_streaming(ref)) if m])
-        cmd, h5, _ = command(args, scratch, "contact", ["-frames", str(args.frames)])
+        cmd, h5, _ = command(args, scratch, "contact", ["-frames", str(args.frames)] + args.pbng_options.split())
         print(shown(cmd), flush=True)
         lines = run_streaming(cmd)
         rows = frame_rows(lines)
