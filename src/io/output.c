@@ -19,6 +19,7 @@
  *  - Frame attributes are stored on the frame group /frames/NNNNNN and, identically, on its
  *    positions dataset, so readers may look at either. */
 #include "io/output_private.h"
+#include "core/sorted_ids.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -365,12 +366,6 @@ static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_ou
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-static int cmp_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Frames, fixed nodes                                                                              */
 
 static PetscErrorCode output_write_fixed_nodes(pbng_output *out, int64_t nlocal, const int64_t *nodes)
@@ -416,7 +411,7 @@ static PetscErrorCode output_write_fixed_nodes(pbng_output *out, int64_t nlocal,
   PetscCallMPI(MPI_Gatherv(nodes, nl, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, out->comm));
   if (out->rank == 0) {
     int64_t k = 0;
-    qsort(all, (size_t)K, sizeof(int64_t), cmp_int64);
+    qsort(all, (size_t)K, sizeof(int64_t), pbng_compare_int64);
     for (int64_t i = 0; i < K; ++i)
       if (k == 0 || all[i] != all[k - 1]) all[k++] = all[i];
     K = k;

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/adjacency.h"
 #include "parallel/halo.h"
+#include "core/sorted_ids.h"
 
 /* A face of a local element with an owned corner, identified by its corners' global ids. */
 typedef struct {
@@ -19,15 +20,9 @@ static int compare_faces(const void *a, const void *b)
   return 0;
 }
 
-static int compare_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static int compare_triangles(const void *a, const void *b)
 {
-  return compare_int64(&((const pbng_surface_triangle *)a)->key, &((const pbng_surface_triangle *)b)->key);
+  return pbng_compare_int64(&((const pbng_surface_triangle *)a)->key, &((const pbng_surface_triangle *)b)->key);
 }
 
 /* Face f of local element e: its corners' local indices (outward order) into c; returns how many. */
@@ -57,7 +52,7 @@ static PetscErrorCode collect_faces(const pbng_dmesh *dm, face_record **faces, i
       for (int k = 0; k < 4; ++k) r->corner[k] = k < m ? dm->global_node[c[k]] : INT64_MAX;
       for (int k = 0; k < m; ++k) owned |= c[k] < dm->nowned;
       if (!owned) continue;
-      qsort(r->corner, 4, sizeof(int64_t), compare_int64);
+      qsort(r->corner, 4, sizeof(int64_t), pbng_compare_int64);
       r->elem = e, r->face = f;
       ++n;
     }
@@ -160,7 +155,7 @@ static PetscErrorCode list_vertices(const pbng_dmesh *dm, pbng_surface *s)
   PetscCall(PetscMalloc1(s->nvert + 1, &s->vert));
   for (int32_t i = 0, n = 0; i < dm->nowned; ++i)
     if (s->is_vertex[i]) pair[2 * n] = dm->global_node[i], pair[2 * n + 1] = i, ++n;
-  qsort(pair, (size_t)s->nvert, 2 * sizeof(int64_t), compare_int64); /* by the first of each pair: the gid */
+  qsort(pair, (size_t)s->nvert, 2 * sizeof(int64_t), pbng_compare_int64); /* by the first of each pair: the gid */
   for (int32_t v = 0; v < s->nvert; ++v) s->vert[v] = (int32_t)pair[2 * v + 1];
   PetscCall(PetscFree(pair));
   PetscFunctionReturn(0);
@@ -218,7 +213,7 @@ static PetscErrorCode element_neighbours(const pbng_dmesh *dm, pbng_surface *s)
       const int32_t *row = &dm->elems[(int64_t)dm->nen * e];
       for (int a = 0, m = pbng_row_nodes(row, dm->nen); a < m; ++a) s->nbr[n++] = dm->global_node[row[a]];
     }
-    qsort(&s->nbr[first], (size_t)(n - first), sizeof(int64_t), compare_int64);
+    qsort(&s->nbr[first], (size_t)(n - first), sizeof(int64_t), pbng_compare_int64);
     int64_t u = first;
     for (int64_t k = first; k < n; ++k)
       if (k == first || s->nbr[k] != s->nbr[u - 1]) s->nbr[u++] = s->nbr[k];

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/adjacency.h"
 #include "solvers/assembly.h"
+#include "core/sorted_ids.h"
 
 PetscErrorCode pbng_contact_patch_init(pbng_contact_patch *cp)
 {
@@ -57,18 +58,8 @@ static int joins_nodes(const pbng_contacts *ct, const pbng_weak_constraint *c)
   return n >= 2;
 }
 
-static int compare_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* Patch index of global node gid, or -1. */
-static int64_t patch_index(const pbng_contact_patch *cp, int64_t gid)
-{
-  const int64_t *at = cp->nglobal ? bsearch(&gid, cp->gid, (size_t)cp->nglobal, sizeof(int64_t), compare_int64) : NULL;
-  return at ? at - cp->gid : -1;
-}
+static int64_t patch_index(const pbng_contact_patch *cp, int64_t gid) { return pbng_sorted_index(cp->gid, cp->nglobal, gid); }
 
 /* The patch: this rank's owned nodes in it, every patch node's global id (gathered, sorted) and local copy. */
 static PetscErrorCode find_patch(pbng_contact_patch *cp, const pbng_contacts *ct)
@@ -97,7 +88,7 @@ static PetscErrorCode find_patch(pbng_contact_patch *cp, const pbng_contacts *ct
   cp->nglobal = displ[size];
   PetscCall(PetscMalloc1(cp->nglobal + 1, &cp->gid));
   PetscCallMPI(MPI_Allgatherv(mine, cp->nmine, MPI_INT64_T, cp->gid, counts, displ, MPI_INT64_T, dm->comm));
-  qsort(cp->gid, (size_t)cp->nglobal, sizeof(int64_t), compare_int64);
+  qsort(cp->gid, (size_t)cp->nglobal, sizeof(int64_t), pbng_compare_int64);
   PetscCall(PetscMalloc1(cp->nglobal + 1, &cp->local));
   for (int64_t k = 0; k < cp->nglobal; ++k) cp->local[k] = -1;
   for (int32_t l = 0; l < dm->nlocal + ct->nghost; ++l) {

@@ -1,5 +1,6 @@
 /* The constraint solvers' contacts, projected on every rank alike (contact_projection.h). */
 #include "solvers/contact_projection.h"
+#include "core/sorted_ids.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,18 +57,8 @@ typedef struct {
 
 static int compare_shared(const void *a, const void *b) { return pbng_contact_key_compare(((const shared_contact *)a)->key, ((const shared_contact *)b)->key); }
 
-static int compare_int64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* The node index of global node gid, or -1. */
-static int32_t node_index(const pbng_contact_projection *cp, int64_t gid)
-{
-  const int64_t *at = cp->nnodes ? bsearch(&gid, cp->gid, (size_t)cp->nnodes, sizeof(int64_t), compare_int64) : NULL;
-  return at ? (int32_t)(at - cp->gid) : -1;
-}
+static int32_t node_index(const pbng_contact_projection *cp, int64_t gid) { return (int32_t)pbng_sorted_index(cp->gid, cp->nnodes, gid); }
 
 /* Every contact of the job, each counted once (by its vertex's owner), sorted by key. */
 static PetscErrorCode gather_contacts(const pbng_contacts *ct, int *n, shared_contact **all)
@@ -115,7 +106,7 @@ static PetscErrorCode list_nodes(pbng_contact_projection *cp, const pbng_contact
   PetscCall(PetscMalloc1(PBNG_WC_MAX_NODES * (int64_t)n + 1, &gid));
   for (int k = 0; k < n; ++k)
     for (int j = 0; j < all[k].term.nnodes; ++j) gid[m++] = all[k].term.node[j];
-  qsort(gid, (size_t)m, sizeof(int64_t), compare_int64);
+  qsort(gid, (size_t)m, sizeof(int64_t), pbng_compare_int64);
   cp->nnodes = 0;
   for (int64_t k = 0; k < m; ++k)
     if (k == 0 || gid[k] != gid[k - 1]) gid[cp->nnodes++] = gid[k];
