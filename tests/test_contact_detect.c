@@ -516,13 +516,40 @@ static void place(const scenario *sc, int64_t gid, const double X[3], double x[3
 
 /* Every surface vertex against every surface triangle and obstacle of the global mesh, the rules of
  * docs/contact.md#detection written again. */
+/* One accepted pair of the brute force. */
+typedef struct {
+  int64_t t, key;
+  double d2, s, w[3], p[3], n[3];
+} brute_pair;
+
+static int compare_brute_pairs(const void *a, const void *b)
+{
+  const brute_pair *x = a, *y = b;
+  if (x->d2 != y->d2) return x->d2 < y->d2 ? -1 : 1;
+  return (x->key > y->key) - (x->key < y->key);
+}
+
+static int compare_brute_keys(const void *a, const void *b)
+{
+  const brute_pair *x = a, *y = b;
+  return (x->key > y->key) - (x->key < y->key);
+}
+
+static void corners(const reference *r, const double *x, int64_t t, double c[3][3])
+{
+  for (int a = 0; a < 3; ++a)
+    for (int k = 0; k < 3; ++k) c[a][k] = x[3 * r->node[t][a] + k];
+}
+
 static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const reference *r, const double *x, int64_t *n, pbng_contact_record **rec)
 {
   const pbng_contact_detect_options *opt = &sc->opt;
   int64_t cap = 16, count = 0;
+  brute_pair *acc;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(cap, rec));
+  PetscCall(PetscMalloc1(r->ntri + 1, &acc));
   for (int64_t v = 0; v < m->nnodes; ++v) {
     if (!r->is_vertex[v]) continue;
     const double *xv = &x[3 * v];
@@ -532,8 +559,7 @@ static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const 
       const int j = c[0] == v ? 0 : c[1] == v ? 1 : 2;
       pbng_vertex_normal_add(&x[3 * c[j]], &x[3 * c[(j + 1) % 3]], &x[3 * c[(j + 2) % 3]], nv);
     }
-    int64_t best = -1;
-    double bd2 = 0, bw[3], bp[3], bn[3], bs = 0;
+    int64_t nacc = 0;
     for (int64_t t = 0; t < r->ntri; ++t) {
       const int32_t *c = r->node[t];
       if (c[0] == v || c[1] == v || c[2] == v) continue;
@@ -541,29 +567,42 @@ static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const 
         if (!opt->self) continue;
         if (reference_shares_element(m, r, v, c[0]) || reference_shares_element(m, r, v, c[1]) || reference_shares_element(m, r, v, c[2])) continue;
       }
-      double w[3], p[3], nt[3];
-      const double d2 = pbng_point_triangle_closest(xv, &x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], w, p);
+      brute_pair *q = &acc[nacc];
+      const double d2 = pbng_point_triangle_closest(xv, &x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], q->w, q->p);
       if (sqrt(d2) > opt->distance) continue;
-      if (pbng_triangle_normal(&x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], nt) == 0) continue;
-      const double s = (xv[0] - p[0]) * nt[0] + (xv[1] - p[1]) * nt[1] + (xv[2] - p[2]) * nt[2];
-      const int facing = nv[0] * nt[0] + nv[1] * nt[1] + nv[2] * nt[2] < 0, same_body = r->body[c[0]] == r->body[v];
+      if (pbng_triangle_normal(&x[3 * c[0]], &x[3 * c[1]], &x[3 * c[2]], q->n) == 0) continue;
+      const double s = (xv[0] - q->p[0]) * q->n[0] + (xv[1] - q->p[1]) * q->n[1] + (xv[2] - q->p[2]) * q->n[2];
+      const int facing = nv[0] * q->n[0] + nv[1] * q->n[1] + nv[2] * q->n[2] < 0, same_body = r->body[c[0]] == r->body[v];
       if (!facing && (s >= 0 || same_body)) continue; /* behind the triangle: enough for another body only */
-      if (best >= 0 && d2 >= bd2) continue; /* triangles by increasing key: the lower key wins ties */
-      best = t, bd2 = d2, bs = s;
-      memcpy(bw, w, sizeof(w)), memcpy(bp, p, sizeof(p)), memcpy(bn, nt, sizeof(nt));
+      q->t = t, q->key = r->key[t], q->d2 = d2, q->s = s;
+      ++nacc;
     }
-    if (count + 1 + opt->nobstacles > cap) {
-      cap = 2 * (count + 1 + opt->nobstacles);
+    /* the PBNG_CONTACT_NEAREST closest (ties: lower key), then greedily those forming a valley with all kept */
+    qsort(acc, (size_t)nacc, sizeof(*acc), compare_brute_pairs);
+    if (nacc > PBNG_CONTACT_NEAREST) nacc = PBNG_CONTACT_NEAREST;
+    brute_pair kept[PBNG_CONTACT_MAX_TRIANGLES];
+    int nkept = 0;
+    for (int64_t a = 0; a < nacc && nkept < PBNG_CONTACT_MAX_TRIANGLES; ++a) {
+      double ta[3][3], tk[3][3];
+      corners(r, x, acc[a].t, ta);
+      int ok = 1;
+      for (int k = 0; k < nkept && ok; ++k) corners(r, x, kept[k].t, tk), ok = pbng_triangles_form_valley(ta, acc[a].n, tk, kept[k].n);
+      if (ok) kept[nkept++] = acc[a];
+    }
+    qsort(kept, (size_t)nkept, sizeof(*kept), compare_brute_keys);
+    if (count + nkept + opt->nobstacles > cap) {
+      cap = 2 * (count + nkept + opt->nobstacles);
       PetscCall(PetscRealloc(sizeof(**rec) * (size_t)cap, rec));
     }
-    if (best >= 0) {
+    for (int k = 0; k < nkept; ++k) {
+      const brute_pair *b = &kept[k];
       pbng_contact_record *q = &(*rec)[count++];
       memset(q, 0, sizeof(*q));
-      q->kind = PBNG_CONTACT_TRIANGLE, q->vertex = -1, q->vertex_gid = v, q->key = r->key[best], q->gap = bs;
+      q->kind = PBNG_CONTACT_TRIANGLE, q->vertex = -1, q->vertex_gid = v, q->key = b->key, q->gap = b->s;
       for (int a = 0; a < 3; ++a) {
-        q->tri_gid[a] = r->node[best][a];
-        for (int k = 0; k < 3; ++k) q->tri_x[a][k] = x[3 * r->node[best][a] + k];
-        q->w[a] = bw[a], q->point[a] = bp[a], q->normal[a] = bn[a];
+        q->tri_gid[a] = r->node[b->t][a];
+        for (int k2 = 0; k2 < 3; ++k2) q->tri_x[a][k2] = x[3 * r->node[b->t][a] + k2];
+        q->w[a] = b->w[a], q->point[a] = b->p[a], q->normal[a] = b->n[a];
       }
     }
     for (int o = 0; o < opt->nobstacles; ++o) {
@@ -577,6 +616,7 @@ static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const 
     }
   }
   *n = count;
+  PetscCall(PetscFree(acc));
   PetscFunctionReturn(0);
 }
 
@@ -663,7 +703,7 @@ static PetscErrorCode check_owners(const scenario *sc, const pbng_dmesh *dm, int
 
 /* Detection on this partition with 1 and 3 threads (the same records), against brute force. */
 static PetscErrorCode check_detection(const scenario *sc, const pbng_mesh *m, const reference *r, const pbng_dmesh *dm, int64_t min_triangle,
-                                      int64_t max_triangle, int64_t min_obstacle)
+                                      int64_t max_triangle, int64_t min_obstacle, int64_t min_multi)
 {
   pbng_contact_detector *det;
   pbng_contact_record *rec[2], *all, *brute;
@@ -699,7 +739,15 @@ static PetscErrorCode check_detection(const scenario *sc, const pbng_mesh *m, co
       printf("  %s: record %" PRId64 ": vertex %" PRId64 " kind %d key %" PRId64 " gap %.17g, brute force: vertex %" PRId64 " kind %d key %" PRId64 " gap %.17g\n", sc->name, i,
              all[i].vertex_gid, all[i].kind, all[i].key, all[i].gap, brute[i].vertex_gid, brute[i].kind, brute[i].key, brute[i].gap);
   }
-  for (int64_t i = 0; i < total; ++i) kinds[all[i].kind]++;
+  int64_t multi = 0, most = 0; /* vertices with two or more triangle records; the most of one vertex */
+  for (int64_t i = 0, run = 0; i < total; ++i) {
+    kinds[all[i].kind]++;
+    run = all[i].kind == PBNG_CONTACT_TRIANGLE ? (i > 0 && all[i - 1].vertex_gid == all[i].vertex_gid && all[i - 1].kind == PBNG_CONTACT_TRIANGLE ? run + 1 : 1) : 0;
+    multi += run == 2, most = run > most ? run : most;
+  }
+  snprintf(what, sizeof(what), "%s: %" PRId64 " vertices with 2 or more triangle records (>= %" PRId64 "), at most %" PRId64 " (<= %d)", sc->name, multi, min_multi, most,
+           PBNG_CONTACT_MAX_TRIANGLES);
+  check(multi >= min_multi && most <= PBNG_CONTACT_MAX_TRIANGLES, what, (double)multi, (double)min_multi);
   snprintf(what, sizeof(what), "%s: the brute force's records, bitwise (%" PRId64 " triangle, %" PRId64 " obstacle records)", sc->name, kinds[0], kinds[1]);
   check(total == nbrute && bad == 0, what, (double)total, (double)nbrute);
   snprintf(what, sizeof(what), "%s: triangle records in [%" PRId64 ", %" PRId64 "], obstacle records >= %" PRId64, sc->name, min_triangle, max_triangle, min_obstacle);
@@ -710,8 +758,8 @@ static PetscErrorCode check_detection(const scenario *sc, const pbng_mesh *m, co
   PetscCallMPI(MPI_Allreduce(&st.halo_triangles, &sum.halo_triangles, 1, MPI_INT64_T, MPI_SUM, dm->comm));
   int64_t nvert = 0;
   for (int64_t i = 0; i < m->nnodes; ++i) nvert += r->is_vertex[i];
-  PetscCall(PetscPrintf(dm->comm, "digest %s %016" PRIx64 " records %" PRId64 " (broad-phase candidates %" PRId64 " of %" PRId64 " vertex-triangle pairs, halo triangles %" PRId64 ")\n",
-                        sc->name, digest(total, all), total, sum.candidates, nvert * r->ntri, sum.halo_triangles));
+  PetscCall(PetscPrintf(dm->comm, "digest %s %016" PRIx64 " records %" PRId64 " (%" PRId64 " vertices with several triangles; broad-phase candidates %" PRId64 " of %" PRId64 " vertex-triangle pairs, halo triangles %" PRId64 ")\n",
+                        sc->name, digest(total, all), total, multi, sum.candidates, nvert * r->ntri, sum.halo_triangles));
   PetscCall(PetscFree(rec[0]));
   PetscCall(PetscFree(rec[1]));
   PetscCall(PetscFree(all));
@@ -735,6 +783,7 @@ typedef struct {
   scenario sc;
   part_spec part[MAX_BODIES];
   int64_t min_triangle, max_triangle, min_obstacle; /* expected record counts */
+  int64_t min_multi;                                /* vertices with several triangle records at least */
 } detect_case;
 
 static PetscErrorCode make_case_mesh(pbng_mesh *m, void *ctx)
@@ -860,6 +909,32 @@ static detect_case ring(const char *name, pbng_element_kind kind, int self)
   return dc;
 }
 
+/* A box resting on its edge in a V-groove: two unit tetrahedral boxes turned by -+30 degrees about z
+ * side by side, their top faces meeting in a valley (0.01 apart at its bottom), and a third one turned
+ * by 45 degrees whose lowest edge lies 0.03 above the groove's bottom line (d = 0.08). The edge's
+ * vertices face both slopes, which form a valley: each keeps a triangle record on both. */
+static detect_case box_in_groove(void)
+{
+  detect_case dc;
+  const double z[3] = {0, 0, 1}, pi = 3.14159265358979323846;
+  double R[9];
+  memset(&dc, 0, sizeof(dc));
+  dc.sc.name = "box on its edge in a V-groove", dc.sc.nbodies = 3, dc.sc.noise = 0.002;
+  dc.sc.opt.distance = 0.08;
+  for (int b = 0; b < 3; ++b) dc.part[b] = (part_spec){PBNG_ELEMENT_TET4, {5, 5, 5}, {1, 1, 1}, NULL};
+  /* turned by phi about z, a box's top face centre is at (-0.5 sin phi, 0.5 cos phi) from its centre and
+   * runs along (cos phi, sin phi): its lower end (phi = -30 degrees: the right one) at (0.683, 0.183) */
+  const double end_x = 0.25 + 0.5 * cos(pi / 6), end_y = 0.5 * cos(pi / 6) - 0.25, gap = 0.005, lift = 0.03;
+  rotation(z, -pi / 6, R);
+  set_body(&dc.sc, 0, R, 0.5, 0.5, 0.5, -end_x - gap - 0.5, -0.5, 0);
+  rotation(z, pi / 6, R);
+  set_body(&dc.sc, 1, R, 0.5, 0.5, 0.5, end_x + gap - 0.5, -0.5, 0);
+  rotation(z, pi / 4, R);
+  set_body(&dc.sc, 2, R, 0.5, 0.5, 0.5, -0.5, end_y + lift + sqrt(0.5) - 0.5, 0);
+  dc.min_triangle = 5, dc.max_triangle = INT64_MAX, dc.min_multi = 5;
+  return dc;
+}
+
 /* Two touching boxes among obstacles of every kind: a floor they dip into, a ball at an edge, a solid
  * box beside them, a container whose walls some vertices cross. */
 static detect_case with_obstacles(uint64_t seed)
@@ -892,6 +967,7 @@ static PetscErrorCode check_detections(void)
     ring("tet4 ring without self-contact", PBNG_ELEMENT_TET4, 0),
     ring("hex8 ring, self-contact, d above the element size", PBNG_ELEMENT_HEX8, 1),
     with_obstacles(9),
+    box_in_groove(),
   };
   cases[4].sc.opt.self = 1; /* two bodies and self-contact at once */
   cases[11].sc.opt.distance = 0.3; /* h = 0.25: only the exclusion of the vertex's element neighbours keeps them out */
@@ -901,7 +977,7 @@ static PetscErrorCode check_detections(void)
     pbng_dmesh dm;
     pbng_halo halo;
     PetscCall(setup(make_case_mesh, &cases[c], &m, &r, &dm, &halo));
-    PetscCall(check_detection(&cases[c].sc, &m, &r, &dm, cases[c].min_triangle, cases[c].max_triangle, cases[c].min_obstacle));
+    PetscCall(check_detection(&cases[c].sc, &m, &r, &dm, cases[c].min_triangle, cases[c].max_triangle, cases[c].min_obstacle, cases[c].min_multi));
     PetscCall(teardown(&m, &r, &dm, &halo));
   }
   PetscFunctionReturn(0);

@@ -146,6 +146,35 @@ static void check_normals(void)
         -PI / 2);
 }
 
+/* Two triangles sharing the edge (0,0,0)-(0,1,0), the second folded up (a valley of the free space above)
+ * or down (a ridge) by an angle: a valley above the slope's angle, a ridge never, flat never; two
+ * triangles facing each other across a gap are a valley, back to back are not. */
+static void check_valleys(void)
+{
+  const double deg = PI / 180;
+  const double angles[6] = {1, 2, 5, 20, 60, 120};
+  for (int k = 0; k < 6; ++k)
+    for (int up = 0; up < 2; ++up) {
+      const double a = (up ? 1 : -1) * angles[k] * deg;
+      const double t[3][3] = {{0, 0, 0}, {0, 1, 0}, {-1, 0, 0}};         /* in z = 0, normal e_y x -e_x = +z */
+      const double u[3][3] = {{0, 0, 0}, {cos(a), 0, sin(a)}, {0, 1, 0}}; /* normal (-sin a, 0, cos a) */
+      double nt[3], nu[3];
+      pbng_triangle_normal(t[0], t[1], t[2], nt), pbng_triangle_normal(u[0], u[1], u[2], nu);
+      check(nt[2] < 0 ? 0 : 1, "valley: the flat triangle's normal is +z", nt[2], 1);
+      /* u's centroid height against its distance from t's centroid: the fold is a valley when both exceed the slope */
+      const int expect = up && sin(angles[k] * deg / 2) > PBNG_VALLEY_SLOPE;
+      char what[96];
+      snprintf(what, sizeof(what), "valley: edge folded %s by %g degrees", up ? "up" : "down", angles[k]);
+      check(pbng_triangles_form_valley(t, nt, u, nu) == expect && pbng_triangles_form_valley(u, nu, t, nt) == expect, what, angles[k], expect);
+    }
+  const double lo[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, hi[3][3] = {{0, 0, 0.1}, {0, 1, 0.1}, {1, 0, 0.1}};
+  double nlo[3], nhi[3];
+  pbng_triangle_normal(lo[0], lo[1], lo[2], nlo), pbng_triangle_normal(hi[0], hi[1], hi[2], nhi);
+  check(pbng_triangles_form_valley(lo, nlo, hi, nhi), "valley: two triangles facing each other across a gap", nlo[2], 1);
+  const double nlo2[3] = {-nlo[0], -nlo[1], -nlo[2]}, nhi2[3] = {-nhi[0], -nhi[1], -nhi[2]};
+  check(!pbng_triangles_form_valley(lo, nlo2, hi, nhi2), "valley: back to back is none", nlo2[2], -1);
+}
+
 /* Brute-force distance from x to the surface of box [lo, hi]: the nearest of its six face rectangles
  * (each by clamping x onto it). */
 static double box_surface_distance(const double lo[3], const double hi[3], const double x[3])
@@ -293,6 +322,7 @@ int main(void)
 {
   check_closest_points();
   check_normals();
+  check_valleys();
   check_box_obstacles();
   check_round_obstacles();
   check_parse();

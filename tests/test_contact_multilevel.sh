@@ -6,7 +6,9 @@
 #  - a bar lying on a plane under gravity (the case that stalled at 1e-1 before the contacts were
 #    carried): 3 levels reach 1e-8 within 60 cycles, no vertex below the plane (independent check);
 #  - two_blocks_colliding on 2 levels: the independent checker recomputes every frame's residual and
-#    energy with its contacts and the penetration; 1 rank x 2 threads = 3 ranks x 1 thread bitwise; a
+#    energy with its contacts and the penetration; 1 rank x 2 threads = 3 ranks x 1 thread to 1e-10
+#    (docs/multilevel.md#determinism: the coarsest matrix's entries are summed in an order that depends
+#    on the partition; measured 6e-15); a
 #    stop and a restart in the middle of a contact frame give bitwise the uninterrupted frames;
 #  - coarse levels that are not linear tetrahedra are refused with a message saying what to do.
 source "$(dirname "$0")/lib.sh"
@@ -35,7 +37,7 @@ for layout in "1 2" "3 1"; do
 done
 grep -q "contacts [1-9]" "$TMP/log" && ok || fail "blocks: no contact in the frame lines"
 check blocks.1 --max-penetration 0.142
-"$PY" "$HERE/check_output.py" "$TMP/blocks.3.h5" --compare "$TMP/blocks.1.h5" --rtol 0 --quiet && ok || fail "blocks: 3 ranks x 1 thread != 1 rank x 2 threads"
+"$PY" "$HERE/check_output.py" "$TMP/blocks.3.h5" --compare "$TMP/blocks.1.h5" --rtol 1e-10 --quiet && ok || fail "blocks: 3 ranks x 1 thread != 1 rank x 2 threads"
 
 restart=(-scene two_blocks_colliding -res 5 -frames 62 -iters 10 -contact_model unilateral -multilevel 2 -threads 1)
 mpi 2 "$PBNG" "${restart[@]}" -output "$TMP/full.h5" > "$TMP/log" 2>&1 && ok || { fail "uninterrupted"; cat "$TMP/log"; }

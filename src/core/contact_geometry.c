@@ -152,6 +152,20 @@ void pbng_vertex_normal_add(const double v[3], const double a[3], const double b
   for (int k = 0; k < 3; ++k) nv[k] += angle * n[k];
 }
 
+static void centroid(const double t[3][3], double c[3])
+{
+  for (int k = 0; k < 3; ++k) c[k] = (t[0][k] + t[1][k] + t[2][k]) / 3.0;
+}
+
+int pbng_triangles_form_valley(const double t[3][3], const double n_t[3], const double u[3][3], const double n_u[3])
+{
+  double ct[3], cu[3], tu[3];
+  centroid(t, ct), centroid(u, cu);
+  sub3(ct, cu, tu);
+  const double len = sqrt(dot3(tu, tu));
+  return dot3(tu, n_u) > PBNG_VALLEY_SLOPE * len && -dot3(tu, n_t) > PBNG_VALLEY_SLOPE * len;
+}
+
 /* ---- obstacles ---- */
 
 /* Plane through p[0..2] with unit normal p[3..5]: phi = (x - p).n, q = x - phi n. */

@@ -25,6 +25,15 @@ double pbng_triangle_normal(const double a[3], const double b[3], const double c
  * the triangles around v in a fixed order gives the vertex normal (not normalised). */
 void pbng_vertex_normal_add(const double v[3], const double a[3], const double b[3], double nv[3]);
 
+/* Whether two triangles t and u (corners in outward order; n_t, n_u their unit normals) form a valley of
+ * the free space: each one's centroid lies in front of the other's plane by more than PBNG_VALLEY_SLOPE
+ * times the distance between the centroids (a concave crease between neighbours, or two surfaces facing
+ * each other). A vertex near such a pair must stay in front of both planes: the free space there is the
+ * intersection of their front half-spaces (at a ridge it is the union, and one plane suffices). Flat
+ * neighbours (slope below PBNG_VALLEY_SLOPE, ~3 degrees) are no valley: one plane holds a vertex there. */
+#define PBNG_VALLEY_SLOPE 0.05
+int pbng_triangles_form_valley(const double t[3][3], const double n_t[3], const double u[3][3], const double n_u[3]);
+
 typedef enum {
   PBNG_OBSTACLE_PLANE = 0, /* "plane:px,py,pz,nx,ny,nz": the half-space on n's side of the plane through p is allowed */
   PBNG_OBSTACLE_BOX,       /* "box:lx,ly,lz,hx,hy,hz": a solid box; its outside is allowed */

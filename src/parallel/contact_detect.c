@@ -39,11 +39,23 @@ struct pbng_contact_detector {
   pbng_contact_detect_stats stats;
 };
 
-/* Per owned surface vertex: its closest accepted triangle and how many obstacles are closer than d. */
+/* One accepted vertex-triangle pair. */
 typedef struct {
-  int32_t tri; /* index into the placed triangles, -1: none */
-  int nobstacles;
+  int32_t tri; /* index into the placed triangles */
   double dist2, gap, w[3], p[3], n[3];
+} accepted_pair;
+
+/* A vertex's PBNG_CONTACT_NEAREST closest accepted triangles (by distance, ties by the lower key). */
+typedef struct {
+  int n;
+  accepted_pair pair[PBNG_CONTACT_NEAREST];
+} nearest_pairs;
+
+/* Per owned surface vertex: the triangles it keeps (valley_records: 0 to PBNG_CONTACT_MAX_TRIANGLES, by
+ * increasing key) and how many obstacles are closer than d. */
+typedef struct {
+  int nkept, nobstacles;
+  accepted_pair kept[PBNG_CONTACT_MAX_TRIANGLES];
 } vertex_answer;
 
 static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -361,34 +373,67 @@ static int pair_allowed(const pbng_contact_detector *det, int32_t v, const place
   return det->opt.self && !shares_element(&s->nbr[s->nbr_start[v]], s->nbr_start[v + 1] - s->nbr_start[v], t->gid);
 }
 
+/* Whether pair a comes before pair b: closer, ties by the lower key. */
+static int pair_before(const placed_triangle *tris, const accepted_pair *a, const accepted_pair *b)
+{
+  return a->dist2 < b->dist2 || (a->dist2 == b->dist2 && tris[a->tri].key < tris[b->tri].key);
+}
+
 /* The rule for one pair: p the closest point, n the triangle's outward normal (a degenerate triangle
  * gives nothing), delta = |x - p|, s = (x - p).n. Accepted when delta <= d and either s < 0 (behind
  * the triangle) or the surfaces face each other (nv.n < 0); within one body the surfaces must face each
  * other in both cases (a vertex behind a nearby triangle of its own surface is a concave fold, not a
- * penetration); kept when closer than the best so far, ties by the lower key. */
+ * penetration); inserted into the vertex's list of its PBNG_CONTACT_NEAREST closest (ties by the lower key). */
 static void consider_triangle(const double xv[3], const double nv[3], double d, int same_body, const placed_triangle *tris, int32_t t,
-                              vertex_answer *best)
+                              nearest_pairs *near)
 {
   const placed_triangle *T = &tris[t];
-  double w[3], p[3], n[3], r[3];
-  const double dist2 = pbng_point_triangle_closest(xv, T->x[0], T->x[1], T->x[2], w, p);
-  if (!(sqrt(dist2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[1], T->x[2], n) > 0)) return;
-  for (int k = 0; k < 3; ++k) r[k] = xv[k] - p[k];
-  const double s = dot3(r, n);
-  if (!((s < 0 && !same_body) || dot3(nv, n) < 0)) return;
-  if (best->tri >= 0 && (dist2 > best->dist2 || (dist2 == best->dist2 && T->key > tris[best->tri].key))) return;
-  best->tri = t, best->dist2 = dist2, best->gap = s;
-  memcpy(best->w, w, sizeof(w)), memcpy(best->p, p, sizeof(p)), memcpy(best->n, n, sizeof(n));
+  accepted_pair q = {.tri = t};
+  double r[3];
+  q.dist2 = pbng_point_triangle_closest(xv, T->x[0], T->x[1], T->x[2], q.w, q.p);
+  if (!(sqrt(q.dist2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[1], T->x[2], q.n) > 0)) return;
+  for (int k = 0; k < 3; ++k) r[k] = xv[k] - q.p[k];
+  q.gap = dot3(r, q.n);
+  if (!((q.gap < 0 && !same_body) || dot3(nv, q.n) < 0)) return;
+  int at = near->n;
+  while (at > 0 && pair_before(tris, &q, &near->pair[at - 1])) --at;
+  if (at >= PBNG_CONTACT_NEAREST) return;
+  const int last = near->n < PBNG_CONTACT_NEAREST ? near->n : PBNG_CONTACT_NEAREST - 1;
+  memmove(&near->pair[at + 1], &near->pair[at], sizeof(accepted_pair) * (size_t)(last - at));
+  near->pair[at] = q;
+  if (near->n < PBNG_CONTACT_NEAREST) ++near->n;
+}
+
+/* The triangles a vertex keeps among its accepted ones (closest first): the closest, then each next one
+ * that forms a valley (pbng_triangles_form_valley) with every triangle kept so far, up to
+ * PBNG_CONTACT_MAX_TRIANGLES. A vertex in a concave crease, or between two surfaces, so gets a plane on
+ * each side: with the closest one alone it would slide along that plane into its neighbour. The kept
+ * ones are then listed by increasing key. */
+static void valley_records(const placed_triangle *tris, const nearest_pairs *near, vertex_answer *ans)
+{
+  ans->nkept = 0;
+  for (int a = 0; a < near->n && ans->nkept < PBNG_CONTACT_MAX_TRIANGLES; ++a) {
+    const accepted_pair *A = &near->pair[a];
+    int valley = 1;
+    for (int k = 0; k < ans->nkept && valley; ++k)
+      valley = pbng_triangles_form_valley(tris[A->tri].x, A->n, tris[ans->kept[k].tri].x, ans->kept[k].n);
+    if (valley) ans->kept[ans->nkept++] = *A;
+  }
+  for (int i = 1; i < ans->nkept; ++i) /* insertion sort by key */
+    for (int j = i; j > 0 && tris[ans->kept[j].tri].key < tris[ans->kept[j - 1].tri].key; --j) {
+      const accepted_pair tmp = ans->kept[j];
+      ans->kept[j] = ans->kept[j - 1], ans->kept[j - 1] = tmp;
+    }
 }
 
 /* One triangle from the broad phase: the box test, then the pair rules. Returns 1 when it passed the
  * box test (a candidate). */
 static int candidate(const pbng_contact_detector *det, int32_t v, const double xv[3], const double nv[3], const placed_triangle *tris, int32_t t,
-                     vertex_answer *best)
+                     nearest_pairs *near)
 {
   if (!in_box(&tris[t], xv)) return 0;
   if (pair_allowed(det, v, &tris[t]))
-    consider_triangle(xv, nv, det->opt.distance, tris[t].body == det->surf.body[det->surf.vert[v]], tris, t, best);
+    consider_triangle(xv, nv, det->opt.distance, tris[t].body == det->surf.body[det->surf.vert[v]], tris, t, near);
   return 1;
 }
 
@@ -401,10 +446,12 @@ static void answer_vertex(const pbng_contact_detector *det, const double *x, con
   double nv[3];
   int64_t n = 0;
   vertex_normal(&det->surf, x, v, nv);
-  ans->tri = -1, ans->nobstacles = 0;
+  nearest_pairs near = {.n = 0};
+  ans->nobstacles = 0;
   const uint64_t b = hash_bucket(g, hash_cell(g, xv[0]), hash_cell(g, xv[1]), hash_cell(g, xv[2]));
-  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, tris, g->tri[k], ans);
-  for (int32_t k = 0; k < g->nlarge; ++k) n += candidate(det, v, xv, nv, tris, g->large[k], ans);
+  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, tris, g->tri[k], &near);
+  for (int32_t k = 0; k < g->nlarge; ++k) n += candidate(det, v, xv, nv, tris, g->large[k], &near);
+  valley_records(tris, &near, ans);
   for (int o = 0; o < det->opt.nobstacles; ++o) {
     double q[3], nq[3];
     ans->nobstacles += pbng_obstacle_closest(&det->opt.obstacle[o], xv, q, nq) < det->opt.distance;
@@ -414,7 +461,7 @@ static void answer_vertex(const pbng_contact_detector *det, const double *x, con
 
 /* ---- records ---- */
 
-static void triangle_record(const pbng_contact_detector *det, int32_t i, const placed_triangle *T, const vertex_answer *a, pbng_contact_record *r)
+static void triangle_record(const pbng_contact_detector *det, int32_t i, const placed_triangle *T, const accepted_pair *a, pbng_contact_record *r)
 {
   memset(r, 0, sizeof(*r));
   r->kind = PBNG_CONTACT_TRIANGLE;
@@ -465,13 +512,16 @@ PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, 
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : candidates)
   for (int32_t v = 0; v < s->nvert; ++v) answer_vertex(det, x, tris, &g, v, &ans[v], &candidates);
   first[0] = 0;
-  for (int32_t v = 0; v < s->nvert; ++v) first[v + 1] = first[v] + (ans[v].tri >= 0) + ans[v].nobstacles;
+  for (int32_t v = 0; v < s->nvert; ++v) first[v + 1] = first[v] + ans[v].nkept + ans[v].nobstacles;
   PetscCall(PetscMalloc1(first[s->nvert] + 1, rec));
 #pragma omp parallel for schedule(static)
   for (int32_t v = 0; v < s->nvert; ++v) {
     pbng_contact_record *r = &(*rec)[first[v]];
     const int32_t i = s->vert[v];
-    if (ans[v].tri >= 0) triangle_record(det, i, &tris[ans[v].tri], &ans[v], r++);
+    for (int k = 0; k < ans[v].nkept; ++k) {
+      const accepted_pair *a = &ans[v].kept[k];
+      triangle_record(det, i, &tris[a->tri], a, r++);
+    }
     obstacle_records(det, i, &x[3 * (int64_t)i], r);
   }
   *n = first[s->nvert];

@@ -26,6 +26,9 @@ typedef struct {
 
 typedef enum { PBNG_CONTACT_TRIANGLE = 0, PBNG_CONTACT_OBSTACLE = 1 } pbng_contact_kind;
 
+#define PBNG_CONTACT_NEAREST 8       /* accepted triangles of a vertex among which its records are chosen */
+#define PBNG_CONTACT_MAX_TRIANGLES 4 /* triangle records of one vertex at most */
+
 typedef struct {
   pbng_contact_kind kind;
   int32_t vertex;       /* local index of the (owned) surface vertex */
@@ -49,15 +52,18 @@ PetscErrorCode pbng_contact_detector_create(const pbng_dmesh *dm, const pbng_con
 PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
 
 /* Collective. Contacts of this rank's owned surface vertices at positions x[nlocal][3] (owned and
- * ghost nodes current): per vertex at most one triangle (the closest within d; ties by the lower
- * key) and at most one record per obstacle closer than d. Records sorted by (vertex_gid, kind,
- * key); *rec is allocated (PetscMalloc1) and owned by the caller.
+ * ghost nodes current): per vertex at most PBNG_CONTACT_MAX_TRIANGLES triangles and at most one record
+ * per obstacle closer than d. Records sorted by (vertex_gid, kind, key); *rec is allocated
+ * (PetscMalloc1) and owned by the caller.
  * The rules (docs/contact.md#detection): a vertex v pairs with a triangle not containing it, of
  * another body, or of its own body with `self` when no corner of the triangle shares an element with
  * v. With p the closest point, n the triangle's unit outward normal (a degenerate triangle pairs with
  * nothing), delta = |x_v - p| and s = (x_v - p).n, the pair is accepted when delta <= d and n_v.n < 0
  * (the surfaces face each other; n_v the angle-weighted sum of the normals of v's surface triangles),
- * or, for a triangle of another body, s < 0 (v behind it). An obstacle gives a record when phi(x_v) < d (any depth). */
+ * or, for a triangle of another body, s < 0 (v behind it). Of the PBNG_CONTACT_NEAREST closest accepted
+ * (by delta, ties by the lower key) v keeps the closest and each next one forming a valley
+ * (pbng_triangles_form_valley) with every one kept before it. An obstacle gives a record when
+ * phi(x_v) < d (any depth). */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);
 
 /* [nlocal]: 1 for the local nodes that are surface vertices, else 0 (valid while det lives). */
