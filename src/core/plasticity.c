@@ -1,0 +1,43 @@
+#include "core/plasticity.h"
+#include <math.h>
+#include <stddef.h>
+
+static double frobenius(const double a[9])
+{
+  double s = 0;
+  for (int k = 0; k < 9; ++k) s += a[k] * a[k];
+  return sqrt(s);
+}
+
+const char *pbng_plasticity_check(const pbng_plasticity *p, double dt)
+{
+  if (!(p->yield >= 0 && isfinite(p->yield))) return "plasticity: the yield must be non-negative and finite";
+  if (!(p->creep >= 0 && isfinite(p->creep))) return "plasticity: the creep rate must be non-negative and finite";
+  if (!(p->max > 0 && isfinite(p->max))) return "plasticity: the maximum plastic strain must be positive and finite";
+  if (!(dt > 0 && dt * p->creep <= 1)) return "plasticity: creep * dt must be in [0, 1] (the flow would overshoot the elastic deviator)";
+  return NULL;
+}
+
+void pbng_strain_deviator(const double e[9], double dev[9])
+{
+  const double third = (e[0] + e[4] + e[8]) / 3.0;
+  for (int k = 0; k < 9; ++k) dev[k] = e[k] - (k % 4 == 0 ? third : 0.0);
+}
+
+int pbng_plastic_update(const pbng_plasticity *p, double dt, const double eps[9], double eps_p[9])
+{
+  double elastic[9], dev[9];
+  int changed = 0;
+  for (int k = 0; k < 9; ++k) elastic[k] = eps[k] - eps_p[k];
+  pbng_strain_deviator(elastic, dev);
+  if (frobenius(dev) > p->yield && p->creep > 0) {
+    for (int k = 0; k < 9; ++k) eps_p[k] += dt * p->creep * dev[k];
+    changed = 1;
+  }
+  const double norm = frobenius(eps_p);
+  if (norm > p->max) {
+    for (int k = 0; k < 9; ++k) eps_p[k] *= p->max / norm;
+    changed = 1;
+  }
+  return changed;
+}
