@@ -1,0 +1,122 @@
+#include "mesh/sheet.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An edge occurrence: its corners sorted (a < b), the triangle and whether it runs a -> b. */
+typedef struct {
+  int64_t a, b, tri;
+  int forward;
+  int pad;
+} edge_use;
+
+static int compare_uses(const void *p, const void *q)
+{
+  const edge_use *x = p, *y = q;
+  if (x->a != y->a) return x->a < y->a ? -1 : 1;
+  if (x->b != y->b) return x->b < y->b ? -1 : 1;
+  return (x->tri > y->tri) - (x->tri < y->tri);
+}
+
+/* The corner of triangle t that is neither a nor b. */
+static int64_t third_corner(const int64_t t[3], int64_t a, int64_t b)
+{
+  for (int k = 0; k < 3; ++k)
+    if (t[k] != a && t[k] != b) return t[k];
+  return -1;
+}
+
+static PetscErrorCode collect_edge_uses(const pbng_sheet *s, edge_use *u)
+{
+  PetscFunctionBeginUser;
+  for (int64_t t = 0; t < s->ntri; ++t) {
+    const int64_t *c = s->tri[t];
+    for (int k = 0; k < 3; ++k) {
+      PetscCheck(c[k] >= 0 && c[k] < s->nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "sheet: triangle %" PRId64 " has corner %" PRId64 " outside [0, %" PRId64 ")",
+                 t, c[k], s->nnodes);
+      PetscCheck(c[k] != c[(k + 1) % 3], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "sheet: triangle %" PRId64 " repeats corner %" PRId64, t, c[k]);
+    }
+    for (int k = 0; k < 3; ++k) {
+      const int64_t p = c[k], q = c[(k + 1) % 3];
+      u[3 * t + k] = (edge_use){.a = p < q ? p : q, .b = p < q ? q : p, .tri = t, .forward = p < q};
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *s)
+{
+  edge_use *u;
+  int64_t n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->stencil));
+  s->nstencil = 0;
+  PetscCall(PetscMalloc1(3 * s->ntri + 1, &u));
+  PetscCall(collect_edge_uses(s, u));
+  qsort(u, (size_t)(3 * s->ntri), sizeof(*u), compare_uses);
+  PetscCall(PetscMalloc1(3 * s->ntri / 2 + 1, &s->stencil)); /* at most one per pair of edge uses */
+  for (int64_t k = 0; k < 3 * s->ntri;) {
+    int64_t m = k + 1;
+    while (m < 3 * s->ntri && u[m].a == u[k].a && u[m].b == u[k].b) ++m;
+    PetscCheck(m - k <= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "sheet: edge %" PRId64 "-%" PRId64 " belongs to %" PRId64 " triangles (non-manifold)", u[k].a, u[k].b,
+               m - k);
+    if (m - k == 2) {
+      PetscCheck(u[k].forward != u[k + 1].forward, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+                 "sheet: triangles %" PRId64 " and %" PRId64 " run their shared edge %" PRId64 "-%" PRId64 " the same way (inconsistent orientation)", u[k].tri, u[k + 1].tri,
+                 u[k].a, u[k].b);
+      const edge_use *f = u[k].forward ? &u[k] : &u[k + 1], *g = u[k].forward ? &u[k + 1] : &u[k]; /* f runs a -> b */
+      int64_t *st = s->stencil[n++];
+      st[0] = f->a, st[1] = f->b, st[2] = third_corner(s->tri[f->tri], f->a, f->b), st[3] = third_corner(s->tri[g->tri], f->a, f->b);
+    }
+    k = m;
+  }
+  s->nstencil = n;
+  PetscCall(PetscFree(u));
+  PetscFunctionReturn(0);
+}
+
+static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+PetscErrorCode pbng_sheet_grid(int64_t nx, int64_t ny, double lx, double ly, const double o[3], const double e_u[3], const double e_v[3], pbng_sheet *s)
+{
+  const double cr[3] = {e_u[1] * e_v[2] - e_u[2] * e_v[1], e_u[2] * e_v[0] - e_u[0] * e_v[2], e_u[0] * e_v[1] - e_u[1] * e_v[0]};
+
+  PetscFunctionBeginUser;
+  memset(s, 0, sizeof(*s));
+  PetscCheck(nx >= 2 && ny >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "sheet: %" PRId64 " x %" PRId64 " vertices (need at least 2 along each side)", nx, ny);
+  PetscCheck(lx > 0 && ly > 0 && isfinite(lx) && isfinite(ly), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "sheet: size %g x %g (must be positive)", lx, ly);
+  PetscCheck(norm3(cr) > 1e-12 * norm3(e_u) * norm3(e_v) && norm3(e_u) > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "sheet: the directions e_u and e_v are zero or parallel");
+  double u[3], v[3];
+  for (int k = 0; k < 3; ++k) u[k] = e_u[k] / norm3(e_u), v[k] = e_v[k] / norm3(e_v);
+  s->nnodes = nx * ny, s->ntri = 2 * (nx - 1) * (ny - 1);
+  PetscCall(PetscMalloc1(3 * s->nnodes, &s->X));
+  PetscCall(PetscMalloc1(s->ntri, &s->tri));
+  for (int64_t j = 0; j < ny; ++j)
+    for (int64_t i = 0; i < nx; ++i)
+      for (int k = 0; k < 3; ++k) s->X[3 * (i + nx * j) + k] = o[k] + lx * (double)i / (double)(nx - 1) * u[k] + ly * (double)j / (double)(ny - 1) * v[k];
+  int64_t t = 0;
+  for (int64_t j = 0; j + 1 < ny; ++j)
+    for (int64_t i = 0; i + 1 < nx; ++i) {
+      const int64_t a = i + nx * j, b = a + 1, c = a + nx + 1, d = a + nx; /* counter-clockwise about u x v */
+      if ((i + j) % 2 == 0) { /* diagonal a-c */
+        s->tri[t][0] = a, s->tri[t][1] = b, s->tri[t][2] = c, ++t;
+        s->tri[t][0] = a, s->tri[t][1] = c, s->tri[t][2] = d, ++t;
+      } else { /* diagonal b-d */
+        s->tri[t][0] = a, s->tri[t][1] = b, s->tri[t][2] = d, ++t;
+        s->tri[t][0] = b, s->tri[t][1] = c, s->tri[t][2] = d, ++t;
+      }
+    }
+  PetscCall(pbng_sheet_build_stencils(s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_sheet_destroy(pbng_sheet *s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->X));
+  PetscCall(PetscFree(s->tri));
+  PetscCall(PetscFree(s->stencil));
+  memset(s, 0, sizeof(*s));
+  PetscFunctionReturn(0);
+}

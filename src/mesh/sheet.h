@@ -1,0 +1,36 @@
+/* Sheets as triangle meshes (issue 18; docs/cloth.md#sheet-meshes): generated grids, and the bending
+ * stencils of any triangle mesh (one per interior edge: the two triangles sharing it). Plain arrays,
+ * serial (what a partitioner or rank 0 builds before distribution). */
+#ifndef PBNG_MESH_SHEET_H
+#define PBNG_MESH_SHEET_H
+
+#include <petscsys.h>
+#include <stdint.h>
+
+typedef struct {
+  int64_t nnodes;
+  double *X;           /* [nnodes][3] rest positions */
+  int64_t ntri;
+  int64_t (*tri)[3];   /* corners, counter-clockwise seen from the sheet's normal side */
+  int64_t nstencil;
+  int64_t (*stencil)[4]; /* x0 x1 the shared edge, x2 the third corner of the triangle in which x0 -> x1
+                            runs counter-clockwise, x3 the other's (pbng_bending_rest's order) */
+} pbng_sheet;
+
+/* A rectangle of nx x ny vertices (each >= 2) spanning lx along e_u and ly along e_v from the origin o:
+ * X(i, j) = o + (i/(nx-1)) lx e_u + (j/(ny-1)) ly e_v, node i + nx j; each cell split along the diagonal
+ * alternating with the cell parity (i + j), so that the grid has no preferred diagonal direction;
+ * triangles counter-clockwise about e_u x e_v. Stencils are built (pbng_sheet_build_stencils). Errors:
+ * fewer than 2 vertices along an axis, a size not positive, e_u and e_v parallel or zero. */
+PetscErrorCode pbng_sheet_grid(int64_t nx, int64_t ny, double lx, double ly, const double o[3], const double e_u[3], const double e_v[3],
+                               pbng_sheet *sheet);
+
+/* The stencils of sheet's triangles: every edge shared by exactly two triangles, sorted by (smaller,
+ * larger) corner id. Errors naming the edge: an edge of three or more triangles (non-manifold), two
+ * triangles running the edge the same way (inconsistent orientation), a triangle with a repeated
+ * corner or a corner out of range. */
+PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *sheet);
+
+PetscErrorCode pbng_sheet_destroy(pbng_sheet *sheet);
+
+#endif
