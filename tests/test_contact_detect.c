@@ -585,7 +585,7 @@ static PetscErrorCode brute_force(const scenario *sc, const pbng_mesh *m, const 
     for (int64_t a = 0; a < nacc && nkept < PBNG_CONTACT_MAX_TRIANGLES; ++a) {
       double ta[3][3], tk[3][3];
       corners(r, x, acc[a].t, ta);
-      int ok = 1;
+      int ok = a == 0 || acc[a].s < 0; /* others only with v behind them */
       for (int k = 0; k < nkept && ok; ++k) corners(r, x, kept[k].t, tk), ok = pbng_triangles_form_valley(ta, acc[a].n, tk, kept[k].n);
       if (ok) kept[nkept++] = acc[a];
     }
@@ -909,10 +909,11 @@ static detect_case ring(const char *name, pbng_element_kind kind, int self)
   return dc;
 }
 
-/* A box resting on its edge in a V-groove: two unit tetrahedral boxes turned by -+30 degrees about z
+/* A box on its edge pressed into a V-groove: two unit tetrahedral boxes turned by -+30 degrees about z
  * side by side, their top faces meeting in a valley (0.01 apart at its bottom), and a third one turned
- * by 45 degrees whose lowest edge lies 0.03 above the groove's bottom line (d = 0.08). The edge's
- * vertices face both slopes, which form a valley: each keeps a triangle record on both. */
+ * by 45 degrees whose lowest edge lies 0.01 below the slopes' lower ends (d = 0.08). The edge's vertices
+ * are behind both slopes, their closest points on the slopes' lower edges: they keep a triangle record
+ * on both (the two slopes form a valley): 3 vertices measured, at least 3 required. */
 static detect_case box_in_groove(void)
 {
   detect_case dc;
@@ -924,14 +925,14 @@ static detect_case box_in_groove(void)
   for (int b = 0; b < 3; ++b) dc.part[b] = (part_spec){PBNG_ELEMENT_TET4, {5, 5, 5}, {1, 1, 1}, NULL};
   /* turned by phi about z, a box's top face centre is at (-0.5 sin phi, 0.5 cos phi) from its centre and
    * runs along (cos phi, sin phi): its lower end (phi = -30 degrees: the right one) at (0.683, 0.183) */
-  const double end_x = 0.25 + 0.5 * cos(pi / 6), end_y = 0.5 * cos(pi / 6) - 0.25, gap = 0.005, lift = 0.03;
+  const double end_x = 0.25 + 0.5 * cos(pi / 6), end_y = 0.5 * cos(pi / 6) - 0.25, gap = 0.005, lift = -0.01;
   rotation(z, -pi / 6, R);
   set_body(&dc.sc, 0, R, 0.5, 0.5, 0.5, -end_x - gap - 0.5, -0.5, 0);
   rotation(z, pi / 6, R);
   set_body(&dc.sc, 1, R, 0.5, 0.5, 0.5, end_x + gap - 0.5, -0.5, 0);
   rotation(z, pi / 4, R);
   set_body(&dc.sc, 2, R, 0.5, 0.5, 0.5, -0.5, end_y + lift + sqrt(0.5) - 0.5, 0);
-  dc.min_triangle = 5, dc.max_triangle = INT64_MAX, dc.min_multi = 5;
+  dc.min_triangle = 5, dc.max_triangle = INT64_MAX, dc.min_multi = 3;
   return dc;
 }
 

@@ -173,6 +173,13 @@ static void check_valleys(void)
   check(pbng_triangles_form_valley(lo, nlo, hi, nhi), "valley: two triangles facing each other across a gap", nlo[2], 1);
   const double nlo2[3] = {-nlo[0], -nlo[1], -nlo[2]}, nhi2[3] = {-nhi[0], -nhi[1], -nhi[2]};
   check(!pbng_triangles_form_valley(lo, nlo2, hi, nhi2), "valley: back to back is none", nlo2[2], -1);
+  /* a step: both facing +z, the second 0.5 higher and beside the first (in front of the first's plane,
+   * the first behind the second's): no valley in either order */
+  const double step[3][3] = {{1, 0, 0.5}, {2, 0, 0.5}, {1, 1, 0.5}};
+  double nstep[3];
+  pbng_triangle_normal(step[0], step[1], step[2], nstep);
+  check(!pbng_triangles_form_valley(lo, nlo, step, nstep) && !pbng_triangles_form_valley(step, nstep, lo, nlo), "valley: a step is none (either order)",
+        nstep[2], 1);
 }
 
 /* Brute-force distance from x to the surface of box [lo, hi]: the nearest of its six face rectangles

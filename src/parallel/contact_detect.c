@@ -405,19 +405,22 @@ static void consider_triangle(const double xv[3], const double nv[3], double d, 
 }
 
 /* The triangles a vertex keeps among its accepted ones (closest first): the closest, then each next one
- * that forms a valley (pbng_triangles_form_valley) with every triangle kept so far, up to
- * PBNG_CONTACT_MAX_TRIANGLES. A vertex in a concave crease, or between two surfaces, so gets a plane on
- * each side: with the closest one alone it would slide along that plane into its neighbour. The kept
- * ones are then listed by increasing key. */
+ * that the vertex is behind (gap < 0) and that forms a valley (pbng_triangles_form_valley) with every
+ * triangle kept so far, up to PBNG_CONTACT_MAX_TRIANGLES. A vertex that went behind a concave crease
+ * so gets a plane on each side: with the closest one alone it slides along that plane into the
+ * neighbouring face, and the next detection, finding that face closer, lets it slide back the other
+ * way (objects_dropping -scale 2: 0.056 deep, docs/contact.md). Only behind: a spring pulls its vertex
+ * onto the plane from either side, so a record of a surface the vertex is in front of (across a gap)
+ * would draw it there. At a ridge one plane suffices (no valley). The kept ones are then listed by
+ * increasing key. */
 static void valley_records(const placed_triangle *tris, const nearest_pairs *near, vertex_answer *ans)
 {
   ans->nkept = 0;
   for (int a = 0; a < near->n && ans->nkept < PBNG_CONTACT_MAX_TRIANGLES; ++a) {
     const accepted_pair *A = &near->pair[a];
-    int valley = 1;
-    for (int k = 0; k < ans->nkept && valley; ++k)
-      valley = pbng_triangles_form_valley(tris[A->tri].x, A->n, tris[ans->kept[k].tri].x, ans->kept[k].n);
-    if (valley) ans->kept[ans->nkept++] = *A;
+    int keep = a == 0 || A->gap < 0;
+    for (int k = 0; k < ans->nkept && keep; ++k) keep = pbng_triangles_form_valley(tris[A->tri].x, A->n, tris[ans->kept[k].tri].x, ans->kept[k].n);
+    if (keep) ans->kept[ans->nkept++] = *A;
   }
   for (int i = 1; i < ans->nkept; ++i) /* insertion sort by key */
     for (int j = i; j > 0 && tris[ans->kept[j].tri].key < tris[ans->kept[j - 1].tri].key; --j) {

@@ -61,9 +61,9 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
  * nothing), delta = |x_v - p| and s = (x_v - p).n, the pair is accepted when delta <= d and n_v.n < 0
  * (the surfaces face each other; n_v the angle-weighted sum of the normals of v's surface triangles),
  * or, for a triangle of another body, s < 0 (v behind it). Of the PBNG_CONTACT_NEAREST closest accepted
- * (by delta, ties by the lower key) v keeps the closest and each next one forming a valley
- * (pbng_triangles_form_valley) with every one kept before it. An obstacle gives a record when
- * phi(x_v) < d (any depth). */
+ * (by delta, ties by the lower key) v keeps the closest and each next one that it is behind (s < 0) and
+ * that forms a valley (pbng_triangles_form_valley) with every one kept before it. An obstacle gives a
+ * record when phi(x_v) < d (any depth). */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);
 
 /* [nlocal]: 1 for the local nodes that are surface vertices, else 0 (valid while det lives). */
