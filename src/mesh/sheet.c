@@ -44,18 +44,12 @@ static PetscErrorCode collect_edge_uses(const pbng_sheet *s, edge_use *u)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *s)
+/* The stencils from the sorted edge uses u[0 .. 3 ntri) into s->stencil (allocated by the caller). */
+static PetscErrorCode stencils_from_uses(pbng_sheet *s, const edge_use *u)
 {
-  edge_use *u;
   int64_t n = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(s->stencil));
-  s->nstencil = 0;
-  PetscCall(PetscMalloc1(3 * s->ntri + 1, &u));
-  PetscCall(collect_edge_uses(s, u));
-  qsort(u, (size_t)(3 * s->ntri), sizeof(*u), compare_uses);
-  PetscCall(PetscMalloc1(3 * s->ntri / 2 + 1, &s->stencil)); /* at most one per pair of edge uses */
   for (int64_t k = 0; k < 3 * s->ntri;) {
     int64_t m = k + 1;
     while (m < 3 * s->ntri && u[m].a == u[k].a && u[m].b == u[k].b) ++m;
@@ -72,7 +66,25 @@ PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *s)
     k = m;
   }
   s->nstencil = n;
-  PetscCall(PetscFree(u));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *s)
+{
+  edge_use *u;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->stencil));
+  s->nstencil = 0;
+  PetscCall(PetscMalloc1(3 * s->ntri + 1, &u));
+  PetscErrorCode ierr = collect_edge_uses(s, u);
+  if (!ierr) {
+    qsort(u, (size_t)(3 * s->ntri), sizeof(*u), compare_uses);
+    ierr = PetscMalloc1(3 * s->ntri / 2 + 1, &s->stencil); /* at most one per pair of edge uses */
+  }
+  if (!ierr) ierr = stencils_from_uses(s, u);
+  PetscCall(PetscFree(u)); /* also when a check failed */
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
