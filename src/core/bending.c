@@ -1,25 +1,25 @@
 #include "core/bending.h"
 #include <math.h>
 #include <string.h>
-
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+#include "core/vec3.h"
 
 /* |a x b| */
 static double cross_norm(const double a[3], const double b[3])
 {
-  const double c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-  return sqrt(dot3(c, c));
+  double c[3];
+  vec3_cross(a, b, c);
+  return vec3_norm(c);
 }
 
 /* Cotangent of the angle between a and b. */
-static double cot_between(const double a[3], const double b[3]) { return dot3(a, b) / cross_norm(a, b); }
+static double cot_between(const double a[3], const double b[3]) { return vec3_dot(a, b) / cross_norm(a, b); }
 
 /* Twice the area of triangle (p, q, r), 0 when it is degenerate in the sense of pbng_bending_rest. */
 static double twice_area(const double p[3], const double q[3], const double r[3])
 {
   double a[3], b[3], c[3];
   for (int k = 0; k < 3; ++k) a[k] = q[k] - p[k], b[k] = r[k] - p[k], c[k] = r[k] - q[k];
-  const double len = cross_norm(a, b), longest = fmax(dot3(a, a), fmax(dot3(b, b), dot3(c, c)));
+  const double len = cross_norm(a, b), longest = fmax(vec3_dot(a, a), fmax(vec3_dot(b, b), vec3_dot(c, c)));
   return len > 1e-12 * longest && isfinite(len) ? len : 0.0;
 }
 
@@ -54,7 +54,7 @@ double pbng_bending_energy(const pbng_bending_stencil *s, double k_b, const doub
 {
   double v[3];
   curvature_vector(s, x, v);
-  return 0.5 * k_b * s->scale * dot3(v, v);
+  return 0.5 * k_b * s->scale * vec3_dot(v, v);
 }
 
 double pbng_bending_gradient(const pbng_bending_stencil *s, double k_b, const double x[4][3], double grad[4][3])
@@ -63,5 +63,5 @@ double pbng_bending_gradient(const pbng_bending_stencil *s, double k_b, const do
   curvature_vector(s, x, v);
   for (int i = 0; i < 4; ++i)
     for (int k = 0; k < 3; ++k) grad[i][k] = k_b * s->scale * s->K[i] * v[k];
-  return 0.5 * k_b * s->scale * dot3(v, v);
+  return 0.5 * k_b * s->scale * vec3_dot(v, v);
 }

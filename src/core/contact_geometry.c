@@ -3,20 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static void sub3(const double a[3], const double b[3], double d[3])
-{
-  for (int k = 0; k < 3; ++k) d[k] = a[k] - b[k];
-}
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1];
-  c[1] = a[2] * b[0] - a[0] * b[2];
-  c[2] = a[0] * b[1] - a[1] * b[0];
-}
+#include "core/vec3.h"
 
 /* p = w0 a + w1 b + w2 c; returns |p - x|^2. */
 static double weighted_point(const double x[3], const double a[3], const double b[3], const double c[3], const double w[3], double p[3])
@@ -36,8 +23,8 @@ static double weighted_point(const double x[3], const double a[3], const double 
 static int region_weights(const double x[3], const double a[3], const double b[3], const double c[3], double bc[3])
 {
   double ab[3], ac[3], ap[3], bp[3], cp[3];
-  sub3(b, a, ab), sub3(c, a, ac), sub3(x, a, ap), sub3(x, b, bp), sub3(x, c, cp);
-  const double d1 = dot3(ab, ap), d2 = dot3(ac, ap), d3 = dot3(ab, bp), d4 = dot3(ac, bp), d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+  vec3_sub(b, a, ab), vec3_sub(c, a, ac), vec3_sub(x, a, ap), vec3_sub(x, b, bp), vec3_sub(x, c, cp);
+  const double d1 = vec3_dot(ab, ap), d2 = vec3_dot(ac, ap), d3 = vec3_dot(ab, bp), d4 = vec3_dot(ac, bp), d5 = vec3_dot(ab, cp), d6 = vec3_dot(ac, cp);
   double u, v, w;
   if (d1 <= 0 && d2 <= 0) u = 1, v = 0, w = 0; /* vertex a */
   else if (d3 >= 0 && d4 <= d3) u = 0, v = 1, w = 0; /* vertex b */
@@ -67,10 +54,10 @@ static int region_weights(const double x[3], const double a[3], const double b[3
 static int well_shaped(const double a[3], const double b[3], const double c[3])
 {
   double ab[3], ac[3], bc[3], n[3];
-  sub3(b, a, ab), sub3(c, a, ac), sub3(c, b, bc);
-  cross3(ab, ac, n);
-  const double longest2 = fmax(dot3(ab, ab), fmax(dot3(ac, ac), dot3(bc, bc)));
-  return dot3(n, n) > 1e-6 * longest2 * longest2;
+  vec3_sub(b, a, ab), vec3_sub(c, a, ac), vec3_sub(c, b, bc);
+  vec3_cross(ab, ac, n);
+  const double longest2 = fmax(vec3_dot(ab, ab), fmax(vec3_dot(ac, ac), vec3_dot(bc, bc)));
+  return vec3_dot(n, n) > 1e-6 * longest2 * longest2;
 }
 
 /* The weights of the projection of x on the plane of (a, b, c) from the normal n = ab x ac:
@@ -78,14 +65,14 @@ static int well_shaped(const double a[3], const double b[3], const double c[3])
 static int projection_weights(const double x[3], const double a[3], const double b[3], const double c[3], double w[3])
 {
   double ab[3], ac[3], ap[3], n[3], t[3];
-  sub3(b, a, ab), sub3(c, a, ac), sub3(x, a, ap);
-  cross3(ab, ac, n);
-  const double nn = dot3(n, n);
+  vec3_sub(b, a, ab), vec3_sub(c, a, ac), vec3_sub(x, a, ap);
+  vec3_cross(ab, ac, n);
+  const double nn = vec3_dot(n, n);
   if (!(nn > 0)) return 0;
-  cross3(ap, ac, t);
-  w[1] = dot3(n, t) / nn;
-  cross3(ab, ap, t);
-  w[2] = dot3(n, t) / nn;
+  vec3_cross(ap, ac, t);
+  w[1] = vec3_dot(n, t) / nn;
+  vec3_cross(ab, ap, t);
+  w[2] = vec3_dot(n, t) / nn;
   w[0] = 1 - w[1] - w[2];
   return w[0] >= 0 && w[1] >= 0 && w[2] >= 0;
 }
@@ -95,10 +82,10 @@ static int projection_weights(const double x[3], const double a[3], const double
 static double segment_parameter(const double x[3], const double p[3], const double q[3])
 {
   double pq[3], px[3];
-  sub3(q, p, pq), sub3(x, p, px);
-  const double L2 = dot3(pq, pq);
+  vec3_sub(q, p, pq), vec3_sub(x, p, px);
+  const double L2 = vec3_dot(pq, pq);
   if (!(L2 > 0)) return 0;
-  return fmin(fmax(dot3(px, pq) / L2, 0.0), 1.0);
+  return fmin(fmax(vec3_dot(px, pq) / L2, 0.0), 1.0);
 }
 
 /* The closest point as the nearest of: the plane projection when it falls inside, and each edge's
@@ -135,9 +122,9 @@ double pbng_point_triangle_closest(const double x[3], const double a[3], const d
 double pbng_triangle_normal(const double a[3], const double b[3], const double c[3], double n[3])
 {
   double ab[3], ac[3];
-  sub3(b, a, ab), sub3(c, a, ac);
-  cross3(ab, ac, n);
-  const double len = sqrt(dot3(n, n));
+  vec3_sub(b, a, ab), vec3_sub(c, a, ac);
+  vec3_cross(ab, ac, n);
+  const double len = sqrt(vec3_dot(n, n));
   for (int k = 0; k < 3; ++k) n[k] = len > 0 ? n[k] / len : 0.0;
   return len;
 }
@@ -147,8 +134,8 @@ void pbng_vertex_normal_add(const double v[3], const double a[3], const double b
   double e1[3], e2[3], n[3];
   const double len = pbng_triangle_normal(v, a, b, n);
   if (!(len > 0)) return;
-  sub3(a, v, e1), sub3(b, v, e2);
-  const double angle = atan2(len, dot3(e1, e2)); /* |e1 x e2| = len */
+  vec3_sub(a, v, e1), vec3_sub(b, v, e2);
+  const double angle = atan2(len, vec3_dot(e1, e2)); /* |e1 x e2| = len */
   for (int k = 0; k < 3; ++k) nv[k] += angle * n[k];
 }
 
@@ -161,9 +148,9 @@ int pbng_triangles_form_valley(const double t[3][3], const double n_t[3], const 
 {
   double ct[3], cu[3], tu[3];
   centroid(t, ct), centroid(u, cu);
-  sub3(ct, cu, tu);
-  const double len = sqrt(dot3(tu, tu));
-  return dot3(tu, n_u) > PBNG_VALLEY_SLOPE * len && -dot3(tu, n_t) > PBNG_VALLEY_SLOPE * len;
+  vec3_sub(ct, cu, tu);
+  const double len = sqrt(vec3_dot(tu, tu));
+  return vec3_dot(tu, n_u) > PBNG_VALLEY_SLOPE * len && -vec3_dot(tu, n_t) > PBNG_VALLEY_SLOPE * len;
 }
 
 /* ---- obstacles ---- */
@@ -172,8 +159,8 @@ int pbng_triangles_form_valley(const double t[3][3], const double n_t[3], const 
 static double plane_closest(const double *o, const double x[3], double q[3], double n[3])
 {
   double d[3];
-  sub3(x, o, d);
-  const double phi = dot3(d, &o[3]);
+  vec3_sub(x, o, d);
+  const double phi = vec3_dot(d, &o[3]);
   for (int k = 0; k < 3; ++k) n[k] = o[3 + k], q[k] = x[k] - phi * n[k];
   return phi;
 }
@@ -219,8 +206,8 @@ static double box_closest(const double *o, double sign, const double x[3], doubl
 static double sphere_closest(const double *o, const double x[3], double q[3], double n[3])
 {
   double d[3];
-  sub3(x, o, d);
-  const double len = sqrt(dot3(d, d));
+  vec3_sub(x, o, d);
+  const double len = sqrt(vec3_dot(d, d));
   for (int k = 0; k < 3; ++k) n[k] = len > 0 ? d[k] / len : (k == 2 ? 1.0 : 0.0);
   for (int k = 0; k < 3; ++k) q[k] = o[k] + o[3] * n[k];
   return len - o[3];
@@ -302,7 +289,7 @@ static const char *parse_values(const char *s, const obstacle_form *form, double
 static const char *check_values(pbng_obstacle_kind kind, double *v)
 {
   if (kind == PBNG_OBSTACLE_PLANE) {
-    const double len = sqrt(dot3(&v[3], &v[3]));
+    const double len = sqrt(vec3_dot(&v[3], &v[3]));
     if (!(len > 0) || !isfinite(len)) return "plane: the normal nx,ny,nz is zero";
     for (int k = 3; k < 6; ++k) v[k] /= len;
   } else if (kind == PBNG_OBSTACLE_SPHERE) {

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/mat3.h"
+#include "core/vec3.h"
 
 /* Eigen decomposition of the symmetric A (row-major) by cyclic Jacobi rotations: A = V diag(w) V^T, the
  * columns of V the eigenvectors. */
@@ -38,18 +39,12 @@ static void symmetric_eigen3(const double A[9], double w[3], double V[9])
 
 static void column(const double M[9], int c, double v[3]) { v[0] = M[c], v[1] = M[3 + c], v[2] = M[6 + c]; }
 static void set_column(double M[9], int c, const double v[3]) { M[c] = v[0], M[3 + c] = v[1], M[6 + c] = v[2]; }
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* A unit vector orthogonal to the unit vector a. */
 static void orthogonal_unit(const double a[3], double b[3])
 {
   const double e[3] = {fabs(a[0]) < 0.6 ? 1.0 : 0.0, fabs(a[0]) < 0.6 ? 0.0 : 1.0, 0.0};
-  cross3(a, e, b);
-  const double n = sqrt(dot3(b, b));
+  vec3_cross(a, e, b);
+  const double n = sqrt(vec3_dot(b, b));
   for (int k = 0; k < 3; ++k) b[k] /= n;
 }
 
@@ -73,7 +68,7 @@ void pbng_svd3_rotations(const double F[9], double U[9], double s[3], double V[9
   }
   double v0[3], v1[3], v2[3];
   column(V, 0, v0), column(V, 1, v1);
-  cross3(v0, v1, v2); /* V a rotation */
+  vec3_cross(v0, v1, v2); /* V a rotation */
   set_column(V, 2, v2);
   /* U's columns F v_i / s_i, completed where s_i is (near) zero */
   double u[3][3];
@@ -82,14 +77,14 @@ void pbng_svd3_rotations(const double F[9], double U[9], double s[3], double V[9
     double v[3];
     column(V, i, v);
     for (int r = 0; r < 3; ++r) u[i][r] = F[3 * r] * v[0] + F[3 * r + 1] * v[1] + F[3 * r + 2] * v[2];
-    const double n = sqrt(dot3(u[i], u[i]));
+    const double n = sqrt(vec3_dot(u[i], u[i]));
     s[i] = i == 0 ? n : fmin(n, s[0]); /* |F v_i|: exact to round-off where sqrt(w_i) is not (w_i ~ eps s0^2) */
     if (n > 1e-12 * scale) {
       for (int r = 0; r < 3; ++r) u[i][r] /= n;
       if (i == 1) { /* re-orthogonalise against u0 */
-        const double d = dot3(u[0], u[1]);
+        const double d = vec3_dot(u[0], u[1]);
         for (int r = 0; r < 3; ++r) u[1][r] -= d * u[0][r];
-        const double m = sqrt(dot3(u[1], u[1]));
+        const double m = sqrt(vec3_dot(u[1], u[1]));
         for (int r = 0; r < 3; ++r) u[1][r] /= m;
       }
     } else if (i == 0) {
@@ -98,12 +93,12 @@ void pbng_svd3_rotations(const double F[9], double U[9], double s[3], double V[9
       orthogonal_unit(u[0], u[1]);
     }
   }
-  cross3(u[0], u[1], u[2]); /* U a rotation */
+  vec3_cross(u[0], u[1], u[2]); /* U a rotation */
   for (int i = 0; i < 3; ++i) set_column(U, i, u[i]);
   /* the third singular value with its sign: u2 . F v2 (negative when det F < 0) */
   double Fv2[3];
   for (int r = 0; r < 3; ++r) Fv2[r] = F[3 * r] * v2[0] + F[3 * r + 1] * v2[1] + F[3 * r + 2] * v2[2];
-  s[2] = dot3(u[2], Fv2);
+  s[2] = vec3_dot(u[2], Fv2);
 }
 
 void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9])

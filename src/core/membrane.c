@@ -1,13 +1,7 @@
 #include "core/membrane.h"
 #include <math.h>
 #include <string.h>
-
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-static void cross3(const double a[3], const double b[3], double c[3])
-{
-  c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
-}
+#include "core/vec3.h"
 
 static int positive_finite(double v) { return v > 0 && isfinite(v); }
 
@@ -44,20 +38,20 @@ static int local_frame(const double X[3][3], const double weft[3], double e1[3],
 {
   double a[3], b[3], c[3], n[3];
   for (int k = 0; k < 3; ++k) a[k] = X[1][k] - X[0][k], b[k] = X[2][k] - X[0][k], c[k] = X[2][k] - X[1][k];
-  cross3(a, b, n);
-  const double len = sqrt(dot3(n, n)), longest = fmax(dot3(a, a), fmax(dot3(b, b), dot3(c, c)));
+  vec3_cross(a, b, n);
+  const double len = sqrt(vec3_dot(n, n)), longest = fmax(vec3_dot(a, a), fmax(vec3_dot(b, b), vec3_dot(c, c)));
   *twice_area = len;
-  const double wl = sqrt(dot3(weft, weft));
+  const double wl = sqrt(vec3_dot(weft, weft));
   if (!(len > 1e-12 * longest) || !(wl > 0) || !isfinite(len) || !isfinite(wl)) return -1;
   for (int k = 0; k < 3; ++k) n[k] /= len;
-  const double wn = dot3(weft, n) / wl;
+  const double wn = vec3_dot(weft, n) / wl;
   double t[3];
   if (fabs(wn) > 1 - 1e-6) memcpy(t, a, sizeof(t)); /* the weft axis along the normal: the first edge */
   else
     for (int k = 0; k < 3; ++k) t[k] = weft[k] / wl - wn * n[k];
-  const double tl = sqrt(dot3(t, t));
+  const double tl = sqrt(vec3_dot(t, t));
   for (int k = 0; k < 3; ++k) e1[k] = t[k] / tl;
-  cross3(n, e1, e2);
+  vec3_cross(n, e1, e2);
   return 0;
 }
 
@@ -69,7 +63,7 @@ int pbng_membrane_rest_shape(const double X[3][3], const double weft[3], pbng_me
   for (int j = 0; j < 2; ++j) { /* Dm = [X1 - X0 | X2 - X0] in the local frame (columns) */
     double d[3];
     for (int k = 0; k < 3; ++k) d[k] = X[j + 1][k] - X[0][k];
-    D[0][j] = dot3(d, e1), D[1][j] = dot3(d, e2);
+    D[0][j] = vec3_dot(d, e1), D[1][j] = vec3_dot(d, e2);
   }
   const double det = D[0][0] * D[1][1] - D[0][1] * D[1][0];
   const double inv[2][2] = {{D[1][1] / det, -D[0][1] / det}, {-D[1][0] / det, D[0][0] / det}};

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/element.h"
+#include "core/vec3.h"
 
 enum { NODE_INTERIOR = 0, NODE_SURFACE = 1, NODE_RIDGE = 2, NODE_CORNER = 3 };
 
@@ -58,18 +59,6 @@ typedef struct {
 
 static const double *pos(const work_mesh *w, int32_t v) { return &w->X[3 * (int64_t)v]; }
 
-static void sub3(const double *a, const double *b, double *c)
-{
-  for (int k = 0; k < 3; ++k) c[k] = a[k] - b[k];
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-  c[0] = a[1] * b[2] - a[2] * b[1], c[1] = a[2] * b[0] - a[0] * b[2], c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
 /* 6 sqrt(2) V / l_max^3: 1 for the regular tetrahedron, negative when inverted. */
 static double tet_quality(const double *p0, const double *p1, const double *p2, const double *p3)
 {
@@ -78,8 +67,8 @@ static double tet_quality(const double *p0, const double *p1, const double *p2, 
   for (int a = 0; a < 4; ++a)
     for (int b = a + 1; b < 4; ++b) {
       double d[3];
-      sub3(X[a], X[b], d);
-      lmax = fmax(lmax, dot3(d, d));
+      vec3_sub(X[a], X[b], d);
+      lmax = fmax(lmax, vec3_dot(d, d));
     }
   lmax = sqrt(lmax);
   return lmax > 0 ? 6.0 * sqrt(2.0) * pbng_tet_signed_volume(p0, p1, p2, p3) / (lmax * lmax * lmax) : -1.0;
@@ -89,14 +78,14 @@ static double tet_quality(const double *p0, const double *p1, const double *p2, 
 static void face_normal(const double *a, const double *b, const double *c, double n[3])
 {
   double u[3], v[3];
-  sub3(b, a, u), sub3(c, a, v);
-  cross3(u, v, n);
+  vec3_sub(b, a, u), vec3_sub(c, a, v);
+  vec3_cross(u, v, n);
 }
 
 static int cos_angle_at_least(const double *n1, const double *n2, double c)
 {
-  const double l = sqrt(dot3(n1, n1) * dot3(n2, n2));
-  return l > 0 && dot3(n1, n2) >= c * l;
+  const double l = sqrt(vec3_dot(n1, n1) * vec3_dot(n2, n2));
+  return l > 0 && vec3_dot(n1, n2) >= c * l;
 }
 
 /* The face of tet t opposite local vertex k, ordered so that its normal points out of t. */
@@ -335,8 +324,8 @@ static PetscErrorCode sorted_edges(work_mesh *w, edge **edges, int64_t *n)
         if (u <= v) continue;
         if (pass == 1) {
           double d[3];
-          sub3(pos(w, (int32_t)v), pos(w, u), d);
-          (*edges)[count] = (edge){dot3(d, d), (int32_t)v, u};
+          vec3_sub(pos(w, (int32_t)v), pos(w, u), d);
+          (*edges)[count] = (edge){vec3_dot(d, d), (int32_t)v, u};
         }
         ++count;
       }

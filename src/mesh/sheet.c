@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/vec3.h"
 
 /* An edge occurrence: its corners sorted (a < b), the triangle and whether it runs a -> b. */
 typedef struct {
@@ -88,19 +89,18 @@ PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *s)
   PetscFunctionReturn(0);
 }
 
-static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
-
 PetscErrorCode pbng_sheet_grid(int64_t nx, int64_t ny, double lx, double ly, const double o[3], const double e_u[3], const double e_v[3], pbng_sheet *s)
 {
-  const double cr[3] = {e_u[1] * e_v[2] - e_u[2] * e_v[1], e_u[2] * e_v[0] - e_u[0] * e_v[2], e_u[0] * e_v[1] - e_u[1] * e_v[0]};
+  double cr[3];
 
   PetscFunctionBeginUser;
   memset(s, 0, sizeof(*s));
+  vec3_cross(e_u, e_v, cr);
   PetscCheck(nx >= 2 && ny >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "sheet: %" PRId64 " x %" PRId64 " vertices (need at least 2 along each side)", nx, ny);
   PetscCheck(lx > 0 && ly > 0 && isfinite(lx) && isfinite(ly), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "sheet: size %g x %g (must be positive)", lx, ly);
-  PetscCheck(norm3(cr) > 1e-12 * norm3(e_u) * norm3(e_v) && norm3(e_u) > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "sheet: the directions e_u and e_v are zero or parallel");
+  PetscCheck(vec3_norm(cr) > 1e-12 * vec3_norm(e_u) * vec3_norm(e_v) && vec3_norm(e_u) > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "sheet: the directions e_u and e_v are zero or parallel");
   double u[3], v[3];
-  for (int k = 0; k < 3; ++k) u[k] = e_u[k] / norm3(e_u), v[k] = e_v[k] / norm3(e_v);
+  for (int k = 0; k < 3; ++k) u[k] = e_u[k] / vec3_norm(e_u), v[k] = e_v[k] / vec3_norm(e_v);
   s->nnodes = nx * ny, s->ntri = 2 * (nx - 1) * (ny - 1);
   PetscCall(PetscMalloc1(3 * s->nnodes, &s->X));
   PetscCall(PetscMalloc1(s->ntri, &s->tri));

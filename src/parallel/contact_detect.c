@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "parallel/halo.h"
+#include "core/vec3.h"
 
 /* A surface triangle at the detection's positions, held here or received from its holder. */
 typedef struct {
@@ -57,8 +58,6 @@ typedef struct {
   int nkept, nobstacles;
   accepted_pair kept[PBNG_CONTACT_MAX_TRIANGLES];
 } vertex_answer;
-
-static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 /* ---- the triangles at the current positions ---- */
 
@@ -393,8 +392,8 @@ static void consider_triangle(const double xv[3], const double nv[3], double d, 
   q.dist2 = pbng_point_triangle_closest(xv, T->x[0], T->x[1], T->x[2], q.w, q.p);
   if (!(sqrt(q.dist2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[1], T->x[2], q.n) > 0)) return;
   for (int k = 0; k < 3; ++k) r[k] = xv[k] - q.p[k];
-  q.gap = dot3(r, q.n);
-  if (!((q.gap < 0 && !same_body) || dot3(nv, q.n) < 0)) return;
+  q.gap = vec3_dot(r, q.n);
+  if (!((q.gap < 0 && !same_body) || vec3_dot(nv, q.n) < 0)) return;
   int at = near->n;
   while (at > 0 && pair_before(tris, &q, &near->pair[at - 1])) --at;
   if (at >= PBNG_CONTACT_NEAREST) return;
