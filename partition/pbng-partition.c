@@ -58,6 +58,10 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &given.weak_stiffness));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &o->cfg.scale, &given.scale));
+  /* sheets: a file's triangles get their bending stencils when k_b > 0, as pbng would add them */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-sheet_bending_stiffness", &o->cfg.sheet_opt.bending_stiffness, NULL));
+  PetscCheck(o->cfg.sheet_opt.bending_stiffness >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_bending_stiffness %g: must be >= 0",
+             o->cfg.sheet_opt.bending_stiffness);
   PetscInt objects = o->cfg.objects;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-objects", &objects, &given.objects));
   o->cfg.objects = (int)objects;
@@ -207,6 +211,8 @@ static PetscErrorCode run(void)
   PetscCall(read_options(&o));
   double t0 = MPI_Wtime();
   PetscCall(pbng_config_build_mesh(&o.cfg, &mesh));
+  PetscCheck(o.levels == 1 || !(pbng_element_kinds_mask(mesh.etype, mesh.kind, mesh.nelems) & PBNG_SHEET_KINDS_MASK), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "-multilevel %d: meshes with sheet elements (tri3, bend4) have no coarse levels yet (docs/cloth.md#solvers)", o.levels);
   PetscCall(partition_one(&o, &mesh, o.output, t0));
   if (o.levels > 1) PetscCall(pbng_weak_springs_of_mesh(&mesh, &nsprings, &springs));
   for (int k = 1; k < o.levels; ++k) {

@@ -57,6 +57,11 @@ Meshes mixing kinds (root attribute `element` "mixed"): /mesh/elements rows padd
 /mesh/element_types (Gmsh ids); each kind's elements are summed as above with their own basis and
 rule, and the XDMF Mixed topology (/mesh/xdmf_cells: type id, then nodes in XDMF order) is rebuilt
 (hex27 as its 8 octant hexahedra, tet20's sub-tetrahedra checked as in a tet20 file).
+Thin sheets (issue 18; root element "tri3", or tri3 and bend4 rows, -1 in /mesh/element_types for
+bend4, in a mixed file): membrane energy t A 1/2 e.C e per triangle (E = (F^T F - I)/2 in the rest
+triangle's weft/warp frame), Bergou's bending energy k_b/2 3/(A0 + A1) |sum_i K_i x_i|^2 per stencil,
+their analytic forces, and the lumped masses rho_s t A / 3 per corner, with the sheet material of the
+root attributes sheet_*; see "thin sheets" below.
 
 Usage:
   check_output.py FILE.h5 [--max-relative-residual R] [--frames F]
@@ -216,6 +221,7 @@ def check_mesh(rep, h5):
     Dm_inv = np.linalg.inv(Dm)
     grad = np.concatenate([-Dm_inv.sum(axis=1, keepdims=True), Dm_inv], axis=1)   # grad N_0..3
     return {"X": X, "tets": tets, "fixed": fixed, "free": free, "Dm_inv": Dm_inv, "vol": vol, "weak": weak,
+            "node_loads": read_node_loads(rep, h5, n),
             "grad_norm": np.sqrt(np.einsum("ejk,ejk->ej", grad, grad)),
             "Dm_inv_norm": np.sqrt(np.einsum("ejk,ejk->e", Dm_inv, Dm_inv))}
 
@@ -292,6 +298,8 @@ def check_xdmf(rep, path, frames, n, m, h5=None, mesh=None):
             rep.check(ok, f"{xpath}: grid {k} time differs from frame attribute {attrs['time']}")
     if mesh is not None and mesh.get("kind") == "mixed":
         check_xdmf_mixed(rep, h5, xpath, base, grids, mesh)
+    elif mesh is not None and mesh.get("kind") == "tri3":
+        check_xdmf_triangles(rep, h5, xpath, base, grids, mesh)
     elif mesh is not None and mesh.get("kind", "tet4") != "tet4":
         check_xdmf_topology(rep, h5, xpath, base, grids, mesh)
     else:
@@ -368,6 +376,19 @@ def lame(attrs):
     """mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu))."""
     E, nu = attrs["youngs_modulus"], attrs["poisson_ratio"]
     return E / (2.0 * (1.0 + nu)), E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu))
+
+
+def read_node_loads(rep, h5, n):
+    """/mesh/node_loads [n, 3]: the point load's share of every node (-load_box, -load_force), zeros when absent.
+    Every loaded node carries the same share."""
+    if "mesh/node_loads" not in h5:
+        return np.zeros((n, 3))
+    p = check_dataset(rep, h5, "mesh/node_loads", np.float64, (n, 3))
+    if p is None or not rep.check(np.isfinite(p).all(), "/mesh/node_loads: non-finite values"):
+        return np.zeros((n, 3))
+    loaded = np.abs(p).sum(axis=1) > 0
+    rep.check(loaded.any() and np.all(p[loaded] == p[loaded][0]), "/mesh/node_loads: the loaded nodes do not share the load equally")
+    return p
 
 
 def read_weak_constraints(rep, h5, n):
@@ -710,9 +731,10 @@ def recompute(mesh, attrs, frames, k, mass, load, contacts=None):
     W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
     Wk, f_k, mag_k = contact_terms(contacts, x)
-    f_ext = load[:, None] * g[None, :]
+    p = mesh.get("node_loads", np.zeros_like(x))
+    f_ext = load[:, None] * g[None, :] + p
     f = f_int + f_wc + f_k + f_ext
-    gx = load * (x @ g)
+    gx = load * (x @ g) + np.einsum("ij,ij->i", p, x)
     energy = W + Wc + Wk - gx.sum()
     scale_n = mag + mag_wc + mag_k + np.linalg.norm(f_ext, axis=1)
     escale = abs(energy) + wscale + Wc + Wk + np.abs(gx).sum()
@@ -1070,7 +1092,7 @@ def with_nodes(rep, h5, mesh, X, fixed, part):
     n = X.shape[0]
     free = np.ones(n, bool)
     free[fixed] = False
-    mesh.update({"X": X, "fixed": fixed, "free": free, "weak": read_weak_constraints(rep, h5, n)})
+    mesh.update({"X": X, "fixed": fixed, "free": free, "weak": read_weak_constraints(rep, h5, n), "node_loads": read_node_loads(rep, h5, n)})
     return mesh
 
 
@@ -1087,14 +1109,17 @@ def check_mesh_kind(rep, h5, kind_name):
 
 
 # Gmsh element type ids (/mesh/element_types of a mesh mixing kinds) and XDMF's Mixed-topology ids
-GMSH_TYPES = {4: "tet4", 11: "tet10", 29: "tet20", 5: "hex8", 12: "hex27", 6: "prism6", 7: "pyramid5"}
-XDMF_MIXED_IDS = {"tet4": 6, "pyramid5": 7, "prism6": 8, "hex8": 9, "tet10": 38}
+# (negative: pbng's own kinds without a Gmsh type, -1 the bending stencil)
+GMSH_TYPES = {4: "tet4", 11: "tet10", 29: "tet20", 5: "hex8", 12: "hex27", 6: "prism6", 7: "pyramid5", 2: "tri3", -1: "bend4"}
+XDMF_MIXED_IDS = {"tet4": 6, "pyramid5": 7, "prism6": 8, "hex8": 9, "tet10": 38, "tri3": 4}
 HEX27_OCTANT_CELLS = hex27_octant_cells()
 
 
 def check_mesh_mixed(rep, h5):
     """Root element "mixed": /mesh/elements [M, n] padded with -1 after each element's nodes and
-    /mesh/element_types [M] (Gmsh ids); each kind's elements checked as a group of their own."""
+    /mesh/element_types [M] (Gmsh ids, -1 for bend4); each kind's elements checked as a group of their
+    own (sheet kinds: sheet_group, with the sheet material of the root attributes, and the stencils
+    against the triangles)."""
     rep.check("mesh/tetrahedra" not in h5, "element mixed: /mesh/tetrahedra present (expected /mesh/elements only)")
     if not rep.check("mesh/elements" in h5 and h5["mesh/elements"].ndim == 2, "element mixed: no 2-D /mesh/elements"):
         return None
@@ -1109,43 +1134,56 @@ def check_mesh_mixed(rep, h5):
         return None
     rep.check(len(np.unique(types)) > 1, "element mixed: /mesh/element_types holds one kind")
     groups = []
+    sheet = read_sheet_material(rep, h5) if any(GMSH_TYPES[int(t)] in SHEET_NODES for t in np.unique(types)) else None
     for gtype, name in GMSH_TYPES.items():
         rows = np.flatnonzero(types == gtype)
         if rows.size == 0:
             continue
-        n = KINDS[name].n
+        n = kind_nodes(name)
         if not rep.check(n <= width and (el[rows, n:] == -1).all() and (el[rows, :n] >= 0).all(),
                          f"element mixed: {name} rows are not {n} nodes then -1 (first row {rows[0]})"):
             return None
-        group = kind_group(rep, name, X, el[rows, :n], color, f"{name} elements")
+        if name in SHEET_NODES:
+            group = sheet_group(rep, name, X, el[rows, :n], color, sheet, f"{name} elements")
+        else:
+            group = kind_group(rep, name, X, el[rows, :n], color, f"{name} elements")
         if group is None:
             return None
         group["rows"] = rows
         groups.append(group)
+    sheets = {g["kind"]: g["elements"] for g in groups if g["kind"] in SHEET_NODES}
+    if "bend4" in sheets:
+        check_stencils(rep, sheets.get("tri3", np.zeros((0, 3), np.int64)), sheets["bend4"])
+    if sheets and sheet is None:
+        return None
     return with_nodes(rep, h5, {"kind": "mixed", "elements": el, "types": types, "groups": groups}, X, fixed, part)
 
 
 def elastic_mixed(mesh, x, material, mu, lam):
-    """elastic_kind summed over the kinds' groups."""
-    parts = [elastic_kind(g, x, material, mu, lam) for g in mesh["groups"]]
+    """Each group's elastic terms (elastic_kind, or a sheet kind's) summed over the kinds' groups."""
+    parts = [physics_of(g)[0](g, x, material, mu, lam) for g in mesh["groups"]]
     return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts))
 
 
 def lumped_mass_mixed(mesh, rho):
-    """HRZ masses summed over the kinds' groups."""
-    return sum(lumped_mass_kind(g, rho) for g in mesh["groups"])
+    """HRZ masses (sheets: their lumped masses) summed over the kinds' groups."""
+    return sum(physics_of(g)[1](g, rho) for g in mesh["groups"])
 
 
 def load_weights_mixed(mesh, rho):
-    """Consistent load weights summed over the kinds' groups."""
-    return sum(load_weights_kind(g, rho) for g in mesh["groups"])
+    """Consistent load weights (sheets: their lumped masses) summed over the kinds' groups."""
+    return sum(physics_of(g)[2](g, rho) for g in mesh["groups"])
 
 
 def physics_of(mesh):
-    """(elastic, lumped mass, quasistatic gravity load weights) functions of the mesh: linear tetrahedra
-    (whose load weights are their lumped masses), one other kind, or mixed."""
+    """(elastic, lumped mass, quasistatic gravity load weights) functions of the mesh or group: linear
+    tetrahedra (whose load weights are their lumped masses), one other kind, a sheet kind, or mixed."""
     if mesh.get("kind") == "mixed":
         return elastic_mixed, lumped_mass_mixed, load_weights_mixed
+    if mesh.get("kind") == "tri3":
+        return elastic_tri3, lumped_mass_tri3, lumped_mass_tri3
+    if mesh.get("kind") == "bend4":
+        return elastic_bend4, no_mass, no_mass
     return (elastic_kind, lumped_mass_kind, load_weights_kind) if "elements" in mesh else (elastic, lumped_mass, lumped_mass)
 
 
@@ -1159,7 +1197,8 @@ def mixed_form(mesh):
     """The Mixed list the elements must give, value by value, with -1 where a tet20's sub-tetrahedra
     list their nodes (no XDMF cell: checked by their properties), and where each tet20's 27 x 5 values
     start (tet20s in row order). Every other kind exactly: its XDMF type id and its nodes in XDMF's
-    order; hex27 as its 8 octant hexahedra (HEX27_OCTANT_CELLS), each `9` and its 8 nodes."""
+    order; hex27 as its 8 octant hexahedra (HEX27_OCTANT_CELLS), each `9` and its 8 nodes; bend4 as
+    nothing (no cell: its triangles are drawn as tri3 cells)."""
     el, types = mesh["elements"], mesh["types"]
     parts, tet20_at, at = [], [], 0
     for e in range(len(el)):
@@ -1167,6 +1206,10 @@ def mixed_form(mesh):
         if name == "tet20":
             part = [6, -1, -1, -1, -1] * KINDS["tet20"].subcells
             tet20_at.append(at)
+        elif name == "bend4":
+            part = []
+        elif name == "tri3":
+            part = [XDMF_MIXED_IDS[name]] + el[e, :3].tolist()
         elif name == "hex27":
             part = np.column_stack([np.full(8, XDMF_MIXED_IDS["hex8"]), el[e][HEX27_OCTANT_CELLS]]).reshape(-1).tolist()
         else:
@@ -1177,8 +1220,8 @@ def mixed_form(mesh):
 
 
 def mixed_cell_count(types):
-    """Cells of the Mixed topology: one per element, 27 per tet20, 8 per hex27."""
-    per = {"tet20": KINDS["tet20"].subcells, "hex27": len(HEX27_OCTANT_CELLS)}
+    """Cells of the Mixed topology: one per element, 27 per tet20, 8 per hex27, none per bend4."""
+    per = {"tet20": KINDS["tet20"].subcells, "hex27": len(HEX27_OCTANT_CELLS), "bend4": 0}
     return sum(per.get(GMSH_TYPES[int(t)], 1) for t in types)
 
 
@@ -1341,6 +1384,324 @@ def check_xdmf_topology(rep, h5, xpath, base, grids, mesh):
 
 
 # ----------------------------------------------------------------------------
+# thin sheets (issue 18, docs/cloth.md): membrane triangles tri3 and bending stencils bend4
+#
+# Written from the formulas of docs/cloth.md (the seed's Sec. 4.3 and Bergou et al. 2006), not from
+# core/membrane.c or core/bending.c:
+#   * the sheet material: root attributes sheet_membrane_C [3, 3] (Voigt, on (E_xx, E_yy, 2 E_xy)),
+#     sheet_thickness t, sheet_bending_stiffness k_b, sheet_weft [3], sheet_density rho_s;
+#   * tri3 (Gmsh type 2; XDMF Triangle, Mixed id 4): rest normal n = (X1-X0) x (X2-X0) normalised,
+#     e1 = the weft projected onto the rest plane and normalised (the first edge's direction where
+#     |weft.n| > 1 - 1e-6 |weft|), e2 = n x e1; the shape gradients from the barycentric gradients
+#     grad l_a = n x (X_{a+2} - X_{a+1}) / (2A) (indices mod 3) in 3-D, taken in (e1, e2):
+#     g_a = (e1.grad l_a, e2.grad l_a); F = sum_a x_a g_a^T (3 x 2), E = (F^T F - I)/2,
+#     energy t A 1/2 e.C e with e = (E_xx, E_yy, 2 E_xy), gradient t A (F S) g_a with S the 2 x 2
+#     symmetric matrix of C e; lumped mass rho_s t A / 3 per corner (also the quasistatic gravity load);
+#   * bend4 (x0 x1 the shared edge, x2 and x3 the opposite corners; no Gmsh type: -1 in
+#     /mesh/element_types; no XDMF cell): cot_v(a, b) the cotangent of the rest angle at vertex v
+#     between its edges to a and b, c01 = cot_x1(x0, x2), c02 = cot_x0(x1, x2), c04 = cot_x1(x0, x3),
+#     c03 = cot_x0(x1, x3), K = (c01 + c04, c02 + c03, -c01 - c02, -c03 - c04),
+#     energy k_b/2 3/(A0 + A1) |v|^2 with v = sum_i K_i x_i, gradient k_b 3/(A0 + A1) K_i v; no mass;
+#     each stencil's two triangles must be tri3 rows, one stencil per interior edge.
+# --self-test checks these against central differences, rigid motions, a flat stencil, a folded hinge
+# and a uniaxial stretch along the weft.
+
+SHEET_NODES = {"tri3": 3, "bend4": 4}
+SHEET_ATTRS = ("sheet_membrane_C", "sheet_thickness", "sheet_bending_stiffness", "sheet_weft", "sheet_density")
+WEFT_ALONG_NORMAL = 1e-6       # |weft.n| > 1 - this: e1 is the first edge
+
+
+def kind_nodes(name):
+    """Nodes per element of a volume or sheet kind."""
+    return SHEET_NODES[name] if name in SHEET_NODES else KINDS[name].n
+
+
+def read_sheet_material(rep, h5):
+    """The sheet material's root attributes as a dict (C [3,3], t, kb, weft [3], rho), or None."""
+    missing = [k for k in SHEET_ATTRS if k not in h5.attrs]
+    if not rep.check(not missing, f"sheet kinds without the root attributes {missing}"):
+        return None
+    v = {k: np.asarray(h5.attrs[k], dtype=np.float64) for k in SHEET_ATTRS}
+    ok = rep.check(v["sheet_membrane_C"].shape == (3, 3), f"sheet_membrane_C shape {v['sheet_membrane_C'].shape}, expected (3, 3)")
+    ok &= rep.check(v["sheet_weft"].shape == (3,), f"sheet_weft shape {v['sheet_weft'].shape}, expected (3,)")
+    for k in ("sheet_thickness", "sheet_bending_stiffness", "sheet_density"):
+        ok &= rep.check(v[k].size == 1 and np.all(np.isfinite(v[k])), f"root attribute '{k}' is not a finite scalar")
+    if not ok:
+        return None
+    C = v["sheet_membrane_C"]
+    m = {"C": C, "t": float(v["sheet_thickness"].reshape(-1)[0]), "kb": float(v["sheet_bending_stiffness"].reshape(-1)[0]),
+         "weft": v["sheet_weft"], "rho": float(v["sheet_density"].reshape(-1)[0])}
+    ok = rep.check(np.all(np.isfinite(C)) and np.abs(C - C.T).max() <= 1e-12 * np.abs(C).max(), "sheet_membrane_C not symmetric")
+    ok &= rep.check(np.linalg.eigvalsh(0.5 * (C + C.T)).min() > 0, "sheet_membrane_C not positive definite")
+    ok &= rep.check(m["t"] > 0, "sheet_thickness <= 0")
+    ok &= rep.check(m["kb"] >= 0, "sheet_bending_stiffness < 0")
+    ok &= rep.check(np.linalg.norm(m["weft"]) > 0, "sheet_weft is zero")
+    ok &= rep.check(m["rho"] > 0, "sheet_density <= 0")
+    return m if ok else None
+
+
+def twice_areas(A, B, C):
+    """|(B - A) x (C - A)| of triangles [M, 3] each."""
+    return np.linalg.norm(np.cross(B - A, C - A), axis=1)
+
+
+def degenerate_triangles(A, B, C):
+    """Triangles whose twice-area is not above 1e-12 times their longest edge squared."""
+    longest = np.max([np.einsum("ed,ed->e", P - Q, P - Q) for P, Q in ((B, A), (C, A), (C, B))], axis=0)
+    return ~(twice_areas(A, B, C) > 1e-12 * longest)
+
+
+def triangle_rest(X0, X1, X2, weft):
+    """Rest area A [M] and shape gradients g [M, 3, 2] in each triangle's weft/warp frame (see above)."""
+    c = np.cross(X1 - X0, X2 - X0)
+    two_a = np.linalg.norm(c, axis=1)
+    n = c / two_a[:, None]
+    w = np.asarray(weft, float) / np.linalg.norm(weft)
+    wn = n @ w
+    t = np.where((np.abs(wn) > 1.0 - WEFT_ALONG_NORMAL)[:, None], X1 - X0, w[None, :] - wn[:, None] * n)
+    e1 = t / np.linalg.norm(t, axis=1)[:, None]
+    e2 = np.cross(n, e1)
+    corners = (X0, X1, X2)
+    grad = np.stack([np.cross(n, corners[(a + 2) % 3] - corners[(a + 1) % 3]) / two_a[:, None] for a in range(3)], axis=1)
+    g = np.stack([np.einsum("ead,ed->ea", grad, e1), np.einsum("ead,ed->ea", grad, e2)], axis=2)
+    return 0.5 * two_a, g
+
+
+def voigt_matrix(s):
+    """The symmetric 2 x 2 matrices [M, 2, 2] of Voigt stresses s [M, 3] = (S_xx, S_yy, S_xy)."""
+    return np.stack([np.stack([s[:, 0], s[:, 2]], axis=1), np.stack([s[:, 2], s[:, 1]], axis=1)], axis=1)
+
+
+def membrane_terms(mat, A, g, xe):
+    """Per triangle (rest area A [M], gradients g [M,3,2], corners xe [M,3,3]): the energy t A 1/2 e.C e
+    [M], the energy gradient per corner [M, 3, 3] and F [M, 3, 2]."""
+    F = np.einsum("eai,eak->eik", xe, g)
+    E = 0.5 * (np.einsum("eik,eil->ekl", F, F) - np.eye(2))
+    e = np.stack([E[:, 0, 0], E[:, 1, 1], 2.0 * E[:, 0, 1]], axis=1)
+    s = e @ mat["C"].T
+    tA = mat["t"] * A
+    energy = 0.5 * tA * np.einsum("ei,ei->e", e, s)
+    P = np.einsum("eik,ekl->eil", F, voigt_matrix(s))
+    return energy, tA[:, None, None] * np.einsum("eil,eal->eai", P, g), F
+
+
+def cotangent_at(v, a, b):
+    """cot of the angle at vertex v between its edges to a and b ([M, 3] each)."""
+    u, w = a - v, b - v
+    return np.einsum("ed,ed->e", u, w) / np.linalg.norm(np.cross(u, w), axis=1)
+
+
+def stencil_rest(Xe):
+    """Bergou's weights K [M, 4] and 3 / (A0 + A1) [M] of rest stencils Xe [M, 4, 3] (see above)."""
+    x0, x1, x2, x3 = (Xe[:, i] for i in range(4))
+    c01, c02 = cotangent_at(x1, x0, x2), cotangent_at(x0, x1, x2)
+    c04, c03 = cotangent_at(x1, x0, x3), cotangent_at(x0, x1, x3)
+    K = np.stack([c01 + c04, c02 + c03, -c01 - c02, -c03 - c04], axis=1)
+    return K, 3.0 / (0.5 * twice_areas(x0, x1, x2) + 0.5 * twice_areas(x0, x1, x3))
+
+
+def bending_terms(kb, K, scale, xe):
+    """Per stencil: energy kb/2 scale |v|^2 [M], gradient kb scale K_i v [M, 4, 3], v [M, 3]."""
+    v = np.einsum("ei,eid->ed", K, xe)
+    return 0.5 * kb * scale * np.einsum("ed,ed->e", v, v), (kb * scale)[:, None, None] * K[:, :, None] * v[:, None, :], v
+
+
+def check_row_colors(rep, el, color, what):
+    """No two nodes of a row share a color."""
+    if color is None:
+        return
+    rep.check(color.min() >= 0, "negative color")
+    c = np.sort(color[el], axis=1)
+    clash = (c[:, 1:] == c[:, :-1]).any(axis=1)
+    rep.check(not clash.any(), f"{int(clash.sum())} {what} with two nodes of the same color "
+                               f"(first: element {np.flatnonzero(clash)[0] if clash.any() else -1})")
+
+
+def sheet_group(rep, name, X, el, color, mat, what):
+    """Rows el [M, 3 or 4] of a sheet kind: no node twice, no degenerate triangle, no two nodes of one
+    color; their rest data (tri3: A, g; bend4: K, scale) as a dict, or None after a failure."""
+    srt = np.sort(el, axis=1)
+    dup = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+    if not rep.check(dup.size == 0, f"{dup.size} {what} list a node twice (first: element {dup[:1]})"):
+        return None
+    Xe = X[el]
+    tris = ((0, 1, 2),) if name == "tri3" else ((0, 1, 2), (1, 0, 3))
+    bad = np.flatnonzero(np.any([degenerate_triangles(Xe[:, a], Xe[:, b], Xe[:, c]) for a, b, c in tris], axis=0))
+    if not rep.check(bad.size == 0, f"{bad.size} {what} with a degenerate rest triangle (first: element {bad[:1]})"):
+        return None
+    check_row_colors(rep, el, color, what)
+    group = {"kind": name, "X": X, "elements": el, "sheet": mat}
+    if mat is None:
+        return group
+    if name == "tri3":
+        group["A"], group["g"] = triangle_rest(Xe[:, 0], Xe[:, 1], Xe[:, 2], mat["weft"])
+    else:
+        group["K"], group["scale"] = stencil_rest(Xe)
+    return group
+
+
+def check_stencils(rep, tri, bend):
+    """Each stencil's triangles (x0, x1, x2) and (x0, x1, x3) are tri3 rows, and the stencils are one per
+    interior edge (an edge of two triangles)."""
+    opposite = {}
+    for t in tri.tolist():
+        for a in range(3):
+            key = (min(t[a], t[(a + 1) % 3]), max(t[a], t[(a + 1) % 3]))
+            opposite.setdefault(key, []).append(t[(a + 2) % 3])
+    seen, wrong = set(), 0
+    for s in bend.tolist():
+        key = (min(s[0], s[1]), max(s[0], s[1]))
+        wrong += sorted(opposite.get(key, [])) != sorted(s[2:]) or key in seen
+        seen.add(key)
+    interior = sum(len(v) == 2 for v in opposite.values())
+    rep.check(wrong == 0, f"{wrong} bend4 stencils are not an edge of two tri3 triangles with their opposite corners (or repeat one)")
+    rep.check(len(bend) == interior, f"{len(bend)} bend4 stencils for {interior} interior edges of the tri3 triangles")
+
+
+def check_mesh_sheet(rep, h5, name):
+    """A file of tri3 elements only (root element "tri3"): /mesh/elements [M, 3]."""
+    rep.check("mesh/tetrahedra" not in h5, f"element {name}: /mesh/tetrahedra present (expected /mesh/elements only)")
+    base = read_mesh_datasets(rep, h5, "elements", SHEET_NODES[name])
+    if base is None:
+        return None
+    X, el, fixed, color, part = base
+    mat = read_sheet_material(rep, h5)
+    mesh = sheet_group(rep, name, X, el, color, mat, f"{name} elements")
+    return None if mesh is None or mat is None else with_nodes(rep, h5, mesh, X, fixed, part)
+
+
+def elastic_tri3(mesh, x, material, mu, lam):
+    """Membrane energy, nodal forces, round-off scale and energy scale t A |C| |F|^2 (|E| + 1e-6 |F|^2)
+    (the volume material is unused).
+    The scale of corner a: t A |g_a| |C| |F| (|F|^2 + 1) (1 + max|x| sum_b |g_b|), the size of the terms of
+    P = F S and the cancellation in F = sum_b x_b g_b^T."""
+    mat, el, A, g = mesh["sheet"], mesh["elements"], mesh["A"], mesh["g"]
+    energy, grad, F = membrane_terms(mat, A, g, x[el])
+    n = len(x)
+    gnorm = np.linalg.norm(g, axis=2)
+    Fn2 = np.einsum("eik,eik->e", F, F)
+    cond = 1.0 + np.abs(x).max() * gnorm.sum(axis=1)
+    size = mat["t"] * A * np.linalg.norm(mat["C"]) * np.sqrt(Fn2) * (Fn2 + 1.0) * cond
+    mag = np.bincount(el.reshape(-1), weights=(size[:, None] * gnorm).reshape(-1), minlength=n)
+    # the energy's round-off: t A |C| |e| times the round-off of e = (F^T F - I)/2 (|F|^2), with a margin
+    e = 0.5 * (np.einsum("eik,eil->ekl", F, F) - np.eye(2))
+    escale = mat["t"] * A * np.linalg.norm(mat["C"]) * Fn2 * (np.sqrt(np.einsum("ekl,ekl->e", e, e)) + 1e-6 * Fn2)
+    return float(energy.sum()), -scatter(el, grad, n), mag, float(escale.sum())
+
+
+def elastic_bend4(mesh, x, material, mu, lam):
+    """Bending energy, nodal forces, round-off scale (k_b scale |K_i| sum_j |K_j| |x_j|, the size of the
+    cancelling sum v) and energy scale k_b scale sum_j |K_j| |x_j| (|v| + 1e-6 sum_j |K_j| |x_j|)."""
+    mat, el, K, scale = mesh["sheet"], mesh["elements"], mesh["K"], mesh["scale"]
+    energy, grad, v = bending_terms(mat["kb"], K, scale, x[el])
+    n = len(x)
+    terms = np.einsum("ei,ei->e", np.abs(K), np.linalg.norm(x[el], axis=2))
+    mag = np.bincount(el.reshape(-1), weights=(mat["kb"] * scale * terms)[:, None].repeat(4, axis=1).reshape(-1) * np.abs(K).reshape(-1),
+                      minlength=n)
+    escale = mat["kb"] * scale * terms * (np.linalg.norm(v, axis=1) + 1e-6 * terms)
+    return float(energy.sum()), -scatter(el, grad, n), mag, float(escale.sum())
+
+
+def lumped_mass_tri3(mesh, rho):
+    """rho_s t A / 3 per corner (the sheet's own density, not the volume's rho)."""
+    mat = mesh["sheet"]
+    m = np.repeat(mat["rho"] * mat["t"] * mesh["A"] / 3.0, 3)
+    return np.bincount(mesh["elements"].reshape(-1), weights=m, minlength=len(mesh["X"]))
+
+
+def no_mass(mesh, rho):
+    """Bending stencils carry no mass."""
+    return np.zeros(len(mesh["X"]))
+
+
+def check_xdmf_triangles(rep, h5, xpath, base, grids, mesh):
+    """A file of tri3 only: every grid's Topology is Triangle, M cells of 3 nodes, from /mesh/elements."""
+    M = len(mesh["elements"])
+    for k, g in enumerate(grids):
+        top = g.find("Topology")
+        if not rep.check(top is not None and top.get("TopologyType") == "Triangle", f"{xpath}: grid {k} topology is not Triangle"):
+            continue
+        rep.check(top.get("NumberOfElements") == str(M), f"{xpath}: grid {k} NumberOfElements is not {M}")
+        rep.check(top.get("NodesPerElement") in (None, "3"), f"{xpath}: grid {k} NodesPerElement is not 3")
+        item = top.find("DataItem")
+        ok = item is not None and item.get("Dimensions") == f"{M} 3" and (item.text or "").strip() == f"{base}:/mesh/elements"
+        rep.check(ok, f"{xpath}: grid {k} topology is not {base}:/mesh/elements of {M} x 3")
+    rep.check("mesh/xdmf_cells" not in h5, "/mesh/xdmf_cells present in a tri3 file (the XDMF reads /mesh/elements)")
+
+
+def _random_rotation(rng):
+    Q, R = np.linalg.qr(rng.normal(size=(3, 3)))
+    Q = Q * np.sign(np.diag(R))
+    return Q if np.linalg.det(Q) > 0 else -Q
+
+
+def _central_gradient(energy, x, h):
+    """Central differences of a scalar energy(x) over every entry of x [k, 3]."""
+    grad = np.zeros_like(x)
+    for i in np.ndindex(*x.shape):
+        d = np.zeros_like(x)
+        d[i] = h
+        grad[i] = (energy(x + d) - energy(x - d)) / (2 * h)
+    return grad
+
+
+def self_test_sheets(rep, rng):
+    """The sheet formulas above: rest frame, rigid motions, uniaxial stretch, gradients; Bergou's weights."""
+    C = np.array([[3.0, 0.7, 0.0], [0.7, 2.0, 0.0], [0.0, 0.0, 0.9]])
+    mat = {"C": C, "t": 0.3, "kb": 1.7, "weft": np.array([1.0, 0.2, 0.1]), "rho": 2.0}
+    for trial in range(20):
+        X = rng.normal(size=(3, 3))
+        A, g = triangle_rest(X[None, 0], X[None, 1], X[None, 2], mat["weft"])
+        rep.check(abs(A[0] - 0.5 * np.linalg.norm(np.cross(X[1] - X[0], X[2] - X[0]))) < 1e-14 * (1 + A[0]), "self-test tri3: area")
+        rep.check(np.abs(g[0].sum(axis=0)).max() < 1e-12 * np.abs(g).max(), "self-test tri3: shape gradients do not sum to 0")
+        e0, _, F = membrane_terms(mat, A, g, X[None])
+        rep.check(np.abs(F[0].T @ F[0] - np.eye(2)).max() < 1e-12 and abs(e0[0]) < 1e-20, "self-test tri3: F^T F != I at rest")
+        Q, b = _random_rotation(rng), rng.normal(size=3)
+        er, grad_r, _ = membrane_terms(mat, A, g, (X @ Q.T + b)[None])
+        rep.check(abs(er[0]) < 1e-20 and np.abs(grad_r).max() < 1e-10, "self-test tri3: energy or force under a rigid motion")
+        # the local x axis is the weft projected onto the triangle: a stretch along it is E_xx only
+        n = np.cross(X[1] - X[0], X[2] - X[0])
+        n /= np.linalg.norm(n)
+        e1 = mat["weft"] - (mat["weft"] @ n) * n
+        e1 /= np.linalg.norm(e1)
+        lam = 1.0 + 0.1 * rng.random()
+        xs = X + (lam - 1.0) * np.outer((X - X[0]) @ e1, e1)
+        es, _, Fs = membrane_terms(mat, A, g, xs[None])
+        Exx = 0.5 * (lam ** 2 - 1.0)
+        rep.check(abs(es[0] - 0.5 * mat["t"] * A[0] * C[0, 0] * Exx ** 2) < 1e-12 * es[0], "self-test tri3: uniaxial stretch along the weft")
+        x = X + 0.3 * rng.normal(size=(3, 3))
+        _, grad, _ = membrane_terms(mat, A, g, x[None])
+        fd = _central_gradient(lambda y: membrane_terms(mat, A, g, y[None])[0][0], x, 1e-6)
+        rep.check(np.abs(fd - grad[0]).max() < 1e-6 * (1 + np.abs(grad).max()), "self-test tri3: gradient differs from central differences "
+                                                                                  f"by {np.abs(fd - grad[0]).max():.2e}")
+        # the weft along the normal: the first edge
+        A2, g2 = triangle_rest(X[None, 0], X[None, 1], X[None, 2], n)
+        _, _, F2 = membrane_terms(mat, A2, g2, X[None])
+        d = (X[1] - X[0]) / np.linalg.norm(X[1] - X[0])
+        rep.check(np.abs(F2[0][:, 0] - d).max() < 1e-12, "self-test tri3: a weft along the normal does not give the first edge as x axis")
+    for trial in range(20):
+        # a flat stencil in a random plane: v = 0; folded about x0x1 by theta: |v| = 2 |e| sin(theta/2)
+        Q, b = _random_rotation(rng), rng.normal(size=3)
+        p = np.array([[0.0, 0.0, 0.0], [1.0 + rng.random(), 0.0, 0.0],
+                      [rng.random(), 0.5 + rng.random(), 0.0], [rng.random(), -0.5 - rng.random(), 0.0]])
+        X = p @ Q.T + b
+        K, scale = stencil_rest(X[None])
+        rep.check(abs(K.sum()) < 1e-12 * np.abs(K).sum(), "self-test bend4: weights do not sum to 0")
+        _, _, v = bending_terms(mat["kb"], K, scale, X[None])
+        rep.check(np.linalg.norm(v) < 1e-12 * np.abs(K).sum() * (1 + np.abs(X).max()), "self-test bend4: v != 0 on a flat stencil")
+        th = rng.uniform(-2.5, 2.5)
+        fold = p.copy()
+        fold[3, 1:] = [p[3, 1] * np.cos(th), p[3, 1] * np.sin(th)]
+        eb, _, _ = bending_terms(mat["kb"], K, scale, (fold @ Q.T + b)[None])
+        want = 0.5 * mat["kb"] * scale[0] * (2 * p[1, 0] * np.sin(th / 2)) ** 2
+        rep.check(abs(eb[0] - want) < 1e-10 * (want + 1e-300), f"self-test bend4: folded hinge energy {eb[0]:.6e}, closed form {want:.6e}")
+        x = X + 0.2 * rng.normal(size=(4, 3))
+        _, grad, _ = bending_terms(mat["kb"], K, scale, x[None])
+        fd = _central_gradient(lambda y: bending_terms(mat["kb"], K, scale, y[None])[0][0], x, 1e-6)
+        rep.check(np.abs(fd - grad[0]).max() < 1e-6 * (1 + np.abs(grad).max()), "self-test bend4: gradient differs from central differences")
+
+
+# ----------------------------------------------------------------------------
 # --self-test: the kinds' definitions against closed forms and Gmsh's own files
 
 def _moment(kind, e):
@@ -1407,6 +1768,7 @@ def _read_msh22(path):
 
 def self_test(rep, data_dir):
     rng = np.random.default_rng(1)
+    self_test_sheets(rep, rng)
     for name, kind in KINDS.items():
         b = kind.basis
         n = kind.n
@@ -1569,14 +1931,20 @@ def run(args):
     with h5:
         attrs = read_root_attrs(rep, h5)
         kind = as_str(h5.attrs["element"]) if "element" in h5.attrs else "tet4"
-        if not rep.check(kind in KINDS or kind == "mixed", f"unknown element kind '{kind}'"):
+        if not rep.check(kind in KINDS or kind in ("mixed", "tri3"), f"unknown element kind '{kind}'"):
             return rep, None
         if kind == "tet4":
             mesh = check_mesh(rep, h5)
         elif kind == "mixed":
             mesh = check_mesh_mixed(rep, h5)
+        elif kind == "tri3":
+            mesh = check_mesh_sheet(rep, h5, kind)
         else:
             mesh = check_mesh_kind(rep, h5, kind)
+        if mesh is not None:
+            sheets = kind == "tri3" or (kind == "mixed" and any(g["kind"] in SHEET_NODES for g in mesh["groups"]))
+            stray = [k for k in SHEET_ATTRS if k in h5.attrs]
+            rep.check(sheets or not stray, f"root attributes {stray} without sheet kinds")
         frames = check_frames(rep, h5, len(mesh["X"])) if mesh is not None else None
         if frames is None:
             return rep, None
@@ -1612,7 +1980,7 @@ def main(argv=None):
             print(f"check_output: self-test: {rep.failures} failure(s)")
             return 1
         if not args.quiet:
-            print(f"check_output: self-test ok ({', '.join(KINDS)})")
+            print(f"check_output: self-test ok ({', '.join(list(KINDS) + list(SHEET_NODES))})")
         if args.file is None:
             return 0
     rep, frames = run(args)

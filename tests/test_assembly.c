@@ -136,7 +136,7 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
 
   PetscFunctionBeginUser;
   pbng_material_init(&mat, kind, 1e4, 0.3);
-  PetscCall(pbng_problem_create(dm, bcs, &mat, 10.0, g, PBNG_MODE_QUASISTATIC, 0.033, &pb));
+  PetscCall(pbng_problem_create(dm, bcs, &mat, NULL, 10.0, g, PBNG_MODE_QUASISTATIC, 0.033, &pb));
   pb.halo = halo;
   for (int32_t i = 0; i < dm->nfree; ++i)
     for (int d = 0; d < 3; ++d) pb.x[3 * i + d] += 0.05 * uniform(&seed);

@@ -41,6 +41,7 @@ static void random_point(const pbng_element_type *t, uint64_t *s, double r[3])
     case PBNG_SHAPE_HEXAHEDRON: r[0] = 2 * a - 1, r[1] = 2 * b - 1, r[2] = 2 * c - 1; return;
     case PBNG_SHAPE_PRISM: r[0] = a, r[1] = b, r[2] = 2 * c - 1; if (a + b < 1) return; break;
     case PBNG_SHAPE_PYRAMID: r[2] = 0.95 * c, r[0] = (2 * a - 1) * (1 - r[2]), r[1] = (2 * b - 1) * (1 - r[2]); return;
+    default: r[0] = a, r[1] = b, r[2] = 0; if (a + b < 1) return; break; /* sheet kinds: not reached (test_sheet_kinds) */
     }
   }
 }
@@ -94,6 +95,7 @@ static double exact_moment(const pbng_element_type *e, int i, int j, int k)
   case PBNG_SHAPE_HEXAHEDRON: return line_moment(i) * line_moment(j) * line_moment(k);
   case PBNG_SHAPE_PRISM: return factorial(i) * factorial(j) / factorial(i + j + 2) * line_moment(k);
   case PBNG_SHAPE_PYRAMID: return line_moment(i) * line_moment(j) * factorial(k) * factorial(i + j + 2) / factorial(i + j + k + 3);
+  default: break; /* sheet kinds: not integrated here */
   }
   return NAN;
 }
@@ -347,12 +349,46 @@ static void test_gmsh_order(tally *t, const char *file, const pbng_element_type 
   check(t, worst < 1e-9, e->name, "the reference nodes are Gmsh's, in Gmsh's order", worst);
 }
 
+/* The sheet kinds: their identities (tri3 is Gmsh type 2 and XDMF's Triangle, 4 in a Mixed list; bend4
+ * has neither), the triangle's linear shape functions (partition of unity, Kronecker at its corners,
+ * no dependence on t), and the degeneracy check on each of their triangles. */
+static void test_sheet_kinds(tally *t)
+{
+  const pbng_element_type *tri = pbng_element_type_get(PBNG_ELEMENT_TRI3), *bend = pbng_element_type_get(PBNG_ELEMENT_BEND4);
+  check(t, pbng_element_is_sheet(tri) && pbng_element_is_sheet(bend) && !pbng_element_is_sheet(pbng_element_type_get(PBNG_ELEMENT_PYRAMID5)),
+        "sheet kinds", "tri3 and bend4 are sheet kinds, the volume kinds are not", 0);
+  check(t, pbng_element_type_by_gmsh(2) == tri && pbng_element_xdmf_id(tri) == 4 && !strcmp(tri->xdmf_topology, "Triangle"), "tri3",
+        "Gmsh type 2, XDMF Triangle (Mixed id 4)", 0);
+  check(t, bend->gmsh_type < 0 && !bend->xdmf_topology && pbng_element_xdmf_id(bend) < 0 && bend->nfaces == 0, "bend4",
+        "no Gmsh type, no XDMF cell, no faces", 0);
+  double N[PBNG_MAX_ELEMENT_NODES], dN[PBNG_MAX_ELEMENT_NODES][3], worst = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double r[3] = {tri->ref_nodes[a][0], tri->ref_nodes[a][1], 0.7}; /* t is ignored */
+    pbng_element_shape(tri, r, N, dN);
+    for (int b = 0; b < 3; ++b) worst = fmax(worst, fabs(N[b] - (a == b)) + fabs(dN[b][2]));
+  }
+  const double r[3] = {0.2, 0.3, 0};
+  pbng_element_shape(tri, r, N, dN);
+  worst = fmax(worst, fabs(N[0] + N[1] + N[2] - 1) + fabs(N[1] - 0.2) + fabs(N[2] - 0.3) + fabs(dN[0][0] + 1) + fabs(dN[1][0] - 1) + fabs(dN[2][1] - 1));
+  check(t, worst < 1e-14, "tri3", "linear shape functions (Kronecker, unity, gradients, no t)", worst);
+  const double flat[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}, line[4][3] = {{0, 0, 0}, {1, 0, 0}, {0.5, 1, 0}, {2, 0, 0}};
+  double ratio;
+  check(t, pbng_element_sheet_first_degenerate(tri, flat, &ratio) == -1 && fabs(ratio - 0.5) < 1e-15, "tri3", "a right triangle is valid (twice its area over its longest edge squared: 1/2)", ratio);
+  check(t, pbng_element_sheet_first_degenerate(bend, flat, &ratio) == -1, "bend4", "a flat stencil is valid", ratio);
+  check(t, pbng_element_sheet_first_degenerate(bend, line, &ratio) == 1 && ratio == 0, "bend4", "a stencil with a collinear wing is reported", ratio);
+  pbng_element_reference ref;
+  pbng_element_reference_init(bend, &ref);
+  double det;
+  check(t, pbng_element_first_invalid_point(&ref, line, &det) == 1, "bend4", "the validation check reports it too", det);
+}
+
 int main(void)
 {
   tally t = {0, 0};
   uint64_t seed = 0x2545F4914F6CDD1DULL;
   for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
     const pbng_element_type *e = pbng_element_type_get((pbng_element_kind)k);
+    if (pbng_element_is_sheet(e)) continue; /* test_sheet_kinds */
     test_partition_of_unity_and_gradients(&t, e, &seed);
     test_kronecker(&t, e);
     test_quadrature(&t, e);
@@ -361,6 +397,7 @@ int main(void)
     test_identities(&t, e);
     test_subcells(&t, e);
   }
+  test_sheet_kinds(&t);
   test_gmsh_order(&t, "tet10.msh", pbng_element_type_get(PBNG_ELEMENT_TET10));
   test_gmsh_order(&t, "tet20.msh", pbng_element_type_get(PBNG_ELEMENT_TET20));
   test_gmsh_order(&t, "hex27.msh", pbng_element_type_get(PBNG_ELEMENT_HEX27));

@@ -100,6 +100,31 @@ int main(void)
   double P[9];
   pbng_stvk_stress_inversion_safe(mu, lambda, inverted, P);
   check(P[8] < 0, "inverted diag(1, 1, -1/2): P_33 < 0 pushes the third axis back", P[8], 0);
+  /* the energy that goes with it: its central differences give P above the clamp; a mirrored element
+   * (F^T F = I: plain StVK energy 0) has a positive energy */
+  double worst_fd = 0;
+  for (int t = 0; t < 100; ++t) {
+    double F[9], U[9], s[3], V[9];
+    for (int k = 0; k < 9; ++k) F[k] = (k % 4 == 0) + 0.2 * (2 * next_random(&seed) - 1);
+    pbng_svd3_rotations(F, U, s, V);
+    if (s[2] < PBNG_STVK_CLAMP_STRETCH + 0.01) continue;
+    pbng_stvk_stress_inversion_safe(mu, lambda, F, P);
+    for (int k = 0; k < 9; ++k) {
+      const double h = 1e-6, keep = F[k];
+      F[k] = keep + h;
+      const double ep = pbng_stvk_energy_inversion_safe(mu, lambda, F);
+      F[k] = keep - h;
+      const double em = pbng_stvk_energy_inversion_safe(mu, lambda, F);
+      F[k] = keep;
+      worst_fd = fmax(worst_fd, fabs((ep - em) / (2 * h) - P[k]) / (mu + lambda));
+    }
+  }
+  check(worst_fd < 1e-7, "its energy's central differences = P above the clamp", worst_fd, 0);
+  const double mirrored[9] = {1, 0, 0, 0, 1, 0, 0, 0, -1};
+  check(pbng_stvk_energy_inversion_safe(mu, lambda, mirrored) > 0.1 * mu, "a mirrored element has positive energy",
+        pbng_stvk_energy_inversion_safe(mu, lambda, mirrored), 0);
+  const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  check(pbng_stvk_energy_inversion_safe(mu, lambda, identity) == 0, "zero energy at rest", pbng_stvk_energy_inversion_safe(mu, lambda, identity), 0);
   printf("test_inversion: %d checks, %d failed\n", checks, failures);
   return failures != 0;
 }

@@ -170,7 +170,7 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(pbng_submesh_destroy(&sub));
   PetscCall(PetscFree3(color, node_bc, part));
   pbng_material_init(&mat, kind, 1e3, 0.3);
-  PetscCall(pbng_problem_create(&fx->dm, &fx->bcs, &mat, 10.0, g, mode, 0.05, &fx->pb));
+  PetscCall(pbng_problem_create(&fx->dm, &fx->bcs, &mat, NULL, 10.0, g, mode, 0.05, &fx->pb));
   PetscCall(pbng_problem_begin_frame(&fx->pb, 0.05));
   PetscFunctionReturn(0);
 }

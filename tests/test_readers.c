@@ -1,7 +1,8 @@
 /* Mesh readers (src/mesh/read*.c): the four Gmsh variants of one cube (MSH 2.2 / 4.1, ASCII / binary)
  * and its TetGen pair give the same mesh and node sets; so do the four variants of a box of each
  * element kind (tet4, tet10, tet20, hex8, hex27, prism6, pyramid5), with the box's volume from the
- * element layer; TetGen -o2 files map to Gmsh's node order; malformed files fail with a message
+ * element layer; TetGen -o2 files map to Gmsh's node order; sheets of triangles (alone or beside
+ * volumes) read as tri3 elements and are validated; malformed files fail with a message
  * naming the file and the record; truncated and corrupted copies of the cube never crash. Data:
  * tests/data (PBNG_TEST_DATA), see tests/data/README.md. */
 #include "mesh/mesh.h"
@@ -394,6 +395,148 @@ static PetscErrorCode test_mixed_kinds(test_ctx *t)
   PetscFunctionReturn(0);
 }
 
+/* The rows of mesh m, less their padding, against expected[nelems][4] (-1 padded: tri3 rows). */
+static void check_rows(test_ctx *t, const char *name, const pbng_mesh *m, const int32_t (*expected)[4])
+{
+  int bad = 0;
+  for (int64_t e = 0; e < m->nelems; ++e)
+    for (int a = 0; a < 4; ++a) bad += (a < m->nen ? m->elems[(size_t)e * m->nen + a] : -1) != expected[e][a];
+  CHECK(t, bad == 0, "%s: %d element nodes differ from the file's", name, bad);
+}
+
+/* A node set against the expected sorted list of n nodes. */
+static void check_set(test_ctx *t, const char *name, const pbng_mesh *m, const char *set_name, int n, const int32_t *nodes)
+{
+  const pbng_node_set *set = pbng_mesh_find_node_set(m, set_name);
+  CHECK(t, set && set->count == n && !memcmp(set->nodes, nodes, sizeof(int32_t) * (size_t)n), "%s: node set '%s' (%lld nodes) is not the "
+        "expected one (%d nodes)", name, set_name, set ? (long long)set->count : -1LL, n);
+}
+
+/* Sheets from Gmsh (docs/cloth.md#reading-sheets-from-gmsh). A file without volume elements: the 2 x 2
+ * cell square (9 nodes, 8 triangles in the plane z = 0.5, a "top" edge of lines) in MSH 2.2 ASCII, 4.1
+ * ASCII and 4.1 binary reads as 8 tri3 elements with the file's nodes, counter-clockwise about +z,
+ * areas summing to 1, and its groups as node sets. A file with volume elements: the unit cube's 6
+ * tetrahedra with the 2 triangles of a flap x in [1, 2] (group "sheet"; its outer nodes only there),
+ * 2 on the top face (group "sheet_skin", on the tetrahedra's faces) and 2 on the bottom (group "fixed",
+ * boundary faces): 6 tet4 and 4 tri3 in file order, mixed (rows of 4, a kind per element), "fixed"
+ * only a node set; the 4.1 files list the fixed triangles between the sheet's (non-contiguous tags). */
+static PetscErrorCode test_sheets(test_ctx *t)
+{
+  static const char *const square[] = {"sheet_square_v22_ascii.msh", "sheet_square_v41_ascii.msh", "sheet_square_v41_binary.msh"};
+  static const char *const block[] = {"sheet_block_v22_ascii.msh", "sheet_block_v41_ascii.msh", "sheet_block_v41_binary.msh"};
+  static const int32_t square_rows[8][4] = {{0, 1, 4, -1}, {0, 4, 3, -1}, {1, 2, 4, -1}, {2, 5, 4, -1},
+                                            {3, 4, 6, -1}, {4, 7, 6, -1}, {4, 5, 8, -1}, {4, 8, 7, -1}};
+  static const int32_t block_rows[10][4] = {{5, 8, 9, -1}, {5, 9, 6, -1}, {4, 5, 6, -1}, {4, 6, 7, -1}, {0, 1, 2, 6},
+                                            {0, 1, 6, 5},  {0, 3, 6, 2},  {0, 3, 7, 6},  {0, 4, 5, 6},  {0, 4, 6, 7}};
+  static const int32_t top[] = {6, 7, 8}, all9[] = {0, 1, 2, 3, 4, 5, 6, 7, 8}, fixed[] = {0, 1, 2, 3}, flap[] = {5, 6, 8, 9},
+                       skin[] = {4, 5, 6, 7}, body[] = {0, 1, 2, 3, 4, 5, 6, 7};
+  static const int64_t block_counts[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_TET4] = 6, [PBNG_ELEMENT_TRI3] = 4};
+  pbng_mesh m;
+  PetscBool ok;
+
+  PetscFunctionBeginUser;
+  for (size_t f = 0; f < sizeof(square) / sizeof(square[0]); ++f) {
+    PetscCall(read_ok(t, square[f], &m, &ok));
+    if (!ok) continue;
+    CHECK(t, m.etype && m.etype->kind == PBNG_ELEMENT_TRI3 && !m.kind && m.nen == 3 && m.nnodes == 9 && m.nelems == 8,
+          "%s: %s, rows of %d, %lld nodes, %lld elements (expected tri3, 3, 9, 8)", square[f], m.etype ? m.etype->name : "mixed", m.nen,
+          (long long)m.nnodes, (long long)m.nelems);
+    if (m.nelems == 8 && m.nen == 3) {
+      check_rows(t, square[f], &m, square_rows);
+      double area = 0, min_nz = 1;
+      for (int64_t e = 0; e < 8; ++e) { /* the normal's z component, twice the area */
+        const double *A = &m.X[3 * m.elems[3 * e]], *B = &m.X[3 * m.elems[3 * e + 1]], *C = &m.X[3 * m.elems[3 * e + 2]];
+        const double nz = (B[0] - A[0]) * (C[1] - A[1]) - (B[1] - A[1]) * (C[0] - A[0]);
+        area += nz / 2, min_nz = fmin(min_nz, nz);
+      }
+      CHECK(t, fabs(area - 1.0) <= 1e-15 && min_nz > 0, "%s: area %g, a triangle clockwise about +z", square[f], area);
+    }
+    CHECK(t, m.nsets == 2, "%s: %d node sets (expected top, sheet)", square[f], m.nsets);
+    check_set(t, square[f], &m, "top", 3, top);
+    check_set(t, square[f], &m, "sheet", 9, all9);
+    PetscCall(pbng_mesh_destroy(&m));
+  }
+  for (size_t f = 0; f < sizeof(block) / sizeof(block[0]); ++f) {
+    PetscCall(read_ok(t, block[f], &m, &ok));
+    if (!ok) continue;
+    CHECK(t, !m.etype && m.kind && m.nen == 4 && m.nnodes == 10 && m.nelems == 10, "%s: %s, rows of %d, %lld nodes, %lld elements "
+          "(expected mixed, 4, 10, 10)", block[f], m.etype ? m.etype->name : "mixed", m.nen, (long long)m.nnodes, (long long)m.nelems);
+    check_kind_counts(t, block[f], &m, block_counts);
+    if (m.kind && m.nelems == 10) {
+      int bad = 0;
+      double V = 0;
+      for (int64_t e = 0; e < 10; ++e) bad += m.kind[e] != (e < 4 ? PBNG_ELEMENT_TRI3 : PBNG_ELEMENT_TET4);
+      CHECK(t, bad == 0, "%s: kind[] is not 4 tri3 then 6 tet4 (file order)", block[f]);
+      check_rows(t, block[f], &m, block_rows);
+      for (int64_t e = 4; e < 10; ++e) {
+        const int32_t *r = &m.elems[4 * e];
+        V += pbng_tet_signed_volume(&m.X[3 * r[0]], &m.X[3 * r[1]], &m.X[3 * r[2]], &m.X[3 * r[3]]);
+      }
+      CHECK(t, fabs(V - 1.0) <= 1e-15, "%s: the tetrahedra's volume is %g (expected 1)", block[f], V);
+    }
+    CHECK(t, m.nsets == 4, "%s: %d node sets (expected sheet, fixed, sheet_skin, body)", block[f], m.nsets);
+    check_set(t, block[f], &m, "fixed", 4, fixed);
+    check_set(t, block[f], &m, "sheet", 4, flap);
+    check_set(t, block[f], &m, "sheet_skin", 4, skin);
+    check_set(t, block[f], &m, "body", 8, body);
+    PetscCall(pbng_mesh_destroy(&m));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* A mesh of 2 elements on the tetrahedron (0,0,0), (1,0,0), (0,1,0), (0,0,1), rows of 4, for validation. */
+static PetscErrorCode two_element_mesh(pbng_mesh *m, pbng_element_kind k0, const int32_t *row0, pbng_element_kind k1, const int32_t *row1)
+{
+  static const double X[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_mesh_alloc_mixed(m, 4, 4, 2));
+  memcpy(m->X, X, sizeof(X));
+  memcpy(m->elems, row0, 4 * sizeof(int32_t));
+  memcpy(m->elems + 4, row1, 4 * sizeof(int32_t));
+  m->kind[0] = (uint8_t)k0, m->kind[1] = (uint8_t)k1;
+  snprintf(m->source, sizeof(m->source), "two_elements");
+  PetscFunctionReturn(0);
+}
+
+/* pbng_mesh_validate with sheet kinds beside linear tetrahedra: tetrahedra all listed with negative volume
+ * are re-oriented as in a tet4 mesh and the triangles left alone; a stencil on a tetrahedron's 4 nodes is
+ * no duplicate of it; the same triangle twice (either orientation) is; errors name the record. */
+static PetscErrorCode test_sheet_validation(test_ctx *t)
+{
+  static const int32_t tri[4] = {0, 1, 2, -1}, tri_reversed[4] = {2, 1, 0, -1}, tet_negative[4] = {0, 2, 1, 3}, tet[4] = {0, 1, 2, 3};
+  pbng_mesh m;
+  PetscErrorCode ierr;
+  const char *text;
+  char *msg;
+
+  PetscFunctionBeginUser;
+  PetscCall(two_element_mesh(&m, PBNG_ELEMENT_TRI3, tri, PBNG_ELEMENT_TET4, tet_negative));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = pbng_mesh_validate(&m, 0);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(t, !ierr && !memcmp(m.elems, tri, sizeof(tri)) && !memcmp(m.elems + 4, tet_negative, 2 * sizeof(int32_t)) && m.elems[6] == 3 &&
+             m.elems[7] == 1, "tri3 + tet4 listed negatively: not re-oriented as a tet4 mesh (error %d, tet %d %d %d %d)", (int)ierr,
+        m.elems[4], m.elems[5], m.elems[6], m.elems[7]);
+  PetscCall(pbng_mesh_destroy(&m));
+  PetscCall(two_element_mesh(&m, PBNG_ELEMENT_BEND4, tet, PBNG_ELEMENT_TET4, tet));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = pbng_mesh_validate(&m, 0);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(t, !ierr, "a bend4 stencil on a tet4's nodes taken for a duplicate");
+  PetscCall(pbng_mesh_destroy(&m));
+  PetscCall(two_element_mesh(&m, PBNG_ELEMENT_TRI3, tri, PBNG_ELEMENT_TRI3, tri_reversed));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = pbng_mesh_validate_records(&m, (const int64_t[]){17, 42});
+  PetscCall(PetscPopErrorHandler());
+  msg = NULL;
+  if (ierr) PetscCall(PetscErrorMessage(ierr, &text, &msg));
+  CHECK(t, ierr && msg && strstr(msg, "two_elements: elements 0 and 1 (records 17 and 42) are duplicates: two tri3"),
+        "the same triangle twice: %s", msg ? msg : "accepted");
+  PetscCall(pbng_mesh_destroy(&m));
+  PetscFunctionReturn(0);
+}
+
 /* TetGen -o2: the P2 box converted from Gmsh with the edge nodes in TetGen's order reads as the Gmsh
  * file (so the mapping inverts the converter's, msh22_to_tetgen.py); a file TetGen 1.5.0 wrote has
  * every edge node at the middle of its Gmsh edge (so the mapping is TetGen's). */
@@ -453,7 +596,10 @@ static PetscErrorCode test_malformed(test_ctx *t)
     {"bad_degenerate.msh", "element 0 (record 1", "degenerate"},
     {"bad_duplicate.msh", "duplicate node tag 2", "lines 7 and 8"},
     {"bad_huge_count.msh", ":5", "truncated"},
-    {"bad_no_tets.msh", "no volume elements", NULL},
+    {"bad_no_tets.msh", "no volume elements", "and no 3-node triangles (type 2)"},
+    {"bad_sheet_degenerate.msh", "element 1 (record 3, tri3, 0-based nodes 0 1 3) is degenerate", "1 of the 2 elements"},
+    {"bad_sheet_quad.msh", ":15 ($Elements, element 2)", "element type 3 (4-node quadrangle) in a sheet mesh"},
+    {"bad_sheet_group_quad.msh", ":20 ($Elements, element 2)", "element type 3 (4-node quadrangle) in the sheet group \"sheet_cloth\""},
     {"bad_version.msh", ":2", "unsupported MSH version 3.0"},
     {"bad_index.ele", "bad_index.ele:2", "element 1 references node 9"},
     {"bad_inverted.msh", "element 1 (record 2", "is inverted in the rest state: 1 of the 3"},
@@ -546,6 +692,8 @@ int main(int argc, char **argv)
   PetscCall(test_kind_boxes(&t));
   PetscCall(test_mixed_kinds(&t));
   PetscCall(test_tetgen_o2(&t));
+  PetscCall(test_sheets(&t));
+  PetscCall(test_sheet_validation(&t));
   PetscCall(test_malformed(&t));
   PetscCall(test_fuzz(&t));
   printf("test_readers: %d checks passed%s\n", t.passed, t.failed ? "" : "");

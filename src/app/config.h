@@ -4,6 +4,7 @@
 
 #include <petscsys.h>
 #include "core/material.h"
+#include "core/sheet_material.h"
 #include "mesh/boundary.h"
 #include "mesh/coarsen.h"
 #include "mesh/generate.h"
@@ -11,7 +12,26 @@
 #include "solvers/problem.h"
 #include "solvers/solver.h"
 
-typedef enum { PBNG_MESH_RES_BOX, PBNG_MESH_BAR, PBNG_MESH_STACKED_BLOCKS, PBNG_MESH_FILE, PBNG_MESH_COLLIDING_BLOCKS, PBNG_MESH_OBJECTS } pbng_mesh_source;
+typedef enum {
+  PBNG_MESH_RES_BOX,
+  PBNG_MESH_BAR,
+  PBNG_MESH_STACKED_BLOCKS,
+  PBNG_MESH_FILE,
+  PBNG_MESH_COLLIDING_BLOCKS,
+  PBNG_MESH_OBJECTS,
+  PBNG_MESH_SHEET /* a generated square sheet of -res x -res vertices (issue 18) */
+} pbng_mesh_source;
+
+/* The sheet options (-sheet_*, docs/cloth.md#options): the membrane law and its parameters, thickness,
+ * bending stiffness, weft axis and density of every tri3/bend4 term; the generated sheet's size and plane. */
+typedef struct {
+  int orthotropic;                                   /* -sheet_membrane orthotropic (else isotropic) */
+  double youngs, poisson;                            /* isotropic: -sheet_youngs, -sheet_poisson */
+  double k_weft, k_warp, k_shear, nu_weft, nu_warp;  /* orthotropic: -sheet_k_weft ... -sheet_nu_warp */
+  double thickness, bending_stiffness, density, weft[3];
+  double size;                                       /* -sheet_size: the generated sheet's side */
+  double origin[3], e_u[3], e_v[3];                  /* the generated sheet: origin + s e_u + t e_v (scene's choice) */
+} pbng_sheet_options;
 
 #define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
 
@@ -33,6 +53,7 @@ typedef struct {
   pbng_bc_list bcs;
   pbng_material_kind material;
   double youngs, poisson, density, gravity[3];
+  pbng_point_load load;               /* -load_box, -load_force: a constant force shared by the nodes of a box */
   char solver[32];
   pbng_solver_options solver_opt;
   pbng_mode mode;
@@ -57,6 +78,8 @@ typedef struct {
   PetscBool contact;                  /* collisions (issue 17): -contact, a contact scene, or any -contact_* / -obstacle option */
   pbng_contact_options contact_opt;   /* distance, self-contact, obstacles, stiffness, model */
   int contact_every;                  /* -contact_every K: detect every K iterations within a frame too (0: at frame starts only) */
+  pbng_sheet_options sheet_opt;      /* tri3/bend4 terms (issue 18) */
+  pbng_sheet_material sheet;          /* ... and the material made from them (pbng_config_read_sheet_options) */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */
@@ -121,6 +144,14 @@ PetscErrorCode pbng_config_set_grid_cells(pbng_config *cfg, const char *text, MP
 /* -contact, -contact_distance, -contact_stiffness, -contact_tangential_stiffness, -contact_model,
  * -contact_every, -contact_self, -obstacle (docs/contact.md): validated, each naming the problem. */
 PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg);
+
+/* An option of three comma-separated reals (e.g. -gravity gx,gy,gz) into v when given. */
+PetscErrorCode pbng_options_read_vector3(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double v[3]);
+
+/* -sheet_membrane, -sheet_youngs, -sheet_poisson, -sheet_k_weft, -sheet_k_warp, -sheet_k_shear,
+ * -sheet_nu_weft, -sheet_nu_warp, -sheet_thickness, -sheet_bending_stiffness, -sheet_density, -sheet_weft,
+ * -sheet_size (docs/cloth.md#options): validated (each naming the problem) into cfg->sheet_opt and cfg->sheet. */
+PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg);
 
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */

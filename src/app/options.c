@@ -31,7 +31,7 @@ static PetscErrorCode read_real_list(PetscOptionItems *PetscOptionsObject, const
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode read_vector3(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double v[3])
+PetscErrorCode pbng_options_read_vector3(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double v[3])
 {
   PetscInt n = 3;
   PetscBool set;
@@ -165,21 +165,42 @@ static PetscErrorCode read_moving_set(PetscOptionItems *PetscOptionsObject, pbng
   snprintf(opt, sizeof(opt), "-bc%d_group", k);
   PetscCall(PetscOptionsString(opt, "boundary set by node set / physical group", NULL, group, group, sizeof(group), &has_group));
   snprintf(opt, sizeof(opt), "-bc%d_velocity", k);
-  PetscCall(read_vector3(PetscOptionsObject, opt, "translation velocity", m.velocity));
+  PetscCall(pbng_options_read_vector3(PetscOptionsObject, opt, "translation velocity", m.velocity));
   snprintf(opt, sizeof(opt), "-bc%d_rotation_rate", k);
   PetscCall(PetscOptionsReal(opt, "rotation rate (rad per unit time)", NULL, m.rotation_rate, &m.rotation_rate, &set));
   snprintf(opt, sizeof(opt), "-bc%d_axis", k);
-  PetscCall(read_vector3(PetscOptionsObject, opt, "rotation axis", m.axis));
+  PetscCall(pbng_options_read_vector3(PetscOptionsObject, opt, "rotation axis", m.axis));
   snprintf(opt, sizeof(opt), "-bc%d_center", k);
-  PetscCall(read_vector3(PetscOptionsObject, opt, "center of rotation and scaling", m.center));
+  PetscCall(pbng_options_read_vector3(PetscOptionsObject, opt, "center of rotation and scaling", m.center));
   snprintf(opt, sizeof(opt), "-bc%d_scale_rate", k);
-  PetscCall(read_vector3(PetscOptionsObject, opt, "per-axis scaling rate about the center", m.scale_rate));
+  PetscCall(pbng_options_read_vector3(PetscOptionsObject, opt, "per-axis scaling rate about the center", m.scale_rate));
   snprintf(opt, sizeof(opt), "-bc%d_until", k);
   PetscCall(PetscOptionsReal(opt, "the motion stops at this time and holds the set there (0: never)", NULL, m.until, &m.until, &set));
   PetscCheck(!(has_box && has_group), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bc%d: give _box or _group, not both", k);
   snprintf(opt, sizeof(opt), "bc%d", k);
   if (has_box) PetscCall(pbng_bc_add_box(&cfg->bcs, opt, box, &m));
   if (has_group) PetscCall(pbng_bc_add_group(&cfg->bcs, opt, group, &m));
+  PetscFunctionReturn(0);
+}
+
+/* -load_box x0,y0,z0,x1,y1,z1 and -load_force fx,fy,fz: one constant force shared by the box's nodes. */
+static PetscErrorCode read_point_load(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  pbng_point_load *l = &cfg->load;
+  PetscInt n = 6;
+  PetscBool box_set, force_set;
+  double box[6];
+
+  PetscFunctionBeginUser;
+  PetscCall(read_real_list(PetscOptionsObject, "-load_box", "point load: the nodes in box x0,y0,z0,x1,y1,z1 share -load_force", box, &n, &box_set));
+  PetscCheck(!box_set || n == 6, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-load_box needs 6 comma-separated values: x0,y0,z0,x1,y1,z1 (got %d)", (int)n);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-load_force", &force_set));
+  PetscCall(pbng_options_read_vector3(PetscOptionsObject, "-load_force", "point load: total force fx,fy,fz shared by the -load_box nodes", l->force));
+  if (box_set) memcpy(l->box, box, sizeof(box)), l->active = 1;
+  PetscCheck(l->active || !force_set, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-load_force needs -load_box (the nodes that share it)");
+  for (int d = 0; d < 3 && l->active; ++d)
+    PetscCheck(isfinite(l->force[d]) && l->box[d] <= l->box[3 + d], PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "-load_box/-load_force: a non-finite force or a box with x%d > x%d", d, d + 3);
   PetscFunctionReturn(0);
 }
 
@@ -191,7 +212,8 @@ static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscCall(PetscOptionsReal("-youngs", "Young's modulus E (> 0)", NULL, cfg->youngs, &cfg->youngs, &set));
   PetscCall(PetscOptionsReal("-poisson", "Poisson's ratio nu in (-1, 0.5)", NULL, cfg->poisson, &cfg->poisson, &set));
   PetscCall(PetscOptionsReal("-density", "density rho (> 0)", NULL, cfg->density, &cfg->density, &set));
-  PetscCall(read_vector3(PetscOptionsObject, "-gravity", "gravity gx,gy,gz", cfg->gravity));
+  PetscCall(pbng_options_read_vector3(PetscOptionsObject, "-gravity", "gravity gx,gy,gz", cfg->gravity));
+  PetscCall(read_point_load(PetscOptionsObject, cfg));
   pbng_material probe;
   PetscCheck(pbng_material_init(&probe, cfg->material, cfg->youngs, cfg->poisson) == 0, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE, "-youngs %g -poisson %g: need E > 0 and -1 < nu < 0.5", cfg->youngs, cfg->poisson);
@@ -239,6 +261,10 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_OBJECTS, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d: the objects of -scene objects_dropping have no coarse levels (not generated at coarser cells yet; its dynamic frames take ~20 sweeps)",
              (int)levels);
+  PetscCheck(levels == 1 || !cfg->load.active, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-multilevel %d with a point load (-load_box): the coarse levels do not carry it yet", (int)levels);
+  PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_SHEET, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-multilevel %d: sheets have no coarse levels yet (docs/cloth.md#solvers)", (int)levels);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;
@@ -513,7 +539,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | box | none", NULL, scene, scene,
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | box | none", NULL, scene, scene,
                                scene_len, &set));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
@@ -522,6 +548,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscCall(read_physics(PetscOptionsObject, cfg));
   PetscCall(read_solver_controls(PetscOptionsObject, cfg));
   PetscCall(pbng_config_read_contact_options(PetscOptionsObject, cfg));
+  PetscCall(pbng_config_read_sheet_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsString("-output", "result file (HDF5; an .xdmf is written beside it)", NULL, cfg->output, cfg->output, sizeof(cfg->output), &set));
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));
   PetscCall(read_checkpoint_options(PetscOptionsObject, cfg));
@@ -544,10 +571,14 @@ static PetscErrorCode fix_frame_iterations(pbng_config *cfg)
   PetscCheck(!given || n == cfg->iters, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "%s -mode dynamic: every frame is %d iterations (its substeps), so -iters %d cannot differ; leave -iters out",
              ops->kind.chosen_by, n, cfg->iters);
-  PetscCheck(cfg->rtol == 0 && cfg->time_budget == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscBool rtol_given, budget_given;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-rtol", &rtol_given));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-time_budget", &budget_given));
+  PetscCheck(!(rtol_given && cfg->rtol != 0) && !(budget_given && cfg->time_budget != 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "%s -mode dynamic: -rtol and -time_budget would end a frame before its last substep; leave them out", ops->kind.chosen_by);
+  cfg->rtol = cfg->time_budget = 0; /* a scene's tolerance is for the solvers that iterate to it */
   cfg->iters = n;
-  cfg->solver_opt.ho_substeps = n / cfg->solver_opt.ho_iterations;
+  if (ops->kind.set_frame_iterations) ops->kind.set_frame_iterations(&cfg->solver_opt, n);
   PetscFunctionReturn(0);
 }
 

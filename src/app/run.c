@@ -335,6 +335,24 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
   PetscFunctionReturn(0);
 }
 
+
+/* The banner's material: the volume material (when the mesh has volume elements) and the sheet
+ * material (when it has sheet elements). */
+static void sheet_material_label(const run_state *st, char *buf, size_t len)
+{
+  const pbng_config *cfg = st->cfg;
+  const pbng_sheet_options *o = &cfg->sheet_opt;
+  int used = 0;
+  if (!st->pb.geo.sheet || pbng_element_kinds_mask(st->dm.etype, st->dm.kind, st->dm.nelems) & ~PBNG_SHEET_KINDS_MASK)
+    used = snprintf(buf, len, "%s, E %g, nu %g", pbng_material_kind_name(cfg->material), cfg->youngs, cfg->poisson);
+  if (!st->pb.geo.sheet || used < 0 || (size_t)used >= len) return;
+  if (o->orthotropic)
+    snprintf(buf + used, len - (size_t)used, "%ssheet orthotropic k_weft %g k_warp %g, h %g, k_b %g", used ? ", " : "", o->k_weft, o->k_warp, o->thickness,
+             o->bending_stiffness);
+  else
+    snprintf(buf + used, len - (size_t)used, "%ssheet E %g, nu %g, h %g, k_b %g", used ? ", " : "", o->youngs, o->poisson, o->thickness, o->bending_stiffness);
+}
+
 /* The summary's element kind (or kinds) and visits per element and quadrature point. */
 static void summarize_kinds(const mesh_header *head, pbng_run_summary *sum)
 {
@@ -364,6 +382,8 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   summarize_kinds(&head, sum);
+  PetscCheck(cfg->solver_opt.multilevel == 1 || !(head.kind_count[PBNG_ELEMENT_TRI3] + head.kind_count[PBNG_ELEMENT_BEND4]), st->comm, PETSC_ERR_SUP,
+             "-multilevel %d: meshes with sheet elements (tri3, bend4) have no coarse levels yet (docs/cloth.md#solvers)", cfg->solver_opt.multilevel);
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(run_resolve_restart(st));
@@ -375,8 +395,10 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   else PetscCall(run_write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
   malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
-  PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
+  PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, &cfg->sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   st->pb.halo = &st->halo;
+  PetscCall(pbng_problem_set_point_load(&st->pb, &cfg->load, st->extent));
+  PetscCall(run_write_node_loads(st));
   PetscCall(run_setup_contacts(st));
   if (cfg->initial[0]) PetscCall(run_load_initial_state(st));
   PetscCall(run_apply_initial_state(st));
@@ -398,9 +420,11 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
              st->dm.nelem_colors, st->dm.nweak_colors);
   char elements[96] = "tetrahedra";
   if (!st->dm.etype || st->dm.etype->kind != PBNG_ELEMENT_TET4) snprintf(elements, sizeof(elements), "%s elements", sum->element);
-  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " %s%s, %d colors%s, %s, %s, E %g, nu %g, %s, %d rank(s) x %d thread(s)\n",
-                        cfg->scene, sum->nodes, sum->elements, elements, weak, sum->ncolors, colors, cfg->solver, pbng_material_kind_name(cfg->material), cfg->youngs,
-                        cfg->poisson, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
+  char material[192];
+  sheet_material_label(st, material, sizeof(material));
+  PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " %s%s, %d colors%s, %s, %s, %s, %d rank(s) x %d thread(s)\n", cfg->scene,
+                        sum->nodes, sum->elements, elements, weak, sum->ncolors, colors, cfg->solver, material,
+                        cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
   PetscFunctionReturn(0);
 }
 

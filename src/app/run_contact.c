@@ -50,6 +50,8 @@ PetscErrorCode run_setup_contacts(run_state *st)
   PetscCheck(ops && ops->kind.contacts, st->comm, PETSC_ERR_SUP,
              "contacts (-contact, -contact_*, -obstacle): %s does not handle them yet (docs/contact.md); the solvers that do: -solver %s",
              ops ? ops->kind.chosen_by : cfg->solver, names);
+  PetscCheck(!st->pb.geo.sheet, st->comm, PETSC_ERR_SUP,
+             "contacts (-contact, -contact_*, -obstacle) with sheet elements (tri3, bend4): sheets do not collide yet (docs/cloth.md#plan)");
   PetscCall(pbng_contacts_create(&st->dm, &st->halo, &cfg->contact_opt, &st->contacts));
   PetscCall(pbng_problem_attach_contacts(&st->pb, &st->contacts));
   PetscCall(write_contact_attributes(st));

@@ -88,6 +88,7 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   case PBNG_MESH_STACKED_BLOCKS:
   case PBNG_MESH_COLLIDING_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
   case PBNG_MESH_OBJECTS: snprintf(buf, len, "generated %d objects, scale %g", cfg->objects, cfg->scale); break;
+  case PBNG_MESH_SHEET: snprintf(buf, len, "generated sheet, res %d", res); break;
   case PBNG_MESH_FILE:
     if (k == 0) snprintf(buf, len, "%s", cfg->mesh_file);
     else if (k <= cfg->nmesh_levels) snprintf(buf, len, "%s", cfg->mesh_levels[k - 1]);
@@ -193,7 +194,7 @@ PetscErrorCode run_build_levels(run_state *st)
     snprintf(c->name, sizeof(c->name), "level %d (%s)", L - 1 - k, what);
     PetscCall(build_coarse_subdomain(st, k, c->name, &springs, c));
     malloc_trim(0);
-    PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
+    PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, NULL, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
     c->pb.halo = &c->halo;
     PetscCall(report_level(st, c->name, &c->dm));
   }

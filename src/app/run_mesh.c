@@ -111,7 +111,7 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
     .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
     .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
     .command_line = command_line, .element = mesh->etype, .mixed_nen = mesh->etype ? 0 : mesh->nen, .kind_count = mesh->kind_count,
-    .frames = cfg->frames + 1};
+    .frames = cfg->frames + 1, .sheet = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0 ? &cfg->sheet : NULL};
 
   PetscFunctionBeginUser;
   PetscCall(pbng_output_open(st->comm, cfg->output, &info, mesh->nnodes, mesh->nelems, &st->out));
@@ -320,6 +320,18 @@ PetscErrorCode run_write_mesh_output(run_state *st)
   PetscCall(pbng_output_write_fixed_nodes(st->out, nfixed, fixed));
   PetscCall(PetscFree(fixed));
   PetscCall(write_weak_constraints(st));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_write_node_loads(run_state *st)
+{
+  double *loads;
+
+  PetscFunctionBeginUser;
+  if (!st->pb.node_load || st->restart[0]) PetscFunctionReturn(0); /* a restarted run's file has them */
+  PetscCall(run_gather_for_output(st, 3, st->pb.node_load, &loads));
+  PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/node_loads", 3, st->dm.nowned, st->node_rows, loads));
+  PetscCall(PetscFree(loads));
   PetscFunctionReturn(0);
 }
 

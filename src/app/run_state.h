@@ -91,6 +91,8 @@ PetscErrorCode run_build_levels(run_state *st);
 
 /* The /mesh group (rest positions, elements, node sets, colors, partition, weak constraints). */
 PetscErrorCode run_write_mesh_output(run_state *st);
+/* /mesh/node_loads: the point load's share of every node (-load_box), when there is one (not on a restart). */
+PetscErrorCode run_write_node_loads(run_state *st);
 
 /* The owned nodes in increasing global order: node data is passed to the writer in that order, so
  * that it writes from our buffer instead of sorting a copy. */

@@ -7,6 +7,7 @@
 #include "app/errors.h"
 #include "mesh/generate.h"
 #include "mesh/generate_objects.h"
+#include "mesh/sheet.h"
 #include "solvers/assembly.h"
 
 static void base_defaults(pbng_config *cfg)
@@ -23,7 +24,7 @@ static void base_defaults(pbng_config *cfg)
   strcpy(cfg->solver, pbng_solver_pbng_ops.name); /* the default solver */
   /* Sec. 7.2 defaults; weak blocks on; XPBD-QS 1 iteration per pseudo step; single-level */
   cfg->solver_opt = (pbng_solver_options){.sweep = {.accel = PBNG_ACCEL_NONE, .omega = 1.7, .rho = 0.95, .gamma = 1.7, .weak_blocks = 1}, .weak_first = 0,
-                                          .pseudo_dt = 0.0, .substeps = 1, .ho_iterations = 1, .multilevel = 1, .correction_search = PBNG_CORRECTION_ENERGY,
+                                          .pseudo_dt = 0.0, .substeps = 1, .ho_iterations = 1, .cpbd_iterations = 5, .cpbd_inversion = 1, .multilevel = 1, .correction_search = PBNG_CORRECTION_ENERGY,
                                           .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .newton_hessian = PBNG_HESSIAN_PSD_STRESS};
   cfg->mode = PBNG_MODE_QUASISTATIC;
   cfg->dt = 0.033;
@@ -43,6 +44,10 @@ static void base_defaults(pbng_config *cfg)
   strcpy(cfg->test_fail_at, "setup");
   strcpy(cfg->output, "out/pbng.h5");
   cfg->coarsen = pbng_coarsen_defaults();
+  /* sheets: a cloth-like isotropic membrane (E h = 1000 N/m, areal mass 0.2 kg/m^2) with bending k_b ~ E h^3 / 12 */
+  cfg->sheet_opt = (pbng_sheet_options){.youngs = 1e6, .poisson = 0.3, .k_weft = 1e6, .k_warp = 5e5, .k_shear = 2e5, .nu_weft = 0.3, .nu_warp = 0.15,
+                                        .thickness = 1e-3, .bending_stiffness = 1e-4, .density = 200, .weft = {1, 0, 0}, .size = 1,
+                                        .e_u = {1, 0, 0}, .e_v = {0, 1, 0}};
 }
 
 /* Sec. 10.1: both ends of the Res-N box clamped, stretched, squeezed and twisted in opposite
@@ -202,6 +207,70 @@ static PetscErrorCode scene_bar_fold(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* Issue 18, the seed's Fig. 7: a 1 m x 1 m sheet in the x-y plane (-res N vertices per side), its x = 0
+ * edge held and its x = 1 edge pulled along +x by 0.2 m over 10 quasistatic frames (20 % stretch, reached at
+ * t = 1 and held after); no gravity. The free edges contract laterally by the Poisson effect (-sheet_poisson 0.1 / 0.3 / 0.499). */
+static PetscErrorCode scene_cloth_stretch(pbng_config *cfg)
+{
+  const double left[6] = {0, 0, 0, 0, 1, 0}, right[6] = {1, 0, 0, 1, 1, 0};
+  const pbng_motion pull = {.velocity = {0.2, 0, 0}, .axis = {1, 0, 0}, .until = 1.0}; /* then held: dynamic runs settle */
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_SHEET;
+  cfg->res = 21;
+  cfg->dt = 0.1;
+  cfg->frames = 10;
+  cfg->iters = 200;
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "held_edge", left, NULL));
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "pulled_edge", right, &pull));
+  PetscFunctionReturn(0);
+}
+
+/* Issue 18's drape without contact (sheets do not collide yet: docs/cloth.md#plan): a horizontal
+ * 1 m x 1 m sheet (the x-z plane at y = 0, -res N vertices per side) held at its two corners on z = 0
+ * falls under gravity -9.8 y and swings (backward Euler, dt 0.01 s, 100 frames). */
+static PetscErrorCode scene_cloth_drape(pbng_config *cfg)
+{
+  const double corner0[6] = {0, 0, 0, 0, 0, 0}, corner1[6] = {1, 0, 0, 1, 0, 0};
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_SHEET;
+  cfg->res = 21;
+  cfg->sheet_opt.e_v[1] = 0, cfg->sheet_opt.e_v[2] = 1; /* the x-z plane */
+  cfg->gravity[1] = -9.8;
+  cfg->mode = PBNG_MODE_DYNAMIC;
+  cfg->dt = 0.01;
+  cfg->frames = 100;
+  cfg->iters = 100;
+  cfg->rtol = 1e-6;
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "corner_a", corner0, NULL));
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "corner_b", corner1, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* Issue 18, the seed's Fig. 5: a StVK beam [0, 4] x [0, 1] x [0, 1] (the bar, res 6), its x = 0 end held
+ * and its x = 4 end pulled along +x by a constant 100 N shared by the end face's nodes; E = 1000 (the
+ * seed's k), nu = 0.3, rho = 10, no gravity; quasistatic, one frame solved to 1e-8 (the seed lets its
+ * dynamic simulation come to rest: -mode dynamic with damping, bench/seed_continuum). The total strain
+ * at rest is the study's measure. */
+static PetscErrorCode scene_beam_pull(pbng_config *cfg)
+{
+  const double start[6] = {0, 0, 0, 0, 1, 1};
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_BAR;
+  cfg->res = 6;
+  cfg->material = PBNG_MATERIAL_STVK;
+  cfg->youngs = 1000;
+  cfg->frames = 1;
+  cfg->iters = 5000;
+  cfg->rtol = 1e-8;
+  cfg->solver_opt.sweep.accel = PBNG_ACCEL_CHEBYSHEV; /* plain PBNG: 5.3e-6 after 5000 sweeps; Chebyshev 1e-8 in ~3 100 */
+  cfg->load = (pbng_point_load){.active = 1, .box = {4, 0, 0, 4, 1, 1}, .force = {100, 0, 0}};
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "held_end", start, NULL));
+  PetscFunctionReturn(0);
+}
+
 /* A plain Res-N unit box with no boundary conditions: add them with -fix_box / -bcK_*. */
 static PetscErrorCode scene_box(pbng_config *cfg)
 {
@@ -222,9 +291,12 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else if (!strcmp(scene, "two_blocks_colliding")) PetscCall(scene_two_blocks_colliding(cfg));
   else if (!strcmp(scene, "objects_dropping")) PetscCall(scene_objects_dropping(cfg));
   else if (!strcmp(scene, "bar_fold")) PetscCall(scene_bar_fold(cfg));
+  else if (!strcmp(scene, "cloth_stretch")) PetscCall(scene_cloth_stretch(cfg));
+  else if (!strcmp(scene, "cloth_drape")) PetscCall(scene_cloth_drape(cfg));
+  else if (!strcmp(scene, "beam_pull")) PetscCall(scene_beam_pull(cfg));
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
                   "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding, "
-                  "objects_dropping, bar_fold, box, none)", scene);
+                  "objects_dropping, bar_fold, cloth_stretch, cloth_drape, beam_pull, box, none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
   PetscFunctionReturn(0);
 }
@@ -335,6 +407,22 @@ static PetscErrorCode generate_cells(const pbng_config *cfg, int k, const pbng_g
   PetscFunctionReturn(0);
 }
 
+/* The generated sheet: -res x -res vertices spanning -sheet_size along the scene's e_u and e_v, with its
+ * bending stencils when k_b > 0. */
+static PetscErrorCode generate_sheet(const pbng_config *cfg, pbng_mesh *mesh)
+{
+  const pbng_sheet_options *o = &cfg->sheet_opt;
+  pbng_sheet sheet;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_sheet_grid(cfg->res, cfg->res, o->size, o->size, o->origin, o->e_u, o->e_v, &sheet));
+  PetscErrorCode ierr = pbng_mesh_from_sheet(&sheet, o->bending_stiffness > 0, mesh);
+  PetscCall(pbng_sheet_destroy(&sheet));
+  PetscCall(ierr);
+  snprintf(mesh->source, sizeof(mesh->source), "sheet of %dx%d vertices", cfg->res, cfg->res);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 {
   PetscFunctionBeginUser;
@@ -346,7 +434,9 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
+  case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, mesh)); break;
   }
+  if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
   PetscFunctionReturn(0);
 }
@@ -354,7 +444,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
   int n = cfg->res;
-  if (cfg->mesh_source == PBNG_MESH_OBJECTS) return 0; /* no generated coarse levels */
+  if (cfg->mesh_source == PBNG_MESH_OBJECTS || cfg->mesh_source == PBNG_MESH_SHEET) return 0; /* no generated coarse levels */
   if (cfg->cells[0] > 0) /* -cells: the smallest axis decides */
     for (int d = 0; d < 3; ++d) n = d == 0 || cfg->cells[d] + 1 < n ? cfg->cells[d] + 1 : n;
   n = coarse_nodes(cfg, n, k);
@@ -387,6 +477,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
     else *made = 0;
     break;
   case PBNG_MESH_OBJECTS: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "the objects of -scene objects_dropping have no coarse levels"); /* refused with the options */
+  case PBNG_MESH_SHEET: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "sheets have no coarse levels yet (docs/cloth.md#plan)"); /* refused with the options */
   }
   PetscFunctionReturn(0);
 }

@@ -27,6 +27,11 @@ static const double hex27_nodes[27][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1},
                                           {0, -1, 0},   {-1, 0, 0},  {1, 0, 0},   {0, 1, 0},   {0, 0, 1},   {0, 0, 0}};
 static const double prism6_nodes[6][3] = {{0, 0, -1}, {1, 0, -1}, {0, 1, -1}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}};
 static const double pyramid5_nodes[5][3] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0}, {0, 0, 1}};
+/* Sheet kinds: the triangle (0,0), (1,0), (0,1) in the plane t = 0; a stencil's corners x0 x1 (the shared
+ * edge), x2 and x3 (the two opposite corners) drawn as the unit square's (its nodes carry no shape
+ * functions: the bending energy is written on the positions directly, core/bending.h). */
+static const double tri3_nodes[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+static const double bend4_nodes[4][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 1, 0}};
 
 /* Faces: corners outward first, then the face's other nodes. */
 static const pbng_element_face tet4_faces[4] = {{3, 3, {0, 2, 1}}, {3, 3, {0, 1, 3}}, {3, 3, {0, 3, 2}}, {3, 3, {1, 2, 3}}};
@@ -63,6 +68,10 @@ static const pbng_element_type element_types[PBNG_ELEMENT_KIND_COUNT] = {
   {PBNG_ELEMENT_HEX27, "hex27", 27, 2, PBNG_SHAPE_HEXAHEDRON, hex27_nodes, 8.0, 12, "Hexahedron_27", hex27_xdmf, 27, 5, 6, hex27_faces},
   {PBNG_ELEMENT_PRISM6, "prism6", 6, 1, PBNG_SHAPE_PRISM, prism6_nodes, 1.0, 6, "Wedge", prism6_xdmf, 6, 2, 5, prism6_faces},
   {PBNG_ELEMENT_PYRAMID5, "pyramid5", 5, 1, PBNG_SHAPE_PYRAMID, pyramid5_nodes, 4.0 / 3, 7, "Pyramid", NULL, 12, 3, 5, pyramid5_faces},
+  /* sheet kinds: no faces (a sheet's two sides are not a volume's boundary); the stencil has no Gmsh type
+   * (-1: built from the triangles, pbng_mesh_add_bending_stencils), no XDMF cell and no quadrature */
+  {PBNG_ELEMENT_TRI3, "tri3", 3, 1, PBNG_SHAPE_TRIANGLE, tri3_nodes, 0.5, 2, "Triangle", NULL, 1, 1, 0, NULL},
+  {PBNG_ELEMENT_BEND4, "bend4", 4, 1, PBNG_SHAPE_STENCIL, bend4_nodes, 0.0, -1, NULL, NULL, 0, 0, 0, NULL},
 };
 
 const pbng_element_type *pbng_element_type_get(pbng_element_kind kind)
@@ -88,7 +97,8 @@ const pbng_element_type *pbng_element_type_by_gmsh(int type)
 const pbng_element_type *pbng_element_corner_type(const pbng_element_type *t)
 {
   static const pbng_element_kind linear[] = {[PBNG_SHAPE_TETRAHEDRON] = PBNG_ELEMENT_TET4, [PBNG_SHAPE_HEXAHEDRON] = PBNG_ELEMENT_HEX8,
-                                             [PBNG_SHAPE_PRISM] = PBNG_ELEMENT_PRISM6, [PBNG_SHAPE_PYRAMID] = PBNG_ELEMENT_PYRAMID5};
+                                             [PBNG_SHAPE_PRISM] = PBNG_ELEMENT_PRISM6, [PBNG_SHAPE_PYRAMID] = PBNG_ELEMENT_PYRAMID5,
+                                             [PBNG_SHAPE_TRIANGLE] = PBNG_ELEMENT_TRI3, [PBNG_SHAPE_STENCIL] = PBNG_ELEMENT_BEND4};
   return &element_types[linear[t->shape]];
 }
 
@@ -113,7 +123,7 @@ int pbng_element_xdmf_id(const pbng_element_type *t)
 {
   static const int id[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_TET4] = 6,  [PBNG_ELEMENT_TET10] = 38,  [PBNG_ELEMENT_TET20] = -1,
                                                   [PBNG_ELEMENT_HEX8] = 9,  [PBNG_ELEMENT_HEX27] = -1,  [PBNG_ELEMENT_PRISM6] = 8,
-                                                  [PBNG_ELEMENT_PYRAMID5] = 7};
+                                                  [PBNG_ELEMENT_PYRAMID5] = 7, [PBNG_ELEMENT_TRI3] = 4,   [PBNG_ELEMENT_BEND4] = -1};
   return id[t->kind];
 }
 
@@ -185,8 +195,32 @@ int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)
   return bad ? -1 : 0;
 }
 
+/* Twice the area of triangle (A, B, C) over its longest edge squared (0 for coincident corners). */
+static double triangle_shape_ratio(const double A[3], const double B[3], const double C[3])
+{
+  double u[3], v[3], w[3];
+  for (int k = 0; k < 3; ++k) u[k] = B[k] - A[k], v[k] = C[k] - A[k], w[k] = C[k] - B[k];
+  const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+  const double uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  const double ww = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+  const double longest = fmax(uu, fmax(vv, ww));
+  return longest > 0 ? sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) / longest : 0.0;
+}
+
+int pbng_element_sheet_first_degenerate(const pbng_element_type *t, const double (*X)[3], double *ratio)
+{
+  static const int tri[2][3] = {{0, 1, 2}, {1, 0, 3}};
+  const int n = t->shape == PBNG_SHAPE_STENCIL ? 2 : 1;
+  for (int k = 0; k < n; ++k) {
+    *ratio = triangle_shape_ratio(X[tri[k][0]], X[tri[k][1]], X[tri[k][2]]);
+    if (!(*ratio > 1e-12)) return k;
+  }
+  return -1;
+}
+
 int pbng_element_first_invalid_point(const pbng_element_reference *ref, const double (*X)[3], double *det)
 {
+  if (pbng_element_is_sheet(ref->type)) return pbng_element_sheet_first_degenerate(ref->type, X, det);
   const double d = bounding_diagonal(X, ref->type->nodes);
   for (int q = 0; q < ref->nq; ++q) {
     double Jinv[9];

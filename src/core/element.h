@@ -20,10 +20,20 @@ typedef enum {
   PBNG_ELEMENT_HEX27,    /* Q2 hexahedron, Gmsh type 12 */
   PBNG_ELEMENT_PRISM6,   /* linear prism (wedge), Gmsh type 6 */
   PBNG_ELEMENT_PYRAMID5, /* linear pyramid, Gmsh type 7 */
+  PBNG_ELEMENT_TRI3,     /* sheet kinds (issue 18, docs/cloth.md): membrane triangle in 3-D, Gmsh type 2 */
+  PBNG_ELEMENT_BEND4,    /* bending stencil: the two triangles at an interior edge (built, never read) */
   PBNG_ELEMENT_KIND_COUNT
 } pbng_element_kind;
 
-typedef enum { PBNG_SHAPE_TETRAHEDRON, PBNG_SHAPE_HEXAHEDRON, PBNG_SHAPE_PRISM, PBNG_SHAPE_PYRAMID } pbng_reference_shape;
+/* Volume shapes first; the sheet kinds' shapes (a triangle in 3-D, a bending stencil) after them. */
+typedef enum {
+  PBNG_SHAPE_TETRAHEDRON,
+  PBNG_SHAPE_HEXAHEDRON,
+  PBNG_SHAPE_PRISM,
+  PBNG_SHAPE_PYRAMID,
+  PBNG_SHAPE_TRIANGLE,
+  PBNG_SHAPE_STENCIL
+} pbng_reference_shape;
 
 #define PBNG_MAX_ELEMENT_NODES 27 /* the most nodes of any element kind (hex27) */
 #define PBNG_MAX_QUAD_POINTS 27   /* the most quadrature points of any kind's rule (hex27) */
@@ -54,6 +64,11 @@ typedef struct {
 } pbng_element_type;
 
 const pbng_element_type *pbng_element_type_get(pbng_element_kind kind);
+/* Whether t is a sheet kind (tri3, bend4: terms of thin sheets with their own energies, core/membrane and
+ * core/bending, and no volume, quadrature-point Jacobian or faces) rather than a volume element. */
+static inline int pbng_element_is_sheet(const pbng_element_type *t) { return t->shape >= PBNG_SHAPE_TRIANGLE; }
+/* The sheet kinds as a kind mask (pbng_element_kinds_mask's bits). */
+#define PBNG_SHEET_KINDS_MASK ((1u << PBNG_ELEMENT_TRI3) | (1u << PBNG_ELEMENT_BEND4))
 /* The kind named `name` ("tet4", ...) or with Gmsh type id `type`; NULL when there is none. */
 const pbng_element_type *pbng_element_type_by_name(const char *name);
 const pbng_element_type *pbng_element_type_by_gmsh(int type);
@@ -120,6 +135,11 @@ int pbng_element_precompute(const pbng_element_reference *ref, const double (*X)
  * positive but that small: degenerate), with *det = det J_q there; -1 (and the last det J_q) when
  * the element is valid. pbng_element_precompute rejects exactly the elements for which this is >= 0. */
 int pbng_element_first_invalid_point(const pbng_element_reference *ref, const double (*X)[3], double *det);
+/* The sheet kinds' validity check (pbng_element_first_invalid_point for them): each of the element's
+ * triangles (tri3: itself; bend4: (0, 1, 2) and (1, 0, 3)) must have twice its area above 1e-12 times its
+ * longest edge squared. Returns the first degenerate triangle (0 or 1), *ratio its twice-area / longest
+ * edge^2; -1 when valid. */
+int pbng_element_sheet_first_degenerate(const pbng_element_type *t, const double (*X)[3], double *ratio);
 
 /* Lumped (diagonal) mass of one element by HRZ (Hinton, Rock and Zienkiewicz 1976): the consistent
  * mass matrix's diagonal M_aa = rho sum_q V_q N_a(r_q)^2, scaled so that the masses sum to the

@@ -87,5 +87,7 @@ void pbng_element_quadrature(const pbng_element_type *t, int q, double r[3], dou
   case PBNG_SHAPE_HEXAHEDRON: hex_rule(t->order + 1, q, r, w); break;
   case PBNG_SHAPE_PRISM: prism_rule(q, r, w); break;
   case PBNG_SHAPE_PYRAMID: pyramid_rule(q, r, w); break;
+  case PBNG_SHAPE_TRIANGLE: r[0] = r[1] = 1.0 / 3, r[2] = 0, *w = 0.5; break; /* the centroid (a tri3's F is constant) */
+  case PBNG_SHAPE_STENCIL: break;                                            /* no rule: bending is not integrated */
   }
 }

@@ -15,7 +15,10 @@ static int monomials(const pbng_element_type *t, int e[PBNG_MAX_ELEMENT_NODES][3
   for (int k = 0; k <= p; ++k)
     for (int j = 0; j <= p; ++j)
       for (int i = 0; i <= p; ++i) {
-        const int keep = t->shape == PBNG_SHAPE_TETRAHEDRON ? i + j + k <= p : t->shape == PBNG_SHAPE_HEXAHEDRON ? 1 : i + j <= p && k <= 1;
+        const int keep = t->shape == PBNG_SHAPE_TETRAHEDRON ? i + j + k <= p
+                         : t->shape == PBNG_SHAPE_HEXAHEDRON ? 1
+                         : t->shape == PBNG_SHAPE_TRIANGLE   ? i + j <= p && k == 0
+                                                             : i + j <= p && k <= 1;
         if (keep) e[n][0] = i, e[n][1] = j, e[n][2] = k, ++n;
       }
   return n;

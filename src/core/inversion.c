@@ -101,13 +101,28 @@ void pbng_svd3_rotations(const double F[9], double U[9], double s[3], double V[9
   s[2] = vec3_dot(u[2], Fv2);
 }
 
-void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9])
+/* The clamped stretches t of F = U diag(s) V^T (each s_i below PBNG_STVK_CLAMP_STRETCH replaced by it) and
+ * their Green strains e_i = (t_i^2 - 1) / 2; returns tr E. */
+static double clamped_strains(const double F[9], double U[9], double V[9], double t[3], double e[3])
 {
-  double U[9], s[3], V[9], t[3], ph[3];
+  double s[3], tr = 0;
   pbng_svd3_rotations(F, U, s, V);
   for (int i = 0; i < 3; ++i) t[i] = s[i] < PBNG_STVK_CLAMP_STRETCH ? PBNG_STVK_CLAMP_STRETCH : s[i];
-  double e[3], tr = 0;
   for (int i = 0; i < 3; ++i) e[i] = 0.5 * (t[i] * t[i] - 1), tr += e[i];
+  return tr;
+}
+
+double pbng_stvk_energy_inversion_safe(double mu, double lambda, const double F[9])
+{
+  double U[9], V[9], t[3], e[3];
+  const double tr = clamped_strains(F, U, V, t, e);
+  return mu * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) + 0.5 * lambda * tr * tr;
+}
+
+void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9])
+{
+  double U[9], V[9], t[3], e[3], ph[3];
+  const double tr = clamped_strains(F, U, V, t, e);
   for (int i = 0; i < 3; ++i) ph[i] = t[i] * (2 * mu * e[i] + lambda * tr);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) P[3 * r + c] = U[3 * r] * ph[0] * V[3 * c] + U[3 * r + 1] * ph[1] * V[3 * c + 1] + U[3 * r + 2] * ph[2] * V[3 * c + 2];

@@ -166,15 +166,25 @@ static double quadratic2(const double g[2], const double S[2][2], const double h
   return g[0] * (S[0][0] * h[0] + S[0][1] * h[1]) + g[1] * (S[1][0] * h[0] + S[1][1] * h[1]);
 }
 
-void pbng_membrane_node_block(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], int a, double H[9])
+void pbng_membrane_node_terms(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], int a, double grad[3], double H[9])
 {
   double F[3][2], S[2][2], Sp[2][2];
   pbng_membrane_deformation(x, r, F);
   pbng_membrane_stress(m, F, S);
+  const double scale = m->thickness * r->area, *g = r->g[a];
+  for (int i = 0; i < 3; ++i) /* P g_a with P = F S (Eq. 7) */
+    grad[i] = scale * ((F[i][0] * S[0][0] + F[i][1] * S[1][0]) * g[0] + (F[i][0] * S[0][1] + F[i][1] * S[1][1]) * g[1]);
+  if (!H) return;
   positive_part(S, Sp);
-  material_block(m, F, r->g[a], r->g[a], H);
-  const double geo = quadratic2(r->g[a], Sp, r->g[a]), scale = m->thickness * r->area;
+  material_block(m, F, g, g, H);
+  const double geo = quadratic2(g, Sp, g);
   for (int k = 0; k < 9; ++k) H[k] = scale * (H[k] + (k % 4 == 0 ? geo : 0.0));
+}
+
+void pbng_membrane_node_block(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], int a, double H[9])
+{
+  double grad[3];
+  pbng_membrane_node_terms(m, r, x, a, grad, H);
 }
 
 void pbng_membrane_hessian(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], double H[9][9])

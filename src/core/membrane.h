@@ -69,6 +69,9 @@ double pbng_membrane_gradient(const pbng_membrane_material *m, const pbng_membra
  * (inertia, bending or a neighbour under tension must). */
 void pbng_membrane_node_block(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], int a, double H[9]);
 
+/* Corner a's energy gradient grad = thickness area P g_a and, when H is given, its PBNG block as above, from
+ * one evaluation of F and S (what a node visit needs). */
+void pbng_membrane_node_terms(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], int a, double grad[3], double H[9]);
 /* The exact Hessian, H[3a + i][3b + j] = thickness area [ (g_a^T S g_b) delta_ij + (F B_a^T C B_b F^T)_ij ]. */
 void pbng_membrane_hessian(const pbng_membrane_material *m, const pbng_membrane_rest *r, const double x[3][3], double H[9][9]);
 

@@ -218,6 +218,22 @@ cleanup:
   PetscFunctionReturn(ierr);
 }
 
+/* The sheet terms' material (core/sheet_material.h) as root attributes: sheet_membrane_C [3, 3] (Voigt, on
+ * (E_xx, E_yy, 2 E_xy) in each triangle's weft/warp frame), sheet_thickness, sheet_bending_stiffness,
+ * sheet_weft [3] and sheet_density (volumetric: a triangle's mass is density x thickness x area). */
+static PetscErrorCode write_sheet_attrs(hid_t root, const pbng_sheet_material *m)
+{
+  const hsize_t three = 3, three_by_three[2] = {3, 3};
+
+  PetscFunctionBegin;
+  PetscCall(attr_write(root, "sheet_membrane_C", H5T_NATIVE_DOUBLE, 2, three_by_three, &m->membrane.C[0][0]));
+  PetscCall(attr_double(root, "sheet_thickness", m->membrane.thickness));
+  PetscCall(attr_double(root, "sheet_bending_stiffness", m->bending_stiffness));
+  PetscCall(attr_write(root, "sheet_weft", H5T_NATIVE_DOUBLE, 1, &three, m->weft));
+  PetscCall(attr_double(root, "sheet_density", m->density));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info *info)
 {
   PetscErrorCode ierr = 0;
@@ -237,6 +253,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   TRY(attr_string(root, "mode", info->mode));
   TRY(attr_string(root, "command_line", info->command_line));
   TRY(attr_int(root, "frames_written", 0));
+  if (info->sheet) TRY(write_sheet_attrs(root, info->sheet));
 cleanup:
   pbng_h5_close(&root);
   PetscFunctionReturn(ierr);
@@ -246,7 +263,9 @@ static PetscErrorCode output_free(pbng_output **out);
 static PetscErrorCode close_handles(pbng_output *out);
 
 /* Kind t's cells in the XDMF topology: its own cell where XDMF has one that ParaView reads (in a Mixed
- * topology: pbng_element_xdmf_id >= 0; else an XDMF TopologyType), otherwise its linear sub-cells. */
+ * topology: pbng_element_xdmf_id >= 0; else an XDMF TopologyType), otherwise its linear sub-cells; none
+ * for a kind with neither (the bending stencil bend4: a coupling of two triangles drawn by the tri3
+ * cells, not a cell of its own). */
 static void xdmf_form_init(const pbng_element_type *t, PetscBool mixed, xdmf_form *f)
 {
   const PetscBool own = mixed ? pbng_element_xdmf_id(t) >= 0 : t->xdmf_topology != NULL;
@@ -257,7 +276,7 @@ static void xdmf_form_init(const pbng_element_type *t, PetscBool mixed, xdmf_for
     for (int j = 0; j < f->cell->nodes; ++j) f->node[k][j] = sub[k][j];
   if (f->count > 0) return;
   f->cell = t;
-  f->count = 1;
+  f->count = own ? 1 : 0;
   for (int j = 0; j < t->nodes; ++j) f->node[0][j] = t->xdmf_order ? t->xdmf_order[j] : j;
 }
 
@@ -288,7 +307,7 @@ static void set_kind_layout(pbng_output *out, const pbng_output_info *info)
   out->xdmf_ncells = f->count * out->nelems;
   out->xdmf_elements = out->xdmf_ncells;
   out->xdmf_nodes = f->cell->nodes;
-  snprintf(out->topology, sizeof out->topology, "%s", f->cell->xdmf_topology);
+  snprintf(out->topology, sizeof out->topology, "%s", f->count ? f->cell->xdmf_topology : "");
 }
 
 /* Kinds mixed: /mesh/elements with padded rows, /mesh/element_types, and the Mixed XDMF topology's
@@ -838,9 +857,16 @@ static PetscErrorCode mixed_cell_offsets(pbng_output *out, int64_t nlocal, const
   PetscFunctionReturn(0);
 }
 
-/* Kinds mixed: /mesh/element_types (Gmsh type ids) and /mesh/xdmf_cells in XDMF's Mixed form, each
+/* The id /mesh/element_types stores for kind t: its Gmsh type id; negative for pbng's own kinds that
+ * Gmsh has none for (the element table's gmsh_type: -1 for the bending stencil bend4). */
+static int32_t stored_type_id(const pbng_element_type *t)
+{
+  return t->gmsh_type;
+}
+
+/* Kinds mixed: /mesh/element_types (stored_type_id) and /mesh/xdmf_cells in XDMF's Mixed form, each
  * cell its XDMF type id and its nodes in XDMF's order (out->form: tet20 and hex27 as linear
- * sub-cells), written value by value at its global position. */
+ * sub-cells, bend4 as none), written value by value at its global position. */
 static PetscErrorCode write_mixed_cells(pbng_output *out, int64_t nlocal, const int64_t *rows, const int64_t *connectivity,
                                         const uint8_t *kinds)
 {
@@ -858,7 +884,7 @@ static PetscErrorCode write_mixed_cells(pbng_output *out, int64_t nlocal, const 
     const int64_t *c = &connectivity[e * nen];
     const int id = pbng_element_xdmf_id(f->cell);
     int64_t pos = offset[e];
-    types[e] = pbng_element_type_get((pbng_element_kind)kinds[e])->gmsh_type;
+    types[e] = stored_type_id(pbng_element_type_get((pbng_element_kind)kinds[e]));
     for (int k = 0; k < f->count; ++k) {
       at[n] = pos++, values[n++] = id;
       for (int j = 0; j < f->cell->nodes; ++j) at[n] = pos++, values[n++] = c[f->node[k][j]];

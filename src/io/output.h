@@ -24,6 +24,7 @@
 #include <petscsys.h>
 #include <stdint.h>
 #include "core/element.h"
+#include "core/sheet_material.h"
 
 typedef struct pbng_output pbng_output;
 
@@ -40,6 +41,7 @@ typedef struct {
   const char *format;        /* root attribute format: NULL for "pbng-1" (a result) */
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
   int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
+  const pbng_sheet_material *sheet; /* the sheet terms' material when the mesh has tri3/bend4 elements, else NULL */
 } pbng_output_info;
 
 typedef struct {

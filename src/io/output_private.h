@@ -30,7 +30,8 @@ typedef struct {
 /* How an element of one kind appears in the XDMF topology: as `count` cells of kind `cell`, cell k
  * on the element's local nodes node[k][0 .. cell->nodes - 1] in XDMF's order: one cell of its own
  * kind (node[0] its XDMF permutation), or its linear sub-cells where XDMF or ParaView has no cell for
- * it (tet20; hex27 in a Mixed topology). */
+ * it (tet20; hex27 in a Mixed topology), or no cell at all (count 0: the bending stencil bend4, whose
+ * two triangles are drawn as tri3 cells; it adds nothing to the topology's cells and values). */
 typedef struct {
   const pbng_element_type *cell;
   int count;
@@ -54,7 +55,7 @@ struct pbng_output {
   PetscBool xdmf_cells;         /* the XDMF reads /mesh/xdmf_cells (another node order, or sub-cells) */
   int64_t xdmf_ncells;          /* its rows (kinds mixed: its values, in one column) */
   int xdmf_nodes;               /* its columns */
-  int64_t xdmf_elements;        /* the XDMF topology's cells */
+  int64_t xdmf_elements;        /* the XDMF topology's cells (bend4 rows draw none: may be fewer than nelems) */
   char topology[64];
   PetscBool have_elements, no_xdmf;
   node_dataset *nodesets;

@@ -1,5 +1,8 @@
 /* The result file's XDMF companion (ParaView opens it): the mesh, the node datasets and one
- * temporal grid per frame, pointing into the HDF5 file. Written by rank 0 at close. */
+ * temporal grid per frame, pointing into the HDF5 file. Written by rank 0 at close. The topology
+ * draws the cells of out->form: sheets' tri3 as Triangle cells, their bend4 stencils as none (they
+ * stay in /mesh/elements only); the XDMF has node attributes only, so no per-cell array has to follow
+ * the drawn cells. */
 #include "io/output_private.h"
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +40,7 @@ static void xdmf_frame(FILE *f, const pbng_output *out, const char *h5base, cons
   snprintf(pos, sizeof pos, "/frames/%06d/positions", fr->index);
   fprintf(f, "      <Grid Name=\"frame_%06d\" GridType=\"Uniform\">\n", fr->index);
   fprintf(f, "        <Time Value=\"%.17g\"/>\n", fr->time);
-  if (out->have_elements) {
+  if (out->have_elements && out->xdmf_elements > 0) { /* no Topology where no element has a cell (bend4 alone) */
     fputs("        <Topology TopologyType=\"", f);
     xml_escaped(f, out->topology);
     fprintf(f, "\" NumberOfElements=\"%" PRId64 "\"", out->xdmf_elements);

@@ -65,8 +65,7 @@ PetscErrorCode pbng_bc_add_group(pbng_bc_list *list, const char *name, const cha
   PetscFunctionReturn(0);
 }
 
-/* Inclusive box test with a tolerance relative to the box size, so faces of a grid are caught. */
-static int inside_box(const double box[6], const double X[3], double tol)
+int pbng_box_contains(const double box[6], const double X[3], double tol)
 {
   for (int d = 0; d < 3; ++d)
     if (X[d] < box[d] - tol || X[d] > box[d + 3] + tol) return 0;
@@ -97,7 +96,7 @@ PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, d
     int64_t selected = 0;
     if (bc->by_box) {
       for (int64_t i = 0; i < mesh->nnodes; ++i)
-        if (inside_box(bc->box, &mesh->X[3 * i], tol)) node_bc[i] = (int8_t)b, ++selected;
+        if (pbng_box_contains(bc->box, &mesh->X[3 * i], tol)) node_bc[i] = (int8_t)b, ++selected;
     } else {
       const pbng_node_set *set = pbng_mesh_find_node_set(mesh, bc->group);
       PetscCheck(set, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "boundary condition %s: %s has no node set (physical group) named \"%s\"",

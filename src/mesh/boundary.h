@@ -48,6 +48,10 @@ PetscErrorCode pbng_bc_add_group(pbng_bc_list *list, const char *name, const cha
 PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, double extent, int8_t *node_bc,
                               int64_t selected[PBNG_MAX_BC]);
 
+/* Whether X is in box (x0 y0 z0 x1 y1 z1, inclusive) within tol (boundary boxes use 1e-9 extent, so that
+ * the faces of a grid are caught). */
+int pbng_box_contains(const double box[6], const double X[3], double tol);
+
 /* The largest extent of the mesh's bounding box along an axis. */
 double pbng_mesh_extent(const pbng_mesh *mesh);
 

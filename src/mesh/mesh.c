@@ -1,5 +1,6 @@
 #include "mesh/mesh.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,7 +140,16 @@ static PetscErrorCode check_coordinates_finite(const pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode check_node_indices(const pbng_mesh *mesh, int64_t record_offset)
+/* How errors name an element's file record: record[e] when the reader gives one per element, else
+ * e + offset (the records numbered like the elements from offset on). */
+typedef struct {
+  int64_t offset;
+  const int64_t *record;
+} mesh_records;
+
+static int64_t record_of(const mesh_records *rec, int64_t e) { return rec->record ? rec->record[e] : e + rec->offset; }
+
+static PetscErrorCode check_node_indices(const pbng_mesh *mesh, const mesh_records *rec)
 {
   const int nen = mesh->nen;
 
@@ -149,25 +159,30 @@ static PetscErrorCode check_node_indices(const pbng_mesh *mesh, int64_t record_o
     for (int a = 0, n = pbng_mesh_element_type(mesh, e)->nodes; a < n; ++a)
       PetscCheck(t[a] >= 0 && t[a] < mesh->nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                  "%s: element %" PRId64 " (record %" PRId64 ") references node %d, outside 0..%" PRId64,
-                 mesh->source, e, e + record_offset, (int)t[a], mesh->nnodes - 1);
+                 mesh->source, e, record_of(rec, e), (int)t[a], mesh->nnodes - 1);
   }
   PetscFunctionReturn(0);
 }
 
-/* Rejects degenerate tetrahedra (|V| <= 1e-12 h^3) and counts the negatively oriented ones:
- * *negative, and the first negative and first positive element. */
-static PetscErrorCode check_tet_volumes(const pbng_mesh *mesh, int64_t record_offset, int64_t *negative, int64_t *first_negative,
-                                        int64_t *first_positive)
+/* Whether element e is a linear tetrahedron (in a tet4 mesh, or one mixing tet4 with sheet kinds). */
+static int is_tet4(const pbng_mesh *mesh, int64_t e) { return pbng_mesh_element_type(mesh, e)->kind == PBNG_ELEMENT_TET4; }
+
+/* Rejects degenerate tetrahedra (|V| <= 1e-12 h^3) among the linear tetrahedra and counts them
+ * (*ntet) and the negatively oriented ones: *negative, and the first negative and first positive element. */
+static PetscErrorCode check_tet_volumes(const pbng_mesh *mesh, const mesh_records *rec, int64_t *ntet, int64_t *negative,
+                                        int64_t *first_negative, int64_t *first_positive)
 {
   PetscFunctionBeginUser;
-  *negative = 0, *first_negative = -1, *first_positive = -1;
+  *ntet = 0, *negative = 0, *first_negative = -1, *first_positive = -1;
   for (int64_t e = 0; e < mesh->nelems; ++e) {
-    const int32_t *t = &mesh->elems[(size_t)e * 4];
+    if (!is_tet4(mesh, e)) continue;
+    const int32_t *t = &mesh->elems[(size_t)e * mesh->nen];
     const double V = pbng_tet_signed_volume(&mesh->X[3 * t[0]], &mesh->X[3 * t[1]], &mesh->X[3 * t[2]], &mesh->X[3 * t[3]]);
     const double h = tet_longest_edge(mesh->X, t);
     PetscCheck(fabs(V) > 1e-12 * h * h * h && h > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                "%s: element %" PRId64 " (record %" PRId64 ", 0-based nodes %d %d %d %d) is degenerate: rest volume %g",
-               mesh->source, e, e + record_offset, (int)t[0], (int)t[1], (int)t[2], (int)t[3], V);
+               mesh->source, e, record_of(rec, e), (int)t[0], (int)t[1], (int)t[2], (int)t[3], V);
+    ++*ntet;
     if (V < 0) {
       if (*negative == 0) *first_negative = e;
       ++*negative;
@@ -176,28 +191,30 @@ static PetscErrorCode check_tet_volumes(const pbng_mesh *mesh, int64_t record_of
   PetscFunctionReturn(0);
 }
 
-/* One orientation for the whole mesh is a file convention (Gmsh and TetGen list nodes so that the
- * volume is positive; a file with every element the other way round is re-oriented). A tetrahedron
- * oriented against the others is inverted in the rest state: the mesh is folded or its element
- * lists are inconsistent, and it is rejected, naming the first element of the minority. */
-static PetscErrorCode orient_tets_consistently(pbng_mesh *mesh, int64_t record_offset)
+/* One orientation for all linear tetrahedra is a file convention (Gmsh and TetGen list nodes so that
+ * the volume is positive; a file with every tetrahedron the other way round is re-oriented). A
+ * tetrahedron oriented against the others is inverted in the rest state: the mesh is folded or its
+ * element lists are inconsistent, and it is rejected, naming the first element of the minority. Other
+ * elements (sheet kinds beside the tetrahedra) are left alone. */
+static PetscErrorCode orient_tets_consistently(pbng_mesh *mesh, const mesh_records *rec)
 {
-  int64_t negative, first_negative, first_positive;
+  int64_t ntet, negative, first_negative, first_positive;
 
   PetscFunctionBeginUser;
-  PetscCall(check_tet_volumes(mesh, record_offset, &negative, &first_negative, &first_positive));
-  if (negative > 0 && negative < mesh->nelems) {
-    const PetscBool minority_negative = (PetscBool)(2 * negative <= mesh->nelems);
-    const int64_t e = minority_negative ? first_negative : first_positive, n = minority_negative ? negative : mesh->nelems - negative;
-    const int32_t *t = &mesh->elems[(size_t)e * 4];
+  PetscCall(check_tet_volumes(mesh, rec, &ntet, &negative, &first_negative, &first_positive));
+  if (negative > 0 && negative < ntet) {
+    const PetscBool minority_negative = (PetscBool)(2 * negative <= ntet);
+    const int64_t e = minority_negative ? first_negative : first_positive, n = minority_negative ? negative : ntet - negative;
+    const int32_t *t = &mesh->elems[(size_t)e * mesh->nen];
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
             "%s: element %" PRId64 " (record %" PRId64 ", 0-based nodes %d %d %d %d) is inverted in the rest state: %" PRId64
             " of the %" PRId64 " tetrahedra are oriented against the others (a folded mesh or inconsistent node order)",
-            mesh->source, e, e + record_offset, (int)t[0], (int)t[1], (int)t[2], (int)t[3], n, mesh->nelems);
+            mesh->source, e, record_of(rec, e), (int)t[0], (int)t[1], (int)t[2], (int)t[3], n, ntet);
   }
-  if (negative == mesh->nelems) /* the file's convention is the opposite one: swap nodes 2 and 3 */
+  if (ntet > 0 && negative == ntet) /* the file's convention is the opposite one: swap nodes 2 and 3 */
     for (int64_t e = 0; e < mesh->nelems; ++e) {
-      int32_t *t = &mesh->elems[(size_t)e * 4];
+      if (!is_tet4(mesh, e)) continue;
+      int32_t *t = &mesh->elems[(size_t)e * mesh->nen];
       const int32_t tmp = t[2];
       t[2] = t[3];
       t[3] = tmp;
@@ -213,45 +230,71 @@ static void element_rest_nodes(const pbng_mesh *mesh, int64_t e, double (*X)[3])
     memcpy(X[a], &mesh->X[3 * (int64_t)mesh->elems[(size_t)e * nen + a]], sizeof(X[a]));
 }
 
-/* Every kind but the linear tetrahedron: det J at each quadrature point, by the element layer's own
- * check (pbng_element_first_invalid_point, the test pbng_element_precompute applies), so that what
- * the reader accepts the solvers accept. An element inverted or degenerate at some point is an
- * error naming the first such element and point, and how many elements fail. Not re-oriented, unlike
- * the linear tetrahedron: a mirrored listing of these kinds is no known file convention (Gmsh and
- * TetGen list them with det J > 0), its repair would be a kind-specific permutation, and a curved
- * element can be inverted at some points only, where no renumbering helps. */
-static PetscErrorCode check_element_jacobians(const pbng_mesh *mesh, int64_t record_offset)
+/* The error for element e (of type t), the first of `bad` among `checked` elements that fail the element
+ * layer's check at point q (a quadrature point; a sheet kind's triangle) with value det there. */
+static PetscErrorCode jacobian_error(const pbng_mesh *mesh, const mesh_records *rec, int64_t e, const pbng_element_type *t,
+                                     const pbng_element_reference *ref, int q, double det, int64_t bad, int64_t checked)
 {
-  pbng_element_reference *ref; /* [PBNG_ELEMENT_KIND_COUNT]: each kind present's */
-  const unsigned kinds = pbng_element_kinds_mask(mesh->etype, mesh->kind, mesh->nelems);
+  PetscFunctionBeginUser;
+  if (pbng_element_is_sheet(t)) {
+    const int32_t *row = &mesh->elems[(size_t)e * mesh->nen];
+    char nodes[64];
+    snprintf(nodes, sizeof(nodes), t->nodes > 3 ? "%d %d %d %d" : "%d %d %d", (int)row[0], (int)row[1], (int)row[2], (int)row[t->nodes > 3 ? 3 : 2]);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+            "%s: element %" PRId64 " (record %" PRId64 ", %s, 0-based nodes %s) is degenerate: %s has twice its area over its longest edge "
+            "squared %g (not above 1e-12: coincident or collinear corners); %" PRId64 " of the %" PRId64 " elements fail this check",
+            mesh->source, e, record_of(rec, e), t->name, nodes, t->nodes > 3 ? (q ? "its second triangle" : "its first triangle") : "the triangle",
+            det, bad, checked);
+  }
+  const double *r = ref->r[q < 0 ? 0 : q];
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+          "%s: element %" PRId64 " (record %" PRId64 ", %s) is %s in the rest state at quadrature point %d (reference point %g %g %g): "
+          "det J = %g%s; %" PRId64 " of the %" PRId64 " elements fail this check",
+          mesh->source, e, record_of(rec, e), t->name, det <= 0 ? "inverted" : "degenerate", q, r[0], r[1], r[2], det,
+          det <= 0 ? "" : " (not above 1e-12 d^3, d the diagonal of its nodes' bounding box)", bad, checked);
+}
+
+/* The elements of the kinds in `kinds` (a kind mask): det J at each quadrature point, by the element
+ * layer's own check (pbng_element_first_invalid_point, the test pbng_element_precompute applies), so
+ * that what the reader accepts the solvers accept; for the sheet kinds that check is each triangle's
+ * shape (degenerate: coincident or collinear corners). An element inverted or degenerate at some
+ * point is an error naming the first such element and point, and how many elements fail. Not
+ * re-oriented, unlike the linear tetrahedron: a mirrored listing of these kinds is no known file
+ * convention (Gmsh and TetGen list them with det J > 0), its repair would be a kind-specific
+ * permutation, and a curved element can be inverted at some points only, where no renumbering helps
+ * (a sheet triangle has no inside and outside to get wrong). */
+static PetscErrorCode check_element_jacobians(const pbng_mesh *mesh, const mesh_records *rec, unsigned kinds)
+{
+  pbng_element_reference *ref; /* [PBNG_ELEMENT_KIND_COUNT]: each kind checked */
   double X[PBNG_MAX_ELEMENT_NODES][3], det = 0;
-  int64_t bad = 0, first = INT64_MAX;
+  int64_t bad = 0, checked = 0, first = INT64_MAX;
 
   PetscFunctionBeginUser;
+  kinds &= pbng_element_kinds_mask(mesh->etype, mesh->kind, mesh->nelems);
+  if (!kinds) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(PBNG_ELEMENT_KIND_COUNT, &ref));
   for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k)
     if (kinds & (1u << k)) pbng_element_reference_init(pbng_element_type_get((pbng_element_kind)k), &ref[k]);
   /* threads: a second per 262 144 hex27 on one core, at every run of a large generated mesh */
-#pragma omp parallel for private(X, det) reduction(+ : bad) reduction(min : first) schedule(static)
+#pragma omp parallel for private(X, det) reduction(+ : bad, checked) reduction(min : first) schedule(static)
   for (int64_t e = 0; e < mesh->nelems; ++e) {
+    const pbng_element_kind k = pbng_mesh_element_type(mesh, e)->kind;
+    if (!(kinds & (1u << k))) continue;
+    ++checked;
     element_rest_nodes(mesh, e, X);
-    if (pbng_element_first_invalid_point(&ref[pbng_mesh_element_type(mesh, e)->kind], (const double(*)[3])X, &det) < 0) continue;
+    if (pbng_element_first_invalid_point(&ref[k], (const double(*)[3])X, &det) < 0) continue;
     first = e < first ? e : first;
     ++bad;
   }
-  int q = -1;
-  const pbng_element_type *t = pbng_mesh_element_type(mesh, bad ? first : 0);
+  PetscErrorCode ierr = 0;
   if (bad) {
+    const pbng_element_type *t = pbng_mesh_element_type(mesh, first);
     element_rest_nodes(mesh, first, X);
-    q = pbng_element_first_invalid_point(&ref[t->kind], (const double(*)[3])X, &det);
+    const int q = pbng_element_first_invalid_point(&ref[t->kind], (const double(*)[3])X, &det);
+    ierr = jacobian_error(mesh, rec, first, t, &ref[t->kind], q, det, bad, checked);
   }
-  const double *r = ref[t->kind].r[q < 0 ? 0 : q], r0 = r[0], r1 = r[1], r2 = r[2];
   PetscCall(PetscFree(ref));
-  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "%s: element %" PRId64 " (record %" PRId64 ", %s) is %s in the rest state at quadrature point %d (reference point %g %g %g): "
-             "det J = %g%s; %" PRId64 " of the %" PRId64 " elements fail this check",
-             mesh->source, first, first + record_offset, t->name, det <= 0 ? "inverted" : "degenerate", q, r0, r1, r2, det,
-             det <= 0 ? "" : " (not above 1e-12 d^3, d the diagonal of its nodes' bounding box)", bad, mesh->nelems);
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -277,7 +320,7 @@ static int32_t smallest_node(const int32_t *v, int n)
 /* Rejects two elements on the same set of nodes (a duplicated record: it would count the element
  * twice). Buckets the elements by their smallest node (a counting sort, O(nnodes + nelems) memory)
  * and compares the sorted node lists within each bucket. */
-static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, int64_t record_offset)
+static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, const mesh_records *rec)
 {
   const int nen = mesh->nen; /* padded rows compare as they are: -1 sorts first, and kinds differ in node count */
   int64_t *start, *members;
@@ -297,27 +340,53 @@ static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, int64_t re
     for (int64_t p = start[i]; p < start[i + 1] && !found; ++p)
       for (int64_t q = p + 1; q < start[i + 1] && !found; ++q) {
         int32_t a[PBNG_MAX_ELEMENT_NODES], b[PBNG_MAX_ELEMENT_NODES];
+        /* the same kind too: a bending stencil and a linear tetrahedron may share their 4 nodes */
+        if (pbng_mesh_element_type(mesh, members[p]) != pbng_mesh_element_type(mesh, members[q])) continue;
         memcpy(a, &mesh->elems[(size_t)members[p] * nen], sizeof(int32_t) * (size_t)nen);
         memcpy(b, &mesh->elems[(size_t)members[q] * nen], sizeof(int32_t) * (size_t)nen);
         sort_small(a, nen), sort_small(b, nen);
-        if (!memcmp(a, b, sizeof(int32_t) * (size_t)nen)) found = 1, dup_a = members[p], dup_b = members[q];
+        if (!memcmp(a, b, sizeof(int32_t) * (size_t)nen)) found = 1, dup_a = PetscMin(members[p], members[q]), dup_b = PetscMax(members[p], members[q]);
       }
   PetscCall(PetscFree(start));
   PetscCall(PetscFree(members));
   PetscCheck(!found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "%s: elements %" PRId64 " and %" PRId64 " (records %" PRId64 " and %" PRId64 ") are duplicates: they have the same nodes",
-             mesh->source, PetscMin(dup_a, dup_b), PetscMax(dup_a, dup_b), PetscMin(dup_a, dup_b) + record_offset,
-             PetscMax(dup_a, dup_b) + record_offset);
+             "%s: elements %" PRId64 " and %" PRId64 " (records %" PRId64 " and %" PRId64 ") are duplicates: two %s on the same nodes",
+             mesh->source, dup_a, dup_b, record_of(rec, dup_a), record_of(rec, dup_b), found ? pbng_mesh_element_type(mesh, dup_a)->name : "");
+  PetscFunctionReturn(0);
+}
+
+/* Validation with the records named by rec (pbng_mesh_validate's checks). A mesh whose volume elements
+ * are all linear tetrahedra (sheet kinds beside them or not) has them checked and re-oriented as a
+ * whole; every other element is checked by its kind's own test. */
+static PetscErrorCode validate(pbng_mesh *mesh, const mesh_records *rec)
+{
+  const unsigned kinds = pbng_element_kinds_mask(mesh->etype, mesh->kind, mesh->nelems), tet4 = 1u << PBNG_ELEMENT_TET4;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_coordinates_finite(mesh));
+  PetscCall(check_node_indices(mesh, rec));
+  if ((kinds & ~PBNG_SHEET_KINDS_MASK) == tet4) {
+    PetscCall(orient_tets_consistently(mesh, rec));
+    PetscCall(check_element_jacobians(mesh, rec, kinds & PBNG_SHEET_KINDS_MASK));
+  } else PetscCall(check_element_jacobians(mesh, rec, kinds));
+  PetscCall(check_duplicate_elements(mesh, rec));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset)
 {
+  const mesh_records rec = {record_offset, NULL};
+
   PetscFunctionBeginUser;
-  PetscCall(check_coordinates_finite(mesh));
-  PetscCall(check_node_indices(mesh, record_offset));
-  if (mesh->etype && mesh->etype->kind == PBNG_ELEMENT_TET4) PetscCall(orient_tets_consistently(mesh, record_offset));
-  else PetscCall(check_element_jacobians(mesh, record_offset));
-  PetscCall(check_duplicate_elements(mesh, record_offset));
+  PetscCall(validate(mesh, &rec));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_validate_records(pbng_mesh *mesh, const int64_t *record)
+{
+  const mesh_records rec = {0, record};
+
+  PetscFunctionBeginUser;
+  PetscCall(validate(mesh, &rec));
   PetscFunctionReturn(0);
 }

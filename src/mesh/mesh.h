@@ -63,17 +63,24 @@ const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *
 PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const pbng_weak_constraint *c);
 
 /* Checks every coordinate is finite and every node index in range, and rejects duplicate elements
- * (the same node set). Linear tetrahedra: rejects degenerate ones (|V| <= 1e-12 * h^3, h the
- * element's longest edge) and ones inverted against the others (mixed orientation); re-orients a mesh
- * whose tetrahedra all have negative volume (the opposite node-order convention). Every other kind:
- * rejects an element whose det J is not above 1e-12 d^3 at some quadrature point (inverted or
- * degenerate; the element layer's check, the one pbng_element_precompute applies), and re-orients
- * nothing. In a mesh mixing kinds every element is checked by its own kind that way (its linear
- * tetrahedra too: no re-orientation). Errors name mesh->source and the element (0-based index, and record_offset + index as the
- * file record). */
+ * (two elements of one kind on the same node set). Linear tetrahedra: rejects degenerate ones
+ * (|V| <= 1e-12 * h^3, h the element's longest edge) and ones inverted against the others (mixed
+ * orientation); re-orients a mesh whose tetrahedra all have negative volume (the opposite node-order
+ * convention). Sheet kinds (tri3, bend4) beside them do not change that: a mesh whose only volume kind
+ * is tet4 has its tetrahedra checked so. Every other kind: rejects an element whose det J is not above
+ * 1e-12 d^3 at some quadrature point (inverted or degenerate; the element layer's check, the one
+ * pbng_element_precompute applies), and re-orients nothing; the sheet kinds by the element layer's
+ * check (pbng_element_sheet_first_degenerate: a triangle with coincident or collinear corners). In a
+ * mesh mixing volume kinds every element is checked by its own kind that way (its linear tetrahedra
+ * too: no re-orientation). Errors name mesh->source and the element (0-based index, and record_offset
+ * + index as the file record). */
 PetscErrorCode pbng_mesh_validate(pbng_mesh *mesh, int64_t record_offset);
+/* The same checks, errors naming element e's file record as record[e] (a reader whose records are not
+ * numbered like the elements, e.g. Gmsh element tags with boundary faces left out between them). */
+PetscErrorCode pbng_mesh_validate_records(pbng_mesh *mesh, const int64_t *record);
 
-/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary; any volume element kinds, mixed or not)
+/* Reads a mesh by file extension: .msh (Gmsh 2.2 / 4.1, ASCII or binary; any volume element kinds, mixed or not,
+ * and sheet triangles: a file without volume elements, or a physical group named "sheet...", docs/cloth.md)
  * or .node/.ele (TetGen, 4- or 10-node tetrahedra). Validates it (pbng_mesh_validate). */
 PetscErrorCode pbng_mesh_read(const char *path, pbng_mesh *mesh);
 PetscErrorCode pbng_mesh_read_gmsh(const char *path, pbng_mesh *mesh);

@@ -1,9 +1,12 @@
 /* Gmsh MSH reader: formats 2.2 (also 2.0/2.1) and 4.1, ASCII and binary (either endianness).
  * Volume elements of the kinds in core/element.h (types 4, 11, 29 tetrahedra; 5, 12 hexahedra; 6
  * prism; 7 pyramid; Gmsh's node order is the element table's) form the mesh, of one kind or mixing
- * kinds (rows padded to the widest kind, a kind per element: core/element.h). Points, lines, triangles and quadrangles of
- * any order up to 3 (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16) only contribute their nodes to physical
- * groups; any other element type is an error. Every physical group of any dimension becomes a node set named by $PhysicalNames (or
+ * kinds (rows padded to the widest kind, a kind per element: core/element.h). 3-node triangles (type 2)
+ * become tri3 sheet elements (docs/cloth.md#reading-sheets-from-gmsh): all of them in a file without
+ * volume elements (a sheet mesh, where any other 2-D type is an error), else those of a physical group
+ * whose name starts with "sheet". Every other point, line, triangle and quadrangle of any order up to 3
+ * (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16) only contributes its nodes to physical groups; any other
+ * element type is an error. Every physical group of any dimension becomes a node set named by $PhysicalNames (or
  * "physical_<tag>"). Node tags may be sparse: nodes are numbered 0.. in order of appearance.
  * Every error names the file and the record: "path:line" in ASCII files, "path (byte N)" in binary
  * files, followed by the section and the node / element concerned. MSH 1.0, 3.0 and 4.0 are rejected. */
@@ -32,10 +35,19 @@ typedef struct {
   int64_t off, n; /* physical tags: pool[off .. off+n) */
 } gm_entity;
 
+/* An element remembered for a later message: its Gmsh type (0: none), tag and record (line or byte). */
+typedef struct {
+  long long type, tag;
+  long rec;
+} gm_elem_ref;
+
 typedef struct {
   int dim, tag;
   int64_t n, cap;
   int32_t *nodes;
+  int64_t ntri, tri_cap;
+  int64_t *tri;      /* its 3-node triangles, as indices into the element list (sheet candidates) */
+  gm_elem_ref other; /* its first 2-D element of another type */
 } gm_group;
 
 typedef struct {
@@ -64,13 +76,15 @@ typedef struct {
   int64_t *node_tag;
   long *node_rec; /* line (ASCII) or byte offset (binary) of each node */
   gm_tag_index *map; /* sorted by tag */
-  /* volume elements in file order: their nodes one after the other (rows once the kinds are known) */
+  /* volume elements and 3-node triangles (sheet candidates until gm_select_sheets) in file order: their
+   * nodes one after the other (rows once the kinds are known) */
   PetscBool have_elements;
   int64_t nelems, elem_cap, elem_tag0, nvalues, value_cap;
-  PetscBool elem_tags_contiguous;
   int32_t *elems;
-  uint8_t *kind; /* [nelems] */
-  unsigned kinds; /* bit mask of the kinds met */
+  uint8_t *kind;  /* [nelems] */
+  int64_t *etag;  /* [nelems] Gmsh element tags; NULL while they are elem_tag0, elem_tag0 + 1, ... */
+  unsigned kinds; /* bit mask of the kinds kept */
+  gm_elem_ref other2d; /* the file's first 2-D element that is not a 3-node triangle */
   /* physical groups */
   int nnames;
   gm_name *names;
@@ -304,7 +318,7 @@ static const char *gm_type_name(long long type)
 static int gm_type_nodes(long long type, int *dim)
 {
   const pbng_element_type *kind = type > 0 && type <= INT32_MAX ? pbng_element_type_by_gmsh((int)type) : NULL;
-  if (kind) {
+  if (kind && !pbng_element_is_sheet(kind)) {
     *dim = 3;
     return kind->nodes;
   }
@@ -329,8 +343,8 @@ static PetscErrorCode gm_check_type(gm_reader *r, long long type, int *nen, int 
   *nen = gm_type_nodes(type, dim);
   PetscCheck(*nen > 0, PETSC_COMM_SELF, GM_ERR,
              "%s: unsupported element type %lld (%s); pbng reads the volume elements of types 4, 11, 29 "
-             "(tetrahedra of order 1-3), 5, 12 (hexahedra of order 1-2), 6 (prism), 7 (pyramid) and, for physical groups, "
-             "points, lines, triangles and quadrangles (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16)",
+             "(tetrahedra of order 1-3), 5, 12 (hexahedra of order 1-2), 6 (prism), 7 (pyramid), sheets of 3-node triangles "
+             "(type 2) and, for physical groups, points, lines, triangles and quadrangles (types 15; 1, 8, 26; 2, 9, 21; 3, 10, 16)",
              gm_loc(r), type, gm_type_name(type));
   PetscFunctionReturn(0);
 }
@@ -618,8 +632,22 @@ static PetscErrorCode gm_lookup_node(gm_reader *r, long long tag, int32_t *index
   PetscFunctionReturn(0);
 }
 
-/* Files a volume element of any kind: its kind, and its nodes after the previous element's. */
-static PetscErrorCode gm_keep_volume_element(gm_reader *r, long long etag, int type, const int32_t *nodes)
+/* Notes element n's tag: the tags stay implicit (elem_tag0 + n) until one breaks the run. */
+static PetscErrorCode gm_note_tag(gm_reader *r, int64_t n, long long etag)
+{
+  PetscFunctionBeginUser;
+  if (n == 0) r->elem_tag0 = etag;
+  else if (!r->etag && etag != r->elem_tag0 + n) {
+    PetscCall(PetscMalloc1((size_t)r->elem_cap, &r->etag));
+    for (int64_t i = 0; i < n; ++i) r->etag[i] = r->elem_tag0 + i;
+  }
+  if (r->etag) r->etag[n] = etag;
+  PetscFunctionReturn(0);
+}
+
+/* Files an element of a kind (a volume kind, or tri3 for a sheet candidate): its kind, tag, and its
+ * nodes after the previous element's. */
+static PetscErrorCode gm_keep_element(gm_reader *r, long long etag, int type, const int32_t *nodes)
 {
   const pbng_element_type *kind = pbng_element_type_by_gmsh(type);
   const int nen = kind->nodes;
@@ -628,22 +656,43 @@ static PetscErrorCode gm_keep_volume_element(gm_reader *r, long long etag, int t
   if (r->nelems == r->elem_cap) {
     r->elem_cap = 2 * r->elem_cap + 64;
     PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)r->elem_cap, &r->kind));
+    if (r->etag) PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)r->elem_cap, &r->etag));
   }
   if (r->nvalues + nen > r->value_cap) {
     r->value_cap = 2 * r->value_cap + 64 * PBNG_MAX_ELEMENT_NODES;
     PetscCall(PetscRealloc(sizeof(int32_t) * (size_t)r->value_cap, &r->elems));
   }
-  if (r->nelems == 0) r->elem_tag0 = etag;
-  else if (etag != r->elem_tag0 + r->nelems) r->elem_tags_contiguous = PETSC_FALSE;
-  r->kinds |= 1u << kind->kind;
+  PetscCall(gm_note_tag(r, r->nelems, etag));
   r->kind[r->nelems++] = (uint8_t)kind->kind;
   memcpy(&r->elems[r->nvalues], nodes, sizeof(int32_t) * (size_t)nen);
   r->nvalues += nen;
   PetscFunctionReturn(0);
 }
 
+/* Adds element e (a sheet candidate) to a group's triangles. */
+static PetscErrorCode gm_group_add_triangle(gm_group *grp, int64_t e)
+{
+  PetscFunctionBeginUser;
+  if (grp->ntri == grp->tri_cap) {
+    grp->tri_cap = 2 * grp->tri_cap + 16;
+    PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)grp->tri_cap, &grp->tri));
+  }
+  grp->tri[grp->ntri++] = e;
+  PetscFunctionReturn(0);
+}
+
+/* Remembers the element being read in *ref unless it already holds one. */
+static void gm_note_element(gm_reader *r, gm_elem_ref *ref, long long etag, int type)
+{
+  if (ref->type) return;
+  ref->type = type;
+  ref->tag = etag;
+  ref->rec = r->binary ? ftell(r->f) : r->lineno;
+}
+
 /* Reads the nen node tags of the current element (tags as size_t in 4.1, int in 2.2) and files it:
- * volume elements into the mesh, every element into its physical groups. */
+ * volume elements into the mesh, 3-node triangles into the element list as sheet candidates (and into
+ * their groups' triangles), every element into its physical groups. */
 static PetscErrorCode gm_add_element(gm_reader *r, long long etag, int type, int nen, int ngroups, const int *groups)
 {
   int32_t nodes[PBNG_MAX_ELEMENT_NODES];
@@ -655,7 +704,15 @@ static PetscErrorCode gm_add_element(gm_reader *r, long long etag, int type, int
     PetscCall(gm_size(r, "node tag", 1, INT64_MAX, &tag));
     PetscCall(gm_lookup_node(r, tag, &nodes[a]));
   }
-  if (gm_type_nodes(type, &dim) && dim == 3) PetscCall(gm_keep_volume_element(r, etag, type, nodes));
+  gm_type_nodes(type, &dim);
+  if (dim == 3) PetscCall(gm_keep_element(r, etag, type, nodes));
+  else if (type == 2) {
+    PetscCall(gm_keep_element(r, etag, type, nodes));
+    for (int g = 0; g < ngroups; ++g) PetscCall(gm_group_add_triangle(&r->groups[groups[g]], r->nelems - 1));
+  } else if (dim == 2) {
+    gm_note_element(r, &r->other2d, etag, type);
+    for (int g = 0; g < ngroups; ++g) gm_note_element(r, &r->groups[groups[g]].other, etag, type);
+  }
   for (int g = 0; g < ngroups; ++g) PetscCall(gm_group_append(&r->groups[groups[g]], nen, nodes));
   PetscFunctionReturn(0);
 }
@@ -667,7 +724,6 @@ static PetscErrorCode gm_start_elements(gm_reader *r)
   PetscCheck(!r->have_elements, PETSC_COMM_SELF, GM_ERR, "%s: second $Elements section", gm_loc(r));
   PetscCheck(r->have_nodes, PETSC_COMM_SELF, GM_ERR, "%s: $Elements before $Nodes", gm_loc(r));
   r->have_elements = PETSC_TRUE;
-  r->elem_tags_contiguous = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -873,8 +929,123 @@ static PetscErrorCode gm_read_sections(gm_reader *r)
   }
   PetscCheck(r->have_nodes, PETSC_COMM_SELF, GM_ERR, "%s: no $Nodes section", r->path);
   PetscCheck(r->have_elements, PETSC_COMM_SELF, GM_ERR, "%s: no $Elements section", r->path);
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sheets and the mesh                                                                                */
+
+/* A physical group's node-set name: its $PhysicalNames name, else "physical_<tag>". */
+static void gm_group_name(const gm_reader *r, const gm_group *grp, char *name, size_t len)
+{
+  snprintf(name, len, "physical_%d", grp->tag);
+  for (int i = 0; i < r->nnames; ++i)
+    if (r->names[i].dim == grp->dim && r->names[i].tag == grp->tag) snprintf(name, len, "%s", r->names[i].name);
+}
+
+/* "path:line ($Elements, element tag)" or "path: byte N (...)" for a remembered element. */
+static const char *gm_elem_loc(gm_reader *r, const gm_elem_ref *ref)
+{
+  if (r->binary) snprintf(r->loc, sizeof(r->loc), "%s: byte %ld ($Elements, element %lld)", r->path, ref->rec, ref->tag);
+  else snprintf(r->loc, sizeof(r->loc), "%s:%ld ($Elements, element %lld)", r->path, ref->rec, ref->tag);
+  return r->loc;
+}
+
+/* Marks in keep[] the volume elements and the sheet candidates that are sheet elements: all of them in
+ * a file without volume elements (where a 2-D element of another type is an error: it would be a hole
+ * in the sheet), else those of the physical groups named "sheet..." (where one is an error too). */
+static PetscErrorCode gm_mark_sheets(gm_reader *r, int64_t nvolume, uint8_t *keep)
+{
+  char name[64];
+
+  PetscFunctionBeginUser;
+  if (nvolume == 0) {
+    PetscCheck(!r->other2d.type, PETSC_COMM_SELF, GM_ERR,
+               "%s: element type %lld (%s) in a sheet mesh (a file without volume elements, whose 3-node triangles are the sheet): "
+               "pbng's sheets are 3-node triangles (type 2) only; mesh the surface with linear triangles (no Recombine, order 1)",
+               gm_elem_loc(r, &r->other2d), r->other2d.type, gm_type_name(r->other2d.type));
+    for (int64_t e = 0; e < r->nelems; ++e) keep[e] = 1;
+    PetscFunctionReturn(0);
+  }
+  for (int64_t e = 0; e < r->nelems; ++e) keep[e] = r->kind[e] != PBNG_ELEMENT_TRI3;
+  for (int g = 0; g < r->ngroups; ++g) {
+    const gm_group *grp = &r->groups[g];
+    gm_group_name(r, grp, name, sizeof(name));
+    if (strncmp(name, "sheet", 5)) continue;
+    PetscCheck(!grp->other.type, PETSC_COMM_SELF, GM_ERR,
+               "%s: element type %lld (%s) in the sheet group \"%s\": pbng's sheets are 3-node triangles (type 2) only; mesh the "
+               "surface with linear triangles (no Recombine, order 1)",
+               gm_elem_loc(r, &grp->other), grp->other.type, gm_type_name(grp->other.type), name);
+    for (int64_t i = 0; i < grp->ntri; ++i) keep[grp->tri[i]] = 1;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The element tags made explicit (etag[e] = elem_tag0 + e). */
+static PetscErrorCode gm_explicit_tags(gm_reader *r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((size_t)r->nelems + 1, &r->etag));
+  for (int64_t e = 0; e < r->nelems; ++e) r->etag[e] = r->elem_tag0 + e;
+  PetscFunctionReturn(0);
+}
+
+/* Keeps the elements marked in keep[] (in file order; their tags with them) and drops the others. */
+static void gm_compact_elements(gm_reader *r, const uint8_t *keep)
+{
+  int64_t n = 0, v_out = 0, v_in = 0;
+
+  r->kinds = 0;
+  for (int64_t e = 0; e < r->nelems; ++e) {
+    const int nen = pbng_element_type_get((pbng_element_kind)r->kind[e])->nodes;
+    if (keep[e]) {
+      memmove(&r->elems[v_out], &r->elems[v_in], sizeof(int32_t) * (size_t)nen);
+      if (r->etag) r->etag[n] = r->etag[e];
+      r->kinds |= 1u << r->kind[e];
+      r->kind[n++] = r->kind[e];
+      v_out += nen;
+    }
+    v_in += nen;
+  }
+  r->nelems = n;
+  r->nvalues = v_out;
+}
+
+/* The element tags once compacted: implicit again (elem_tag0 + e) when they run without gaps. */
+static PetscErrorCode gm_simplify_tags(gm_reader *r)
+{
+  PetscFunctionBeginUser;
+  if (!r->etag || !r->nelems) PetscFunctionReturn(0);
+  for (int64_t e = 1; e < r->nelems; ++e)
+    if (r->etag[e] != r->etag[0] + e) PetscFunctionReturn(0);
+  r->elem_tag0 = r->etag[0];
+  PetscCall(PetscFree(r->etag));
+  PetscFunctionReturn(0);
+}
+
+/* Decides which 3-node triangles are sheet elements (the rule of the file comment) and drops the
+ * others (boundary faces: they only fed their physical groups). */
+static PetscErrorCode gm_select_sheets(gm_reader *r)
+{
+  int64_t nvolume = 0;
+  uint8_t *keep;
+
+  PetscFunctionBeginUser;
+  for (int64_t e = 0; e < r->nelems; ++e) nvolume += r->kind[e] != PBNG_ELEMENT_TRI3;
   PetscCheck(r->nelems > 0, PETSC_COMM_SELF, GM_ERR,
-             "%s: no volume elements (types 4, 11, 29, 5, 12, 6, 7): pbng needs a 3D volume mesh (gmsh -3)", r->path);
+             "%s: no volume elements (types 4, 11, 29, 5, 12, 6, 7) and no 3-node triangles (type 2): pbng needs a 3D volume mesh "
+             "(gmsh -3) or a sheet of triangles (gmsh -2); with physical groups defined, Gmsh saves only their elements (put the "
+             "volume or surface in one, or save with -save_all)",
+             r->path);
+  PetscCall(PetscCalloc1((size_t)r->nelems, &keep));
+  PetscErrorCode ierr = gm_mark_sheets(r, nvolume, keep);
+  int64_t nkeep = 0;
+  for (int64_t e = 0; e < r->nelems; ++e) nkeep += keep[e];
+  if (!ierr && nkeep < r->nelems && !r->etag) ierr = gm_explicit_tags(r); /* dropping elements breaks the implicit run */
+  if (!ierr) gm_compact_elements(r, keep);
+  PetscCall(PetscFree(keep));
+  PetscCall(ierr);
+  PetscCall(gm_simplify_tags(r));
   PetscFunctionReturn(0);
 }
 
@@ -885,7 +1056,7 @@ static int gm_compare_group(const void *a, const void *b)
   return (x->tag > y->tag) - (x->tag < y->tag);
 }
 
-/* The volume elements as the mesh's rows: the list as read when the file has one kind, else rows
+/* The elements kept as the mesh's rows: the list as read when the file has one kind, else rows
  * as wide as the widest kind, padded with -1, and the kind of each element. */
 static PetscErrorCode gm_build_rows(gm_reader *r, pbng_mesh *mesh)
 {
@@ -914,7 +1085,7 @@ static PetscErrorCode gm_build_rows(gm_reader *r, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-/* Moves nodes and volume elements into the mesh and adds one node set per physical group. */
+/* Moves nodes and elements (volumes and sheet triangles) into the mesh and adds one node set per physical group. */
 static PetscErrorCode gm_build_mesh(gm_reader *r, pbng_mesh *mesh)
 {
   char name[64];
@@ -927,10 +1098,7 @@ static PetscErrorCode gm_build_mesh(gm_reader *r, pbng_mesh *mesh)
   PetscCall(gm_build_rows(r, mesh));
   if (r->ngroups > 1) qsort(r->groups, (size_t)r->ngroups, sizeof(gm_group), gm_compare_group);
   for (int g = 0; g < r->ngroups; ++g) {
-    snprintf(name, sizeof(name), "physical_%d", r->groups[g].tag);
-    for (int i = 0; i < r->nnames; ++i)
-      if (r->names[i].dim == r->groups[g].dim && r->names[i].tag == r->groups[g].tag)
-        PetscCall(PetscStrncpy(name, r->names[i].name, sizeof(name)));
+    gm_group_name(r, &r->groups[g], name, sizeof(name));
     PetscCall(pbng_mesh_add_node_set(mesh, name, r->groups[g].n, r->groups[g].nodes));
   }
   PetscFunctionReturn(0);
@@ -947,9 +1115,11 @@ static PetscErrorCode gm_read(gm_reader *r, const char *path, pbng_mesh *mesh)
              PETSC_ERR_FILE_READ, "%s: cannot determine the file size", path);
   PetscCall(gm_read_format(r));
   PetscCall(gm_read_sections(r));
+  PetscCall(gm_select_sheets(r));
   PetscCall(gm_build_mesh(r, mesh));
-  /* validate names element e as record e + offset: make that the Gmsh element tag when possible */
-  PetscCall(pbng_mesh_validate(mesh, r->elem_tags_contiguous ? r->elem_tag0 : 0));
+  /* validation names each element's record by its Gmsh element tag */
+  if (r->etag) PetscCall(pbng_mesh_validate_records(mesh, r->etag));
+  else PetscCall(pbng_mesh_validate(mesh, r->elem_tag0));
   PetscFunctionReturn(0);
 }
 
@@ -964,10 +1134,14 @@ static PetscErrorCode gm_free(gm_reader *r)
   PetscCall(PetscFree(r->map));
   PetscCall(PetscFree(r->elems));
   PetscCall(PetscFree(r->kind));
+  PetscCall(PetscFree(r->etag));
   PetscCall(PetscFree(r->names));
   PetscCall(PetscFree(r->entities));
   PetscCall(PetscFree(r->pool));
-  for (int g = 0; g < r->ngroups; ++g) PetscCall(PetscFree(r->groups[g].nodes));
+  for (int g = 0; g < r->ngroups; ++g) {
+    PetscCall(PetscFree(r->groups[g].nodes));
+    PetscCall(PetscFree(r->groups[g].tri));
+  }
   PetscCall(PetscFree(r->groups));
   PetscFunctionReturn(0);
 }

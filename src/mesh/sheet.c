@@ -132,3 +132,86 @@ PetscErrorCode pbng_sheet_destroy(pbng_sheet *s)
   memset(s, 0, sizeof(*s));
   PetscFunctionReturn(0);
 }
+
+/* Rows of width nen: the tri3 rows of the triangles, then the stencils' bend4 rows, padded with -1. */
+static void fill_sheet_rows(const pbng_sheet *s, int nen, int64_t first, pbng_mesh *mesh)
+{
+  for (int64_t t = 0; t < s->ntri + s->nstencil; ++t) {
+    int32_t *row = &mesh->elems[(size_t)nen * (size_t)(first + t)];
+    const int64_t *c = t < s->ntri ? s->tri[t] : s->stencil[t - s->ntri];
+    const int n = t < s->ntri ? 3 : 4;
+    for (int a = 0; a < nen; ++a) row[a] = a < n ? (int32_t)c[a] : -1;
+    if (mesh->kind) mesh->kind[first + t] = (uint8_t)(t < s->ntri ? PBNG_ELEMENT_TRI3 : PBNG_ELEMENT_BEND4);
+  }
+}
+
+PetscErrorCode pbng_mesh_from_sheet(const pbng_sheet *s, int with_bending, pbng_mesh *mesh)
+{
+  pbng_sheet tris = *s;
+
+  PetscFunctionBeginUser;
+  if (!with_bending) tris.nstencil = 0;
+  if (tris.nstencil) PetscCall(pbng_mesh_alloc_mixed(mesh, 4, s->nnodes, s->ntri + tris.nstencil));
+  else PetscCall(pbng_mesh_alloc(mesh, PBNG_ELEMENT_TRI3, s->nnodes, s->ntri));
+  memcpy(mesh->X, s->X, sizeof(double) * 3 * (size_t)s->nnodes);
+  fill_sheet_rows(&tris, mesh->nen, 0, mesh);
+  PetscFunctionReturn(0);
+}
+
+/* The mesh's tri3 elements as a sheet (corners only, no positions); *has_stencils: bend4 rows exist. */
+static PetscErrorCode mesh_triangles(const pbng_mesh *mesh, pbng_sheet *s, int *has_stencils)
+{
+  PetscFunctionBeginUser;
+  memset(s, 0, sizeof(*s));
+  s->nnodes = mesh->nnodes;
+  *has_stencils = 0;
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    const pbng_element_kind k = pbng_mesh_element_type(mesh, e)->kind;
+    s->ntri += k == PBNG_ELEMENT_TRI3, *has_stencils |= k == PBNG_ELEMENT_BEND4;
+  }
+  if (!s->ntri || *has_stencils) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(s->ntri, &s->tri));
+  for (int64_t e = 0, t = 0; e < mesh->nelems; ++e)
+    if (pbng_mesh_element_type(mesh, e)->kind == PBNG_ELEMENT_TRI3) {
+      for (int a = 0; a < 3; ++a) s->tri[t][a] = mesh->elems[(size_t)mesh->nen * (size_t)e + a];
+      ++t;
+    }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_add_bending_stencils(pbng_mesh *mesh)
+{
+  pbng_sheet s;
+  int has_stencils;
+
+  PetscFunctionBeginUser;
+  PetscCall(mesh_triangles(mesh, &s, &has_stencils));
+  PetscErrorCode ierr = s.ntri && !has_stencils ? pbng_sheet_build_stencils(&s) : 0;
+  if (!ierr && s.nstencil) {
+    const int nen = PetscMax(mesh->nen, 4);
+    int32_t *rows = NULL;
+    uint8_t *kind = NULL;
+    ierr = PetscMalloc1((size_t)nen * (size_t)(mesh->nelems + s.nstencil), &rows);
+    if (!ierr) ierr = PetscMalloc1(mesh->nelems + s.nstencil, &kind);
+    if (!ierr) {
+      for (int64_t e = 0; e < mesh->nelems; ++e) {
+        for (int a = 0; a < nen; ++a) rows[(size_t)nen * (size_t)e + a] = a < mesh->nen ? mesh->elems[(size_t)mesh->nen * (size_t)e + a] : -1;
+        kind[e] = (uint8_t)pbng_mesh_element_type(mesh, e)->kind;
+      }
+      pbng_mesh grown = *mesh;
+      grown.elems = rows, grown.kind = kind, grown.nen = nen, grown.etype = NULL;
+      s.ntri = 0; /* only the stencils' rows after the existing ones */
+      fill_sheet_rows(&s, nen, mesh->nelems, &grown);
+      PetscCall(PetscFree(mesh->elems));
+      PetscCall(PetscFree(mesh->kind));
+      grown.nelems = mesh->nelems + s.nstencil;
+      *mesh = grown;
+      rows = NULL, kind = NULL;
+    }
+    PetscCall(PetscFree(rows));
+    PetscCall(PetscFree(kind));
+  }
+  PetscCall(pbng_sheet_destroy(&s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}

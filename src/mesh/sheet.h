@@ -6,6 +6,7 @@
 
 #include <petscsys.h>
 #include <stdint.h>
+#include "mesh/mesh.h"
 
 typedef struct {
   int64_t nnodes;
@@ -32,5 +33,14 @@ PetscErrorCode pbng_sheet_grid(int64_t nx, int64_t ny, double lx, double ly, con
 PetscErrorCode pbng_sheet_build_stencils(pbng_sheet *sheet);
 
 PetscErrorCode pbng_sheet_destroy(pbng_sheet *sheet);
+
+/* The sheet as a mesh of element rows: its triangles as tri3 elements, then (with_bending) its stencils
+ * as bend4 elements (kinds mixed, rows of 4); tri3 alone without. No node sets. */
+PetscErrorCode pbng_mesh_from_sheet(const pbng_sheet *sheet, int with_bending, pbng_mesh *mesh);
+
+/* Appends to a mesh (a sheet mesh or one mixing volumes and sheets, e.g. read from Gmsh) one bend4
+ * element per interior edge of its tri3 elements (pbng_sheet_build_stencils: its errors name the edge);
+ * the mesh becomes one of mixed kinds. Nothing happens when it has no triangles or already has stencils. */
+PetscErrorCode pbng_mesh_add_bending_stencils(pbng_mesh *mesh);
 
 #endif

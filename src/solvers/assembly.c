@@ -1,4 +1,5 @@
 #include "solvers/assembly.h"
+#include "solvers/sheet_terms.h"
 #include "core/adjacency.h"
 #include "core/mat3.h"
 #include "core/stress_derivative.h"
@@ -164,6 +165,10 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   const int nen = ref->type->nodes, n = 3 * nen;
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
 
+  if (pbng_element_is_sheet(ref->type)) { /* exact; a membrane's made PSD as a whole unless EXACT (its stress projection too) */
+    pbng_sheet_element_hessian(&pb->sheet, ref->type->kind, &geo->sheet[e], t, pb->x, Ke);
+    return kind == PBNG_HESSIAN_EXACT || ref->type->kind == PBNG_ELEMENT_BEND4 ? 0 : pbng_project_psd(n, Ke);
+  }
   for (int k = 0; k < n * n; ++k) Ke[k] = 0.0;
   for (int q = 0; q < ref->nq; ++q) {
     double F[9], D[81], buf[3 * PBNG_MAX_ELEMENT_NODES];

@@ -20,6 +20,19 @@ static PetscErrorCode inverse_masses(const pbng_problem *pb, double *work, doubl
   PetscFunctionReturn(0);
 }
 
+/* w_i p_i on every local node (ghosts: their owners' loads through the halo). */
+static PetscErrorCode load_accelerations(const pbng_problem *pb, pbng_constraint_sweep *cs)
+{
+  const pbng_dmesh *dm = pb->dm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nlocal, &cs->load_accel));
+  memcpy(cs->load_accel, pb->node_load, sizeof(double) * 3 * (size_t)dm->nowned);
+  if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, cs->load_accel));
+  for (int64_t k = 0; k < 3 * (int64_t)dm->nlocal; ++k) cs->load_accel[k] *= cs->inv_mass[k / 3];
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int pbd, pbng_constraint_sweep *cs)
 {
   const pbng_dmesh *dm = s->pb->dm;
@@ -41,6 +54,7 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
   memcpy(cs->x_step, s->pb->x, sizeof(double) * 3 * (size_t)dm->nlocal); /* defined before the first step (massless nodes keep it) */
   memcpy(cs->x_tilde, s->pb->x, sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCall(inverse_masses(s->pb, cs->work, cs->inv_mass, cs->gravity_scale));
+  if (s->pb->node_load) PetscCall(load_accelerations(s->pb, cs));
   PetscCall(pbng_color_groups_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &cs->elem));
   PetscCall(pbng_color_groups_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &cs->weak));
   PetscCall(pbng_contact_projection_init(&cs->contact));
@@ -52,6 +66,7 @@ PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs)
   PetscFunctionBeginUser;
   PetscCall(PetscFree2(cs->inv_mass, cs->gravity_scale));
   PetscCall(PetscFree(cs->touched));
+  PetscCall(PetscFree(cs->load_accel));
   PetscCall(PetscFree3(cs->x_tilde, cs->x_step, cs->work));
   PetscCall(PetscFree(cs->lambda_elem));
   PetscCall(PetscFree(cs->lambda_weak));
@@ -71,7 +86,7 @@ PetscErrorCode pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const
     if (cs->inv_mass[i] == 0.0) continue;
     for (int k = 0; k < 3; ++k) {
       cs->x_step[3 * i + k] = x[3 * i + k];
-      x[3 * i + k] += (v ? cs->dt * v[3 * i + k] : 0.0) + cs->dt * cs->dt * cs->gravity_scale[i] * pb->gravity[k];
+      x[3 * i + k] += (v ? cs->dt * v[3 * i + k] : 0.0) + cs->dt * cs->dt * (cs->gravity_scale[i] * pb->gravity[k] + (cs->load_accel ? cs->load_accel[3 * i + k] : 0.0));
       cs->x_tilde[3 * i + k] = x[3 * i + k];
     }
   }
@@ -146,7 +161,8 @@ PetscErrorCode pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng
   const pbng_dmesh *dm = pb->dm;
   char name[40];
 
-  PetscFunctionBeginUser;  snprintf(name, sizeof(name), "%s_lambda", prefix);
+  PetscFunctionBeginUser;
+  snprintf(name, sizeof(name), "%s_lambda", prefix);
   pbng_state_add(fields, n, name, PBNG_FIELD_ELEMENTS, PBNG_ELEMENT_MULTIPLIERS, dm->nowned_elems, dm->nowned_elems, cs->lambda_elem);
   snprintf(name, sizeof(name), "%s_lambda_weak", prefix);
   pbng_state_add(fields, n, name, PBNG_FIELD_WEAK, 3, dm->nowned_weak, dm->nowned_weak, cs->lambda_weak);
@@ -166,4 +182,106 @@ PetscErrorCode pbng_constraint_sweep_restored(pbng_constraint_sweep *cs, const p
     PetscCall(pbng_halo_exchange(pb->halo, -1, cs->x_tilde));
   }
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_substepper_create(const pbng_solver *s, int substeps, int iterations, double h, int pbd, pbng_substepper *st)
+{
+  PetscFunctionBeginUser;
+  memset(st, 0, sizeof(*st));
+  st->substeps = substeps, st->iterations = iterations;
+  PetscCall(pbng_constraint_sweep_create(s, h, pbd, &st->cs));
+  if (substeps) PetscCall(PetscCalloc1(3 * (int64_t)s->pb->dm->nlocal, &st->velocity));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_substepper_destroy(pbng_substepper *st)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_constraint_sweep_destroy(&st->cs));
+  PetscCall(PetscFree(st->velocity));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_substepper_begin_frame(pbng_substepper *st, pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  if (!st->substeps) PetscFunctionReturn(0);
+  memcpy(pb->x, pb->x_prev, sizeof(double) * 3 * (size_t)pb->dm->nfree);
+  PetscCall(pbng_problem_update_ghosts(pb));
+  PetscFunctionReturn(0);
+}
+
+/* Substep k of the frame ending at pb->time: prescribed nodes (owned and ghost) at x_D(t_n + (k+1) h). */
+static void move_prescribed(const pbng_problem *pb, int k, int substeps)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const double t = k + 1 == substeps ? pb->time : pb->time - pb->dt + (k + 1) * (pb->dt / substeps);
+  for (int32_t i = 0; i < dm->nlocal; ++i)
+    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
+}
+
+PetscErrorCode pbng_substepper_iterate(pbng_substepper *st, pbng_solver *s, int l, pbng_project_element_fn project_element, int *step_done)
+{
+  const int step = l / st->iterations, i = l % st->iterations;
+
+  PetscFunctionBeginUser;
+  *step_done = 0;
+  if (i == 0) {
+    if (st->substeps) move_prescribed(s->pb, step, st->substeps);
+    PetscCall(pbng_constraint_sweep_start_step(&st->cs, s->pb, st->velocity));
+  }
+  PetscCall(pbng_constraint_sweep_run(s, &st->cs, project_element));
+  if (i + 1 < st->iterations || !st->substeps) PetscFunctionReturn(0);
+  pbng_constraint_sweep_velocity(&st->cs, s->pb, st->velocity);
+  *step_done = 1;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_substepper_state(pbng_substepper *st, const pbng_problem *pb, const char *prefix, pbng_state_field *fields, int *n)
+{
+  char name[40];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_constraint_sweep_state(&st->cs, pb, prefix, fields, n));
+  snprintf(name, sizeof(name), "%s_velocity", prefix);
+  if (st->velocity) pbng_state_add(fields, n, name, PBNG_FIELD_NODES, 3, pb->dm->nowned, pb->dm->nowned, st->velocity);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_substepper_restored(pbng_substepper *st, const pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_constraint_sweep_restored(&st->cs, pb));
+  if (st->velocity && pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, st->velocity));
+  PetscFunctionReturn(0);
+}
+
+int pbng_substep_iterations(int substeps, int iterations, int iters)
+{
+  if (substeps <= 0) substeps = (iters + iterations - 1) / iterations;
+  return substeps * iterations;
+}
+
+void pbng_constraint_element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el)
+{
+  const pbng_geometry *geo = &pb->geo;
+  if (!geo->ref) {
+    const pbng_tet_shape *sh = pbng_geometry_shape(geo, e);
+    *el = (pbng_element_points){.nen = 4, .nq = 1, .node = geo->records[e].node, .V = V, .grad = grad};
+    V[0] = sh->V;
+    for (int a = 0; a < 4; ++a) pbng_tet_shape_gradient(sh->B, a, &grad[3 * a]);
+    return;
+  }
+  const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+  const int nen = ref->type->nodes;
+  *el = (pbng_element_points){.nen = nen, .nq = ref->nq, .node = &pb->dm->elems[(int64_t)geo->nen * e], .V = V, .grad = grad};
+  if (!geo->affine) {
+    el->V = pbng_geometry_volumes(geo, e);
+    el->grad = pbng_geometry_gradients(geo, e);
+    return;
+  }
+  for (int q = 0; q < ref->nq; ++q) {
+    V[q] = pbng_geometry_qp_volume(geo, ref, e, q);
+    pbng_geometry_qp_gradients(geo, ref, e, q, &grad[3 * nen * q]);
+  }
 }

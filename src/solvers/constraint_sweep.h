@@ -11,6 +11,7 @@
 
 #include "solvers/constraints.h"
 #include "solvers/contact_projection.h"
+#include "solvers/energy_constraints.h"
 #include "solvers/solver.h"
 
 enum { PBNG_ELEMENT_MULTIPLIERS = 2 }; /* multipliers per element: two constraints (Sec. 6) or two terms (seed) */
@@ -21,6 +22,7 @@ typedef struct {
   double *inv_mass;              /* [nlocal] w_i = 1/m_i, 0 for prescribed and massless nodes */
   double *gravity_scale;         /* [nlocal] load weight / lumped mass: node i accelerates by gravity_scale_i g
                                     (1 for linear tetrahedra; the consistent load for other kinds) */
+  double *load_accel;            /* [nlocal][3] the point load's w_i p_i (NULL: no point load) */
   pbng_color_groups elem, weak;  /* owned elements / counted weak constraints by constraint color */
   double *lambda_elem;           /* [PBNG_ELEMENT_MULTIPLIERS nowned_elems] */
   double *lambda_weak;           /* [3 nowned_weak] */
@@ -61,5 +63,36 @@ PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *
  * node). */
 PetscErrorCode pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_problem *pb, const char *prefix, pbng_state_field *fields, int *n);
 PetscErrorCode pbng_constraint_sweep_restored(pbng_constraint_sweep *cs, const pbng_problem *pb);
+
+/* What the substepping constraint solvers (the seeds' XPBD, xpbd_ho.c, and continuum PBD, continuum_pbd.c)
+ * share: a frame of -dt is `substeps` substeps of h = dt / substeps (dynamic; 0: quasistatic pseudo steps
+ * from rest), each `iterations` sweeps; iteration l is sweep l mod iterations of step l / iterations. */
+typedef struct {
+  pbng_constraint_sweep cs;
+  int substeps;     /* dynamic: substeps per frame (0: quasistatic) */
+  int iterations;   /* sweeps per (pseudo) step */
+  double *velocity; /* [nlocal][3] dynamic: v after the last substep (NULL: quasistatic) */
+} pbng_substepper;
+
+/* The sweep (step h: dt / substeps, or the pseudo step when quasistatic), and the velocity when dynamic. */
+PetscErrorCode pbng_substepper_create(const pbng_solver *s, int substeps, int iterations, double h, int pbd, pbng_substepper *st);
+PetscErrorCode pbng_substepper_destroy(pbng_substepper *st);
+/* A dynamic frame's substeps start from x^n itself (the problem predicted x^n + dt v^n and kept x^n for
+ * the owned nodes; ghosts from their owners). Collective. */
+PetscErrorCode pbng_substepper_begin_frame(pbng_substepper *st, pbng_problem *pb);
+/* Iteration l: at a step's first sweep, prescribed nodes to the substep's time x_D(t_n + (k+1) h) (dynamic)
+ * and the step started (x~ = x + h v + h^2 g; quasistatic: v = 0); then one sweep of project_element.
+ * Returns 1 when the sweep ended a dynamic step, whose velocity v = (x - x_old) / h is then updated. */
+PetscErrorCode pbng_substepper_iterate(pbng_substepper *st, pbng_solver *s, int l, pbng_project_element_fn project_element, int *step_done);
+/* Checkpoint fields (<prefix>_..., the sweep's and <prefix>_velocity) and the ghosts' after a restart. */
+PetscErrorCode pbng_substepper_state(pbng_substepper *st, const pbng_problem *pb, const char *prefix, pbng_state_field *fields, int *n);
+PetscErrorCode pbng_substepper_restored(pbng_substepper *st, const pbng_problem *pb);
+/* A frame's iterations: substeps x iterations per substep, substeps (<= 0: not given) from -iters. */
+int pbng_substep_iterations(int substeps, int iterations, int iters);
+
+/* Element e's nodes and quadrature data (seed Alg. 3): the stored arrays, or V and grad filled
+ * (linear tetrahedra: one point, V and dN_a/dX from B; affine kinds: J^{-T} dN_a/dr); its own kind's
+ * when kinds mix. Volume kinds only. */
+void pbng_constraint_element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el);
 
 #endif

@@ -92,8 +92,30 @@ static PetscErrorCode init_references(const pbng_dmesh *dm, pbng_geometry *geo)
   PetscFunctionReturn(0);
 }
 
+/* The sheet kinds' rest data (geo->sheet, allocated when the mesh has any): each tri3's membrane frame
+ * (core/membrane, weft projected onto it) and each bend4's cotangent weights (core/bending). */
+static PetscErrorCode sheet_geometry_create(const pbng_dmesh *dm, const double weft[3], pbng_geometry *geo)
+{
+  double X[PBNG_MAX_ELEMENT_NODES][3];
+  const double none[3] = {1, 0, 0};
+
+  PetscFunctionBeginUser;
+  if (!(pbng_element_kinds_mask(dm->etype, dm->kind, dm->nelems) & PBNG_SHEET_KINDS_MASK)) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(dm->nelems + 1, &geo->sheet));
+  for (int32_t e = 0; e < dm->nelems; ++e) {
+    const pbng_element_type *t = pbng_dmesh_element_type(dm, e);
+    if (!pbng_element_is_sheet(t)) continue;
+    element_rest_nodes(dm, e, X);
+    const int bad = t->kind == PBNG_ELEMENT_TRI3 ? pbng_membrane_rest_shape((const double(*)[3])X, weft ? weft : none, &geo->sheet[e].membrane)
+                                                 : pbng_bending_rest((const double(*)[3])X, &geo->sheet[e].bending);
+    PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "element %" PRId64 " (%s) is degenerate: a triangle of zero area", dm->global_elem[e], t->name);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Seed Alg. 3 for every element of a kind other than the linear tetrahedron (every element when kinds
- * mix): validates each and stores J^{-1}, det J (every element affine) or V_q and dN/dX per quadrature point. */
+ * mix): validates each and stores J^{-1}, det J (every element affine) or V_q and dN/dX per quadrature point.
+ * Sheet kinds are skipped (sheet_geometry_create). */
 static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
 {
   double X[PBNG_MAX_ELEMENT_NODES][3], grad[PBNG_MAX_QUAD_POINTS][PBNG_MAX_ELEMENT_NODES][3], V[PBNG_MAX_QUAD_POINTS], J[9], det_min;
@@ -103,6 +125,7 @@ static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geom
   geo->affine = 1;
   for (int32_t e = 0; e < dm->nelems; ++e) {
     const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+    if (pbng_element_is_sheet(ref->type)) continue;
     element_rest_nodes(dm, e, X);
     const int bad = pbng_element_precompute(ref, (const double(*)[3])X, V, grad, &det_min);
     PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "element %" PRId64 " (%s) is inverted or degenerate: min det J %g at its quadrature points",
@@ -112,6 +135,7 @@ static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geom
   if (geo->affine) {
     PetscCall(PetscMalloc1((size_t)10 * (dm->nelems + 1), &geo->jinv));
     for (int32_t e = 0; e < dm->nelems; ++e) {
+      if (pbng_element_is_sheet(pbng_geometry_ref(geo, e)->type)) continue;
       element_rest_nodes(dm, e, X);
       (void)element_is_affine(pbng_geometry_ref(geo, e), (const double(*)[3])X, J);
       geo->jinv[10 * (int64_t)e + 9] = mat3_inverse(J, &geo->jinv[10 * (int64_t)e]);
@@ -122,6 +146,7 @@ static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geom
   for (int32_t e = 0; e < dm->nelems; ++e) {
     const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
     const int nen = ref->type->nodes;
+    if (pbng_element_is_sheet(ref->type)) continue;
     element_rest_nodes(dm, e, X);
     (void)pbng_element_precompute(ref, (const double(*)[3])X, &geo->qV[(int64_t)geo->nq * e], grad, &det_min);
     double *block = &geo->qgrad[3 * (int64_t)geo->nen * geo->nq * e]; /* pbng_geometry_gradients(geo, e) */
@@ -130,7 +155,7 @@ static PetscErrorCode quadrature_geometry_create(const pbng_dmesh *dm, pbng_geom
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
+PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, const double weft[3], pbng_geometry *geo)
 {
   shape_index idx;
   uint64_t size = 16;
@@ -139,6 +164,7 @@ PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo)
   memset(geo, 0, sizeof(*geo));
   if (!dm->etype || dm->etype->kind != PBNG_ELEMENT_TET4) {
     PetscCall(quadrature_geometry_create(dm, geo));
+    PetscCall(sheet_geometry_create(dm, weft, geo));
     PetscFunctionReturn(0);
   }
   geo->nen = 4, geo->nq = 1;
@@ -172,6 +198,7 @@ PetscErrorCode pbng_geometry_destroy(pbng_geometry *geo)
   PetscCall(PetscFree(geo->ref));
   PetscCall(PetscFree2(geo->qV, geo->qgrad));
   PetscCall(PetscFree(geo->jinv));
+  PetscCall(PetscFree(geo->sheet));
   memset(geo, 0, sizeof(*geo));
   PetscFunctionReturn(0);
 }

@@ -14,6 +14,8 @@
 #ifndef PBNG_SOLVERS_GEOMETRY_H
 #define PBNG_SOLVERS_GEOMETRY_H
 
+#include "core/bending.h"
+#include "core/membrane.h"
 #include "parallel/dmesh.h"
 
 typedef struct {
@@ -25,6 +27,13 @@ typedef struct {
   int32_t node[4]; /* local node indices */
   int32_t shape;   /* index into the shape table */
 } pbng_tet_record;
+
+/* Rest data of a sheet kind's element (issue 18): a tri3 membrane's local frame, area and corner
+ * gradients, or a bend4 stencil's cotangent weights. */
+typedef union {
+  pbng_membrane_rest membrane;
+  pbng_bending_stencil bending;
+} pbng_sheet_rest;
 
 typedef struct {
   int32_t nshapes, nelems;
@@ -38,11 +47,15 @@ typedef struct {
   double *qV;               /* [nelems][nq]: V_q (element e's own nq first) */
   double *qgrad;            /* [nelems][nq * nen * 3]: element e's [nq_e][nen_e][3] dN_a/dX at quadrature point q first */
   double *jinv;             /* affine: [nelems][10]: J^{-1} (row-major) and det J */
+  pbng_sheet_rest *sheet;   /* [nelems] when the mesh has sheet kinds (their elements' rest data; the volume
+                               elements' entries unused), else NULL */
 } pbng_geometry;
 
-/* Computes every element's rest shape from dm->X and deduplicates bitwise-identical ones.
- * Errors on a non-positive rest volume, naming the element's global index. */
-PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, pbng_geometry *geo);
+/* Computes every element's rest shape from dm->X and deduplicates bitwise-identical ones (linear
+ * tetrahedra); sheet kinds' rest data with the weft axis `weft` (needed only when the mesh has tri3
+ * elements). Errors on a non-positive rest volume or a degenerate sheet element, naming the element's
+ * global index. */
+PetscErrorCode pbng_geometry_create(const pbng_dmesh *dm, const double weft[3], pbng_geometry *geo);
 PetscErrorCode pbng_geometry_destroy(pbng_geometry *geo);
 
 static inline const pbng_tet_shape *pbng_geometry_shape(const pbng_geometry *geo, int32_t e)

@@ -4,6 +4,7 @@
 #include "core/hugealloc.h"
 #include "core/mat3.h"
 #include "parallel/reduce.h"
+#include "solvers/sheet_terms.h"
 
 /* Node i's lumped mass m_i and load weight: sums over the elements around i of their lumped masses
  * (rho V_e / 4 for linear tetrahedra, HRZ: pbng_element_lumped_mass, for every other kind, each element by
@@ -27,7 +28,10 @@ static PetscErrorCode compute_node_masses(pbng_problem *pb)
     for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
       const int32_t e = pbng_adj_element(nen, dm->adj[k]);
       if (!pb->geo.ref) m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
-      else {
+      else if (pbng_element_is_sheet(pbng_geometry_ref(&pb->geo, e)->type)) { /* lumped, its own load weight */
+        const double ms = pbng_sheet_corner_mass(&pb->sheet, pbng_geometry_ref(&pb->geo, e)->type->kind, &pb->geo.sheet[e]);
+        m += ms, w += ms;
+      } else {
         const pbng_element_reference *ref = pbng_geometry_ref(&pb->geo, e);
         double me[PBNG_MAX_ELEMENT_NODES], we[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
         const int a = pbng_adj_local_node(nen, dm->adj[k]);
@@ -43,20 +47,21 @@ static PetscErrorCode compute_node_masses(pbng_problem *pb)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
-                                   double density, const double gravity[3], pbng_mode mode, double dt,
-                                   pbng_problem *pb)
+PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat, const pbng_sheet_material *sheet,
+                                   double density, const double gravity[3], pbng_mode mode, double dt, pbng_problem *pb)
 {
   PetscFunctionBeginUser;
   memset(pb, 0, sizeof(*pb));
   pb->dm = dm;
   pb->bcs = bcs;
   pb->mat = *mat;
+  if (sheet) pb->sheet = *sheet;
   pb->density = density;
   memcpy(pb->gravity, gravity, sizeof(pb->gravity));
   pb->mode = mode;
   pb->dt = dt;
-  PetscCall(pbng_geometry_create(dm, &pb->geo));
+  PetscCall(pbng_geometry_create(dm, sheet ? sheet->weft : NULL, &pb->geo));
+  PetscCheck(!pb->geo.sheet || sheet, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "the mesh has sheet elements (tri3, bend4) but no sheet material was given");
   PetscCall(compute_node_masses(pb));
   pb->x_nodes = dm->nlocal;
   pb->x = pbng_huge_alloc(sizeof(double) * 3 * (size_t)dm->nlocal);
@@ -86,6 +91,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(pbng_geometry_destroy(&pb->geo));
   if (pb->load_mass != pb->mass) PetscCall(PetscFree(pb->load_mass));
   PetscCall(PetscFree(pb->mass));
+  PetscCall(PetscFree(pb->node_load));
   pbng_huge_free(pb->x, sizeof(double) * 3 * (size_t)pb->x_nodes);
   PetscCall(PetscFree(pb->x_prev));
   PetscCall(PetscFree(pb->velocity));
@@ -162,6 +168,25 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_problem_set_point_load(pbng_problem *pb, const pbng_point_load *load, double extent)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const double tol = 1e-9 * extent;
+  int64_t mine = 0;
+
+  PetscFunctionBeginUser;
+  if (!load->active) PetscFunctionReturn(0);
+  for (int32_t i = 0; i < dm->nowned; ++i) mine += pbng_box_contains(load->box, &dm->X[3 * i], tol);
+  PetscCallMPI(MPI_Allreduce(&mine, &pb->loaded_nodes, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  PetscCheck(pb->loaded_nodes > 0, dm->comm, PETSC_ERR_ARG_WRONG, "-load_box %g,%g,%g,%g,%g,%g holds no node of the mesh", load->box[0], load->box[1],
+             load->box[2], load->box[3], load->box[4], load->box[5]);
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned + 1, &pb->node_load));
+  for (int32_t i = 0; i < dm->nowned; ++i)
+    if (pbng_box_contains(load->box, &dm->X[3 * i], tol))
+      for (int d = 0; d < 3; ++d) pb->node_load[3 * i + d] = load->force[d] / (double)pb->loaded_nodes;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_problem_add_free_fall(pbng_problem *pb)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -170,7 +195,7 @@ PetscErrorCode pbng_problem_add_free_fall(pbng_problem *pb)
   PetscFunctionBeginUser;
   for (int32_t i = 0; i < dm->nfree; ++i)
     if (pb->mass[i] > 0)
-      for (int d = 0; d < 3; ++d) pb->x[3 * i + d] += dt2 * pb->load_mass[i] / pb->mass[i] * pb->gravity[d];
+      for (int d = 0; d < 3; ++d) pb->x[3 * i + d] += dt2 * (pb->load_mass[i] * pb->gravity[d] + (pb->node_load ? pb->node_load[3 * i + d] : 0.0)) / pb->mass[i];
   PetscCall(pbng_problem_update_ghosts(pb));
   PetscFunctionReturn(0);
 }
@@ -243,6 +268,16 @@ static inline __attribute__((always_inline)) visit_terms element_visit(pbng_mate
   return point_terms(kind, &pb->mat, F, g, ge->V, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
 }
 
+/* A sheet kind's visit (tri3 membrane, bend4 stencil): pbng_sheet_node_terms. */
+static visit_terms sheet_visit(const pbng_problem *pb, pbng_element_kind kind, int32_t e, int a, const int32_t *t, const double *x)
+{
+  visit_terms out;
+  double H[9];
+  pbng_sheet_node_terms(&pb->sheet, kind, &pb->geo.sheet[e], t, a, x, out.f, H);
+  out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
+  return out;
+}
+
 /* Any other kind's visit: the sum over the element's quadrature points q of the point terms with
  * g = dN_a/dX(X_q) and weight V_q (the issue's per-quadrature-point Eq. 35-37; seed Alg. 3). mixed
  * (a constant): the element's kind is its own (geo->kind), else the mesh's one kind. */
@@ -253,6 +288,7 @@ static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_m
   const pbng_element_reference *ref = mixed ? &geo->ref[geo->kind[e]] : geo->ref;
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  if (pbng_element_is_sheet(ref->type)) return sheet_visit(pb, ref->type->kind, e, a, t, x);
   for (int q = 0; q < ref->nq; ++q) {
     double F[9], g[3];
     pbng_geometry_qp_F(geo, ref, e, q, t, x, F);
@@ -287,6 +323,8 @@ static inline void add_node_terms(const pbng_problem *pb, int32_t i, const doubl
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
   for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
+  if (pb->node_load)
+    for (int d = 0; d < 3; ++d) f[d] += pb->node_load[3 * i + d];
   if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], x, f, A);
   const pbng_contacts *ct = pb->contacts;
   if (ct && ct->adj_start[i + 1] > ct->adj_start[i]) add_weak_constraint_terms(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], x, f, A);
@@ -433,6 +471,7 @@ static double element_energy(const pbng_problem *pb, int32_t e)
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
+  if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(&pb->sheet, ref->type->kind, &geo->sheet[e], t, pb->x);
   for (int q = 0; q < ref->nq; ++q) {
     pbng_geometry_qp_F(geo, ref, e, q, t, pb->x, F);
     E += pbng_geometry_qp_volume(geo, ref, e, q) * pbng_energy_density(&pb->mat, F);
@@ -448,6 +487,7 @@ static double node_energy(const pbng_problem *pb, int32_t i, const double *b)
   const double *x = &pb->x[3 * i];
   double E = 0.0;
   for (int d = 0; d < 3; ++d) E -= pb->load_mass[i] * pb->gravity[d] * x[d];
+  if (pb->node_load) E -= pb->node_load[3 * i] * x[0] + pb->node_load[3 * i + 1] * x[1] + pb->node_load[3 * i + 2] * x[2];
   if (pb->mode == PBNG_MODE_DYNAMIC && i < pb->dm->nfree) {
     const double w = pb->mass[i] / (pb->dt * pb->dt);
     for (int d = 0; d < 3; ++d) E += 0.5 * w * (x[d] - pb->x_hat[3 * i + d]) * (x[d] - pb->x_hat[3 * i + d]);

@@ -10,8 +10,18 @@
 #include "parallel/dmesh.h"
 #include "parallel/halo.h"
 #include "solvers/geometry.h"
+#include "core/sheet_material.h"
 
 typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
+
+/* A constant external force (-load_box, -load_force): the total `force` shared equally by every node
+ * whose rest position is in `box` (x0 y0 z0 x1 y1 z1, matched like boundary boxes), prescribed ones
+ * included (their share acts on nothing). */
+typedef struct {
+  int active;
+  double box[6];
+  double force[3];
+} pbng_point_load;
 
 typedef struct {
   const pbng_dmesh *dm;
@@ -34,19 +44,27 @@ typedef struct {
   pbng_halo *halo;          /* ghost updates; NULL when there are no other ranks to talk to */
   float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
   int64_t x_nodes;          /* node slots of x: nlocal, + the contact ghosts' room */
+  pbng_sheet_material sheet; /* the tri3/bend4 terms' material (issue 18), when geo.sheet is set */
+  double *node_load;        /* [nowned][3] the point load's share of each owned node (Eq. 16's f_ext beside gravity), or NULL */
+  int64_t loaded_nodes;     /* nodes sharing the point load (all ranks) */
   pbng_contacts *contacts;  /* the contacts (dynamic weak constraints, issue 17), or NULL; x then has room for
                                their ghosts after the static ones: [nlocal + contacts->ghost_capacity][3] */
 } pbng_problem;
 
-PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat,
-                                   double density, const double gravity[3], pbng_mode mode, double dt,
-                                   pbng_problem *pb);
+/* sheet: the material of the mesh's sheet kinds (tri3, bend4; docs/cloth.md), NULL when it has none (an
+ * error otherwise). */
+PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat, const pbng_sheet_material *sheet,
+                                   double density, const double gravity[3], pbng_mode mode, double dt, pbng_problem *pb);
 PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
+
+/* Shares a point load among the nodes in its box (rest positions, tolerance 1e-9 extent as boundary
+ * boxes; extent: the whole mesh's). Collective. Error when the box holds no node. */
+PetscErrorCode pbng_problem_set_point_load(pbng_problem *pb, const pbng_point_load *load, double extent);
 
 /* Starts frame n+1 at time t: moves prescribed nodes to x_D(X, t) (Eq. 12); in dynamic mode sets
  * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes (ghosts updated). */
 PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t);
-/* Dynamic: the free nodes move by dt^2 (load / mass) g from where they are (x_hat at a frame start: the
+/* Dynamic: the free nodes move by dt^2 (load / mass) g (and dt^2 / mass times their point load) from where they are (x_hat at a frame start: the
  * frame's first iterate x^n + dt v^n + dt^2 g, PBD's guess, which a body in free fall solves exactly);
  * ghosts updated. Collective. */
 PetscErrorCode pbng_problem_add_free_fall(pbng_problem *pb);

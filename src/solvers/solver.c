@@ -6,7 +6,7 @@
 
 static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops, &pbng_solver_newton_ops, &pbng_solver_pbd_ops,
                                                       &pbng_solver_xpbd_ops, &pbng_solver_xpbd_qs_ops, &pbng_solver_xpbd_ho_ops,
-                                                      &pbng_solver_multilevel_ops};
+                                                      &pbng_solver_continuum_pbd_ops, &pbng_solver_multilevel_ops};
 
 int pbng_solver_count(void) { return (int)(sizeof(solver_table) / sizeof(solver_table[0])); }
 
@@ -76,6 +76,9 @@ PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, 
   PetscFunctionBeginUser;
   memset(s, 0, sizeof(*s));
   PetscCheck(ops, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "no solver");
+  PetscCheck(!pb->geo.sheet || ops->kind.sheets, PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "%s does not handle sheet elements (tri3 membranes, bend4 stencils) yet: use -solver pbng (single-level) or -solver newton "
+             "(docs/cloth.md#solvers)", ops->kind.chosen_by);
   s->ops = ops;
   s->pb = pb;
   s->opt = *opt;

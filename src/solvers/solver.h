@@ -26,6 +26,11 @@ typedef struct {
   int ho_substeps;  /* the seed's XPBD, dynamic: substeps per frame (-xpbd_ho_substeps; 0: not given) */
   double ho_dt;     /* the seed's XPBD, quasistatic: pseudo-time step (-xpbd_ho_dt; 0: not given, -dt) */
   int ho_iterations; /* the seed's XPBD: solver iterations per (pseudo) step, n_it of Alg. 1 (-xpbd_ho_iterations) */
+  int cpbd_substeps;   /* the continuum seed's solver, dynamic: substeps per frame (-continuum_pbd_substeps; 0: not given) */
+  double cpbd_dt;      /* ..., quasistatic: pseudo-time step (-continuum_pbd_dt; 0: -dt) */
+  int cpbd_iterations; /* ...: constraint sweeps per (pseudo) step (-continuum_pbd_iterations) */
+  double cpbd_damping; /* ...: velocities scaled by 1 - damping after each step (Alg. 1 line 12; -continuum_pbd_damping) */
+  int cpbd_inversion;  /* ...: StVK's inversion handling (-continuum_pbd_inversion) */
   int multilevel;   /* PBNG: levels including the finest (-multilevel; 1: single-level) */
   const pbng_hierarchy *hierarchy; /* the coarse levels of a multilevel run (set by the run) */
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
@@ -53,6 +58,7 @@ typedef struct {
   int constraint_colors;   /* needs the constraint coloring of the elements and weak constraints (Sec. 6) */
   int own_guess;           /* starts each (pseudo) step from its own x~ = x + dt v + dt^2 g (PBD's; -dynamic_guess does not apply) */
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
+  int sheets;              /* handles the sheet kinds' terms (tri3 membranes, bend4 stencils; issue 18) */
   int contact_every;       /* quasistatic: its default -contact_every (iterations between detections within a frame) */
   /* Prefixes of the options of PETSc objects the solver creates and reads only when it sets up
    * ("newton_"), each followed by a comma; NULL: none. */
@@ -68,6 +74,8 @@ typedef struct {
   /* optional: the iterations every frame must run, given the options, the mode and -iters (0: any
    * number, -iters at most, fewer with -rtol); the run refuses a different explicit -iters and -rtol. */
   int (*frame_iterations)(const pbng_solver_options *opt, int dynamic, int iters);
+  /* with frame_iterations: records the resolved n (e.g. as substeps = n / iterations per substep) */
+  void (*set_frame_iterations)(pbng_solver_options *opt, int n);
 } pbng_solver_kind;
 
 typedef struct {
@@ -139,6 +147,7 @@ PetscErrorCode pbng_option_default(const char *name, const char *value);
 extern const pbng_solver_ops pbng_solver_pbng_ops;
 extern const pbng_solver_ops pbng_solver_newton_ops;
 extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops, pbng_solver_xpbd_ho_ops;
+extern const pbng_solver_ops pbng_solver_continuum_pbd_ops;
 extern const pbng_solver_ops pbng_solver_multilevel_ops;
 
 #endif

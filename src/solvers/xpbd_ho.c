@@ -16,10 +16,7 @@
 
 typedef struct {
   pbng_energy_split split;
-  pbng_constraint_sweep cs;
-  int substeps;     /* dynamic: substeps per frame (0: quasistatic) */
-  int iterations;   /* n_it: sweeps per (pseudo) step */
-  double *velocity; /* [nlocal][3] dynamic: v_n of Alg. 1, the last substep's velocity (NULL: quasistatic) */
+  pbng_substepper st; /* the sweep, substeps (Alg. 1), n_it sweeps per (pseudo) step, v_n of Alg. 1 */
 } ho_data;
 
 /* Mode-specific options given for the other mode are errors naming them. */
@@ -45,6 +42,8 @@ static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *spl
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode ho_begin_frame(pbng_solver *s) { return pbng_substepper_begin_frame(&((ho_data *)s->data)->st, s->pb); }
+
 static PetscErrorCode ho_create(pbng_solver *s)
 {
   const pbng_problem *pb = s->pb;
@@ -56,63 +55,11 @@ static PetscErrorCode ho_create(pbng_solver *s)
   PetscCall(PetscNew(&d));
   s->data = d;
   d->split = split;
-  d->iterations = s->opt.ho_iterations;
-  d->substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.ho_substeps : 0;
-  PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || d->substeps >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-solver xpbd_ho: substeps not resolved");
-  const double h = d->substeps ? pb->dt / d->substeps : (s->opt.ho_dt > 0 ? s->opt.ho_dt : pb->dt);
-  PetscCall(pbng_constraint_sweep_create(s, h, 0, &d->cs));
-  if (d->substeps) PetscCall(PetscCalloc1(3 * (int64_t)pb->dm->nlocal, &d->velocity));
+  const int substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.ho_substeps : 0;
+  PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || substeps >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-solver xpbd_ho: substeps not resolved");
+  const double h = substeps ? pb->dt / substeps : (s->opt.ho_dt > 0 ? s->opt.ho_dt : pb->dt);
+  PetscCall(pbng_substepper_create(s, substeps, s->opt.ho_iterations, h, 0, &d->st));
   PetscFunctionReturn(0);
-}
-
-/* Dynamic frame start: the problem predicted x^n + dt v^n; the substeps start from x^n itself (the
- * problem kept it for the owned nodes; ghosts from their owners). */
-static PetscErrorCode ho_begin_frame(pbng_solver *s)
-{
-  ho_data *d = s->data;
-  pbng_problem *pb = s->pb;
-
-  PetscFunctionBeginUser;
-  if (!d->substeps) PetscFunctionReturn(0);
-  memcpy(pb->x, pb->x_prev, sizeof(double) * 3 * (size_t)pb->dm->nfree);
-  PetscCall(pbng_problem_update_ghosts(pb));
-  PetscFunctionReturn(0);
-}
-
-/* Substep l of the frame ending at pb->time: prescribed nodes (owned and ghost) at x_D(t_n + (l+1) h). */
-static void move_prescribed(const pbng_problem *pb, int l, int substeps)
-{
-  const pbng_dmesh *dm = pb->dm;
-  const double t = l + 1 == substeps ? pb->time : pb->time - pb->dt + (l + 1) * (pb->dt / substeps);
-  for (int32_t i = 0; i < dm->nlocal; ++i)
-    if (dm->node_bc[i] >= 0) pbng_motion_apply(&pb->bcs->bc[dm->node_bc[i]].motion, &dm->X[3 * i], t, &pb->x[3 * i]);
-}
-
-/* Element e's nodes and quadrature data (seed Alg. 3): the stored arrays, or V and grad filled
- * (linear tetrahedra: one point, V and dN_a/dX from B; affine kinds: J^{-T} dN_a/dr); its own kind's
- * when kinds mix. */
-static void element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el)
-{
-  const pbng_geometry *geo = &pb->geo;
-  if (!geo->ref) {
-    const pbng_tet_shape *sh = pbng_geometry_shape(geo, e);
-    *el = (pbng_element_points){.nen = 4, .nq = 1, .node = geo->records[e].node, .V = V, .grad = grad};
-    V[0] = sh->V;
-    for (int a = 0; a < 4; ++a) pbng_tet_shape_gradient(sh->B, a, &grad[3 * a]);
-    return;
-  }
-  const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
-  const int nen = ref->type->nodes;
-  *el = (pbng_element_points){.nen = nen, .nq = ref->nq, .node = &pb->dm->elems[(int64_t)geo->nen * e], .V = V, .grad = grad};
-  if (!geo->affine) {
-    el->V = pbng_geometry_volumes(geo, e);
-    el->grad = pbng_geometry_gradients(geo, e);
-    return;
-  }
-  for (int q = 0; q < ref->nq; ++q) {
-    V[q] = pbng_geometry_qp_volume(geo, ref, e, q);
-    pbng_geometry_qp_gradients(geo, ref, e, q, &grad[3 * nen * q]);
-  }
 }
 
 static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
@@ -120,28 +67,19 @@ static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e
   const ho_data *d = s->data;
   double V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
   pbng_element_points el;
-  element_points(s->pb, e, V, grad, &el);
+  pbng_constraint_element_points(s->pb, e, V, grad, &el);
   const uint32_t moved =
     pbng_project_energy_constraints(&d->split, cs->proj.inv_dt2, &el, cs->inv_mass, &cs->lambda_elem[PBNG_ELEMENT_MULTIPLIERS * e], s->pb->x);
   for (int a = 0; a < el.nen; ++a)
     if ((moved >> a) & 1u) cs->touched[el.node[a]] = 1;
 }
 
-/* Alg. 1: iteration i = l mod n_it of (pseudo) step l / n_it. */
+/* Alg. 1: iteration l is sweep l mod n_it of (pseudo) step l / n_it: line 3 at a step's first sweep (quasistatic:
+ * v = 0), lines 5-11 each sweep, line 14 after a dynamic step's last. */
 static PetscErrorCode ho_iterate(pbng_solver *s, int l)
 {
-  ho_data *d = s->data;
-  const int step = l / d->iterations, i = l % d->iterations;
-
-  PetscFunctionBeginUser;
-  if (i == 0) {
-    if (d->substeps) move_prescribed(s->pb, step, d->substeps);
-    PetscCall(pbng_constraint_sweep_start_step(&d->cs, s->pb, d->velocity)); /* line 3 (quasistatic: v = 0) */
-  }
-  PetscCall(pbng_constraint_sweep_run(s, &d->cs, project_element)); /* lines 5-11 */
-  if (i + 1 < d->iterations) PetscFunctionReturn(0);
-  if (d->substeps) pbng_constraint_sweep_velocity(&d->cs, s->pb, d->velocity); /* line 14 */
-  PetscFunctionReturn(0);
+  int step_done;
+  return pbng_substepper_iterate(&((ho_data *)s->data)->st, s, l, project_element, &step_done);
 }
 
 static PetscErrorCode ho_destroy(pbng_solver *s)
@@ -149,45 +87,27 @@ static PetscErrorCode ho_destroy(pbng_solver *s)
   ho_data *d = s->data;
 
   PetscFunctionBeginUser;
-  if (d) {
-    PetscCall(pbng_constraint_sweep_destroy(&d->cs));
-    PetscCall(PetscFree(d->velocity));
-  }
+  if (d) PetscCall(pbng_substepper_destroy(&d->st));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
 }
 
 /* Checkpoint state: the step's (multipliers, inertial target, start) and the substeps' velocity
- * (dynamic). */
+ * (dynamic); after a restart the ghosts' from their owners. */
 static PetscErrorCode ho_state(pbng_solver *s, pbng_state_field *fields, int *n)
 {
-  ho_data *d = s->data;
-  const pbng_dmesh *dm = s->pb->dm;
-
-  PetscFunctionBeginUser;
-  PetscCall(pbng_constraint_sweep_state(&d->cs, s->pb, "xpbd_ho", fields, n));
-  if (d->velocity) pbng_state_add(fields, n, "xpbd_ho_velocity", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, d->velocity);
-  PetscFunctionReturn(0);
+  return pbng_substepper_state(&((ho_data *)s->data)->st, s->pb, "xpbd_ho", fields, n);
 }
 
-/* After a restart: the ghosts' step data and velocities from their owners. */
-static PetscErrorCode ho_restored(pbng_solver *s)
-{
-  ho_data *d = s->data;
-
-  PetscFunctionBeginUser;
-  PetscCall(pbng_constraint_sweep_restored(&d->cs, s->pb));
-  if (d->velocity && s->pb->halo) PetscCall(pbng_halo_exchange(s->pb->halo, -1, d->velocity));
-  PetscFunctionReturn(0);
-}
+static PetscErrorCode ho_restored(pbng_solver *s) { return pbng_substepper_restored(&((ho_data *)s->data)->st, s->pb); }
 
 /* Dynamic frames are exactly their substeps x n_it iterations (substeps default: -iters / n_it). */
 static int ho_frame_iterations(const pbng_solver_options *opt, int dynamic, int iters)
 {
-  if (!dynamic) return 0;
-  const int substeps = opt->ho_substeps > 0 ? opt->ho_substeps : (iters + opt->ho_iterations - 1) / opt->ho_iterations;
-  return substeps * opt->ho_iterations;
+  return dynamic ? pbng_substep_iterations(opt->ho_substeps, opt->ho_iterations, iters) : 0;
 }
+
+static void ho_set_frame_iterations(pbng_solver_options *opt, int n) { opt->ho_substeps = n / opt->ho_iterations; }
 
 PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
@@ -219,5 +139,5 @@ const pbng_solver_ops pbng_solver_xpbd_ho_ops = {
   .name = "xpbd_ho",
   .kind = {.selectable = 1, .chosen_by = "-solver xpbd_ho", .help = "the seed's XPBD with energy constraints, every element kind (Saillant et al. 2024)",
            .constraint_colors = 1, .own_guess = 1, .contacts = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
-           .frame_iterations = ho_frame_iterations},
+           .frame_iterations = ho_frame_iterations, .set_frame_iterations = ho_set_frame_iterations},
   .create = ho_create, .begin_frame = ho_begin_frame, .iterate = ho_iterate, .destroy = ho_destroy, .state = ho_state, .restored = ho_restored};
