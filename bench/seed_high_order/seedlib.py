@@ -1,7 +1,7 @@
 """Helpers shared by the seed benchmarks (bench/seed_high_order/*.py, issue 16): running pbng, reading
 its HDF5 result (docs/output.md), the seed's time stepping constants, thresholds, and writing the
 CSV / PNG / table of a benchmark. Not a benchmark itself."""
-import argparse, datetime, hashlib, os, platform, shutil, socket, statistics, subprocess, tempfile
+import argparse, datetime, hashlib, os, platform, shutil, socket, statistics, subprocess, sys, tempfile
 import numpy as np
 import h5py
 
@@ -37,8 +37,9 @@ class Bench:
         self.tmp = tempfile.mkdtemp(prefix="seed-%s-" % name)
         os.makedirs(RESULTS, exist_ok=True)
         self.base = os.path.join(RESULTS, "seed-%s-%s-%s" % (name, self.host, self.stamp))
-        self.head = ["# seed %s benchmark (bench/seed_high_order/%s.py), %s, %s, %s, threads %d, repeats %d%s"
-                     % (name, name, self.stamp, self.host, platform.processor() or platform.machine(), args.threads,
+        folder = os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))  # seed_high_order or seed_continuum
+        self.head = ["# seed %s benchmark (bench/%s/%s.py), %s, %s, %s, threads %d, repeats %d%s"
+                     % (name, folder, name, self.stamp, self.host, platform.processor() or platform.machine(), args.threads,
                         args.repeats, ", --quick" if args.quick else ""),
                      "# %s; load average at the start %s (a shared machine: other jobs ran beside these runs)"
                      % (git_describe(), load_average())]
