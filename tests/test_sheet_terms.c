@@ -3,7 +3,7 @@
  *    pbng_sheet_element_energy) for a stretched, a compressed and a folded state of a tri3 and a bend4;
  *  - the exact element Hessian is the force's derivative (central differences) and symmetric;
  *  - PBNG's block is symmetric positive definite: for a slack membrane (rest state: no stress) too,
- *    where only the normal shift makes it so (1e-6 of its mean diagonal), and it adds nothing in the
+ *    where only the normal shift makes it so (1e-2 of its mean diagonal), and it adds nothing in the
  *    sheet's plane; the stencil's block is the exact diagonal block k_b Q_aa I;
  *  - the corner masses sum to density x thickness x area; a stencil has none. */
 #include <math.h>

@@ -45,11 +45,14 @@ then ok; else fail "cloth_stretch from a partitioned file"; cat "$TMP/part.log" 
 check stretch_file --compare "$TMP/stretch_1x1.h5" --rtol 0
 
 # 2b. solids and sheets in one file (tests/data/sheet_block: 6 tetrahedra, a `sheet` flap sharing their
-# nodes, a `sheet_skin` on the top face): PBNG (plain sweeps; over-relaxed ones diverge on the slack flap,
-# docs/cloth.md) and Newton reach the same equilibrium under gravity; 1 and 3 ranks bitwise
+# nodes, a `sheet_skin` on the top face, the flap slack at the start with gravity across it): PBNG (plain and
+# Chebyshev) and Newton reach the same equilibrium under gravity; 1 and 3 ranks bitwise
 block=(-mesh "$PBNG_TEST_DATA/sheet_block_v41_binary.msh" -fix_group fixed -gravity 0,0,-9.8 -youngs 1e4 -density 100 -frames 1)
 run block_pbng "${block[@]}" -iters 20000 -rtol 1e-12
 run block_newton "${block[@]}" -solver newton -iters 100 -rtol 1e-12
+run block_cheb "${block[@]}" -iters 2000 -rtol 1e-12 -accel chebyshev
+d=$(max_diff "$TMP/block_cheb.h5" "$TMP/block_newton.h5")
+"$PY" -c "import sys; sys.exit(0 if float('$d') < 1e-9 else 1)" && ok || fail "solid + sheet: PBNG Chebyshev and Newton differ by $d (> 1e-9)"
 if mpi 3 "$PBNG" "${block[@]}" -iters 20000 -rtol 1e-12 -output "$TMP/block_3.h5" > "$TMP/block_3.log" 2>&1; then ok; else fail "sheet_block on 3 ranks"; cat "$TMP/block_3.log"; fi
 check block_pbng
 check block_newton

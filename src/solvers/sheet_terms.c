@@ -51,7 +51,7 @@ void pbng_sheet_node_terms(const pbng_sheet_material *m, pbng_element_kind kind,
   if (kind == PBNG_ELEMENT_TRI3) {
     gather(t, 3, x, xe);
     pbng_membrane_node_terms(&m->membrane, &r->membrane, (const double(*)[3])xe, a, grad[a], H);
-    if (H) add_normal_shift((const double(*)[3])xe, 1e-6 * (H[0] + H[4] + H[8]) / 3, H);
+    if (H) add_normal_shift((const double(*)[3])xe, 1e-2 * (H[0] + H[4] + H[8]) / 3, H);
   } else {
     (void)pbng_sheet_element_gradient(m, kind, r, t, x, grad); /* bending: v = sum K_i x_i once, cheap */
     if (H) {

@@ -16,7 +16,7 @@ double pbng_sheet_element_gradient(const pbng_sheet_material *m, pbng_element_ki
                                    double (*grad)[3]);
 
 /* Corner a's force f = -dE/dx_a and PBNG's block H (row-major, symmetric positive definite): for a
- * membrane pbng_membrane_node_block (S replaced by its positive part) plus a shift of 1e-6 of its mean
+ * membrane pbng_membrane_node_block (S replaced by its positive part) plus a shift of 1e-2 of its mean
  * diagonal along the triangle's current normal, so that the block of a slack triangle (no stress: no
  * stiffness across the sheet) stays invertible (the force is unchanged: the equilibrium is the same); for
  * a stencil the exact block k_b Q_aa I. H may be NULL. */
