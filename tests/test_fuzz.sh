@@ -29,10 +29,11 @@ cmake --build "$FZ" -j2 --target fuzz_gmsh fuzz_tetgen fuzz_options > "$TMP/buil
 LSAN_COMMON="suppressions=$HERE/lsan.supp:print_suppressions=0"
 export LSAN_OPTIONS="leak_check_at_exit=0:$LSAN_COMMON" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-# seeds: the valid meshes, every element kind (and for TetGen each .node, 0xff, .ele pair); regression inputs first
+# seeds: the valid meshes, every element kind (sheets too) (and for TetGen each .node, 0xff, .ele pair); regression inputs first
 mkdir -p "$TMP/gmsh" "$TMP/tetgen" "$TMP/options" "$TMP/crashes"
 cp "$PBNG_TEST_DATA"/cube_*.msh "$PBNG_TEST_DATA"/tiny_*.msh "$TMP/gmsh/"
 for k in tet10 tet20 hex8 hex27 prism6 pyramid5; do cp "$PBNG_TEST_DATA/${k}_v22_ascii.msh" "$PBNG_TEST_DATA/${k}_v41_binary.msh" "$TMP/gmsh/"; done
+cp "$PBNG_TEST_DATA"/sheet_square_v22_ascii.msh "$PBNG_TEST_DATA"/sheet_block_v41_binary.msh "$TMP/gmsh/" # sheets: triangles as elements
 for b in cube tet10 tet10_box; do cat "$PBNG_TEST_DATA/$b.node" <(printf '\377') "$PBNG_TEST_DATA/$b.ele" > "$TMP/tetgen/$b"; done
 cp "$HERE"/fuzz/seeds_options/* "$TMP/options/"
 for target in gmsh tetgen options; do
