@@ -7,7 +7,11 @@
  *   padded with -1), /mesh/element_types int32 [M] (Gmsh type ids), /mesh/xdmf_cells int64 [L]
  *   (XDMF's Mixed topology: each cell's XDMF type id, then its nodes in XDMF's order; tet20 as its 27
  *   linear sub-tetrahedra, hex27 as its 8 octant hexahedra, which ParaView 5.11 reads there)
+ *   sheets (issue 18): tri3 rows (Gmsh type 2, XDMF Triangle / Mixed id 4) and bend4 stencil rows (type id
+ *   -1, no XDMF cell), with root attributes sheet_membrane_C [3,3], sheet_thickness, sheet_bending_stiffness,
+ *   sheet_weft [3], sheet_density
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
+ *   /mesh/node_loads float64 [N,3] (a point load, -load_box: each node's share)
  *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
  *                                          relative_residual, seconds, energy

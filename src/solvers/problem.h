@@ -1,5 +1,7 @@
-/* The discrete problem every solver works on (Sec. 4): FEM potential energy of linear tetrahedra
- * (Eq. 15) plus weak constraints (Eq. 18-19, in the dmesh), external forces (Eq. 16: lumped gravity m_i g), Dirichlet motions (Eq. 12) and, in
+/* The discrete problem every solver works on (Sec. 4): FEM potential energy of the volume elements
+ * (Eq. 15) and of the sheet terms (tri3 membranes, bend4 bending stencils: solvers/sheet_terms.h) plus weak
+ * constraints (Eq. 18-19, in the dmesh), external forces (Eq. 16: lumped gravity m_i g, and a point load
+ * shared by the nodes of a box), Dirichlet motions (Eq. 12) and, in
  * dynamic mode, the backward-Euler inertia term of the incremental potential. Owns the positions. */
 #ifndef PBNG_SOLVERS_PROBLEM_H
 #define PBNG_SOLVERS_PROBLEM_H
