@@ -112,19 +112,19 @@ int main(void)
     for (int k = 0; k < 9; ++k) {
       const double h = 1e-6, keep = F[k];
       F[k] = keep + h;
-      const double ep = pbng_stvk_energy_inversion_safe(mu, lambda, F);
+      const double ep = pbng_stvk_energy_inversion_safe(mu, lambda, F, NULL);
       F[k] = keep - h;
-      const double em = pbng_stvk_energy_inversion_safe(mu, lambda, F);
+      const double em = pbng_stvk_energy_inversion_safe(mu, lambda, F, NULL);
       F[k] = keep;
       worst_fd = fmax(worst_fd, fabs((ep - em) / (2 * h) - P[k]) / (mu + lambda));
     }
   }
   check(worst_fd < 1e-7, "its energy's central differences = P above the clamp", worst_fd, 0);
   const double mirrored[9] = {1, 0, 0, 0, 1, 0, 0, 0, -1};
-  check(pbng_stvk_energy_inversion_safe(mu, lambda, mirrored) > 0.1 * mu, "a mirrored element has positive energy",
-        pbng_stvk_energy_inversion_safe(mu, lambda, mirrored), 0);
+  check(pbng_stvk_energy_inversion_safe(mu, lambda, mirrored, NULL) > 0.1 * mu, "a mirrored element has positive energy",
+        pbng_stvk_energy_inversion_safe(mu, lambda, mirrored, NULL), 0);
   const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  check(pbng_stvk_energy_inversion_safe(mu, lambda, identity) == 0, "zero energy at rest", pbng_stvk_energy_inversion_safe(mu, lambda, identity), 0);
+  check(pbng_stvk_energy_inversion_safe(mu, lambda, identity, NULL) == 0, "zero energy at rest", pbng_stvk_energy_inversion_safe(mu, lambda, identity, NULL), 0);
   printf("test_inversion: %d checks, %d failed\n", checks, failures);
   return failures != 0;
 }

@@ -112,18 +112,19 @@ static double clamped_strains(const double F[9], double U[9], double V[9], doubl
   return tr;
 }
 
-double pbng_stvk_energy_inversion_safe(double mu, double lambda, const double F[9])
+double pbng_stvk_energy_inversion_safe(double mu, double lambda, const double F[9], double P[9])
 {
-  double U[9], V[9], t[3], e[3];
+  double U[9], V[9], t[3], e[3], ph[3];
   const double tr = clamped_strains(F, U, V, t, e);
+  if (P) {
+    for (int i = 0; i < 3; ++i) ph[i] = t[i] * (2 * mu * e[i] + lambda * tr);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) P[3 * r + c] = U[3 * r] * ph[0] * V[3 * c] + U[3 * r + 1] * ph[1] * V[3 * c + 1] + U[3 * r + 2] * ph[2] * V[3 * c + 2];
+  }
   return mu * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) + 0.5 * lambda * tr * tr;
 }
 
 void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9])
 {
-  double U[9], V[9], t[3], e[3], ph[3];
-  const double tr = clamped_strains(F, U, V, t, e);
-  for (int i = 0; i < 3; ++i) ph[i] = t[i] * (2 * mu * e[i] + lambda * tr);
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) P[3 * r + c] = U[3 * r] * ph[0] * V[3 * c] + U[3 * r + 1] * ph[1] * V[3 * c + 1] + U[3 * r + 2] * ph[2] * V[3 * c + 2];
+  (void)pbng_stvk_energy_inversion_safe(mu, lambda, F, P);
 }

@@ -23,10 +23,11 @@ void pbng_svd3_rotations(const double F[9], double U[9], double s[3], double V[9
  * P = F S while every s_i >= PBNG_STVK_CLAMP_STRETCH; bounded for every F; continuous across det F = 0. */
 void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9]);
 
-/* The energy that goes with it (the seed's energy constraint C = E needs one): StVK's
- * Psi = mu tr(E^2) + lambda/2 tr(E)^2 of the clamped diag(t). Equals the plain StVK energy while every
- * s_i >= PBNG_STVK_CLAMP_STRETCH; positive for an inverted F (a mirrored element, F^T F = I, has plain
- * StVK energy 0 and would never be pushed back). P above is its derivative where nothing is clamped. */
-double pbng_stvk_energy_inversion_safe(double mu, double lambda, const double F[9]);
+/* The energy that goes with it (the seed's energy constraint C = E needs one), and the stress above into
+ * P when P is given (one SVD for both): StVK's Psi = mu tr(E^2) + lambda/2 tr(E)^2 of the clamped diag(t).
+ * Equals the plain StVK energy while every s_i >= PBNG_STVK_CLAMP_STRETCH; positive for an inverted F (a
+ * mirrored element, F^T F = I, has plain StVK energy 0 and would never be pushed back). P is its
+ * derivative where nothing is clamped. */
+double pbng_stvk_energy_inversion_safe(double mu, double lambda, const double F[9], double P[9]);
 
 #endif

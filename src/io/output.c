@@ -857,14 +857,8 @@ static PetscErrorCode mixed_cell_offsets(pbng_output *out, int64_t nlocal, const
   PetscFunctionReturn(0);
 }
 
-/* The id /mesh/element_types stores for kind t: its Gmsh type id; negative for pbng's own kinds that
- * Gmsh has none for (the element table's gmsh_type: -1 for the bending stencil bend4). */
-static int32_t stored_type_id(const pbng_element_type *t)
-{
-  return t->gmsh_type;
-}
-
-/* Kinds mixed: /mesh/element_types (stored_type_id) and /mesh/xdmf_cells in XDMF's Mixed form, each
+/* Kinds mixed: /mesh/element_types (each kind's Gmsh type id; -1, the table's gmsh_type, for pbng's own
+ * bend4 that Gmsh has no type for) and /mesh/xdmf_cells in XDMF's Mixed form, each
  * cell its XDMF type id and its nodes in XDMF's order (out->form: tet20 and hex27 as linear
  * sub-cells, bend4 as none), written value by value at its global position. */
 static PetscErrorCode write_mixed_cells(pbng_output *out, int64_t nlocal, const int64_t *rows, const int64_t *connectivity,
@@ -884,7 +878,7 @@ static PetscErrorCode write_mixed_cells(pbng_output *out, int64_t nlocal, const 
     const int64_t *c = &connectivity[e * nen];
     const int id = pbng_element_xdmf_id(f->cell);
     int64_t pos = offset[e];
-    types[e] = stored_type_id(pbng_element_type_get((pbng_element_kind)kinds[e]));
+    types[e] = pbng_element_type_get((pbng_element_kind)kinds[e])->gmsh_type;
     for (int k = 0; k < f->count; ++k) {
       at[n] = pos++, values[n++] = id;
       for (int j = 0; j < f->cell->nodes; ++j) at[n] = pos++, values[n++] = c[f->node[k][j]];

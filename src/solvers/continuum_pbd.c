@@ -66,8 +66,7 @@ static double volume_constraint(const cpbd_data *d, const pbng_material *mat, co
     double F[9], P[9];
     pbng_qp_deformation_gradient(el->nen, el->node, grad, x, F);
     if (safe_stvk) {
-      C += el->V[q] * pbng_stvk_energy_inversion_safe(mat->mu, mat->lambda, F);
-      pbng_stvk_stress_inversion_safe(mat->mu, mat->lambda, F, P);
+      C += el->V[q] * pbng_stvk_energy_inversion_safe(mat->mu, mat->lambda, F, P); /* one SVD for both */
     } else {
       C += el->V[q] * (pbng_energy_density(mat, F) - d->rest_psi);
       pbng_first_piola(mat, F, P);

@@ -27,12 +27,15 @@ static PetscErrorCode compute_node_masses(pbng_problem *pb)
     double m = 0.0, w = 0.0;
     for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
       const int32_t e = pbng_adj_element(nen, dm->adj[k]);
-      if (!pb->geo.ref) m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
-      else if (pbng_element_is_sheet(pbng_geometry_ref(&pb->geo, e)->type)) { /* lumped, its own load weight */
-        const double ms = pbng_sheet_corner_mass(&pb->sheet, pbng_geometry_ref(&pb->geo, e)->type->kind, &pb->geo.sheet[e]);
+      if (!pb->geo.ref) {
+        m += pb->density * pbng_geometry_shape(&pb->geo, e)->V / 4.0;
+        continue;
+      }
+      const pbng_element_reference *ref = pbng_geometry_ref(&pb->geo, e);
+      if (pbng_element_is_sheet(ref->type)) { /* lumped, its own load weight */
+        const double ms = pbng_sheet_corner_mass(&pb->sheet, ref->type->kind, &pb->geo.sheet[e]);
         m += ms, w += ms;
       } else {
-        const pbng_element_reference *ref = pbng_geometry_ref(&pb->geo, e);
         double me[PBNG_MAX_ELEMENT_NODES], we[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
         const int a = pbng_adj_local_node(nen, dm->adj[k]);
         for (int q = 0; q < ref->nq; ++q) V[q] = pbng_geometry_qp_volume(&pb->geo, ref, e, q);
