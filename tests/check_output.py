@@ -25,11 +25,17 @@ Materials, Lame mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)):
                        P   = mu' F (1 - 1/(|F|^2+1)) + l' (J-a) cof F.
     stvk               E = (F^T F - I)/2, Psi = mu tr(E^2) + lambda/2 tr(E)^2,
                        P   = F (2 mu E + lambda tr(E) I).
+    Plasticity (/frames/N/plastic_strain [M, 6], stvk on linear tetrahedra only): the frame's plastic
+    strain eps_p (Voigt xx, yy, zz, yz, xz, xy, tensor components) is taken off the Green strain,
+    E_el = E - eps_p: Psi = mu tr(E_el^2) + lambda/2 tr(E_el)^2, S = 2 mu E_el + lambda tr(E_el) I, P = F S.
 
 Forces and energy.  Lumped mass m_i = sum_{e ni i} rho V_e / 4, f_ext_i = m_i g,
     f_int_i = -sum_e V_e P_e grad N_i^e.
     Weak constraints (/constraints/weak/, optional): C_c = sum_j a_j x_j over the
     row's nodes (signed weights a_j), energy 1/2 C^T K C, force -a_j K C on node j.
+    Handles of a released boundary set (/mesh/handle_stiffness k [N], optional): in a frame
+    holding /frames/N/handle_targets T [N, 3], node i gets the force k_i (T_i - x_i) and the
+    energy k_i/2 |x_i - T_i|^2; in frames without it, nothing. Its nodes are free nodes.
     Quasistatic: r = |f_int + f_wc + f_ext| over free nodes (not in fixed_nodes),
                  E = sum_e V_e Psi(F_e) + sum_c 1/2 C^T K C - sum_i m_i g.x_i (all nodes).
     Dynamic (backward Euler, dt = t^n - t^{n-1}):
@@ -62,6 +68,10 @@ bend4, in a mixed file): membrane energy t A 1/2 e.C e per triangle (E = (F^T F 
 triangle's weft/warp frame), Bergou's bending energy k_b/2 3/(A0 + A1) |sum_i K_i x_i|^2 per stencil,
 their analytic forces, and the lumped masses rho_s t A / 3 per corner, with the sheet material of the
 root attributes sheet_*; see "thin sheets" below.
+XDMF companion: one grid per frame with its time, positions and the kind's topology; every HDF DataItem
+names a dataset of the file with its shape, a grid refers to its own frame's group only, and the frame
+fields are in the grids of the frames holding them (handle_targets a node Vector, plastic_strain a cell
+Tensor joined from the Voigt columns).
 
 Usage:
   check_output.py FILE.h5 [--max-relative-residual R] [--frames F]
@@ -221,7 +231,7 @@ def check_mesh(rep, h5):
     Dm_inv = np.linalg.inv(Dm)
     grad = np.concatenate([-Dm_inv.sum(axis=1, keepdims=True), Dm_inv], axis=1)   # grad N_0..3
     return {"X": X, "tets": tets, "fixed": fixed, "free": free, "Dm_inv": Dm_inv, "vol": vol, "weak": weak,
-            "node_loads": read_node_loads(rep, h5, n),
+            "node_loads": read_node_loads(rep, h5, n), "handle_stiffness": read_handle_stiffness(rep, h5, n, fixed),
             "grad_norm": np.sqrt(np.einsum("ejk,ejk->ej", grad, grad)),
             "Dm_inv_norm": np.sqrt(np.einsum("ejk,ejk->e", Dm_inv, Dm_inv))}
 
@@ -306,6 +316,47 @@ def check_xdmf(rep, path, frames, n, m, h5=None, mesh=None):
         rep.check(f"{base}:/mesh/tetrahedra" in text, f"{xpath}: no reference to {base}:/mesh/tetrahedra")
         rep.check(f'NumberOfElements="{m}"' in text, f"{xpath}: NumberOfElements is not {m}")
     rep.check(f'Dimensions="{n} 3"' in text, f"{xpath}: no '{n} 3' geometry dimensions")
+    if h5 is not None:
+        check_xdmf_references(rep, h5, xpath, base, grids, mesh)
+
+
+def check_xdmf_references(rep, h5, xpath, base, grids, mesh):
+    """Every HDF DataItem names a dataset of this file with its shape, and a grid refers to its own frame's
+    group only; the frame fields appear in the grids of the frames holding them: handle_targets as a node
+    Vector, plastic_strain (linear tetrahedra) as a cell Tensor joined from the Voigt columns into the full
+    tensor, row-major."""
+    voigt_columns = strain_from_voigt(np.arange(6)[None, :])[0].reshape(-1).tolist()
+    for k, grid in enumerate(grids):
+        for item in grid.iter("DataItem"):
+            if item.get("Format") != "HDF":
+                continue
+            ref = (item.text or "").strip()
+            fname, _, dset = ref.rpartition(":")
+            if not rep.check(fname == base and dset in h5 and isinstance(h5[dset], h5py.Dataset),
+                             f"{xpath}: grid {k} refers to {ref}, not a dataset of {base}"):
+                continue
+            dims = tuple(int(d) for d in item.get("Dimensions", "").split())
+            rep.check(dims == h5[dset].shape, f"{xpath}: grid {k}: {dset} has shape {h5[dset].shape}, the XDMF says {dims}")
+            own = re.match(r"/frames/(\d+)/", dset)
+            rep.check(own is None or int(own.group(1)) == k, f"{xpath}: grid {k} refers to {dset} of another frame")
+        attrs = {a.get("Name"): a for a in grid.findall("Attribute")}
+        if f"frames/{k:06d}/handle_targets" in h5:
+            a = attrs.get("handle_targets")
+            rep.check(a is not None and a.get("Center") == "Node" and a.get("AttributeType") == "Vector",
+                      f"{xpath}: grid {k}: no node Vector handle_targets")
+        if f"frames/{k:06d}/plastic_strain" in h5 and mesh is not None and "tets" in mesh:
+            a = attrs.get("plastic_strain")
+            fn = a.find("DataItem") if a is not None else None
+            slabs = fn.findall("DataItem") if fn is not None else []
+            m = len(mesh["tets"])
+            cols = []
+            for sl in slabs:   # start (row 0, column c), stride (1, 1), count (m, 1)
+                v = (sl.find("DataItem").text or "").split() if sl.get("ItemType") == "HyperSlab" and sl.find("DataItem") is not None else []
+                cols.append(int(v[1]) if len(v) == 6 and v[0] == "0" and v[2:] == ["1", "1", str(m), "1"] else None)
+            rep.check(a is not None and a.get("Center") == "Cell" and a.get("AttributeType") == "Tensor" and fn.get("ItemType") == "Function"
+                      and fn.get("Function", "").replace(" ", "") == "JOIN(" + ",".join(f"${j}" for j in range(9)) + ")"
+                      and fn.get("Dimensions") == f"{m} 9" and cols == voigt_columns,
+                      f"{xpath}: grid {k}: plastic_strain is not the cell Tensor joined from the Voigt columns {voigt_columns} (columns {cols})")
 
 
 # ----------------------------------------------------------------------------
@@ -335,8 +386,18 @@ def closest_rotation(F):
     return U @ Vt
 
 
-def stress(material, F, mu, lam):
-    """Energy density Psi [M] and first Piola-Kirchhoff stress P [M,3,3] (see module doc)."""
+def strain_from_voigt(v):
+    """Symmetric strains [M, 3, 3] from their Voigt 6-vectors v [M, 6] = (xx, yy, zz, yz, xz, xy)."""
+    return np.stack([np.stack([v[:, 0], v[:, 5], v[:, 4]], axis=1),
+                     np.stack([v[:, 5], v[:, 1], v[:, 3]], axis=1),
+                     np.stack([v[:, 4], v[:, 3], v[:, 2]], axis=1)], axis=1)
+
+
+def stress(material, F, mu, lam, eps_p=None):
+    """Energy density Psi [M] and first Piola-Kirchhoff stress P [M,3,3] (see module doc); eps_p [M, 6]:
+    the plastic strains (stvk only), taken off the Green strain."""
+    if eps_p is not None and material != "stvk":
+        raise ValueError(f"plastic strain with material {material}")
     C = cofactor(F)
     J = np.einsum("ei,ei->e", F[:, :, 0], C[:, :, 0])      # det F = f0 . (f1 x f2)
     I1 = np.einsum("eij,eij->e", F, F)
@@ -357,6 +418,8 @@ def stress(material, F, mu, lam):
         P = (mu2 * (1.0 - 1.0 / (I1 + 1.0)))[:, None, None] * F + (lam2 * (J - alpha))[:, None, None] * C
     elif material == "stvk":
         E = 0.5 * (np.einsum("eki,ekj->eij", F, F) - np.eye(3))
+        if eps_p is not None:
+            E = E - strain_from_voigt(eps_p)
         trE = np.einsum("eii->e", E)
         psi = mu * np.einsum("eij,eij->e", E, E) + 0.5 * lam * trE ** 2
         P = np.einsum("eik,ekj->eij", F, 2.0 * mu * E + (lam * trE)[:, None, None] * np.eye(3))
@@ -389,6 +452,64 @@ def read_node_loads(rep, h5, n):
     loaded = np.abs(p).sum(axis=1) > 0
     rep.check(loaded.any() and np.all(p[loaded] == p[loaded][0]), "/mesh/node_loads: the loaded nodes do not share the load equally")
     return p
+
+
+def read_handle_stiffness(rep, h5, n, fixed):
+    """/mesh/handle_stiffness [n]: the springs k_i >= 0 tying a released boundary set's nodes to their motion
+    (-bcK_release), None when absent. Those nodes (k_i > 0) are free nodes, not in fixed_nodes."""
+    if "mesh/handle_stiffness" not in h5:
+        return None
+    k = check_dataset(rep, h5, "mesh/handle_stiffness", np.float64, (n,))
+    if k is None or not rep.check(np.isfinite(k).all() and (k >= 0).all(), "/mesh/handle_stiffness: negative or non-finite values"):
+        return None
+    held = np.flatnonzero(k[fixed] > 0) if len(fixed) else []
+    rep.check(len(held) == 0, f"/mesh/handle_stiffness: {len(held)} handle nodes in /mesh/fixed_nodes (first: node {fixed[held[0]] if len(held) else -1})")
+    return k
+
+
+def read_frame_fields(rep, h5, mesh, attrs, nframes):
+    """Per frame, {"plastic_strain": eps_p [M, 6] or None, "handle_targets": T [n, 3] or None}.
+
+    plastic_strain: material stvk on linear tetrahedra only, finite. handle_targets: needs
+    /mesh/handle_stiffness, finite, zero for the nodes without a spring, in frames 0..K and absent
+    afterwards (the handles act while t <= T)."""
+    n = len(mesh["X"])
+    k = mesh.get("handle_stiffness")
+    fields = []
+    released = None
+    for f in range(nframes):
+        name = f"frames/{f:06d}"
+        out = {"plastic_strain": None, "handle_targets": None}
+        if f"{name}/plastic_strain" in h5:
+            ok = rep.check(attrs is not None and attrs["material"] == "stvk",
+                           f"frame {f:06d}: plastic_strain with material {attrs['material'] if attrs else '?'} (stvk only)")
+            ok &= rep.check("tets" in mesh, f"frame {f:06d}: plastic_strain on a mesh of {mesh.get('kind', 'tet4')} (linear tetrahedra only)")
+            eps = check_dataset(rep, h5, f"{name}/plastic_strain", np.float64, (len(mesh.get("tets", mesh.get("elements"))), 6))
+            if eps is not None and rep.check(np.isfinite(eps).all(), f"frame {f:06d}: plastic_strain not finite") and ok:
+                out["plastic_strain"] = eps
+        if f"{name}/handle_targets" in h5:
+            T = check_dataset(rep, h5, f"{name}/handle_targets", np.float64, (n, 3))
+            ok = rep.check(k is not None, f"frame {f:06d}: handle_targets without /mesh/handle_stiffness")
+            ok &= rep.check(released is None, f"frame {f:06d}: handle_targets again after frame {released} had none")
+            if T is not None and rep.check(np.isfinite(T).all(), f"frame {f:06d}: handle_targets not finite") and ok:
+                rep.check(np.all(T[k == 0] == 0), f"frame {f:06d}: handle_targets nonzero for nodes without a handle")
+                out["handle_targets"] = T
+        elif released is None and k is not None:
+            released = f"{f:06d}"
+        fields.append(out)
+    return fields
+
+
+def handle_terms(k, T, x):
+    """Handle energy sum k_i/2 |x_i - T_i|^2, nodal forces k_i (T_i - x_i), per-node round-off scale and
+    the energy's round-off scale sum k_i |x_i| |x_i - T_i|; nothing without targets (T None)."""
+    n = len(x)
+    if k is None or T is None:
+        return 0.0, np.zeros((n, 3)), np.zeros(n), 0.0
+    d = x - T
+    dn = np.linalg.norm(d, axis=1)
+    xn = np.linalg.norm(x, axis=1)
+    return 0.5 * float(np.dot(k, dn ** 2)), -k[:, None] * d, k * (xn + np.linalg.norm(T, axis=1)), float(np.dot(k, xn * dn))
 
 
 def read_weak_constraints(rep, h5, n):
@@ -698,8 +819,9 @@ def lumped_mass(mesh, rho):
     return np.bincount(mesh["tets"].reshape(-1), weights=w, minlength=len(mesh["X"]))
 
 
-def elastic(mesh, x, material, mu, lam):
-    """Elastic energy sum V Psi, nodal f_int, per-node round-off scale, sum V mu |F|^2.
+def elastic(mesh, x, material, mu, lam, eps_p=None):
+    """Elastic energy sum V Psi, nodal f_int, per-node round-off scale, sum V mu |F|^2 (eps_p: the frame's
+    plastic strains [M, 6], or None).
 
     The round-off scale of node i is
         sum_e V_e (mu + |lambda|)(|F_e| + |cof F_e|)(1 + max|x| |Dm_e^-1|) |grad N_i^e|:
@@ -708,7 +830,7 @@ def elastic(mesh, x, material, mu, lam):
     cancellation factor of Ds = x_j - x_0 (|x|/h)."""
     tets, Dm_inv, vol = mesh["tets"], mesh["Dm_inv"], mesh["vol"]
     F = rest_shape(x, tets) @ Dm_inv                       # Ds Dm^-1
-    psi, P, I1, C = stress(material, F, mu, lam)
+    psi, P, I1, C = stress(material, F, mu, lam, eps_p)
     # V P grad N_j for j = 1..3: grad N_j is row j-1 of Dm^-1, i.e. column j-1 of Dm^-T
     H = np.empty((len(tets), 4, 3))
     H[:, 1:, :] = np.einsum("e,eik,ejk->eji", vol, P, Dm_inv)   # H[e, j, :] = V P grad N_j
@@ -722,22 +844,29 @@ def elastic(mesh, x, material, mu, lam):
     return float(np.dot(vol, psi)), f_int, mag, float(mu * np.dot(vol, I1))
 
 
-def recompute(mesh, attrs, frames, k, mass, load, contacts=None):
+def recompute(mesh, attrs, frames, k, mass, load, contacts=None, fields=None):
     """(residual, energy, residual floor scale, energy scale) of frame k (frame 0: no inertia);
-    mass: the lumped masses (inertia), load: the gravity load weights; contacts: the frame's, or None."""
+    mass: the lumped masses (inertia), load: the gravity load weights; contacts: the frame's, or None;
+    fields: the frame's plastic strains and handle targets (read_frame_fields), or None."""
     mu, lam = lame(attrs)
     g = attrs["gravity"]
     x = frames[k][0]
-    W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam)
+    fields = fields or {}
+    eps_p = fields.get("plastic_strain")
+    if eps_p is None:
+        W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam)
+    else:
+        W, f_int, mag, wscale = elastic(mesh, x, attrs["material"], mu, lam, eps_p)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
     Wk, f_k, mag_k = contact_terms(contacts, x)
+    Wh, f_h, mag_h, hscale = handle_terms(mesh.get("handle_stiffness"), fields.get("handle_targets"), x)
     p = mesh.get("node_loads", np.zeros_like(x))
     f_ext = load[:, None] * g[None, :] + p
-    f = f_int + f_wc + f_k + f_ext
+    f = f_int + f_wc + f_k + f_h + f_ext
     gx = load * (x @ g) + np.einsum("ij,ij->i", p, x)
-    energy = W + Wc + Wk - gx.sum()
-    scale_n = mag + mag_wc + mag_k + np.linalg.norm(f_ext, axis=1)
-    escale = abs(energy) + wscale + Wc + Wk + np.abs(gx).sum()
+    energy = W + Wc + Wk + Wh - gx.sum()
+    scale_n = mag + mag_wc + mag_k + mag_h + np.linalg.norm(f_ext, axis=1)
+    escale = abs(energy) + wscale + Wc + Wk + Wh + hscale + np.abs(gx).sum()
     if attrs["mode"] == "dynamic" and k >= 1:
         t = [a["time"] for _, a in frames]
         dt = t[k] - t[k - 1]
@@ -756,8 +885,9 @@ def recompute(mesh, attrs, frames, k, mass, load, contacts=None):
     return residual, energy, float(np.linalg.norm(scale_n[free])), escale
 
 
-def check_physics(rep, mesh, attrs, frames, max_rel, contacts=None):
-    """Recomputed residual and energy of every frame against the stored attributes.
+def check_physics(rep, mesh, attrs, frames, max_rel, contacts=None, fields=None):
+    """Recomputed residual and energy of every frame against the stored attributes (fields: per frame,
+    read_frame_fields).
 
     Frame 0 (the initial state) is checked too, without an inertia term; the
     --max-relative-residual bound applies to frames >= 1 only."""
@@ -769,7 +899,8 @@ def check_physics(rep, mesh, attrs, frames, max_rel, contacts=None):
         tag = f"{mesh['kind']} {tag}"
     for k in range(len(frames)):
         a = frames[k][1]
-        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass, load, contacts[k] if contacts else None)
+        r, E, fscale, escale = recompute(mesh, attrs, frames, k, mass, load, contacts[k] if contacts else None,
+                                         fields[k] if fields else None)
         rtol = RESIDUAL_RTOL * abs(a["residual"]) + RESIDUAL_FLOOR * fscale
         rep.check(abs(r - a["residual"]) <= rtol,
                   f"frame {k:06d} ({tag}): recomputed residual {r:.10e} != stored {a['residual']:.10e} "
@@ -1092,7 +1223,8 @@ def with_nodes(rep, h5, mesh, X, fixed, part):
     n = X.shape[0]
     free = np.ones(n, bool)
     free[fixed] = False
-    mesh.update({"X": X, "fixed": fixed, "free": free, "weak": read_weak_constraints(rep, h5, n), "node_loads": read_node_loads(rep, h5, n)})
+    mesh.update({"X": X, "fixed": fixed, "free": free, "weak": read_weak_constraints(rep, h5, n), "node_loads": read_node_loads(rep, h5, n),
+                 "handle_stiffness": read_handle_stiffness(rep, h5, n, fixed)})
     return mesh
 
 
@@ -1766,9 +1898,39 @@ def _read_msh22(path):
     return nodes, elems
 
 
+def self_test_plasticity(rep, rng):
+    """StVK with a plastic strain: P against central differences of Psi in F, the Voigt packing, a fully
+    relaxed element (eps_p = E: no energy, no stress), eps_p = 0 as plain StVK; the handle springs' force
+    against central differences of their energy."""
+    mu, lam = 3.0, 5.0
+    F = np.eye(3)[None] + 0.3 * rng.normal(size=(4, 3, 3))
+    eps = 0.05 * rng.normal(size=(4, 6))
+    E = strain_from_voigt(eps)
+    rep.check(np.array_equal(E, E.transpose(0, 2, 1)) and np.array_equal(strain_from_voigt(np.arange(6.0)[None])[0],
+                                                                         np.array([[0, 5, 4], [5, 1, 3], [4, 3, 2]])),
+              "self-test plasticity: Voigt packing is not (xx, yy, zz, yz, xz, xy)")
+    psi, P, _, _ = stress("stvk", F, mu, lam, eps)
+    fd = np.stack([_central_gradient(lambda G: stress("stvk", G[None], mu, lam, eps[e:e + 1])[0][0], F[e], 1e-6) for e in range(len(F))])
+    rep.check(np.abs(fd - P).max() < 1e-6 * (1 + np.abs(P).max()), f"self-test plasticity: P differs from dPsi/dF by {np.abs(fd - P).max():.3e}")
+    green = 0.5 * (np.einsum("eki,ekj->eij", F, F) - np.eye(3))
+    relaxed = np.stack([green[:, 0, 0], green[:, 1, 1], green[:, 2, 2], green[:, 1, 2], green[:, 0, 2], green[:, 0, 1]], axis=1)
+    psi_r, P_r, _, _ = stress("stvk", F, mu, lam, relaxed)
+    rep.check(np.abs(psi_r).max() < 1e-14 and np.abs(P_r).max() < 1e-13, "self-test plasticity: eps_p = E leaves energy or stress")
+    psi_0, P_0, _, _ = stress("stvk", F, mu, lam, np.zeros((4, 6)))
+    psi_e, P_e, _, _ = stress("stvk", F, mu, lam)
+    rep.check(np.array_equal(psi_0, psi_e) and np.array_equal(P_0, P_e), "self-test plasticity: eps_p = 0 differs from StVK")
+    k = np.array([0.0, 2.0, 7.5])
+    x, T = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+    T[0] = 0.0
+    _, f, _, _ = handle_terms(k, T, x)
+    fd = _central_gradient(lambda y: handle_terms(k, T, y)[0], x, 1e-6)
+    rep.check(np.abs(fd + f).max() < 1e-8 * (1 + np.abs(f).max()), "self-test handles: force is not minus the energy's gradient")
+
+
 def self_test(rep, data_dir):
     rng = np.random.default_rng(1)
     self_test_sheets(rep, rng)
+    self_test_plasticity(rep, rng)
     for name, kind in KINDS.items():
         b = kind.basis
         n = kind.n
@@ -1954,8 +2116,9 @@ def run(args):
         contacts = read_contacts(rep, h5, len(mesh["X"]), len(frames))
         if contacts is not None:
             check_contacts(rep, h5, mesh, contacts, frames)
+        fields = read_frame_fields(rep, h5, mesh, attrs, len(frames))
         if attrs is not None:
-            check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts)
+            check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts, fields)
             if args.free_fall:
                 check_free_fall(rep, mesh, attrs, frames)
         if args.max_penetration is not None:

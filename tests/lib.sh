@@ -41,6 +41,14 @@ expect_error() {
 }
 # mpi N cmd...: cmd on N ranks (oversubscribed and unbound: the tests share the machine's cores).
 mpi() { "${MPIEXEC:-mpiexec}" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
+# unit_on_ranks PROGRAM "N1 N2 ...": the unit-test program tests/PROGRAM.c on each rank count (mpi), its log
+# in $TMP/logN; a failure fails the test and shows the log.
+unit_on_ranks() {
+  local n
+  for n in $2; do
+    mpi "$n" "$PBNG_TEST_BIN/$1" > "$TMP/log$n" 2>&1 && ok || { fail "$1 on $n ranks"; cat "$TMP/log$n"; }
+  done
+}
 # run NAME pbng-options...: pbng writing $TMP/NAME.h5 and $TMP/NAME.log; a pass, or a failure showing the log.
 run() { local out="$1"; shift; "$PBNG" "$@" -output "$TMP/$out.h5" > "$TMP/$out.log" 2>&1 && ok || { fail "$out: $*"; cat "$TMP/$out.log"; }; }
 # check NAME check_output-options...: the independent checker on $TMP/NAME.h5.

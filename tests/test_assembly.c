@@ -20,11 +20,14 @@ static void check(int ok, const char *what)
   if (!ok && failures++ < 10) printf("FAIL: %s\n", what);
 }
 
-/* The Res-N box of the given elements with its x = 0 face clamped, cut over the ranks. */
-static PetscErrorCode build(MPI_Comm comm, int res, const pbng_grid_elements *el, int curved, pbng_dmesh *dm, pbng_halo *halo, pbng_bc_list *bcs)
+/* The Res-N box of the given elements with its x = 0 face clamped, cut over the ranks; released: its
+ * x = 1 face a released set (-bcK_release: free nodes on springs) twisting about x until t = 1. */
+static PetscErrorCode build(MPI_Comm comm, int res, const pbng_grid_elements *el, int curved, int released, pbng_dmesh *dm, pbng_halo *halo,
+                            pbng_bc_list *bcs)
 {
   pbng_mesh mesh;
-  const double clamp[6] = {0, 0, 0, 0, 1, 1};
+  const double clamp[6] = {0, 0, 0, 0, 1, 1}, end[6] = {1, 0, 0, 1, 1, 1};
+  const pbng_motion twist = {.axis = {1, 0, 0}, .center = {1, 0.5, 0.5}, .rotation_rate = 0.3};
 
   PetscFunctionBeginUser;
   PetscCall(pbng_generate_res_box(res, el, &mesh));
@@ -34,6 +37,10 @@ static PetscErrorCode build(MPI_Comm comm, int res, const pbng_grid_elements *el
   }
   PetscCall(PetscMemzero(bcs, sizeof(*bcs)));
   PetscCall(pbng_bc_add_box(bcs, "clamp", clamp, NULL));
+  if (released) {
+    PetscCall(pbng_bc_add_box(bcs, "twisted", end, &twist));
+    PetscCall(pbng_bc_set_release(bcs, 1, 1.0));
+  }
   PetscCall(test_build_subdomain(comm, &mesh, bcs, dm, halo));
   PetscFunctionReturn(0);
 }
@@ -120,10 +127,23 @@ static PetscErrorCode check_modified_diagonal(const pbng_problem *pb, const pbng
   PetscFunctionReturn(0);
 }
 
+/* An elastoplastic state: each element's plastic strain a smooth function of its global id (the same
+ * on every rank holding a copy), |eps_p| up to ~0.1. */
+static PetscErrorCode set_plastic_state(pbng_problem *pb)
+{
+  const pbng_plasticity p = {.yield = 0.01, .creep = 1.0, .max = 0.5};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_problem_set_plasticity(pb, &p, 0.1));
+  for (int32_t e = 0; e < pb->dm->nelems; ++e)
+    for (int c = 0; c < 6; ++c) pb->plastic_strain[6 * e + c] = 0.05 * sin(1.7 * (double)pb->dm->global_elem[e] + 0.9 * c);
+  PetscFunctionReturn(0);
+}
+
 /* K v = -(f(x + h v) - f(x - h v)) / 2h for the exact stiffness; the projected and modified ones are
- * symmetric PSD. */
+ * symmetric PSD. plastic: StVK with a plastic strain and the released set's springs (build). */
 static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbng_bc_list *bcs, const pbng_dof_map *map,
-                                      pbng_material_kind kind)
+                                      pbng_material_kind kind, int plastic)
 {
   pbng_problem pb;
   pbng_material mat;
@@ -138,6 +158,11 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
   pbng_material_init(&mat, kind, 1e4, 0.3);
   PetscCall(pbng_problem_create(dm, bcs, &mat, NULL, 10.0, g, PBNG_MODE_QUASISTATIC, 0.033, &pb));
   pb.halo = halo;
+  if (plastic) {
+    PetscCall(set_plastic_state(&pb));
+    PetscCall(pbng_problem_set_handles(&pb, 1.0, 1e3));
+    pb.time = 0.5; /* the released set holds */
+  }
   for (int32_t i = 0; i < dm->nfree; ++i)
     for (int d = 0; d < 3; ++d) pb.x[3 * i + d] += 0.05 * uniform(&seed);
   PetscCall(pbng_problem_update_ghosts(&pb));
@@ -168,8 +193,8 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
       scale = PetscMax(scale, PetscAbsReal(a[k]));
     }
     PetscCall(VecRestoreArrayRead(Kv, &a));
-    snprintf(what, sizeof(what), "%s, %s: K v against force differences (err %.2e of %.2e)", dm->etype->name, pbng_material_kind_name(kind), err,
-             scale);
+    snprintf(what, sizeof(what), "%s, %s%s: K v against force differences (err %.2e of %.2e)", dm->etype->name, pbng_material_kind_name(kind),
+             plastic ? " (plastic, released set)" : "", err, scale);
     check(err <= 1e-5 * scale && scale > 0, what);
   }
   for (pbng_hessian_kind projected = PBNG_HESSIAN_PSD_ELEMENT; projected <= PBNG_HESSIAN_MODIFIED; ++projected) {
@@ -213,10 +238,19 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (size_t g = 0; g < sizeof(grids) / sizeof(grids[0]); ++g) {
-    PetscCall(build(PETSC_COMM_WORLD, grids[g].res, &grids[g].el, grids[g].curved, &dm, &halo, &bcs));
+    PetscCall(build(PETSC_COMM_WORLD, grids[g].res, &grids[g].el, grids[g].curved, 0, &dm, &halo, &bcs));
     PetscCall(pbng_dof_map_create(&dm, &halo, &map));
     PetscCall(check_numbering(&dm, &map));
-    for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_stiffness(&dm, &halo, &bcs, &map, (pbng_material_kind)k));
+    for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) PetscCall(check_stiffness(&dm, &halo, &bcs, &map, (pbng_material_kind)k, 0));
+    PetscCall(pbng_dof_map_destroy(&map));
+    PetscCall(pbng_halo_destroy(&halo));
+    PetscCall(pbng_dmesh_destroy(&dm));
+  }
+  { /* elastoplastic StVK with a released set on linear tetrahedra */
+    const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
+    PetscCall(build(PETSC_COMM_WORLD, 6, &tet4, 0, 1, &dm, &halo, &bcs));
+    PetscCall(pbng_dof_map_create(&dm, &halo, &map));
+    PetscCall(check_stiffness(&dm, &halo, &bcs, &map, PBNG_MATERIAL_STVK, 1));
     PetscCall(pbng_dof_map_destroy(&map));
     PetscCall(pbng_halo_destroy(&halo));
     PetscCall(pbng_dmesh_destroy(&dm));

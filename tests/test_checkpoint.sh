@@ -3,7 +3,8 @@
 # partial output and exits 85; -restart continues it, and the final output equals the uninterrupted
 # run's (bitwise here; the issue asks 1e-12), for PBNG (Chebyshev, quasistatic and dynamic, corotated
 # warm starts), Newton, XPBD-QS, the seed's XPBD (dynamic substeps; quasistatic mid pseudo step), multilevel PBNG, sheets
-# (PBNG on cloth_stretch; the continuum seed's solver on cloth_drape), on 1 and 2 ranks; -checkpoint_every checkpoints between frames,
+# (PBNG on cloth_stretch; the continuum seed's solver on cloth_drape), the plastic state (plastic_twist, PBNG and
+# Newton), on 1 and 2 ranks; -checkpoint_every checkpoints between frames,
 # a hard kill after one leaves a run that -restart auto completes; bad restarts are clear errors.
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
@@ -42,6 +43,8 @@ stop_and_restart mixed_kinds_2 2 40 -mesh "$PBNG_TEST_DATA/mixed_box_v41_binary.
 stop_and_restart continuum_pbd_sheet_2 2 23 -scene cloth_drape -res 7 -solver continuum_pbd -frames 3 -iters 10 -threads 1
 stop_and_restart pbng_sheet 1 37 -scene cloth_stretch -res 7 -frames 2 -iters 30 -accel chebyshev
 stop_and_restart xpbd_ho_qs 1 19 -scene bar_gravity -element hex8 -res 3 -solver xpbd_ho -xpbd_ho_iterations 3 -iters 30 -frames 2 -threads 1
+stop_and_restart plastic_pbng_2 2 1500 -scene plastic_twist -solver pbng -frames 4 -threads 1
+stop_and_restart plastic_newton 1 25 -scene plastic_twist -frames 3
 stop_and_restart multilevel_2 2 7 "${box[@]}" -multilevel 2 -iters 30 -rtol 1e-9
 stop_and_restart multilevel_dynamic 1 13 -scene block_drop_dynamic -res 7 -frames 3 -iters 8 -multilevel 2 -threads 1
 # a stop at a frame's last iteration, and with the frame converged on a residual check

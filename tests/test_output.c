@@ -34,6 +34,9 @@ static double rest_value(int64_t i, int c) { return 0.5 * (double)i + 0.25 * c +
 static double frame_value(int f, int64_t i, int c) { return rest_value(i, c) + (f + 1) * 1e-3 * (double)(i - c); }
 static int32_t color_value(int64_t i) { return (int32_t)(i % 4); }
 static int64_t tet_value(int64_t e, int k, int64_t N) { return (e * 3 + k * (k + 1)) % N; }
+static double cell_value(int f, int64_t e, int c) { return 1e-3 * (double)(f + 1) + 0.125 * (double)e - 0.5 * c; }
+static double target_value(int f, int64_t i, int c) { return frame_value(f, i, c) - 0.0625 * (double)(i % 3) * c; }
+static double stiffness_value(int f, int64_t i, int c) { return (void)f, (void)c, i % 3 ? 0.0 : 2.5e4 + (double)i; }
 
 /* Rank r owns blocks r and r + size of 2*size equal blocks: two runs per rank when size >= 2. */
 static int owner_blocks(int64_t i, int64_t N, int size)
@@ -236,58 +239,122 @@ static void check_frame(tally *t, hid_t file, int f, const pbng_frame_info *fi, 
   }
 }
 
+/* Reads the float64 dataset `path` [rows, cols] ([rows] when rank is 1) and compares it with value(f, row, column). */
+static void check_doubles(tally *t, hid_t file, const char *path, int rank, int64_t rows, int cols, double (*value)(int, int64_t, int), int f)
+{
+  double *v = read_dataset(t, file, path, H5T_NATIVE_DOUBLE, sizeof(double), rank, (hsize_t)rows, (hsize_t)cols);
+  int bad = 0;
+  for (int64_t i = 0; v && i < rows; ++i)
+    for (int c = 0; c < cols; ++c) bad += v[i * cols + c] != value(f, i, c);
+  CHECK(t, v && bad == 0, "%s: %d wrong values", path, bad);
+  free(v);
+}
+
+/* The frame fields of full_frame (handle_targets in frame 0 only) and /mesh/handle_stiffness. */
+static void check_frame_fields(tally *t, hid_t file, int f, int64_t N, int64_t M)
+{
+  char name[80];
+
+  snprintf(name, sizeof name, "/frames/%06d/plastic_strain", f);
+  check_doubles(t, file, name, 2, M, 6, cell_value, f);
+  snprintf(name, sizeof name, "/frames/%06d/handle_targets", f);
+  if (f == 0) check_doubles(t, file, name, 2, N, 3, target_value, f);
+  else CHECK(t, H5Lexists(file, name, H5P_DEFAULT) == 0, "%s written", name);
+  check_doubles(t, file, "/mesh/handle_stiffness", 1, N, 1, stiffness_value, f);
+}
+
 /* ---- the main write/read round trip ------------------------------------------------------------- */
 
 static const int frame_ids[2] = {0, 3};
 static const pbng_frame_info frame_infos[2] = {{0.5, 7, 1.25e-9, 3.5e-10, 0.75, -12.5},
                                                {1.25, 11, 2.5e-11, 4.0e-12, 1.5, -13.75}};
 
-static PetscErrorCode write_full(MPI_Comm comm, const char *path, int64_t N, int64_t M, PetscBool success)
+/* This rank's node and element rows of write_full's files (owner_blocks, shuffled). */
+typedef struct {
+  int64_t n, m, *rows, *erows;
+} ownership;
+
+/* Opens a result of N nodes and M tetrahedra and writes its mesh datasets (handle_stiffness among them). */
+static PetscErrorCode full_open(MPI_Comm comm, const char *path, int64_t N, int64_t M, ownership *o, pbng_output **out)
 {
   int rank, size;
-  int64_t n, m, *rows, *erows, *fixed;
-  double *rest, *pos;
+  int64_t fixed[3];
+  double *rest, *stiffness;
   int32_t *color, *part;
   int64_t *tets;
-  pbng_output *out;
   const pbng_output_info info = test_info();
 
   PetscFunctionBeginUser;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  PetscCall(local_rows(N, rank, size, owner_blocks, &n, &rows));
-  PetscCall(local_rows(M, rank, size, owner_blocks, &m, &erows));
-  PetscCall(PetscMalloc5(3 * n + 1, &rest, 3 * n + 1, &pos, n + 1, &color, n + 1, &part, 4 * m + 1, &tets));
-  for (int64_t k = 0; k < n; ++k) {
-    for (int c = 0; c < 3; ++c) rest[3 * k + c] = rest_value(rows[k], c);
-    color[k] = color_value(rows[k]);
-    part[k] = owner_blocks(rows[k], N, size);
+  PetscCall(local_rows(N, rank, size, owner_blocks, &o->n, &o->rows));
+  PetscCall(local_rows(M, rank, size, owner_blocks, &o->m, &o->erows));
+  PetscCall(PetscMalloc5(3 * o->n + 1, &rest, o->n + 1, &color, o->n + 1, &part, 4 * o->m + 1, &tets, o->n + 1, &stiffness));
+  for (int64_t k = 0; k < o->n; ++k) {
+    for (int c = 0; c < 3; ++c) rest[3 * k + c] = rest_value(o->rows[k], c);
+    color[k] = color_value(o->rows[k]);
+    part[k] = owner_blocks(o->rows[k], N, size);
+    stiffness[k] = stiffness_value(0, o->rows[k], 0);
   }
-  for (int64_t k = 0; k < m; ++k)
-    for (int c = 0; c < 4; ++c) tets[4 * k + c] = tet_value(erows[k], c, N);
+  for (int64_t k = 0; k < o->m; ++k)
+    for (int c = 0; c < 4; ++c) tets[4 * k + c] = tet_value(o->erows[k], c, N);
 
-  PetscCall(pbng_output_open(comm, path, &info, N, M, &out));
-  PetscCall(pbng_output_write_nodes_double(out, "rest_positions", 3, n, rows, rest));
-  PetscCall(pbng_output_write_elements(out, m, erows, tets, NULL));
-  PetscCall(pbng_output_write_nodes_int32(out, "color", n, rows, color));
-  PetscCall(pbng_output_write_nodes_int32(out, "/mesh/partition", n, rows, part));
+  PetscCall(pbng_output_open(comm, path, &info, N, M, out));
+  PetscCall(pbng_output_write_nodes_double(*out, "rest_positions", 3, o->n, o->rows, rest));
+  PetscCall(pbng_output_write_elements(*out, o->m, o->erows, tets, NULL));
+  PetscCall(pbng_output_write_nodes_int32(*out, "color", o->n, o->rows, color));
+  PetscCall(pbng_output_write_nodes_int32(*out, "/mesh/partition", o->n, o->rows, part));
+  PetscCall(pbng_output_write_nodes_double(*out, "handle_stiffness", 1, o->n, o->rows, stiffness));
   /* every rank gives 9, N-1 duplicated and one rank-specific node: union is {0..size-1, 9, N-1} sorted */
-  PetscCall(PetscMalloc1(3, &fixed));
   fixed[0] = N - 1;
   fixed[1] = 9 % N;
   fixed[2] = rank % N;
-  PetscCall(pbng_output_write_fixed_nodes(out, 3, fixed));
-  PetscCall(PetscFree(fixed));
-  for (int f = 0; f < 2; ++f) {
-    for (int64_t k = 0; k < n; ++k)
-      for (int c = 0; c < 3; ++c) pos[3 * k + c] = frame_value(frame_ids[f], rows[k], c);
-    PetscCall(pbng_output_write_frame(out, frame_ids[f], n, rows, pos, &frame_infos[f]));
-  }
+  PetscCall(pbng_output_write_fixed_nodes(*out, 3, fixed));
+  PetscCall(PetscFree5(rest, color, part, tets, stiffness));
+  PetscFunctionReturn(0);
+}
+
+/* Frame f: its positions, plastic_strain [M, 6] (element rows) and, in frame 0 only (released handles:
+ * absent afterwards), handle_targets [N, 3]. */
+static PetscErrorCode full_frame(pbng_output *out, const ownership *o, int f, const pbng_frame_info *fi)
+{
+  double *pos, *eps, *targets;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(3 * o->n + 1, &pos, 6 * o->m + 1, &eps, 3 * o->n + 1, &targets));
+  for (int64_t k = 0; k < o->n; ++k)
+    for (int c = 0; c < 3; ++c) {
+      pos[3 * k + c] = frame_value(f, o->rows[k], c);
+      targets[3 * k + c] = target_value(f, o->rows[k], c);
+    }
+  for (int64_t k = 0; k < o->m; ++k)
+    for (int c = 0; c < 6; ++c) eps[6 * k + c] = cell_value(f, o->erows[k], c);
+  PetscCall(pbng_output_write_frame(out, f, o->n, o->rows, pos, fi));
+  PetscCall(pbng_output_write_frame_cells_double(out, f, "plastic_strain", 6, o->m, o->erows, eps));
+  if (f == 0) PetscCall(pbng_output_write_frame_nodes_double(out, f, "handle_targets", 3, o->n, o->rows, targets));
+  PetscCall(PetscFree3(pos, eps, targets));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ownership_free(ownership *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(o->rows));
+  PetscCall(PetscFree(o->erows));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_full(MPI_Comm comm, const char *path, int64_t N, int64_t M, PetscBool success)
+{
+  ownership o;
+  pbng_output *out;
+
+  PetscFunctionBeginUser;
+  PetscCall(full_open(comm, path, N, M, &o, &out));
+  for (int f = 0; f < 2; ++f) PetscCall(full_frame(out, &o, frame_ids[f], &frame_infos[f]));
   PetscCall(pbng_output_close(&out, success));
   PetscCheck(out == NULL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "close did not reset the handle");
-  PetscCall(PetscFree5(rest, pos, color, part, tets));
-  PetscCall(PetscFree(rows));
-  PetscCall(PetscFree(erows));
+  PetscCall(ownership_free(&o));
   PetscFunctionReturn(0);
 }
 
@@ -359,7 +426,10 @@ static void check_full(tally *t, const char *path, const char *xdmf, int64_t N, 
     CHECK(t, fixed && memcmp(fixed, expect, sizeof(int64_t) * (size_t)K) == 0, "fixed_nodes differ");
     free(fixed);
   }
-  for (int f = 0; f < 2; ++f) check_frame(t, file, frame_ids[f], &frame_infos[f], N);
+  for (int f = 0; f < 2; ++f) {
+    check_frame(t, file, frame_ids[f], &frame_infos[f], N);
+    check_frame_fields(t, file, frame_ids[f], N, M);
+  }
   CHECK(t, H5Fclose(file) >= 0, "cannot close %s", path);
 
   {
@@ -374,7 +444,34 @@ static void check_full(tally *t, const char *path, const char *xdmf, int64_t N, 
     CHECK(t, strstr(x, "CollectionType=\"Temporal\""), "temporal collection");
     CHECK(t, count_substr(x, "<Grid") == 3 && count_substr(x, "</Grid>") == 3, "3 grids");
     CHECK(t, count_substr(x, "<DataItem") == count_substr(x, "</DataItem>"), "balanced DataItem");
-    CHECK(t, count_substr(x, "<Attribute ") == 6 && count_substr(x, "</Attribute>") == 6, "6 attributes");
+    /* rest_position, color, partition, handle_stiffness and plastic_strain in both grids, handle_targets in frame 0's */
+    CHECK(t, count_substr(x, "<Attribute ") == 11 && count_substr(x, "</Attribute>") == 11, "11 attributes");
+    /* plastic_strain (Voigt columns) as the full tensor, joined from column hyperslabs xx xy xz / xy yy yz / xz yz zz */
+    CHECK(t, count_substr(x, "Name=\"plastic_strain\" AttributeType=\"Tensor\" Center=\"Cell\"") == 2, "plastic_strain cell attributes");
+    snprintf(ref, sizeof ref, "Function=\"JOIN($0, $1, $2, $3, $4, $5, $6, $7, $8)\" Dimensions=\"%" PRId64 " 9\"", M);
+    CHECK(t, count_substr(x, ref) == 2, "XDMF joins plastic_strain: %s", ref);
+    {
+      static const int column[9] = {0, 5, 4, 5, 1, 3, 4, 3, 2};
+      const char *at = x;
+      for (int k = 0; k < 18 && at; ++k) {
+        snprintf(ref, sizeof ref, "<DataItem Dimensions=\"3 2\" Format=\"XML\">0 %d 1 1 %" PRId64 " 1</DataItem>", column[k % 9], M);
+        at = strstr(at, ref);
+        CHECK(t, at, "XDMF hyperslab %d of plastic_strain: %s", k, ref);
+        if (at) at += strlen(ref);
+      }
+    }
+    CHECK(t, count_substr(x, "Name=\"handle_targets\" AttributeType=\"Vector\" Center=\"Node\"") == 1, "one handle_targets attribute");
+    CHECK(t, count_substr(x, "Name=\"handle_stiffness\" AttributeType=\"Scalar\" Center=\"Node\"") == 2, "handle_stiffness attributes");
+    for (int f = 0; f < 2; ++f) {
+      snprintf(ref, sizeof ref, "Dimensions=\"%" PRId64 " 6\">%s:/frames/%06d/plastic_strain<", M, base, frame_ids[f]);
+      CHECK(t, count_substr(x, ref) == 9, "XDMF references %s in 9 hyperslabs", ref);
+      snprintf(ref, sizeof ref, "Dimensions=\"%" PRId64 " 3\">%s:/frames/%06d/handle_targets<", N, base, frame_ids[f]);
+      CHECK(t, count_substr(x, ref) == (f == 0), "XDMF references %s %s", ref, f == 0 ? "once" : "not at all (not in that frame)");
+    }
+    {
+      const char *g3 = strstr(x, "frame_000003"), *targets = strstr(x, "handle_targets\" AttributeType");
+      CHECK(t, g3 && targets && targets < g3, "handle_targets shown in frame 0's grid");
+    }
     CHECK(t, strstr(x, "<Time Value=\"0.5\"/>") && strstr(x, "<Time Value=\"1.25\"/>"), "frame times");
     snprintf(ref, sizeof ref, "%s:/frames/000000/positions", base);
     CHECK(t, strstr(x, ref), "XDMF references %s", ref);
@@ -391,6 +488,127 @@ static void check_full(tally *t, const char *path, const char *xdmf, int64_t N, 
     CHECK(t, !strchr(base, '/') && !strstr(x, "//"), "relative reference");
     free(x);
   }
+}
+
+/* ---- cell fields of other element kinds: shown only where each element is one XDMF cell ---------- */
+
+/* A file of 20 nodes and two elements of kinds kinds[0], kinds[1] (mixed when they differ), each on the
+ * first nodes, and a cell field [2, 6] in its one frame; element e on rank e % size. */
+static PetscErrorCode write_kinds(MPI_Comm comm, const char *path, const pbng_element_kind kinds[2])
+{
+  enum { N = 20, M = 2 };
+  const int mixed = kinds[0] != kinds[1];
+  const int nen = PetscMax(pbng_element_type_get(kinds[0])->nodes, pbng_element_type_get(kinds[1])->nodes);
+  int rank, size;
+  int64_t count[PBNG_ELEMENT_KIND_COUNT] = {0}, rows[N], erows[M], conn[M * N], m = 0, n = 0;
+  uint8_t kind[M];
+  double rest[3 * N], pos[3 * N], eps[6 * M];
+  pbng_output_info info = test_info();
+  pbng_output *out;
+
+  PetscFunctionBeginUser;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  for (int e = 0; e < M; ++e) {
+    count[kinds[e]]++;
+    if (e % size != rank) continue;
+    erows[m] = e, kind[m] = (uint8_t)kinds[e];
+    for (int j = 0; j < nen; ++j) conn[m * nen + j] = j < pbng_element_type_get(kinds[e])->nodes ? j : -1;
+    for (int c = 0; c < 6; ++c) eps[6 * m + c] = cell_value(0, e, c);
+    ++m;
+  }
+  for (int64_t i = 0; i < N && rank == 0; ++i, ++n) {
+    rows[i] = i;
+    for (int c = 0; c < 3; ++c) rest[3 * i + c] = rest_value(i, c), pos[3 * i + c] = frame_value(0, i, c);
+  }
+  info.element = mixed ? NULL : pbng_element_type_get(kinds[0]);
+  info.mixed_nen = mixed ? nen : 0;
+  info.kind_count = count;
+  PetscCall(pbng_output_open(comm, path, &info, N, M, &out));
+  PetscCall(pbng_output_write_nodes_double(out, "rest_positions", 3, n, rows, rest));
+  PetscCall(pbng_output_write_elements(out, m, erows, conn, mixed ? kind : NULL));
+  PetscCall(pbng_output_write_frame(out, 0, n, rows, pos, &frame_infos[0]));
+  PetscCall(pbng_output_write_frame_cells_double(out, 0, "plastic_strain", 6, m, erows, eps));
+  PetscCall(pbng_output_close(&out, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+/* Per case: the dataset is written; the XDMF shows it where every element draws one cell (tet10: its
+ * own cell in another node order; tet4 and hex8 mixed) and not where cells and elements differ (tet20:
+ * 27 sub-tetrahedra each; mixed with tet20). */
+static PetscErrorCode kinds_cell_fields(tally *t, MPI_Comm comm, const char *dir)
+{
+  static const struct {
+    pbng_element_kind kinds[2];
+    int shown;
+  } cases[] = {{{PBNG_ELEMENT_TET10, PBNG_ELEMENT_TET10}, 1},
+               {{PBNG_ELEMENT_TET20, PBNG_ELEMENT_TET20}, 0},
+               {{PBNG_ELEMENT_TET4, PBNG_ELEMENT_HEX8}, 1},
+               {{PBNG_ELEMENT_TET4, PBNG_ELEMENT_TET20}, 0}};
+  char path[PETSC_MAX_PATH_LEN], xdmf[PETSC_MAX_PATH_LEN];
+  int rank;
+
+  PetscFunctionBeginUser;
+  MPI_Comm_rank(comm, &rank);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    char name[32];
+    snprintf(name, sizeof name, "kinds%zu.h5", k);
+    join(path, sizeof path, dir, name);
+    snprintf(name, sizeof name, "kinds%zu.xdmf", k);
+    join(xdmf, sizeof xdmf, dir, name);
+    PetscCall(write_kinds(comm, path, cases[k].kinds));
+    if (rank) continue;
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(t, file >= 0, "cannot open %s", path);
+    if (file >= 0) check_doubles(t, file, "/frames/000000/plastic_strain", 2, 2, 6, cell_value, 0);
+    if (file >= 0) H5Fclose(file);
+    char *x = slurp(xdmf, NULL);
+    CHECK(t, x && (strstr(x, "Name=\"plastic_strain\" AttributeType=\"Tensor\" Center=\"Cell\"") != NULL) == cases[k].shown,
+          "case %zu (%s, %s): plastic_strain %s in the XDMF", k, pbng_element_type_get(cases[k].kinds[0])->name,
+          pbng_element_type_get(cases[k].kinds[1])->name, cases[k].shown ? "missing" : "shown");
+    CHECK(t, x && (strstr(x, "/plastic_strain") != NULL) == cases[k].shown, "case %zu: plastic_strain referenced: %d", k, !cases[k].shown);
+    free(x);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- a suspended run resumed: the kept frames' fields stay in the XDMF -------------------------- */
+
+static PetscErrorCode suspend_resume(tally *t, MPI_Comm comm, const char *dir)
+{
+  const int64_t N = 10, M = 3;
+  char path[PETSC_MAX_PATH_LEN], xdmf[PETSC_MAX_PATH_LEN];
+  pbng_frame_info fi[3] = {frame_infos[0], frame_infos[0], frame_infos[0]};
+  const pbng_output_info info = test_info();
+  pbng_output *out;
+  ownership o;
+  int rank;
+
+  PetscFunctionBeginUser;
+  MPI_Comm_rank(comm, &rank);
+  join(path, sizeof path, dir, "resumed.h5");
+  join(xdmf, sizeof xdmf, dir, "resumed.xdmf");
+  for (int f = 0; f < 3; ++f) fi[f].time = 1.0 + f;
+  PetscCall(full_open(comm, path, N, M, &o, &out));
+  for (int f = 0; f < 3; ++f) PetscCall(full_frame(out, &o, f, &fi[f]));
+  PetscCall(pbng_output_suspend(&out));
+  PetscCall(pbng_output_resume(comm, path, &info, N, M, 2, &out)); /* frame 2 dropped, written again */
+  PetscCall(full_frame(out, &o, 2, &fi[2]));
+  PetscCall(pbng_output_close(&out, PETSC_TRUE));
+  PetscCall(ownership_free(&o));
+  if (rank == 0) {
+    char *x = slurp(xdmf, NULL);
+    CHECK(t, x != NULL, "XDMF %s missing", xdmf);
+    if (x) {
+      CHECK(t, count_substr(x, "<Grid Name=\"frame_") == 3, "3 frames after the resume");
+      CHECK(t, count_substr(x, "Name=\"plastic_strain\"") == 3, "plastic_strain in every frame after the resume");
+      CHECK(t, count_substr(x, "Name=\"handle_targets\"") == 1 && strstr(x, "resumed.h5:/frames/000000/handle_targets"),
+            "handle_targets in frame 0 only after the resume");
+      CHECK(t, count_substr(x, "Name=\"handle_stiffness\"") == 3, "handle_stiffness recalled");
+      free(x);
+    }
+  }
+  PetscFunctionReturn(0);
 }
 
 /* ---- scattered ownership, no ".h5" suffix ------------------------------------------------------ */
@@ -513,6 +731,24 @@ static PetscErrorCode expected_failures(tally *t, MPI_Comm comm, const char *dir
     PetscCall(PetscPopErrorHandler());
     check_error(t, ierr, "row count mismatch", "color");
   }
+  { /* frame fields: not before their frame; the same columns in every frame */
+    const int64_t nrows = rank == 0 ? 10 : 0, nelems = rank == 0 ? 3 : 0;
+    int64_t rows[10];
+    double xyz[30] = {0};
+    for (int i = 0; i < 10; ++i) rows[i] = i;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = pbng_output_write_frame_nodes_double(out, 0, "handle_targets", 3, nrows, rows, xyz);
+    PetscCall(PetscPopErrorHandler());
+    check_error(t, ierr, "frame field before its frame", "positions are not written yet");
+    for (int f = 0; f < 2; ++f) {
+      PetscCall(pbng_output_write_frame(out, f, nrows, rows, xyz, &frame_infos[f]));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = pbng_output_write_frame_cells_double(out, f, "plastic_strain", f == 0 ? 6 : 3, nelems, rows, xyz);
+      PetscCall(PetscPopErrorHandler());
+      if (f == 0) CHECK(t, ierr == 0, "plastic_strain of frame 0 refused");
+      else check_error(t, ierr, "a frame field changing its columns", "earlier with 6 of float64 per element");
+    }
+  }
   CHECK(t, out != NULL, "handle lost after a failed write");
   PetscCall(pbng_output_close(&out, PETSC_FALSE));
   CHECK(t, out == NULL, "handle set after close");
@@ -605,7 +841,11 @@ int main(int argc, char **argv)
   PetscCall(write_scattered(comm, path, 40000, owner_strips)); /* many long runs: several hyperslab batches */
   if (rank == 0) check_scattered(&t, path, 40000);
 
-  /* 3. failures */
+  /* 3. cell fields of other kinds; fields after a resume */
+  PetscCall(kinds_cell_fields(&t, comm, dir));
+  PetscCall(suspend_resume(&t, comm, dir));
+
+  /* 4. failures */
   PetscCall(failed_run_keeps_old(&t, comm, dir));
   PetscCall(expected_failures(&t, comm, dir));
 

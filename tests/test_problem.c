@@ -134,11 +134,14 @@ static PetscErrorCode read_mixed_box(pbng_mesh *mesh)
 /* The kind's name, or "mixed". */
 static const char *kinds_name(const pbng_mesh *mesh) { return mesh->etype ? mesh->etype->name : "mixed"; }
 
-/* el: a generated grid of that kind, or NULL for the mixed mesh. */
-static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved)
+/* el: a generated grid of that kind, or NULL for the mixed mesh; released: the x = 1.5 face a released
+ * set (-bcK_release) twisting about x until t = 1. */
+static PetscErrorCode fixture_create_released(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved,
+                                              int released)
 {
   const int64_t n[3] = {4, 3, 3};
-  const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1}, clamp[6] = {0, 0, 0, 0, 1, 1}, g[3] = {0.3, -9.8, 0.1};
+  const double lo[3] = {0, 0, 0}, hi[3] = {1.5, 1, 1}, clamp[6] = {0, 0, 0, 0, 1, 1}, g[3] = {0.3, -9.8, 0.1}, end[6] = {1.5, 0, 0, 1.5, 1, 1};
+  const pbng_motion twist = {.axis = {1, 0, 0}, .center = {1.5, 0.5, 0.5}, .rotation_rate = 0.4, .velocity = {0.05, 0, 0}};
   pbng_node_elements adj;
   int32_t *color, *part;
   int8_t *node_bc;
@@ -157,6 +160,10 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   }
   PetscCall(PetscMemzero(&fx->bcs, sizeof(fx->bcs)));
   PetscCall(pbng_bc_add_box(&fx->bcs, "clamp", clamp, NULL));
+  if (released) {
+    PetscCall(pbng_bc_add_box(&fx->bcs, "twisted", end, &twist));
+    PetscCall(pbng_bc_set_release(&fx->bcs, 1, 1.0));
+  }
   PetscCall(PetscMalloc3(fx->mesh.nnodes, &color, fx->mesh.nnodes, &node_bc, fx->mesh.nnodes, &part));
   PetscCall(pbng_node_elements_build(&fx->mesh, &adj));
   PetscCall(pbng_color_nodes(&fx->mesh, &adj, color, &ncolors));
@@ -173,6 +180,11 @@ static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_
   PetscCall(pbng_problem_create(&fx->dm, &fx->bcs, &mat, NULL, 10.0, g, mode, 0.05, &fx->pb));
   PetscCall(pbng_problem_begin_frame(&fx->pb, 0.05));
   PetscFunctionReturn(0);
+}
+
+static PetscErrorCode fixture_create(fixture *fx, pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved)
+{
+  return fixture_create_released(fx, kind, mode, weak, el, curved, 0);
 }
 
 static PetscErrorCode fixture_destroy(fixture *fx)
@@ -199,6 +211,32 @@ static int is_spd(const double A[9])
   return m1 > 0 && m2 > 0 && m3 > 0 && asym <= 1e-12 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]));
 }
 
+/* Node i's force and SPD block at the fixture's positions against central differences of the energy;
+ * label names the case in the messages. */
+static PetscErrorCode check_node_against_energy(fixture *fx, int32_t i, const char *label)
+{
+  double f[3], A[9];
+  char what[200];
+
+  PetscFunctionBeginUser;
+  pbng_node_force(&fx->pb, i, fx->pb.x, f, A, 0);
+  snprintf(what, sizeof(what), "node block SPD (%s, node %d)", label, (int)i);
+  check(is_spd(A), what, A[0], A[4]);
+  for (int d = 0; d < 3; ++d) {
+    const double h = 1e-6, x0 = fx->pb.x[3 * i + d];
+    double Ep, Em;
+    fx->pb.x[3 * i + d] = x0 + h;
+    PetscCall(energy_at(fx, &Ep));
+    fx->pb.x[3 * i + d] = x0 - h;
+    PetscCall(energy_at(fx, &Em));
+    fx->pb.x[3 * i + d] = x0;
+    const double fd = -(Ep - Em) / (2 * h);
+    snprintf(what, sizeof(what), "force = -dE/dx (%s, node %d, dof %d)", label, (int)i, d);
+    check(fabs(fd - f[d]) <= 1e-5 * (1 + fabs(f[d])), what, f[d], fd);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* f_i = -dE/dx_i by central differences, at a randomly perturbed (partly inverted) state; with weak
  * constraints, every node of theirs is checked. */
 static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mode, int weak, const pbng_grid_elements *el, int curved)
@@ -219,23 +257,51 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
   for (int32_t i = 0; i < fx.dm.nfree; ++i) {
     const int has_weak = fx.dm.wadj_start[i + 1] > fx.dm.wadj_start[i];
     if (weak ? !has_weak : i % 3) continue;
-    double f[3], A[9];
-    pbng_node_force(&fx.pb, i, fx.pb.x, f, A, 0);
-    snprintf(what, sizeof(what), "modified Hessian SPD (%s, material %d, mode %d, weak %d, node %d)", kinds_name(&fx.mesh), kind, mode, weak, (int)i);
-    check(is_spd(A), what, A[0], A[4]);
-    for (int d = 0; d < 3; ++d) {
-      const double h = 1e-6, x0 = fx.pb.x[3 * i + d];
-      double Ep, Em;
-      fx.pb.x[3 * i + d] = x0 + h;
-      PetscCall(energy_at(&fx, &Ep));
-      fx.pb.x[3 * i + d] = x0 - h;
-      PetscCall(energy_at(&fx, &Em));
-      fx.pb.x[3 * i + d] = x0;
-      const double fd = -(Ep - Em) / (2 * h);
-      snprintf(what, sizeof(what), "force = -dE/dx (%s, material %d, mode %d, weak %d, node %d, dof %d)", kinds_name(&fx.mesh), kind, mode, weak,
-               (int)i, d);
-      check(fabs(fd - f[d]) <= 1e-5 * (1 + fabs(f[d])), what, f[d], fd);
-    }
+    snprintf(what, sizeof(what), "%s, material %d, mode %d, weak %d", kinds_name(&fx.mesh), kind, mode, weak);
+    PetscCall(check_node_against_energy(&fx, i, what));
+  }
+  PetscCall(fixture_destroy(&fx));
+  PetscFunctionReturn(0);
+}
+
+/* Elastoplastic StVK (random plastic strains) with a released set holding its nodes on springs: f_i =
+ * -dE/dx_i by central differences, the node blocks SPD; then, after the release, no spring is left
+ * (the handle nodes' forces are the elements' alone) and an update at rest with eps_p = 0 leaves eps_p 0
+ * below the yield. */
+static PetscErrorCode check_plastic_force_gradient(pbng_mode mode)
+{
+  fixture fx;
+  uint64_t seed = 0xfeedull + (uint64_t)mode;
+  const pbng_plasticity p = {.yield = 0.01, .creep = 1.0, .max = 0.5};
+  char what[160];
+  int handles = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(fixture_create_released(&fx, PBNG_MATERIAL_STVK, mode, 0, &(pbng_grid_elements){PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}, 0, 1));
+  PetscCall(pbng_problem_set_plasticity(&fx.pb, &p, 0.05));
+  int64_t changed;
+  PetscCall(pbng_problem_plastic_update(&fx.pb, 0.05, &changed));
+  check(changed == 0, "no plastic flow at rest", (double)changed, 0);
+  PetscCall(pbng_problem_set_handles(&fx.pb, 1.5, 1e2));
+  for (int32_t e = 0; e < fx.dm.nelems; ++e)
+    for (int c = 0; c < 6; ++c) fx.pb.plastic_strain[6 * e + c] = 0.08 * (next_random(&seed) - 0.5);
+  for (int32_t i = 0; i < fx.dm.nfree; ++i)
+    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += 0.1 * (next_random(&seed) - 0.5);
+  for (int32_t i = 0; i < fx.dm.nfree; ++i) {
+    double xD[3];
+    const int held = pbng_problem_handle_target(&fx.pb, i, xD);
+    handles += held;
+    if (!held && i % 2) continue;
+    snprintf(what, sizeof(what), "plastic StVK, released set, mode %d, handle %d", mode, held);
+    PetscCall(check_node_against_energy(&fx, i, what));
+  }
+  check(handles == (int)fx.pb.handle_nodes && handles > 0, "the released set's nodes are free nodes held by springs", handles,
+        (double)fx.pb.handle_nodes);
+  fx.pb.time = 1.2; /* released */
+  check(!pbng_problem_handles_active(&fx.pb), "released after t = 1", 1, 0);
+  for (int32_t i = 0; i < fx.dm.nfree; ++i) {
+    double xD[3];
+    check(!pbng_problem_handle_target(&fx.pb, i, xD), "no node held after the release", i, 0);
   }
   PetscCall(fixture_destroy(&fx));
   PetscFunctionReturn(0);
@@ -397,6 +463,8 @@ int main(int argc, char **argv)
   PetscCall(check_force_gradient(PBNG_MATERIAL_NEOHOOKEAN, PBNG_MODE_DYNAMIC, 1, NULL, 0));
   PetscCall(check_force_gradient(PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, NULL, 1)); /* curved: stored per quadrature point */
   PetscCall(check_patch_and_mass(NULL));
+  PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC));
+  PetscCall(check_plastic_force_gradient(PBNG_MODE_DYNAMIC));
   PetscCall(check_grid_kinds());
   PetscCall(check_generator_counts());
   PetscCall(check_generator_conforming());

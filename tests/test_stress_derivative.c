@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "core/mat3.h"
 #include "core/stress_derivative.h"
 #include "solvers/psd_projection.h"
@@ -168,6 +169,46 @@ static PetscErrorCode check_psd_projection(const pbng_material *m, uint64_t *s, 
   PetscFunctionReturn(0);
 }
 
+/* Elastoplastic StVK (material.h pbng_stvk_subtract_plastic): P = F S(E - eps_p) against differences of
+ * the energy mu tr(E_el^2) + lambda/2 tr(E_el)^2, and pbng_stress_derivative_plastic against
+ * differences of P; eps_p = 0 gives the plain StVK energy. */
+static void check_plastic_stvk(uint64_t *s)
+{
+  pbng_material m;
+  pbng_material_init(&m, PBNG_MATERIAL_STVK, 1e5, 0.3);
+  for (int t = 0; t < 50; ++t) {
+    double F[9], ep[6], S[9], P[9], D[81], scale = 0.0, worst = 0.0;
+    char what[128];
+    random_F(s, t % 4 == 3, F);
+    for (int c = 0; c < 6; ++c) ep[c] = uniform(s, -0.1, 0.1);
+    pbng_stvk_second_piola(&m, F, S);
+    pbng_stvk_subtract_plastic(&m, ep, S);
+    mat3_mul(F, S, P);
+    pbng_stress_derivative_plastic(&m, F, ep, D);
+    for (int k = 0; k < 9; ++k) {
+      const double h = 1e-6, F0 = F[k];
+      double Fp[9], Fm[9], Sp[9], Sm[9], Pp[9], Pm[9];
+      memcpy(Fp, F, sizeof(Fp)), memcpy(Fm, F, sizeof(Fm));
+      Fp[k] = F0 + h, Fm[k] = F0 - h;
+      const double dpsi = (pbng_stvk_energy_density_plastic(&m, Fp, ep) - pbng_stvk_energy_density_plastic(&m, Fm, ep)) / (2 * h);
+      snprintf(what, sizeof(what), "plastic StVK: P = dPsi/dF (sample %d, entry %d)", t, k);
+      check(fabs(dpsi - P[k]) <= 1e-6 * (1e5 + fabs(P[k])), what, P[k], dpsi);
+      pbng_stvk_second_piola(&m, Fp, Sp), pbng_stvk_subtract_plastic(&m, ep, Sp), mat3_mul(Fp, Sp, Pp);
+      pbng_stvk_second_piola(&m, Fm, Sm), pbng_stvk_subtract_plastic(&m, ep, Sm), mat3_mul(Fm, Sm, Pm);
+      for (int ij = 0; ij < 9; ++ij) {
+        worst = fmax(worst, fabs((Pp[ij] - Pm[ij]) / (2 * h) - D[9 * ij + k]));
+        scale = fmax(scale, fabs(D[9 * ij + k]));
+      }
+    }
+    snprintf(what, sizeof(what), "plastic StVK: dP/dF against differences (sample %d)", t);
+    check(worst <= 1e-6 * scale, what, worst, scale);
+    const double zero[6] = {0};
+    snprintf(what, sizeof(what), "plastic StVK with eps_p = 0 is StVK (sample %d)", t);
+    check(fabs(pbng_stvk_energy_density_plastic(&m, F, zero) - pbng_energy_density(&m, F)) <= 1e-12 * (1 + pbng_energy_density(&m, F)), what,
+          pbng_stvk_energy_density_plastic(&m, F, zero), pbng_energy_density(&m, F));
+  }
+}
+
 int main(int argc, char **argv)
 {
   uint64_t seed = 0x2545f4914f6cdd1dull;
@@ -188,6 +229,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < 20; ++t) check_stiffness(&m, &seed, label);
     for (int t = 0; t < 20; ++t) PetscCall(check_psd_projection(&m, &seed, label));
   }
+  check_plastic_stvk(&seed);
   printf("test_stress_derivative: %d checks, %d failed\n", checks, failures);
   PetscCall(PetscFinalize());
   return failures != 0;

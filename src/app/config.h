@@ -2,6 +2,7 @@
 #ifndef PBNG_APP_CONFIG_H
 #define PBNG_APP_CONFIG_H
 
+#include "core/plasticity.h"
 #include <petscsys.h>
 #include "core/material.h"
 #include "core/sheet_material.h"
@@ -54,6 +55,9 @@ typedef struct {
   pbng_material_kind material;
   double youngs, poisson, density, gravity[3];
   pbng_point_load load;               /* -load_box, -load_force: a constant force shared by the nodes of a box */
+  PetscBool plastic;                  /* -plasticity (or any -plastic_*): elastoplastic StVK (seed Sec. 4.2) */
+  pbng_plasticity plasticity;         /* -plastic_yield, -plastic_creep, -plastic_max */
+  double release_penalty;             /* -release_penalty: a released set's spring over its nodes' own stiffness */
   char solver[32];
   pbng_solver_options solver_opt;
   pbng_mode mode;
@@ -61,6 +65,8 @@ typedef struct {
   int free_fall_guess;                /* -dynamic_guess free_fall: dynamic frames start from x^n + dt v^n + dt^2 g */
   int frames, iters;
   double rtol;
+  double atol;        /* -atol: with -rtol, a frame also ends once the residual is at most this (a frame that starts at
+                         equilibrium, e.g. after a quasistatic release, cannot cut its residual by -rtol) */
   int residual_every;
   double time_budget; /* seconds of iterations per frame (0: no limit); at least one iteration runs */
   PetscBool monitor;

@@ -155,7 +155,8 @@ static PetscErrorCode read_moving_set(PetscOptionItems *PetscOptionsObject, pbng
   char opt[64], group[64] = "";
   double box[6];
   PetscInt n = 6;
-  PetscBool has_box, has_group, set;
+  PetscBool has_box, has_group, has_release, set;
+  double release = 0.0;
   pbng_motion m = {.axis = {1, 0, 0}};
 
   PetscFunctionBeginUser;
@@ -176,10 +177,14 @@ static PetscErrorCode read_moving_set(PetscOptionItems *PetscOptionsObject, pbng
   PetscCall(pbng_options_read_vector3(PetscOptionsObject, opt, "per-axis scaling rate about the center", m.scale_rate));
   snprintf(opt, sizeof(opt), "-bc%d_until", k);
   PetscCall(PetscOptionsReal(opt, "the motion stops at this time and holds the set there (0: never)", NULL, m.until, &m.until, &set));
+  snprintf(opt, sizeof(opt), "-bc%d_release", k);
+  PetscCall(PetscOptionsReal(opt, "release the set at this time: its nodes are free, tied to the motion by a stiff spring until then", NULL, release,
+                             &release, &has_release));
   PetscCheck(!(has_box && has_group), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bc%d: give _box or _group, not both", k);
   snprintf(opt, sizeof(opt), "bc%d", k);
   if (has_box) PetscCall(pbng_bc_add_box(&cfg->bcs, opt, box, &m));
   if (has_group) PetscCall(pbng_bc_add_group(&cfg->bcs, opt, group, &m));
+  if (has_release && (has_box || has_group)) PetscCall(pbng_bc_set_release(&cfg->bcs, cfg->bcs.count - 1, release));
   PetscFunctionReturn(0);
 }
 
@@ -204,6 +209,29 @@ static PetscErrorCode read_point_load(PetscOptionItems *PetscOptionsObject, pbng
   PetscFunctionReturn(0);
 }
 
+/* -plasticity, -plastic_yield, -plastic_creep, -plastic_max (any of the last three turns it on), and
+ * -release_penalty (released sets, -bcK_release). The values are checked with the frame step when the
+ * problem is made (pbng_problem_set_plasticity). */
+static PetscErrorCode read_plasticity(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  pbng_plasticity *p = &cfg->plasticity;
+  PetscBool y, c, m, on, set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-plastic_yield", "plasticity: gamma_yield, von Mises threshold on |dev(E - eps_p)|", NULL, p->yield, &p->yield, &y));
+  PetscCall(PetscOptionsReal("-plastic_creep", "plasticity: gamma_creep, flow rate per unit time", NULL, p->creep, &p->creep, &c));
+  PetscCall(PetscOptionsReal("-plastic_max", "plasticity: gamma_max, the largest |eps_p|", NULL, p->max, &p->max, &m));
+  on = cfg->plastic || y || c || m;
+  PetscCall(PetscOptionsBool("-plasticity", "elastoplastic StVK (seed position-based-continuous-materials Sec. 4.2)", NULL, on, &on, &set));
+  PetscCheck(!set || on || !(y || c || m), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-plasticity 0 with -plastic_yield/-plastic_creep/-plastic_max");
+  cfg->plastic = on;
+  PetscCall(PetscOptionsReal("-release_penalty", "released sets (-bcK_release): spring stiffness over the node's own", NULL, cfg->release_penalty,
+                             &cfg->release_penalty, &set));
+  PetscCheck(cfg->release_penalty > 0 && isfinite(cfg->release_penalty), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-release_penalty %g: must be positive and finite", cfg->release_penalty);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   PetscBool set;
@@ -214,6 +242,7 @@ static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscCall(PetscOptionsReal("-density", "density rho (> 0)", NULL, cfg->density, &cfg->density, &set));
   PetscCall(pbng_options_read_vector3(PetscOptionsObject, "-gravity", "gravity gx,gy,gz", cfg->gravity));
   PetscCall(read_point_load(PetscOptionsObject, cfg));
+  PetscCall(read_plasticity(PetscOptionsObject, cfg));
   pbng_material probe;
   PetscCheck(pbng_material_init(&probe, cfg->material, cfg->youngs, cfg->poisson) == 0, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE, "-youngs %g -poisson %g: need E > 0 and -1 < nu < 0.5", cfg->youngs, cfg->poisson);
@@ -331,6 +360,10 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &set));
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
   PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));
+  PetscCall(PetscOptionsReal("-atol", "with -rtol: a frame also ends once the residual is at most this (0: off)", NULL, cfg->atol, &cfg->atol, &set));
+  PetscCheck(cfg->atol >= 0 && isfinite(cfg->atol), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atol %g: must be >= 0", cfg->atol);
+  PetscCheck(!set || cfg->atol == 0 || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-atol is for -rtol (the residual is evaluated to check them)");
   PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &every_set));
   PetscCheck(!every_set || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-residual_every is for -rtol (without it the residual is evaluated once per frame, or every iteration with -monitor)");
@@ -539,7 +572,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | box | none", NULL, scene, scene,
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | plastic_twist | box | none", NULL, scene, scene,
                                scene_len, &set));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
@@ -576,7 +609,7 @@ static PetscErrorCode fix_frame_iterations(pbng_config *cfg)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-time_budget", &budget_given));
   PetscCheck(!(rtol_given && cfg->rtol != 0) && !(budget_given && cfg->time_budget != 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "%s -mode dynamic: -rtol and -time_budget would end a frame before its last substep; leave them out", ops->kind.chosen_by);
-  cfg->rtol = cfg->time_budget = 0; /* a scene's tolerance is for the solvers that iterate to it */
+  cfg->rtol = cfg->atol = cfg->time_budget = 0; /* a scene's tolerance is for the solvers that iterate to it */
   cfg->iters = n;
   if (ops->kind.set_frame_iterations) ops->kind.set_frame_iterations(&cfg->solver_opt, n);
   PetscFunctionReturn(0);

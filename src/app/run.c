@@ -42,6 +42,7 @@ typedef struct {
   long long linear_iterations; /* Krylov iterations in this frame (Newton) */
   double seconds, residual, relative_residual, energy, residual0;
   double contact_seconds[2];   /* detection and recoloring in this frame (slowest rank per update) */
+  int64_t plastic_changed;     /* elements whose plastic strain the frame's start updated */
 } frame_result;
 
 /* After the solver's first iteration (the Newton or multilevel solver's SNES/KSP/PC options have all
@@ -139,6 +140,9 @@ static void frame_counters(const run_state *st, const pbng_run_summary *sum, int
  * vertex on the edge between two triangles may take either as its closest at each detection). */
 #define PBNG_CONTACT_SETTLE_DETECTIONS 2
 
+/* A frame's end by tolerance: the relative residual at most -rtol, or the residual at most -atol. */
+static int frame_converged(const pbng_config *cfg, double r, double r0) { return relative(r, r0) <= cfg->rtol || r <= cfg->atol; }
+
 /* -contact: a frame that reached -rtol is done only if it still has after a detection there (the
  * contacts of its end state in force: a vertex that passed a surface during the iterations gets its
  * contact, and the frame goes on until the residual with it is below -rtol again). r and energy are
@@ -154,7 +158,7 @@ static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, doub
   *detected = 1;
   if (st->contacts.version == version) PetscFunctionReturn(0);
   PetscCall(evaluate_residual(st, r, energy));
-  *settled = relative(*r, r0) <= st->cfg->rtol;
+  *settled = frame_converged(st->cfg, *r, r0);
   PetscFunctionReturn(0);
 }
 
@@ -176,6 +180,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     r = resume->residual, energy = resume->energy, fresh = (int)resume->fresh;
     l0 = fr->iterations = (int)resume->next_iteration;
   } else {
+    PetscCall(run_plastic_update(st, &fr->plastic_changed)); /* Sec. 4.2, from the previous frame's positions */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
     PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
@@ -196,7 +201,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   int redetections = 0;               /* detections at the frame's end so far */
   for (int l = l0; l < cfg->iters; ++l) {
     PetscBool spent, stop, settled = PETSC_TRUE;
-    if (cfg->rtol > 0 && fresh && relative(r, fr->residual0) <= cfg->rtol) {
+    if (cfg->rtol > 0 && fresh && frame_converged(cfg, r, fr->residual0)) {
       PetscCall(contacts_settled(st, fr->residual0, &r, &energy, &detected, &redetections, &settled));
       if (settled) break;
     }
@@ -258,6 +263,7 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
   PetscCall(pbng_output_write_frame(st->out, frame, st->dm.nowned, st->node_rows, positions, &info));
   PetscCall(PetscFree(positions));
   PetscCall(run_write_frame_contacts(st, frame));
+  PetscCall(run_write_frame_plasticity(st, frame));
   PetscCall(PetscLogEventEnd(st->ev.output, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -268,13 +274,14 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, int first, cons
   const double eta = elapsed / (frame - first + 1) * (F - frame); /* from this process's frames */
 
   PetscFunctionBeginUser;
-  char linear[48], contacts[96] = "";
+  char linear[48], contacts[96] = "", plastic[48] = "";
+  if (st->pb.plastic_strain) snprintf(plastic, sizeof(plastic), "  plastic flow in %" PRId64 " elements", fr->plastic_changed);
   if (st->cfg->contact)
     snprintf(contacts, sizeof(contacts), "  contacts %" PRId64 " (detection %.3g s, recoloring %.3g s)", st->contacts.stats.contacts,
              fr->contact_seconds[0], fr->contact_seconds[1]);
-  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s\n", frame, F,
+  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s%s\n", frame, F,
                         fr->iterations, linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)), fr->relative_residual, fr->residual,
-                        fr->seconds, eta, contacts));
+                        fr->seconds, eta, contacts, plastic));
   PetscFunctionReturn(0);
 }
 
@@ -399,6 +406,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   st->pb.halo = &st->halo;
   PetscCall(pbng_problem_set_point_load(&st->pb, &cfg->load, st->extent));
   PetscCall(run_write_node_loads(st));
+  PetscCall(run_setup_plasticity(st));
   PetscCall(run_setup_contacts(st));
   if (cfg->initial[0]) PetscCall(run_load_initial_state(st));
   PetscCall(run_apply_initial_state(st));

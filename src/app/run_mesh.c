@@ -111,9 +111,12 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
     .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
     .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
     .command_line = command_line, .element = mesh->etype, .mixed_nen = mesh->etype ? 0 : mesh->nen, .kind_count = mesh->kind_count,
-    .frames = cfg->frames + 1, .sheet = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0 ? &cfg->sheet : NULL};
+    .frames = cfg->frames + 1, .sheet = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0 ? &cfg->sheet : NULL,
+    .frame_cell_doubles = cfg->plastic ? 6 : 0}; /* /frames/N/plastic_strain */
 
   PetscFunctionBeginUser;
+  for (int b = 0; b < cfg->bcs.count; ++b)
+    if (cfg->bcs.bc[b].release > 0) info.frame_node_doubles = 3; /* /frames/N/handle_targets (at most) */
   PetscCall(pbng_output_open(st->comm, cfg->output, &info, mesh->nnodes, mesh->nelems, &st->out));
   PetscFunctionReturn(0);
 }

@@ -68,6 +68,7 @@ static void problem_fields(run_state *st, double *rotation, pbng_state_field *f,
     pbng_state_add(f, n, "x_hat", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, pb->x_hat);
   }
   if (pb->rotation) pbng_state_add(f, n, "rotation", PBNG_FIELD_ELEMENTS, 4, dm->nowned_elems, dm->nelems, rotation);
+  if (pb->plastic_strain) pbng_state_add(f, n, "plastic_strain", PBNG_FIELD_ELEMENTS, 6, dm->nowned_elems, dm->nelems, pb->plastic_strain);
 }
 
 /* The solver's own fields appended to f (collective: the constraint solvers gather their contacts). */

@@ -93,6 +93,12 @@ PetscErrorCode run_build_levels(run_state *st);
 PetscErrorCode run_write_mesh_output(run_state *st);
 /* /mesh/node_loads: the point load's share of every node (-load_box), when there is one (not on a restart). */
 PetscErrorCode run_write_node_loads(run_state *st);
+/* run_plastic.c: -plasticity and released sets (-bcK_release): the problem's state, /mesh/handle_stiffness. */
+PetscErrorCode run_setup_plasticity(run_state *st);
+/* The plastic update at a frame's start (from the previous frame's positions); changed: elements that flowed. */
+PetscErrorCode run_plastic_update(run_state *st, int64_t *changed);
+/* /frames/N/plastic_strain and /frames/N/handle_targets (while a released set holds). */
+PetscErrorCode run_write_frame_plasticity(run_state *st, int frame);
 
 /* The owned nodes in increasing global order: node data is passed to the writer in that order, so
  * that it writes from our buffer instead of sorting a copy. */

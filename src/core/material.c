@@ -359,6 +359,20 @@ static double stvk_energy_density(const pbng_material *m, const double F[9])
   return 0.25 * m->k_shear * mat3_frobenius_sq(C) + 0.5 * m->k_volume * trE * trE;
 }
 
+double pbng_stvk_energy_density_plastic(const pbng_material *m, const double F[9], const double ep[6])
+{
+  double E[9];
+  mat3_tmul(F, F, E);
+  for (int k = 0; k < 9; ++k) E[k] *= 0.5;
+  E[0] -= 0.5, E[4] -= 0.5, E[8] -= 0.5;
+  if (ep) {
+    E[0] -= ep[0], E[4] -= ep[1], E[8] -= ep[2];
+    E[5] -= ep[3], E[7] -= ep[3], E[2] -= ep[4], E[6] -= ep[4], E[1] -= ep[5], E[3] -= ep[5];
+  }
+  const double trE = E[0] + E[4] + E[8];
+  return m->k_shear * mat3_frobenius_sq(E) + 0.5 * m->k_volume * trE * trE;
+}
+
 double pbng_energy_density(const pbng_material *m, const double F[9])
 {
   if (m->kind == PBNG_MATERIAL_STVK) return stvk_energy_density(m, F);

@@ -82,6 +82,21 @@ PBNG_HOT_INLINE void pbng_stvk_second_piola(const pbng_material *m, const double
   for (int a = 0; a < 3; ++a) S[4 * a] += m->k_volume * trE;
 }
 
+/* Elastoplastic StVK (seed position-based-continuous-materials.txt Sec. 4.2, additive split E = E_el + eps_p):
+ * S = C : (E - eps_p) = S(F) - (2 mu eps_p + lambda tr(eps_p) I), eps_p given as its Voigt 6-vector
+ * (xx, yy, zz, yz, xz, xy; core/plasticity.h). dS/dE is unchanged, so every StVK kernel takes the shifted S. */
+PBNG_HOT_INLINE void pbng_stvk_subtract_plastic(const pbng_material *m, const double ep[6], double S[9])
+{
+  const double tr = m->k_volume * (ep[0] + ep[1] + ep[2]), two_mu = 2.0 * m->k_shear;
+  S[0] -= two_mu * ep[0] + tr, S[4] -= two_mu * ep[1] + tr, S[8] -= two_mu * ep[2] + tr;
+  S[5] = S[7] = S[5] - two_mu * ep[3];
+  S[2] = S[6] = S[2] - two_mu * ep[4];
+  S[1] = S[3] = S[1] - two_mu * ep[5];
+}
+
+/* mu tr(E_el^2) + lambda/2 tr(E_el)^2 with E_el = E(F) - eps_p (Voigt 6-vector; NULL: the plain StVK energy). */
+double pbng_stvk_energy_density_plastic(const pbng_material *m, const double F[9], const double ep[6]);
+
 /* PBNG's node block for StVK, one point seen from the node with gradient g (the analogue of Eq. 36-37;
  * docs/equations.md "StVK"): the exact block d(P g)/dx_i = (g.S g) I + mu |g|^2 F F^T + (lambda + mu) w w^T,
  * w = F g, with the geometric term (g.S g) I clamped at zero (it is negative in compression):

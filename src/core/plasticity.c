@@ -41,3 +41,25 @@ int pbng_plastic_update(const pbng_plasticity *p, double dt, const double eps[9]
   }
   return changed;
 }
+
+void pbng_strain_to_voigt(const double e[9], double v[6])
+{
+  v[0] = e[0], v[1] = e[4], v[2] = e[8], v[3] = e[5], v[4] = e[2], v[5] = e[1];
+}
+
+void pbng_strain_from_voigt(const double v[6], double e[9])
+{
+  e[0] = v[0], e[4] = v[1], e[8] = v[2];
+  e[5] = e[7] = v[3], e[2] = e[6] = v[4], e[1] = e[3] = v[5];
+}
+
+int pbng_plastic_update_at(const pbng_plasticity *p, double dt, const double F[9], double eps_p[6])
+{
+  double E[9], ep[9];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) E[3 * a + b] = 0.5 * (F[a] * F[b] + F[3 + a] * F[3 + b] + F[6 + a] * F[6 + b] - (a == b ? 1.0 : 0.0));
+  pbng_strain_from_voigt(eps_p, ep);
+  const int changed = pbng_plastic_update(p, dt, E, ep);
+  pbng_strain_to_voigt(ep, eps_p);
+  return changed;
+}

@@ -28,4 +28,12 @@ void pbng_strain_deviator(const double e[9], double dev[9]);
  * flow keeps the volume to first order). */
 int pbng_plastic_update(const pbng_plasticity *p, double dt, const double eps[9], double eps_p[9]);
 
+/* A symmetric strain as its Voigt 6-vector (xx, yy, zz, yz, xz, xy: the order of the state and the
+ * output's /frames/N/plastic_strain) and back. */
+void pbng_strain_to_voigt(const double e[9], double v[6]);
+void pbng_strain_from_voigt(const double v[6], double e[9]);
+
+/* pbng_plastic_update at the Green strain of F, E = (F^T F - I) / 2, on a Voigt eps_p. */
+int pbng_plastic_update_at(const pbng_plasticity *p, double dt, const double F[9], double eps_p[6]);
+
 #endif

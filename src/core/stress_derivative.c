@@ -57,10 +57,11 @@ static void add_rotation_derivative(const double F[9], const double R[9], double
 }
 
 /* StVK, P = F S (seed Eq. 7): dP_ij/dF_kl = delta_ik S_lj + mu (F_il F_kj + (F F^T)_ik delta_jl) + lambda F_ij F_kl. */
-static void stvk_stress_derivative(const pbng_material *m, const double F[9], double D[81])
+static void stvk_stress_derivative(const pbng_material *m, const double F[9], const double ep[6], double D[81])
 {
   double S[9], FFt[9];
   pbng_stvk_second_piola(m, F, S);
+  if (ep) pbng_stvk_subtract_plastic(m, ep, S);
   for (int i = 0; i < 3; ++i)
     for (int k = 0; k < 3; ++k) FFt[3 * i + k] = F[3 * i] * F[3 * k] + F[3 * i + 1] * F[3 * k + 1] + F[3 * i + 2] * F[3 * k + 2];
   for (int i = 0; i < 3; ++i)
@@ -74,7 +75,7 @@ static void stvk_stress_derivative(const pbng_material *m, const double F[9], do
 void pbng_stress_derivative(const pbng_material *m, const double F[9], double D[81])
 {
   if (m->kind == PBNG_MATERIAL_STVK) {
-    stvk_stress_derivative(m, F, D);
+    stvk_stress_derivative(m, F, NULL, D);
     return;
   }
   double cof[9];
@@ -114,4 +115,10 @@ void pbng_tet_stiffness(const double D[81], const double B[9], double V, double 
             for (int l = 0; l < 3; ++l) v += D[9 * (3 * i + j) + 3 * k + l] * g[a][j] * g[b][l];
           K[12 * (3 * a + i) + 3 * b + k] = V * v;
         }
+}
+
+void pbng_stress_derivative_plastic(const pbng_material *m, const double F[9], const double ep[6], double D[81])
+{
+  if (ep && m->kind == PBNG_MATERIAL_STVK) stvk_stress_derivative(m, F, ep, D);
+  else pbng_stress_derivative(m, F, D);
 }

@@ -10,6 +10,10 @@
  * model dR/dF comes from the polar decomposition (undefined where tr(S) I - S, F = R S, is singular). */
 void pbng_stress_derivative(const pbng_material *m, const double F[9], double D[81]);
 
+/* The same for elastoplastic StVK (material.h pbng_stvk_subtract_plastic): only the geometric term
+ * delta_ik S_lj changes, S = C : (E - eps_p) (eps_p: Voigt 6-vector; NULL: pbng_stress_derivative). */
+void pbng_stress_derivative_plastic(const pbng_material *m, const double F[9], const double ep[6], double D[81]);
+
 /* K[12 (3a + i) + 3b + k] = d^2 (V Psi) / dx_ai dx_bk for the tetrahedron with B = Dm^{-1}, volume V. */
 void pbng_tet_stiffness(const double D[81], const double B[9], double V, double K[144]);
 

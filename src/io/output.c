@@ -96,26 +96,46 @@ static PetscErrorCode mesh_path(const char *dataset, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode remember_node_dataset(pbng_output *out, const char *path, int ncols, int is_int)
+/* Remembers a dataset for the XDMF, once per path: a node dataset of /mesh, or a frame field (per_frame; its
+ * path is its name), of node or element (cell) rows, with the same columns and type in every frame holding
+ * it; *index: its entry. A field recalled from a resumed file (recalled: its rows' kind guessed from their
+ * count) takes the shape a later write gives it. */
+static PetscErrorCode remember_field(pbng_output *out, const char *path, int ncols, int is_int, int per_frame, int cell, PetscBool recalled,
+                                     int *index)
 {
-  node_dataset *d;
+  output_field *d;
   const char *base = strrchr(path, '/');
 
   PetscFunctionBegin;
-  for (int k = 0; k < out->nnodesets; ++k)
-    if (!strcmp(out->nodesets[k].path, path)) PetscFunctionReturn(0); /* a frame dataset of every frame: once */
-  if (out->nnodesets == out->capnodesets) {
-    int cap = out->capnodesets ? 2 * out->capnodesets : 8;
-    PetscCall(PetscRealloc(sizeof(node_dataset) * (size_t)cap, &out->nodesets));
-    out->capnodesets = cap;
+  for (int k = 0; k < out->nfields; ++k) {
+    d = &out->fields[k];
+    if (strcmp(d->path, path)) continue;
+    *index = k;
+    if (d->ncols == ncols && d->is_int == is_int && d->per_frame == per_frame && d->cell == cell) PetscFunctionReturn(0);
+    PetscCheck(d->recalled && !recalled && d->per_frame == per_frame, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "output: '%s': dataset '%s' written with %d column(s) of %s per %s, earlier with %d of %s per %s", out->path, path, ncols,
+               is_int ? "int32" : "float64", cell ? "element" : "node", d->ncols, d->is_int ? "int32" : "float64", d->cell ? "element" : "node");
+    d->ncols = ncols, d->is_int = is_int, d->cell = cell, d->recalled = 0;
+    PetscFunctionReturn(0);
   }
-  d = &out->nodesets[out->nnodesets++];
+  PetscCheck(!per_frame || out->nframe_fields < PBNG_OUTPUT_MAX_FRAME_FIELDS, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "output: '%s': frame field '%s': at most %d frame fields", out->path, path, PBNG_OUTPUT_MAX_FRAME_FIELDS);
+  if (out->nfields == out->capfields) {
+    int cap = out->capfields ? 2 * out->capfields : 8;
+    PetscCall(PetscRealloc(sizeof(output_field) * (size_t)cap, &out->fields));
+    out->capfields = cap;
+  }
+  *index = out->nfields;
+  d = &out->fields[out->nfields++];
   base = base ? base + 1 : path;
   snprintf(d->path, sizeof d->path, "%s", path);
   snprintf(d->name, sizeof d->name, "%s", strcmp(base, "rest_positions") == 0 ? "rest_position" : base);
   d->ncols = ncols;
   d->is_int = is_int;
-  d->per_frame = 0;
+  d->per_frame = per_frame;
+  d->cell = cell;
+  d->recalled = recalled;
+  d->slot = per_frame ? out->nframe_fields++ : -1;
   PetscFunctionReturn(0);
 }
 
@@ -156,15 +176,16 @@ static void check_creatable(const char *path, char *reason, size_t len)
 }
 
 /* The bytes a result of nnodes, nelems and frames needs, with a margin: its data (rest positions,
- * connectivity, color and partition, one position array per frame), fixed nodes (at most one entry per
- * node) and HDF5 metadata (measured: 8-16 KiB in all and about 2.2 KiB per frame; 64 KiB and 4 KiB
- * allowed; weak-constraint tables are not counted). An upper bound matters: HDF5 1.10 crashes at exit
- * when the limit is crossed only as the file is closed (setting its final size), so such a limit must
- * be refused before the run, not met in it. */
-static double file_bytes_needed(const pbng_output *out, int frames)
+ * connectivity, color and partition, one position array per frame and the frame fields of doubles the
+ * info announces), fixed nodes (at most one entry per node) and HDF5 metadata (measured: 8-16 KiB in all
+ * and about 2.2 KiB per frame; 64 KiB and 4 KiB allowed; weak-constraint tables are not counted). An upper
+ * bound matters: HDF5 1.10 crashes at exit when the limit is crossed only as the file is closed (setting
+ * its final size), so such a limit must be refused before the run, not met in it. */
+static double file_bytes_needed(const pbng_output *out, const pbng_output_info *info)
 {
   const double nnodes = (double)out->nnodes, cells = out->xdmf_cells ? (double)out->xdmf_ncells * out->xdmf_nodes : 0.0;
-  const double data = nnodes * (24.0 + 4.0 + 4.0) + 8.0 * ((double)out->nelems * out->nodes_per_element + cells) + (double)frames * nnodes * 24.0;
+  const double frames = info->frames, per_frame = nnodes * (3.0 + info->frame_node_doubles) + (double)out->nelems * info->frame_cell_doubles;
+  const double data = nnodes * (24.0 + 4.0 + 4.0) + 8.0 * ((double)out->nelems * out->nodes_per_element + cells) + frames * per_frame * 8.0;
   const double fixed_nodes = nnodes * 8.0;
   const double metadata = 65536.0 + 4096.0 * frames;
   return data + fixed_nodes + metadata;
@@ -308,6 +329,7 @@ static void set_kind_layout(pbng_output *out, const pbng_output_info *info)
   out->xdmf_elements = out->xdmf_ncells;
   out->xdmf_nodes = f->cell->nodes;
   snprintf(out->topology, sizeof out->topology, "%s", f->count ? f->cell->xdmf_topology : "");
+  out->cell_per_element = f->count == 1;
 }
 
 /* Kinds mixed: /mesh/elements with padded rows, /mesh/element_types, and the Mixed XDMF topology's
@@ -320,9 +342,11 @@ static void set_mixed_layout(pbng_output *out, const pbng_output_info *info)
   out->xdmf_cells = PETSC_TRUE;
   out->xdmf_nodes = 1;
   xdmf_forms_init(out);
+  out->cell_per_element = PETSC_TRUE;
   for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) {
     out->xdmf_elements += info->kind_count[k] * out->form[k].count;
     out->xdmf_ncells += info->kind_count[k] * mixed_values(&out->form[k]);
+    if (info->kind_count[k] > 0 && out->form[k].count != 1) out->cell_per_element = PETSC_FALSE;
   }
   snprintf(out->topology, sizeof out->topology, "Mixed");
 }
@@ -365,7 +389,7 @@ static PetscErrorCode output_open(MPI_Comm comm, const char *path, const pbng_ou
   if (!ierr) {
     if (out->rank == 0) check_creatable(path, reason, sizeof reason);
     if (out->rank == 0 && !reason[0] && info->frames > 0)
-      check_file_size_limit(file_bytes_needed(out, info->frames), reason, sizeof reason);
+      check_file_size_limit(file_bytes_needed(out, info), reason, sizeof reason);
     if (MPI_Bcast(reason, (int)sizeof reason, MPI_CHAR, 0, out->comm) != MPI_SUCCESS) ierr = PETSC_ERR_MPI;
   }
   if (!ierr && reason[0]) {
@@ -493,9 +517,7 @@ static PetscErrorCode output_write_frame(pbng_output *out, int frame, int64_t nl
     TRY(PetscRealloc(sizeof(frame_entry) * (size_t)cap, &out->framelist));
     out->capframes = cap;
   }
-  out->framelist[out->nframes].index = frame;
-  out->framelist[out->nframes].time = finfo->time;
-  out->nframes++;
+  out->framelist[out->nframes++] = (frame_entry){.index = frame, .time = finfo->time};
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_int(root, "frames_written", out->nframes));
 cleanup:
@@ -557,7 +579,7 @@ static PetscErrorCode output_free(pbng_output **out)
   PetscCall(PetscFree((*out)->partial));
   PetscCall(PetscFree((*out)->xdmf));
   PetscCall(PetscFree((*out)->xdmf_partial));
-  PetscCall(PetscFree((*out)->nodesets));
+  PetscCall(PetscFree((*out)->fields));
   PetscCall(PetscFree((*out)->framelist));
   PetscCall(PetscFree(*out));
   PetscFunctionReturn(0);
@@ -664,21 +686,55 @@ static hsize_t dataset_rows(hid_t loc, const char *path, int *ncols, int *is_int
 /* The node datasets of /mesh (for the XDMF), as output_open's writers would have remembered them. */
 static PetscErrorCode recall_node_datasets(pbng_output *out)
 {
-  static const char *const names[] = {"rest_positions", "color", "partition"};
+  static const char *const names[] = {"rest_positions", "color", "partition", "node_loads", "handle_stiffness"};
 
   PetscFunctionBegin;
-  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k) {
+  for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); ++j) {
     char path[96];
-    int ncols = 0, is_int = 0;
-    snprintf(path, sizeof path, "/mesh/%s", names[k]);
-    if (dataset_rows(out->file, path, &ncols, &is_int) == (hsize_t)out->nnodes) PetscCall(remember_node_dataset(out, path, ncols, is_int));
+    int ncols = 0, is_int = 0, k;
+    snprintf(path, sizeof path, "/mesh/%s", names[j]);
+    if (dataset_rows(out->file, path, &ncols, &is_int) == (hsize_t)out->nnodes) PetscCall(remember_field(out, path, ncols, is_int, 0, 0, PETSC_FALSE, &k));
   }
   out->have_elements = dataset_rows(out->file, out->elements_path, NULL, NULL) == (hsize_t)out->nelems &&
                        (!out->xdmf_cells || dataset_rows(out->file, "/mesh/xdmf_cells", NULL, NULL) == (hsize_t)out->xdmf_ncells);
   PetscFunctionReturn(0);
 }
 
-/* Frames 0..keep-1 (each must be there) into the frame list; later ones deleted. */
+/* A kept frame's fields (resume): every dataset of its group but positions (not the contacts group),
+ * remembered for the XDMF as a node field when it has N rows (unless it also has M and a cell attribute's
+ * columns a node attribute cannot have), else as a cell field when it has M; others are left out. A guess
+ * only where N = M: the field's next write settles it (remember_field). */
+static PetscErrorCode recall_frame_fields(pbng_output *out, hid_t grp, const char *gname, frame_entry *fr)
+{
+  PetscErrorCode ierr = 0;
+  H5G_info_t info;
+  hid_t obj = -1;
+
+  PetscFunctionBegin;
+  H5TRY(H5Gget_info(grp, &info), "cannot list '%s'", gname);
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    char name[64], path[128];
+    int ncols = 1, is_int = 0, k;
+    ssize_t len;
+    H5TRY(len = H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT), "cannot list '%s'", gname);
+    if ((size_t)len >= sizeof name || !strcmp(name, "positions")) continue;
+    H5TRY(obj = H5Oopen(grp, name, H5P_DEFAULT), "cannot open '%s/%s'", gname, name);
+    const H5I_type_t type = H5Iget_type(obj);
+    pbng_h5_close(&obj);
+    if (type != H5I_DATASET) continue;
+    snprintf(path, sizeof path, "%s/%s", gname, name);
+    const hsize_t rows = dataset_rows(out->file, path, &ncols, &is_int);
+    const int node = rows == (hsize_t)out->nnodes && (rows != (hsize_t)out->nelems || ncols == 1 || ncols == 3);
+    if (!node && rows != (hsize_t)out->nelems) continue;
+    TRY(remember_field(out, name, ncols, is_int, 1, !node, PETSC_TRUE, &k));
+    fr->fields |= (uint64_t)1 << out->fields[k].slot;
+  }
+cleanup:
+  pbng_h5_close(&obj);
+  PetscFunctionReturn(ierr);
+}
+
+/* Frames 0..keep-1 (each must be there) into the frame list, with their fields; later ones deleted. */
 static PetscErrorCode recall_frames(pbng_output *out, int keep)
 {
   PetscErrorCode ierr = 0;
@@ -701,14 +757,15 @@ static PetscErrorCode recall_frames(pbng_output *out, int keep)
     H5TRY(grp = H5Gopen2(out->file, gname, H5P_DEFAULT), "cannot open '%s'", gname);
     H5TRY(attr = H5Aopen(grp, "time", H5P_DEFAULT), "'%s' has no time attribute", gname);
     H5TRY(H5Aread(attr, H5T_NATIVE_DOUBLE, &time), "cannot read the time of '%s'", gname);
-    pbng_h5_close(&attr), pbng_h5_close(&grp);
+    pbng_h5_close(&attr);
     if (out->nframes == out->capframes) {
       int cap = out->capframes ? 2 * out->capframes : 16;
       TRY(PetscRealloc(sizeof(frame_entry) * (size_t)cap, &out->framelist));
       out->capframes = cap;
     }
-    out->framelist[out->nframes].index = k;
-    out->framelist[out->nframes++].time = time;
+    out->framelist[out->nframes] = (frame_entry){.index = k, .time = time};
+    TRY(recall_frame_fields(out, grp, gname, &out->framelist[out->nframes++]));
+    pbng_h5_close(&grp);
   }
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_int(root, "frames_written", out->nframes));
@@ -764,13 +821,14 @@ PetscErrorCode pbng_output_write_nodes_double(pbng_output *out, const char *data
                                               const int64_t *rows, const double *data)
 {
   char path[96];
+  int k;
 
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
   PetscCall(mesh_path(dataset, path, sizeof path));
   PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), out->nnodes, ncols,
                         PETSC_TRUE, nlocal, rows, data));
-  PetscCall(remember_node_dataset(out, path, ncols, 0));
+  PetscCall(remember_field(out, path, ncols, 0, 0, 0, PETSC_FALSE, &k));
   PetscFunctionReturn(0);
 }
 
@@ -778,30 +836,65 @@ PetscErrorCode pbng_output_write_nodes_int32(pbng_output *out, const char *datas
                                              const int64_t *rows, const int32_t *data)
 {
   char path[96];
+  int k;
 
   PetscFunctionBegin;
   PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
   PetscCall(mesh_path(dataset, path, sizeof path));
   PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nnodes, 1, PETSC_TRUE,
                         nlocal, rows, data));
-  PetscCall(remember_node_dataset(out, path, 1, 1));
+  PetscCall(remember_field(out, path, 1, 1, 0, 0, PETSC_FALSE, &k));
+  PetscFunctionReturn(0);
+}
+
+/* /frames/NNNNNN/<name> of frame `frame` (written before: it is in the frame list), N node rows or M element
+ * rows (cell) of ncols int32 or float64 values ([N] or [M] for one column), remembered for the XDMF as a
+ * field of that frame. */
+static PetscErrorCode write_frame_field(pbng_output *out, int frame, const char *name, int cell, int is_int, int ncols, int64_t nlocal,
+                                        const int64_t *rows, const void *data)
+{
+  char path[96];
+  frame_entry *fr = NULL;
+  int k;
+
+  PetscFunctionBegin;
+  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
+  PetscCheck(name && name[0] && !strchr(name, '/') && strlen(name) < 48, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: frame dataset name '%s'",
+             name ? name : "");
+  for (int i = 0; i < out->nframes; ++i)
+    if (out->framelist[i].index == frame) fr = &out->framelist[i];
+  PetscCheck(fr, PETSC_COMM_SELF, PETSC_ERR_ORDER, "output: '%s': field '%s' of frame %d, whose positions are not written yet", out->path, name,
+             frame);
+  PetscCall(remember_field(out, name, ncols, is_int, 1, cell, PETSC_FALSE, &k)); /* path = the name: composed per frame */
+  snprintf(path, sizeof path, "/frames/%06d/%s", frame, name);
+  PBNG_H5_QUIETLY(output_write_rows(out, path, is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE,
+                                    is_int ? sizeof(int32_t) : sizeof(double), cell ? out->nelems : out->nnodes, ncols, PETSC_TRUE, nlocal, rows,
+                                    data));
+  fr->fields |= (uint64_t)1 << out->fields[k].slot;
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_output_write_frame_nodes_int32(pbng_output *out, int frame, const char *name, int64_t nlocal, const int64_t *rows,
                                                   const int32_t *data)
 {
-  char path[96];
-
   PetscFunctionBegin;
-  PetscCheck(out, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "output: NULL output");
-  PetscCheck(name && name[0] && !strchr(name, '/') && strlen(name) < 48, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: frame dataset name '%s'",
-             name ? name : "");
-  snprintf(path, sizeof path, "/frames/%06d/%s", frame, name);
-  PBNG_H5_QUIETLY(output_write_rows(out, path, H5T_STD_I32LE, H5T_NATIVE_INT32, sizeof(int32_t), out->nnodes, 1, PETSC_TRUE, nlocal, rows, data));
-  PetscCall(remember_node_dataset(out, name, 1, 1)); /* path = the name: composed per frame */
-  for (int k = 0; k < out->nnodesets; ++k)
-    if (!strcmp(out->nodesets[k].path, name)) out->nodesets[k].per_frame = 1;
+  PetscCall(write_frame_field(out, frame, name, 0, 1, 1, nlocal, rows, data));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_write_frame_nodes_double(pbng_output *out, int frame, const char *name, int ncols, int64_t nlocal,
+                                                    const int64_t *rows, const double *data)
+{
+  PetscFunctionBegin;
+  PetscCall(write_frame_field(out, frame, name, 0, 0, ncols, nlocal, rows, data));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_output_write_frame_cells_double(pbng_output *out, int frame, const char *name, int ncols, int64_t nlocal,
+                                                    const int64_t *rows, const double *data)
+{
+  PetscFunctionBegin;
+  PetscCall(write_frame_field(out, frame, name, 1, 0, ncols, nlocal, rows, data));
   PetscFunctionReturn(0);
 }
 

@@ -12,9 +12,18 @@
  *   sheet_weft [3], sheet_density
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /mesh/node_loads float64 [N,3] (a point load, -load_box: each node's share)
+ *   /mesh/handle_stiffness float64 [N] (released boundary sets, -bcK_release T: the spring stiffness k_i tying
+ *                                     node i to its motion x_D(X, t) while t <= T; 0 for other nodes)
  *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
  *                                          relative_residual, seconds, energy
+ *   /frames/NNNNNN/plastic_strain float64 [M,6] (plasticity, -plastic_yield ...; linear tetrahedra): the plastic
+ *                                 strain eps_p (Voigt xx, yy, zz, yz, xz, xy) per element that the frame's
+ *                                 equilibrium was solved with (updated at the start of each frame from the
+ *                                 previous frame's positions, seed Sec. 4.2); XDMF cell attribute (full Tensor)
+ *   /frames/NNNNNN/handle_targets float64 [N,3] (released boundary sets): x_D(X, t) of their nodes (zeros
+ *                                 elsewhere) in the frames where the handles act (t <= T), absent afterwards
+ *                                 (its presence is the signal); XDMF node attribute of those frames
  *   root attributes: format ("pbng-1"), element (kind name), material, youngs_modulus, poisson_ratio, density, gravity[3],
  *                    solver, command_line, mode, frames_written
  * The file is written as "<path>.partial" and renamed to <path> by pbng_output_close(.., success=1);
@@ -46,6 +55,8 @@ typedef struct {
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
   int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
   const pbng_sheet_material *sheet; /* the sheet terms' material when the mesh has tri3/bend4 elements, else NULL */
+  int frame_node_doubles;    /* doubles per node and frame in frame fields (handle_targets: 3), for the file-size check */
+  int frame_cell_doubles;    /* doubles per element and frame in frame fields (plastic_strain: 6), for the file-size check */
 } pbng_output_info;
 
 typedef struct {
@@ -88,10 +99,22 @@ PetscErrorCode pbng_output_write_fixed_nodes(pbng_output *out, int64_t nlocal, c
 PetscErrorCode pbng_output_write_frame(pbng_output *out, int frame, int64_t nlocal, const int64_t *rows,
                                        const double *positions, const pbng_frame_info *finfo);
 
-/* /frames/NNNNNN/<name> int32 [N]: a node field of that frame (contacts: in_contact, node_color), shown in
- * the XDMF as a node attribute of every frame (a field written for one frame is expected in all). */
+/* Frame fields: /frames/NNNNNN/<name>, written after that frame's pbng_output_write_frame, rows as for the
+ * node datasets (global node rows 0..N-1) or, for the cells variant, as for pbng_output_write_elements
+ * (global element rows 0..M-1); ncols == 1 gives a 1-D dataset. A field may be in some frames only: each
+ * frame's XDMF grid shows the fields that frame holds, with the same columns and type in every frame
+ * (a node attribute for 1 or 3 columns; a cell attribute for 1, 3, 6 (a symmetric tensor in Voigt order
+ * xx, yy, zz, yz, xz, xy, shown as the full 3 x 3 Tensor: output_xdmf.c) or 9 (Tensor) columns where every
+ * element is one XDMF cell: not for tet20's sub-tetrahedra, nor a mixed mesh with tet20, hex27 octants or
+ * bend4 stencils, whose field stays in the HDF5 file only).
+ * int32 [N] node field (contacts: in_contact, node_color); float64 [N, ncols] node field (handle_targets);
+ * float64 [M, ncols] element field (plastic_strain). */
 PetscErrorCode pbng_output_write_frame_nodes_int32(pbng_output *out, int frame, const char *name, int64_t nlocal, const int64_t *rows,
                                                   const int32_t *data);
+PetscErrorCode pbng_output_write_frame_nodes_double(pbng_output *out, int frame, const char *name, int ncols, int64_t nlocal,
+                                                    const int64_t *rows, const double *data);
+PetscErrorCode pbng_output_write_frame_cells_double(pbng_output *out, int frame, const char *name, int ncols, int64_t nlocal,
+                                                    const int64_t *rows, const double *data);
 
 /* A root attribute: n doubles, or a string (replaces an earlier value). */
 PetscErrorCode pbng_output_root_doubles(pbng_output *out, const char *name, int n, const double *values);

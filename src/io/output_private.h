@@ -14,17 +14,24 @@
 #define PBNG_OUTPUT_MIN_RUN_LENGTH 16    /* shorter average runs (and many of them): points */
 #define PBNG_OUTPUT_MSG      512
 
+/* A dataset the XDMF shows as an attribute: a node dataset of /mesh, or a field of the frames. */
 typedef struct {
   char name[64]; /* XDMF attribute name */
   char path[96]; /* HDF5 dataset path */
   int ncols;
   int is_int;
-  int per_frame;  /* in every frame's group: path is "/frames/NNNNNN/" + name */
-} node_dataset;
+  int per_frame;  /* a frame field: path is the name, in the group "/frames/NNNNNN/" of the frames holding it */
+  int cell;       /* one row per element (M rows, a cell attribute), else per node (N rows) */
+  int slot;       /* per_frame: its bit in frame_entry.fields */
+  int recalled;   /* found in a resumed file, its rows' kind guessed from their count (output.c, recall_frame_fields) */
+} output_field;
+
+#define PBNG_OUTPUT_MAX_FRAME_FIELDS 64 /* distinct frame field names (bits of frame_entry.fields) */
 
 typedef struct {
   int index;
   double time;
+  uint64_t fields; /* the frame fields this frame holds (bit output_field.slot): a field may be in some frames only */
 } frame_entry;
 
 /* How an element of one kind appears in the XDMF topology: as `count` cells of kind `cell`, cell k
@@ -56,10 +63,11 @@ struct pbng_output {
   int64_t xdmf_ncells;          /* its rows (kinds mixed: its values, in one column) */
   int xdmf_nodes;               /* its columns */
   int64_t xdmf_elements;        /* the XDMF topology's cells (bend4 rows draw none: may be fewer than nelems) */
+  PetscBool cell_per_element;   /* every element draws exactly one XDMF cell, in row order: cell attributes possible */
   char topology[64];
   PetscBool have_elements, no_xdmf;
-  node_dataset *nodesets;
-  int nnodesets, capnodesets;
+  output_field *fields;
+  int nfields, capfields, nframe_fields;
   frame_entry *framelist;
   int nframes, capframes;
 };

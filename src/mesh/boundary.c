@@ -55,6 +55,18 @@ PetscErrorCode pbng_bc_add_box(pbng_bc_list *list, const char *name, const doubl
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_bc_set_release(pbng_bc_list *list, int b, double release)
+{
+  pbng_bc *bc = &list->bc[b];
+
+  PetscFunctionBeginUser;
+  PetscCheck(release > 0 && isfinite(release), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "boundary condition %s: the release time %g must be positive and finite", bc->name, release);
+  PetscCheck(bc->by_box, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "boundary condition %s: a released set (_release) must be chosen by box (_box)", bc->name);
+  bc->release = release;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_bc_add_group(pbng_bc_list *list, const char *name, const char *group, const pbng_motion *motion)
 {
   pbng_bc *bc;
@@ -96,7 +108,10 @@ PetscErrorCode pbng_bc_assign(const pbng_bc_list *list, const pbng_mesh *mesh, d
     int64_t selected = 0;
     if (bc->by_box) {
       for (int64_t i = 0; i < mesh->nnodes; ++i)
-        if (pbng_box_contains(bc->box, &mesh->X[3 * i], tol)) node_bc[i] = (int8_t)b, ++selected;
+        if (pbng_box_contains(bc->box, &mesh->X[3 * i], tol)) {
+          if (bc->release == 0.0) node_bc[i] = (int8_t)b;
+          ++selected;
+        }
     } else {
       const pbng_node_set *set = pbng_mesh_find_node_set(mesh, bc->group);
       PetscCheck(set, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "boundary condition %s: %s has no node set (physical group) named \"%s\"",

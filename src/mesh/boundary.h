@@ -26,6 +26,8 @@ typedef struct {
   double box[6];        /* x0 y0 z0 x1 y1 z1 */
   char group[64];
   pbng_motion motion;
+  double release;       /* > 0: a released set (a "handle"): its nodes stay free and a stiff spring ties them to
+                           x_D(X, t) while t <= release, then lets go (solvers/problem.h); 0: held for the whole run */
 } pbng_bc;
 
 typedef struct {
@@ -40,8 +42,12 @@ void pbng_motion_apply(const pbng_motion *m, const double X[3], double t, double
 PetscErrorCode pbng_bc_add_box(pbng_bc_list *list, const char *name, const double box[6], const pbng_motion *motion);
 PetscErrorCode pbng_bc_add_group(pbng_bc_list *list, const char *name, const char *group, const pbng_motion *motion);
 
+/* Makes set b (by box) a released set: free nodes driven by a spring until time release > 0. */
+PetscErrorCode pbng_bc_set_release(pbng_bc_list *list, int b, double release);
+
 /* For every node of mesh (the whole mesh or one rank's piece of it), the index of the boundary
- * condition that prescribes it, or -1 (free); a node in several sets takes the last one. Boxes are
+ * condition that prescribes it, or -1 (free: released sets' nodes too, though counted in selected);
+ * a node in several sets takes the last one. Boxes are
  * matched with a tolerance of 1e-9 extent (pass the whole mesh's extent, so that every rank decides
  * alike). selected[b] counts the nodes of set b (the caller checks that no set is empty overall).
  * Error: an unknown group. */

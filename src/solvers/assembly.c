@@ -88,11 +88,13 @@ static void add_quadrature_stiffness(int nen, const double D[81], const double *
  * Kronecker or outer product of PSD factors: K_ab += V ((g_a.S+ g_b) I + mu (g_a.g_b) F F^T + (mu + lambda+) w_a w_b^T).
  * Its diagonal blocks bound PBNG's node blocks from above (g.S+ g >= max(g.S g, 0)). Returns 0 or the
  * projection's status. */
-static int add_quadrature_modified_stvk(const pbng_material *mat, int nen, const double F[9], const double *grad, double V, double *Ke)
+static int add_quadrature_modified_stvk(const pbng_material *mat, int nen, const double F[9], const double *ep, const double *grad, double V,
+                                        double *Ke)
 {
   const int n = 3 * nen;
   double S[9], FFt[9], w[PBNG_MAX_ELEMENT_NODES][3], Sg[PBNG_MAX_ELEMENT_NODES][3];
   pbng_stvk_second_piola(mat, F, S);
+  if (ep) pbng_stvk_subtract_plastic(mat, ep, S);
   const int status = pbng_project_psd(3, S);
   if (status) return status;
   mat3_mul(F, (double[9]){F[0], F[3], F[6], F[1], F[4], F[7], F[2], F[5], F[8]}, FFt);
@@ -112,10 +114,10 @@ static int add_quadrature_modified_stvk(const pbng_material *mat, int nen, const
 /* PBNG's modified Hessian of Eq. 36-37 extended to every pair of nodes a, b of an element at one
  * quadrature point: K_ab += V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c_a = cof(F) g_a. It is
  * (G G^T) (x) I plus the outer product of the stacked c_a, so positive semidefinite (StVK: its own
- * form above). Returns 0 or the projection's status. */
-static int add_quadrature_modified(const pbng_material *mat, int nen, const double F[9], const double *grad, double V, double *Ke)
+ * form above; ep: its plastic strain or NULL). Returns 0 or the projection's status. */
+static int add_quadrature_modified(const pbng_material *mat, int nen, const double F[9], const double *ep, const double *grad, double V, double *Ke)
 {
-  if (mat->kind == PBNG_MATERIAL_STVK) return add_quadrature_modified_stvk(mat, nen, F, grad, V, Ke);
+  if (mat->kind == PBNG_MATERIAL_STVK) return add_quadrature_modified_stvk(mat, nen, F, ep, grad, V, Ke);
   const int n = 3 * nen;
   double cof[9], c[PBNG_MAX_ELEMENT_NODES][3];
   mat3_cofactor(F, cof);
@@ -137,6 +139,7 @@ static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind k
   const pbng_tet_record *rec = &pb->geo.records[e];
   const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
   const double *x = pb->x;
+  const double *ep = pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL;
   double F[9], D[81];
 
   pbng_tet_deformation_gradient(&x[3 * rec->node[0]], &x[3 * rec->node[1]], &x[3 * rec->node[2]], &x[3 * rec->node[3]], sh->B, F);
@@ -144,9 +147,9 @@ static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind k
     double grad[12];
     for (int a = 0; a < 4; ++a) pbng_tet_shape_gradient(sh->B, a, &grad[3 * a]);
     for (int k = 0; k < 144; ++k) Ke[k] = 0.0;
-    return add_quadrature_modified(&pb->mat, 4, F, grad, sh->V, Ke);
+    return add_quadrature_modified(&pb->mat, 4, F, ep, grad, sh->V, Ke);
   }
-  pbng_stress_derivative(&pb->mat, F, D);
+  pbng_stress_derivative_plastic(&pb->mat, F, ep, D);
   if (kind == PBNG_HESSIAN_PSD_STRESS) {
     const int status = pbng_project_psd(9, D);
     if (status) return status;
@@ -176,7 +179,7 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
     const double Vq = pbng_geometry_qp_volume(geo, ref, e, q);
     pbng_qp_deformation_gradient(nen, t, grad, pb->x, F);
     if (kind == PBNG_HESSIAN_MODIFIED) {
-      const int status = add_quadrature_modified(&pb->mat, nen, F, grad, Vq, Ke);
+      const int status = add_quadrature_modified(&pb->mat, nen, F, NULL, grad, Vq, Ke);
       if (status) return status;
       continue;
     }
@@ -278,13 +281,14 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
   PetscCall(PetscFree(Ke));
   PetscCall(add_weak_constraint_matrices(dm->nweak, dm->weak, dm->nfree, map, pb->x, K));
   if (pb->contacts) PetscCall(add_weak_constraint_matrices(pb->contacts->n, pb->contacts->term, dm->nfree, map, pb->x, K));
-  if (pb->mode == PBNG_MODE_DYNAMIC)
-    for (int32_t i = 0; i < dm->nfree; ++i) {
-      const PetscInt row = (PetscInt)map->node_dof[i];
-      const double w = pb->mass[i] / (pb->dt * pb->dt);
-      const PetscScalar block[9] = {w, 0, 0, 0, w, 0, 0, 0, w};
-      PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &row, block, ADD_VALUES));
-    }
+  for (int32_t i = 0; i < dm->nfree; ++i) { /* node terms: inertia (dynamic), a released set's spring while it holds */
+    double xD[3], w = pb->mode == PBNG_MODE_DYNAMIC ? pb->mass[i] / (pb->dt * pb->dt) : 0.0;
+    if (pb->handle_k && pbng_problem_handle_target(pb, i, xD)) w += pb->handle_k[i];
+    if (w == 0.0) continue;
+    const PetscInt row = (PetscInt)map->node_dof[i];
+    const PetscScalar block[9] = {w, 0, 0, 0, w, 0, 0, 0, w};
+    PetscCall(MatSetValuesBlocked(K, 1, &row, 1, &row, block, ADD_VALUES));
+  }
   PetscCall(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);

@@ -54,6 +54,10 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
   memcpy(cs->x_step, s->pb->x, sizeof(double) * 3 * (size_t)dm->nlocal); /* defined before the first step (massless nodes keep it) */
   memcpy(cs->x_tilde, s->pb->x, sizeof(double) * 3 * (size_t)dm->nlocal);
   PetscCall(inverse_masses(s->pb, cs->work, cs->inv_mass, cs->gravity_scale));
+  if (s->pb->handle) { /* released sets: their nodes' own inverse masses, for after the release */
+    PetscCall(PetscMalloc1(dm->nlocal, &cs->handle_inv_mass));
+    memcpy(cs->handle_inv_mass, cs->inv_mass, sizeof(double) * (size_t)dm->nlocal);
+  }
   if (s->pb->node_load) PetscCall(load_accelerations(s->pb, cs));
   PetscCall(pbng_color_groups_build(dm->nelem_colors, dm->nowned_elems, dm->elem_color, &cs->elem));
   PetscCall(pbng_color_groups_build(dm->nweak_colors, dm->nowned_weak, dm->weak_color, &cs->weak));
@@ -67,6 +71,7 @@ PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs)
   PetscCall(PetscFree2(cs->inv_mass, cs->gravity_scale));
   PetscCall(PetscFree(cs->touched));
   PetscCall(PetscFree(cs->load_accel));
+  PetscCall(PetscFree(cs->handle_inv_mass));
   PetscCall(PetscFree3(cs->x_tilde, cs->x_step, cs->work));
   PetscCall(PetscFree(cs->lambda_elem));
   PetscCall(PetscFree(cs->lambda_weak));
@@ -76,12 +81,29 @@ PetscErrorCode pbng_constraint_sweep_destroy(pbng_constraint_sweep *cs)
   PetscFunctionReturn(0);
 }
 
+/* Released sets, as the seed's direct manipulation: while a set holds, its nodes are placed at x_D(t) and
+ * do not move in the step (w_i = 0); afterwards they get their inverse masses back. */
+static void place_handles(pbng_constraint_sweep *cs, const pbng_problem *pb)
+{
+  for (int32_t i = 0; i < pb->dm->nlocal; ++i) {
+    double xD[3];
+    if (pb->handle[i] < 0) continue;
+    const int holds = pbng_problem_handle_target(pb, i, xD);
+    cs->inv_mass[i] = holds ? 0.0 : cs->handle_inv_mass[i];
+    for (int k = 0; k < 3 && holds; ++k) {
+      cs->x_step[3 * i + k] = pb->x[3 * i + k];
+      pb->x[3 * i + k] = cs->x_tilde[3 * i + k] = xD[k];
+    }
+  }
+}
+
 PetscErrorCode pbng_constraint_sweep_start_step(pbng_constraint_sweep *cs, const pbng_problem *pb, const double *v)
 {
   const pbng_dmesh *dm = pb->dm;
   double *x = pb->x;
 
   PetscFunctionBeginUser;
+  if (pb->handle) place_handles(cs, pb);
   for (int32_t i = 0; i < dm->nlocal; ++i) {
     if (cs->inv_mass[i] == 0.0) continue;
     for (int k = 0; k < 3; ++k) {

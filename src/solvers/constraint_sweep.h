@@ -23,6 +23,7 @@ typedef struct {
   double *gravity_scale;         /* [nlocal] load weight / lumped mass: node i accelerates by gravity_scale_i g
                                     (1 for linear tetrahedra; the consistent load for other kinds) */
   double *load_accel;            /* [nlocal][3] the point load's w_i p_i (NULL: no point load) */
+  double *handle_inv_mass;       /* [nlocal] inverse masses without the released sets' hold (NULL: no released set) */
   pbng_color_groups elem, weak;  /* owned elements / counted weak constraints by constraint color */
   double *lambda_elem;           /* [PBNG_ELEMENT_MULTIPLIERS nowned_elems] */
   double *lambda_weak;           /* [3 nowned_weak] */

@@ -55,10 +55,13 @@ static PetscErrorCode cpbd_create(pbng_solver *s)
 
 static PetscErrorCode cpbd_begin_frame(pbng_solver *s) { return pbng_substepper_begin_frame(&((cpbd_data *)s->data)->st, s->pb); }
 
-/* A volume element's energy above its rest energy and its gradient G[a] (nodes el->node). */
-static double volume_constraint(const cpbd_data *d, const pbng_material *mat, const pbng_element_points *el, const double *x, double (*G)[3])
+/* A volume element's energy above its rest energy and its gradient G[a] (nodes el->node). ep: the
+ * element's plastic strain (linear tetrahedra, StVK), or NULL; with it the energy is the elastoplastic
+ * StVK energy of Sec. 4.2 and the inversion handling, written for the elastic energy, is not applied. */
+static double volume_constraint(const cpbd_data *d, const pbng_material *mat, const pbng_element_points *el, const double *ep, const double *x,
+                                double (*G)[3])
 {
-  const int safe_stvk = d->inversion && mat->kind == PBNG_MATERIAL_STVK;
+  const int safe_stvk = d->inversion && mat->kind == PBNG_MATERIAL_STVK && !ep;
   double C = 0.0;
   for (int a = 0; a < el->nen; ++a) G[a][0] = G[a][1] = G[a][2] = 0.0;
   for (int q = 0; q < el->nq; ++q) {
@@ -67,6 +70,12 @@ static double volume_constraint(const cpbd_data *d, const pbng_material *mat, co
     pbng_qp_deformation_gradient(el->nen, el->node, grad, x, F);
     if (safe_stvk) {
       C += el->V[q] * pbng_stvk_energy_inversion_safe(mat->mu, mat->lambda, F, P); /* one SVD for both */
+    } else if (ep) {
+      double S[9];
+      C += el->V[q] * pbng_stvk_energy_density_plastic(mat, F, ep);
+      pbng_stvk_second_piola(mat, F, S);
+      pbng_stvk_subtract_plastic(mat, ep, S);
+      mat3_mul(F, S, P);
     } else {
       C += el->V[q] * (pbng_energy_density(mat, F) - d->rest_psi);
       pbng_first_piola(mat, F, P);
@@ -115,7 +124,7 @@ static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e
     pbng_element_points el;
     pbng_constraint_element_points(pb, e, V, grad, &el);
     node = el.node, n = el.nen;
-    C = volume_constraint(d, &pb->mat, &el, pb->x, G);
+    C = volume_constraint(d, &pb->mat, &el, pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL, pb->x, G);
   }
   const uint32_t moved = project_energy(C, (const double(*)[3])G, n, node, cs->inv_mass, pb->x);
   for (int a = 0; a < n; ++a)
@@ -196,7 +205,7 @@ const pbng_solver_ops pbng_solver_continuum_pbd_ops = {
   .name = "continuum_pbd",
   .kind = {.selectable = 1, .chosen_by = "-solver continuum_pbd",
            .help = "the continuum seed's position-based energy reduction (Bender et al. 2014): C = E per element, every kind and sheets",
-           .constraint_colors = 1, .own_guess = 1, .sheets = 1, .set_from_options = cpbd_set_from_options,
+           .constraint_colors = 1, .own_guess = 1, .sheets = 1, .plasticity = 1, .set_from_options = cpbd_set_from_options,
            .frame_iterations = cpbd_frame_iterations, .set_frame_iterations = cpbd_set_frame_iterations},
   .create = cpbd_create, .begin_frame = cpbd_begin_frame, .iterate = cpbd_iterate, .destroy = cpbd_destroy, .state = cpbd_state,
   .restored = cpbd_restored};

@@ -100,6 +100,9 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(PetscFree(pb->velocity));
   PetscCall(PetscFree(pb->x_hat));
   pbng_huge_free(pb->rotation, sizeof(float) * 4 * (size_t)pb->dm->nelems);
+  PetscCall(PetscFree(pb->plastic_strain));
+  PetscCall(PetscFree(pb->handle));
+  PetscCall(PetscFree(pb->handle_k));
   memset(pb, 0, sizeof(*pb));
   PetscFunctionReturn(0);
 }
@@ -151,6 +154,15 @@ PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb)
   PetscFunctionReturn(0);
 }
 
+/* A released set's nodes start a frame in which it holds them at their targets x_D(t) (owned and ghost
+ * copies alike): the spring's force is then only what the elements pull with, as for a prescribed node. */
+static void place_held_handles(const pbng_problem *pb, double *x)
+{
+  double xD[3];
+  for (int32_t i = 0; pb->handle && i < pb->dm->nlocal; ++i)
+    if (pbng_problem_handle_target(pb, i, xD)) memcpy(&x[3 * i], xD, sizeof(xD));
+}
+
 PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -158,7 +170,10 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
   PetscFunctionBeginUser;
   pb->time = t;
   pbng_problem_prescribed_positions(pb, t, pb->x); /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
-  if (pb->mode != PBNG_MODE_DYNAMIC) PetscFunctionReturn(0);
+  if (pb->mode != PBNG_MODE_DYNAMIC) {
+    place_held_handles(pb, pb->x);
+    PetscFunctionReturn(0);
+  }
   for (int32_t i = 0; i < dm->nowned; ++i)
     for (int d = 0; d < 3; ++d) {
       pb->x_prev[3 * i + d] = pb->x[3 * i + d];
@@ -167,6 +182,7 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
         pb->x[3 * i + d] = pb->x_hat[3 * i + d];
       }
     }
+  place_held_handles(pb, pb->x);
   PetscCall(pbng_problem_update_ghosts(pb)); /* ghosts of free nodes moved to their owners' x_hat */
   PetscFunctionReturn(0);
 }
@@ -217,12 +233,15 @@ typedef struct {
   double h[6];
 } visit_terms;
 
-/* StVK's point terms: -V P g = -V F (S g) and its node block (pbng_stvk_node_block_add_lower). */
-static inline __attribute__((always_inline)) visit_terms stvk_point_terms(const pbng_material *mat, const double F[9], const double g[3], double V)
+/* StVK's point terms: -V P g = -V F (S g) and its node block (pbng_stvk_node_block_add_lower); with a
+ * plastic strain ep (else NULL), S = C : (E - eps_p) (pbng_stvk_subtract_plastic). */
+static inline __attribute__((always_inline)) visit_terms stvk_point_terms(const pbng_material *mat, const double F[9], const double g[3], double V,
+                                                                         const double *ep)
 {
   double S[9], Sg[3], FSg[3], w[3], H[9] = {0};
   visit_terms out;
   pbng_stvk_second_piola(mat, F, S);
+  if (ep) pbng_stvk_subtract_plastic(mat, ep, S);
   mat3_vec(S, g, Sg);
   mat3_vec(F, Sg, FSg);
   mat3_vec(F, g, w);
@@ -234,13 +253,13 @@ static inline __attribute__((always_inline)) visit_terms stvk_point_terms(const 
 
 /* What one point (deformation gradient F, node gradient g = dN_a/dX, weight V) contributes to its
  * node, c = cof(F) g. Uses P g = s F g + v c (- s R g for the corotated model), so P itself is never
- * formed. q: the corotated warm start, or NULL. */
+ * formed. q: the corotated warm start, or NULL; ep: StVK's plastic strain, or NULL. */
 static inline __attribute__((always_inline)) visit_terms point_terms(pbng_material_kind kind, const pbng_material *mat, const double F[9],
-                                                                    const double g[3], double V, float *q)
+                                                                    const double g[3], double V, float *q, const double *ep)
 {
   double cof[9], Fg[3], c[3], s, v;
   visit_terms out;
-  if (kind == PBNG_MATERIAL_STVK) return stvk_point_terms(mat, F, g, V);
+  if (kind == PBNG_MATERIAL_STVK) return stvk_point_terms(mat, F, g, V, ep);
   mat3_cofactor(F, cof);
   pbng_stress_scalars(kind, mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
   mat3_vec(F, g, Fg);
@@ -258,8 +277,9 @@ static inline __attribute__((always_inline)) visit_terms point_terms(pbng_materi
   return out;
 }
 
-/* One linear-tetrahedron visit (element e seen from its vertex a): one point, F = Ds B (Eq. 15). */
-static inline __attribute__((always_inline)) visit_terms element_visit(pbng_material_kind kind, const pbng_problem *pb,
+/* One linear-tetrahedron visit (element e seen from its vertex a): one point, F = Ds B (Eq. 15). plastic
+ * (a constant): the element's plastic strain enters StVK's stress. */
+static inline __attribute__((always_inline)) visit_terms element_visit(pbng_material_kind kind, int plastic, const pbng_problem *pb,
                                                                       int32_t e, int a, const double *x, int warm)
 {
   const pbng_tet_record *rec = &pb->geo.records[e];
@@ -268,7 +288,7 @@ static inline __attribute__((always_inline)) visit_terms element_visit(pbng_mate
   double F[9], g[3];
   pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
   pbng_tet_shape_gradient(ge->B, a, g);
-  return point_terms(kind, &pb->mat, F, g, ge->V, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL);
+  return point_terms(kind, &pb->mat, F, g, ge->V, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL, plastic ? &pb->plastic_strain[6 * e] : NULL);
 }
 
 /* A sheet kind's visit (tri3 membrane, bend4 stencil): pbng_sheet_node_terms. */
@@ -296,7 +316,7 @@ static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_m
     double F[9], g[3];
     pbng_geometry_qp_F(geo, ref, e, q, t, x, F);
     pbng_geometry_qp_gradient(geo, ref, e, q, a, g);
-    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, ref, e, q), NULL);
+    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, ref, e, q), NULL, NULL);
     for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
     for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
   }
@@ -319,15 +339,21 @@ static void add_weak_constraint_terms(const pbng_weak_constraint *c, const int32
   }
 }
 
-/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16: the consistent load),
- * weak constraints, inertia in dynamic mode (the lumped mass); then A is made symmetric. */
+/* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16: the consistent load), the
+ * point load, a released set's spring k_i (x_D - x_i) while it holds the node, weak constraints, inertia
+ * in dynamic mode (the lumped mass); then A is made symmetric. */
 static inline void add_node_terms(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
+  double xD[3];
   for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
   if (pb->node_load)
     for (int d = 0; d < 3; ++d) f[d] += pb->node_load[3 * i + d];
+  if (pb->handle_k && pbng_problem_handle_target(pb, i, xD)) {
+    for (int d = 0; d < 3; ++d) f[d] += pb->handle_k[i] * (xD[d] - x[3 * i + d]);
+    if (A) A[0] += pb->handle_k[i], A[4] += pb->handle_k[i], A[8] += pb->handle_k[i];
+  }
   if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], x, f, A);
   const pbng_contacts *ct = pb->contacts;
   if (ct && ct->adj_start[i + 1] > ct->adj_start[i]) add_weak_constraint_terms(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], x, f, A);
@@ -341,7 +367,7 @@ static inline void add_node_terms(const pbng_problem *pb, int32_t i, const doubl
 
 /* Sum of the visits of node i's elements (a SIMD reduction where the material allows): the
  * linear-tetrahedron fast path. */
-static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, const pbng_problem *pb, int32_t i,
+static inline __attribute__((always_inline)) void node_force_kind(pbng_material_kind kind, int plastic, const pbng_problem *pb, int32_t i,
                                                                    const double *x, double f[3], double A[9], int warm)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -349,7 +375,7 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
 
 #pragma omp simd reduction(+ : f0, f1, f2, h0, h1, h2, h3, h4, h5)
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
-    const visit_terms r = element_visit(kind, pb, pbng_tet4_adj_element(dm->adj[k]), pbng_tet4_adj_local_node(dm->adj[k]), x, warm);
+    const visit_terms r = element_visit(kind, plastic, pb, pbng_tet4_adj_element(dm->adj[k]), pbng_tet4_adj_local_node(dm->adj[k]), x, warm);
     f0 += r.f[0], f1 += r.f[1], f2 += r.f[2];
     h0 += r.h[0], h1 += r.h[1], h2 += r.h[2], h3 += r.h[3], h4 += r.h[4], h5 += r.h[5];
   }
@@ -455,15 +481,18 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
     return;
   }
   switch (pb->mat.kind) { /* one specialised kernel per material */
-  case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, pb, i, x, f, A, warm); break;
-  case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, pb, i, x, f, A, warm); break;
-  case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, pb, i, x, f, A, warm); break;
-  case PBNG_MATERIAL_STVK: node_force_kind(PBNG_MATERIAL_STVK, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_STVK:
+    if (pb->plastic_strain) node_force_kind(PBNG_MATERIAL_STVK, 1, pb, i, x, f, A, warm);
+    else node_force_kind(PBNG_MATERIAL_STVK, 0, pb, i, x, f, A, warm);
+    break;
   default: pbng_material_kind_invalid(pb->mat.kind);
   }
 }
 
-/* Element e's energy: V Psi(F) (Eq. 15), or sum_q V_q Psi(F_q) over its quadrature points. */
+/* Element e's energy: V Psi(F) (Eq. 15; elastoplastic StVK with its eps_p), or sum_q V_q Psi(F_q) over its quadrature points. */
 static double element_energy(const pbng_problem *pb, int32_t e)
 {
   const pbng_geometry *geo = &pb->geo;
@@ -471,6 +500,7 @@ static double element_energy(const pbng_problem *pb, int32_t e)
   double F[9], E = 0.0;
   if (!geo->ref) {
     pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
+    if (pb->plastic_strain) return pbng_geometry_shape(geo, e)->V * pbng_stvk_energy_density_plastic(&pb->mat, F, &pb->plastic_strain[6 * e]);
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
@@ -482,13 +512,16 @@ static double element_energy(const pbng_problem *pb, int32_t e)
   return E;
 }
 
-/* Owned node i's energy: its load's potential -w_i g.x_i (Eq. 16, w_i the load weight) and, in dynamic mode, the inertia
+/* Owned node i's energy: its load's potential -w_i g.x_i (Eq. 16, w_i the load weight), a released
+ * set's spring k_i/2 |x_i - x_D|^2 while it holds the node and, in dynamic mode, the inertia
  * term m_i / (2 dt^2) |x_i - x_hat_i|^2 of the incremental potential; minus b_i.x_i for a free node
  * when b is given. */
 static double node_energy(const pbng_problem *pb, int32_t i, const double *b)
 {
   const double *x = &pb->x[3 * i];
-  double E = 0.0;
+  double E = 0.0, xD[3];
+  if (pb->handle_k && pbng_problem_handle_target(pb, i, xD))
+    E += 0.5 * pb->handle_k[i] * ((x[0] - xD[0]) * (x[0] - xD[0]) + (x[1] - xD[1]) * (x[1] - xD[1]) + (x[2] - xD[2]) * (x[2] - xD[2]));
   for (int d = 0; d < 3; ++d) E -= pb->load_mass[i] * pb->gravity[d] * x[d];
   if (pb->node_load) E -= pb->node_load[3 * i] * x[0] + pb->node_load[3 * i + 1] * x[1] + pb->node_load[3 * i + 2] * x[2];
   if (pb->mode == PBNG_MODE_DYNAMIC && i < pb->dm->nfree) {

@@ -13,6 +13,7 @@
 #include "parallel/halo.h"
 #include "solvers/geometry.h"
 #include "core/sheet_material.h"
+#include "core/plasticity.h"
 
 typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
 
@@ -49,6 +50,12 @@ typedef struct {
   pbng_sheet_material sheet; /* the tri3/bend4 terms' material (issue 18), when geo.sheet is set */
   double *node_load;        /* [nowned][3] the point load's share of each owned node (Eq. 16's f_ext beside gravity), or NULL */
   int64_t loaded_nodes;     /* nodes sharing the point load (all ranks) */
+  double *plastic_strain;   /* [nelems][6] each local element's plastic strain eps_p (Voigt xx yy zz yz xz xy; elastoplastic
+                               StVK on linear tetrahedra, seed position-based-continuous-materials.txt Sec. 4.2), or NULL */
+  pbng_plasticity plasticity; /* its yield, creep and maximum */
+  int8_t *handle;           /* [nlocal] the released boundary set (pbng_bc.release > 0) holding node i, -1 elsewhere; NULL: none */
+  double *handle_k;         /* [nowned] spring stiffness tying an owned handle node to its set's motion */
+  int64_t handle_nodes;     /* nodes of released sets (all ranks) */
   pbng_contacts *contacts;  /* the contacts (dynamic weak constraints, issue 17), or NULL; x then has room for
                                their ghosts after the static ones: [nlocal + contacts->ghost_capacity][3] */
 } pbng_problem;
@@ -62,6 +69,25 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
 /* Shares a point load among the nodes in its box (rest positions, tolerance 1e-9 extent as boundary
  * boxes; extent: the whole mesh's). Collective. Error when the box holds no node. */
 PetscErrorCode pbng_problem_set_point_load(pbng_problem *pb, const pbng_point_load *load, double extent);
+
+/* Elastoplasticity (solvers/plastic_state.c; docs/cloth.md#plasticity): StVK with S = C : (E - eps_p) on
+ * linear tetrahedra, eps_p per local element starting at 0. Errors naming the problem for another
+ * material or element kind or impossible parameters (dt: the frames' time step). */
+PetscErrorCode pbng_problem_set_plasticity(pbng_problem *pb, const pbng_plasticity *p, double dt);
+/* The seed's update (Sec. 4.2, pbng_plastic_update) of every local element's eps_p over dt at the current
+ * positions (ghosts current: every rank updates its copies of an element alike). changed: elements of
+ * this rank (owned) whose eps_p moved, summed over the ranks. Collective. */
+PetscErrorCode pbng_problem_plastic_update(pbng_problem *pb, double dt, int64_t *changed);
+
+/* Released sets (solvers/handles.c): the nodes of every boundary set with release > 0 (by box, rest
+ * positions, tolerance 1e-9 extent) are free nodes tied to x_D(X, t) (Eq. 12) by a zero-length spring of
+ * stiffness k_i = penalty tr(A_i) / 3 (A_i the node's PBNG block at rest, so the spring outweighs the
+ * node's elastic stiffness by `penalty`) while t <= release; afterwards they move freely. Collective. */
+PetscErrorCode pbng_problem_set_handles(pbng_problem *pb, double extent, double penalty);
+/* Whether local node i is held by its released set at the frame's time pb->time; then its target x_D. */
+int pbng_problem_handle_target(const pbng_problem *pb, int32_t i, double xD[3]);
+/* Whether any released set still holds its nodes at pb->time. */
+int pbng_problem_handles_active(const pbng_problem *pb);
 
 /* Starts frame n+1 at time t: moves prescribed nodes to x_D(X, t) (Eq. 12); in dynamic mode sets
  * x_hat = x^n + dt v^n and uses it as the initial guess of the free nodes (ghosts updated). */

@@ -59,6 +59,7 @@ typedef struct {
   int own_guess;           /* starts each (pseudo) step from its own x~ = x + dt v + dt^2 g (PBD's; -dynamic_guess does not apply) */
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
   int sheets;              /* handles the sheet kinds' terms (tri3 membranes, bend4 stencils; issue 18) */
+  int plasticity;          /* handles the elastoplastic state and released boundary sets (issue 18) */
   int contact_every;       /* quasistatic: its default -contact_every (iterations between detections within a frame) */
   /* Prefixes of the options of PETSc objects the solver creates and reads only when it sets up
    * ("newton_"), each followed by a comma; NULL: none. */

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Elastoplasticity in a run (issue 18, seed position-based-continuous-materials.txt Sec. 4.2;
+# docs/cloth.md#plasticity) and released sets (-bcK_release): the plastic_twist beam (twisted 90 degrees,
+# held, released at t = 1.5) keeps a permanent set above the yield and returns to rest below it (PBNG
+# and Newton, the same equilibria); plastic strains written per frame and re-checked by
+# check_output.py (the elastoplastic StVK energy and forces, the released set's springs); the state is
+# independent of the rank and thread counts; the seed's solver runs it; errors name the problem.
+source "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+
+# set_after FILE: the largest |x - X| at the last frame, and the largest |eps_p| there
+set_after() { "$PY" -c 'import h5py, sys, numpy as np
+f = h5py.File(sys.argv[1], "r"); X = f["mesh/rest_positions"][()]; last = sorted(f["frames"].keys())[-1]; g = f["frames/" + last]
+ep = g["plastic_strain"][()] if "plastic_strain" in g else np.zeros((1, 6))
+print(np.abs(g["positions"][()] - X).max(), np.sqrt((ep[:, :3] ** 2).sum(1) + 2 * (ep[:, 3:] ** 2).sum(1)).max())' "$1"; }
+# max_diff A B FRAME: the largest position difference at that frame
+max_diff() { "$PY" -c 'import h5py, sys, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3]); k = "frames/" + sys.argv[3] + "/positions"
+print(np.abs(a[k][()] - b[k][()]).max())' "$1" "$2" "$3"; }
+
+# above the yield: a permanent set after the release (the scene's Newton; PBNG agrees while the set
+# holds, frames 0..7); below it: back at rest
+run twist_newton -scene plastic_twist
+run twist_pbng -scene plastic_twist -solver pbng -frames 7
+check twist_newton
+check twist_pbng
+read -r disp eps <<< "$(set_after "$TMP/twist_newton.h5")"
+"$PY" -c "import sys; sys.exit(0 if $disp > 0.5 and $eps > 0.05 else 1)" && ok || fail "plastic_twist: no permanent set after the release (|x - X| $disp, |eps_p| $eps)"
+d=$(max_diff "$TMP/twist_pbng.h5" "$TMP/twist_newton.h5" 000007)
+"$PY" -c "import sys; sys.exit(0 if $d < 1e-6 else 1)" && ok || fail "plastic_twist: PBNG and Newton differ by $d at frame 7"
+grep -q "plastic flow in 2104 elements" "$TMP/twist_newton.log" && ok || fail "plastic_twist: the frame lines do not report the plastic flow"
+run elastic_newton -scene plastic_twist -plastic_yield 10
+read -r disp eps <<< "$(set_after "$TMP/elastic_newton.h5")"
+"$PY" -c "import sys; sys.exit(0 if $disp < 1e-5 and $eps == 0 else 1)" && ok || fail "plastic_twist below the yield: not back at rest (|x - X| $disp, |eps_p| $eps)"
+check elastic_newton
+"$PY" -c 'import h5py, sys
+f = h5py.File(sys.argv[1], "r"); fr = f["frames"]
+held = sorted(k for k in fr if "handle_targets" in fr[k]); sys.exit(0 if held == ["%06d" % k for k in range(8)] and "mesh/handle_stiffness" in f else 1)' \
+  "$TMP/twist_newton.h5" && ok || fail "plastic_twist: handle targets expected in frames 0..7 (t <= 1.4) only"
+
+# ranks x threads: the same plastic state and positions (PBNG, the twist)
+for nt in "2 1" "3 2"; do
+  set -- $nt
+  out="twist_$1x$2"
+  if mpi "$1" "$PBNG" -scene plastic_twist -solver pbng -frames 7 -threads "$2" -output "$TMP/$out.h5" > "$TMP/$out.log" 2>&1; then ok; else fail "$out"; cat "$TMP/$out.log"; continue; fi
+  check "$out" --compare "$TMP/twist_pbng.h5" --rtol 1e-9
+  "$PY" -c 'import h5py, sys, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+sys.exit(0 if all(np.abs(a["frames/%s/plastic_strain" % k][()] - b["frames/%s/plastic_strain" % k][()]).max() < 1e-9 for k in a["frames"]) else 1)' \
+    "$TMP/$out.h5" "$TMP/twist_pbng.h5" && ok || fail "$out: plastic strains differ from 1 rank"
+done
+
+# the seed's solver: dynamic, the twist and release by direct manipulation of the end's nodes
+run twist_cpbd -scene plastic_twist -solver continuum_pbd -mode dynamic -dt 0.02 -frames 100 -continuum_pbd_substeps 5 -continuum_pbd_iterations 10 -continuum_pbd_damping 0.05
+read -r disp eps <<< "$(set_after "$TMP/twist_cpbd.h5")"
+"$PY" -c "import sys; sys.exit(0 if $disp > 0.05 and $eps > 0.01 else 1)" && ok || fail "continuum_pbd plastic_twist: no permanent set (|x - X| $disp, |eps_p| $eps)"
+
+expect_error "plasticity with another material" "needs -material stvk" "$PBNG" -scene plastic_twist -material neohookean -output "$TMP/bad.h5"
+expect_error "plasticity on tet10" "linear tetrahedra only" "$PBNG" -scene plastic_twist -element tet10 -output "$TMP/bad.h5"
+expect_error "creep too fast for the frame step" "creep * dt" "$PBNG" -scene plastic_twist -plastic_creep 20 -output "$TMP/bad.h5"
+expect_error "negative yield" "yield must be non-negative" "$PBNG" -scene plastic_twist -plastic_yield -1 -output "$TMP/bad.h5"
+expect_error "plasticity with PBD" "does not handle plasticity" "$PBNG" -scene plastic_twist -solver xpbd -output "$TMP/bad.h5"
+expect_error "plasticity with multilevel" "does not handle plasticity" "$PBNG" -scene plastic_twist -solver pbng -multilevel 2 -output "$TMP/bad.h5"
+expect_error "release by group" "must be chosen by box" "$PBNG" -scene box -res 4 -bc0_group top -bc0_release 1 -output "$TMP/bad.h5"
+expect_error "negative release" "must be positive and finite" "$PBNG" -scene box -res 4 -bc0_box 0,0,0,0,1,1 -bc0_release -1 -output "$TMP/bad.h5"
+expect_error "-plasticity 0 with values" "-plasticity 0 with" "$PBNG" -scene box -res 4 -plasticity 0 -plastic_yield 1 -output "$TMP/bad.h5"
+finish
