@@ -182,6 +182,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   } else {
     PetscCall(run_plastic_update(st, &fr->plastic_changed)); /* Sec. 4.2, from the previous frame's positions */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
+    pbng_problem_place_held_handles(&st->pb);
     PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, &energy));

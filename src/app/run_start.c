@@ -25,6 +25,9 @@ PetscErrorCode run_load_initial_state(run_state *st)
     for (int d = 0; d < 3; ++d) st->pb.x[3 * st->node_order[k] + d] = x[3 * k + d];
   PetscCall(PetscFree2(rest, x));
   PetscCall(pbng_problem_update_ghosts(&st->pb));
+  if (st->pb.plastic_strain) /* the plastic state frame info.frame was solved with: every local element's copy */
+    PetscCall(pbng_result_read_frame_field(st->comm, st->cfg->initial, info.frame, "plastic_strain", dm->nglobal_elems, 6, dm->nelems, dm->global_elem,
+                                           st->pb.plastic_strain));
   st->time0 = info.time;
   PetscCall(PetscPrintf(st->comm, "initial state: frame %d (time %g) of %s\n", info.frame, info.time, st->cfg->initial));
   PetscFunctionReturn(0);

@@ -2,6 +2,7 @@
 #include <hdf5.h>
 #include "io/h5rows.h"
 #include "io/h5util.h"
+#include <math.h>
 #include <string.h>
 
 /* A scalar attribute of a file or group; PETSC_FALSE when missing or unreadable. */
@@ -98,5 +99,26 @@ PetscErrorCode pbng_result_read_frame(MPI_Comm comm, const char *path, int frame
   pbng_h5_restore(&quiet);
   PetscCheck(opened, comm, PETSC_ERR_FILE_OPEN, "-initial %s: cannot open it as an HDF5 file", path);
   PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_result_read_frame_field(MPI_Comm comm, const char *path, int frame, const char *name, int64_t nglobal, int ncols, int64_t n,
+                                            const int64_t *rows, double *buf)
+{
+  pbng_h5_quiet_scope quiet;
+  char dataset[96];
+  int bad = 0, any;
+
+  PetscFunctionBeginUser;
+  snprintf(dataset, sizeof(dataset), "/frames/%06d/%s", frame, name);
+  pbng_h5_quiet(&quiet);
+  hid_t file = pbng_h5_open(comm, path, H5F_ACC_RDONLY);
+  if (file < 0 || pbng_h5_read_rows(file, "-initial", path, dataset, nglobal, ncols, n, rows, buf) != 0) bad = 1;
+  pbng_h5_close(&file);
+  pbng_h5_restore(&quiet);
+  for (int64_t k = 0; !bad && k < n * ncols; ++k) bad = !isfinite(buf[k]);
+  PetscCallMPI(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_LOR, comm));
+  PetscCheck(!any, comm, PETSC_ERR_FILE_UNEXPECTED, "-initial %s: %s is missing, malformed or not finite (a run with -plasticity continues from a result of one)",
+             path, dataset);
   PetscFunctionReturn(0);
 }

@@ -19,4 +19,10 @@ typedef struct {
 PetscErrorCode pbng_result_read_frame(MPI_Comm comm, const char *path, int frame, int64_t nglobal, int64_t n, const int64_t *rows,
                                       const double *rest, double *x, pbng_result_frame *info);
 
+/* Rows rows[0..n) of the float64 field /frames/<frame>/<name> [nglobal, ncols] of the same result (frame:
+ * as found by pbng_result_read_frame) into buf[n][ncols]; an absent or malformed field, or non-finite
+ * values, is an error naming the file and the dataset. Collective. */
+PetscErrorCode pbng_result_read_frame_field(MPI_Comm comm, const char *path, int frame, const char *name, int64_t nglobal, int ncols, int64_t n,
+                                            const int64_t *rows, double *buf);
+
 #endif

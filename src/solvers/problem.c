@@ -154,13 +154,11 @@ PetscErrorCode pbng_problem_update_ghosts(pbng_problem *pb)
   PetscFunctionReturn(0);
 }
 
-/* A released set's nodes start a frame in which it holds them at their targets x_D(t) (owned and ghost
- * copies alike): the spring's force is then only what the elements pull with, as for a prescribed node. */
-static void place_held_handles(const pbng_problem *pb, double *x)
+void pbng_problem_place_held_handles(pbng_problem *pb)
 {
   double xD[3];
   for (int32_t i = 0; pb->handle && i < pb->dm->nlocal; ++i)
-    if (pbng_problem_handle_target(pb, i, xD)) memcpy(&x[3 * i], xD, sizeof(xD));
+    if (pbng_problem_handle_target(pb, i, xD)) memcpy(&pb->x[3 * i], xD, sizeof(xD));
 }
 
 PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
@@ -170,10 +168,7 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
   PetscFunctionBeginUser;
   pb->time = t;
   pbng_problem_prescribed_positions(pb, t, pb->x); /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
-  if (pb->mode != PBNG_MODE_DYNAMIC) {
-    place_held_handles(pb, pb->x);
-    PetscFunctionReturn(0);
-  }
+  if (pb->mode != PBNG_MODE_DYNAMIC) PetscFunctionReturn(0);
   for (int32_t i = 0; i < dm->nowned; ++i)
     for (int d = 0; d < 3; ++d) {
       pb->x_prev[3 * i + d] = pb->x[3 * i + d];
@@ -182,7 +177,6 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
         pb->x[3 * i + d] = pb->x_hat[3 * i + d];
       }
     }
-  place_held_handles(pb, pb->x);
   PetscCall(pbng_problem_update_ghosts(pb)); /* ghosts of free nodes moved to their owners' x_hat */
   PetscFunctionReturn(0);
 }

@@ -86,6 +86,10 @@ PetscErrorCode pbng_problem_plastic_update(pbng_problem *pb, double dt, int64_t 
 PetscErrorCode pbng_problem_set_handles(pbng_problem *pb, double extent, double penalty);
 /* Whether local node i is held by its released set at the frame's time pb->time; then its target x_D. */
 int pbng_problem_handle_target(const pbng_problem *pb, int32_t i, double xD[3]);
+/* A frame's first iterate: the nodes a released set holds at pb->time placed at their targets x_D (owned
+ * and ghost copies alike; the spring's force is then only what the elements pull with, as for a
+ * prescribed node). Not at frame 0, whose state is the start (rest, -initial, -initial_state). */
+void pbng_problem_place_held_handles(pbng_problem *pb);
 /* Whether any released set still holds its nodes at pb->time. */
 int pbng_problem_handles_active(const pbng_problem *pb);
 
