@@ -82,6 +82,7 @@ is printed as "FAIL: ..." and the exit status is 1.
 """
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -638,24 +639,40 @@ CORNER_FACES = {"tet": ((0, 2, 1), (0, 1, 3), (0, 3, 2), (3, 1, 2)),
                 "hex": ((0, 3, 2, 1), (0, 1, 5, 4), (0, 4, 7, 3), (1, 2, 6, 5), (2, 3, 7, 6), (4, 5, 6, 7))}
 
 
+def element_rows(mesh):
+    """The mesh's elements as (kind, node rows) pairs: one pair for a mesh of one kind, one per kind for a
+    mixed one."""
+    if mesh.get("kind") == "mixed":
+        return [(g["kind"], np.asarray(g["elements"])) for g in mesh["groups"]]
+    return [(mesh.get("kind", "tet4"), np.asarray(mesh.get("tets", mesh.get("elements"))))]
+
+
 def boundary_triangles(mesh):
-    """The boundary triangles (outward, corners only) and each node's body (connected component), for
-    meshes of tetrahedra or hexahedra of one kind; None for the others."""
-    el = mesh.get("tets", mesh.get("elements"))
-    kind = mesh.get("kind", "tet4")
-    family = "tet" if kind.startswith("tet") else "hex" if kind.startswith("hex") else None
-    if family is None:
-        return None
-    ncorner = 4 if family == "tet" else 8
-    el = np.asarray(el)[:, :ncorner]
-    faces = []
-    for f in CORNER_FACES[family]:
-        faces.append(el[:, f])
-    faces = np.concatenate(faces)
-    key = np.sort(faces, axis=1)
-    _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-    outer = faces[counts[inverse.reshape(-1)] == 1]
-    tris = outer[:, [0, 1, 2]] if outer.shape[1] == 3 else np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
+    """The closed boundary surfaces of the volumes (outward triangles, corners only), the sheets'
+    triangles (tri3, two-sided: not closed), and each node's body (connected component of all the
+    elements, sheets and bending stencils included). For volumes of tetrahedra and hexahedra (one kind
+    or mixed with sheets); None when another volume kind is present."""
+    faces, sheets, rows = [], [], []
+    for kind, el in element_rows(mesh):
+        if kind == "tri3":
+            sheets.append(el[:, :3])
+        elif kind != "bend4":
+            family = "tet" if kind.startswith("tet") else "hex" if kind.startswith("hex") else None
+            if family is None:
+                return None
+            corners = el[:, :4 if family == "tet" else 8]
+            faces += [(family, corners[:, f]) for f in CORNER_FACES[family]]
+        rows.append(el)
+    tris = np.zeros((0, 3), np.int64)
+    for family in ("tet", "hex"):
+        fam = [f for k, f in faces if k == family]
+        if not fam:
+            continue
+        fam = np.concatenate(fam)
+        key = np.sort(fam, axis=1)
+        _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+        outer = fam[counts[inverse.reshape(-1)] == 1]
+        tris = np.concatenate([tris, outer[:, [0, 1, 2]] if outer.shape[1] == 3 else np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])])
     n = len(mesh["X"])
     parent = np.arange(n)
     def find(a):
@@ -663,14 +680,17 @@ def boundary_triangles(mesh):
             parent[a] = parent[parent[a]]
             a = parent[a]
         return a
-    for row in el:
-        r0 = find(row[0])
-        for v in row[1:]:
-            rv = find(v)
-            if rv != r0:
-                parent[rv] = r0
+    for el in rows:
+        for row in el:
+            row = row[row >= 0]
+            r0 = find(row[0])
+            for v in row[1:]:
+                rv = find(v)
+                if rv != r0:
+                    parent[rv] = r0
     body = np.array([find(i) for i in range(n)])
-    return tris, body
+    sheet_tris = np.concatenate(sheets) if sheets else np.zeros((0, 3), np.int64)
+    return tris, body, sheet_tris
 
 
 def point_triangle_distance(P, A, B, C):
@@ -737,9 +757,9 @@ def frame_penetrations(h5, mesh, frames, reach=0.0):
     bt = boundary_triangles(mesh)
     if bt is None:
         return None
-    tris, body = bt
+    tris, body, sheet_tris = bt
     obst = np.asarray(h5.attrs["obstacles"]).reshape(-1, 7) if "obstacles" in h5.attrs else np.zeros((0, 7))
-    surf = np.unique(tris)
+    surf = np.unique(np.concatenate([tris.ravel(), sheet_tris.ravel()]))  # sheet vertices are points inside or not
     result = []
     for k, (x, _) in enumerate(frames):
         worst = (0.0, None)
@@ -763,11 +783,60 @@ def frame_penetrations(h5, mesh, frames, reach=0.0):
     return result
 
 
+def node_neighbours(mesh, n):
+    """[n, n] booleans: nodes sharing an element (any kind), each node with itself."""
+    A = np.eye(n, dtype=bool)
+    for _, el in element_rows(mesh):
+        for a in range(el.shape[1]):
+            for b in range(el.shape[1]):
+                ok = (el[:, a] >= 0) & (el[:, b] >= 0)
+                A[el[ok, a], el[ok, b]] = True
+    return A
+
+
+def sheet_gaps(mesh, frames):
+    """Per frame, the smallest distance from a surface vertex (of the volumes' boundaries or of the sheets)
+    to a sheet triangle none of whose corners shares an element with it, as (gap, where); (inf, None)
+    when there is no such pair. A vertex that passed through a sheet came closer than the sheet's contact
+    thickness on its way (pbng keeps vertices -contact_thickness away from sheets, either side)."""
+    bt = boundary_triangles(mesh)
+    if bt is None:
+        return None
+    tris, _, sheet_tris = bt
+    n = len(mesh["X"])
+    verts = np.unique(np.concatenate([tris.ravel(), sheet_tris.ravel()]))
+    if len(sheet_tris) == 0 or n > 20000:
+        return None if n > 20000 else [(np.inf, None)] * len(frames)
+    A = node_neighbours(mesh, n)
+    result = []
+    for k, (x, _) in enumerate(frames):
+        worst = (np.inf, None)
+        T = sheet_tris
+        for chunk in np.array_split(verts, max(1, len(verts) // 256)):
+            d = point_triangle_distance(x[chunk], x[T[:, 0]], x[T[:, 1]], x[T[:, 2]])
+            d[A[np.ix_(chunk, T[:, 0])] | A[np.ix_(chunk, T[:, 1])] | A[np.ix_(chunk, T[:, 2])]] = np.inf
+            i, j = np.unravel_index(np.argmin(d), d.shape)
+            if d[i, j] < worst[0]:
+                worst = (d[i, j], f"frame {k:06d}: node {int(chunk[i])} {d[i, j]:.3e} from sheet triangle {tuple(int(c) for c in T[j])}")
+        result.append(worst)
+    return result
+
+
+def check_sheet_gap(rep, mesh, frames, gap):
+    """No surface vertex closer than `gap` to a sheet triangle it shares no element with (sheet_gaps)."""
+    per_frame = sheet_gaps(mesh, frames)
+    if not rep.check(per_frame is not None, "--min-sheet-gap: meshes of tetrahedra, hexahedra and sheets up to 20000 nodes only"):
+        return np.inf
+    worst = min(per_frame, key=lambda w: w[0])
+    rep.check(worst[0] >= gap, f"sheet gap {worst[1]} < {gap:.3e}")
+    return worst[0]
+
+
 def check_penetration(rep, h5, mesh, frames, depth):
     """No surface vertex deeper than `depth` inside another body, no node deeper than `depth` beyond an
     obstacle (frame_penetrations)."""
     per_frame = frame_penetrations(h5, mesh, frames, depth)
-    if not rep.check(per_frame is not None, "--max-penetration: meshes of tetrahedra or hexahedra only"):
+    if not rep.check(per_frame is not None, "--max-penetration: meshes of tetrahedra or hexahedra (and sheets) only"):
         return
     worst = max(per_frame, key=lambda w: w[0])
     rep.check(worst[0] <= depth, f"penetration {worst[1]} > {depth:.3e}")
@@ -783,7 +852,7 @@ def check_self_penetration(rep, mesh, frames, depth):
     bt = boundary_triangles(mesh)
     if not rep.check(bt is not None, "--max-self-penetration: meshes of tetrahedra or hexahedra only"):
         return 0.0, 0
-    tris, body = bt
+    tris, body, _ = bt
     worst, flagged = (0.0, None), 0
     for k, (x, _) in enumerate(frames):
         for b in np.unique(body[tris[:, 0]]):
@@ -1288,6 +1357,17 @@ def check_mesh_mixed(rep, h5):
         check_stencils(rep, sheets.get("tri3", np.zeros((0, 3), np.int64)), sheets["bend4"])
     if sheets and sheet is None:
         return None
+    if sheets:
+        table, index = read_sheet_table(rep, h5, sheet)
+        if table is not None:
+            if not rep.check(len(index) == len(types), "/mesh/sheet_material: not one entry per element"):
+                return None
+            for g in groups:
+                if g["kind"] in SHEET_NODES:
+                    g["sheet"] = per_element_material(table, index[g["rows"]])
+            by = {g["kind"]: index[g["rows"]] for g in groups if g["kind"] in SHEET_NODES}
+            if "bend4" in sheets and "tri3" in sheets:
+                check_stencil_entries(rep, table, sheets["tri3"], by["tri3"], sheets["bend4"], by["bend4"])
     return with_nodes(rep, h5, {"kind": "mixed", "elements": el, "types": types, "groups": groups}, X, fixed, part)
 
 
@@ -1572,6 +1652,60 @@ def read_sheet_material(rep, h5):
     return m if ok else None
 
 
+def read_sheet_table(rep, h5, base):
+    """With per-group sheet materials (root attributes sheet_groups and sheet_table_*, /mesh/sheet_material):
+    the table as a list of material dicts like read_sheet_material's (entry 0 must be the run's material
+    `base`, entries 1..n the groups', then one per pair a < b of those n + 1 with k_b = (k_b[a] + k_b[b]) / 2
+    and a's other values) and each element's entry [M]; (None, None) without groups or after a failure."""
+    if "sheet_groups" not in h5.attrs:
+        return None, None
+    names = h5.attrs["sheet_groups"]
+    names = (names.decode() if isinstance(names, bytes) else str(names)).split(",")
+    n = len(names)
+    size = (n + 1) + (n + 1) * n // 2
+    keys = ("sheet_table_C", "sheet_table_thickness", "sheet_table_bending_stiffness", "sheet_table_density")
+    if not rep.check(all(k in h5.attrs for k in keys) and "mesh/sheet_material" in h5, "sheet_groups without the sheet_table_* attributes or /mesh/sheet_material"):
+        return None, None
+    C = np.asarray(h5.attrs["sheet_table_C"], np.float64).reshape(-1)
+    t, kb, rho = (np.asarray(h5.attrs[k], np.float64).reshape(-1) for k in keys[1:])
+    if not rep.check(C.size == 9 * size and t.size == kb.size == rho.size == size, f"sheet_table_*: not {size} entries for {n} groups"):
+        return None, None
+    table = [{"C": C[9 * k:9 * k + 9].reshape(3, 3), "t": t[k], "kb": kb[k], "rho": rho[k], "weft": base["weft"]} for k in range(size)]
+    ok = rep.check(np.allclose(table[0]["C"], base["C"], rtol=0, atol=0) and table[0]["t"] == base["t"] and table[0]["kb"] == base["kb"],
+                   "sheet_table entry 0 is not the run's sheet material")
+    entry = n + 1
+    for a in range(n + 1):
+        for b in range(a + 1, n + 1):
+            ok &= rep.check(table[entry]["kb"] == 0.5 * (table[a]["kb"] + table[b]["kb"]), f"sheet_table entry {entry}: k_b not the mean of {a} and {b}")
+            entry += 1
+    for m in table:
+        ok &= rep.check(m["t"] > 0 and m["kb"] >= 0 and m["rho"] > 0 and np.linalg.eigvalsh(m["C"]).min() > 0, "a sheet_table entry is not a valid material")
+    index = np.asarray(h5["mesh/sheet_material"][()]).reshape(-1)
+    ok &= rep.check(index.min() >= 0 and index.max() < size, "/mesh/sheet_material out of the table's range")
+    return (table, index) if ok else (None, None)
+
+
+def per_element_material(table, entries):
+    """The material dict of elements with table entries `entries` [M]: arrays per element (C [M, 3, 3])."""
+    return {"C": np.stack([table[k]["C"] for k in entries]) if len(entries) else np.zeros((0, 3, 3)),
+            "t": np.array([table[k]["t"] for k in entries]), "kb": np.array([table[k]["kb"] for k in entries]),
+            "rho": np.array([table[k]["rho"] for k in entries]), "weft": table[0]["weft"]}
+
+
+def check_stencil_entries(rep, table, tri, tri_entry, bend, bend_entry):
+    """Each stencil's entry is its two triangles' (x0 x1 x2 and x0 x1 x3) material, or their pair's (a table
+    of (n + 1)(n + 2) / 2 entries for n groups)."""
+    n = (math.isqrt(8 * len(table) + 1) - 3) // 2
+    of = {tuple(sorted(t)): e for t, e in zip(tri.tolist(), tri_entry.tolist())}
+    wrong = 0
+    for s, e in zip(bend.tolist(), bend_entry.tolist()):
+        a, b = of.get(tuple(sorted(s[:3])), -1), of.get(tuple(sorted((s[0], s[1], s[3]))), -1)
+        a, b = min(a, b), max(a, b)
+        want = a if a == b else (n + 1) + a * (2 * (n + 1) - a - 1) // 2 + (b - a - 1)
+        wrong += e != want
+    rep.check(wrong == 0, f"{wrong} bend4 stencils whose sheet material is not their triangles' (or their pair's)")
+
+
 def twice_areas(A, B, C):
     """|(B - A) x (C - A)| of triangles [M, 3] each."""
     return np.linalg.norm(np.cross(B - A, C - A), axis=1)
@@ -1610,7 +1744,7 @@ def membrane_terms(mat, A, g, xe):
     F = np.einsum("eai,eak->eik", xe, g)
     E = 0.5 * (np.einsum("eik,eil->ekl", F, F) - np.eye(2))
     e = np.stack([E[:, 0, 0], E[:, 1, 1], 2.0 * E[:, 0, 1]], axis=1)
-    s = e @ mat["C"].T
+    s = np.einsum("eij,ej->ei", np.broadcast_to(mat["C"], (len(e), 3, 3)), e)
     tA = mat["t"] * A
     energy = 0.5 * tA * np.einsum("ei,ei->e", e, s)
     P = np.einsum("eik,ekl->eil", F, voigt_matrix(s))
@@ -1698,7 +1832,10 @@ def check_mesh_sheet(rep, h5, name):
         return None
     X, el, fixed, color, part = base
     mat = read_sheet_material(rep, h5)
+    table, index = read_sheet_table(rep, h5, mat) if mat is not None else (None, None)
     mesh = sheet_group(rep, name, X, el, color, mat, f"{name} elements")
+    if mesh is not None and table is not None and rep.check(len(index) == len(el), "/mesh/sheet_material: not one entry per element"):
+        mesh["sheet"] = per_element_material(table, index)
     return None if mesh is None or mat is None else with_nodes(rep, h5, mesh, X, fixed, part)
 
 
@@ -1713,11 +1850,12 @@ def elastic_tri3(mesh, x, material, mu, lam):
     gnorm = np.linalg.norm(g, axis=2)
     Fn2 = np.einsum("eik,eik->e", F, F)
     cond = 1.0 + np.abs(x).max() * gnorm.sum(axis=1)
-    size = mat["t"] * A * np.linalg.norm(mat["C"]) * np.sqrt(Fn2) * (Fn2 + 1.0) * cond
+    Cn = np.linalg.norm(np.broadcast_to(mat["C"], (len(el), 3, 3)), axis=(1, 2))
+    size = mat["t"] * A * Cn * np.sqrt(Fn2) * (Fn2 + 1.0) * cond
     mag = np.bincount(el.reshape(-1), weights=(size[:, None] * gnorm).reshape(-1), minlength=n)
     # the energy's round-off: t A |C| |e| times the round-off of e = (F^T F - I)/2 (|F|^2), with a margin
     e = 0.5 * (np.einsum("eik,eil->ekl", F, F) - np.eye(2))
-    escale = mat["t"] * A * np.linalg.norm(mat["C"]) * Fn2 * (np.sqrt(np.einsum("ekl,ekl->e", e, e)) + 1e-6 * Fn2)
+    escale = mat["t"] * A * Cn * Fn2 * (np.sqrt(np.einsum("ekl,ekl->e", e, e)) + 1e-6 * Fn2)
     return float(energy.sum()), -scatter(el, grad, n), mag, float(escale.sum())
 
 
@@ -2069,6 +2207,8 @@ def parse_args(argv):
                    help="fail when a surface vertex lies deeper than this inside another body or beyond an obstacle")
     p.add_argument("--max-self-penetration", type=float, default=None,
                    help="fail when a surface vertex lies deeper than this inside another part of its own body")
+    p.add_argument("--min-sheet-gap", type=float, default=None,
+                   help="fail when a surface vertex comes closer than this to a sheet triangle it shares no element with")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--self-test", action="store_true",
                    help="check the element kinds' nodes, shape functions and quadrature (no file needed)")
@@ -2123,6 +2263,10 @@ def run(args):
                 check_free_fall(rep, mesh, attrs, frames)
         if args.max_penetration is not None:
             check_penetration(rep, h5, mesh, frames, args.max_penetration)
+        if args.min_sheet_gap is not None:
+            gap = check_sheet_gap(rep, mesh, frames, args.min_sheet_gap)
+            if not args.quiet:
+                print(f"sheet gap: smallest {gap:.3e}")
         if args.max_self_penetration is not None:
             depth, flagged = check_self_penetration(rep, mesh, frames, args.max_self_penetration)
             if not args.quiet:

@@ -40,8 +40,9 @@ stop_and_restart xpbd_qs 1 33 -scene two_blocks_hanging -res 4 -solver xpbd_qs -
 stop_and_restart xpbd_2 2 25 -scene block_drop_dynamic -res 5 -solver xpbd -frames 3 -iters 15 -threads 1
 stop_and_restart xpbd_ho_dynamic_2 2 13 -scene block_drop_dynamic -element tet10 -res 3 -solver xpbd_ho -xpbd_ho_substeps 8 -frames 3 -threads 1
 stop_and_restart mixed_kinds_2 2 40 -mesh "$PBNG_TEST_DATA/mixed_box_v41_binary.msh" -fix_group left -gravity 0,0,-9.8 -youngs 2e5 -accel sor -iters 30 -frames 3 -threads 1
-stop_and_restart continuum_pbd_sheet_2 2 23 -scene cloth_drape -res 7 -solver continuum_pbd -frames 3 -iters 10 -threads 1
+stop_and_restart continuum_pbd_sheet_2 2 23 -scene cloth_drape -drape corners -res 7 -solver continuum_pbd -frames 3 -iters 10 -threads 1
 stop_and_restart pbng_sheet 1 37 -scene cloth_stretch -res 7 -frames 2 -iters 30 -accel chebyshev
+stop_and_restart xpbd_sheet_2 2 22 -scene cloth_drape -drape corners -res 7 -solver xpbd -frames 3 -iters 15 -threads 1
 stop_and_restart xpbd_ho_qs 1 19 -scene bar_gravity -element hex8 -res 3 -solver xpbd_ho -xpbd_ho_iterations 3 -iters 30 -frames 2 -threads 1
 stop_and_restart plastic_pbng_2 2 1500 -scene plastic_twist -solver pbng -frames 4 -threads 1
 stop_and_restart plastic_newton 1 25 -scene plastic_twist -frames 3

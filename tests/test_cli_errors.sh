@@ -64,7 +64,7 @@ expect_error "mixed kinds, a tetrahedron inverted" 'bad_mixed_inverted.msh: elem
 # a mesh mixing kinds (tests/data/mixed_box.py): the linear-tetrahedron solvers refuse it, and so does
 # multilevel without its coarse levels (the edge collapses are for linear tetrahedra)
 mixed=("$PBNG" -mesh "$d/mixed_box_v22_ascii.msh" -fix_group left -frames 1 -iters 2 -output "$o")
-expect_error "pbd on mixed kinds" '-solver pbd (the paper'"'"'s Sec. 6 baseline) works on linear tetrahedra; this mesh has mixed element kinds (-solver xpbd_ho takes every kind)' \
+expect_error "pbd on mixed kinds" '-solver pbd (the paper'"'"'s Sec. 6 baseline) works on linear tetrahedra and sheets (tri3, bend4); this mesh has mixed hex8+prism6+pyramid5 elements (-solver xpbd_ho takes every kind)' \
   "${mixed[@]}" -solver pbd
 expect_error "multilevel on mixed kinds" "-multilevel 2: coarse levels are made from a file of linear tetrahedra only (edge collapses); give this mixed hex8+prism6+pyramid5 mesh's coarser levels with -mesh_levels" \
   "${mixed[@]}" -multilevel 2

@@ -32,7 +32,7 @@ done
 # rank and thread independence (bitwise): a box under gravity and the draped sheet
 for case in box sheet; do
   if [ $case = box ]; then args=(-scene box -res 6 -material neohookean -mode dynamic -gravity 0,-9.8,0 -fix_box 0,0,0,0,1,1 -frames 3)
-  else args=(-scene cloth_drape -res 9 -frames 3); fi
+  else args=(-scene cloth_drape -drape corners -res 9 -frames 3); fi
   for nt in "1 1" "2 1" "3 2"; do
     set -- $nt
     out="${case}_$1x$2"

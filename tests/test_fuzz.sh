@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzing (libFuzzer, clang from Debian): the Gmsh and TetGen readers and the option parser, each for a
-# fixed number of runs (about a minute each on 2 cores: the high-order meshes among the seeds made a Gmsh
+# fixed number of runs (about 40 s each on 2 cores: the high-order meshes among the seeds made a Gmsh
 # run ~2.4 ms; FUZZ_RUNS_* override) with a fixed seed
 # (FUZZ_SEED, default 1: CI explores the same inputs every time, so its outcome does not depend on
 # luck; give another seed or more runs for a longer campaign), from a seed corpus of valid inputs
@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib.sh"
 REPO="$(cd "$HERE/.." && pwd)"
 FZ="${PBNG_FUZZ_BUILD:-$(cd "$(dirname "$PBNG")/.." && pwd)/fuzz}"
 SEED=${FUZZ_SEED:-1}
-declare -A RUNS=([gmsh]=${FUZZ_RUNS_GMSH:-50000} [tetgen]=${FUZZ_RUNS_TETGEN:-80000} [options]=${FUZZ_RUNS_OPTIONS:-800000})
+declare -A RUNS=([gmsh]=${FUZZ_RUNS_GMSH:-30000} [tetgen]=${FUZZ_RUNS_TETGEN:-50000} [options]=${FUZZ_RUNS_OPTIONS:-500000})
 skip() { echo "test_fuzz: SKIPPED: $*"; exit 0; }
 libfuzzer_ok() { echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$TMP/t.c" && clang -fsanitize=fuzzer "$TMP/t.c" -o "$TMP/t" 2> /dev/null; }
 if ! libfuzzer_ok; then

@@ -11,7 +11,7 @@
 #    prisms, a hex8/prism6/pyramid5 mesh over tetrahedra) too;
 #  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files, and writes a
 #    Q2 bar's hex8 levels (= the levels made on the fly);
-#  - 1-4 ranks x 1-2 threads give the same positions after a fixed number of cycles (1e-10);
+#  - (rank/thread independence: tests/test_multilevel_ranks.sh, labelled numerics);
 #  - Newton with PBNG as nonlinear preconditioner (-newton_npc pbng, right and left) reaches it too;
 #  - PETSc's -snes_fas_* / -fas_* options pass through (monitor, PBNG sweeps as the coarse solver);
 #  - errors: a coarse mesh that does not cover the fine one, one without a boundary set's nodes,
@@ -122,20 +122,6 @@ for side in right left; do
 done
 expect_error "unknown nonlinear preconditioner" "-newton_npc: unknown \"fas\" (known: none, pbng)" \
   "$PBNG" -scene box -solver newton -newton_npc fas -output "$TMP/bad.h5"
-
-# rank and thread independence after a fixed number of cycles
-box=(-scene box_stretch_twist -res 10 -frames 2 -multilevel 3 -iters 5)
-"$PBNG" "${box[@]}" -threads 1 -output "$TMP/ranks1.h5" > "$TMP/log" 2>&1 && ok || { fail "1 rank"; cat "$TMP/log"; }
-for run in "2 1" "2 2" "3 1" "4 1" "1 2"; do
-  set -- $run
-  if "${MPI[@]}" -n "$1" "$PBNG" "${box[@]}" -threads "$2" -output "$TMP/ranks$1x$2.h5" > "$TMP/log" 2>&1; then ok
-  else fail "$1 ranks x $2 threads"; cat "$TMP/log"; continue; fi
-  "$PY" "$HERE/check_output.py" "$TMP/ranks1.h5" --compare "$TMP/ranks$1x$2.h5" --rtol 1e-10 --quiet && ok || fail "$1 ranks x $2 threads differ from 1 x 1"
-done
-gmsh=(-mesh "$D/cube_fine_v41.msh" -mesh_levels "$D/cube_v41_ascii.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -frames 1 -iters 4)
-"$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh1.h5" > "$TMP/log" 2>&1 && ok || fail "gmsh levels, 1 rank"
-"${MPI[@]}" -n 3 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh3.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh levels, 3 ranks"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/gmsh1.h5" --compare "$TMP/gmsh3.h5" --rtol 1e-10 --quiet && ok || fail "gmsh levels: 3 ranks differ from 1"
 
 # pbng-partition -multilevel writes the coarse levels with the constraints carried over: the same
 # positions as the levels made on the fly; a partitioned coarse level without them is an error

@@ -24,7 +24,7 @@ import sys, h5py, numpy as np
 sys.path.insert(0, sys.argv[2])
 from check_output import boundary_triangles  # each node's body: the connected components of the elements
 f = h5py.File(sys.argv[1], "r")
-_, body = boundary_triangles({"tets": f["mesh/tetrahedra"][:], "X": f["mesh/rest_positions"][:]})
+_, body, _ = boundary_triangles({"tets": f["mesh/tetrahedra"][:], "X": f["mesh/rest_positions"][:]})
 assert len(np.unique(body)) == 20, len(np.unique(body))
 obstacle = between = 0
 for k in f["frames"]:

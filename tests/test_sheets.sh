@@ -17,7 +17,7 @@ print(np.abs(last(f) - last(g)).max())' "$1" "$2"
 }
 
 # 1. PBNG (Chebyshev) and Newton: the same hanging equilibrium (1e-8 m on a 1 m sheet)
-hang=(-scene cloth_drape -mode quasistatic -res 11 -frames 1)
+hang=(-scene cloth_drape -drape corners -mode quasistatic -res 11 -frames 1)
 run hang_pbng "${hang[@]}" -accel chebyshev -iters 20000 -rtol 1e-11
 run hang_newton "${hang[@]}" -solver newton -iters 200 -rtol 1e-12
 check hang_pbng
@@ -62,13 +62,12 @@ d=$(max_diff "$TMP/block_pbng.h5" "$TMP/block_newton.h5")
 grep -q "13 mixed tet4+tri3+bend4 elements" "$TMP/block_pbng.log" && ok || fail "solid + sheet header: $(head -1 "$TMP/block_pbng.log")"
 
 # 3. the dynamic drape (backward Euler) runs to its tolerance and checks
-run drape -scene cloth_drape -res 9 -frames 5
+run drape -scene cloth_drape -drape corners -res 9 -frames 5
 check drape
 
 # 4. what does not handle sheets yet refuses them, writing nothing
-expect_error "xpbd with sheets" "does not handle sheet elements" mpi 1 "$PBNG" -scene cloth_drape -res 5 -solver xpbd -output "$TMP/bad.h5"
-expect_error "multilevel with sheets" "sheets have no coarse levels" mpi 1 "$PBNG" -scene cloth_drape -res 9 -multilevel 2 -output "$TMP/bad.h5"
-expect_error "contact with sheets" "sheets do not collide yet" mpi 1 "$PBNG" -scene cloth_drape -res 5 -contact -output "$TMP/bad.h5"
+expect_error "multilevel with sheet contacts" "contacts are carried to coarse tetrahedra only" mpi 1 "$PBNG" -scene cloth_drape -res 9 -multilevel 2 -output "$TMP/bad.h5"
+expect_error "the seed's solver with contacts" "does not handle them yet" mpi 1 "$PBNG" -scene cloth_drape -res 5 -solver continuum_pbd -output "$TMP/bad.h5"
 expect_error "bad Poisson ratio" "-sheet_membrane isotropic" mpi 1 "$PBNG" -scene cloth_drape -res 5 -sheet_poisson 0.5 -output "$TMP/bad.h5"
 expect_error "non-reciprocal orthotropic" "-sheet_membrane orthotropic" mpi 1 "$PBNG" -scene cloth_drape -res 5 -sheet_membrane orthotropic \
   -sheet_nu_weft 0.99 -sheet_nu_warp 0.99 -output "$TMP/bad.h5"

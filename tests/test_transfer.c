@@ -7,13 +7,16 @@
  * Other kinds (check_kinds): P reproduces trilinear fields on grid-aligned hex8 coarse levels (fine
  * hex8, hex27, tet4), triquadratic ones on hex27 (the coarse element's own shape functions), and
  * linear ones on bent hex8, curved hex27 and mixed hex8/prism6/pyramid5 coarse levels; Q's rows sum to one (a position stays a position) and reproduce linear fields (trilinear
- * from hexahedral fine levels); the location geometry per kind (check_kind_geometry). */
+ * from hexahedral fine levels); the location geometry per kind (check_kind_geometry, check_tri3_geometry);
+ * sheets (tri3 + bend4) between generated sheets (check_sheets). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/locate.h"
 #include "mesh/boundary.h"
 #include "mesh/generate.h"
+#include "mesh/sheet.h"
+#include "parallel/locate.h"
 #include "parallel/partition.h"
 #include "parallel/transfer.h"
 #include "test_common.h"
@@ -277,6 +280,111 @@ static void check_kind_geometry(void)
         "prism6: a point's weights are the triangle's barycentric times the axis' hat functions");
 }
 
+/* tri3 location (sheets): a tilted triangle's weights are the barycentric coordinates of the point's
+ * projection onto its plane and its distance the 3-D distance to the closed triangle: inside (on and
+ * off the plane), outside in the plane (extrapolated), far outside (the closest point's weights). */
+static void check_tri3_geometry(void)
+{
+  const pbng_element_type *tri = pbng_element_type_get(PBNG_ELEMENT_TRI3);
+  const double n[3] = {1.0 / 3, 2.0 / 3, 2.0 / 3}; /* the unit normal of the plane x + 2y + 2z = 3 */
+  const double X[3][3] = {{3, 0, 0}, {1, 1, 0}, {1, 0, 1}}; /* in that plane: normal (X1 - X0) x (X2 - X0) ~ n */
+  const double wi[3] = {0.2, 0.5, 0.3}, wo[3] = {-0.25, 0.75, 0.5}, wf[3] = {-2, 1.5, 1.5};
+  double p[3], q[3], w[3], dz;
+
+  for (int k = 0; k < 3; ++k) p[k] = wi[0] * X[0][k] + wi[1] * X[1][k] + wi[2] * X[2][k], q[k] = p[k] + 0.1 * n[k];
+  check(pbng_element_point_weights(tri, X, p, w) == 0.0 && fabs(w[0] - 0.2) < 1e-15 && fabs(w[1] - 0.5) < 1e-15 && fabs(w[2] - 0.3) < 1e-15,
+        "tri3: barycentric coordinates of a point of the triangle, distance 0");
+  check(pbng_element_contains_point(tri, X, p), "tri3: contains its point");
+  dz = pbng_element_point_weights(tri, X, q, w);
+  check(fabs(dz - 0.1) < 1e-15 && fabs(w[0] - 0.2) < 1e-15 && fabs(w[1] - 0.5) < 1e-15, "tri3: a point off the plane gets its projection's weights and its normal distance");
+  check(!pbng_element_contains_point(tri, X, q), "tri3: does not contain a point off its plane");
+  for (int k = 0; k < 3; ++k) p[k] = wo[0] * X[0][k] + wo[1] * X[1][k] + wo[2] * X[2][k];
+  dz = pbng_element_point_weights(tri, X, p, w);
+  check(dz > 0 && fabs(w[0] + 0.25) < 1e-15 && fabs(w[1] - 0.75) < 1e-15 && fabs(w[2] - 0.5) < 1e-15, "tri3: just outside, extrapolated weights");
+  for (int k = 0; k < 3; ++k) p[k] = wf[0] * X[0][k] + wf[1] * X[1][k] + wf[2] * X[2][k]; /* beyond edge X1 X2: closest point its midpoint */
+  dz = pbng_element_point_weights(tri, X, p, w);
+  check(fabs(dz - sqrt(18.0)) < 1e-13 && fabs(w[0]) < 1e-15 && fabs(w[1] - 0.5) < 1e-15 && fabs(w[2] - 0.5) < 1e-15,
+        "tri3: far outside, the closest point's weights and distance");
+  check(fabs(pbng_element_longest_edge(tri, X) - sqrt(5.0)) < 1e-15, "tri3: longest edge");
+  const double D[3][3] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}};
+  check(pbng_element_point_weights(tri, D, p, w) < 0, "tri3: a degenerate triangle gives no answer");
+}
+
+/* A square sheet of res x res vertices in a tilted plane, with its bending stencils (tri3 + bend4). */
+static PetscErrorCode tilted_sheet(int res, pbng_mesh *mesh)
+{
+  const double o[3] = {0.1, -0.2, 0.3}, eu[3] = {0.6, 0.8, 0}, ev[3] = {0, 0.6, 0.8};
+  pbng_sheet sheet;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_sheet_grid(res, res, 1.0, 1.5, o, eu, ev, &sheet));
+  PetscCall(pbng_mesh_from_sheet(&sheet, 1, mesh));
+  PetscCall(pbng_sheet_destroy(&sheet));
+  PetscFunctionReturn(0);
+}
+
+/* The most entries in a row of A on this rank (all ranks: the maximum). */
+static PetscErrorCode max_row_entries(Mat A, int *most)
+{
+  PetscInt lo, hi, n;
+  int mine = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(A, &lo, &hi));
+  for (PetscInt r = lo; r < hi; ++r) {
+    PetscCall(MatGetRow(A, r, &n, NULL, NULL));
+    mine = n > mine ? (int)n : mine;
+    PetscCall(MatRestoreRow(A, r, &n, NULL, NULL));
+  }
+  PetscCallMPI(MPI_Allreduce(&mine, most, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(0);
+}
+
+/* Sheets (tri3 + bend4 meshes): P and Q reproduce linear fields between nested (9 / 5) and non-nested
+ * (8 / 5) generated sheets in a tilted plane, and every row interpolates a triangle's 3 corners at most
+ * (the bend4 stencils are never located in). */
+static PetscErrorCode check_sheets(MPI_Comm comm, const pbng_bc_list *none)
+{
+  const int pairs[2][2] = {{9, 5}, {8, 5}};
+  pbng_mesh fm, cm;
+  level fine, coarse;
+  Mat P, Q;
+  int most;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < 2; ++k) {
+    char what[64];
+    snprintf(what, sizeof(what), "sheet %d / sheet %d", pairs[k][0], pairs[k][1]);
+    PetscCall(tilted_sheet(pairs[k][0], &fm));
+    PetscCall(tilted_sheet(pairs[k][1], &cm));
+    PetscCall(check_fields(comm, what, &fm, &cm, none, 1, linear, linear));
+  }
+  PetscCall(tilted_sheet(5, &cm)); /* serially: the locator's rows are 3 wide, and a point beyond the sheet's edge is in a triangle */
+  pbng_locator *locator;
+  pbng_point_location loc;
+  const double beyond[3] = {cm.X[0] - 0.01, cm.X[1], cm.X[2] - 0.01};
+  PetscCall(pbng_locator_create_serial(&cm, PBNG_TRANSFER_RADIUS, PBNG_LOCATE_SHAPE, &locator));
+  check(pbng_locator_width(locator) == 3, "sheets: the locator's rows are a triangle's 3 weights (bend4 stencils are no candidates)");
+  PetscCall(pbng_locator_find(locator, 1, beyond, &loc));
+  check(loc.elem >= 0 && loc.nodes == 3 && cm.kind[loc.elem] == PBNG_ELEMENT_TRI3, "sheets: a point beyond the edge is located in a triangle");
+  PetscCall(pbng_locator_destroy(&locator));
+  PetscCall(pbng_mesh_destroy(&cm));
+  PetscCall(tilted_sheet(8, &fm));
+  PetscCall(tilted_sheet(5, &cm));
+  PetscCall(build(comm, &fm, none, &fine));
+  PetscCall(build(comm, &cm, none, &coarse));
+  PetscCall(pbng_transfer_create(&fine.dm, &fine.map, "fine", &coarse.dm, &coarse.map, "coarse", PBNG_TRANSFER_RADIUS, &P, &Q));
+  PetscCall(max_row_entries(P, &most));
+  check(most == 3, "sheets: P's rows interpolate a triangle's 3 corners (no bend4 stencil located in)");
+  PetscCall(max_row_entries(Q, &most));
+  check(most == 3, "sheets: Q's rows too");
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&Q));
+  PetscCall(destroy(&fine));
+  PetscCall(destroy(&coarse));
+  PetscFunctionReturn(0);
+}
+
 /* The unit box of a kind, res nodes per axis along each cell's edges (pbng_generate_res_box). */
 static PetscErrorCode kind_box(pbng_element_kind kind, int res, pbng_mesh *mesh)
 {
@@ -351,6 +459,7 @@ int main(int argc, char **argv)
   comm = PETSC_COMM_WORLD;
   check_geometry();
   check_kind_geometry();
+  check_tri3_geometry();
   PetscCall(pbng_bc_add_box(&clamp, "clamp", x0, NULL));
   /* nested (Res-9 / Res-5), non-nested (Res-8 / Res-5), unstructured against structured */
   PetscCall(pbng_generate_res_box(9, NULL, &fm));
@@ -373,6 +482,7 @@ int main(int argc, char **argv)
   PetscCall(check_clamped_rows(comm, &clamp));
   PetscCall(check_not_covered(comm, &none));
   PetscCall(check_kinds(comm, &none, data ? data : "tests/data"));
+  PetscCall(check_sheets(comm, &none));
   int all;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, comm);
   PetscCall(PetscPrintf(comm, "test_transfer: %d checks, %d failures\n", checks, all));

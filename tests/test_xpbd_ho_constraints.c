@@ -6,13 +6,17 @@
  *  - at rest the stable split makes no correction at all, Macklin's split a nonzero one (the seed's
  *    point, Sec. 3 and 4.2);
  *  - one projection of a term with a small step lowers the term's energy;
- *  - corotated has no split; StVK has Table 2's split only (k_0 = 2 mu, k_1 = lambda), none for lambda < 0. */
+ *  - corotated has no split; StVK has Table 2's split only (k_0 = 2 mu, k_1 = lambda), none for lambda < 0;
+ *  - the sheet terms' constraint C = sqrt(2 E) (alpha = 1) of pbd/xpbd/xpbd_qs/xpbd_ho: C^2 / 2 = E, grad C
+ *    against central differences, satisfied (no step) at rest, a small XPBD step lowers the energy, and
+ *    projected to convergence alone its secondary residual vanishes and its force grad C lambda = -grad E / at. */
 #include <math.h>
 #include <stdio.h>
 #include "test_check.h"
 #include <string.h>
 #include "solvers/energy_constraints.h"
 #include "solvers/geometry.h"
+#include "solvers/sheet_terms.h"
 
 
 /* One element of a kind: reference nodes moved by an affine map and a small smooth bend (so that
@@ -153,8 +157,86 @@ static void check_projection(const pbng_energy_split *sp, const one_element *o, 
   }
 }
 
+/* The sheet terms' energy constraints (a tri3 and a bend4 on corners 0..3 of X) at state x. */
+static void check_sheet_constraint(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const double *x0, const char *tag)
+{
+  static const int32_t corners[4] = {0, 1, 2, 3};
+  const int n = kind == PBNG_ELEMENT_TRI3 ? 3 : 4;
+  double x[12], G[4][3], C, err = 0.0, gmax = 0.0, w[4] = {1, 1, 1, 1}, force[12] = {0};
+  char what[160];
+  memcpy(x, x0, sizeof(x));
+  const double E = pbng_sheet_element_energy(m, kind, r, corners, x);
+  snprintf(what, sizeof(what), "%s: the constraint is active", tag);
+  check(pbng_sheet_constraint(m, kind, r, corners, x, &C, G) == 1, what, E, 0);
+  snprintf(what, sizeof(what), "%s: C^2 / 2 = E (alpha = 1)", tag);
+  check(fabs(0.5 * C * C - E) <= 1e-13 * E, what, 0.5 * C * C, E);
+  for (int a = 0; a < n; ++a)
+    for (int d = 0; d < 3; ++d) {
+      double Cp, Cm, Gs[4][3];
+      const double h = 1e-6, keep = x[3 * a + d];
+      x[3 * a + d] = keep + h;
+      pbng_sheet_constraint(m, kind, r, corners, x, &Cp, Gs);
+      x[3 * a + d] = keep - h;
+      pbng_sheet_constraint(m, kind, r, corners, x, &Cm, Gs);
+      x[3 * a + d] = keep;
+      err = fmax(err, fabs(G[a][d] - (Cp - Cm) / (2 * h))), gmax = fmax(gmax, fabs(G[a][d]));
+    }
+  snprintf(what, sizeof(what), "%s: grad C = grad E / C (central differences)", tag);
+  check(err <= 1e-6 * gmax, what, err, gmax);
+  double lambda = 0.0, at = 1e3 * (w[0] * (G[0][0] * G[0][0] + G[0][1] * G[0][1] + G[0][2] * G[0][2]) + 1.0); /* a small step */
+  pbng_project_sheet_constraint(m, kind, r, corners, at, w, &lambda, x);
+  snprintf(what, sizeof(what), "%s: a small XPBD step lowers the energy", tag);
+  check(pbng_sheet_element_energy(m, kind, r, corners, x) < E, what, pbng_sheet_element_energy(m, kind, r, corners, x), E);
+  at = 1.0, lambda = 0.0; /* alone and projected to convergence: C + at lambda = 0, force grad C lambda = -grad E / at */
+  memcpy(x, x0, sizeof(x));
+  for (int it = 0; it < 200; ++it) pbng_project_sheet_constraint(m, kind, r, corners, at, w, &lambda, x);
+  const double h2 = pbng_sheet_constraint_residual(m, kind, r, corners, at, lambda, x, force);
+  double gradE[4][3];
+  pbng_sheet_element_gradient(m, kind, r, corners, x, gradE);
+  err = 0.0, gmax = 0.0;
+  for (int a = 0; a < n; ++a)
+    for (int d = 0; d < 3; ++d) err = fmax(err, fabs(force[3 * a + d] + gradE[a][d] / at)), gmax = fmax(gmax, fabs(gradE[a][d]));
+  snprintf(what, sizeof(what), "%s: secondary residual 0 at the projection's fixed point", tag);
+  check(h2 <= 1e-24 * (1.0 + E), what, h2, 0);
+  snprintf(what, sizeof(what), "%s: constraint force grad C lambda = -grad E / alpha~", tag);
+  check(err <= 1e-9 * gmax, what, err, gmax);
+}
+
+/* A tri3 and a bend4 on one rest stencil: the constraint in three states, and none at a flat rest shape. */
+static void check_sheet_constraints(void)
+{
+  pbng_sheet_material m = {.bending_stiffness = 0.3, .weft = {1, 0, 0}, .density = 200};
+  static const int32_t corners[4] = {0, 1, 2, 3};
+  const double X[4][3] = {{0, 0, 0}, {1, 0.1, 0}, {0.2, 0.9, 0.1}, {0.8, -0.7, 0.05}};
+  const double states[3][12] = {{0, 0, 0, 1.3, 0.1, 0.05, 0.25, 1.1, 0.1, 0.9, -0.8, 0.0},
+                                {0, 0, 0, 0.7, 0.1, 0.0, 0.15, 0.6, 0.12, 0.6, -0.5, 0.05},
+                                {0, 0, 0, 1.0, 0.12, 0.0, 0.2, 0.85, 0.3, 0.7, -0.6, 0.6}};
+  const char *names[3] = {"stretched", "compressed", "folded"};
+  pbng_sheet_rest tri, bend;
+  check(pbng_membrane_orthotropic(1e3, 5e2, 2e2, 0.3, 0.15, 0.01, &m.membrane) == NULL, "orthotropic membrane", 0, 0);
+  check(pbng_membrane_rest_shape(X, m.weft, &tri.membrane) == 0 && pbng_bending_rest(X, &bend.bending) == 0, "rest sheet terms", 0, 0);
+  for (int k = 0; k < 3; ++k) {
+    char tag[64];
+    snprintf(tag, sizeof(tag), "tri3 %s", names[k]);
+    check_sheet_constraint(&m, PBNG_ELEMENT_TRI3, &tri, states[k], tag);
+    snprintf(tag, sizeof(tag), "bend4 %s", names[k]);
+    check_sheet_constraint(&m, PBNG_ELEMENT_BEND4, &bend, states[k], tag);
+  }
+  /* at rest on a flat stencil (the bending model's rest shape: X above is not flat) */
+  const double Xf[4][3] = {{0, 0, 0}, {1, 0.1, 0}, {0.2, 0.9, 0}, {0.8, -0.7, 0}};
+  double x[12], w[4] = {1, 1, 1, 1}, lambda = 0.0;
+  check(pbng_membrane_rest_shape(Xf, m.weft, &tri.membrane) == 0 && pbng_bending_rest(Xf, &bend.bending) == 0, "flat rest sheet terms", 0, 0);
+  memcpy(x, Xf, sizeof(x));
+  const uint32_t moved_tri = pbng_project_sheet_constraint(&m, PBNG_ELEMENT_TRI3, &tri, corners, 1.0, w, &lambda, x);
+  const uint32_t moved_bend = pbng_project_sheet_constraint(&m, PBNG_ELEMENT_BEND4, &bend, corners, 1.0, w, &lambda, x);
+  check(moved_tri == 0 && moved_bend == 0 && lambda == 0.0 && !memcmp(x, Xf, sizeof(x)),
+        "sheet terms at rest: satisfied, no step (C = 0 where grad C is singular)", pbng_sheet_element_energy(&m, PBNG_ELEMENT_TRI3, &tri, corners, x),
+        pbng_sheet_element_energy(&m, PBNG_ELEMENT_BEND4, &bend, corners, x));
+}
+
 int main(void)
 {
+  check_sheet_constraints();
   const pbng_material_kind materials[3] = {PBNG_MATERIAL_NEOHOOKEAN, PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MATERIAL_STVK};
   uint64_t seed = 0x1234abcdull;
   pbng_material cor;

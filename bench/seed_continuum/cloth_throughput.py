@@ -38,7 +38,7 @@ def main():
         per_step, iters = [], []
         for rep in range(a.repeats):
             out = b.path("%s-%d" % (name, rep))
-            cmd = ["mpiexec", "-n", str(a.ranks), "--bind-to", "none", a.pbng, "-scene", "cloth_drape", "-res", str(res), "-frames",
+            cmd = ["mpiexec", "-n", str(a.ranks), "--bind-to", "none", a.pbng, "-scene", "cloth_drape", "-drape", "corners", "-res", str(res), "-frames",
                    str(a.frames)] + extra + ["-threads", str(a.threads), "-output", out]
             p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
             if p.returncode:

@@ -34,6 +34,16 @@ typedef struct {
   double origin[3], e_u[3], e_v[3];                  /* the generated sheet: origin + s e_u + t e_v (scene's choice) */
 } pbng_sheet_options;
 
+/* A physical group of sheets with its own material (-sheetK_group NAME and -sheetK_* overrides of the
+ * -sheet_* values; docs/cloth.md#sheet-materials-per-group). */
+#define PBNG_MAX_SHEET_GROUPS 8
+typedef struct {
+  int k;                    /* its K in -sheetK_* */
+  char name[64];            /* the node set (Gmsh physical group) whose triangles it takes */
+  pbng_sheet_options opt;
+  pbng_sheet_material mat;
+} pbng_sheet_group;
+
 #define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
 
 typedef struct {
@@ -86,6 +96,8 @@ typedef struct {
   int contact_every;                  /* -contact_every K: detect every K iterations within a frame too (0: at frame starts only) */
   pbng_sheet_options sheet_opt;      /* tri3/bend4 terms (issue 18) */
   pbng_sheet_material sheet;          /* ... and the material made from them (pbng_config_read_sheet_options) */
+  int nsheet_groups;                  /* -sheetK_group NAME (K = 0..7): sheets of a physical group with their own material */
+  pbng_sheet_group sheet_group[PBNG_MAX_SHEET_GROUPS];
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */

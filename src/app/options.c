@@ -292,8 +292,6 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              (int)levels);
   PetscCheck(levels == 1 || !cfg->load.active, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d with a point load (-load_box): the coarse levels do not carry it yet", (int)levels);
-  PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_SHEET, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-multilevel %d: sheets have no coarse levels yet (docs/cloth.md#solvers)", (int)levels);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;
@@ -574,6 +572,10 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | plastic_twist | box | none", NULL, scene, scene,
                                scene_len, &set));
+  char drape[16] = "sphere"; /* read by the scene (scene_cloth_drape); listed here for -help */
+  PetscCall(PetscOptionsString("-drape", "cloth_drape: what the sheet falls on: sphere | table | corners (held at two corners)", NULL, drape, drape,
+                               sizeof(drape), &set));
+  PetscCheck(!set || !strcmp(scene, "cloth_drape"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-drape is for -scene cloth_drape");
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
   for (int k = 0; k < PBNG_USER_BCS; ++k) PetscCall(read_moving_set(PetscOptionsObject, cfg, k));

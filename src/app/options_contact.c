@@ -28,7 +28,7 @@ static PetscErrorCode parse_obstacles(const char *text, pbng_contact_detect_opti
 PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   pbng_contact_options *o = &cfg->contact_opt;
-  PetscBool on = cfg->contact, set_on, given[7] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool on = cfg->contact, set_on, given[8] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
   const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
   const int every_default = cfg->mode == PBNG_MODE_QUASISTATIC && ops ? (ops->kind.contact_every > 0 ? ops->kind.contact_every : 1) : 0;
   PetscInt every = cfg->contact_every >= 0 ? cfg->contact_every : every_default;
@@ -52,8 +52,10 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
   PetscCall(PetscOptionsBool("-contact_self", "contact: also within one body (self-contact)", NULL, self, &self, &given[5]));
   PetscCall(PetscOptionsString("-obstacle", "contact: analytic obstacles, ';'-separated: plane:px,py,pz,nx,ny,nz | box:lx,ly,lz,hx,hy,hz | "
                                "container:lx,ly,lz,hx,hy,hz | sphere:cx,cy,cz,r", NULL, obstacles, obstacles, sizeof(obstacles), &given[6]));
+  PetscCall(PetscOptionsReal("-contact_thickness", "contact: h, the gap kept between a vertex and a sheet (two-sided: either side; 0 <= h < "
+                             "-contact_distance; default: half the contact distance)", NULL, o->detect.sheet_offset, &o->detect.sheet_offset, &given[7]));
   int any_given = 0;
-  for (int k = 0; k < 7; ++k) any_given |= given[k];
+  for (int k = 0; k < 8; ++k) any_given |= given[k];
   PetscCheck(!(set_on && !on && any_given), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-contact 0 with contact options: leave -contact out or the others");
   cfg->contact = on || any_given;
   if (given[6]) PetscCall(parse_obstacles(obstacles, &o->detect));
@@ -61,6 +63,8 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
   o->detect.self = self ? 1 : 0;
   PetscCheck(o->detect.distance >= 0 && isfinite(o->detect.distance), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-contact_distance %g: must be >= 0 (0: half the mean surface edge)", o->detect.distance);
+  PetscCheck(!given[7] || (o->detect.sheet_offset >= 0 && isfinite(o->detect.sheet_offset)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-contact_thickness %g: must be >= 0 (and below the contact distance)", o->detect.sheet_offset);
   PetscCheck(o->k_n > 0 && isfinite(o->k_n), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contact_stiffness %g: must be > 0", o->k_n);
   PetscCheck(o->k_t >= 0 && isfinite(o->k_t), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contact_tangential_stiffness %g: must be >= 0", o->k_t);
   PetscCheck(!(o->unilateral && o->k_t > 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,

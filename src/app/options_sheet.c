@@ -1,26 +1,111 @@
-/* The sheet options (issue 18; docs/cloth.md#options): one material for every tri3 membrane and bend4
- * stencil of a run. */
+/* The sheet options (issue 18; docs/cloth.md#options): the run's material for its tri3 membranes and
+ * bend4 stencils, and up to PBNG_MAX_SHEET_GROUPS physical groups with materials of their own. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "app/config.h"
 #include "core/vec3.h"
 
-/* -sheet_membrane isotropic | orthotropic and the parameters of the chosen law. */
-static PetscErrorCode read_membrane_law(PetscOptionItems *PetscOptionsObject, pbng_sheet_options *o)
+/* "<prefix>_<name>" into buf (prefix "-sheet" or "-sheetK"). */
+static const char *option_name(char *buf, size_t len, const char *prefix, const char *name)
 {
-  const char *const names[] = {"isotropic", "orthotropic"};
+  snprintf(buf, len, "%s_%s", prefix, name);
+  return buf;
+}
+
+/* A real option <prefix>_<name>; *given |= set. */
+static PetscErrorCode read_real(PetscOptionItems *PetscOptionsObject, const char *prefix, const char *name, const char *help, double *v, PetscBool *given)
+{
+  char opt[64];
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-sheet_membrane", "membrane law of the tri3 elements (StVK, plane stress)", "membrane law ",
-                                      names, 2, &o->orthotropic, &set));
-  PetscCall(PetscOptionsReal("-sheet_youngs", "isotropic membrane: Young's modulus (Pa)", NULL, o->youngs, &o->youngs, &set));
-  PetscCall(PetscOptionsReal("-sheet_poisson", "isotropic membrane: Poisson ratio in [0, 0.5)", NULL, o->poisson, &o->poisson, &set));
-  PetscCall(PetscOptionsReal("-sheet_k_weft", "orthotropic membrane: Young's modulus along the weft (Pa)", NULL, o->k_weft, &o->k_weft, &set));
-  PetscCall(PetscOptionsReal("-sheet_k_warp", "orthotropic membrane: Young's modulus along the warp (Pa)", NULL, o->k_warp, &o->k_warp, &set));
-  PetscCall(PetscOptionsReal("-sheet_k_shear", "orthotropic membrane: in-plane shear modulus (Pa)", NULL, o->k_shear, &o->k_shear, &set));
-  PetscCall(PetscOptionsReal("-sheet_nu_weft", "orthotropic membrane: Poisson ratio nu_weft in [0, 1)", NULL, o->nu_weft, &o->nu_weft, &set));
-  PetscCall(PetscOptionsReal("-sheet_nu_warp", "orthotropic membrane: Poisson ratio nu_warp in [0, 1)", NULL, o->nu_warp, &o->nu_warp, &set));
+  PetscCall(PetscOptionsReal(option_name(opt, sizeof(opt), prefix, name), help, NULL, *v, v, &set));
+  *given = (PetscBool)(*given || set);
+  PetscFunctionReturn(0);
+}
+
+/* <prefix>_membrane isotropic | orthotropic, the parameters of the laws, thickness, bending stiffness
+ * and density: the material options a group may set for its sheets too. */
+static PetscErrorCode read_material(PetscOptionItems *PetscOptionsObject, const char *prefix, pbng_sheet_options *o, PetscBool *given)
+{
+  const char *const names[] = {"isotropic", "orthotropic"};
+  char opt[64];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, option_name(opt, sizeof(opt), prefix, "membrane"), "membrane law of the tri3 elements (StVK, plane stress)",
+                                      "membrane law ", names, 2, &o->orthotropic, &set));
+  *given = (PetscBool)(*given || set);
+  PetscCall(read_real(PetscOptionsObject, prefix, "youngs", "isotropic membrane: Young's modulus (Pa)", &o->youngs, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "poisson", "isotropic membrane: Poisson ratio in [0, 0.5)", &o->poisson, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "k_weft", "orthotropic membrane: Young's modulus along the weft (Pa)", &o->k_weft, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "k_warp", "orthotropic membrane: Young's modulus along the warp (Pa)", &o->k_warp, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "k_shear", "orthotropic membrane: in-plane shear modulus (Pa)", &o->k_shear, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "nu_weft", "orthotropic membrane: Poisson ratio nu_weft in [0, 1)", &o->nu_weft, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "nu_warp", "orthotropic membrane: Poisson ratio nu_warp in [0, 1)", &o->nu_warp, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "thickness", "sheet thickness (m; the membrane energy's and the mass's factor)", &o->thickness, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "bending_stiffness", "isometric bending stiffness k_b (N m; -sheet_bending_stiffness 0: no bend4 stencils)",
+                      &o->bending_stiffness, given));
+  PetscCall(read_real(PetscOptionsObject, prefix, "density", "sheet density (kg/m^3; a triangle's mass is density x thickness x area)", &o->density, given));
+  PetscFunctionReturn(0);
+}
+
+/* The material of options o (weft axis: m->weft, set by the caller), each impossible value an error
+ * naming <prefix>_<option>. */
+static PetscErrorCode make_material(const char *prefix, const pbng_sheet_options *o, pbng_sheet_material *m)
+{
+  PetscFunctionBeginUser;
+  const char *err = o->orthotropic ? pbng_membrane_orthotropic(o->k_weft, o->k_warp, o->k_shear, o->nu_weft, o->nu_warp, o->thickness, &m->membrane)
+                                   : pbng_membrane_isotropic(o->youngs, o->poisson, o->thickness, &m->membrane);
+  PetscCheck(!err, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s_membrane %s: %s", prefix, o->orthotropic ? "orthotropic" : "isotropic", err);
+  PetscCheck(o->bending_stiffness >= 0 && isfinite(o->bending_stiffness), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s_bending_stiffness %g: must be >= 0", prefix, o->bending_stiffness);
+  PetscCheck(o->density > 0 && isfinite(o->density), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s_density %g: must be > 0", prefix, o->density);
+  m->bending_stiffness = o->bending_stiffness;
+  m->density = o->density;
+  PetscFunctionReturn(0);
+}
+
+/* The material options' names after their prefix (read_material's). */
+static const char *const material_options[] = {"membrane", "youngs", "poisson", "k_weft", "k_warp", "k_shear", "nu_weft", "nu_warp", "thickness",
+                                               "bending_stiffness", "density"};
+
+/* -sheetK_group NAME and its -sheetK_* overrides of the run's sheet material; overrides without the
+ * group are an error. -help lists -sheet0_group, and a group's overrides once it is named. */
+static PetscErrorCode read_sheet_group(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, int k)
+{
+  char prefix[16], opt[64], name[64] = "";
+  PetscBool named, given = PETSC_FALSE;
+  pbng_sheet_group g = {.k = k, .opt = cfg->sheet_opt};
+
+  PetscFunctionBeginUser;
+  snprintf(prefix, sizeof(prefix), "-sheet%d", k);
+  option_name(opt, sizeof(opt), prefix, "group");
+  if (k == 0)
+    PetscCall(PetscOptionsString(opt, "sheets of this physical group (node set) take the -sheetK_* material (K = 0..7; docs/cloth.md)", NULL, name, name,
+                                 sizeof(name), &named));
+  else PetscCall(PetscOptionsGetString(NULL, NULL, opt, name, sizeof(name), &named));
+  if (!named) {
+    for (size_t j = 0; j < sizeof(material_options) / sizeof(material_options[0]); ++j) {
+      PetscCall(PetscOptionsHasName(NULL, NULL, option_name(opt, sizeof(opt), prefix, material_options[j]), &given));
+      PetscCheck(!given, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s_* material options without %s_group NAME (the physical group they are for)", prefix,
+                 prefix);
+    }
+    PetscFunctionReturn(0);
+  }
+  PetscCall(read_material(PetscOptionsObject, prefix, &g.opt, &given));
+  PetscCheck(name[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s_group: empty group name", prefix);
+  for (int j = 0; j < cfg->nsheet_groups; ++j)
+    PetscCheck(strcmp(cfg->sheet_group[j].name, name), PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s_group %s: -sheet%d_group names it already", prefix,
+               name, cfg->sheet_group[j].k);
+  PetscCheck(g.opt.bending_stiffness == 0 || cfg->sheet_opt.bending_stiffness > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "%s_bending_stiffness %g with -sheet_bending_stiffness 0: the run has no bending stencils (give the run a k_b > 0, and 0 to the groups "
+             "without bending)", prefix, g.opt.bending_stiffness);
+  PetscCall(PetscStrncpy(g.name, name, sizeof(g.name)));
+  for (int d = 0; d < 3; ++d) g.mat.weft[d] = cfg->sheet.weft[d];
+  PetscCall(make_material(prefix, &g.opt, &g.mat));
+  cfg->sheet_group[cfg->nsheet_groups++] = g;
   PetscFunctionReturn(0);
 }
 
@@ -28,29 +113,19 @@ PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObje
 {
   pbng_sheet_options *o = &cfg->sheet_opt;
   pbng_sheet_material *m = &cfg->sheet;
-  PetscBool set;
+  PetscBool set = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(read_membrane_law(PetscOptionsObject, o));
-  PetscCall(PetscOptionsReal("-sheet_thickness", "sheet thickness (m; the membrane energy's and the mass's factor)", NULL, o->thickness, &o->thickness, &set));
-  PetscCall(PetscOptionsReal("-sheet_bending_stiffness", "isometric bending stiffness k_b (N m; 0: no bend4 stencils)", NULL, o->bending_stiffness,
-                             &o->bending_stiffness, &set));
-  PetscCall(PetscOptionsReal("-sheet_density", "sheet density (kg/m^3; a triangle's mass is density x thickness x area)", NULL, o->density, &o->density,
-                             &set));
+  PetscCall(read_material(PetscOptionsObject, "-sheet", o, &set));
   PetscCall(pbng_options_read_vector3(PetscOptionsObject, "-sheet_weft", "weft axis wx,wy,wz (projected onto each rest triangle)", o->weft));
   PetscCall(PetscOptionsReal("-sheet_size", "generated sheet: side length (m)", NULL, o->size, &o->size, &set));
-  const char *err = o->orthotropic ? pbng_membrane_orthotropic(o->k_weft, o->k_warp, o->k_shear, o->nu_weft, o->nu_warp, o->thickness, &m->membrane)
-                                   : pbng_membrane_isotropic(o->youngs, o->poisson, o->thickness, &m->membrane);
-  PetscCheck(!err, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_membrane %s: %s", o->orthotropic ? "orthotropic" : "isotropic", err);
-  PetscCheck(o->bending_stiffness >= 0 && isfinite(o->bending_stiffness), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-sheet_bending_stiffness %g: must be >= 0", o->bending_stiffness);
-  PetscCheck(o->density > 0 && isfinite(o->density), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_density %g: must be > 0", o->density);
+  PetscCall(make_material("-sheet", o, m));
   PetscCheck(o->size > 0 && isfinite(o->size), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_size %g: must be > 0", o->size);
   const double w = vec3_norm(o->weft);
   PetscCheck(w > 0 && isfinite(w), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_weft %g,%g,%g: must be a non-zero vector", o->weft[0], o->weft[1],
              o->weft[2]);
   for (int d = 0; d < 3; ++d) m->weft[d] = o->weft[d] / w;
-  m->bending_stiffness = o->bending_stiffness;
-  m->density = o->density;
+  cfg->nsheet_groups = 0;
+  for (int k = 0; k < PBNG_MAX_SHEET_GROUPS; ++k) PetscCall(read_sheet_group(PetscOptionsObject, cfg, k));
   PetscFunctionReturn(0);
 }

@@ -355,10 +355,14 @@ static void sheet_material_label(const run_state *st, char *buf, size_t len)
     used = snprintf(buf, len, "%s, E %g, nu %g", pbng_material_kind_name(cfg->material), cfg->youngs, cfg->poisson);
   if (!st->pb.geo.sheet || used < 0 || (size_t)used >= len) return;
   if (o->orthotropic)
-    snprintf(buf + used, len - (size_t)used, "%ssheet orthotropic k_weft %g k_warp %g, h %g, k_b %g", used ? ", " : "", o->k_weft, o->k_warp, o->thickness,
-             o->bending_stiffness);
+    used += snprintf(buf + used, len - (size_t)used, "%ssheet orthotropic k_weft %g k_warp %g, h %g, k_b %g", used ? ", " : "", o->k_weft, o->k_warp,
+                     o->thickness, o->bending_stiffness);
   else
-    snprintf(buf + used, len - (size_t)used, "%ssheet E %g, nu %g, h %g, k_b %g", used ? ", " : "", o->youngs, o->poisson, o->thickness, o->bending_stiffness);
+    used += snprintf(buf + used, len - (size_t)used, "%ssheet E %g, nu %g, h %g, k_b %g", used ? ", " : "", o->youngs, o->poisson, o->thickness,
+                     o->bending_stiffness);
+  for (int g = 0; g < cfg->nsheet_groups && used > 0 && (size_t)used < len; ++g)
+    used += snprintf(buf + used, len - (size_t)used, "%s%s", g ? ", " : " (groups with their own: ", cfg->sheet_group[g].name);
+  if (cfg->nsheet_groups && used > 0 && (size_t)used + 1 < len) snprintf(buf + used, len - (size_t)used, ")");
 }
 
 /* The summary's element kind (or kinds) and visits per element and quadrature point. */
@@ -371,6 +375,26 @@ static void summarize_kinds(const mesh_header *head, pbng_run_summary *sum)
   sum->quad_points = node_visits > 0 ? point_visits / node_visits : 1.0;
   for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) mask |= head->kind_count[k] ? 1u << k : 0u;
   pbng_element_kinds_label(mask, sum->element, sizeof(sum->element));
+}
+
+/* What multilevel PBNG does not carry to the coarse levels of a mesh with sheet elements (tri3, bend4):
+ * per-group sheet materials (the coarse triangles' groups are not defined) and contacts
+ * (parallel/contact_levels.c carries them to tetrahedra only); plasticity is refused by the solver for
+ * every mesh (solver.c). docs/sheets_multilevel.md. */
+static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_header *head)
+{
+  const pbng_config *cfg = st->cfg;
+
+  PetscFunctionBeginUser;
+  if (cfg->solver_opt.multilevel == 1 || !(head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4])) PetscFunctionReturn(0);
+  PetscCheck(cfg->nsheet_groups == 0, st->comm, PETSC_ERR_SUP,
+             "-multilevel %d with -sheetK_group materials: the coarse sheets have one material, the run's (docs/sheets_multilevel.md); use -multilevel 1",
+             cfg->solver_opt.multilevel);
+  PetscCheck(!cfg->contact, st->comm, PETSC_ERR_SUP,
+             "-multilevel %d with contacts on a mesh with sheets: contacts are carried to coarse tetrahedra only, not to coarse sheets "
+             "(docs/sheets_multilevel.md); use -multilevel 1",
+             cfg->solver_opt.multilevel);
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
@@ -390,8 +414,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   summarize_kinds(&head, sum);
-  PetscCheck(cfg->solver_opt.multilevel == 1 || !(head.kind_count[PBNG_ELEMENT_TRI3] + head.kind_count[PBNG_ELEMENT_BEND4]), st->comm, PETSC_ERR_SUP,
-             "-multilevel %d: meshes with sheet elements (tri3, bend4) have no coarse levels yet (docs/cloth.md#solvers)", cfg->solver_opt.multilevel);
+  PetscCall(check_multilevel_sheets(st, &head));
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(run_resolve_restart(st));
@@ -404,6 +427,10 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, &cfg->sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
+  if (st->sheet_material) {
+    pbng_sheet_material table[256];
+    PetscCall(pbng_problem_set_sheet_materials(&st->pb, run_sheet_table(cfg, table), table, st->sheet_material));
+  }
   st->pb.halo = &st->halo;
   PetscCall(pbng_problem_set_point_load(&st->pb, &cfg->load, st->extent));
   PetscCall(run_write_node_loads(st));
@@ -469,6 +496,7 @@ static PetscErrorCode teardown(run_state *st)
   PetscCall(pbng_contacts_destroy(&st->contacts));
   PetscCall(pbng_halo_destroy(&st->halo));
   PetscCall(pbng_dmesh_destroy(&st->dm));
+  PetscCall(PetscFree(st->sheet_material));
   PetscCall(PetscFree(st->node_rows));
   PetscCall(PetscFree(st->node_order));
   PetscFunctionReturn(0);

@@ -5,6 +5,7 @@
 #include "app/run_state.h"
 #include <inttypes.h>
 #include <malloc.h>
+#include <math.h>
 #include <string.h>
 
 #include "io/partfile.h"
@@ -143,13 +144,13 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                "(pbng-partition -multilevel L, which carries them to every level)",
                name, st->dm.nglobal_weak);
     PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, NULL, &c->dm, &c->halo));
   } else {
     pbng_mesh mesh;
     PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
     PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),
                            sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, NULL, &c->dm, &c->halo));
   }
   PetscFunctionReturn(0);
 }
@@ -167,6 +168,36 @@ static PetscErrorCode report_level(run_state *st, const char *name, const pbng_d
   PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " %s%s, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
                                   "..%" PRId64 " per rank\n",
                         name, dm->nglobal_nodes, dm->nglobal_elems, dm->etype && dm->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pbng_dmesh_kinds_name(dm), weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
+  PetscFunctionReturn(0);
+}
+
+/* Triangles (tri3 membranes) of a distributed mesh, over all ranks (each counted by its owner). */
+static PetscErrorCode global_triangles(const pbng_dmesh *dm, int64_t *n)
+{
+  int64_t mine = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) mine += pbng_row_type(dm->etype, dm->kind, e)->kind == PBNG_ELEMENT_TRI3;
+  PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  PetscFunctionReturn(0);
+}
+
+/* A coarse level's sheet material: the run's, its bending stiffness k_b scaled by h_c / h_f, the ratio
+ * of the levels' edge lengths, sqrt(fine triangles / coarse triangles) (2 per halving of -res). Along a
+ * coarse edge of a nested sheet lie two fine edges whose stencils have the coarse stencil's |e|^2 / A and
+ * dihedral angle, and the fine stencils inside coarse triangles are flat, so the fine bending energy of
+ * an interpolated coarse field (Eq. E_b of docs/cloth.md#bending) is 2 x the coarse one per halving:
+ * the scaled k_b makes the coarse bending that of the fine level (as the membranes are on nested P1
+ * sheets). docs/sheets_multilevel.md measures it. */
+static PetscErrorCode coarse_sheet_material(const run_state *st, const pbng_dmesh *coarse, pbng_sheet_material *sheet)
+{
+  int64_t nf, nc;
+
+  PetscFunctionBeginUser;
+  *sheet = st->cfg->sheet;
+  PetscCall(global_triangles(&st->dm, &nf));
+  PetscCall(global_triangles(coarse, &nc));
+  if (nf > 0 && nc > 0) sheet->bending_stiffness *= sqrt((double)nf / (double)nc);
   PetscFunctionReturn(0);
 }
 
@@ -194,7 +225,9 @@ PetscErrorCode run_build_levels(run_state *st)
     snprintf(c->name, sizeof(c->name), "level %d (%s)", L - 1 - k, what);
     PetscCall(build_coarse_subdomain(st, k, c->name, &springs, c));
     malloc_trim(0);
-    PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, NULL, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
+    pbng_sheet_material sheet;
+    PetscCall(coarse_sheet_material(st, &c->dm, &sheet));
+    PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, &sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
     c->pb.halo = &c->halo;
     PetscCall(report_level(st, c->name, &c->dm));
   }

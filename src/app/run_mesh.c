@@ -3,9 +3,12 @@
 #include "app/run_state.h"
 #include <inttypes.h>
 #include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/sorted_ids.h"
 #include "io/partfile.h"
+#include "mesh/sheet_groups.h"
 #include "io/weak_rows.h"
 #include "parallel/coloring.h"
 
@@ -188,8 +191,40 @@ static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_subme
   PetscFunctionReturn(0);
 }
 
+/* The sheet material table entry of every element of dm (mesh/sheet_groups.h) from the node sets of its
+ * piece sub; a group without a triangle anywhere is an error. */
+static PetscErrorCode assign_sheet_materials(run_state *st, const pbng_submesh *sub, const pbng_dmesh *dm, uint8_t **material)
+{
+  const pbng_config *cfg = st->cfg;
+  const char *names[PBNG_MAX_SHEET_GROUPS];
+  int64_t mine[PBNG_MAX_SHEET_GROUPS], total[PBNG_MAX_SHEET_GROUPS], *pair;
+  uint8_t *by_sub;
+
+  PetscFunctionBeginUser;
+  for (int g = 0; g < cfg->nsheet_groups; ++g) names[g] = cfg->sheet_group[g].name;
+  PetscCall(PetscMalloc1(sub->mesh.nelems + 1, &by_sub));
+  PetscCall(pbng_sheet_groups_assign(&sub->mesh, cfg->nsheet_groups, names, sub->global_elem, by_sub, mine));
+  PetscCallMPI(MPI_Allreduce(mine, total, cfg->nsheet_groups, MPI_INT64_T, MPI_SUM, st->comm));
+  for (int g = 0; g < cfg->nsheet_groups; ++g)
+    PetscCheck(total[g] > 0, st->comm, PETSC_ERR_ARG_WRONG, "-sheet%d_group %s: no sheet triangle has its three corners in that group", cfg->sheet_group[g].k,
+               names[g]);
+  /* the piece's elements by global id, then each of dm's looked up */
+  PetscCall(PetscMalloc1(2 * sub->mesh.nelems + 1, &pair));
+  for (int64_t e = 0; e < sub->mesh.nelems; ++e) pair[2 * e] = sub->global_elem[e], pair[2 * e + 1] = by_sub[e];
+  qsort(pair, (size_t)sub->mesh.nelems, 2 * sizeof(int64_t), pbng_compare_int64);
+  PetscCall(PetscMalloc1(dm->nelems + 1, material));
+  for (int32_t e = 0; e < dm->nelems; ++e) {
+    const int64_t *at = bsearch(&dm->global_elem[e], pair, (size_t)sub->mesh.nelems, 2 * sizeof(int64_t), pbng_compare_int64);
+    PetscCheck(at, PETSC_COMM_SELF, PETSC_ERR_PLIB, "element %" PRId64 " of the subdomain is not in its piece", dm->global_elem[e]);
+    (*material)[e] = (uint8_t)at[1];
+  }
+  PetscCall(PetscFree(pair));
+  PetscCall(PetscFree(by_sub));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name,
-                                         pbng_dmesh *dm, pbng_halo *halo)
+                                         uint8_t **sheet_material, pbng_dmesh *dm, pbng_halo *halo)
 {
   pbng_submesh sub;
   int8_t *node_bc;
@@ -202,6 +237,7 @@ PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double 
   PetscCall(assign_boundary_conditions(st, &sub, extent, name, node_bc));
   PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, dm));
   PetscCall(PetscFree(node_bc));
+  if (sheet_material && st->cfg->nsheet_groups) PetscCall(assign_sheet_materials(st, &sub, dm, sheet_material));
   PetscCall(pbng_submesh_destroy(&sub));
   PetscCall(pbng_halo_create(dm, halo));
   PetscFunctionReturn(0);
@@ -210,7 +246,7 @@ PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double 
 PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in)
 {
   PetscFunctionBeginUser;
-  PetscCall(run_build_level_subdomain(st, mesh, head->extent, sub_in, pbng_solver_uses_constraint_colors(st->cfg->solver), "the mesh", &st->dm,
+  PetscCall(run_build_level_subdomain(st, mesh, head->extent, sub_in, pbng_solver_uses_constraint_colors(st->cfg->solver), "the mesh", &st->sheet_material, &st->dm,
                                       &st->halo));
   PetscFunctionReturn(0);
 }
@@ -298,6 +334,48 @@ static PetscErrorCode write_weak_constraints(run_state *st)
   PetscFunctionReturn(0);
 }
 
+int run_sheet_table(const pbng_config *cfg, pbng_sheet_material *table)
+{
+  pbng_sheet_material groups[PBNG_MAX_SHEET_GROUPS];
+  for (int g = 0; g < cfg->nsheet_groups; ++g) groups[g] = cfg->sheet_group[g].mat;
+  pbng_sheet_table_build(&cfg->sheet, cfg->nsheet_groups, groups, table);
+  return pbng_sheet_table_size(cfg->nsheet_groups);
+}
+
+/* -sheetK_group: /mesh/sheet_material (each element's entry in the table) and the table as root
+ * attributes sheet_table_C [T * 9] (row-major T x 3 x 3), sheet_table_thickness, sheet_table_bending_stiffness,
+ * sheet_table_density [T], sheet_groups (the groups' names, comma-separated, in table order 1..n). */
+static PetscErrorCode write_sheet_materials(run_state *st)
+{
+  const pbng_dmesh *dm = &st->dm;
+  pbng_sheet_material table[256];
+  double C[9 * 256], h[256], kb[256], rho[256];
+  char names[PBNG_MAX_SHEET_GROUPS * 65] = "";
+  int64_t *rows, *value;
+
+  PetscFunctionBeginUser;
+  if (!st->sheet_material) PetscFunctionReturn(0);
+  const int n = run_sheet_table(st->cfg, table);
+  for (int k = 0; k < n; ++k) {
+    memcpy(&C[9 * k], &table[k].membrane.C[0][0], sizeof(double) * 9);
+    h[k] = table[k].membrane.thickness, kb[k] = table[k].bending_stiffness, rho[k] = table[k].density;
+  }
+  for (int g = 0; g < st->cfg->nsheet_groups; ++g) {
+    if (g) PetscCall(PetscStrlcat(names, ",", sizeof(names)));
+    PetscCall(PetscStrlcat(names, st->cfg->sheet_group[g].name, sizeof(names)));
+  }
+  PetscCall(pbng_output_root_doubles(st->out, "sheet_table_C", 9 * n, C));
+  PetscCall(pbng_output_root_doubles(st->out, "sheet_table_thickness", n, h));
+  PetscCall(pbng_output_root_doubles(st->out, "sheet_table_bending_stiffness", n, kb));
+  PetscCall(pbng_output_root_doubles(st->out, "sheet_table_density", n, rho));
+  PetscCall(pbng_output_root_string(st->out, "sheet_groups", names));
+  PetscCall(PetscMalloc2(dm->nowned_elems + 1, &rows, dm->nowned_elems + 1, &value));
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) rows[e] = dm->global_elem[e], value[e] = st->sheet_material[e];
+  PetscCall(pbng_output_write_table(st->out, "/mesh/sheet_material", PBNG_OUTPUT_INT64, dm->nglobal_elems, 1, dm->nowned_elems, rows, value));
+  PetscCall(PetscFree2(rows, value));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode run_write_mesh_output(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
@@ -317,6 +395,7 @@ PetscErrorCode run_write_mesh_output(run_state *st)
   PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/partition", dm->nowned, st->node_rows, part));
   PetscCall(PetscFree(part));
   PetscCall(write_elements_in_global_order(st));
+  PetscCall(write_sheet_materials(st));
   PetscCall(PetscMalloc1(dm->nowned - dm->nfree + 1, &fixed));
   for (int32_t i = dm->nfree; i < dm->nowned; ++i)
     if (dm->node_bc[i] >= 0) fixed[nfixed++] = dm->global_node[i];

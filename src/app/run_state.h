@@ -29,6 +29,7 @@ typedef struct {
   int64_t contacts_max;      /* most contacts in force after an update */
   pbng_mesh *made_levels;   /* rank 0, -multilevel with -mesh alone: coarse meshes made from the fine one, [multilevel - 1] */
   double extent;            /* the finest mesh's largest extent */
+  uint8_t *sheet_material;  /* [dm.nelems] each element's entry in the sheet material table (-sheetK_group: mesh/sheet_groups.h), or NULL */
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
   int32_t *node_order; /* the local index of each of them */
   double time0;        /* time of frame 0: 0, or the time of the -initial frame */
@@ -73,12 +74,16 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
 PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line);
 
 /* Every rank's piece (from rank 0's global mesh, or read from a partitioned file) -> boundary sets ->
- * subdomain and halo plan: st->dm, st->halo. */
+ * subdomain and halo plan: st->dm, st->halo (and st->sheet_material with -sheetK_group). */
 PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in);
 /* The same for any level (name: for messages, e.g. "level 1 (Res-16 box)"; extent: the finest mesh's,
- * which sizes the boundary boxes' tolerance on every level; need_cc: the PBD/XPBD colors too). */
-PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name,
+ * which sizes the boundary boxes' tolerance on every level; need_cc: the PBD/XPBD colors too;
+ * sheet_material: the elements' sheet materials from the -sheetK_group sets, or NULL). */
+PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name, uint8_t **sheet_material,
                                          pbng_dmesh *dm, pbng_halo *halo);
+
+/* The sheet material table of cfg's groups (mesh/sheet_groups.h) into table (at most 256); returns its size. */
+int run_sheet_table(const pbng_config *cfg, pbng_sheet_material *table);
 
 /* Rank 0, before the fine mesh is distributed: with -multilevel L > 1 and -mesh FILE without -mesh_levels,
  * coarsens the fine mesh L-1 times (pbng_mesh_coarsen) into st->made_levels. A partitioned -mesh has no

@@ -35,7 +35,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->weak_stiffness = 1e8;
   cfg->scale = 1;
   cfg->objects = 40;
-  cfg->contact_opt = (pbng_contact_options){.detect = {.distance = 0.0, .self = 1}, .k_n = 1e8, .k_t = 0.0, .unilateral = 0}; /* the paper's (Sec. 10.2) */
+  cfg->contact_opt = (pbng_contact_options){.detect = {.distance = 0.0, .sheet_offset = -1, .self = 1}, .k_n = 1e8, .k_t = 0.0, .unilateral = 0}; /* the paper's (Sec. 10.2) */
   cfg->contact_every = -1; /* quasistatic: 10, dynamic: 0 (pbng_config_read_contact_options) */
   cfg->divergence_limit = 1e6;
   strcpy(cfg->initial_state, "rest");
@@ -228,14 +228,34 @@ static PetscErrorCode scene_cloth_stretch(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
-/* Issue 18's drape without contact (sheets do not collide yet: docs/cloth.md#plan): a horizontal
- * 1 m x 1 m sheet (the x-z plane at y = 0, -res N vertices per side) held at its two corners on z = 0
- * falls under gravity -9.8 y and swings (backward Euler, dt 0.01 s, 100 frames). */
+/* Issue 18's drape: a horizontal 1 m x 1 m sheet (the x-z plane at y = 0, -res N vertices per side)
+ * falls under gravity -9.8 y (backward Euler, dt 0.01 s, 100 frames) onto (-drape):
+ *   sphere  (default) a sphere of radius 0.25 centred 0.3 below the sheet's centre (top 0.05 below it);
+ *   table   a table (a solid box obstacle) whose top is 0.05 below the sheet and whose edge runs under
+ *           the sheet's middle (x = 0.5): half the sheet hangs over it;
+ *   corners no obstacle: the sheet is held at its two corners on z = 0 and swings.
+ * The obstacles are contacts (issue 17) of the sheet's vertices, unilateral (the spring model would hold
+ * what touched once), k_n 1e4 (the sheet weighs 0.2 kg: a node ~5e-4 N, so ~5e-8 m deep); the sheet
+ * collides with itself too (two-sided, kept -contact_thickness apart). docs/cloth.md#the-drape. */
+static PetscErrorCode drape_choice(char *choice, size_t len)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(choice, "sphere", len));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-drape", choice, len, &set));
+  PetscCheck(!strcmp(choice, "sphere") || !strcmp(choice, "table") || !strcmp(choice, "corners"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-drape: unknown \"%s\" (known: sphere, table, corners)", choice);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode scene_cloth_drape(pbng_config *cfg)
 {
   const double corner0[6] = {0, 0, 0, 0, 0, 0}, corner1[6] = {1, 0, 0, 1, 0, 0};
+  char drape[16];
 
   PetscFunctionBeginUser;
+  PetscCall(drape_choice(drape, sizeof(drape)));
   cfg->mesh_source = PBNG_MESH_SHEET;
   cfg->res = 21;
   cfg->sheet_opt.e_v[1] = 0, cfg->sheet_opt.e_v[2] = 1; /* the x-z plane */
@@ -245,8 +265,17 @@ static PetscErrorCode scene_cloth_drape(pbng_config *cfg)
   cfg->frames = 100;
   cfg->iters = 100;
   cfg->rtol = 1e-6;
-  PetscCall(pbng_bc_add_box(&cfg->bcs, "corner_a", corner0, NULL));
-  PetscCall(pbng_bc_add_box(&cfg->bcs, "corner_b", corner1, NULL));
+  if (!strcmp(drape, "corners")) {
+    PetscCall(pbng_bc_add_box(&cfg->bcs, "corner_a", corner0, NULL));
+    PetscCall(pbng_bc_add_box(&cfg->bcs, "corner_b", corner1, NULL));
+    PetscFunctionReturn(0);
+  }
+  const char *obstacle = !strcmp(drape, "sphere") ? "sphere:0.5,-0.3,0.5,0.25" : "box:-1,-1,-1,0.5,-0.05,2";
+  PetscCheck(!pbng_obstacle_parse(obstacle, &cfg->contact_opt.detect.obstacle[0]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the drape's obstacle");
+  cfg->contact_opt.detect.nobstacles = 1;
+  cfg->contact_opt.unilateral = 1;
+  cfg->contact_opt.k_n = 1e4;
+  cfg->contact = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -443,19 +472,19 @@ static PetscErrorCode generate_cells(const pbng_config *cfg, int k, const pbng_g
   PetscFunctionReturn(0);
 }
 
-/* The generated sheet: -res x -res vertices spanning -sheet_size along the scene's e_u and e_v, with its
- * bending stencils when k_b > 0. */
-static PetscErrorCode generate_sheet(const pbng_config *cfg, pbng_mesh *mesh)
+/* The generated sheet: res x res vertices (-res, or a coarse level's) spanning -sheet_size along the
+ * scene's e_u and e_v, with its bending stencils when k_b > 0. */
+static PetscErrorCode generate_sheet(const pbng_config *cfg, int res, pbng_mesh *mesh)
 {
   const pbng_sheet_options *o = &cfg->sheet_opt;
   pbng_sheet sheet;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_sheet_grid(cfg->res, cfg->res, o->size, o->size, o->origin, o->e_u, o->e_v, &sheet));
+  PetscCall(pbng_sheet_grid(res, res, o->size, o->size, o->origin, o->e_u, o->e_v, &sheet));
   PetscErrorCode ierr = pbng_mesh_from_sheet(&sheet, o->bending_stiffness > 0, mesh);
   PetscCall(pbng_sheet_destroy(&sheet));
   PetscCall(ierr);
-  snprintf(mesh->source, sizeof(mesh->source), "sheet of %dx%d vertices", cfg->res, cfg->res);
+  snprintf(mesh->source, sizeof(mesh->source), "sheet of %dx%d vertices", res, res);
   PetscFunctionReturn(0);
 }
 
@@ -470,7 +499,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
-  case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, mesh)); break;
+  case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, cfg->res, mesh)); break;
   }
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
@@ -480,7 +509,11 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
   int n = cfg->res;
-  if (cfg->mesh_source == PBNG_MESH_OBJECTS || cfg->mesh_source == PBNG_MESH_SHEET) return 0; /* no generated coarse levels */
+  if (cfg->mesh_source == PBNG_MESH_OBJECTS) return 0; /* no generated coarse levels */
+  if (cfg->mesh_source == PBNG_MESH_SHEET) { /* h-coarsening only (-element is for volumes): res -> (res + 1) / 2 */
+    for (int j = 0; j < k; ++j) n = (n + 1) / 2;
+    return n >= 2 ? n : 0;
+  }
   if (cfg->cells[0] > 0) /* -cells: the smallest axis decides */
     for (int d = 0; d < 3; ++d) n = d == 0 || cfg->cells[d] + 1 < n ? cfg->cells[d] + 1 : n;
   n = coarse_nodes(cfg, n, k);
@@ -511,9 +544,12 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
   case PBNG_MESH_FILE:
     if (k <= cfg->nmesh_levels) PetscCall(pbng_mesh_read(cfg->mesh_levels[k - 1], mesh));
     else *made = 0;
+    if (k <= cfg->nmesh_levels && cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* as the fine file's */
     break;
   case PBNG_MESH_OBJECTS: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "the objects of -scene objects_dropping have no coarse levels"); /* refused with the options */
-  case PBNG_MESH_SHEET: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "sheets have no coarse levels yet (docs/cloth.md#plan)"); /* refused with the options */
+  case PBNG_MESH_SHEET: /* the same sheet at a coarser res, its own stencils (docs/sheets_multilevel.md) */
+    PetscCall(generate_sheet(cfg, res, mesh));
+    break;
   }
   PetscFunctionReturn(0);
 }

@@ -3,6 +3,7 @@
 #include "core/contact_geometry.h"
 #include "core/element.h"
 #include "core/mat3.h"
+#include "core/vec3.h"
 
 int pbng_tet_barycentric(const double *const X[4], const double q[3], double w[4])
 {
@@ -57,9 +58,17 @@ double pbng_tet_longest_edge(const double *const X[4])
 #define NEWTON_BOX 3.0             /* Newton's iterates stay within [-NEWTON_BOX, NEWTON_BOX]^3 */
 #define PYRAMID_APEX_GAP 1e-10     /* ... and a pyramid's this far below its apex (N_a has 1 - t in a denominator) */
 
+/* |a - b|^2 */
+static double distance2(const double a[3], const double b[3])
+{
+  return (a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]);
+}
+
 double pbng_element_longest_edge(const pbng_element_type *t, const double (*X)[3])
 {
   double h2 = 0;
+  if (t->shape == PBNG_SHAPE_TRIANGLE) /* a sheet triangle has no faces: its three sides */
+    for (int a = 0; a < 3; ++a) h2 = fmax(h2, distance2(X[a], X[(a + 1) % 3]));
   for (int f = 0; f < t->nfaces; ++f) {
     const pbng_element_face *face = &t->faces[f];
     for (int c = 0; c < face->corners; ++c) {
@@ -170,9 +179,41 @@ static int coinciding_node(const pbng_element_type *t, const double (*X)[3], con
   return -1;
 }
 
+int pbng_tri_barycentric(const double *const X[3], const double q[3], double w[3])
+{
+  double e1[3], e2[3], d[3], n[3], c[3];
+  for (int k = 0; k < 3; ++k) e1[k] = X[1][k] - X[0][k], e2[k] = X[2][k] - X[0][k], d[k] = q[k] - X[0][k];
+  vec3_cross(e1, e2, n);
+  const double nn = vec3_dot(n, n);
+  if (!(nn > 0) || !isfinite(nn)) return -1;
+  vec3_cross(d, e2, c);
+  w[1] = vec3_dot(c, n) / nn; /* the projection p - X0 = w1 e1 + w2 e2 + t n: (d x e2).n = w1 |n|^2 */
+  vec3_cross(e1, d, c);
+  w[2] = vec3_dot(c, n) / nn;
+  w[0] = 1.0 - w[1] - w[2];
+  return 0;
+}
+
+/* tri3 (a sheet triangle in 3-D): the barycentric coordinates of q's projection onto the triangle's
+ * plane, extrapolated as tet4_point_weights does; the distance to the closed triangle in 3-D. */
+static double tri3_point_weights(const double (*X)[3], const double q[3], double w[3])
+{
+  const double *V[3] = {X[0], X[1], X[2]};
+  double wc[3], p[3], wl[3];
+  if (pbng_tri_barycentric(V, q, wl) != 0) return -1;
+  const double distance = sqrt(pbng_point_triangle_closest(q, X[0], X[1], X[2], wc, p));
+  const int wild = wl[0] < -0.5 || wl[1] < -0.5 || wl[2] < -0.5;
+  for (int a = 0; a < 3; ++a) w[a] = wild ? wc[a] : wl[a];
+  return distance;
+}
+
 int pbng_element_contains_point(const pbng_element_type *t, const double (*X)[3], const double q[3])
 {
   double r[3], rc[3], w[4];
+  if (t->kind == PBNG_ELEMENT_TRI3) { /* within round-off of the closed triangle (a plane has no inside) */
+    const double d = tri3_point_weights(X, q, w);
+    return d >= 0 && d <= REFERENCE_INSIDE_TOL * pbng_element_longest_edge(t, X);
+  }
   if (t->kind == PBNG_ELEMENT_TET4) {
     const double *V[4] = {X[0], X[1], X[2], X[3]};
     return pbng_tet_barycentric(V, q, w) == 0 && w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && w[3] >= 0;
@@ -201,6 +242,7 @@ double pbng_element_point_weights(const pbng_element_type *t, const double (*X)[
   double r[3], rc[3], res[3], J[9], dN[PBNG_MAX_ELEMENT_NODES][3];
 
   if (t->kind == PBNG_ELEMENT_TET4) return tet4_point_weights(X, q, w);
+  if (t->kind == PBNG_ELEMENT_TRI3) return tri3_point_weights(X, q, w);
   const int node = coinciding_node(t, X, q, pbng_element_longest_edge(t, X));
   if (node >= 0) {
     for (int a = 0; a < t->nodes; ++a) w[a] = a == node;

@@ -12,6 +12,11 @@
  * tetrahedron. */
 int pbng_tet_barycentric(const double *const X[4], const double q[3], double w[4]);
 
+/* Barycentric coordinates w[3] of the projection of q onto the plane of the triangle X[0..2]
+ * (extrapolated outside): sum w_a = 1, sum w_a X_a = that projection. Returns 0, or -1 for a
+ * degenerate triangle. */
+int pbng_tri_barycentric(const double *const X[3], const double q[3], double w[3]);
+
 /* Euclidean distance from q to the (closed) tetrahedron X[0..3] (0 inside), and the barycentric
  * coordinates of its closest point (all >= 0). */
 double pbng_point_tet_distance(const double *const X[4], const double q[3], double wclosest[4]);
@@ -22,7 +27,7 @@ double pbng_tet_longest_edge(const double *const X[4]);
 /* ---- Every element kind: X[t->nodes][3] are the element's node positions (Gmsh order). ---- */
 
 /* The element's longest edge: the sides of its faces between consecutive corners (a tetrahedron's
- * six edges, a hexahedron's twelve, ...). */
+ * six edges, a hexahedron's twelve, ...; a sheet triangle's three sides). */
 double pbng_element_longest_edge(const pbng_element_type *t, const double (*X)[3]);
 
 /* The point rc of t's reference element closest to the reference point r, and |r - rc| (0 inside);
@@ -37,7 +42,8 @@ double pbng_reference_closest_point(const pbng_element_type *t, const double r[3
  * Newton did not get there (r: its last iterate). */
 int pbng_element_reference_coordinates(const pbng_element_type *t, const double (*X)[3], const double q[3], double r[3]);
 
-/* Whether the closed element contains q: for tet4, q's barycentric coordinates are all >= 0; for the
+/* Whether the closed element contains q: for tet4, q's barycentric coordinates are all >= 0; for tri3,
+ * q lies within 1e-12 times the longest edge of the closed triangle; for the
  * other kinds q is one of the nodes (within 1e-13 times the longest edge) or its reference coordinates
  * converged within 1e-12 of the reference element. */
 int pbng_element_contains_point(const pbng_element_type *t, const double (*X)[3], const double q[3]);
@@ -45,13 +51,16 @@ int pbng_element_contains_point(const pbng_element_type *t, const double (*X)[3]
 /* The element's interpolation weights w[t->nodes] at q and q's distance to the element (0 inside):
  *  - tet4: the barycentric coordinates (inside), extrapolated just outside, those of the closest point
  *    when extrapolation would give a weight below -1/2; the exact distance (pbng_point_tet_distance);
+ *  - tri3 (a sheet triangle in 3-D): the barycentric coordinates of q's projection onto the triangle's
+ *    plane (pbng_tri_barycentric), extrapolated as for tet4; the distance to the closed triangle in 3-D;
+ *  - bend4 stencils have no interpolation: never locate in them (parallel/locate.c leaves them out);
  *  - the other kinds: at a node, 1 there and 0 elsewhere (the pyramid's apex included); inside, the
  *    shape functions at q's reference coordinates, N_a(r); outside, N_a(r) extrapolated while r lies
  *    within 0.25 (reference units) of the reference element, else N_a(rc) at its closest reference
  *    point rc; the distance is |x(rc) - q| (the Euclidean distance for affine elements up to the
  *    reference map's anisotropy: an upper bound).
- * Sum w_a = 1 and sum w_a X_a = q (inside, and extrapolated). Returns -1 (no answer) only for a
- * degenerate tet4. */
+ * Sum w_a = 1 and sum w_a X_a = q (inside, and extrapolated; tri3: q's projection). Returns -1 (no
+ * answer) only for a degenerate tet4 or tri3. */
 double pbng_element_point_weights(const pbng_element_type *t, const double (*X)[3], const double q[3], double *w);
 
 #endif

@@ -10,7 +10,7 @@ typedef struct {
   double lo[3], hi[3]; /* bounding box grown by the reach (triangle_reach) */
   int64_t key, gid[3], body;
   int32_t owner[3];
-  int32_t pad;
+  int32_t sheet; /* 1: one side of a sheet triangle (two-sided) */
 } placed_triangle;
 
 /* Which cells of a FILTER_CELLS^3 grid over a rank's box hold its owned surface vertices. */
@@ -113,7 +113,7 @@ static void place_held_triangles(const pbng_contact_detector *det, const double 
   for (int32_t k = 0; k < s->nheld; ++k) {
     placed_triangle *p = &t[k];
     memset(p, 0, sizeof(*p));
-    p->key = s->tri[k].key;
+    p->key = s->tri[k].key, p->sheet = s->tri[k].sheet;
     p->body = s->body[s->tri[k].node[0]];
     for (int a = 0; a < 3; ++a) {
       const int32_t i = s->tri[k].node[a];
@@ -333,16 +333,22 @@ static PetscErrorCode spatial_hash_destroy(spatial_hash *g)
 
 /* ---- narrow phase, per vertex ---- */
 
-/* The angle-weighted normal of owned surface vertex v (its triangles in key order, each from v). */
-static void vertex_normal(const pbng_surface *s, const double *x, int32_t v, double nv[3])
+/* The angle-weighted normal of owned surface vertex v (its boundary-face triangles in key order, each
+ * from v; sheet sides are left out: a sheet has no outside). Returns how many triangles it summed: 0 for
+ * a vertex of sheets alone, a point without a facing direction. */
+static int vertex_normal(const pbng_surface *s, const double *x, int32_t v, double nv[3])
 {
   const int32_t i = s->vert[v];
+  int n = 0;
   nv[0] = nv[1] = nv[2] = 0;
   for (int32_t k = s->vtri_start[v]; k < s->vtri_start[v + 1]; ++k) {
+    if (s->tri[s->vtri[k]].sheet) continue;
+    ++n;
     const int32_t *c = s->tri[s->vtri[k]].node;
     const int j = c[0] == i ? 0 : c[1] == i ? 1 : 2;
     pbng_vertex_normal_add(&x[3 * (int64_t)c[j]], &x[3 * (int64_t)c[(j + 1) % 3]], &x[3 * (int64_t)c[(j + 2) % 3]], nv);
   }
+  return n;
 }
 
 /* Whether one of the triangle's corners shares an element with the vertex (sorted ids nbr[0 .. n)). */
@@ -378,22 +384,50 @@ static int pair_before(const placed_triangle *tris, const accepted_pair *a, cons
   return a->dist2 < b->dist2 || (a->dist2 == b->dist2 && tris[a->tri].key < tris[b->tri].key);
 }
 
+/* Whether a pair with gap s (the vertex's side of the triangle's plane) is accepted. A boundary face:
+ * when the vertex is behind it (s < 0, another body's: a vertex behind a nearby triangle of its own
+ * surface is a concave fold, not a penetration) or the surfaces face each other (nv.n < 0), or when the
+ * vertex is a point (sheets only: no facing direction) in front of it. A sheet side: when the vertex is
+ * on that side (s > 0; s = 0 takes side 0, the element's own order), so exactly one of the two sides
+ * pairs with a vertex, the one it is on; a vertex with a facing direction of its own body must also face it. */
+static int pair_rule(double s, double facing, int point, int same_body, const placed_triangle *T)
+{
+  if (T->sheet) return (s > 0 || (s == 0 && !(T->key & 1))) && (point || !same_body || facing < 0);
+  return (s < 0 && !same_body) || facing < 0 || (point && s >= 0);
+}
+
+/* The closest point p of triangle T to xv (weights w), T's unit outward normal n and |xv - p|^2; -1 for a
+ * degenerate triangle. A sheet's side 1 is computed as side 0 (its corners in side 0's order) with n
+ * negated and the weights put back in side 1's order, so that the two sides' s = (xv - p).n are exact
+ * negatives: a vertex is on exactly one side, or in the plane (s = 0 on both: side 0 takes it). */
+static double closest_on_triangle(const placed_triangle *T, const double xv[3], double w[3], double p[3], double n[3])
+{
+  if (!(T->sheet && (T->key & 1))) {
+    const double d2 = pbng_point_triangle_closest(xv, T->x[0], T->x[1], T->x[2], w, p);
+    return pbng_triangle_normal(T->x[0], T->x[1], T->x[2], n) > 0 ? d2 : -1;
+  }
+  double w0[3];
+  const double d2 = pbng_point_triangle_closest(xv, T->x[0], T->x[2], T->x[1], w0, p);
+  if (!(pbng_triangle_normal(T->x[0], T->x[2], T->x[1], n) > 0)) return -1;
+  w[0] = w0[0], w[1] = w0[2], w[2] = w0[1];
+  n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+  return d2;
+}
+
 /* The rule for one pair: p the closest point, n the triangle's outward normal (a degenerate triangle
- * gives nothing), delta = |x - p|, s = (x - p).n. Accepted when delta <= d and either s < 0 (behind
- * the triangle) or the surfaces face each other (nv.n < 0); within one body the surfaces must face each
- * other in both cases (a vertex behind a nearby triangle of its own surface is a concave fold, not a
- * penetration); inserted into the vertex's list of its PBNG_CONTACT_NEAREST closest (ties by the lower key). */
-static void consider_triangle(const double xv[3], const double nv[3], double d, int same_body, const placed_triangle *tris, int32_t t,
+ * gives nothing), delta = |x - p|, s = (x - p).n. Accepted when delta <= d and pair_rule holds;
+ * inserted into the vertex's list of its PBNG_CONTACT_NEAREST closest (ties by the lower key). */
+static void consider_triangle(const double xv[3], const double nv[3], int point, double d, int same_body, const placed_triangle *tris, int32_t t,
                               nearest_pairs *near)
 {
   const placed_triangle *T = &tris[t];
   accepted_pair q = {.tri = t};
   double r[3];
-  q.dist2 = pbng_point_triangle_closest(xv, T->x[0], T->x[1], T->x[2], q.w, q.p);
-  if (!(sqrt(q.dist2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[1], T->x[2], q.n) > 0)) return;
+  q.dist2 = closest_on_triangle(T, xv, q.w, q.p, q.n);
+  if (!(q.dist2 >= 0) || !(sqrt(q.dist2) <= d)) return;
   for (int k = 0; k < 3; ++k) r[k] = xv[k] - q.p[k];
   q.gap = vec3_dot(r, q.n);
-  if (!((q.gap < 0 && !same_body) || vec3_dot(nv, q.n) < 0)) return;
+  if (!pair_rule(q.gap, vec3_dot(nv, q.n), point, same_body, T)) return;
   int at = near->n;
   while (at > 0 && pair_before(tris, &q, &near->pair[at - 1])) --at;
   if (at >= PBNG_CONTACT_NEAREST) return;
@@ -410,14 +444,15 @@ static void consider_triangle(const double xv[3], const double nv[3], double d, 
  * neighbouring face, and the next detection, finding that face closer, lets it slide back the other
  * way (objects_dropping -scale 2: 0.056 deep, docs/contact.md). Only behind: a spring pulls its vertex
  * onto the plane from either side, so a record of a surface the vertex is in front of (across a gap)
- * would draw it there. At a ridge one plane suffices (no valley). The kept ones are then listed by
- * increasing key. */
-static void valley_records(const placed_triangle *tris, const nearest_pairs *near, vertex_answer *ans)
+ * would draw it there. At a ridge one plane suffices (no valley). Behind a sheet's side means within
+ * its thickness h (s < h: the record's gap s - h < 0), so a vertex pressed into a creased sheet keeps a
+ * plane on each facet too. The kept ones are then listed by increasing key. */
+static void valley_records(const placed_triangle *tris, const nearest_pairs *near, double h, vertex_answer *ans)
 {
   ans->nkept = 0;
   for (int a = 0; a < near->n && ans->nkept < PBNG_CONTACT_MAX_TRIANGLES; ++a) {
     const accepted_pair *A = &near->pair[a];
-    int keep = a == 0 || A->gap < 0;
+    int keep = a == 0 || A->gap - (tris[A->tri].sheet ? h : 0.0) < 0;
     for (int k = 0; k < ans->nkept && keep; ++k) keep = pbng_triangles_form_valley(tris[A->tri].x, A->n, tris[ans->kept[k].tri].x, ans->kept[k].n);
     if (keep) ans->kept[ans->nkept++] = *A;
   }
@@ -430,12 +465,12 @@ static void valley_records(const placed_triangle *tris, const nearest_pairs *nea
 
 /* One triangle from the broad phase: the box test, then the pair rules. Returns 1 when it passed the
  * box test (a candidate). */
-static int candidate(const pbng_contact_detector *det, int32_t v, const double xv[3], const double nv[3], const placed_triangle *tris, int32_t t,
-                     nearest_pairs *near)
+static int candidate(const pbng_contact_detector *det, int32_t v, const double xv[3], const double nv[3], int point, const placed_triangle *tris,
+                     int32_t t, nearest_pairs *near)
 {
   if (!in_box(&tris[t], xv)) return 0;
   if (pair_allowed(det, v, &tris[t]))
-    consider_triangle(xv, nv, det->opt.distance, tris[t].body == det->surf.body[det->surf.vert[v]], tris, t, near);
+    consider_triangle(xv, nv, point, det->opt.distance, tris[t].body == det->surf.body[det->surf.vert[v]], tris, t, near);
   return 1;
 }
 
@@ -447,13 +482,13 @@ static void answer_vertex(const pbng_contact_detector *det, const double *x, con
   const double *xv = &x[3 * (int64_t)det->surf.vert[v]];
   double nv[3];
   int64_t n = 0;
-  vertex_normal(&det->surf, x, v, nv);
+  const int point = vertex_normal(&det->surf, x, v, nv) == 0;
   nearest_pairs near = {.n = 0};
   ans->nobstacles = 0;
   const uint64_t b = hash_bucket(g, hash_cell(g, xv[0]), hash_cell(g, xv[1]), hash_cell(g, xv[2]));
-  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, tris, g->tri[k], &near);
-  for (int32_t k = 0; k < g->nlarge; ++k) n += candidate(det, v, xv, nv, tris, g->large[k], &near);
-  valley_records(tris, &near, ans);
+  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, point, tris, g->tri[k], &near);
+  for (int32_t k = 0; k < g->nlarge; ++k) n += candidate(det, v, xv, nv, point, tris, g->large[k], &near);
+  valley_records(tris, &near, det->opt.sheet_offset, ans);
   for (int o = 0; o < det->opt.nobstacles; ++o) {
     double q[3], nq[3];
     ans->nobstacles += pbng_obstacle_closest(&det->opt.obstacle[o], xv, q, nq) < det->opt.distance;
@@ -473,7 +508,8 @@ static void triangle_record(const pbng_contact_detector *det, int32_t i, const p
     for (int k = 0; k < 3; ++k) r->tri_x[c][k] = T->x[c][k];
     r->w[c] = a->w[c], r->point[c] = a->p[c], r->normal[c] = a->n[c];
   }
-  r->gap = a->gap;
+  r->offset = T->sheet ? det->opt.sheet_offset : 0;
+  r->gap = a->gap - r->offset;
 }
 
 /* The records of obstacles with phi < d at x_v, by obstacle index; returns how many. */

@@ -5,7 +5,8 @@
  * the owner of its vertex from positions that are the same on every partition).
  *
  * The surface: the corner nodes of the boundary faces of the volume mesh (faces of one element only;
- * quadrilateral faces as two triangles; high-order faces by their corners). Each rank holds the
+ * quadrilateral faces as two triangles; high-order faces by their corners) and the sheets' triangles,
+ * each as two sides (parallel/surface.h). Each rank holds the
  * triangles whose lowest-global-id corner it owns, so every triangle is held once. Each detection
  * brings the triangles of other ranks that lie within the contact distance of this rank's surface
  * vertices (the surface halo, with their current corner positions). */
@@ -18,6 +19,7 @@
 
 typedef struct {
   double distance;      /* d (-contact_distance, > 0): a vertex within d of a triangle (either side) or closer than d to an obstacle */
+  double sheet_offset;  /* h (-contact_thickness, 0 <= h < d): a vertex in contact with a sheet is kept h from it */
   int self;             /* 1: also pairs within one body (then triangles with a corner that shares an element
                            with the vertex are excluded) */
   int nobstacles;
@@ -40,7 +42,8 @@ typedef struct {
   double w[3];          /* triangle: barycentric weights of the closest point (non-negative, sum 1) */
   double point[3];      /* the closest point on the triangle / the obstacle's surface */
   double normal[3];     /* unit: the triangle's outward normal / the obstacle's normal into its allowed side */
-  double gap;           /* signed distance (x_vertex - point) . normal: negative when penetrating */
+  double offset;        /* a sheet side: the contact's offset h (the vertex is kept h in front of it); else 0 */
+  double gap;           /* signed distance (x_vertex - point) . normal - offset: negative when penetrating */
 } pbng_contact_record;
 
 typedef struct pbng_contact_detector pbng_contact_detector;
@@ -59,9 +62,12 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
  * another body, or of its own body with `self` when no corner of the triangle shares an element with
  * v. With p the closest point, n the triangle's unit outward normal (a degenerate triangle pairs with
  * nothing), delta = |x_v - p| and s = (x_v - p).n, the pair is accepted when delta <= d and n_v.n < 0
- * (the surfaces face each other; n_v the angle-weighted sum of the normals of v's surface triangles),
- * or, for a triangle of another body, s < 0 (v behind it). Of the PBNG_CONTACT_NEAREST closest accepted
- * (by delta, ties by the lower key) v keeps the closest and each next one that it is behind (s < 0) and
+ * (the surfaces face each other; n_v the angle-weighted sum of the normals of v's boundary-face
+ * triangles), or, for a triangle of another body, s < 0 (v behind it), or, for a vertex of sheets alone
+ * (no n_v: a point), s >= 0. A sheet side pairs with the vertices on its side (s > 0), of its own body
+ * only if they face it or are points; its record's gap is s - h (-contact_thickness). Of the PBNG_CONTACT_NEAREST closest accepted
+ * (by delta, ties by the lower key) v keeps the closest and each next one that it is behind (s < 0; a
+ * sheet side: s < h) and
  * that forms a valley (pbng_triangles_form_valley) with every one kept before it. An obstacle gives a
  * record when phi(x_v) < d (any depth). */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);

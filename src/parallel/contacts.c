@@ -160,6 +160,10 @@ PetscErrorCode pbng_contacts_create(const pbng_dmesh *dm, const pbng_halo *halo,
   PetscFunctionBeginUser;
   PetscCall(create_common(dm, halo, opt, ct));
   if (ct->opt.detect.distance == 0) PetscCall(default_distance(dm, &ct->opt.detect.distance));
+  if (ct->opt.detect.sheet_offset < 0) ct->opt.detect.sheet_offset = 0.5 * ct->opt.detect.distance;
+  PetscCheck(ct->opt.detect.sheet_offset < ct->opt.detect.distance, dm->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-contact_thickness %g: must be below the contact distance %g (a vertex is kept that far from a sheet, so it must be found "
+             "farther away)", ct->opt.detect.sheet_offset, ct->opt.detect.distance);
   PetscCall(pbng_contact_detector_create(dm, &ct->opt.detect, &ct->det));
   PetscCall(surface_vertex_count(ct, &ct->ghost_capacity));
   PetscCall(allocate_ghosts(ct));
@@ -240,8 +244,8 @@ static int32_t keep_spring_records(const pbng_contacts *ct, int32_t n, pbng_cont
 
 /* ---- update: detections become terms ---------------------------------------------------------------- */
 
-/* The item of one detection record of this rank's (owned) vertex: C = x_v - sum_j w_j x_j over the corners
- * with a non-zero weight (slot j + 1 for corner j), or x_v - q. */
+/* The item of one detection record of this rank's (owned) vertex: C = x_v - sum_j w_j x_j - h n over the
+ * corners with a non-zero weight (slot j + 1 for corner j; h the record's offset, 0 but for sheets), or x_v - q. */
 static void item_from_record(const pbng_contacts *ct, const pbng_contact_record *r, const double *x, pbng_contact_item *it)
 {
   memset(it, 0, sizeof(*it));
@@ -257,6 +261,7 @@ static void item_from_record(const pbng_contacts *ct, const pbng_contact_record 
       for (int d = 0; d < 3; ++d) it->x[m][d] = r->tri_x[j][d];
       it->slots |= (uint8_t)(1u << (j + 1));
     }
+    for (int d = 0; d < 3; ++d) it->target[d] = r->offset * r->normal[d]; /* a sheet side: kept h in front (n.C = s - h) */
   } else
     for (int d = 0; d < 3; ++d) it->target[d] = r->point[d];
   for (int d = 0; d < 3; ++d) it->normal[d] = r->normal[d];

@@ -65,6 +65,10 @@ static const pbng_element_type *located_element(const element_view *m, int32_t e
   return t;
 }
 
+/* Whether element e takes part in location: not a bending stencil (bend4 has no interpolation; its
+ * triangles are the mesh's tri3 rows, docs/sheets_multilevel.md). */
+static int locatable(const element_view *m, int32_t e) { return pbng_row_type(m->etype, m->kind, e)->shape != PBNG_SHAPE_STENCIL; }
+
 static void element_box(const pbng_element_type *t, const double (*X)[3], double lo[3], double hi[3])
 {
   for (int k = 0; k < 3; ++k) lo[k] = hi[k] = X[0][k];
@@ -77,6 +81,7 @@ static rank_extent owned_extent(const element_view *m)
   rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, {0, 0, 0}, 0};
   for (int32_t e = 0; e < m->nelems; ++e) {
     double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3];
+    if (!locatable(m, e)) continue;
     const pbng_element_type *t = located_element(m, e, X);
     element_box(t, X, lo, hi);
     for (int k = 0; k < 3; ++k)
@@ -109,16 +114,22 @@ static int64_t centroid_cell(const bucket_grid *g, const element_view *m, int32_
   return cell_of(g, c[0], c[1], c[2]);
 }
 
-/* About two elements per cell on average, each element in one cell. */
+/* About two elements per cell on average, each located element (locatable) in one cell. The cell edge
+ * comes from the box's measure over its axes of non-negligible extent (a flat sheet's area). */
 static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent *ext, bucket_grid *g)
 {
-  const int32_t ne = m->nelems;
+  int32_t ne = 0;
 
   PetscFunctionBeginUser;
   memset(g, 0, sizeof(*g));
+  for (int32_t e = 0; e < m->nelems; ++e) ne += locatable(m, e);
   double L[3], vol = 1.0;
-  for (int k = 0; k < 3; ++k) L[k] = ne > 0 ? fmax(ext->box[3 + k] - ext->box[k], 1e-300) : 1.0, vol *= L[k];
-  g->h = fmax(cbrt(2.0 * vol / (ne > 0 ? ne : 1)), 1e-3 * fmax(L[0], fmax(L[1], L[2])));
+  int dims = 0;
+  for (int k = 0; k < 3; ++k) L[k] = ne > 0 ? fmax(ext->box[3 + k] - ext->box[k], 1e-300) : 1.0;
+  const double Lmax = fmax(L[0], fmax(L[1], L[2]));
+  for (int k = 0; k < 3; ++k)
+    if (L[k] > 1e-6 * Lmax) vol *= L[k], ++dims;
+  g->h = fmax(pow(2.0 * vol / (ne > 0 ? ne : 1), 1.0 / dims), 1e-3 * Lmax);
   for (int k = 0; k < 3; ++k) {
     g->lo[k] = ne > 0 ? ext->box[k] : 0.0;
     g->n[k] = (int)fmax(fmin(ceil(L[k] / g->h), 1024.0), 1.0);
@@ -126,9 +137,11 @@ static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent
   const int64_t ncells = (int64_t)g->n[0] * g->n[1] * g->n[2];
   PetscCall(PetscCalloc1(ncells + 1, &g->start));
   PetscCall(PetscMalloc1((size_t)ne + 1, &g->elem));
-  for (int32_t e = 0; e < ne; ++e) g->start[centroid_cell(g, m, e) + 1]++;
+  for (int32_t e = 0; e < m->nelems; ++e)
+    if (locatable(m, e)) g->start[centroid_cell(g, m, e) + 1]++;
   for (int64_t c = 0; c < ncells; ++c) g->start[c + 1] += g->start[c];
-  for (int32_t e = 0; e < ne; ++e) g->elem[g->start[centroid_cell(g, m, e)]++] = e;
+  for (int32_t e = 0; e < m->nelems; ++e)
+    if (locatable(m, e)) g->elem[g->start[centroid_cell(g, m, e)]++] = e;
   for (int64_t c = ncells; c > 0; --c) g->start[c] = g->start[c - 1]; /* the fill advanced start[c] to start[c+1] */
   g->start[0] = 0;
   PetscFunctionReturn(0);

@@ -85,6 +85,25 @@ static int face_triangles(const pbng_dmesh *dm, int32_t e, int f, pbng_surface_t
   return 2;
 }
 
+/* The two sides of sheet triangle e (a tri3 element): its corner order, then the reversed one. */
+static void sheet_sides(const pbng_dmesh *dm, int32_t e, pbng_surface_triangle tri[2])
+{
+  const int32_t *row = &dm->elems[(int64_t)dm->nen * e];
+  const int64_t base = dm->global_elem[e] * PBNG_MAX_FACES * 2;
+  for (int side = 0; side < 2; ++side) {
+    tri[side].key = base + side, tri[side].sheet = 1;
+    tri[side].node[0] = row[0], tri[side].node[1] = row[side ? 2 : 1], tri[side].node[2] = row[side ? 1 : 2];
+  }
+}
+
+/* Whether local element e is a sheet triangle with an owned corner. */
+static int is_sheet_triangle(const pbng_dmesh *dm, int32_t e)
+{
+  if (pbng_dmesh_element_type(dm, e)->kind != PBNG_ELEMENT_TRI3) return 0;
+  const int32_t *row = &dm->elems[(int64_t)dm->nen * e];
+  return row[0] < dm->nowned || row[1] < dm->nowned || row[2] < dm->nowned;
+}
+
 /* Whether this rank holds the triangle: it owns the corner with the lowest global id. */
 static int holds(const pbng_dmesh *dm, const pbng_surface_triangle *t)
 {
@@ -103,12 +122,16 @@ static PetscErrorCode build_triangles(const pbng_dmesh *dm, pbng_surface *s)
 
   PetscFunctionBeginUser;
   PetscCall(collect_faces(dm, &faces, &nfaces));
-  PetscCall(PetscMalloc1(2 * nfaces + 1, &s->tri));
+  int64_t nsheet = 0;
+  for (int32_t e = 0; e < dm->nelems; ++e) nsheet += is_sheet_triangle(dm, e);
+  PetscCall(PetscCalloc1(2 * (nfaces + nsheet) + 1, &s->tri));
   for (int64_t i = 0, j; i < nfaces; i = j) {
     for (j = i + 1; j < nfaces && !compare_faces(&faces[i], &faces[j]);) ++j;
     if (j - i == 1) n += face_triangles(dm, faces[i].elem, faces[i].face, &s->tri[n]);
   }
   PetscCall(PetscFree(faces));
+  for (int32_t e = 0; e < dm->nelems; ++e)
+    if (is_sheet_triangle(dm, e)) sheet_sides(dm, e, &s->tri[n]), n += 2;
   PetscCheck(n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "surface: too many boundary triangles on one rank");
   /* held ones first, then those that only touch an owned node */
   pbng_surface_triangle *sorted;

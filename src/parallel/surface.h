@@ -7,7 +7,11 @@
  * is, a quadrilateral into two triangles along the diagonal through its lowest-global-id corner, each
  * in the face's outward corner order. Each triangle has a partition-independent key
  * (global element * PBNG_MAX_FACES + face) * 2 + sub-triangle, and is held by the owner of its
- * lowest-global-id corner (which is also the face's). Surface vertices are the boundary faces' corners.
+ * lowest-global-id corner (which is also the face's). Sheets (tri3 elements, issue 18) are two-sided
+ * surfaces: each sheet triangle gives two surface triangles, its own corner order (sub-triangle 0) and the
+ * reversed one (sub-triangle 1), key (global element * PBNG_MAX_FACES) * 2 + side, marked `sheet`: each
+ * side's outward normal points away from the other side. Surface vertices are the boundary faces' and the
+ * sheet triangles' corners.
  * Bodies are the connected components of the element graph (elements sharing a node), labelled by their
  * smallest global node id: a union-find over the local elements, then labels propagated to the minimum
  * over the ghost copies until no rank changes one. */
@@ -19,6 +23,7 @@
 typedef struct {
   int64_t key;     /* (global element * PBNG_MAX_FACES + face) * 2 + sub-triangle */
   int32_t node[3]; /* local node indices, outward order */
+  int32_t sheet;   /* 1: one side of a sheet triangle (two-sided: docs/contact.md#sheets), 0: a boundary face's */
 } pbng_surface_triangle;
 
 typedef struct {

@@ -169,7 +169,7 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
 
   if (pbng_element_is_sheet(ref->type)) { /* exact; a membrane's made PSD as a whole unless EXACT (its stress projection too) */
-    pbng_sheet_element_hessian(&pb->sheet, ref->type->kind, &geo->sheet[e], t, pb->x, Ke);
+    pbng_sheet_element_hessian(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, pb->x, Ke);
     return kind == PBNG_HESSIAN_EXACT || ref->type->kind == PBNG_ELEMENT_BEND4 ? 0 : pbng_project_psd(n, Ke);
   }
   for (int k = 0; k < n * n; ++k) Ke[k] = 0.0;

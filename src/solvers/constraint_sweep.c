@@ -307,3 +307,19 @@ void pbng_constraint_element_points(const pbng_problem *pb, int32_t e, double *V
     pbng_geometry_qp_gradients(geo, ref, e, q, &grad[3 * nen * q]);
   }
 }
+
+PetscErrorCode pbng_constraint_mesh_kinds(const pbng_dmesh *dm, unsigned *mask)
+{
+  unsigned mine = pbng_element_kinds_mask(dm->etype, dm->kind, dm->nelems);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&mine, mask, 1, MPI_UNSIGNED, MPI_BOR, dm->comm));
+  PetscFunctionReturn(0);
+}
+
+int pbng_constraint_sheet_kind(const pbng_problem *pb, int32_t e)
+{
+  if (!pb->geo.sheet) return -1; /* no sheet kinds: the solids' path costs one test */
+  const pbng_element_type *t = pbng_dmesh_element_type(pb->dm, e);
+  return pbng_element_is_sheet(t) ? (int)t->kind : -1;
+}

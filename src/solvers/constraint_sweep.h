@@ -96,4 +96,12 @@ int pbng_substep_iterations(int substeps, int iterations, int iters);
  * when kinds mix. Volume kinds only. */
 void pbng_constraint_element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el);
 
+/* The element kinds of the whole mesh (every rank's elements) as a kind mask (pbng_element_kinds_mask's
+ * bits). Collective. */
+PetscErrorCode pbng_constraint_mesh_kinds(const pbng_dmesh *dm, unsigned *mask);
+
+/* Local element e's sheet kind (PBNG_ELEMENT_TRI3, PBNG_ELEMENT_BEND4: one energy constraint,
+ * pbng_project_sheet_constraint, its multiplier the element's first), or -1 for a volume element. */
+int pbng_constraint_sheet_kind(const pbng_problem *pb, int32_t e);
+
 #endif

@@ -118,7 +118,7 @@ static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e
   if (pbng_element_is_sheet(t)) {
     node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
     n = t->nodes;
-    C = pbng_sheet_element_gradient(&pb->sheet, t->kind, &pb->geo.sheet[e], node, pb->x, G);
+    C = pbng_sheet_element_gradient(pbng_problem_sheet_material(pb, e), t->kind, &pb->geo.sheet[e], node, pb->x, G);
   } else {
     double V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
     pbng_element_points el;

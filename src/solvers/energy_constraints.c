@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/mat3.h"
 #include "solvers/geometry.h"
+#include "solvers/sheet_terms.h"
 
 static const char *const split_names[PBNG_SPLIT_COUNT] = {"stable", "macklin"};
 
@@ -135,26 +136,35 @@ int pbng_energy_constraint(const pbng_energy_split *sp, int k, const pbng_elemen
   return 1;
 }
 
-uint32_t pbng_project_energy_term(const pbng_energy_split *sp, int k, double inv_dt2, const pbng_element_points *el, const double *w,
-                                  double *lambda, double *x)
+/* One XPBD projection (Eq. 16-17) of a constraint of value C and gradient G on nodes node[0 .. n), with
+ * alpha~ = at and multiplier lambda (updated). Returns the nodes that moved as bits. */
+static uint32_t project_constraint(double C, const double (*G)[3], int n, const int32_t *node, double at, const double *w, double *lambda,
+                                   double *x)
 {
-  double G[PBNG_MAX_ELEMENT_NODES][3], S, C, denom = 0.0;
+  double denom = 0.0;
   uint32_t moved = 0;
-  if (sp->stiffness[k] == 0.0) return 0; /* no energy in this term (StVK with nu = 0) */
-  if (!pbng_energy_constraint(sp, k, el, x, &S, &C, G)) return 0;
-  for (int a = 0; a < el->nen; ++a) denom += w[el->node[a]] * (G[a][0] * G[a][0] + G[a][1] * G[a][1] + G[a][2] * G[a][2]);
-  const double at = inv_dt2 / sp->stiffness[k]; /* alpha~ = alpha / dt^2, alpha = 1 / k */
-  if (!(denom + at > 0.0)) return 0;            /* every node fixed */
+  for (int a = 0; a < n; ++a) denom += w[node[a]] * (G[a][0] * G[a][0] + G[a][1] * G[a][1] + G[a][2] * G[a][2]);
+  if (!(denom + at > 0.0)) return 0; /* every node fixed */
   const double dl = (-C - at * *lambda) / (denom + at); /* Eq. 17 */
   if (!isfinite(dl)) return 0;
   *lambda += dl;
-  for (int a = 0; a < el->nen; ++a) { /* Eq. 16 */
-    const double wa = w[el->node[a]];
+  for (int a = 0; a < n; ++a) { /* Eq. 16 */
+    const double wa = w[node[a]];
     if (wa == 0.0) continue;
-    for (int d = 0; d < 3; ++d) x[3 * el->node[a] + d] += wa * G[a][d] * dl;
+    for (int d = 0; d < 3; ++d) x[3 * node[a] + d] += wa * G[a][d] * dl;
     moved |= 1u << a;
   }
   return moved;
+}
+
+uint32_t pbng_project_energy_term(const pbng_energy_split *sp, int k, double inv_dt2, const pbng_element_points *el, const double *w,
+                                  double *lambda, double *x)
+{
+  double G[PBNG_MAX_ELEMENT_NODES][3], S, C;
+  if (sp->stiffness[k] == 0.0) return 0; /* no energy in this term (StVK with nu = 0) */
+  if (!pbng_energy_constraint(sp, k, el, x, &S, &C, G)) return 0;
+  /* alpha~ = alpha / dt^2, alpha = 1 / k */
+  return project_constraint(C, (const double(*)[3])G, el->nen, el->node, inv_dt2 / sp->stiffness[k], w, lambda, x);
 }
 
 uint32_t pbng_project_energy_constraints(const pbng_energy_split *sp, double inv_dt2, const pbng_element_points *el, const double *w,
@@ -163,4 +173,45 @@ uint32_t pbng_project_energy_constraints(const pbng_energy_split *sp, double inv
   uint32_t moved = 0;
   for (int k = 0; k < PBNG_SPLIT_TERMS; ++k) moved |= pbng_project_energy_term(sp, k, inv_dt2, el, w, &lambda[k], x); /* Alg. 1, lines 5-11 */
   return moved;
+}
+
+/* The term's energy scale E_unit: a membrane's energy at a unit Green strain in each Voigt component,
+ * h A tr(C) / 2; a stencil's at a fold of order one radian (|v|^2 = A0 + A1: E_b = k_b/2 3/(A0 + A1) |v|^2
+ * = 3 k_b / 2). */
+static double sheet_energy_scale(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r)
+{
+  if (kind != PBNG_ELEMENT_TRI3) return 1.5 * m->bending_stiffness;
+  const double *C = &m->membrane.C[0][0];
+  return 0.5 * m->membrane.thickness * r->membrane.area * (C[0] + C[4] + C[8]);
+}
+
+int pbng_sheet_constraint(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *node, const double *x,
+                          double *C, double (*G)[3])
+{
+  const int n = kind == PBNG_ELEMENT_TRI3 ? 3 : 4;
+  const double E = pbng_sheet_element_gradient(m, kind, r, node, x, G); /* grad E into G */
+  if (!(E > PBNG_SHEET_CONSTRAINT_FLOOR * sheet_energy_scale(m, kind, r)) || !isfinite(E)) return 0; /* C ~ 0: satisfied */
+  *C = sqrt(2.0 * E);
+  for (int a = 0; a < n; ++a)
+    for (int d = 0; d < 3; ++d) G[a][d] /= *C; /* grad C = grad E / C */
+  return 1;
+}
+
+uint32_t pbng_project_sheet_constraint(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *node,
+                                       double inv_dt2, const double *w, double *lambda, double *x)
+{
+  double G[4][3], C;
+  if (!pbng_sheet_constraint(m, kind, r, node, x, &C, G)) return 0;
+  return project_constraint(C, (const double(*)[3])G, kind == PBNG_ELEMENT_TRI3 ? 3 : 4, node, inv_dt2 /* alpha = 1 */, w, lambda, x);
+}
+
+double pbng_sheet_constraint_residual(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *node,
+                                      double inv_dt2, double lambda, const double *x, double *force)
+{
+  double G[4][3], C = 0.0;
+  const int active = pbng_sheet_constraint(m, kind, r, node, x, &C, G);
+  const double h = C + inv_dt2 * lambda; /* Eq. 25 with alpha = 1 */
+  for (int a = 0; active && a < (kind == PBNG_ELEMENT_TRI3 ? 3 : 4); ++a)
+    for (int d = 0; d < 3; ++d) force[3 * node[a] + d] += G[a][d] * lambda; /* Eq. 24: grad C^T lambda */
+  return h * h;
 }

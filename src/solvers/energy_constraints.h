@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include "core/element.h"
 #include "core/material.h"
+#include "core/sheet_material.h"
+#include "solvers/geometry.h"
 
 typedef enum { PBNG_SPLIT_STABLE = 0, PBNG_SPLIT_MACKLIN = 1, PBNG_SPLIT_COUNT } pbng_split_kind;
 enum { PBNG_SPLIT_TERMS = 2 };
@@ -67,5 +69,34 @@ uint32_t pbng_project_energy_term(const pbng_energy_split *sp, int k, double inv
  * Returns the local nodes that moved as bits (bit a: node a). */
 uint32_t pbng_project_energy_constraints(const pbng_energy_split *sp, double inv_dt2, const pbng_element_points *el, const double *w,
                                          double lambda[PBNG_SPLIT_TERMS], double *x);
+
+/* A sheet term (issue 18: a tri3 membrane or a bend4 stencil, solvers/sheet_terms.h; docs/cloth.md "PBD
+ * and XPBD with sheets") as one energy constraint of compliance alpha = 1 for pbd, xpbd, xpbd_qs and xpbd_ho:
+ *   C = sqrt(2 E(x)),  grad_a C = grad_a E / C,
+ * E the term's energy (thickness, area and the membrane law, or k_b, included), so that C^2 / (2 alpha) = E
+ * is exactly its share of pbng's energy, as the elements' constraints of Sec. 6 (Eq. 21-23) are theirs;
+ * projected by Eq. 26-28 (alpha~ = 1/dt^2; PBD: 0). grad C is singular at C = 0 (a cone tip: the term at its
+ * rest strain): the term counts as satisfied (skipped, no force) where E <= PBNG_SHEET_CONSTRAINT_FLOOR x
+ * E_unit, E_unit the term's energy at a unit strain (membrane: h A tr(C) / 2) or a fold of order one radian
+ * (bending: 3 k_b / 2), i.e. where its strain or fold is below ~1e-12. That is ~1e4 above round-off (a Green
+ * strain computed from F^T F - I, or a flat stencil's v = sum K_i x_i, carries ~1e-16 relative), so the
+ * terms of a sheet at rest or moving in its plane take no steps of round-off noise, and the force left out,
+ * 1e-12 of the term's unit-strain force, is far below any tolerance. */
+#define PBNG_SHEET_CONSTRAINT_FLOOR 1e-24
+
+/* C and G[a] = grad_a C of the sheet term on nodes node[] (3 for tri3, 4 for bend4) at x. Returns 0,
+ * leaving C and G meaningless, where the term counts as satisfied (above) or E is not finite. */
+int pbng_sheet_constraint(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *node, const double *x,
+                          double *C, double (*G)[3]);
+
+/* Projects the sheet term (Eq. 26-28, alpha~ = inv_dt2; 0: PBD), inverse masses w, lambda its multiplier
+ * (updated). Returns the local nodes that moved as bits (bit a: node a). */
+uint32_t pbng_project_sheet_constraint(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *node,
+                                       double inv_dt2, const double *w, double *lambda, double *x);
+
+/* The term's squared secondary residual (C + alpha~ lambda)^2 (Eq. 25; C = 0 where satisfied), and its
+ * constraint force grad C^T lambda (Eq. 24) added to force[node]. */
+double pbng_sheet_constraint_residual(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *node,
+                                      double inv_dt2, double lambda, const double *x, double *force);
 
 #endif

@@ -33,7 +33,7 @@ static PetscErrorCode compute_node_masses(pbng_problem *pb)
       }
       const pbng_element_reference *ref = pbng_geometry_ref(&pb->geo, e);
       if (pbng_element_is_sheet(ref->type)) { /* lumped, its own load weight */
-        const double ms = pbng_sheet_corner_mass(&pb->sheet, ref->type->kind, &pb->geo.sheet[e]);
+        const double ms = pbng_sheet_corner_mass(pbng_problem_sheet_material(pb, e), ref->type->kind, &pb->geo.sheet[e]);
         m += ms, w += ms;
       } else {
         double me[PBNG_MAX_ELEMENT_NODES], we[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];
@@ -87,6 +87,24 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_problem_set_sheet_materials(pbng_problem *pb, int n, const pbng_sheet_material *table, const uint8_t *material)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(pb->sheet_table));
+  PetscCall(PetscFree(pb->sheet_material));
+  PetscCall(PetscMalloc1(n, &pb->sheet_table));
+  memcpy(pb->sheet_table, table, sizeof(*table) * (size_t)n);
+  PetscCall(PetscMalloc1(pb->dm->nelems + 1, &pb->sheet_material));
+  memcpy(pb->sheet_material, material, (size_t)pb->dm->nelems);
+  for (int32_t e = 0; e < pb->dm->nelems; ++e)
+    PetscCheck(material[e] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "element %d: sheet material %d of %d", (int)e, (int)material[e], n);
+  if (pb->load_mass != pb->mass) PetscCall(PetscFree(pb->load_mass));
+  PetscCall(PetscFree(pb->mass));
+  pb->load_mass = NULL;
+  PetscCall(compute_node_masses(pb));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
 {
   PetscFunctionBeginUser;
@@ -103,6 +121,8 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(PetscFree(pb->plastic_strain));
   PetscCall(PetscFree(pb->handle));
   PetscCall(PetscFree(pb->handle_k));
+  PetscCall(PetscFree(pb->sheet_table));
+  PetscCall(PetscFree(pb->sheet_material));
   memset(pb, 0, sizeof(*pb));
   PetscFunctionReturn(0);
 }
@@ -290,7 +310,7 @@ static visit_terms sheet_visit(const pbng_problem *pb, pbng_element_kind kind, i
 {
   visit_terms out;
   double H[9];
-  pbng_sheet_node_terms(&pb->sheet, kind, &pb->geo.sheet[e], t, a, x, out.f, H);
+  pbng_sheet_node_terms(pbng_problem_sheet_material(pb, e), kind, &pb->geo.sheet[e], t, a, x, out.f, H);
   out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
   return out;
 }
@@ -498,7 +518,7 @@ static double element_energy(const pbng_problem *pb, int32_t e)
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
-  if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(&pb->sheet, ref->type->kind, &geo->sheet[e], t, pb->x);
+  if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, pb->x);
   for (int q = 0; q < ref->nq; ++q) {
     pbng_geometry_qp_F(geo, ref, e, q, t, pb->x, F);
     E += pbng_geometry_qp_volume(geo, ref, e, q) * pbng_energy_density(&pb->mat, F);

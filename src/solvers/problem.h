@@ -48,6 +48,8 @@ typedef struct {
   float *rotation;          /* [nelems][4] warm-start quaternions (corotated), or NULL */
   int64_t x_nodes;          /* node slots of x: nlocal, + the contact ghosts' room */
   pbng_sheet_material sheet; /* the tri3/bend4 terms' material (issue 18), when geo.sheet is set */
+  pbng_sheet_material *sheet_table; /* materials per physical group (mesh/sheet_groups.h), or NULL: `sheet` everywhere */
+  uint8_t *sheet_material;  /* [nelems] each element's entry in sheet_table, or NULL */
   double *node_load;        /* [nowned][3] the point load's share of each owned node (Eq. 16's f_ext beside gravity), or NULL */
   int64_t loaded_nodes;     /* nodes sharing the point load (all ranks) */
   double *plastic_strain;   /* [nelems][6] each local element's plastic strain eps_p (Voigt xx yy zz yz xz xy; elastoplastic
@@ -65,6 +67,16 @@ typedef struct {
 PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs, const pbng_material *mat, const pbng_sheet_material *sheet,
                                    double density, const double gravity[3], pbng_mode mode, double dt, pbng_problem *pb);
 PetscErrorCode pbng_problem_destroy(pbng_problem *pb);
+
+/* Sheet materials per physical group (-sheetK_group; mesh/sheet_groups.h): the table (n entries) and each
+ * local element's entry (both copied); the lumped masses are made again with them. */
+PetscErrorCode pbng_problem_set_sheet_materials(pbng_problem *pb, int n, const pbng_sheet_material *table, const uint8_t *material);
+
+/* The sheet material of local element e (a tri3 or bend4). */
+static inline const pbng_sheet_material *pbng_problem_sheet_material(const pbng_problem *pb, int32_t e)
+{
+  return pb->sheet_material ? &pb->sheet_table[pb->sheet_material[e]] : &pb->sheet;
+}
 
 /* Shares a point load among the nodes in its box (rest positions, tolerance 1e-9 extent as boundary
  * boxes; extent: the whole mesh's). Collective. Error when the box holds no node. */

@@ -9,7 +9,10 @@
  * A color's constraints are projected in parallel by the rank owning them (the owner of their first
  * node), which may move ghost nodes: after each color, moved ghosts go back to their owners and every
  * ghost is refreshed. Contacts (issue 17) are projected last in each sweep, in key order on every rank
- * alike (solvers/contact_projection.h). The reported residual is the problem's, as for every solver. */
+ * alike (solvers/contact_projection.h). The reported residual is the problem's, as for every solver.
+ * Sheets (issue 18): each tri3 membrane and bend4 stencil is one energy constraint C = sqrt(2 E), alpha = 1
+ * (solvers/energy_constraints.h), colored and projected with the elements (its multiplier in the element's
+ * first slot); linear tetrahedra mixed with sheets take their B and V from the quadrature data. */
 #include <math.h>
 #include <string.h>
 #include "parallel/reduce.h"
@@ -26,18 +29,25 @@ static PetscErrorCode check_setting(const pbng_solver *s, cb_method method)
 {
   const pbng_problem *pb = s->pb;
   const char *name = s->ops->name;
+  unsigned kinds;
 
   PetscFunctionBeginUser;
-  PetscCheck(pbng_material_has_constraints(&pb->mat), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+  PetscCall(pbng_constraint_mesh_kinds(pb->dm, &kinds));
+  const unsigned volume = kinds & ~PBNG_SHEET_KINDS_MASK;
+  PetscCheck(!volume || pbng_material_has_constraints(&pb->mat), PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "-solver %s: the %s energy is not a sum of squared constraints (Eq. 21); use -material corotated or neohookean", name,
              pbng_material_kind_name(pb->mat.kind));
   PetscCheck(method != METHOD_XPBD || pb->mode == PBNG_MODE_DYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-solver xpbd is a dynamic method: give -mode dynamic, or use -solver xpbd_qs for quasistatics");
   PetscCheck(method != METHOD_XPBD_QS || pb->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-solver xpbd_qs runs quasistatic frames: use -mode quasistatic (or -solver xpbd for dynamics)");
-  PetscCheck(pb->dm->etype && pb->dm->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "-solver %s (the paper's Sec. 6 baseline) works on linear tetrahedra; this mesh has %s%s (-solver xpbd_ho takes every kind)", name,
-             pbng_dmesh_kinds_name(pb->dm), pb->dm->etype ? " elements" : "");
+  if (volume & ~(1u << PBNG_ELEMENT_TET4)) {
+    char label[128];
+    pbng_element_kinds_label(kinds, label, sizeof(label));
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP,
+            "-solver %s (the paper's Sec. 6 baseline) works on linear tetrahedra and sheets (tri3, bend4); this mesh has %s elements (-solver xpbd_ho "
+            "takes every kind)", name, label);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -80,15 +90,57 @@ static PetscErrorCode next_pseudo_step(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* Linear tetrahedron e's nodes, B = Dm^{-1} and V: its record (a mesh of linear tetrahedra only), or
+ * from its quadrature data when kinds mix (one point: V_0 = V, dN_a/dX the rows of B for a = 1..3). */
+static const int32_t *tet_shape(const pbng_problem *pb, int32_t e, double B[9], double *V)
+{
+  if (pb->geo.records) {
+    const pbng_tet_record *rec = &pb->geo.records[e];
+    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
+    memcpy(B, sh->B, sizeof(sh->B));
+    *V = sh->V;
+    return rec->node;
+  }
+  double Vq[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
+  pbng_element_points el;
+  pbng_constraint_element_points(pb, e, Vq, grad, &el);
+  memcpy(B, &el.grad[3], 9 * sizeof(double));
+  *V = el.V[0];
+  return el.node;
+}
+
 static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
 {
   const pbng_problem *pb = s->pb;
-  const pbng_tet_record *rec = &pb->geo.records[e];
-  const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
-  const int moved = pbng_project_element(&cs->proj, rec->node, sh->B, sh->V, cs->inv_mass, &cs->lambda_elem[2 * e],
-                                         pb->rotation ? &pb->rotation[4 * e] : NULL, pb->x);
-  for (int a = 0; a < 4; ++a)
-    if ((moved >> a) & 1) cs->touched[rec->node[a]] = 1;
+  const int kind = pbng_constraint_sheet_kind(pb, e);
+  const int32_t *node;
+  uint32_t moved;
+  int n = 4;
+  if (kind >= 0) {
+    node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
+    n = kind == PBNG_ELEMENT_TRI3 ? 3 : 4;
+    moved = pbng_project_sheet_constraint(pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e], node, cs->proj.inv_dt2,
+                                          cs->inv_mass, &cs->lambda_elem[2 * e], pb->x);
+  } else {
+    double B[9], V;
+    node = tet_shape(pb, e, B, &V);
+    moved = (uint32_t)pbng_project_element(&cs->proj, node, B, V, cs->inv_mass, &cs->lambda_elem[2 * e], pb->rotation ? &pb->rotation[4 * e] : NULL,
+                                           pb->x);
+  }
+  for (int a = 0; a < n; ++a)
+    if ((moved >> a) & 1u) cs->touched[node[a]] = 1;
+}
+
+/* Element e's squared secondary residual, its constraint forces added to force (Sec. 6.2). */
+static double element_residual(const pbng_problem *pb, const pbng_constraint_sweep *cs, int32_t e, double *force)
+{
+  const int kind = pbng_constraint_sheet_kind(pb, e);
+  if (kind >= 0)
+    return pbng_sheet_constraint_residual(pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e],
+                                          &pb->dm->elems[(int64_t)pb->dm->nen * e], cs->proj.inv_dt2, cs->lambda_elem[2 * e], pb->x, force);
+  double B[9], V;
+  const int32_t *node = tet_shape(pb, e, B, &V);
+  return pbng_element_constraint_residual(&cs->proj, node, B, V, &cs->lambda_elem[2 * e], pb->x, force);
 }
 
 static PetscErrorCode cb_iterate(pbng_solver *s, int l)
@@ -116,11 +168,7 @@ static PetscErrorCode constraint_residuals(pbng_solver *s, double *primary, doub
   if (pb->contacts) PetscCall(pbng_contact_projection_sync(&d->cs.contact, pb, d->cs.inv_mass)); /* a detection since the last sweep */
   PetscCall(PetscMalloc3(dm->nowned_elems + dm->nowned_weak + 1, &h2, dm->nfree + 1, &g2, d->cs.contact.n + 1, &h2c));
   memset(d->cs.work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
-  for (int32_t e = 0; e < dm->nowned_elems; ++e) {
-    const pbng_tet_record *rec = &pb->geo.records[e];
-    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
-    h2[e] = pbng_element_constraint_residual(&d->cs.proj, rec->node, sh->B, sh->V, &d->cs.lambda_elem[2 * e], pb->x, d->cs.work);
-  }
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) h2[e] = element_residual(pb, &d->cs, e, d->cs.work);
   for (int32_t w = 0; w < dm->nowned_weak; ++w)
     h2[dm->nowned_elems + w] = pbng_weak_constraint_residual(&d->cs.proj, &dm->weak[w], &d->cs.lambda_weak[3 * w], pb->x, d->cs.work);
   if (pb->halo) PetscCall(pbng_halo_reverse(pb->halo, PBNG_HALO_ADD, NULL, d->cs.work));
@@ -211,9 +259,9 @@ PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
 
 #define CB_OPS(NAME, HELP, CREATE, MONITOR, CONTACT_EVERY)                                                                                 \
   {.name = NAME,                                                                                                                           \
-   .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .own_guess = 1, .contacts = 1,                          \
-            .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options},                                               \
-   .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR, .state = cb_state,    \
+   .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .own_guess = 1, .contacts = 1,            \
+            .sheets = 1, .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options},                                  \
+   .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR, .state = cb_state,   \
    .restored = cb_restored}
 /* Contacts: detected at each frame start (a dynamic frame is one step) and, in quasistatic frames, every
  * -contact_every iterations (10 by default, as PBNG). */

@@ -8,6 +8,8 @@
  *                      prescribed nodes follow their motion to each substep's time.
  *   -mode quasistatic  pseudo time: every n_it iterations (sweeps) start a pseudo step of -xpbd_ho_dt
  *                      from the current positions at zero velocity (x~ = x + h^2 g, multipliers 0).
+ * Sheets (issue 18): each tri3 membrane and bend4 stencil is one energy constraint C = sqrt(2 E), alpha = 1
+ * (solvers/energy_constraints.h), projected with the elements (its multiplier in the element's first slot).
  * The reported residual is the problem's, as for every solver. */
 #include <math.h>
 #include <string.h>
@@ -19,11 +21,10 @@ typedef struct {
   pbng_substepper st; /* the sweep, substeps (Alg. 1), n_it sweeps per (pseudo) step, v_n of Alg. 1 */
 } ho_data;
 
-/* Mode-specific options given for the other mode are errors naming them. */
-static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *split)
+/* The volume material's split into the seed's terms (Table 2), refused by name when there is none. */
+static PetscErrorCode check_volume_material(const pbng_solver *s, pbng_energy_split *split)
 {
   const pbng_problem *pb = s->pb;
-  const int dynamic = pb->mode == PBNG_MODE_DYNAMIC;
 
   PetscFunctionBeginUser;
   PetscCheck(pb->mat.kind != PBNG_MATERIAL_STVK || s->opt.ho_split == PBNG_SPLIT_STABLE, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
@@ -35,6 +36,21 @@ static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *spl
              "-solver xpbd_ho: the %s energy has no split into the seed's constraint terms (Table 2); use -material neohookean, "
              "stable_neohookean or stvk",
              pbng_material_kind_name(pb->mat.kind));
+  PetscFunctionReturn(0);
+}
+
+/* The volume material's split (a mesh of sheets alone has no volume material to check); mode-specific
+ * options given for the other mode are errors naming them. Collective. */
+static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *split)
+{
+  const pbng_problem *pb = s->pb;
+  const int dynamic = pb->mode == PBNG_MODE_DYNAMIC;
+  unsigned kinds;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_constraint_mesh_kinds(pb->dm, &kinds));
+  memset(split, 0, sizeof(*split));
+  if (kinds & ~PBNG_SHEET_KINDS_MASK) PetscCall(check_volume_material(s, split));
   PetscCheck(dynamic || s->opt.ho_substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-xpbd_ho_substeps is for -mode dynamic; quasistatic frames take one pseudo step per iteration (-xpbd_ho_dt)");
   PetscCheck(!dynamic || s->opt.ho_dt == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
@@ -62,9 +78,24 @@ static PetscErrorCode ho_create(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* A sheet term's one energy constraint (solvers/energy_constraints.h), its multiplier the element's first. */
+static void project_sheet(const pbng_problem *pb, pbng_constraint_sweep *cs, int32_t e, pbng_element_kind kind)
+{
+  const int32_t *node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
+  const uint32_t moved = pbng_project_sheet_constraint(pbng_problem_sheet_material(pb, e), kind, &pb->geo.sheet[e], node, cs->proj.inv_dt2,
+                                                       cs->inv_mass, &cs->lambda_elem[PBNG_ELEMENT_MULTIPLIERS * e], pb->x);
+  for (int a = 0; a < (kind == PBNG_ELEMENT_TRI3 ? 3 : 4); ++a)
+    if ((moved >> a) & 1u) cs->touched[node[a]] = 1;
+}
+
 static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
 {
   const ho_data *d = s->data;
+  const int sheet = pbng_constraint_sheet_kind(s->pb, e);
+  if (sheet >= 0) {
+    project_sheet(s->pb, cs, e, (pbng_element_kind)sheet);
+    return;
+  }
   double V[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
   pbng_element_points el;
   pbng_constraint_element_points(s->pb, e, V, grad, &el);
@@ -138,6 +169,6 @@ PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObjec
 const pbng_solver_ops pbng_solver_xpbd_ho_ops = {
   .name = "xpbd_ho",
   .kind = {.selectable = 1, .chosen_by = "-solver xpbd_ho", .help = "the seed's XPBD with energy constraints, every element kind (Saillant et al. 2024)",
-           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
+           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .sheets = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
            .frame_iterations = ho_frame_iterations, .set_frame_iterations = ho_set_frame_iterations},
   .create = ho_create, .begin_frame = ho_begin_frame, .iterate = ho_iterate, .destroy = ho_destroy, .state = ho_state, .restored = ho_restored};

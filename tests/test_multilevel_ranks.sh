@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Multilevel PBNG (-multilevel L) independent of the rank and thread counts: 1-4 ranks x 1-2 threads give
+# the same positions after a fixed number of FAS cycles (1e-10), on a generated box (levels made by
+# coarsening) and a Gmsh cube with a given coarse level (-mesh_levels). Labelled numerics (the sanitizer
+# run leaves it out; tests/test_multilevel.sh runs these code paths there).
+source "$(dirname "$0")/lib.sh"
+: "${MPIEXEC:=mpiexec}"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+D="$PBNG_TEST_DATA"
+MPI=("$MPIEXEC" --oversubscribe --bind-to none)
+
+# rank and thread independence after a fixed number of cycles
+box=(-scene box_stretch_twist -res 10 -frames 2 -multilevel 3 -iters 5)
+"$PBNG" "${box[@]}" -threads 1 -output "$TMP/ranks1.h5" > "$TMP/log" 2>&1 && ok || { fail "1 rank"; cat "$TMP/log"; }
+for run in "2 1" "2 2" "3 1" "4 1" "1 2"; do
+  set -- $run
+  if "${MPI[@]}" -n "$1" "$PBNG" "${box[@]}" -threads "$2" -output "$TMP/ranks$1x$2.h5" > "$TMP/log" 2>&1; then ok
+  else fail "$1 ranks x $2 threads"; cat "$TMP/log"; continue; fi
+  "$PY" "$HERE/check_output.py" "$TMP/ranks1.h5" --compare "$TMP/ranks$1x$2.h5" --rtol 1e-10 --quiet && ok || fail "$1 ranks x $2 threads differ from 1 x 1"
+done
+gmsh=(-mesh "$D/cube_fine_v41.msh" -mesh_levels "$D/cube_v41_ascii.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -frames 1 -iters 4)
+"$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh1.h5" > "$TMP/log" 2>&1 && ok || fail "gmsh levels, 1 rank"
+"${MPI[@]}" -n 3 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh3.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh levels, 3 ranks"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/gmsh1.h5" --compare "$TMP/gmsh3.h5" --rtol 1e-10 --quiet && ok || fail "gmsh levels: 3 ranks differ from 1"
+
+finish
