@@ -7,7 +7,7 @@
 #    TetGen tube with coarse levels made from it alone, the weakly bound blocks (generated, and from a
 #    -weak file with the constraints carried to given and made coarse levels) and the dynamic block;
 #  - p-multigrid: P2/P3/Q2 bars with linear coarse levels (tet4, hex8), and a Q1 bar with hex8 levels,
-#    reach Newton's equilibrium (1e-8), P2 and Q2 on 1/3 ranks; coarse files of other kinds (a Q2 box over
+#    reach Newton's equilibrium (1e-8); coarse files of other kinds (a Q2 box over
 #    prisms, a hex8/prism6/pyramid5 mesh over tetrahedra) too;
 #  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files, and writes a
 #    Q2 bar's hex8 levels (= the levels made on the fly);
@@ -65,8 +65,8 @@ check_equilibrium box "2 3" 1e-11 -scene box_stretch_twist -res 9 -frames 2
 check_equilibrium bar "2 3" 1e-11 -scene bar_gravity -res 5 -bar_length 2
 
 # p-multigrid: P2, P3 and Q2 bars whose first coarse level is the linear mesh of the same cells (tet4,
-# hex8), and a Q1 bar with halved hex8 levels, reach Newton's equilibrium; the P2 and Q2 cycles give the
-# same positions on 1 and 3 ranks
+# hex8), and a Q1 bar with halved hex8 levels, reach Newton's equilibrium (P2 and Q2 on 1 and 3 ranks:
+# tests/test_multilevel_ranks.sh)
 for el in tet10 tet20 hex8 hex27; do
   pm=(-scene bar_gravity -element "$el" -res 3 -bar_length 2 -youngs 1e5 -threads 2) # P3 at E = 1e3 (tip drop > the length) stalls Newton too
   case $el in
@@ -79,12 +79,6 @@ for el in tet10 tet20 hex8 hex27; do
   else fail "$el: newton or $levels levels"; cat "$TMP/log" "$TMP/log2"; continue; fi
   grep -qF "$first" "$TMP/log2" && ok || fail "$el: the first coarse level is not '$first'"
   last_frames_agree "$TMP/p_${el}_newton.h5" "$TMP/p_${el}_ml.h5" 1e-8 > "$TMP/diff" && ok || fail "$el: multilevel and newton differ ($(cat "$TMP/diff"))"
-done
-for el in tet10 hex27; do
-  pm=(-scene bar_gravity -element $el -res 5 -bar_length 2 -multilevel 3 -iters 4 -threads 1)
-  "$PBNG" "${pm[@]}" -output "$TMP/p_1.h5" > "$TMP/log" 2>&1 && "${MPI[@]}" -n 3 "$PBNG" "${pm[@]}" -output "$TMP/p_3.h5" > "$TMP/log2" 2>&1 && ok ||
-    { fail "$el multilevel on 1 / 3 ranks"; cat "$TMP/log" "$TMP/log2"; }
-  last_frames_agree "$TMP/p_1.h5" "$TMP/p_3.h5" 1e-10 > "$TMP/diff" && ok || fail "$el multilevel: 1 and 3 ranks differ ($(cat "$TMP/diff"))"
 done
 for material in corotated stable_neohookean; do
   check_equilibrium "box_$material" "2" 1e-11 -scene box_stretch_twist -res 7 -frames 1 -material $material

@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # Multilevel PBNG (-multilevel L) independent of the rank and thread counts: 1-4 ranks x 1-2 threads give
-# the same positions after a fixed number of FAS cycles (1e-10), on a generated box (levels made by
-# coarsening) and a Gmsh cube with a given coarse level (-mesh_levels). Labelled numerics (the sanitizer
-# run leaves it out; tests/test_multilevel.sh runs these code paths there).
+# the same positions after a fixed number of FAS cycles (1e-10), on a generated box, a Gmsh cube with a
+# given coarse level (-mesh_levels), and P2 / Q2 bars over linear levels (1 and 3 ranks). Labelled
+# numerics (the sanitizer run leaves it out; tests/test_multilevel.sh runs these code paths there).
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 D="$PBNG_TEST_DATA"
 MPI=("$MPIEXEC" --oversubscribe --bind-to none)
+
+# positions of the last frames of two results: max difference relative to the object's extent
+last_frames_agree() { # A B TOL
+  "$PY" - "$1" "$2" "$3" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+xa = a["frames"][sorted(a["frames"])[-1]]["positions"][...]
+xb = b["frames"][sorted(b["frames"])[-1]]["positions"][...]
+rest = a["mesh/rest_positions"][...]
+d = np.abs(xa - xb).max() / (rest.max(axis=0) - rest.min(axis=0)).max()
+print(f"difference {d:.3e}")
+sys.exit(0 if d <= float(sys.argv[3]) else 1)
+EOF
+}
 
 # rank and thread independence after a fixed number of cycles
 box=(-scene box_stretch_twist -res 10 -frames 2 -multilevel 3 -iters 5)
@@ -23,4 +37,11 @@ gmsh=(-mesh "$D/cube_fine_v41.msh" -mesh_levels "$D/cube_v41_ascii.msh" -fix_gro
 "${MPI[@]}" -n 3 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh3.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh levels, 3 ranks"; cat "$TMP/log"; }
 "$PY" "$HERE/check_output.py" "$TMP/gmsh1.h5" --compare "$TMP/gmsh3.h5" --rtol 1e-10 --quiet && ok || fail "gmsh levels: 3 ranks differ from 1"
 
+# p-multigrid: P2 and Q2 bars (3 levels) give the same positions on 1 and 3 ranks (1e-10)
+for el in tet10 hex27; do
+  pm=(-scene bar_gravity -element $el -res 5 -bar_length 2 -multilevel 3 -iters 4 -threads 1)
+  "$PBNG" "${pm[@]}" -output "$TMP/p_1.h5" > "$TMP/log" 2>&1 && "${MPI[@]}" -n 3 "$PBNG" "${pm[@]}" -output "$TMP/p_3.h5" > "$TMP/log2" 2>&1 && ok ||
+    { fail "$el multilevel on 1 / 3 ranks"; cat "$TMP/log" "$TMP/log2"; }
+  last_frames_agree "$TMP/p_1.h5" "$TMP/p_3.h5" 1e-10 > "$TMP/diff" && ok || fail "$el multilevel: 1 and 3 ranks differ ($(cat "$TMP/diff"))"
+done
 finish

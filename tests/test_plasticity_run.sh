@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Elastoplasticity in a run (issue 18, seed position-based-continuous-materials.txt Sec. 4.2;
 # docs/cloth.md#plasticity) and released sets (-bcK_release): the plastic_twist beam (twisted 90 degrees,
-# held, released at t = 1.5) keeps a permanent set above the yield and returns to rest below it (PBNG
-# and Newton, the same equilibria); plastic strains written per frame and re-checked by
+# held, released at t = 1.4) keeps a permanent set above the yield and returns to rest below it (Newton
+# and multilevel PBNG, the same equilibria); plastic strains written per frame and re-checked by
 # check_output.py (the elastoplastic StVK energy and forces, the released set's springs); -initial
 # continues it with its plastic state; the seed's solver runs it; errors name the problem. Rank and
 # thread independence: tests/test_plasticity_ranks.sh.
@@ -19,16 +19,19 @@ max_diff() { "$PY" -c 'import h5py, sys, numpy as np
 a, b = (h5py.File(p, "r") for p in sys.argv[1:3]); k = "frames/" + sys.argv[3] + "/positions"
 print(np.abs(a[k][()] - b[k][()]).max())' "$1" "$2" "$3"; }
 
-# above the yield: a permanent set after the release (the scene's Newton; PBNG agrees while the set
-# holds, frames 0..7); below it: back at rest
+# above the yield: a permanent set after the release (the scene's Newton; multilevel PBNG, its coarse
+# level elastic and holding the released set too, agrees while the set holds and after the release:
+# measured 3.8e-9); below it: back at rest
 run twist_newton -scene plastic_twist
-run twist_pbng -scene plastic_twist -solver pbng -frames 7
+run twist_pbng -scene plastic_twist -solver pbng -multilevel 2
 check twist_newton
 check twist_pbng
 read -r disp eps <<< "$(set_after "$TMP/twist_newton.h5")"
 "$PY" -c "import sys; sys.exit(0 if $disp > 0.5 and $eps > 0.05 else 1)" && ok || fail "plastic_twist: no permanent set after the release (|x - X| $disp, |eps_p| $eps)"
-d=$(max_diff "$TMP/twist_pbng.h5" "$TMP/twist_newton.h5" 000007)
-"$PY" -c "import sys; sys.exit(0 if $d < 1e-6 else 1)" && ok || fail "plastic_twist: PBNG and Newton differ by $d at frame 7"
+for k in 000007 000012; do
+  d=$(max_diff "$TMP/twist_pbng.h5" "$TMP/twist_newton.h5" $k)
+  "$PY" -c "import sys; sys.exit(0 if $d < 1e-7 else 1)" && ok || fail "plastic_twist: multilevel PBNG and Newton differ by $d at frame $k"
+done
 grep -q "plastic flow in 2104 elements" "$TMP/twist_newton.log" && ok || fail "plastic_twist: the frame lines do not report the plastic flow"
 run elastic_newton -scene plastic_twist -plastic_yield 10
 read -r disp eps <<< "$(set_after "$TMP/elastic_newton.h5")"
@@ -59,7 +62,6 @@ expect_error "plasticity on tet10" "linear tetrahedra only" "$PBNG" -scene plast
 expect_error "creep too fast for the frame step" "creep * dt" "$PBNG" -scene plastic_twist -plastic_creep 20 -output "$TMP/bad.h5"
 expect_error "negative yield" "yield must be non-negative" "$PBNG" -scene plastic_twist -plastic_yield -1 -output "$TMP/bad.h5"
 expect_error "plasticity with PBD" "does not handle plasticity" "$PBNG" -scene plastic_twist -solver xpbd -output "$TMP/bad.h5"
-expect_error "plasticity with multilevel" "does not handle plasticity" "$PBNG" -scene plastic_twist -solver pbng -multilevel 2 -output "$TMP/bad.h5"
 expect_error "release by group" "must be chosen by box" "$PBNG" -scene box -res 4 -bc0_group top -bc0_release 1 -output "$TMP/bad.h5"
 expect_error "negative release" "must be positive and finite" "$PBNG" -scene box -res 4 -bc0_box 0,0,0,0,1,1 -bc0_release -1 -output "$TMP/bad.h5"
 expect_error "-plasticity 0 with values" "-plasticity 0 with" "$PBNG" -scene box -res 4 -plasticity 0 -plastic_yield 1 -output "$TMP/bad.h5"

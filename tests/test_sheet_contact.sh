@@ -6,8 +6,8 @@
 #    than half the contact thickness h (check_output.py --min-sheet-gap, from the positions alone: the
 #    measured closest is 0.0282 for h = 0.0285), and the block rides the sheet down below the sheet's rest
 #    plane; without contacts the same check fails (the block falls through: the check can fail);
-#    PBNG (Chebyshev) follows Newton's trajectory (1e-3 of the size); 1 x 1 and 2 x 2 ranks x threads give the
-#    same positions (1e-12);
+#    PBNG (60 sweeps per frame) keeps the gap too (PBNG against Newton and ranks x threads:
+#    tests/test_sheet_contact_ranks.sh, labelled numerics);
 #  - cloth_drape on a sphere and on a table (obstacles met by the sheet's vertices): no node beyond an
 #    obstacle deeper than 1e-3, the sheet wraps the sphere (its lowest point below the sphere's centre)
 #    and hangs over the table edge while the part on it stays on its top;
@@ -39,12 +39,10 @@ holds "$TMP/tramp_newton.h5" "x[121:, 1].min() < -0.03 and all(f[121:, 1].min() 
 if "$PY" "$HERE/check_output.py" "$TMP/through.h5" --quiet --min-sheet-gap 0.014 > /dev/null 2>&1; then
   fail "--min-sheet-gap passed a block falling through the sheet"
 else ok; fi
-# PBNG follows Newton; ranks and threads
-run tramp_pbng "${tramp[@]}" -accel chebyshev -iters 300 -rtol 1e-7 -threads 1
-check tramp_pbng --min-sheet-gap 0.014 --compare "$TMP/tramp_newton.h5" --rtol 1e-3
-if mpi 2 "$PBNG" "${tramp[@]}" -accel chebyshev -iters 300 -rtol 1e-7 -threads 2 -output "$TMP/tramp_2x2.h5" > "$TMP/tramp_2x2.log" 2>&1; then
-  ok; check tramp_2x2 --compare "$TMP/tramp_pbng.h5" --rtol 1e-12
-else fail "trampoline on 2 ranks x 2 threads"; cat "$TMP/tramp_2x2.log"; fi
+# PBNG's node steps and joint contact step with sheet contacts (60 Chebyshev sweeps per frame: not converged,
+# still kept off the sheet)
+run tramp_pbng "${tramp[@]}" -accel chebyshev -iters 60
+check tramp_pbng --min-sheet-gap 0.014
 
 # cloth_drape on the obstacles
 run sphere -scene cloth_drape -res 11 -frames 40

@@ -229,6 +229,9 @@ PetscErrorCode run_build_levels(run_state *st)
     PetscCall(coarse_sheet_material(st, &c->dm, &sheet));
     PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, &sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
     c->pb.halo = &c->halo;
+    /* released sets hold the coarse nodes in their boxes too; the coarse levels stay elastic (no eps_p: the
+     * FAS correction keeps the fine level's elastoplastic equilibrium exact, docs/cloth.md#plasticity-in-a-run) */
+    if (st->pb.handle) PetscCall(pbng_problem_set_handles(&c->pb, st->extent, cfg->release_penalty));
     PetscCall(report_level(st, c->name, &c->dm));
   }
   PetscCall(PetscFree(springs.s));

@@ -80,7 +80,7 @@ PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, 
              "%s does not handle sheet elements (tri3 membranes, bend4 stencils) yet: use -solver pbng (single-level), newton, pbd, xpbd, "
              "xpbd_qs, xpbd_ho or continuum_pbd (docs/cloth.md#solvers)", ops->kind.chosen_by);
   PetscCheck(!(pb->plastic_strain || pb->handle) || ops->kind.plasticity, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "%s does not handle plasticity (-plastic_*) or released sets (-bcK_release) yet: use -solver pbng (single-level), newton or "
+             "%s does not handle plasticity (-plastic_*) or released sets (-bcK_release) yet: use -solver pbng (single-level or -multilevel L), newton or "
              "continuum_pbd (docs/cloth.md#plasticity)", ops->kind.chosen_by);
   s->ops = ops;
   s->pb = pb;
