@@ -66,3 +66,16 @@ finish() {
   echo "$(basename "$0" .sh): $passes passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+# positions of the last frames of two results: max difference relative to the object's extent
+last_frames_agree() { # A B TOL
+  "$PY" - "$1" "$2" "$3" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+xa = a["frames"][sorted(a["frames"])[-1]]["positions"][...]
+xb = b["frames"][sorted(b["frames"])[-1]]["positions"][...]
+rest = a["mesh/rest_positions"][...]
+d = np.abs(xa - xb).max() / (rest.max(axis=0) - rest.min(axis=0)).max()
+print(f"difference {d:.3e}")
+sys.exit(0 if d <= float(sys.argv[3]) else 1)
+EOF
+}

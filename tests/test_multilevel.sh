@@ -23,20 +23,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY
 D="$PBNG_TEST_DATA"
 MPI=("$MPIEXEC" --oversubscribe --bind-to none)
 
-# positions of the last frames of two results: max difference relative to the object's extent
-last_frames_agree() { # A B TOL
-  "$PY" - "$1" "$2" "$3" <<'EOF'
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-xa = a["frames"][sorted(a["frames"])[-1]]["positions"][...]
-xb = b["frames"][sorted(b["frames"])[-1]]["positions"][...]
-rest = a["mesh/rest_positions"][...]
-d = np.abs(xa - xb).max() / (rest.max(axis=0) - rest.min(axis=0)).max()
-print(f"difference {d:.3e}")
-sys.exit(0 if d <= float(sys.argv[3]) else 1)
-EOF
-}
-
 if "${MPI[@]}" -n 3 "$PBNG_TEST_BIN/test_transfer" > "$TMP/log" 2>&1; then ok; else fail "test_transfer on 3 ranks"; cat "$TMP/log"; fi
 
 # FAS fixed point
