@@ -396,21 +396,19 @@ static int pair_rule(double s, double facing, int point, int same_body, const pl
   return (s < 0 && !same_body) || facing < 0 || (point && s >= 0);
 }
 
-/* The closest point p of triangle T to xv (weights w), T's unit outward normal n and |xv - p|^2; -1 for a
- * degenerate triangle. A sheet's side 1 is computed as side 0 (its corners in side 0's order) with n
- * negated and the weights put back in side 1's order, so that the two sides' s = (xv - p).n are exact
- * negatives: a vertex is on exactly one side, or in the plane (s = 0 on both: side 0 takes it). */
-static double closest_on_triangle(const placed_triangle *T, const double xv[3], double w[3], double p[3], double n[3])
+/* The closest point p of triangle T to xv (weights w), T's unit outward normal n and |xv - p|^2, or -1 when
+ * p is farther than d or T is degenerate (its normal is computed only within reach). A sheet's side 1 is
+ * computed as side 0 (its corners in side 0's order) with n negated and the weights put back in side 1's
+ * order, so that the two sides' s = (xv - p).n are exact negatives: a vertex is on exactly one side, or in
+ * the plane (s = 0 on both: side 0 takes it). */
+static double closest_on_triangle(const placed_triangle *T, const double xv[3], double d, double w[3], double p[3], double n[3])
 {
-  if (!(T->sheet && (T->key & 1))) {
-    const double d2 = pbng_point_triangle_closest(xv, T->x[0], T->x[1], T->x[2], w, p);
-    return pbng_triangle_normal(T->x[0], T->x[1], T->x[2], n) > 0 ? d2 : -1;
-  }
+  const int flip = T->sheet && (T->key & 1), b = flip ? 2 : 1, c = flip ? 1 : 2;
   double w0[3];
-  const double d2 = pbng_point_triangle_closest(xv, T->x[0], T->x[2], T->x[1], w0, p);
-  if (!(pbng_triangle_normal(T->x[0], T->x[2], T->x[1], n) > 0)) return -1;
-  w[0] = w0[0], w[1] = w0[2], w[2] = w0[1];
-  n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+  const double d2 = pbng_point_triangle_closest(xv, T->x[0], T->x[b], T->x[c], w0, p);
+  if (!(sqrt(d2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[b], T->x[c], n) > 0)) return -1;
+  w[0] = w0[0], w[b] = w0[1], w[c] = w0[2];
+  if (flip) n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
   return d2;
 }
 
@@ -423,8 +421,8 @@ static void consider_triangle(const double xv[3], const double nv[3], int point,
   const placed_triangle *T = &tris[t];
   accepted_pair q = {.tri = t};
   double r[3];
-  q.dist2 = closest_on_triangle(T, xv, q.w, q.p, q.n);
-  if (!(q.dist2 >= 0) || !(sqrt(q.dist2) <= d)) return;
+  q.dist2 = closest_on_triangle(T, xv, d, q.w, q.p, q.n);
+  if (!(q.dist2 >= 0)) return;
   for (int k = 0; k < 3; ++k) r[k] = xv[k] - q.p[k];
   q.gap = vec3_dot(r, q.n);
   if (!pair_rule(q.gap, vec3_dot(nv, q.n), point, same_body, T)) return;
