@@ -11,6 +11,8 @@
 #    = Newton (1e-8); the independent checker recomputes energy, residual and masses with each element's
 #    material and fails a file whose table was altered; 1 x 1 = 3 x 2 ranks x threads and a 3-part
 #    partitioned file (bitwise);
+#  - multilevel PBNG with -mesh_levels files holding the same groups = Newton (1e-8); a coarse file without
+#    them is refused;
 #  - errors: an unknown group, a triangle in two groups, overrides without a group, a group with no triangle,
 #    a bending stiffness in a run without stencils, an impossible group material.
 source "$(dirname "$0")/lib.sh"
@@ -60,12 +62,24 @@ if "$PBNG_BIN/pbng-partition" -mesh "$M" -parts 3 -output "$TMP/parts.h5" > "$TM
   ok; check few_file --compare "$TMP/few_1x1.h5" --rtol 0
 else fail "three materials from a partitioned file"; cat "$TMP/part.log" "$TMP/few_file.log"; fi
 
-# 3. errors
+# 3. multilevel: the coarse level (an 11 x 11 file with the same groups) takes the groups' materials, k_b
+#    scaled like the run's; the fine level's equilibrium is Newton's
+F="$TMP/halves21.msh" C="$TMP/halves11.msh"
+"$PY" "$HERE/make_trampoline.py" "$F" --block 0 --halves --sheet 21 && "$PY" "$HERE/make_trampoline.py" "$C" --block 0 --halves --sheet 11 &&
+  "$PY" "$HERE/make_trampoline.py" "$TMP/plain11.msh" --block 0 --sheet 11 && ok || fail "make_trampoline.py --sheet 21 / 11"
+fine=("${three[@]/$M/$F}")
+run ml_newton "${fine[@]}" -solver newton -iters 100 -rtol 1e-12
+run ml_2 "${fine[@]}" -multilevel 2 -mesh_levels "$C" -iters 400 -rtol 1e-11 -threads 1
+check ml_2 --compare "$TMP/ml_newton.h5" --rtol 1e-8
+expect_error "a coarse level without the groups" "sheet group left: $TMP/plain11.msh has no node set (physical group) named \"left\"" \
+  "$PBNG" "${fine[@]}" -multilevel 2 -mesh_levels "$TMP/plain11.msh" -output "$TMP/bad.h5"
+
+# 4. errors
 expect_error "unknown group" "has no node set (physical group) named \"middle\"" "$PBNG" "${pull[@]}" -sheet0_group middle -output "$TMP/bad.h5"
 expect_error "a triangle in two groups" "has a triangle in two groups, left and sheet" "$PBNG" "${pull[@]}" -sheet0_group left -sheet1_group sheet \
   -output "$TMP/bad.h5"
 expect_error "overrides without a group" "-sheet2_* material options without -sheet2_group NAME" "$PBNG" "${pull[@]}" -sheet2_youngs 1e6 -output "$TMP/bad.h5"
-expect_error "a group with no triangle" "-sheet0_group centre: no sheet triangle has its three corners in that group" "$PBNG" "${pull[@]}" -sheet0_group centre \
+expect_error "a group with no triangle" "-sheet0_group centre: no sheet triangle of the mesh has its three corners in that group" "$PBNG" "${pull[@]}" -sheet0_group centre \
   -output "$TMP/bad.h5"
 expect_error "bending without stencils" "-sheet0_bending_stiffness 1. with -sheet_bending_stiffness 0" "$PBNG" "${pull[@]}" -sheet_bending_stiffness 0 \
   -sheet0_group left -sheet0_bending_stiffness 1 -output "$TMP/bad.h5"

@@ -378,18 +378,13 @@ static void summarize_kinds(const mesh_header *head, pbng_run_summary *sum)
 }
 
 /* What multilevel PBNG does not carry to the coarse levels of a mesh with sheet elements (tri3, bend4):
- * per-group sheet materials (the coarse triangles' groups are not defined) and contacts
- * (parallel/contact_levels.c carries them to tetrahedra only); plasticity is refused by the solver for
- * every mesh (solver.c). docs/sheets_multilevel.md. */
+ * contacts (parallel/contact_levels.c carries them to tetrahedra only). docs/sheets_multilevel.md. */
 static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_header *head)
 {
   const pbng_config *cfg = st->cfg;
 
   PetscFunctionBeginUser;
   if (cfg->solver_opt.multilevel == 1 || !(head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4])) PetscFunctionReturn(0);
-  PetscCheck(cfg->nsheet_groups == 0, st->comm, PETSC_ERR_SUP,
-             "-multilevel %d with -sheetK_group materials: the coarse sheets have one material, the run's (docs/sheets_multilevel.md); use -multilevel 1",
-             cfg->solver_opt.multilevel);
   PetscCheck(!cfg->contact, st->comm, PETSC_ERR_SUP,
              "-multilevel %d with contacts on a mesh with sheets: contacts are carried to coarse tetrahedra only, not to coarse sheets "
              "(docs/sheets_multilevel.md); use -multilevel 1",

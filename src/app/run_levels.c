@@ -127,7 +127,9 @@ static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *nam
 
 /* Level k's piece on every rank: from a partitioned -mesh_levels file (which must carry the weak
  * constraints itself: pbng-partition -multilevel writes them), or cut from rank 0's mesh. */
-static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, const fine_springs *springs, pbng_coarse_level *c)
+/* Level k's subdomain and halo in c; with -sheetK_group, *sheet_material gets its elements' entries in the
+ * sheet material table from the level's own node sets (every -mesh_levels file names the groups too). */
+static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, const fine_springs *springs, pbng_coarse_level *c, uint8_t **sheet_material)
 {
   const pbng_config *cfg = st->cfg;
   int partitioned = 0;
@@ -144,13 +146,13 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                "(pbng-partition -multilevel L, which carries them to every level)",
                name, st->dm.nglobal_weak);
     PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, NULL, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, sheet_material, &c->dm, &c->halo));
   } else {
     pbng_mesh mesh;
     PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
     PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),
                            sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, NULL, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, sheet_material, &c->dm, &c->halo));
   }
   PetscFunctionReturn(0);
 }
@@ -182,22 +184,41 @@ static PetscErrorCode global_triangles(const pbng_dmesh *dm, int64_t *n)
   PetscFunctionReturn(0);
 }
 
-/* A coarse level's sheet material: the run's, its bending stiffness k_b scaled by h_c / h_f, the ratio
+/* The factor of a coarse level's sheet bending stiffness k_b: h_c / h_f, the ratio
  * of the levels' edge lengths, sqrt(fine triangles / coarse triangles) (2 per halving of -res). Along a
  * coarse edge of a nested sheet lie two fine edges whose stencils have the coarse stencil's |e|^2 / A and
  * dihedral angle, and the fine stencils inside coarse triangles are flat, so the fine bending energy of
  * an interpolated coarse field (Eq. E_b of docs/cloth.md#bending) is 2 x the coarse one per halving:
  * the scaled k_b makes the coarse bending that of the fine level (as the membranes are on nested P1
  * sheets). docs/sheets_multilevel.md measures it. */
-static PetscErrorCode coarse_sheet_material(const run_state *st, const pbng_dmesh *coarse, pbng_sheet_material *sheet)
+static PetscErrorCode coarse_bending_scale(const run_state *st, const pbng_dmesh *coarse, double *scale)
 {
   int64_t nf, nc;
 
   PetscFunctionBeginUser;
-  *sheet = st->cfg->sheet;
   PetscCall(global_triangles(&st->dm, &nf));
   PetscCall(global_triangles(coarse, &nc));
-  if (nf > 0 && nc > 0) sheet->bending_stiffness *= sqrt((double)nf / (double)nc);
+  *scale = nf > 0 && nc > 0 ? sqrt((double)nf / (double)nc) : 1;
+  PetscFunctionReturn(0);
+}
+
+/* The coarse level c's problem: the run's material, the sheet's with k_b scaled (above), and with
+ * -sheetK_group each group's (material: the coarse elements' table entries), k_b scaled alike. */
+static PetscErrorCode create_coarse_problem(const run_state *st, const pbng_material *mat, const uint8_t *material, pbng_coarse_level *c)
+{
+  const pbng_config *cfg = st->cfg;
+  pbng_sheet_material sheet = cfg->sheet, table[256];
+  double scale = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(coarse_bending_scale(st, &c->dm, &scale));
+  sheet.bending_stiffness *= scale;
+  PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, mat, &sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
+  if (material) {
+    const int n = run_sheet_table(cfg, table);
+    for (int m = 0; m < n; ++m) table[m].bending_stiffness *= scale;
+    PetscCall(pbng_problem_set_sheet_materials(&c->pb, n, table, material));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -223,11 +244,11 @@ PetscErrorCode run_build_levels(run_state *st)
     pbng_coarse_level *c = &h->coarse[L - 1 - k];
     describe_level(cfg, k, what, sizeof(what));
     snprintf(c->name, sizeof(c->name), "level %d (%s)", L - 1 - k, what);
-    PetscCall(build_coarse_subdomain(st, k, c->name, &springs, c));
+    uint8_t *material = NULL;
+    PetscCall(build_coarse_subdomain(st, k, c->name, &springs, c, st->sheet_material ? &material : NULL));
     malloc_trim(0);
-    pbng_sheet_material sheet;
-    PetscCall(coarse_sheet_material(st, &c->dm, &sheet));
-    PetscCall(pbng_problem_create(&c->dm, &cfg->bcs, &mat, &sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &c->pb));
+    PetscCall(create_coarse_problem(st, &mat, material, c));
+    PetscCall(PetscFree(material));
     c->pb.halo = &c->halo;
     /* released sets hold the coarse nodes in their boxes too; the coarse levels stay elastic (no eps_p: the
      * FAS correction keeps the fine level's elastoplastic equilibrium exact, docs/cloth.md#plasticity-in-a-run) */

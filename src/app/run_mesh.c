@@ -192,8 +192,8 @@ static PetscErrorCode assign_boundary_conditions(run_state *st, const pbng_subme
 }
 
 /* The sheet material table entry of every element of dm (mesh/sheet_groups.h) from the node sets of its
- * piece sub; a group without a triangle anywhere is an error. */
-static PetscErrorCode assign_sheet_materials(run_state *st, const pbng_submesh *sub, const pbng_dmesh *dm, uint8_t **material)
+ * piece sub; a group without a triangle anywhere in the mesh called name is an error. */
+static PetscErrorCode assign_sheet_materials(run_state *st, const pbng_submesh *sub, const pbng_dmesh *dm, const char *name, uint8_t **material)
 {
   const pbng_config *cfg = st->cfg;
   const char *names[PBNG_MAX_SHEET_GROUPS];
@@ -206,8 +206,8 @@ static PetscErrorCode assign_sheet_materials(run_state *st, const pbng_submesh *
   PetscCall(pbng_sheet_groups_assign(&sub->mesh, cfg->nsheet_groups, names, sub->global_elem, by_sub, mine));
   PetscCallMPI(MPI_Allreduce(mine, total, cfg->nsheet_groups, MPI_INT64_T, MPI_SUM, st->comm));
   for (int g = 0; g < cfg->nsheet_groups; ++g)
-    PetscCheck(total[g] > 0, st->comm, PETSC_ERR_ARG_WRONG, "-sheet%d_group %s: no sheet triangle has its three corners in that group", cfg->sheet_group[g].k,
-               names[g]);
+    PetscCheck(total[g] > 0, st->comm, PETSC_ERR_ARG_WRONG, "-sheet%d_group %s: no sheet triangle of %s has its three corners in that group",
+               cfg->sheet_group[g].k, names[g], name);
   /* the piece's elements by global id, then each of dm's looked up */
   PetscCall(PetscMalloc1(2 * sub->mesh.nelems + 1, &pair));
   for (int64_t e = 0; e < sub->mesh.nelems; ++e) pair[2 * e] = sub->global_elem[e], pair[2 * e + 1] = by_sub[e];
@@ -237,7 +237,7 @@ PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double 
   PetscCall(assign_boundary_conditions(st, &sub, extent, name, node_bc));
   PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, dm));
   PetscCall(PetscFree(node_bc));
-  if (sheet_material && st->cfg->nsheet_groups) PetscCall(assign_sheet_materials(st, &sub, dm, sheet_material));
+  if (sheet_material && st->cfg->nsheet_groups) PetscCall(assign_sheet_materials(st, &sub, dm, name, sheet_material));
   PetscCall(pbng_submesh_destroy(&sub));
   PetscCall(pbng_halo_create(dm, halo));
   PetscFunctionReturn(0);

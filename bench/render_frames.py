@@ -25,6 +25,8 @@ def parse():
     ap.add_argument("png")
     ap.add_argument("--frames", default="")
     ap.add_argument("--size", default="480,360")
+    ap.add_argument("--color", default="in_contact", help="in_contact, displacement or a node attribute's name")
+    ap.add_argument("--camera", default="0.5,0.6,1.0", help="the camera's direction from the bodies")
     return ap.parse_args()
 
 
@@ -35,18 +37,47 @@ def frames_to_show(times, wanted):
     return sorted({round(k * n / 5) for k in range(6)})
 
 
-def show_boxes(xdmf, view):
+def show_obstacles(xdmf, view):
     """The run's box and container obstacles (root attribute obstacles of the HDF5 file beside the XDMF:
-    kind, then lo and hi) as black outlines."""
+    kind, then lo and hi) as black outlines, its spheres (kind 3: centre and radius) as grey balls."""
     with h5py.File(os.path.splitext(xdmf)[0] + ".h5", "r") as f:
         obstacles = f.attrs["obstacles"].reshape(-1, 7) if "obstacles" in f.attrs else []
     for o in obstacles:
-        if int(o[0]) not in (1, 2):  # pbng_obstacle: 1 box, 2 container
+        if int(o[0]) == 3:  # pbng_obstacle: 3 sphere
+            ball = pvs.Show(pvs.Sphere(Center=list(o[1:4]), Radius=o[4], ThetaResolution=48, PhiResolution=48), view)
+            ball.AmbientColor = ball.DiffuseColor = [0.55, 0.55, 0.6]
+            continue
+        if int(o[0]) not in (1, 2):  # 1 box, 2 container
             continue
         lo, hi = o[1:4], o[4:7]
         box = pvs.Box(XLength=hi[0] - lo[0], YLength=hi[1] - lo[1], ZLength=hi[2] - lo[2], Center=list((lo + hi) / 2))
         outline = pvs.Show(pvs.Outline(Input=box), view)
         outline.AmbientColor = outline.DiffuseColor = [0, 0, 0]
+
+
+def show_colored(surface, view, color, times):
+    """The surface coloured by in_contact (grey / red), by |x - rest_position| or by a node attribute (its
+    magnitude), one scale over the panels' times (a scalar bar for all but in_contact)."""
+    if color == "displacement":
+        surface = pvs.Calculator(Input=surface, ResultArrayName="displacement", Function="mag(coords - rest_position)")
+    shown = pvs.Show(surface, view)
+    pvs.ColorBy(shown, ("POINTS", color, "Magnitude"))
+    lut = pvs.GetColorTransferFunction(color)
+    if color == "in_contact":
+        lut.RGBPoints = [0.0, 0.75, 0.75, 0.75, 1.0, 0.85, 0.1, 0.1]
+        lut.RescaleTransferFunction(0.0, 1.0)
+        shown.SetScalarBarVisibility(view, False)
+        return shown, lut
+    lo, hi = float("inf"), -float("inf")
+    for t in times:
+        surface.UpdatePipeline(t)
+        r = surface.PointData[color].GetRange(-1)
+        lo, hi = min(lo, r[0]), max(hi, r[1])
+    lut.ApplyPreset("Viridis (matplotlib)", True)
+    lut.AutomaticRescaleRangeMode = "Never"
+    lut.RescaleTransferFunction(lo, hi if hi > lo else lo + 1)
+    shown.SetScalarBarVisibility(view, True)
+    return shown, lut
 
 
 def render_panel(reader, view, time, path):
@@ -62,31 +93,26 @@ def main():
     pvs.UpdatePipeline()
     times = list(reader.TimestepValues)
     frames = [f for f in frames_to_show(times, a.frames) if 0 <= f < len(times)]
-    if "in_contact" not in reader.PointData.keys():
-        sys.exit(f"{a.xdmf}: no node attribute in_contact (a run without contacts?)")
-    surface = pvs.ExtractSurface(Input=reader)
+    field = "rest_position" if a.color == "displacement" else a.color
+    if field not in reader.PointData.keys():
+        sys.exit(f"{a.xdmf}: no node attribute {field} (--color {a.color}; it has {', '.join(reader.PointData.keys())})")
     view = pvs.CreateView("RenderView")
     view.ViewSize = [w, h]
     view.UseColorPaletteForBackground = 0
     view.Background = [1, 1, 1]
     view.OrientationAxesVisibility = 0
-    shown = pvs.Show(surface, view)
-    pvs.ColorBy(shown, ("POINTS", "in_contact"))
-    lut = pvs.GetColorTransferFunction("in_contact")
-    lut.RGBPoints = [0.0, 0.75, 0.75, 0.75, 1.0, 0.85, 0.1, 0.1]
-    lut.RescaleTransferFunction(0.0, 1.0)
-    shown.SetScalarBarVisibility(view, False)
+    shown, lut = show_colored(pvs.ExtractSurface(Input=reader), view, a.color, [times[f] for f in frames])
     text = pvs.Text(Text="")
     label = pvs.Show(text, view)
     label.FontSize = 14
     label.Color = [0, 0, 0]
     label.WindowLocation = "Upper Center"
     view.ViewTime = times[-1]
-    view.CameraPosition = [0.5, 0.6, 1.0]
+    view.CameraPosition = [float(v) for v in a.camera.split(",")]
     view.CameraFocalPoint = [0, 0, 0]
     view.CameraViewUp = [0, 1, 0]
     pvs.ResetCamera(view)  # fitted to the bodies; the obstacles' outlines added after may reach beyond
-    show_boxes(a.xdmf, view)
+    show_obstacles(a.xdmf, view)
     append = vtkImageAppend()
     append.SetAppendAxis(0)
     with tempfile.TemporaryDirectory() as tmp:
