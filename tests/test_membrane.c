@@ -23,19 +23,6 @@
 
 #define PI 3.14159265358979323846
 
-static void random_rotation(uint64_t *s, double R[3][3])
-{
-  double q[4], n = 0;
-  for (int k = 0; k < 4; ++k) q[k] = 2 * next_random(s) - 1, n += q[k] * q[k];
-  n = sqrt(n);
-  for (int k = 0; k < 4; ++k) q[k] /= n;
-  const double w = q[0], x = q[1], y = q[2], z = q[3];
-  const double M[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                          {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                          {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
-  memcpy(R, M, sizeof(M));
-}
-
 static void rotate(const double R[3][3], const double p[3], const double t[3], double q[3])
 {
   for (int i = 0; i < 3; ++i) q[i] = R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2] + t[i];
@@ -47,7 +34,7 @@ static void random_triangle(uint64_t *s, double X[3][3])
 {
   const double base[3][3] = {{0, 0, 0}, {1, 0, 0}, {0.3, 0.9, 0}};
   double R[3][3], t[3];
-  random_rotation(s, R);
+  random_rotation_matrix(s, R);
   for (int k = 0; k < 3; ++k) t[k] = 2 * next_random(s) - 1;
   for (int a = 0; a < 3; ++a) {
     double p[3];
@@ -146,7 +133,7 @@ static void check_rest_shapes(void)
     random_triangle(&s, X);
     check(pbng_membrane_rest_shape(X, weft, &r) == 0, "rest shape of a well-shaped triangle", 0, 0);
     /* F^T F = I at rest and after a rigid motion; zero energy and force */
-    random_rotation(&s, R);
+    random_rotation_matrix(&s, R);
     for (int k = 0; k < 3; ++k) tr[k] = next_random(&s);
     for (int a = 0; a < 3; ++a) rotate(R, X[a], tr, x[a]);
     pbng_membrane_deformation(X, &r, F);
@@ -265,7 +252,7 @@ static void check_patch(void)
   pbng_membrane_material m;
   pbng_membrane_orthotropic(2000, 900, 300, 0.3, 0.135, 0.1, &m);
   double R[3][3], t[3] = {0.1, 0.2, 0.3}, Xn[25][3], xn[25][3], f[25][3];
-  random_rotation(&s, R);
+  random_rotation_matrix(&s, R);
   const double weft2[3] = {1, 0.4, 0}; /* the weft axis in the sheet's plane, before rotating */
   double weft[3];
   const double origin[3] = {0, 0, 0};
@@ -303,7 +290,7 @@ static void check_patch(void)
   check(worst_f < 1e-10 * scale, "patch test: no net force on the interior nodes", worst_f, 0);
   /* the sheet and its weft axis turned together: the same energy */
   double R2[3][3], weft_b[3], e1 = 0, e2 = 0;
-  random_rotation(&s, R2);
+  random_rotation_matrix(&s, R2);
   rotate(R2, weft, origin, weft_b);
   for (int k = 0; k < 2; ++k) {
     double X[3][3], x[3][3], Xb[3][3], xb[3][3];
@@ -328,7 +315,7 @@ static void check_bending(void)
     double R[3][3], tr[3], X[4][3], x[4][3], g[4][3];
     const double P[4][3] = {{0, 0, 0}, {1 + 0.3 * next_random(&s), 0, 0}, {0.2 + 0.6 * next_random(&s), 0.5 + 0.5 * next_random(&s), 0},
                             {0.1 + 0.8 * next_random(&s), -0.4 - 0.6 * next_random(&s), 0}};
-    random_rotation(&s, R);
+    random_rotation_matrix(&s, R);
     for (int k = 0; k < 3; ++k) tr[k] = next_random(&s);
     for (int a = 0; a < 4; ++a) rotate(R, P[a], tr, X[a]);
     pbng_bending_stencil st;
@@ -339,7 +326,7 @@ static void check_bending(void)
     worst_flat = fmax(worst_flat, fmax(fabs(ksum), max_abs(v, 3)));
     /* rigid motion of the flat rest shape */
     double R2[3][3], t2[3] = {1, -2, 3};
-    random_rotation(&s, R2);
+    random_rotation_matrix(&s, R2);
     for (int a = 0; a < 4; ++a) rotate(R2, X[a], t2, x[a]);
     worst_rigid = fmax(worst_rigid, pbng_bending_energy(&st, k_b, x));
     /* fold triangle (x0, x1, x3) about the edge by theta: E = k_b/2 * scale * (2 |e| sin(theta/2))^2 */

@@ -1,0 +1,283 @@
+#include "core/gpbd_local.h"
+#include <math.h>
+#include <string.h>
+#include "core/dense.h"
+#include "core/inversion.h"
+#include "core/mat3.h"
+
+/* ---- positive definite Hessians (Sec. 4.2, Eq. 23) ---- */
+
+/* Householder vector of column j of R below the diagonal: v (rows j..k-1), returns v^T v (0: nothing to do). */
+static double householder_vector(int k, const double *R, int j, double *v)
+{
+  double norm2 = 0;
+  for (int i = j; i < k; ++i) v[i] = R[k * i + j], norm2 += v[i] * v[i];
+  const double norm = sqrt(norm2), alpha = v[j] >= 0 ? -norm : norm;
+  v[j] -= alpha; /* x - alpha e_j, alpha of the sign opposite to x_j: no cancellation */
+  double vv = 0;
+  for (int i = j; i < k; ++i) vv += v[i] * v[i];
+  return vv;
+}
+
+void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
+{
+  double R[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], v[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_DOF], vv[PBNG_GPBD_MAX_DOF];
+  memmove(A, H, sizeof(double) * k * k);
+  for (int it = 0; it < iterations; ++it) {
+    memcpy(R, A, sizeof(double) * k * k);
+    for (int j = 0; j + 1 < k; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
+      vv[j] = householder_vector(k, R, j, v[j]);
+      if (!(vv[j] > 0)) continue;
+      for (int c = 0; c < k; ++c) {
+        double dot = 0;
+        for (int i = j; i < k; ++i) dot += v[j][i] * R[k * i + c];
+        const double f = 2 * dot / vv[j];
+        for (int i = j; i < k; ++i) R[k * i + c] -= f * v[j][i];
+      }
+    }
+    memcpy(A, R, sizeof(double) * k * k);
+    for (int j = 0; j + 1 < k; ++j) { /* A <- A H_j: A = R Q = Q^T (old A) Q */
+      if (!(vv[j] > 0)) continue;
+      for (int r = 0; r < k; ++r) {
+        double dot = 0;
+        for (int i = j; i < k; ++i) dot += A[k * r + i] * v[j][i];
+        const double f = 2 * dot / vv[j];
+        for (int i = j; i < k; ++i) A[k * r + i] -= f * v[j][i];
+      }
+    }
+  }
+}
+
+double pbng_gpbd_gershgorin_bound(int k, const double *A)
+{
+  double bound = INFINITY;
+  for (int i = 0; i < k; ++i) {
+    double radius = 0;
+    for (int j = 0; j < k; ++j)
+      if (j != i) radius += fabs(A[k * i + j]);
+    bound = fmin(bound, A[k * i + i] - radius); /* Eq. 23 */
+  }
+  return bound;
+}
+
+double pbng_gpbd_shift_qr_gershgorin(int k, double eps, double *H)
+{
+  double A[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF];
+  pbng_gpbd_qr_iterations(k, 5, H, A); /* the seed's 5 QR iterations (Sec. 4.2) */
+  const double tau = fmax(0.0, eps - pbng_gpbd_gershgorin_bound(k, A));
+  for (int i = 0; i < k; ++i) H[k * i + i] += tau;
+  return tau;
+}
+
+int pbng_gpbd_clamp_eigenvalues(int k, double eps, double *H)
+{
+  double A[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], V[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], lam[PBNG_GPBD_MAX_DOF];
+  int raised = 0;
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) A[k * i + j] = 0.5 * (H[k * i + j] + H[k * j + i]);
+  dense_symmetric_eigen(k, A, lam, V);
+  for (int c = 0; c < k; ++c)
+    if (lam[c] < eps) lam[c] = eps, ++raised;
+  if (!raised) return 0;
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) {
+      double h = 0;
+      for (int c = 0; c < k; ++c) h += V[k * i + c] * lam[c] * V[k * j + c];
+      H[k * i + j] = h;
+    }
+  return raised;
+}
+
+/* 1 when H - eps I has a Cholesky factor (H positive definite with lambda_min > eps, to round-off). */
+static int definite_beyond(int k, const double *H, double eps)
+{
+  double L[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], b[PBNG_GPBD_MAX_DOF] = {0};
+  memcpy(L, H, sizeof(double) * k * k);
+  for (int i = 0; i < k; ++i) L[k * i + i] -= eps;
+  return dense_spd_solve(k, L, b) == 0;
+}
+
+void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double *H)
+{
+  if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN) (void)pbng_gpbd_shift_qr_gershgorin(k, eps, H);
+  else if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN_WHEN_INDEFINITE && !definite_beyond(k, H, eps)) (void)pbng_gpbd_shift_qr_gershgorin(k, eps, H);
+  else if (fix == PBNG_GPBD_FIX_EIGEN_CLAMP) (void)pbng_gpbd_clamp_eigenvalues(k, eps, H);
+}
+
+/* ---- the local solve (Eq. 19) ---- */
+
+void pbng_gpbd_newton_defaults(pbng_gpbd_newton_options *o)
+{
+  o->newton_max = 20, o->gtol = 0.0, o->rtol = 1e-10;
+  o->fix = PBNG_GPBD_FIX_QR_GERSHGORIN, o->eps = 1e-8;
+  o->line_search = 1, o->armijo = 1e-4, o->max_backtracks = 40;
+}
+
+/* The state of one solve: the term, its fixed data and W S^T. */
+typedef struct {
+  const pbng_gpbd_term *t;
+  int n3, k;
+  const double *x, *w, *d;
+  double WSt[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_K]; /* (W S^T)[v][r] = w_{v/3} S[r][v] (Eq. 18) */
+} local_problem;
+
+/* dd = W S^T dl (Eq. 18) and y = x + dd. */
+static void displacement(const local_problem *p, const double *dl, double *dd, double *y)
+{
+  for (int v = 0; v < p->n3; ++v) {
+    double s = 0;
+    for (int r = 0; r < p->k; ++r) s += p->WSt[v][r] * dl[r];
+    dd[v] = s, y[v] = p->x[v] + s;
+  }
+}
+
+/* phi of Eq. 19 from dd and U(y): 1/2 sum_{w_a > 0} |d_a + dd_a|^2 / w_a + U. */
+static double objective(const local_problem *p, const double *dd, double U)
+{
+  double q = 0;
+  for (int v = 0; v < p->n3; ++v) {
+    const double wa = p->w[v / 3];
+    if (wa > 0) q += (p->d[v] + dd[v]) * (p->d[v] + dd[v]) / wa;
+  }
+  return 0.5 * q + U;
+}
+
+/* grad phi = S (d + dd + W dU/dx(y)) (module comment); returns its norm. */
+static double objective_gradient(const local_problem *p, const double *S, const double *dd, const double *gradU, double *g)
+{
+  double r[PBNG_GPBD_MAX_DOF], norm2 = 0;
+  for (int v = 0; v < p->n3; ++v) r[v] = p->d[v] + dd[v] + p->w[v / 3] * gradU[v];
+  for (int i = 0; i < p->k; ++i) {
+    double s = 0;
+    for (int v = 0; v < p->n3; ++v) s += S[p->n3 * i + v] * r[v];
+    g[i] = s, norm2 += s * s;
+  }
+  return sqrt(norm2);
+}
+
+/* hess phi = S W S^T + (W S^T)^T d^2U/dx^2 (W S^T) (module comment). */
+static void objective_hessian(const local_problem *p, const double *S, const double *hessU, double *H)
+{
+  const int k = p->k, n3 = p->n3;
+  double HW[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_K]; /* d^2U (W S^T) */
+  for (int u = 0; u < n3; ++u)
+    for (int r = 0; r < k; ++r) {
+      double s = 0;
+      for (int v = 0; v < n3; ++v) s += hessU[n3 * u + v] * p->WSt[v][r];
+      HW[u][r] = s;
+    }
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) {
+      double s = 0;
+      for (int v = 0; v < n3; ++v) s += S[n3 * i + v] * p->WSt[v][j] + p->WSt[v][i] * HW[v][j];
+      H[k * i + j] = s;
+    }
+  for (int i = 0; i < k; ++i) /* exact symmetry (round-off) for the Cholesky and the eigen solver */
+    for (int j = i + 1; j < k; ++j) H[k * i + j] = H[k * j + i] = 0.5 * (H[k * i + j] + H[k * j + i]);
+}
+
+pbng_gpbd_status pbng_gpbd_local_solve(const pbng_gpbd_term *t, const double *x, const double *w, const double *d, const double *S,
+                                       const pbng_gpbd_newton_options *o, double *dl, double *dd, pbng_gpbd_local_result *res)
+{
+  local_problem p = {.t = t, .n3 = 3 * t->nnodes, .k = t->k, .x = x, .w = w, .d = d};
+  double y[PBNG_GPBD_MAX_DOF] = {0}, gradU[PBNG_GPBD_MAX_DOF], hessU[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF];
+  double g[PBNG_GPBD_MAX_K], H[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K], step[PBNG_GPBD_MAX_K];
+  double dl_t[PBNG_GPBD_MAX_K], dd_t[PBNG_GPBD_MAX_DOF], y_t[PBNG_GPBD_MAX_DOF];
+  pbng_gpbd_local_result r = {.status = PBNG_GPBD_MAX_ITERATIONS};
+  const int k = p.k, n3 = p.n3;
+
+  for (int v = 0; v < n3; ++v)
+    for (int i = 0; i < k; ++i) p.WSt[v][i] = w[v / 3] * S[n3 * i + v];
+  for (int i = 0; i < k; ++i) dl[i] = 0;
+  displacement(&p, dl, dd, y);
+  double U = t->energy(t->ctx, y, gradU, hessU);
+  if (!isfinite(U)) {
+    r.status = PBNG_GPBD_INVALID_START, r.phi0 = r.phi = INFINITY, r.grad0 = r.grad = NAN;
+    if (res) *res = r;
+    return r.status;
+  }
+  double phi = objective(&p, dd, U), tol = 0;
+  r.phi0 = phi;
+  for (;;) {
+    const double gn = objective_gradient(&p, S, dd, gradU, g);
+    if (r.iterations == 0) r.grad0 = gn, tol = fmax(o->gtol, o->rtol * gn);
+    r.grad = gn;
+    if (gn <= tol) {
+      r.status = PBNG_GPBD_CONVERGED;
+      break;
+    }
+    if (r.iterations >= o->newton_max) {
+      r.status = PBNG_GPBD_MAX_ITERATIONS;
+      break;
+    }
+    objective_hessian(&p, S, hessU, H);
+    double scale = 0;
+    for (int i = 0; i < k; ++i) scale = fmax(scale, fabs(H[k * i + i]));
+    pbng_gpbd_fix_hessian(o->fix, k, o->eps * scale, H);
+    double slope = 0;
+    for (int i = 0; i < k; ++i) step[i] = -g[i];
+    if (dense_spd_solve(k, H, step)) {
+      r.status = PBNG_GPBD_NOT_DESCENT;
+      break;
+    }
+    for (int i = 0; i < k; ++i) slope += g[i] * step[i];
+    if (!(slope < 0)) {
+      r.status = PBNG_GPBD_NOT_DESCENT;
+      break;
+    }
+    /* Armijo backtracking: phi(dl + a step) <= phi(dl) + c1 a slope, and strictly below phi(dl) (a step too
+     * small to change phi is no step); +inf (the barrier) never accepted. Once the predicted decrease
+     * -slope is below 1e-12 |phi|, phi's round-off (a sum of terms, each with its own) can no longer tell a
+     * decrease (|grad phi| ~ 1e-6 relative): the step is then accepted when phi is finite (Newton's step
+     * near the minimiser), so that tighter gradient tolerances stay reachable. */
+    const int roundoff = -slope <= PBNG_GPBD_ROUNDOFF_DECREASE * fabs(phi);
+    double a = 1.0, phi_t = INFINITY;
+    int accepted = 0;
+    for (int bt = 0; bt <= o->max_backtracks; ++bt, a *= 0.5) {
+      for (int i = 0; i < k; ++i) dl_t[i] = dl[i] + a * step[i];
+      displacement(&p, dl_t, dd_t, y_t);
+      phi_t = objective(&p, dd_t, t->energy(t->ctx, y_t, NULL, NULL));
+      if (isfinite(phi_t) && (!o->line_search || roundoff || (phi_t <= phi + o->armijo * a * slope && phi_t < phi))) {
+        accepted = 1;
+        break;
+      }
+    }
+    if (!accepted) {
+      r.status = PBNG_GPBD_LINE_SEARCH_FAILED;
+      break;
+    }
+    memcpy(dl, dl_t, sizeof(double) * k), memcpy(dd, dd_t, sizeof(double) * n3), memcpy(y, y_t, sizeof(double) * n3);
+    phi = phi_t;
+    U = t->energy(t->ctx, y, gradU, hessU);
+    ++r.iterations;
+  }
+  r.phi = phi;
+  r.decreased = phi < r.phi0 || r.iterations == 0;
+  if (res) *res = r;
+  return r.status;
+}
+
+/* ---- inverted tetrahedra (Sec. 4.1) ---- */
+
+int pbng_gpbd_tet_uninvert(const pbng_gpbd_tet_rest *r, const double x[4][3], double s_min, double xout[4][3])
+{
+  double F[9], U[9], s[3], V[9], Fp[9], Dm[9], Ds[9], c[3] = {0, 0, 0};
+  pbng_gpbd_tet_deformation(r, x, F);
+  if (mat3_det(F) > 0) {
+    memcpy(xout, x, sizeof(double) * 12);
+    return 0;
+  }
+  pbng_svd3_rotations(F, U, s, V); /* s2 <= 0 carries the reflection */
+  s[2] = fmax(fabs(s[2]), s_min);  /* negate the smallest singular value (Sec. 4.1) */
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Fp[3 * i + j] = U[3 * i] * s[0] * V[3 * j] + U[3 * i + 1] * s[1] * V[3 * j + 1] + U[3 * i + 2] * s[2] * V[3 * j + 2];
+  mat3_inverse(r->B, Dm);
+  mat3_mul(Fp, Dm, Ds); /* the new edge vectors x'_a - x'_0 (columns) */
+  for (int a = 0; a < 4; ++a)
+    for (int i = 0; i < 3; ++i) c[i] += 0.25 * x[a][i];
+  for (int i = 0; i < 3; ++i) {
+    xout[0][i] = c[i] - 0.25 * (Ds[3 * i] + Ds[3 * i + 1] + Ds[3 * i + 2]); /* the centroid kept */
+    for (int a = 1; a < 4; ++a) xout[a][i] = xout[0][i] + Ds[3 * i + a - 1];
+  }
+  return 1;
+}
