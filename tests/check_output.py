@@ -25,9 +25,11 @@ Materials, Lame mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)):
                        P   = mu' F (1 - 1/(|F|^2+1)) + l' (J-a) cof F.
     stvk               E = (F^T F - I)/2, Psi = mu tr(E^2) + lambda/2 tr(E)^2,
                        P   = F (2 mu E + lambda tr(E) I).
-    Plasticity (/frames/N/plastic_strain [M, 6], stvk on linear tetrahedra only): the frame's plastic
-    strain eps_p (Voigt xx, yy, zz, yz, xz, xy, tensor components) is taken off the Green strain,
-    E_el = E - eps_p: Psi = mu tr(E_el^2) + lambda/2 tr(E_el)^2, S = 2 mu E_el + lambda tr(E_el) I, P = F S.
+    Plasticity (/frames/N/plastic_strain [M, 6], stvk on volume elements of any kind, no sheets): the
+    frame's plastic strain eps_p of each element (Voigt xx, yy, zz, yz, xz, xy, tensor components) is
+    taken off the Green strain, E_el = E - eps_p (on other kinds: E_q - eps_p at every quadrature point q
+    of the element, the element's one eps_p): Psi = mu tr(E_el^2) + lambda/2 tr(E_el)^2,
+    S = 2 mu E_el + lambda tr(E_el) I, P = F S.
 
 Forces and energy.  Lumped mass m_i = sum_{e ni i} rho V_e / 4, f_ext_i = m_i g,
     f_int_i = -sum_e V_e P_e grad N_i^e.
@@ -324,8 +326,9 @@ def check_xdmf(rep, path, frames, n, m, h5=None, mesh=None):
 def check_xdmf_references(rep, h5, xpath, base, grids, mesh):
     """Every HDF DataItem names a dataset of this file with its shape, and a grid refers to its own frame's
     group only; the frame fields appear in the grids of the frames holding them: handle_targets as a node
-    Vector, plastic_strain (linear tetrahedra) as a cell Tensor joined from the Voigt columns into the full
-    tensor, row-major."""
+    Vector, plastic_strain as a cell Tensor joined from the Voigt columns into the full tensor, row-major:
+    required for linear tetrahedra and wherever the topology draws one cell per element (as many cells as
+    elements), checked wherever it is given."""
     voigt_columns = strain_from_voigt(np.arange(6)[None, :])[0].reshape(-1).tolist()
     for k, grid in enumerate(grids):
         for item in grid.iter("DataItem"):
@@ -345,11 +348,15 @@ def check_xdmf_references(rep, h5, xpath, base, grids, mesh):
             a = attrs.get("handle_targets")
             rep.check(a is not None and a.get("Center") == "Node" and a.get("AttributeType") == "Vector",
                       f"{xpath}: grid {k}: no node Vector handle_targets")
-        if f"frames/{k:06d}/plastic_strain" in h5 and mesh is not None and "tets" in mesh:
+        if f"frames/{k:06d}/plastic_strain" in h5 and mesh is not None and ("tets" in mesh or "elements" in mesh):
             a = attrs.get("plastic_strain")
+            m = len(mesh["tets"] if "tets" in mesh else mesh["elements"])
+            topo = grid.find("Topology")
+            one_cell_each = topo is not None and topo.get("NumberOfElements") == str(m)
+            if a is None and "tets" not in mesh and not one_cell_each:
+                continue   # the drawn cells are not the elements (tet20's sub-tetrahedra, a mixed hex27's octants)
             fn = a.find("DataItem") if a is not None else None
             slabs = fn.findall("DataItem") if fn is not None else []
-            m = len(mesh["tets"])
             cols = []
             for sl in slabs:   # start (row 0, column c), stride (1, 1), count (m, 1)
                 v = (sl.find("DataItem").text or "").split() if sl.get("ItemType") == "HyperSlab" and sl.find("DataItem") is not None else []
@@ -468,10 +475,17 @@ def read_handle_stiffness(rep, h5, n, fixed):
     return k
 
 
+def volume_only(mesh):
+    """Whether the mesh has volume elements only (no tri3 or bend4 sheets): the meshes plasticity is for."""
+    if mesh.get("kind") == "mixed":
+        return not any(g["kind"] in SHEET_NODES for g in mesh["groups"])
+    return mesh.get("kind") not in SHEET_NODES
+
+
 def read_frame_fields(rep, h5, mesh, attrs, nframes):
     """Per frame, {"plastic_strain": eps_p [M, 6] or None, "handle_targets": T [n, 3] or None}.
 
-    plastic_strain: material stvk on linear tetrahedra only, finite. handle_targets: needs
+    plastic_strain: material stvk on volume elements (any kind, no sheets), one row per element, finite. handle_targets: needs
     /mesh/handle_stiffness, finite, zero for the nodes without a spring, in frames 0..K and absent
     afterwards (the handles act while t <= T)."""
     n = len(mesh["X"])
@@ -484,7 +498,8 @@ def read_frame_fields(rep, h5, mesh, attrs, nframes):
         if f"{name}/plastic_strain" in h5:
             ok = rep.check(attrs is not None and attrs["material"] == "stvk",
                            f"frame {f:06d}: plastic_strain with material {attrs['material'] if attrs else '?'} (stvk only)")
-            ok &= rep.check("tets" in mesh, f"frame {f:06d}: plastic_strain on a mesh of {mesh.get('kind', 'tet4')} (linear tetrahedra only)")
+            ok &= rep.check(volume_only(mesh), f"frame {f:06d}: plastic_strain on a mesh of {mesh.get('kind', 'tet4')} with sheets "
+                                                f"(volume elements only)")
             eps = check_dataset(rep, h5, f"{name}/plastic_strain", np.float64, (len(mesh.get("tets", mesh.get("elements"))), 6))
             if eps is not None and rep.check(np.isfinite(eps).all(), f"frame {f:06d}: plastic_strain not finite") and ok:
                 out["plastic_strain"] = eps
@@ -924,8 +939,8 @@ def recompute(mesh, attrs, frames, k, mass, load, contacts=None, fields=None):
     eps_p = fields.get("plastic_strain")
     if eps_p is None:
         W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam)
-    else:
-        W, f_int, mag, wscale = elastic(mesh, x, attrs["material"], mu, lam, eps_p)
+    else:   # volume elements only (read_frame_fields): each element's eps_p at its every quadrature point
+        W, f_int, mag, wscale = physics_of(mesh)[0](mesh, x, attrs["material"], mu, lam, eps_p)
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
     Wk, f_k, mag_k = contact_terms(contacts, x)
     Wh, f_h, mag_h, hscale = handle_terms(mesh.get("handle_stiffness"), fields.get("handle_targets"), x)
@@ -1371,9 +1386,13 @@ def check_mesh_mixed(rep, h5):
     return with_nodes(rep, h5, {"kind": "mixed", "elements": el, "types": types, "groups": groups}, X, fixed, part)
 
 
-def elastic_mixed(mesh, x, material, mu, lam):
-    """Each group's elastic terms (elastic_kind, or a sheet kind's) summed over the kinds' groups."""
-    parts = [physics_of(g)[0](g, x, material, mu, lam) for g in mesh["groups"]]
+def elastic_mixed(mesh, x, material, mu, lam, eps_p=None):
+    """Each group's elastic terms (elastic_kind, or a sheet kind's) summed over the kinds' groups; eps_p
+    [M, 6] (volume kinds only): the plastic strains of the file's element rows, each group given its own."""
+    if eps_p is None:
+        parts = [physics_of(g)[0](g, x, material, mu, lam) for g in mesh["groups"]]
+    else:
+        parts = [physics_of(g)[0](g, x, material, mu, lam, eps_p[g["rows"]]) for g in mesh["groups"]]
     return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts))
 
 
@@ -1464,12 +1483,13 @@ def check_xdmf_mixed(rep, h5, xpath, base, grids, mesh):
         check_subtetrahedra(rep, group, cells[idx], "/mesh/xdmf_cells (Mixed, tet20)")
 
 
-def elastic_kind(mesh, x, material, mu, lam):
-    """As elastic() for any kind: sum_e sum_q V_q Psi(F_q), f_a = -sum_q V_q P_q grad N_a, scales."""
+def elastic_kind(mesh, x, material, mu, lam, eps_p=None):
+    """As elastic() for any kind: sum_e sum_q V_q Psi(F_q), f_a = -sum_q V_q P_q grad N_a, scales; eps_p
+    [M, 6]: each element's plastic strain, the same at all its quadrature points, or None."""
     el, G, Vq = mesh["elements"], mesh["G"], mesh["Vq"]
     M, Q = Vq.shape
     F = np.einsum("eai,eqak->eqik", x[el], G)                           # sum_a x_a (x) grad N_a
-    psi, P, I1, C = stress(material, F.reshape(-1, 3, 3), mu, lam)
+    psi, P, I1, C = stress(material, F.reshape(-1, 3, 3), mu, lam, None if eps_p is None else np.repeat(eps_p, Q, axis=0))
     P = P.reshape(M, Q, 3, 3)
     H = np.einsum("eq,eqik,eqak->eai", Vq, P, G)                        # sum_q V_q P_q grad N_a
     n = len(x)

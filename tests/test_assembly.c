@@ -246,9 +246,17 @@ int main(int argc, char **argv)
     PetscCall(pbng_halo_destroy(&halo));
     PetscCall(pbng_dmesh_destroy(&dm));
   }
-  { /* elastoplastic StVK with a released set on linear tetrahedra */
-    const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
-    PetscCall(build(PETSC_COMM_WORLD, 6, &tet4, 0, 1, &dm, &halo, &bcs));
+  /* elastoplastic StVK with a released set: linear tetrahedra, and the quadrature kinds (one eps_p per
+   * element at every quadrature point) */
+  const struct {
+    int res;
+    pbng_grid_elements el;
+  } plastic_grids[] = {{6, {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}},
+                       {4, {PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE}},
+                       {5, {PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE}},
+                       {3, {PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE}}};
+  for (size_t g = 0; g < sizeof(plastic_grids) / sizeof(plastic_grids[0]); ++g) {
+    PetscCall(build(PETSC_COMM_WORLD, plastic_grids[g].res, &plastic_grids[g].el, 0, 1, &dm, &halo, &bcs));
     PetscCall(pbng_dof_map_create(&dm, &halo, &map));
     PetscCall(check_stiffness(&dm, &halo, &bcs, &map, PBNG_MATERIAL_STVK, 1));
     PetscCall(pbng_dof_map_destroy(&map));

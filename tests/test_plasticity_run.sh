@@ -5,7 +5,8 @@
 # and multilevel PBNG, the same equilibria); plastic strains written per frame and re-checked by
 # check_output.py (the elastoplastic StVK energy and forces, the released set's springs); -initial
 # continues it with its plastic state; the seed's solver runs it; errors name the problem. Rank and
-# thread independence: tests/test_plasticity_ranks.sh.
+# thread independence: tests/test_plasticity_ranks.sh; other element kinds, and the refusal of meshes with
+# sheets: tests/test_plasticity_kinds.sh.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 
@@ -58,7 +59,6 @@ read -r disp eps <<< "$(set_after "$TMP/twist_cpbd.h5")"
 "$PY" -c "import sys; sys.exit(0 if $disp > 0.05 and $eps > 0.01 else 1)" && ok || fail "continuum_pbd plastic_twist: no permanent set (|x - X| $disp, |eps_p| $eps)"
 
 expect_error "plasticity with another material" "needs -material stvk" "$PBNG" -scene plastic_twist -material neohookean -output "$TMP/bad.h5"
-expect_error "plasticity on tet10" "linear tetrahedra only" "$PBNG" -scene plastic_twist -element tet10 -output "$TMP/bad.h5"
 expect_error "creep too fast for the frame step" "creep * dt" "$PBNG" -scene plastic_twist -plastic_creep 20 -output "$TMP/bad.h5"
 expect_error "negative yield" "yield must be non-negative" "$PBNG" -scene plastic_twist -plastic_yield -1 -output "$TMP/bad.h5"
 expect_error "plasticity with PBD" "does not handle plasticity" "$PBNG" -scene plastic_twist -solver xpbd -output "$TMP/bad.h5"

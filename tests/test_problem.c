@@ -264,20 +264,22 @@ static PetscErrorCode check_force_gradient(pbng_material_kind kind, pbng_mode mo
   PetscFunctionReturn(0);
 }
 
-/* Elastoplastic StVK (random plastic strains) with a released set holding its nodes on springs: f_i =
- * -dE/dx_i by central differences, the node blocks SPD; then, after the release, no spring is left
- * (the handle nodes' forces are the elements' alone) and an update at rest with eps_p = 0 leaves eps_p 0
- * below the yield. */
-static PetscErrorCode check_plastic_force_gradient(pbng_mode mode)
+/* Elastoplastic StVK (random plastic strains, one per element, constant over its quadrature points)
+ * with a released set holding its nodes on springs, on the element kind el (NULL: the mixed mesh;
+ * curved: no element affine, and the x = 1.5 face moved out of the set's box: no spring): f_i = -dE/dx_i by central differences, the node blocks SPD; then, after
+ * the release, no spring is left (the handle nodes' forces are the elements' alone) and an update at
+ * rest with eps_p = 0 leaves eps_p 0 below the yield. */
+static PetscErrorCode check_plastic_force_gradient(pbng_mode mode, const pbng_grid_elements *el, int curved)
 {
   fixture fx;
   uint64_t seed = 0xfeedull + (uint64_t)mode;
   const pbng_plasticity p = {.yield = 0.01, .creep = 1.0, .max = 0.5};
-  char what[160];
+  const double amplitude = el ? 0.1 / pbng_element_type_get(el->kind)->order : 0.08; /* a fifth of the node spacing (mixed: of 1/4) */
+  char what[200];
   int handles = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(fixture_create_released(&fx, PBNG_MATERIAL_STVK, mode, 0, &(pbng_grid_elements){PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}, 0, 1));
+  PetscCall(fixture_create_released(&fx, PBNG_MATERIAL_STVK, mode, 0, el, curved, 1));
   PetscCall(pbng_problem_set_plasticity(&fx.pb, &p, 0.05));
   int64_t changed;
   PetscCall(pbng_problem_plastic_update(&fx.pb, 0.05, &changed));
@@ -286,23 +288,72 @@ static PetscErrorCode check_plastic_force_gradient(pbng_mode mode)
   for (int32_t e = 0; e < fx.dm.nelems; ++e)
     for (int c = 0; c < 6; ++c) fx.pb.plastic_strain[6 * e + c] = 0.08 * (next_random(&seed) - 0.5);
   for (int32_t i = 0; i < fx.dm.nfree; ++i)
-    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += 0.1 * (next_random(&seed) - 0.5);
+    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += amplitude * (next_random(&seed) - 0.5);
   for (int32_t i = 0; i < fx.dm.nfree; ++i) {
     double xD[3];
     const int held = pbng_problem_handle_target(&fx.pb, i, xD);
     handles += held;
     if (!held && i % 2) continue;
-    snprintf(what, sizeof(what), "plastic StVK, released set, mode %d, handle %d", mode, held);
+    snprintf(what, sizeof(what), "plastic StVK on %s (curved %d), released set, mode %d, handle %d", kinds_name(&fx.mesh), curved, mode, held);
     PetscCall(check_node_against_energy(&fx, i, what));
   }
-  check(handles == (int)fx.pb.handle_nodes && handles > 0, "the released set's nodes are free nodes held by springs", handles,
-        (double)fx.pb.handle_nodes);
+  snprintf(what, sizeof(what), "the released set's nodes are free nodes held by springs (%s, curved %d)", kinds_name(&fx.mesh), curved);
+  check(handles == (int)fx.pb.handle_nodes && (handles > 0 || curved), what, handles, (double)fx.pb.handle_nodes); /* curved: the end face left the box */
   fx.pb.time = 1.2; /* released */
   check(!pbng_problem_handles_active(&fx.pb), "released after t = 1", 1, 0);
   for (int32_t i = 0; i < fx.dm.nfree; ++i) {
     double xD[3];
     check(!pbng_problem_handle_target(&fx.pb, i, xD), "no node held after the release", i, 0);
   }
+  PetscCall(fixture_destroy(&fx));
+  PetscFunctionReturn(0);
+}
+
+/* The flow on any kind is driven by the element's volume-mean Green strain: under a homogeneous
+ * deformation x = A X + b (E the same at every quadrature point, the mean E itself) every element's
+ * update from eps_p = 0 equals the single-point one at F = A (pbng_plastic_update_at) to round-off,
+ * the flow counted in every element; and pbng_problem_mean_green_strain is the V_q-weighted mean of
+ * the points' strains under a random deformation (computed here point by point). */
+static PetscErrorCode check_plastic_mean_strain_flow(const pbng_grid_elements *el, int curved)
+{
+  const double A[9] = {1.12, 0.05, 0.0, 0.02, 0.93, 0.04, 0.0, -0.03, 1.01}, b[3] = {0.1, -0.2, 0.05};
+  const pbng_plasticity p = {.yield = 0.01, .creep = 2.0, .max = 0.5};
+  fixture fx;
+  char what[200];
+  uint64_t seed = 0xabcdull;
+  double ref[6] = {0}, err = 0.0, mean_err = 0.0;
+  int64_t changed;
+
+  PetscFunctionBeginUser;
+  PetscCall(fixture_create(&fx, PBNG_MATERIAL_STVK, PBNG_MODE_QUASISTATIC, 0, el, curved));
+  PetscCall(pbng_problem_set_plasticity(&fx.pb, &p, 0.1));
+  for (int32_t i = 0; i < fx.dm.nlocal; ++i)
+    for (int r = 0; r < 3; ++r) fx.pb.x[3 * i + r] = b[r] + A[3 * r] * fx.dm.X[3 * i] + A[3 * r + 1] * fx.dm.X[3 * i + 1] + A[3 * r + 2] * fx.dm.X[3 * i + 2];
+  PetscCall(pbng_problem_plastic_update(&fx.pb, 0.1, &changed));
+  check(pbng_plastic_update_at(&p, 0.1, A, ref) == 1, "the homogeneous strain flows", ref[0], 0);
+  for (int32_t e = 0; e < fx.dm.nelems; ++e)
+    for (int c = 0; c < 6; ++c) err = PetscMax(err, fabs(fx.pb.plastic_strain[6 * e + c] - ref[c]));
+  snprintf(what, sizeof(what), "homogeneous flow: every element's eps_p is the single-point update's (%s, curved %d)", kinds_name(&fx.mesh), curved);
+  check(err <= 1e-13 && changed == fx.dm.nelems, what, err, (double)changed);
+  for (int32_t i = 0; i < fx.dm.nlocal; ++i)
+    for (int d = 0; d < 3; ++d) fx.pb.x[3 * i + d] += 0.05 * (next_random(&seed) - 0.5);
+  for (int32_t e = 0; e < fx.dm.nelems; ++e) {
+    const pbng_element_reference *r = pbng_geometry_ref(&fx.pb.geo, e);
+    const int32_t *t = &fx.dm.elems[(int64_t)fx.pb.geo.nen * e];
+    double E[9], sum[9] = {0}, V = 0.0;
+    pbng_problem_mean_green_strain(&fx.pb, e, E);
+    for (int q = 0; q < r->nq; ++q) {
+      double F[9], C[9];
+      const double Vq = pbng_geometry_qp_volume(&fx.pb.geo, r, e, q);
+      pbng_geometry_qp_F(&fx.pb.geo, r, e, q, t, fx.pb.x, F);
+      mat3_mul((double[9]){F[0], F[3], F[6], F[1], F[4], F[7], F[2], F[5], F[8]}, F, C);
+      for (int k = 0; k < 9; ++k) sum[k] += Vq * 0.5 * (C[k] - (k % 4 == 0));
+      V += Vq;
+    }
+    for (int k = 0; k < 9; ++k) mean_err = PetscMax(mean_err, fabs(E[k] - sum[k] / V));
+  }
+  snprintf(what, sizeof(what), "mean Green strain is sum_q V_q E_q / sum_q V_q (%s, curved %d)", kinds_name(&fx.mesh), curved);
+  check(mean_err <= 1e-14, what, mean_err, 0);
   PetscCall(fixture_destroy(&fx));
   PetscFunctionReturn(0);
 }
@@ -463,8 +514,20 @@ int main(int argc, char **argv)
   PetscCall(check_force_gradient(PBNG_MATERIAL_NEOHOOKEAN, PBNG_MODE_DYNAMIC, 1, NULL, 0));
   PetscCall(check_force_gradient(PBNG_MATERIAL_STABLE_NEOHOOKEAN, PBNG_MODE_QUASISTATIC, 0, NULL, 1)); /* curved: stored per quadrature point */
   PetscCall(check_patch_and_mass(NULL));
-  PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC));
-  PetscCall(check_plastic_force_gradient(PBNG_MODE_DYNAMIC));
+  PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC, &tet4, 0));
+  PetscCall(check_plastic_force_gradient(PBNG_MODE_DYNAMIC, &tet4, 0));
+  { /* plasticity on the other kinds: one eps_p per element at every quadrature point */
+    const pbng_grid_elements tet10 = {PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_SIX}, hex8 = {PBNG_ELEMENT_HEX8, PBNG_TET_SPLIT_FIVE},
+                             hex27 = {PBNG_ELEMENT_HEX27, PBNG_TET_SPLIT_FIVE};
+    PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC, &tet10, 0));
+    PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC, &hex8, 0));
+    PetscCall(check_plastic_force_gradient(PBNG_MODE_DYNAMIC, &hex8, 1));
+    PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC, &hex27, 0));
+    PetscCall(check_plastic_force_gradient(PBNG_MODE_QUASISTATIC, NULL, 0));
+    PetscCall(check_plastic_mean_strain_flow(&tet10, 0));
+    PetscCall(check_plastic_mean_strain_flow(&hex8, 1));
+    PetscCall(check_plastic_mean_strain_flow(NULL, 0));
+  }
   PetscCall(check_grid_kinds());
   PetscCall(check_generator_counts());
   PetscCall(check_generator_conforming());

@@ -17,7 +17,7 @@
  *   /constraints/weak/{nodes int64 [W,8], weights float64 [W,8], stiffness float64 [W,9]} (io/weak_rows.h)
  *   /frames/NNNNNN/positions float64 [N,3], attributes time, iterations, residual,
  *                                          relative_residual, seconds, energy
- *   /frames/NNNNNN/plastic_strain float64 [M,6] (plasticity, -plastic_yield ...; linear tetrahedra): the plastic
+ *   /frames/NNNNNN/plastic_strain float64 [M,6] (plasticity, -plastic_yield ...; volume kinds): the plastic
  *                                 strain eps_p (Voigt xx, yy, zz, yz, xz, xy) per element that the frame's
  *                                 equilibrium was solved with (updated at the start of each frame from the
  *                                 previous frame's positions, seed Sec. 4.2); XDMF cell attribute (full Tensor)

@@ -160,13 +160,15 @@ static int element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind k
 
 /* Any other kind's (3 nen) x (3 nen) element matrix (nen: the element's own node count, its kind's
  * when kinds mix): the sum over its quadrature points, with the stress projection
- * (PBNG_HESSIAN_PSD_STRESS) made per quadrature point. Thread-safe. */
+ * (PBNG_HESSIAN_PSD_STRESS) made per quadrature point and, with plasticity, the element's eps_p at each
+ * (S = C : (E_q - eps_p)). Thread-safe. */
 static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kind, double *Ke)
 {
   const pbng_geometry *geo = &pb->geo;
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
   const int nen = ref->type->nodes, n = 3 * nen;
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
+  const double *ep = pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL; /* the element's one eps_p at every point */
 
   if (pbng_element_is_sheet(ref->type)) { /* exact; a membrane's made PSD as a whole unless EXACT (its stress projection too) */
     pbng_sheet_element_hessian(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, pb->x, Ke);
@@ -179,11 +181,11 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
     const double Vq = pbng_geometry_qp_volume(geo, ref, e, q);
     pbng_qp_deformation_gradient(nen, t, grad, pb->x, F);
     if (kind == PBNG_HESSIAN_MODIFIED) {
-      const int status = add_quadrature_modified(&pb->mat, nen, F, NULL, grad, Vq, Ke);
+      const int status = add_quadrature_modified(&pb->mat, nen, F, ep, grad, Vq, Ke);
       if (status) return status;
       continue;
     }
-    pbng_stress_derivative(&pb->mat, F, D);
+    pbng_stress_derivative_plastic(&pb->mat, F, ep, D);
     if (kind == PBNG_HESSIAN_PSD_STRESS) {
       const int status = pbng_project_psd(9, D);
       if (status) return status;

@@ -56,7 +56,7 @@ static PetscErrorCode cpbd_create(pbng_solver *s)
 static PetscErrorCode cpbd_begin_frame(pbng_solver *s) { return pbng_substepper_begin_frame(&((cpbd_data *)s->data)->st, s->pb); }
 
 /* A volume element's energy above its rest energy and its gradient G[a] (nodes el->node). ep: the
- * element's plastic strain (linear tetrahedra, StVK), or NULL; with it the energy is the elastoplastic
+ * element's plastic strain (StVK, any volume kind: one per element, at every point), or NULL; with it the energy is the elastoplastic
  * StVK energy of Sec. 4.2 and the inversion handling, written for the elastic energy, is not applied. */
 static double volume_constraint(const cpbd_data *d, const pbng_material *mat, const pbng_element_points *el, const double *ep, const double *x,
                                 double (*G)[3])

@@ -317,7 +317,8 @@ static visit_terms sheet_visit(const pbng_problem *pb, pbng_element_kind kind, i
 
 /* Any other kind's visit: the sum over the element's quadrature points q of the point terms with
  * g = dN_a/dX(X_q) and weight V_q (the issue's per-quadrature-point Eq. 35-37; seed Alg. 3). mixed
- * (a constant): the element's kind is its own (geo->kind), else the mesh's one kind. */
+ * (a constant): the element's kind is its own (geo->kind), else the mesh's one kind. With plasticity,
+ * the element's one eps_p enters StVK's stress at every point (docs/cloth.md#plasticity-in-a-run). */
 static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_material_kind kind, int mixed, const pbng_problem *pb,
                                                                          int32_t e, int a, const double *x)
 {
@@ -326,11 +327,12 @@ static inline __attribute__((always_inline)) visit_terms quadrature_visit(pbng_m
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
   if (pbng_element_is_sheet(ref->type)) return sheet_visit(pb, ref->type->kind, e, a, t, x);
+  const double *ep = kind == PBNG_MATERIAL_STVK && pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL;
   for (int q = 0; q < ref->nq; ++q) {
     double F[9], g[3];
     pbng_geometry_qp_F(geo, ref, e, q, t, x, F);
     pbng_geometry_qp_gradient(geo, ref, e, q, a, g);
-    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, ref, e, q), NULL, NULL);
+    const visit_terms r = point_terms(kind, &pb->mat, F, g, pbng_geometry_qp_volume(geo, ref, e, q), NULL, ep);
     for (int d = 0; d < 3; ++d) sum.f[d] += r.f[d];
     for (int d = 0; d < 6; ++d) sum.h[d] += r.h[d];
   }
@@ -506,7 +508,8 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   }
 }
 
-/* Element e's energy: V Psi(F) (Eq. 15; elastoplastic StVK with its eps_p), or sum_q V_q Psi(F_q) over its quadrature points. */
+/* Element e's energy: V Psi(F) (Eq. 15), or sum_q V_q Psi(F_q) over its quadrature points; elastoplastic
+ * StVK with the element's eps_p at every point. */
 static double element_energy(const pbng_problem *pb, int32_t e)
 {
   const pbng_geometry *geo = &pb->geo;
@@ -519,9 +522,10 @@ static double element_energy(const pbng_problem *pb, int32_t e)
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
   if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, pb->x);
+  const double *ep = pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL;
   for (int q = 0; q < ref->nq; ++q) {
     pbng_geometry_qp_F(geo, ref, e, q, t, pb->x, F);
-    E += pbng_geometry_qp_volume(geo, ref, e, q) * pbng_energy_density(&pb->mat, F);
+    E += pbng_geometry_qp_volume(geo, ref, e, q) * (ep ? pbng_stvk_energy_density_plastic(&pb->mat, F, ep) : pbng_energy_density(&pb->mat, F));
   }
   return E;
 }

@@ -53,7 +53,8 @@ typedef struct {
   double *node_load;        /* [nowned][3] the point load's share of each owned node (Eq. 16's f_ext beside gravity), or NULL */
   int64_t loaded_nodes;     /* nodes sharing the point load (all ranks) */
   double *plastic_strain;   /* [nelems][6] each local element's plastic strain eps_p (Voigt xx yy zz yz xz xy; elastoplastic
-                               StVK on linear tetrahedra, seed position-based-continuous-materials.txt Sec. 4.2), or NULL */
+                               StVK on volume elements of any kind, constant over an element's quadrature points;
+                               seed position-based-continuous-materials.txt Sec. 4.2), or NULL */
   pbng_plasticity plasticity; /* its yield, creep and maximum */
   int8_t *handle;           /* [nlocal] the released boundary set (pbng_bc.release > 0) holding node i, -1 elsewhere; NULL: none */
   double *handle_k;         /* [nowned] spring stiffness tying an owned handle node to its set's motion */
@@ -82,13 +83,20 @@ static inline const pbng_sheet_material *pbng_problem_sheet_material(const pbng_
  * boxes; extent: the whole mesh's). Collective. Error when the box holds no node. */
 PetscErrorCode pbng_problem_set_point_load(pbng_problem *pb, const pbng_point_load *load, double extent);
 
-/* Elastoplasticity (solvers/plastic_state.c; docs/cloth.md#plasticity): StVK with S = C : (E - eps_p) on
- * linear tetrahedra, eps_p per local element starting at 0. Errors naming the problem for another
- * material or element kind or impossible parameters (dt: the frames' time step). */
+/* Elastoplasticity (solvers/plastic_state.c; docs/cloth.md#plasticity-in-a-run): StVK with
+ * S = C : (E_q - eps_p) at every quadrature point q of a volume element of any kind, one eps_p per local
+ * element (constant over its points) starting at 0. Errors naming the problem for another material, a
+ * mesh with sheets (tri3, bend4: no plastic strain) or impossible parameters (dt: the frames' time
+ * step). Collective. */
 PetscErrorCode pbng_problem_set_plasticity(pbng_problem *pb, const pbng_plasticity *p, double dt);
+/* Element e's volume-mean Green strain at the current positions, sum_q V_q E(F_q) / sum_q V_q (full
+ * 3x3; a linear tetrahedron's one E). */
+void pbng_problem_mean_green_strain(const pbng_problem *pb, int32_t e, double E[9]);
 /* The seed's update (Sec. 4.2, pbng_plastic_update) of every local element's eps_p over dt at the current
- * positions (ghosts current: every rank updates its copies of an element alike). changed: elements of
- * this rank (owned) whose eps_p moved, summed over the ranks. Collective. */
+ * positions (ghosts current: every rank updates its copies of an element alike): at a linear
+ * tetrahedron's E (pbng_plastic_update_at), at any other kind's volume-mean Green strain
+ * (pbng_problem_mean_green_strain). changed: elements of this rank (owned) whose eps_p moved, summed
+ * over the ranks. Collective. */
 PetscErrorCode pbng_problem_plastic_update(pbng_problem *pb, double dt, int64_t *changed);
 
 /* Released sets (solvers/handles.c): the nodes of every boundary set with release > 0 (by box, rest
