@@ -1,13 +1,16 @@
-"""Pictures of a pbng result with contacts, rendered by ParaView (issue 17's bench/contact.py).
+"""Pictures of a pbng result, rendered by ParaView (issue 17's bench/contact.py, issue 18's drape).
 
-Run: xvfb-run -a pvbatch bench/render_contacts.py FILE.xdmf OUT.png [--frames 0,100,200,...] [--size 480,360]
+Run: xvfb-run -a pvbatch bench/render_frames.py FILE.xdmf OUT.png [--frames 0,100,200,...] [--size 480,360]
+                                                [--color in_contact|displacement|FIELD] [--camera x,y,z]
 
 One panel per frame (the XDMF's time steps by frame number; default: six spread over the run), the
-surface coloured by the node attribute `in_contact` (the paper's red nodes: 1 red, 0 grey), the
-same camera for every panel (fitted to the bodies in the last frame, looking down a little from the front); the
-panels are pasted side by side into OUT.png with the frame's time written above each. Needs the
-Debian packages paraview, xvfb (pvbatch wants an X display for its render window) and python3-h5py.
-Box and container obstacles are drawn as outlines."""
+surface coloured by --color: the node attribute `in_contact` (the default; the paper's red nodes: 1 red,
+0 grey), `displacement` (|x - rest_position|, one colour scale over all panels, with a scalar bar), or any
+other node attribute of the file (its magnitude for vectors). The same camera for every panel: looking
+from the direction --camera, fitted to the bodies in all the panels' frames. The panels are pasted side
+by side into OUT.png with the frame's time written above each. Needs the Debian packages paraview, xvfb
+(pvbatch wants an X display for its render window) and python3-h5py. Box and container obstacles are
+drawn as outlines, spheres as grey balls."""
 import argparse
 import os
 import sys
@@ -44,7 +47,9 @@ def show_obstacles(xdmf, view):
         obstacles = f.attrs["obstacles"].reshape(-1, 7) if "obstacles" in f.attrs else []
     for o in obstacles:
         if int(o[0]) == 3:  # pbng_obstacle: 3 sphere
-            ball = pvs.Show(pvs.Sphere(Center=list(o[1:4]), Radius=o[4], ThetaResolution=48, PhiResolution=48), view)
+            # drawn 2 % smaller: a sheet resting on it touches it at its vertices, and its flat triangles' chords
+            # cut into the ball by up to l^2 / 8r (1.3e-3 m for l = 0.05, r = 0.25), which would show through
+            ball = pvs.Show(pvs.Sphere(Center=list(o[1:4]), Radius=0.98 * o[4], ThetaResolution=48, PhiResolution=48), view)
             ball.AmbientColor = ball.DiffuseColor = [0.55, 0.55, 0.6]
             continue
         if int(o[0]) not in (1, 2):  # 1 box, 2 container
@@ -80,6 +85,17 @@ def show_colored(surface, view, color, times):
     return shown, lut
 
 
+def bodies_bounds(reader, times):
+    """The bounding box of the bodies over the panels' times (xmin, xmax, ymin, ymax, zmin, zmax)."""
+    lo, hi = [float("inf")] * 3, [-float("inf")] * 3
+    for t in times:
+        reader.UpdatePipeline(t)
+        b = reader.GetDataInformation().GetBounds()
+        lo = [min(lo[d], b[2 * d]) for d in range(3)]
+        hi = [max(hi[d], b[2 * d + 1]) for d in range(3)]
+    return [v for d in range(3) for v in (lo[d], hi[d])]
+
+
 def render_panel(reader, view, time, path):
     view.ViewTime = time
     pvs.Render(view)
@@ -107,11 +123,10 @@ def main():
     label.FontSize = 14
     label.Color = [0, 0, 0]
     label.WindowLocation = "Upper Center"
-    view.ViewTime = times[-1]
     view.CameraPosition = [float(v) for v in a.camera.split(",")]
     view.CameraFocalPoint = [0, 0, 0]
     view.CameraViewUp = [0, 1, 0]
-    pvs.ResetCamera(view)  # fitted to the bodies; the obstacles' outlines added after may reach beyond
+    view.ResetCamera(*bodies_bounds(reader, [times[f] for f in frames]))  # the obstacles' outlines added after may reach beyond
     show_obstacles(a.xdmf, view)
     append = vtkImageAppend()
     append.SetAppendAxis(0)

@@ -79,3 +79,9 @@ print(f"difference {d:.3e}")
 sys.exit(0 if d <= float(sys.argv[3]) else 1)
 EOF
 }
+
+# set_after FILE (plasticity tests): the largest |x - X| at the last frame, and the largest |eps_p| there
+set_after() { "$PY" -c 'import h5py, sys, numpy as np
+f = h5py.File(sys.argv[1], "r"); X = f["mesh/rest_positions"][()]; last = sorted(f["frames"].keys())[-1]; g = f["frames/" + last]
+ep = g["plastic_strain"][()] if "plastic_strain" in g else np.zeros((1, 6))
+print(np.abs(g["positions"][()] - X).max(), np.sqrt((ep[:, :3] ** 2).sum(1) + 2 * (ep[:, 3:] ** 2).sum(1)).max())' "$1"; }

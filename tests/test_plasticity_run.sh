@@ -10,11 +10,6 @@
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 
-# set_after FILE: the largest |x - X| at the last frame, and the largest |eps_p| there
-set_after() { "$PY" -c 'import h5py, sys, numpy as np
-f = h5py.File(sys.argv[1], "r"); X = f["mesh/rest_positions"][()]; last = sorted(f["frames"].keys())[-1]; g = f["frames/" + last]
-ep = g["plastic_strain"][()] if "plastic_strain" in g else np.zeros((1, 6))
-print(np.abs(g["positions"][()] - X).max(), np.sqrt((ep[:, :3] ** 2).sum(1) + 2 * (ep[:, 3:] ** 2).sum(1)).max())' "$1"; }
 # max_diff A B FRAME: the largest position difference at that frame
 max_diff() { "$PY" -c 'import h5py, sys, numpy as np
 a, b = (h5py.File(p, "r") for p in sys.argv[1:3]); k = "frames/" + sys.argv[3] + "/positions"

@@ -229,7 +229,8 @@ static PetscErrorCode scene_cloth_stretch(pbng_config *cfg)
 }
 
 /* Issue 18's drape: a horizontal 1 m x 1 m sheet (the x-z plane at y = 0, -res N vertices per side)
- * falls under gravity -9.8 y (backward Euler, dt 0.01 s, 100 frames) onto (-drape):
+ * falls under gravity -9.8 y (backward Euler, dt 0.1 / (res - 1) s: 0.005 at the default res 21, for 1 s;
+ * options.c drape_step_for_res) onto (-drape):
  *   sphere  (default) a sphere of radius 0.25 centred 0.3 below the sheet's centre (top 0.05 below it);
  *   table   a table (a solid box obstacle) whose top is 0.05 below the sheet and whose edge runs under
  *           the sheet's middle (x = 0.5): half the sheet hangs over it;
