@@ -25,6 +25,10 @@ Materials, Lame mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)):
                        P   = mu' F (1 - 1/(|F|^2+1)) + l' (J-a) cof F.
     stvk               E = (F^T F - I)/2, Psi = mu tr(E^2) + lambda/2 tr(E)^2,
                        P   = F (2 mu E + lambda tr(E) I).
+    neohookean_log     (generalized-PBD seed Eq. 20) Psi = mu/2 (|F|^2 - 3) - mu log J + lambda/2 (log J)^2,
+                       P   = mu F + (lambda log J - mu) F^-T (F^-T by numpy's inverse, not from cof F);
+                       J <= 0: Psi = +inf and P = NaN (no value: a result with an inverted
+                       element fails every check that uses the stress).
     Plasticity (/frames/N/plastic_strain [M, 6], stvk on volume elements of any kind, no sheets): the
     frame's plastic strain eps_p of each element (Voigt xx, yy, zz, yz, xz, xy, tensor components) is
     taken off the Green strain, E_el = E - eps_p (on other kinds: E_q - eps_p at every quadrature point q
@@ -93,7 +97,7 @@ import xml.etree.ElementTree as ET
 import h5py
 import numpy as np
 
-MATERIALS = ("corotated", "neohookean", "stable_neohookean", "stvk")
+MATERIALS = ("corotated", "neohookean", "stable_neohookean", "stvk", "neohookean_log")
 MODES = ("quasistatic", "dynamic")
 FRAME_ATTRS = ("time", "iterations", "residual", "relative_residual", "seconds", "energy")
 ROOT_ATTRS = ("material", "youngs_modulus", "poisson_ratio", "density", "gravity",
@@ -431,6 +435,13 @@ def stress(material, F, mu, lam, eps_p=None):
         trE = np.einsum("eii->e", E)
         psi = mu * np.einsum("eij,eij->e", E, E) + 0.5 * lam * trE ** 2
         P = np.einsum("eik,ekj->eij", F, 2.0 * mu * E + (lam * trE)[:, None, None] * np.eye(3))
+    elif material == "neohookean_log":
+        ok = J > 0.0
+        Fs = np.where(ok[:, None, None], F, np.eye(3))         # a stand-in where the barrier has no value
+        logJ = np.log(np.linalg.det(Fs))
+        psi = np.where(ok, 0.5 * mu * (I1 - 3.0) - mu * logJ + 0.5 * lam * logJ ** 2, np.inf)
+        P = mu * F + (lam * logJ - mu)[:, None, None] * np.transpose(np.linalg.inv(Fs), (0, 2, 1))
+        P = np.where(ok[:, None, None], P, np.nan)
     else:
         raise ValueError(material)
     return psi, P, I1, C
@@ -2085,10 +2096,31 @@ def self_test_plasticity(rep, rng):
     rep.check(np.abs(fd + f).max() < 1e-8 * (1 + np.abs(f).max()), "self-test handles: force is not minus the energy's gradient")
 
 
+def self_test_log_neohookean(rep, rng):
+    """neohookean_log: Psi at a hand-computed F, P against central differences of Psi, no stress at rest,
+    Psi = +inf (and P not a number) where J <= 0."""
+    mu, lam = 500000.0 / 13.0, 750000.0 / 13.0      # E = 1e5, nu = 0.3
+    F0 = np.array([[[0.9, 0.2, 0.1], [0.0, 0.8, 0.3], [0.1, 0.0, 0.7]]])   # J = 0.502, |F|^2 = 2.09
+    psi0 = stress("neohookean_log", F0, mu, lam)[0][0]
+    rep.check(abs(psi0 - 22706.010941263394) < 1e-9 * 22706.0, f"self-test neohookean_log: Psi(F0) = {psi0!r}, not 22706.0109412634")
+    F = np.eye(3)[None] + 0.25 * rng.normal(size=(6, 3, 3))
+    F = F[np.linalg.det(F) > 0.2]
+    psi, P, _, _ = stress("neohookean_log", F, mu, lam)
+    fd = np.stack([_central_gradient(lambda G: stress("neohookean_log", G[None], mu, lam)[0][0], F[e], 1e-7) for e in range(len(F))])
+    rep.check(len(F) > 0 and np.abs(fd - P).max() < 1e-6 * (mu + np.abs(P).max()),
+              f"self-test neohookean_log: P differs from dPsi/dF by {np.abs(fd - P).max():.3e}")
+    psi_i, P_i, _, _ = stress("neohookean_log", np.eye(3)[None], mu, lam)
+    rep.check(abs(psi_i[0]) < 1e-9 and np.abs(P_i).max() < 1e-9 * mu, "self-test neohookean_log: energy or stress at rest")
+    inv = np.array([np.diag([-1.0, 1.0, 1.0]), np.diag([1.0, 1.0, 0.0])])
+    psi_n, P_n, _, _ = stress("neohookean_log", inv, mu, lam)
+    rep.check(np.all(psi_n == np.inf) and np.all(np.isnan(P_n)), "self-test neohookean_log: J <= 0 must have Psi = +inf and no stress")
+
+
 def self_test(rep, data_dir):
     rng = np.random.default_rng(1)
     self_test_sheets(rep, rng)
     self_test_plasticity(rep, rng)
+    self_test_log_neohookean(rep, rng)
     for name, kind in KINDS.items():
         b = kind.basis
         n = kind.n

@@ -1,5 +1,6 @@
 /* Unit tests of src/core/material.c: stresses against finite differences of the energies, consistency with
- * linear elasticity at F = I (Sec. 8), the SPD modified Hessian (Eq. 36-37), Lame parameters (Eq. 9) and
+ * linear elasticity at F = I (Sec. 8), the SPD modified Hessian (Eq. 36-37), rotation invariance, the
+ * log-barrier neo-Hookean model's values, infinite energy and stress guard, Lame parameters (Eq. 9) and
  * the polar rotation of the corotated model (Eq. 7). */
 #include "core/material.h"
 #include "core/mat3.h"
@@ -137,9 +138,16 @@ static const double PI = 3.14159265358979323846;
 
 static double mat3_norm(const double A[9]) { return sqrt(mat3_frobenius_sq(A)); }
 
-enum { NKINDS = 4 };
+enum { NKINDS = 5 };
 static const pbng_material_kind kinds[NKINDS] = {PBNG_MATERIAL_COROTATED, PBNG_MATERIAL_NEOHOOKEAN, PBNG_MATERIAL_STABLE_NEOHOOKEAN,
-                                                 PBNG_MATERIAL_STVK};
+                                                 PBNG_MATERIAL_NEOHOOKEAN_LOG, PBNG_MATERIAL_STVK}; /* StVK last: no s F + v cof F split */
+
+/* neohookean_log's energy has no value for J <= 0 and its stress is the guard's below PBNG_LOG_J_MIN
+ * (material.h pbng_log_volume): central differences of Psi apply where J stays well above it. */
+static int log_outside_formula(pbng_material_kind kind, const double F[9])
+{
+  return kind == PBNG_MATERIAL_NEOHOOKEAN_LOG && !(mat3_det(F) > 0.02);
+}
 
 /* 1. P against central differences of Psi. */
 static void test_stress_finite_differences(tally *t, uint64_t *s)
@@ -150,6 +158,7 @@ static void test_stress_finite_differences(tally *t, uint64_t *s)
     for (int n = 0; n < 300; ++n) {
       double F[9], P[9], Pfd[9];
       random_F(s, n, F);
+      if (log_outside_formula(kinds[mk], F)) continue; /* test_log_neohookean */
       pbng_first_piola(&m, F, P);
       const double h = 1e-6 * (mat3_norm(F) > 1.0 ? mat3_norm(F) : 1.0);
       for (int k = 0; k < 9; ++k) {
@@ -233,6 +242,8 @@ static void test_rest_state(tally *t)
   /* mu' = 2000000/39, lambda' = 3500000/39, 3mu'/(4lambda') = 3/7: lambda'/2 (3/7)^2 - mu'/2 log 4 */
   const double snh = 0.5 * (3500000.0 / 39.0) * (9.0 / 49.0) - (2000000.0 / 39.0) * log(2.0);
   check_le(t, fabs(pbng_energy_density(&m, I) - snh), 1e-9, "stable_neohookean Psi(I)");
+  pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN_LOG, 1e5, 0.3);
+  check_le(t, fabs(pbng_energy_density(&m, I)), 0.0, "neohookean_log Psi(I) = 0");
   pbng_material_init(&m, PBNG_MATERIAL_STVK, 1e5, 0.3);
   check_le(t, fabs(pbng_energy_density(&m, I)), 0.0, "stvk Psi(I) = 0");
   /* uniaxial stretch F = diag(s, 1, 1): E = diag((s^2 - 1)/2, 0, 0), Psi = (mu + lambda/2) E11^2 */
@@ -274,14 +285,30 @@ static void test_stvk_node_block(tally *t, uint64_t *s)
   }
 }
 
-/* 5. The modified nodal Hessian is symmetric positive definite (Sylvester's criterion). */
+/* Cholesky factorisation of a symmetric 3x3 A: every pivot positive. */
+static int cholesky_pivots_positive(const double A[9])
+{
+  const double d0 = A[0];
+  if (!(d0 > 0.0)) return 0;
+  const double l10 = A[3] / d0, l20 = A[6] / d0;
+  const double d1 = A[4] - l10 * A[3];
+  if (!(d1 > 0.0)) return 0;
+  const double l21 = (A[7] - l20 * A[3]) / d1;
+  const double d2 = A[8] - l20 * A[6] - l21 * l21 * d1;
+  return d2 > 0.0;
+}
+
+/* 5. The modified nodal Hessian is symmetric positive definite (Sylvester's criterion; Cholesky for neohookean_log). */
 static void test_modified_hessian(tally *t, uint64_t *s)
 {
   const double nus[3] = {0.3, 0.49, -0.5};
   for (int mk = 0; mk < NKINDS - 1; ++mk) /* the s F + v cof F models; StVK: test_stvk_node_block */
     for (int in = 0; in < 3; ++in) {
       pbng_material m;
-      pbng_material_init(&m, kinds[mk], 1e5, nus[in]);
+      if (pbng_material_init(&m, kinds[mk], 1e5, nus[in])) { /* neohookean_log refuses nu < 0 (test_log_neohookean) */
+        check(t, kinds[mk] == PBNG_MATERIAL_NEOHOOKEAN_LOG && nus[in] < 0.0, "init refuses only neohookean_log with nu < 0", nus[in], 0);
+        continue;
+      }
       for (int n = 0; n < 200; ++n) {
         double A[9] = {0};
         const int elements = 1 + n % 4;
@@ -292,14 +319,128 @@ static void test_modified_hessian(tally *t, uint64_t *s)
             for (int k = 0; k < 3; ++k) F[6 + k] = 2.0 * F[k] - F[3 + k];
           for (int k = 0; k < 3; ++k) g[k] = rng_uniform(s, -2.0, 2.0);
           pbng_stress_and_cofactor(&m, F, P, C, 0);
-          pbng_modified_hessian_add(&m, C, g, rng_uniform(s, 0.1, 2.0), A);
+          if (kinds[mk] == PBNG_MATERIAL_NEOHOOKEAN_LOG) { /* the coefficient of the solvers' kernels, compression included */
+            double c[3], L[9] = {0};
+            mat3_vec(C, g, c);
+            pbng_modified_hessian_add_lower_coef(&m, pbng_modified_hessian_lambda(kinds[mk], &m, mat3_det(F)), c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2],
+                                                 rng_uniform(s, 0.1, 2.0), L);
+            pbng_symmetrize_lower(L);
+            for (int k = 0; k < 9; ++k) A[k] += L[k];
+          } else {
+            pbng_modified_hessian_add(&m, C, g, rng_uniform(s, 0.1, 2.0), A);
+          }
         }
         const double scale = mat3_norm(A);
         check_le(t, fabs(A[1] - A[3]) + fabs(A[2] - A[6]) + fabs(A[5] - A[7]), 1e-14 * scale, "Hessian symmetric");
         const double m1 = A[0], m2 = A[0] * A[4] - A[1] * A[3], m3 = mat3_det(A);
-        check(t, m1 > 0.0 && m2 > 0.0 && m3 > 0.0, "Hessian positive definite (leading minors)", m3, 0.0);
+        if (kinds[mk] == PBNG_MATERIAL_NEOHOOKEAN_LOG) /* a guarded coefficient up to ~1e7 lambda: the determinant loses to rounding, */
+          check(t, cholesky_pivots_positive(A), "Hessian positive definite (Cholesky pivots)", m3, 0.0); /* the pivots do not */
+        else
+          check(t, m1 > 0.0 && m2 > 0.0 && m3 > 0.0, "Hessian positive definite (leading minors)", m3, 0.0);
       }
     }
+}
+
+/* 5c. Rotation invariance of every model: Psi(Q F) = Psi(F), P(Q F) = Q P(F) for rotations Q. */
+static void test_rotation_invariance(tally *t, uint64_t *s)
+{
+  for (int mk = 0; mk < NKINDS; ++mk) {
+    pbng_material m;
+    pbng_material_init(&m, kinds[mk], 1e5, 0.3);
+    for (int n = 0; n < 100; ++n) {
+      double F[9], Q[9], QF[9], P[9], PQ[9], QP[9];
+      random_F(s, n % 2, F); /* uniform entries or near identity */
+      if (log_outside_formula(kinds[mk], F)) continue;
+      random_rotation(s, Q);
+      mat3_mul(Q, F, QF);
+      pbng_first_piola(&m, F, P);
+      pbng_first_piola(&m, QF, PQ);
+      mat3_mul(Q, P, QP);
+      const double psi = pbng_energy_density(&m, F);
+      char what[128];
+      snprintf(what, sizeof what, "%s: Psi(Q F) = Psi(F)", pbng_material_kind_name(kinds[mk]));
+      check_le(t, fabs(pbng_energy_density(&m, QF) - psi), 1e-10 * (fabs(psi) + m.mu), what);
+      snprintf(what, sizeof what, "%s: P(Q F) = Q P(F)", pbng_material_kind_name(kinds[mk]));
+      check_le(t, max_abs_diff(PQ, QP, 9), 1e-10 * (mat3_norm(P) + m.mu), what);
+    }
+  }
+}
+
+/* 5d. neohookean_log (GPBD seed Eq. 20): Psi at hand-computed F; +inf for J <= 0; the guarded stress is finite,
+ * points J back up and is continuous (with its J-derivative) at PBNG_LOG_J_MIN; the modified Hessian's
+ * coefficient is lambda at rest and in tension and phi''(J) - mu in compression; init refuses nu < 0. */
+static void test_log_neohookean(tally *t, uint64_t *s)
+{
+  pbng_material m;
+  check(t, pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN_LOG, 1e5, -0.2) == -1, "neohookean_log refuses nu < 0", 0, 0);
+  check(t, pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN_LOG, 1e5, 0.0) == 0, "neohookean_log accepts nu = 0", 0, 0);
+  pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN_LOG, 1e5, 0.3); /* mu = 500000/13, lambda = 750000/13 */
+  check(t, m.k_shear == m.mu && m.k_volume == m.lambda && m.j_rest == 0.0 && m.hessian_lambda == m.lambda, "neohookean_log init fields", 0, 0);
+  /* F = [[1, .5, 0], [0, 1, 0], [0, 0, 2]]: J = 2, |F|^2 = 6.25: mu/2 3.25 - mu log 2 + lambda/2 (log 2)^2 */
+  const double F1[9] = {1, 0.5, 0, 0, 1, 0, 0, 0, 2};
+  check_le(t, fabs(pbng_energy_density(&m, F1) - 49699.71461071945), 1e-9 * 5e4, "neohookean_log Psi(F1) by hand");
+  /* F = [[.9, .2, .1], [0, .8, .3], [.1, 0, .7]]: J = 0.502, |F|^2 = 2.09 (compression) */
+  const double F2[9] = {0.9, 0.2, 0.1, 0, 0.8, 0.3, 0.1, 0, 0.7};
+  check_le(t, fabs(pbng_energy_density(&m, F2) - 22706.010941263394), 1e-9 * 2.3e4, "neohookean_log Psi(F2) by hand");
+  /* P(F1) = mu F + (lambda log 2 - mu) F^-T, F1^-T = [[1, 0, 0], [-.5, 1, 0], [0, 0, .5]] */
+  {
+    const double FinvT[9] = {1, 0, 0, -0.5, 1, 0, 0, 0, 0.5}, k = m.lambda * log(2.0) - m.mu;
+    double P[9], Pe[9];
+    for (int i = 0; i < 9; ++i) Pe[i] = m.mu * F1[i] + k * FinvT[i];
+    pbng_first_piola(&m, F1, P);
+    check_le(t, max_abs_diff(P, Pe, 9), 1e-10 * m.mu, "neohookean_log P(F1) = mu F + (lambda log J - mu) F^-T");
+  }
+  /* no value for J <= 0: singular, reflected, random inverted */
+  const double Fz[9] = {1, 0, 0, 0, 1, 0, 0, 0, 0}, Fr[9] = {-1, 0, 0, 0, 1, 0, 0, 0, 1};
+  check(t, pbng_energy_density(&m, Fz) == INFINITY, "neohookean_log Psi = +inf at J = 0", pbng_energy_density(&m, Fz), 0);
+  check(t, pbng_energy_density(&m, Fr) == INFINITY, "neohookean_log Psi = +inf at J = -1", pbng_energy_density(&m, Fr), 0);
+  for (int n = 0; n < 200; ++n) {
+    double F[9], P[9], C[9];
+    random_F(s, 2 + 2 * (n % 2), F); /* cases 2 and 4: inverted */
+    if (n % 10 == 0)
+      for (int k = 0; k < 3; ++k) F[6 + k] = 2.0 * F[k] - F[3 + k]; /* J = 0 (up to rounding) */
+    const double J = mat3_det(F);
+    if (J <= 0.0) check(t, pbng_energy_density(&m, F) == INFINITY, "neohookean_log Psi = +inf for J <= 0", J, 0);
+    pbng_stress_and_cofactor(&m, F, P, C, 0);
+    int finite = 1;
+    for (int k = 0; k < 9; ++k) finite &= isfinite(P[k]) != 0;
+    check(t, finite, "neohookean_log guarded P finite for J <= 0", J, 0);
+    /* dJ = cof F : dF: a step dF = -eps P raises J (v < 0 pushes out of the inversion) */
+    double s_, v;
+    pbng_stress_scalars(PBNG_MATERIAL_NEOHOOKEAN_LOG, &m, F, J, &s_, &v);
+    check(t, v < 0.0 && s_ == m.mu, "neohookean_log guard: v < 0 below J_min", v, J);
+  }
+  /* the guard's v and dv/dJ are continuous at J_min and equal the formula above it; below, v is linear */
+  {
+    double v0, d0, vm, dm, vp, dp, vl, dl;
+    const double Jm = PBNG_LOG_J_MIN;
+    pbng_log_volume(&m, Jm, &v0, &d0);
+    pbng_log_volume(&m, Jm * (1 - 1e-9), &vm, &dm);
+    pbng_log_volume(&m, Jm * (1 + 1e-9), &vp, &dp);
+    check_le(t, fabs(vm - vp), 1e-6 * fabs(v0), "neohookean_log guard: v continuous at J_min");
+    check_le(t, fabs(dm - dp), 1e-6 * fabs(d0), "neohookean_log guard: dv/dJ continuous at J_min");
+    check_le(t, fabs(v0 - (m.lambda * log(Jm) - m.mu) / Jm), 1e-12 * fabs(v0), "neohookean_log v(J_min) = (lambda log J - mu) / J");
+    pbng_log_volume(&m, -0.5, &vl, &dl);
+    check_le(t, fabs(vl - (v0 + d0 * (-0.5 - Jm))) + fabs(dl - d0), 1e-12 * fabs(vl), "neohookean_log guard: v(J) = v(J_min) + dv(J_min) (J - J_min)");
+    const double Js[4] = {0.3, 0.7, 1.4, 3.0};
+    for (int k = 0; k < 4; ++k) {
+      double v, dv;
+      pbng_log_volume(&m, Js[k], &v, &dv);
+      const double L = log(Js[k]);
+      check_le(t, fabs(v - (m.lambda * L - m.mu) / Js[k]) + fabs(dv - (m.lambda + m.mu - m.lambda * L) / (Js[k] * Js[k])), 1e-12 * m.lambda,
+               "neohookean_log v, dv/dJ above J_min");
+    }
+  }
+  /* the modified Hessian's volume coefficient */
+  check(t, pbng_modified_hessian_lambda(PBNG_MATERIAL_NEOHOOKEAN_LOG, &m, 1.0) == m.lambda, "neohookean_log modified Hessian: lambda at rest",
+        pbng_modified_hessian_lambda(PBNG_MATERIAL_NEOHOOKEAN_LOG, &m, 1.0), m.lambda);
+  check(t, pbng_modified_hessian_lambda(PBNG_MATERIAL_NEOHOOKEAN_LOG, &m, 1.5) == m.lambda, "neohookean_log modified Hessian: lambda in tension", 0, 0);
+  {
+    const double J = 0.5, L = log(J), expect = (m.lambda + m.mu - m.lambda * L) / (J * J) - m.mu;
+    check_le(t, fabs(pbng_modified_hessian_lambda(PBNG_MATERIAL_NEOHOOKEAN_LOG, &m, J) - expect), 1e-12 * expect,
+             "neohookean_log modified Hessian: phi''(J) - mu in compression");
+    check(t, pbng_modified_hessian_lambda(PBNG_MATERIAL_NEOHOOKEAN, &m, J) == m.hessian_lambda, "other models: hessian_lambda", 0, 0);
+  }
 }
 
 /* 6. Lame parameters, names, parameter validation. */
@@ -487,6 +628,8 @@ int main(void)
   test_stress_finite_differences(&t, &seed);
   test_stress_and_cofactor(&t, &seed);
   test_modified_hessian(&t, &seed);
+  test_rotation_invariance(&t, &seed);
+  test_log_neohookean(&t, &seed);
   test_stvk_node_block(&t, &seed);
   test_polar(&t, &seed);
   test_invalid_kind_aborts(&t);

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # PBNG on a small bar under gravity (Sec. 10.4) for every material, with and without acceleration,
 # reaches relative residual <= 1e-8; the result is checked independently (tests/check_output.py
-# recomputes energy and residual with numpy from the HDF5 file alone).
+# recomputes energy and residual with numpy from the HDF5 file alone). neohookean_log (the log barrier):
+# from a flattened start (every element at J = 0, no energy) PBNG's guarded stress un-inverts the box and
+# ends on the rest start's equilibrium, no position NaN; Newton refuses an inverted start by name; nu < 0
+# is refused.
 source "$(dirname "$0")/lib.sh"
-for material in corotated neohookean stable_neohookean; do
+for material in corotated neohookean stable_neohookean neohookean_log; do
   for accel in none sor chebyshev; do
     out="$TMP/bar_${material}_${accel}.h5"
     if "$PBNG" -scene bar_gravity -res 4 -bar_length 1 -material $material -accel $accel -iters 4000 -rtol 1e-8 \
@@ -11,4 +14,19 @@ for material in corotated neohookean stable_neohookean; do
     if "$PY" "$HERE/check_output.py" "$out" --max-relative-residual 1e-8 --frames 1; then ok; else fail "check $material $accel"; fi
   done
 done
+box=(-scene box_stretch_twist -res 4 -frames 2 -material neohookean_log -iters 3000 -rtol 1e-8 -threads 1)
+"$PBNG" "${box[@]}" -output "$TMP/log_rest.h5" > "$TMP/log" 2>&1 && ok || { fail "neohookean_log box from rest"; cat "$TMP/log"; }
+"$PBNG" "${box[@]}" -initial_state flat -output "$TMP/log_flat.h5" > "$TMP/log" 2>&1 && ok || { fail "neohookean_log box from flat"; cat "$TMP/log"; }
+"$PY" - "$TMP/log_rest.h5" "$TMP/log_flat.h5" <<'PYEOF' && ok || fail "neohookean_log: PBNG from a flat start did not recover the rest start's equilibrium"
+import sys, h5py, numpy as np
+a, b = (h5py.File(f, "r") for f in sys.argv[1:3])
+fa, fb = a["frames/000002"], b["frames/000002"]
+xa, xb = fa["positions"][()], fb["positions"][()]
+assert np.isfinite(xb).all() and np.isinf(b["frames/000000"].attrs["energy"]), "flat start: no +inf energy at frame 0, or NaN positions"
+assert abs(fa.attrs["energy"] - fb.attrs["energy"]) <= 1e-7 * abs(fa.attrs["energy"]), (fa.attrs["energy"], fb.attrs["energy"])
+assert np.abs(xa - xb).max() <= 1e-6, np.abs(xa - xb).max()
+PYEOF
+expect_error "newton from an inverted neohookean_log start" "element 5 is inverted (J <= 0" "$PBNG" "${box[@]}" -solver newton -iters 20 \
+  -initial_state inverted -output "$TMP/bad.h5"
+expect_error "neohookean_log with nu < 0" "-material neohookean_log -poisson -0.2: needs nu >= 0" "$PBNG" "${box[@]}" -poisson -0.2 -output "$TMP/bad.h5"
 finish

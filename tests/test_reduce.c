@@ -145,6 +145,11 @@ static void test_not_finite(MPI_Comm comm)
   check(isnan(sum), "a NaN term gives NaN", sum, NAN);
   sum = global_sum(comm, with_inf, 2);
   check(isnan(sum), "infinite terms give NaN", sum, NAN);
+  const double with_plus_inf[] = {1.0, INFINITY, 2.0, INFINITY}, with_minus_inf[] = {1.0, -INFINITY};
+  sum = global_sum(comm, with_plus_inf, 4);
+  check(sum == INFINITY, "+inf terms (and finite ones) give +inf", sum, INFINITY);
+  sum = global_sum(comm, with_minus_inf, 2);
+  check(isnan(sum), "a -inf term gives NaN", sum, NAN);
   const double *arrays[1] = {with_nan};
   const int64_t counts[1] = {3};
   PetscPushErrorHandler(PetscReturnErrorHandler, NULL);

@@ -54,7 +54,7 @@ static PetscErrorCode read_choice_material(PetscOptionItems *PetscOptionsObject,
 
   PetscFunctionBeginUser;
   for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k) names[k] = pbng_material_kind_name((pbng_material_kind)k);
-  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-material", "corotated | neohookean | stable_neohookean | stvk", "material ", names,
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-material", "corotated | neohookean | stable_neohookean | stvk | neohookean_log", "material ", names,
                                       PBNG_MATERIAL_COUNT, &kind, &set));
   cfg->material = (pbng_material_kind)kind;
   PetscFunctionReturn(0);
@@ -244,6 +244,9 @@ static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscCall(read_point_load(PetscOptionsObject, cfg));
   PetscCall(read_plasticity(PetscOptionsObject, cfg));
   pbng_material probe;
+  PetscCheck(cfg->material != PBNG_MATERIAL_NEOHOOKEAN_LOG || !(cfg->poisson < 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-material neohookean_log -poisson %g: needs nu >= 0 (with lambda < 0 its energy -mu log J + lambda/2 (log J)^2 is unbounded below as J -> 0)",
+             cfg->poisson);
   PetscCheck(pbng_material_init(&probe, cfg->material, cfg->youngs, cfg->poisson) == 0, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE, "-youngs %g -poisson %g: need E > 0 and -1 < nu < 0.5", cfg->youngs, cfg->poisson);
   PetscCheck(cfg->density > 0 && isfinite(cfg->density), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,

@@ -67,23 +67,23 @@ static void cloth_deformation(const pbng_gpbd_cloth_rest *r, const double x[6][3
 
 /* The in-plane measures of Eq. 22, h(I) = (s_x, s_a, s_y) of I = (I_xx, I_xy, I_yy), their Jacobian
  * dh[k][p] = dh_k / dI_p and, when d2h is given, d2h[k][p][q] = d^2 h_k / dI_p dI_q. */
-static void membrane_measures(const double I[3], double h[3], double dh[3][3], double d2h[3][3][3])
+static void membrane_measures(const double Iff[3], double h[3], double dh[3][3], double d2h[3][3][3])
 {
-  const double rx = sqrt(I[0]), ry = sqrt(I[2]), q = 1.0 / (rx * ry);
-  h[0] = rx - 1, h[1] = I[1] * q, h[2] = ry - 1;
+  const double rx = sqrt(Iff[0]), ry = sqrt(Iff[2]), q = 1.0 / (rx * ry);
+  h[0] = rx - 1, h[1] = Iff[1] * q, h[2] = ry - 1;
   memset(dh, 0, sizeof(double) * 9);
   dh[0][0] = 0.5 / rx;
   dh[2][2] = 0.5 / ry;
-  dh[1][1] = q, dh[1][0] = -0.5 * I[1] * q / I[0], dh[1][2] = -0.5 * I[1] * q / I[2];
+  dh[1][1] = q, dh[1][0] = -0.5 * Iff[1] * q / Iff[0], dh[1][2] = -0.5 * Iff[1] * q / Iff[2];
   if (!d2h) return;
   memset(d2h, 0, sizeof(double) * 27);
-  d2h[0][0][0] = -0.25 / (I[0] * rx);
-  d2h[2][2][2] = -0.25 / (I[2] * ry);
-  d2h[1][1][0] = d2h[1][0][1] = -0.5 * q / I[0];
-  d2h[1][1][2] = d2h[1][2][1] = -0.5 * q / I[2];
-  d2h[1][0][0] = 0.75 * I[1] * q / (I[0] * I[0]);
-  d2h[1][2][2] = 0.75 * I[1] * q / (I[2] * I[2]);
-  d2h[1][0][2] = d2h[1][2][0] = 0.25 * I[1] * q / (I[0] * I[2]);
+  d2h[0][0][0] = -0.25 / (Iff[0] * rx);
+  d2h[2][2][2] = -0.25 / (Iff[2] * ry);
+  d2h[1][1][0] = d2h[1][0][1] = -0.5 * q / Iff[0];
+  d2h[1][1][2] = d2h[1][2][1] = -0.5 * q / Iff[2];
+  d2h[1][0][0] = 0.75 * Iff[1] * q / (Iff[0] * Iff[0]);
+  d2h[1][2][2] = 0.75 * Iff[1] * q / (Iff[2] * Iff[2]);
+  d2h[1][0][2] = d2h[1][2][0] = 0.25 * Iff[1] * q / (Iff[0] * Iff[2]);
 }
 
 /* dI_p / dx_a (a = 0..2): dI_xx = 2 g_ax f_x, dI_xy = g_ax f_y + g_ay f_x, dI_yy = 2 g_ay f_y. */
@@ -171,20 +171,20 @@ int pbng_gpbd_cloth_rest_shape(const double X[6][3], const int neighbour[3], con
   return 0;
 }
 
-void pbng_gpbd_cloth_fundamental_forms(const pbng_gpbd_cloth_rest *r, const double x[6][3], double I[3], double II[3])
+void pbng_gpbd_cloth_fundamental_forms(const pbng_gpbd_cloth_rest *r, const double x[6][3], double first[3], double second[3])
 {
   double fx[3], fy[3];
   cloth_deformation(r, x, fx, fy);
-  I[0] = vec3_dot(fx, fx), I[1] = vec3_dot(fx, fy), I[2] = vec3_dot(fy, fy);
-  second_form(r, x, II, NULL);
+  first[0] = vec3_dot(fx, fx), first[1] = vec3_dot(fx, fy), first[2] = vec3_dot(fy, fy);
+  second_form(r, x, second, NULL);
 }
 
 void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3], double s[6], double S[6][18])
 {
-  double fx[3], fy[3], I[3], h[3], dh[3][3], II[3], dII[3][18], dI[3][9];
+  double fx[3], fy[3], Iff[3], h[3], dh[3][3], II[3], dII[3][18], dI[3][9];
   cloth_deformation(r, x, fx, fy);
-  I[0] = vec3_dot(fx, fx), I[1] = vec3_dot(fx, fy), I[2] = vec3_dot(fy, fy);
-  membrane_measures(I, h, dh, NULL); /* Eq. 22 */
+  Iff[0] = vec3_dot(fx, fx), Iff[1] = vec3_dot(fx, fy), Iff[2] = vec3_dot(fy, fy);
+  membrane_measures(Iff, h, dh, NULL); /* Eq. 22 */
   second_form(r, x, II, S ? dII : NULL);
   for (int k = 0; k < 3; ++k) s[k] = h[k], s[3 + k] = r->l2 * (II[k] - r->II0[k]); /* the seed's l^2 II (Sec. 4.2) */
   if (!S) return;
@@ -198,17 +198,17 @@ void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3],
 
 void pbng_gpbd_cloth_membrane_curvature(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], double H[18][18])
 {
-  double fx[3], fy[3], I[3], h[3], dh[3][3], d2h[3][3][3], dI[3][9], beta[3] = {0, 0, 0}, gamma[3][3] = {{0}};
+  double fx[3], fy[3], Iff[3], h[3], dh[3][3], d2h[3][3][3], dI[3][9], beta[3] = {0, 0, 0}, gamma[3][3] = {{0}};
   cloth_deformation(r, x, fx, fy);
-  I[0] = vec3_dot(fx, fx), I[1] = vec3_dot(fx, fy), I[2] = vec3_dot(fy, fy);
-  membrane_measures(I, h, dh, d2h);
+  Iff[0] = vec3_dot(fx, fx), Iff[1] = vec3_dot(fx, fy), Iff[2] = vec3_dot(fy, fy);
+  membrane_measures(Iff, h, dh, d2h);
   first_form_gradient(r, fx, fy, dI);
   for (int k = 0; k < 3; ++k)
     for (int p = 0; p < 3; ++p) {
       beta[p] += c[k] * dh[k][p];
       for (int q = 0; q < 3; ++q) gamma[p][q] += c[k] * d2h[k][p][q];
     }
-  /* sum_k c_k d^2 h_k(I(x)) = sum_p beta_p d^2 I_p + sum_pq gamma_pq dI_p dI_q^T, with
+  /* sum_k c_k d^2 h_k(Iff(x)) = sum_p beta_p d^2 I_p + sum_pq gamma_pq dI_p dI_q^T, with
    * d^2 I_p / dx_a dx_b = (2 g_ax g_bx, g_ax g_by + g_ay g_bx, 2 g_ay g_by)_p I_3 */
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) {

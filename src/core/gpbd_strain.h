@@ -64,8 +64,8 @@ typedef struct {
  * axis; *r is then zeroed. */
 int pbng_gpbd_cloth_rest_shape(const double X[6][3], const int neighbour[3], const double weft[3], pbng_gpbd_cloth_rest *r);
 
-/* I = F^T F as (I_xx, I_xy, I_yy) and II as (II_xx, II_xy, II_yy) (rest value not subtracted, not scaled). */
-void pbng_gpbd_cloth_fundamental_forms(const pbng_gpbd_cloth_rest *r, const double x[6][3], double I[3], double II[3]);
+/* first = I = F^T F as (I_xx, I_xy, I_yy) and second = II as (II_xx, II_xy, II_yy) (rest value not subtracted, not scaled). */
+void pbng_gpbd_cloth_fundamental_forms(const pbng_gpbd_cloth_rest *r, const double x[6][3], double first[3], double second[3]);
 
 /* The strain s (module comment) and, when S is given, its Jacobian (6 x 18). */
 void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3], double s[6], double S[6][18]);

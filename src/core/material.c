@@ -1,5 +1,6 @@
-/* Hyperelastic energy densities of Sec. 3.1 (Eq. 7, 8, 10 with the Lame adjustments of Sec. 8), their first
- * Piola-Kirchhoff stresses, and the polar rotation R(F) of the corotated model. */
+/* Hyperelastic energy densities of Sec. 3.1 (Eq. 7, 8, 10 with the Lame adjustments of Sec. 8; StVK; the
+ * log-barrier neo-Hookean model of the GPBD seed's Eq. 20), their first Piola-Kirchhoff stresses, and the
+ * polar rotation R(F) of the corotated model. */
 #include "core/material.h"
 #include "core/mat3.h"
 
@@ -9,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const material_names[PBNG_MATERIAL_COUNT] = {"corotated", "neohookean", "stable_neohookean", "stvk"};
+static const char *const material_names[PBNG_MATERIAL_COUNT] = {"corotated", "neohookean", "stable_neohookean", "stvk",
+                                                                        "neohookean_log"};
 
 void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lambda)
 {
@@ -75,6 +77,12 @@ int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs,
     break;
   }
   case PBNG_MATERIAL_STVK: /* seed Eq. 3: mu tr(E^2) + lambda/2 tr(E)^2 */
+    m->k_shear = mu;
+    m->k_volume = lambda;
+    m->j_rest = 0.0;
+    break;
+  case PBNG_MATERIAL_NEOHOOKEAN_LOG: /* GPBD seed Eq. 20: mu/2 (|F|^2 - 3) - mu log J + lambda/2 (log J)^2, at rest at J = 1 */
+    if (lambda < 0.0) return -1;     /* nu < 0: unbounded below as J -> 0 */
     m->k_shear = mu;
     m->k_volume = lambda;
     m->j_rest = 0.0;
@@ -346,7 +354,7 @@ void pbng_polar_rotation(const double F[9], double R[9], float qf[4])
 }
 
 /* ---------------------------------------------------------------------------------------------------------
- * Energies and stresses. Every model but StVK is k_shear * (shear term) + k_volume / 2 (J - 1 - j_rest)^2.
+ * Energies and stresses. Every model but StVK and neohookean_log is k_shear * (shear term) + k_volume / 2 (J - 1 - j_rest)^2.
  * --------------------------------------------------------------------------------------------------------- */
 
 /* seed Eq. 3: mu tr(E^2) + lambda/2 tr(E)^2, E = (F^T F - I) / 2. */
@@ -373,9 +381,20 @@ double pbng_stvk_energy_density_plastic(const pbng_material *m, const double F[9
   return m->k_shear * mat3_frobenius_sq(E) + 0.5 * m->k_volume * trE * trE;
 }
 
+/* GPBD seed Eq. 20: mu/2 (|F|^2 - 3) - mu log J + lambda/2 (log J)^2; +INFINITY for J <= 0 (no value:
+ * the barrier), NaN for a NaN F. */
+static double log_neohookean_energy_density(const pbng_material *m, const double F[9])
+{
+  const double J = mat3_det(F);
+  if (J <= 0.0) return INFINITY;
+  const double L = log(J);
+  return 0.5 * m->k_shear * (mat3_frobenius_sq(F) - 3.0) - m->k_shear * L + 0.5 * m->k_volume * L * L;
+}
+
 double pbng_energy_density(const pbng_material *m, const double F[9])
 {
   if (m->kind == PBNG_MATERIAL_STVK) return stvk_energy_density(m, F);
+  if (m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) return log_neohookean_energy_density(m, F);
   const double J = mat3_det(F);
   const double v = J - 1.0 - m->j_rest;
   const double volume = 0.5 * m->k_volume * v * v;
@@ -401,7 +420,13 @@ void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double 
 {
   mat3_cofactor(F, cofF);
   const double J = mat3_det_from_cofactor(F, cofF);
-  const double kv = m->k_volume * (J - 1.0 - m->j_rest); /* d/dJ of the volume term; dJ/dF = cof F */
+  double kv; /* d/dJ of the volume term; dJ/dF = cof F */
+  if (m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) {
+    double dv;
+    pbng_log_volume(m, J, &kv, &dv); /* (lambda log J - mu) / J, guarded below PBNG_LOG_J_MIN */
+  } else {
+    kv = m->k_volume * (J - 1.0 - m->j_rest);
+  }
   switch (m->kind) {
   case PBNG_MATERIAL_COROTATED: { /* P = 2mu (F - R) + lambda (J - 1) cof F */
     double R[9];
@@ -410,7 +435,8 @@ void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double 
     for (int k = 0; k < 9; ++k) P[k] = ks * (F[k] - R[k]) + kv * cofF[k];
     break;
   }
-  case PBNG_MATERIAL_NEOHOOKEAN: { /* P = mu F + lh (J - 1 - mu/lh) cof F */
+  case PBNG_MATERIAL_NEOHOOKEAN:     /* P = mu F + lh (J - 1 - mu/lh) cof F */
+  case PBNG_MATERIAL_NEOHOOKEAN_LOG: { /* P = mu F + (lambda log J - mu) F^{-T} = mu F + (lambda log J - mu) / J cof F */
     const double ks = m->k_shear;
     for (int k = 0; k < 9; ++k) P[k] = ks * F[k] + kv * cofF[k];
     break;

@@ -10,6 +10,7 @@ typedef enum {
   PBNG_MATERIAL_NEOHOOKEAN = 1,        /* Eq. 8 with Sec. 8: mu/2 |F|^2 + lh/2 (J - 1 - mu/lh)^2, lh = lambda + mu */
   PBNG_MATERIAL_STABLE_NEOHOOKEAN = 2, /* Eq. 10 with Sec. 8 (mu' = 4mu/3, lambda' = lambda + 5mu/6) */
   PBNG_MATERIAL_STVK = 3,              /* Saint-Venant-Kirchhoff (seed xpbd-high-order Eq. 3, 7): mu tr(E^2) + lambda/2 tr(E)^2 */
+  PBNG_MATERIAL_NEOHOOKEAN_LOG = 4,    /* seed generalized-pbd Eq. 20: mu/2 (|F|^2 - 3) - mu log J + lambda/2 (log J)^2 (J <= 0: +inf) */
   PBNG_MATERIAL_COUNT
 } pbng_material_kind;
 
@@ -18,15 +19,15 @@ typedef struct {
   double youngs, poisson; /* E, nu as given */
   double mu, lambda;      /* Lame parameters from E, nu (Eq. 9) */
   double hessian_lambda;  /* lambda used in the modified Hessian (Eq. 36): max(lambda, 0) keeps it SPD */
-  double k_shear;         /* model shear coefficient: mu (cor, nh, stvk) or mu' (snh) */
-  double k_volume;        /* model volume coefficient: lambda (cor, stvk), lambda_hat (nh) or lambda' (snh) */
-  double j_rest;          /* volume term rest point: 0 (cor, stvk), mu/lambda_hat (nh), 3mu'/(4 lambda') (snh) */
+  double k_shear;         /* model shear coefficient: mu (cor, nh, stvk, nh_log) or mu' (snh) */
+  double k_volume;        /* model volume coefficient: lambda (cor, stvk, nh_log: of (log J)^2 / 2), lambda_hat (nh) or lambda' (snh) */
+  double j_rest;          /* volume term rest point J - 1: 0 (cor, stvk, nh_log), mu/lambda_hat (nh), 3mu'/(4 lambda') (snh) */
 } pbng_material;
 
 /* Eq. 9: mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu)). */
 void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lambda);
 
-/* Name <-> kind ("corotated", "neohookean", "stable_neohookean", "stvk"). Returns 0, or -1 for an unknown name. */
+/* Name <-> kind ("corotated", "neohookean", "stable_neohookean", "stvk", "neohookean_log"). Returns 0, or -1 for an unknown name. */
 int pbng_material_kind_from_name(const char *name, pbng_material_kind *kind);
 const char *pbng_material_kind_name(pbng_material_kind kind);
 
@@ -34,13 +35,16 @@ const char *pbng_material_kind_name(pbng_material_kind kind);
  * then abort (every switch on the kind ends here instead of defaulting to a model). */
 _Noreturn void pbng_material_kind_invalid(int kind);
 
-/* Fills m. Returns 0, or -1 when E <= 0, nu outside (-1, 0.5) or either is not finite. */
+/* Fills m. Returns 0, or -1 when E <= 0, nu outside (-1, 0.5) or either is not finite, and for
+ * neohookean_log when nu < 0 (lambda < 0: mu/2 ... - mu log J + lambda/2 (log J)^2 is unbounded below as J -> 0). */
 int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs, double poisson);
 
-/* Psi(F) (Eq. 7, 8, 10 as adjusted in Sec. 8; StVK: the seed's Eq. 3). */
+/* Psi(F) (Eq. 7, 8, 10 as adjusted in Sec. 8; StVK: the seed's Eq. 3; neohookean_log: the GPBD seed's Eq. 20,
+ * +INFINITY where J = det F <= 0: the log barrier has no value there). */
 double pbng_energy_density(const pbng_material *m, const double F[9]);
 
-/* P = dPsi/dF. */
+/* P = dPsi/dF (neohookean_log: below J = PBNG_LOG_J_MIN, inverted F included, the derivative of the
+ * guarded volume term, pbng_log_volume: finite for every finite F). */
 void pbng_first_piola(const pbng_material *m, const double F[9], double P[9]);
 
 /* Hot path of every node update: P and cof(F) = J F^{-T} together (the modified Hessian needs cof F).
@@ -49,24 +53,71 @@ void pbng_first_piola(const pbng_material *m, const double F[9], double P[9]);
 void pbng_stress_and_cofactor(const pbng_material *m, const double F[9], double P[9], double cofF[9],
                               float q[4]);
 
+/* neohookean_log's volume term phi(J) = -mu log J + lambda/2 (log J)^2 has no value for J <= 0. Its
+ * derivatives v = phi'(J) = (lambda log J - mu) / J and dv = phi''(J) = (lambda + mu - lambda log J) / J^2 are
+ * used as they are for J >= PBNG_LOG_J_MIN; below, inverted elements included, the stress, the exact Hessian
+ * and the modified Hessian use the second-order Taylor expansion of phi at J_min (v = v(J_min) +
+ * dv(J_min) (J - J_min), dv = dv(J_min)): finite, pushing J back up (v < 0), and a Newton step on it from
+ * any J < J_min lands near 2 J_min (docs/equations.md "neo-Hookean with the log barrier"). The energy
+ * density itself stays the formula (+inf for J <= 0), so between 0 and J_min the stress is the guard's. */
+#define PBNG_LOG_J_MIN 1e-3
+
+PBNG_HOT_INLINE void pbng_log_volume(const pbng_material *m, double J, double *v, double *dv)
+{
+  const double mu = m->k_shear, lambda = m->k_volume;
+  if (J >= PBNG_LOG_J_MIN) {
+    const double L = log(J), iJ = 1.0 / J;
+    *v = (lambda * L - mu) * iJ;
+    *dv = (lambda + mu - lambda * L) * iJ * iJ;
+  } else { /* the guard (NaN J falls through to here and stays NaN) */
+    const double L = log(PBNG_LOG_J_MIN), iJ = 1.0 / PBNG_LOG_J_MIN;
+    const double d = (lambda + mu - lambda * L) * iJ * iJ;
+    *v = (lambda * L - mu) * iJ + d * (J - PBNG_LOG_J_MIN);
+    *dv = d;
+  }
+}
+
 /* Every model but StVK has a stress that splits as P = s F + v cof(F), minus s R for the corotated model (Eq. 7, 8, 10):
- * v = k_volume (J - 1 - j_rest) is the volume term's dPsi/dJ (dJ/dF = cof F) and s the shear factor.
+ * v is the volume term's dPsi/dJ (dJ/dF = cof F) and s the shear factor. v = k_volume (J - 1 - j_rest) for the
+ * corotated, neo-Hookean and stable neo-Hookean models; v = (lambda log J - mu) / J for neohookean_log
+ * (P = mu F + (lambda log J - mu) F^{-T}; guarded below PBNG_LOG_J_MIN, pbng_log_volume).
  * `kind` is passed separately so that kernels specialised on a constant kind fold the switch. */
 PBNG_HOT_INLINE void pbng_stress_scalars(pbng_material_kind kind, const pbng_material *m, const double F[9], double J,
                                        double *s, double *v)
 {
-  *v = m->k_volume * (J - 1.0 - m->j_rest);
   if (kind == PBNG_MATERIAL_COROTATED) {
+    *v = m->k_volume * (J - 1.0 - m->j_rest);
     *s = 2.0 * m->k_shear; /* P = 2 mu (F - R) + lambda (J - 1) cof F */
   } else if (kind == PBNG_MATERIAL_NEOHOOKEAN) {
+    *v = m->k_volume * (J - 1.0 - m->j_rest);
     *s = m->k_shear;       /* P = mu F + lh (J - 1 - mu/lh) cof F */
   } else if (kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN) { /* P = mu' (1 - 1/(|F|^2 + 1)) F + lambda' (J - 1 - 3mu'/(4 lambda')) cof F */
+    *v = m->k_volume * (J - 1.0 - m->j_rest);
     double i2 = 0.0;
     for (int k = 0; k < 9; ++k) i2 += F[k] * F[k];
     *s = m->k_shear * i2 / (i2 + 1.0);
+  } else if (kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) { /* P = mu F + (lambda log J - mu) / J cof F */
+    double dv;
+    pbng_log_volume(m, J, v, &dv);
+    *s = m->k_shear;
   } else { /* StVK's P = F S has no such split (pbng_stvk_second_piola) */
     pbng_material_kind_invalid(kind);
   }
+}
+
+/* The volume coefficient l of PBNG's modified Hessian (Eq. 36-37) at a point with det F = J: hessian_lambda
+ * (max(lambda, 0)) for every model but neohookean_log, whose volume curvature phi''(J) grows without bound
+ * as J -> 0: l = max(hessian_lambda, phi''(J) - mu), equal to lambda at rest and in tension (phi''(1) - mu =
+ * lambda, phi'' decreases with J) and phi''(J) - mu in compression, where the constant lambda would let the
+ * node step overshoot through the barrier (the extra mu as in Eq. 36, whose 2 mu |g|^2 I holds the rest). */
+PBNG_HOT_INLINE double pbng_modified_hessian_lambda(pbng_material_kind kind, const pbng_material *m, double J)
+{
+  if (kind != PBNG_MATERIAL_NEOHOOKEAN_LOG) return m->hessian_lambda;
+  if (J >= 1.0) return m->hessian_lambda; /* phi''(J) - mu <= lambda */
+  const double Jc = J >= PBNG_LOG_J_MIN ? J : PBNG_LOG_J_MIN; /* the guard's curvature below J_min */
+  /* phi''(J) - mu = (lambda (1 - log J) + mu (1 - J^2)) / J^2 */
+  const double l = (m->k_volume * (1.0 - log(Jc)) + m->k_shear * (1.0 - Jc * Jc)) / (Jc * Jc);
+  return l > m->hessian_lambda ? l : m->hessian_lambda;
 }
 
 /* Saint-Venant-Kirchhoff (seed Eq. 3, 7): Green strain E = (F^T F - I) / 2 and the second
@@ -116,18 +167,24 @@ PBNG_HOT_INLINE void pbng_stvk_node_block_add_lower(const pbng_material *m, cons
     }
 }
 
-/* Eq. 36-37 for one element seen from node i, given c = cof(F) g and gg = |g|^2 for g = dN_i/dX:
- * A += V (2 mu |g|^2 I + lambda c c^T). Only the lower triangle (A[0], A[3], A[4], A[6], A[7], A[8])
- * is accumulated; pbng_symmetrize_lower completes it. */
-PBNG_HOT_INLINE void pbng_modified_hessian_add_lower(const pbng_material *m, const double c[3], double gg, double V, double A[9])
+/* Eq. 36-37 for one element seen from node i, given c = cof(F) g and gg = |g|^2 for g = dN_i/dX and the
+ * volume coefficient lv (pbng_modified_hessian_lambda): A += V (2 mu |g|^2 I + lv c c^T). Only the lower
+ * triangle (A[0], A[3], A[4], A[6], A[7], A[8]) is accumulated; pbng_symmetrize_lower completes it. */
+PBNG_HOT_INLINE void pbng_modified_hessian_add_lower_coef(const pbng_material *m, double lv, const double c[3], double gg, double V, double A[9])
 {
-  const double d = 2.0 * m->mu * gg * V, l = m->hessian_lambda * V;
+  const double d = 2.0 * m->mu * gg * V, l = lv * V;
   A[0] += d + l * c[0] * c[0];
   A[3] += l * c[1] * c[0];
   A[4] += d + l * c[1] * c[1];
   A[6] += l * c[2] * c[0];
   A[7] += l * c[2] * c[1];
   A[8] += d + l * c[2] * c[2];
+}
+
+/* The same with lv = hessian_lambda (every model at every F but neohookean_log in compression). */
+PBNG_HOT_INLINE void pbng_modified_hessian_add_lower(const pbng_material *m, const double c[3], double gg, double V, double A[9])
+{
+  pbng_modified_hessian_add_lower_coef(m, m->hessian_lambda, c, gg, V, A);
 }
 
 PBNG_HOT_INLINE void pbng_symmetrize_lower(double A[9])
@@ -138,7 +195,8 @@ PBNG_HOT_INLINE void pbng_symmetrize_lower(double A[9])
 }
 
 /* Eq. 36-37 for one element seen from node i with shape-function gradient g = dN_i/dX:
- * A += V (2 mu |g|^2 I + lambda (cof(F) g)(cof(F) g)^T), symmetric positive definite for every F. */
+ * A += V (2 mu |g|^2 I + lambda (cof(F) g)(cof(F) g)^T), symmetric positive definite for every F
+ * (with hessian_lambda; neohookean_log's compression coefficient: pbng_modified_hessian_add_lower_coef). */
 PBNG_HOT_INLINE void pbng_modified_hessian_add(const pbng_material *m, const double cofF[9], const double g[3],
                                              double V, double A[9])
 {

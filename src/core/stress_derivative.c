@@ -81,16 +81,17 @@ void pbng_stress_derivative(const pbng_material *m, const double F[9], double D[
   double cof[9];
   mat3_cofactor(F, cof);
   const double J = mat3_det_from_cofactor(F, cof);
-  const double v = m->k_volume * (J - 1.0 - m->j_rest); /* P = s F + v cof (- s R) */
+  double v = m->k_volume * (J - 1.0 - m->j_rest), dv = m->k_volume; /* P = s F + v cof (- s R), dv = dv/dJ */
+  if (m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) pbng_log_volume(m, J, &v, &dv); /* (lambda log J - mu) / J, (lambda + mu - lambda log J) / J^2 */
   for (int p = 0; p < 81; ++p) D[p] = 0.0;
-  add_outer(cof, cof, m->k_volume, D);
+  add_outer(cof, cof, dv, D);
   add_cofactor_derivative(F, v, D);
   if (m->kind == PBNG_MATERIAL_COROTATED) { /* P = 2 mu (F - R) + lambda (J - 1) cof */
     double R[9];
     pbng_polar_rotation(F, R, NULL);
     add_identity(2.0 * m->k_shear, D);
     add_rotation_derivative(F, R, -2.0 * m->k_shear, D);
-  } else if (m->kind == PBNG_MATERIAL_NEOHOOKEAN) { /* P = mu F + ... */
+  } else if (m->kind == PBNG_MATERIAL_NEOHOOKEAN || m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) { /* P = mu F + ... */
     add_identity(m->k_shear, D);
   } else if (m->kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN) { /* P = mu' (1 - 1/(I + 1)) F + ..., I = |F|^2 */
     const double I = mat3_frobenius_sq(F);

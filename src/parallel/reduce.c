@@ -34,7 +34,8 @@ void pbng_exact_sum_add(pbng_exact_sum *s, double v)
   memcpy(&bits, &v, sizeof(bits));
   const int biased = (int)((bits >> 52) & 0x7ff);
   if (biased == 0x7ff) {
-    s->not_finite++;
+    if (v == INFINITY) s->infinite++;
+    else s->not_finite++;
     return;
   }
   uint64_t m = bits & ((1ULL << 52) - 1);
@@ -55,6 +56,7 @@ void pbng_exact_sum_merge(pbng_exact_sum *into, const pbng_exact_sum *from)
 {
   for (int k = 0; k < PBNG_EXACT_LIMBS; ++k) into->limb[k] += from->limb[k];
   into->not_finite += from->not_finite;
+  into->infinite += from->infinite;
   count_pending(into, 1 + from->pending);
 }
 
@@ -74,15 +76,16 @@ static double to_double(int64_t *limb)
 
 PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum)
 {
-  int64_t mine[PBNG_EXACT_LIMBS + 1], total[PBNG_EXACT_LIMBS + 1];
+  int64_t mine[PBNG_EXACT_LIMBS + 2], total[PBNG_EXACT_LIMBS + 2];
 
   PetscFunctionBeginUser;
   normalise(s->limb), s->pending = 0; /* each rank's limbs below 2^32: any number of ranks adds up safely */
   memcpy(mine, s->limb, sizeof(s->limb));
   mine[PBNG_EXACT_LIMBS] = s->not_finite;
-  PetscCallMPI(MPI_Allreduce(mine, total, PBNG_EXACT_LIMBS + 1, MPI_INT64_T, MPI_SUM, comm));
-  if (total[PBNG_EXACT_LIMBS]) {
-    *sum = NAN;
+  mine[PBNG_EXACT_LIMBS + 1] = s->infinite;
+  PetscCallMPI(MPI_Allreduce(mine, total, PBNG_EXACT_LIMBS + 2, MPI_INT64_T, MPI_SUM, comm));
+  if (total[PBNG_EXACT_LIMBS] || total[PBNG_EXACT_LIMBS + 1]) {
+    *sum = total[PBNG_EXACT_LIMBS] ? NAN : INFINITY;
     PetscFunctionReturn(0);
   }
   normalise(total);
@@ -98,7 +101,7 @@ PetscErrorCode pbng_reproducible_sum(MPI_Comm comm, int narrays, const double *c
   PetscFunctionBeginUser;
   pbng_exact_sum_zero(&s);
   for (int a = 0; a < narrays; ++a)
-    for (int64_t k = 0; k < counts[a]; ++k) pbng_exact_sum_add(&s, arrays[a][k]);
+    for (int64_t k = 0; k < counts[a]; ++k) pbng_exact_sum_add(&s, arrays[a][k] == INFINITY ? NAN : arrays[a][k]); /* +inf: an error here too */
   PetscCall(pbng_exact_sum_allreduce(comm, &s, sum));
   PetscCheck(!isnan(*sum), comm, PETSC_ERR_FP, "non-finite value in a global sum (the solution diverged?)");
   PetscFunctionReturn(0);

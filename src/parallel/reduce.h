@@ -16,16 +16,17 @@ enum { PBNG_EXACT_LIMBS = 68 };
 typedef struct {
   int64_t limb[PBNG_EXACT_LIMBS];
   int64_t pending;  /* terms added since the limbs were last normalised (each limb then in [0, 2^32)) */
-  int64_t not_finite; /* terms that were NaN or infinite */
+  int64_t not_finite; /* terms that were NaN or -inf */
+  int64_t infinite;   /* terms that were +inf (an energy with no value: neohookean_log's inverted elements) */
 } pbng_exact_sum;
 
 void pbng_exact_sum_zero(pbng_exact_sum *s);
-/* s += v, exactly (a non-finite v is counted instead). */
+/* s += v, exactly (a non-finite v is counted instead: +inf apart from NaN and -inf). */
 void pbng_exact_sum_add(pbng_exact_sum *s, double v);
 /* into += from, exactly (e.g. each thread's sum into the rank's). */
 void pbng_exact_sum_merge(pbng_exact_sum *into, const pbng_exact_sum *from);
-/* *sum = the sum over every rank's s, rounded once to a double; NaN when any rank added a non-finite
- * term. The same value on every rank. Collective; s is left normalised. */
+/* *sum = the sum over every rank's s, rounded once to a double; NaN when any rank added a NaN or -inf
+ * term, else +inf when any added +inf. The same value on every rank. Collective; s is left normalised. */
 PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum);
 
 /* *sum = the sum over all ranks of every entry of arrays[0..narrays-1] (counts[k] entries each), as

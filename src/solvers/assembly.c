@@ -112,7 +112,8 @@ static int add_quadrature_modified_stvk(const pbng_material *mat, int nen, const
 }
 
 /* PBNG's modified Hessian of Eq. 36-37 extended to every pair of nodes a, b of an element at one
- * quadrature point: K_ab += V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c_a = cof(F) g_a. It is
+ * quadrature point: K_ab += V (2 mu (g_a . g_b) I + lambda c_a c_b^T), c_a = cof(F) g_a (lambda:
+ * pbng_modified_hessian_lambda, which for neohookean_log grows in compression). It is
  * (G G^T) (x) I plus the outer product of the stacked c_a, so positive semidefinite (StVK: its own
  * form above; ep: its plastic strain or NULL). Returns 0 or the projection's status. */
 static int add_quadrature_modified(const pbng_material *mat, int nen, const double F[9], const double *ep, const double *grad, double V, double *Ke)
@@ -122,7 +123,9 @@ static int add_quadrature_modified(const pbng_material *mat, int nen, const doub
   double cof[9], c[PBNG_MAX_ELEMENT_NODES][3];
   mat3_cofactor(F, cof);
   for (int a = 0; a < nen; ++a) mat3_vec(cof, &grad[3 * a], c[a]);
-  const double d = 2.0 * mat->mu * V, l = mat->hessian_lambda * V;
+  const double lv = mat->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG ? pbng_modified_hessian_lambda(mat->kind, mat, mat3_det_from_cofactor(F, cof))
+                                                               : mat->hessian_lambda; /* neohookean_log: its compression coefficient */
+  const double d = 2.0 * mat->mu * V, l = lv * V;
   for (int a = 0; a < nen; ++a)
     for (int b = 0; b < nen; ++b) {
       const double gg = d * (grad[3 * a] * grad[3 * b] + grad[3 * a + 1] * grad[3 * b + 1] + grad[3 * a + 2] * grad[3 * b + 2]);

@@ -94,7 +94,7 @@ static uint32_t project_energy(double C, const double (*G)[3], int n, const int3
 {
   double denom = 0.0;
   uint32_t moved = 0;
-  if (!(C > 0.0)) return 0; /* at the energy's minimum (or not finite) */
+  if (!(C > 0.0) || C == INFINITY) return 0; /* at the energy's minimum, NaN, or no value (neohookean_log with J <= 0) */
   for (int a = 0; a < n; ++a) denom += w[node[a]] * (G[a][0] * G[a][0] + G[a][1] * G[a][1] + G[a][2] * G[a][2]);
   if (!(denom > 0.0)) return 0;
   const double lambda = -C / denom; /* Eq. 3 */

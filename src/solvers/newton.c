@@ -177,6 +177,25 @@ static PetscErrorCode add_linear_iterations(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* -material neohookean_log: a step that started with an inverted element (+inf energy, where the energy
+ * line search has nothing to compare) and did not un-invert every element (the fallback full step can) ends
+ * the run, naming the element. Collective. */
+static PetscErrorCode refuse_inverted(pbng_solver *s)
+{
+  double E;
+  int64_t inverted;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_problem_energy(s->pb, NULL, &E));
+  if (E != INFINITY) PetscFunctionReturn(0);
+  PetscCall(pbng_problem_first_infinite_element(s->pb, &inverted));
+  SETERRQ(s->pb->dm->comm, PETSC_ERR_NOT_CONVERGED,
+          "-material neohookean_log: element %lld is inverted (J <= 0, where the log barrier's energy has no value) and a Newton step "
+          "did not un-invert it; Newton's energy line search cannot work from there: start from an uninverted state, or use -solver pbng, "
+          "whose guarded stress un-inverts elements (docs/equations.md#neo-hookean-with-the-log-barrier)",
+          (long long)inverted);
+}
+
 static PetscErrorCode newton_iterate(pbng_solver *s, int l)
 {
   newton_data *d = s->data;
@@ -186,6 +205,8 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
   PetscFunctionBeginUser;
   (void)l;
   PetscCall(pbng_level_refresh_contacts(&d->level, d->snes));
+  double E0 = 0.0;
+  if (s->pb->mat.kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) PetscCall(pbng_problem_energy(s->pb, NULL, &E0)); /* +inf: an inverted element */
   PetscCall(pbng_level_store(&d->level, d->X));
   PetscCall(VecCopy(d->X, d->X0));
   PetscCall(SNESSolve(d->snes, NULL, d->X));
@@ -207,6 +228,7 @@ static PetscErrorCode newton_iterate(pbng_solver *s, int l)
     PetscCall(SNESLineSearchSetType(ls, saved));
   }
   PetscCall(pbng_level_load(&d->level, d->X));
+  if (E0 == INFINITY) PetscCall(refuse_inverted(s));
   PetscFunctionReturn(0);
 }
 

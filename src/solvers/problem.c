@@ -275,7 +275,8 @@ static inline __attribute__((always_inline)) visit_terms point_terms(pbng_materi
   visit_terms out;
   if (kind == PBNG_MATERIAL_STVK) return stvk_point_terms(mat, F, g, V, ep);
   mat3_cofactor(F, cof);
-  pbng_stress_scalars(kind, mat, F, mat3_det_from_cofactor(F, cof), &s, &v);
+  const double J = mat3_det_from_cofactor(F, cof);
+  pbng_stress_scalars(kind, mat, F, J, &s, &v);
   mat3_vec(F, g, Fg);
   mat3_vec(cof, g, c);
   if (kind == PBNG_MATERIAL_COROTATED) {
@@ -286,7 +287,8 @@ static inline __attribute__((always_inline)) visit_terms point_terms(pbng_materi
   }
   for (int d = 0; d < 3; ++d) out.f[d] = -V * (s * Fg[d] + v * c[d]); /* Eq. 35 */
   double H[9] = {0};
-  pbng_modified_hessian_add_lower(mat, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], V, H); /* Eq. 37 */
+  pbng_modified_hessian_add_lower_coef(mat, pbng_modified_hessian_lambda(kind, mat, J), c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], V,
+                                       H); /* Eq. 37 (neohookean_log: its compression coefficient) */
   out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
   return out;
 }
@@ -482,6 +484,10 @@ static void node_force_quadrature(const pbng_problem *pb, int32_t i, const doubl
     if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 1, pb, i, x, f, A);
     else node_force_quadrature_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A);
     return;
+  case PBNG_MATERIAL_NEOHOOKEAN_LOG:
+    if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_NEOHOOKEAN_LOG, 1, pb, i, x, f, A);
+    else node_force_quadrature_kind(PBNG_MATERIAL_NEOHOOKEAN_LOG, 0, pb, i, x, f, A);
+    return;
   case PBNG_MATERIAL_STVK:
     if (mixed) node_force_quadrature_kind(PBNG_MATERIAL_STVK, 1, pb, i, x, f, A);
     else node_force_quadrature_kind(PBNG_MATERIAL_STVK, 0, pb, i, x, f, A);
@@ -500,6 +506,7 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
   case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_NEOHOOKEAN_LOG: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN_LOG, 0, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_STVK:
     if (pb->plastic_strain) node_force_kind(PBNG_MATERIAL_STVK, 1, pb, i, x, f, A, warm);
     else node_force_kind(PBNG_MATERIAL_STVK, 0, pb, i, x, f, A, warm);
@@ -528,6 +535,19 @@ static double element_energy(const pbng_problem *pb, int32_t e)
     E += pbng_geometry_qp_volume(geo, ref, e, q) * (ep ? pbng_stvk_energy_density_plastic(&pb->mat, F, ep) : pbng_energy_density(&pb->mat, F));
   }
   return E;
+}
+
+PetscErrorCode pbng_problem_first_infinite_element(const pbng_problem *pb, int64_t *gid)
+{
+  const pbng_dmesh *dm = pb->dm;
+  int64_t mine = INT64_MAX;
+
+  PetscFunctionBeginUser;
+  for (int32_t e = 0; e < dm->nowned_elems; ++e)
+    if (element_energy(pb, e) == INFINITY && dm->global_elem[e] < mine) mine = dm->global_elem[e];
+  PetscCallMPI(MPI_Allreduce(&mine, gid, 1, MPI_INT64_T, MPI_MIN, dm->comm));
+  if (*gid == INT64_MAX) *gid = -1;
+  PetscFunctionReturn(0);
 }
 
 /* Owned node i's energy: its load's potential -w_i g.x_i (Eq. 16, w_i the load weight), a released
@@ -579,7 +599,8 @@ PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, doub
 
   PetscFunctionBeginUser;
   local_energy(pb, b, &sum);
-  PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, energy)); /* independent of the rank and thread counts; NaN if a term is not */
+  /* independent of the rank and thread counts; NaN if a term is NaN, +inf if one is +inf (neohookean_log, an inverted element) */
+  PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, energy));
   PetscFunctionReturn(0);
 }
 

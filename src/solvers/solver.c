@@ -6,7 +6,7 @@
 
 static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops, &pbng_solver_newton_ops, &pbng_solver_pbd_ops,
                                                       &pbng_solver_xpbd_ops, &pbng_solver_xpbd_qs_ops, &pbng_solver_xpbd_ho_ops,
-                                                      &pbng_solver_continuum_pbd_ops, &pbng_solver_multilevel_ops};
+                                                      &pbng_solver_continuum_pbd_ops, &pbng_solver_gpbd_ops, &pbng_solver_multilevel_ops};
 
 int pbng_solver_count(void) { return (int)(sizeof(solver_table) / sizeof(solver_table[0])); }
 

@@ -39,6 +39,14 @@ typedef struct {
   char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
   int newton_hessian;        /* -newton_projection / -newton_exact_hessian (a pbng_hessian_kind; 0: the default) */
   int newton_npc;            /* -newton_npc pbng */
+  int gpbd_form;             /* GPBD: -gpbd_form (0 jacobi, 1 gs) */
+  double gpbd_omega;         /* GPBD Jacobi: over-relaxation in [1, 2) (-gpbd_omega; 0: not read yet, 1) */
+  int gpbd_newton_max;       /* GPBD: local Newton steps at most (-gpbd_newton_max; 0: not read yet, 20) */
+  int gpbd_hessian_fix;      /* GPBD: -gpbd_hessian_fix (0 qr_gershgorin, 1 eigen_clamp, 2 qr_when_indefinite) */
+  int gpbd_seed_drift;       /* GPBD: -gpbd_subspace_projection 0 (the seed's rule: d_i not projected on its subspace) */
+  double gpbd_uninvert_min;  /* GPBD: -gpbd_uninvert_min (< 0: no inverted-element projection; 0 in the options: not read yet) */
+  double gpbd_dt;            /* GPBD quasistatic: pseudo-time step (-gpbd_dt; 0: -dt) */
+  int gpbd_substeps;         /* GPBD quasistatic: iterations per pseudo-time step (-gpbd_substeps; 0: not given, 1) */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
@@ -133,6 +141,7 @@ PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, 
 PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 
 /* An option whose value is one of names[0..n): *value its index (unchanged when not given; its name is
@@ -149,6 +158,7 @@ extern const pbng_solver_ops pbng_solver_pbng_ops;
 extern const pbng_solver_ops pbng_solver_newton_ops;
 extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops, pbng_solver_xpbd_ho_ops;
 extern const pbng_solver_ops pbng_solver_continuum_pbd_ops;
+extern const pbng_solver_ops pbng_solver_gpbd_ops;
 extern const pbng_solver_ops pbng_solver_multilevel_ops;
 
 #endif
