@@ -43,7 +43,7 @@ check square_ml
 # 4. refusals (no output written)
 expect_error "multilevel with sheet contacts" "contacts are carried to coarse tetrahedra only" \
   mpi 1 "$PBNG" -scene cloth_drape -res 9 -multilevel 2 -output "$TMP/bad.h5"
-expect_error "multilevel with sheet groups" "-sheetK_group materials" \
+expect_error "multilevel with sheet groups on a generated sheet (no node sets)" "sheet of 9x9 vertices has no node set (physical group) named \"top\"" \
   mpi 1 "$PBNG" -scene cloth_drape -drape corners -res 9 -multilevel 2 -sheet0_group top -output "$TMP/bad.h5"
 expect_error "multilevel on a sheet file without coarse files" "give this mixed tri3+bend4 mesh's coarser levels with -mesh_levels" \
   mpi 1 "$PBNG" -mesh "$PBNG_TEST_DATA/sheet_square_v41_ascii.msh" -fix_group top -multilevel 2 -output "$TMP/bad.h5"

@@ -203,11 +203,16 @@ static PetscErrorCode assign_sheet_materials(run_state *st, const pbng_submesh *
   PetscFunctionBeginUser;
   for (int g = 0; g < cfg->nsheet_groups; ++g) names[g] = cfg->sheet_group[g].name;
   PetscCall(PetscMalloc1(sub->mesh.nelems + 1, &by_sub));
-  PetscCall(pbng_sheet_groups_assign(&sub->mesh, cfg->nsheet_groups, names, sub->global_elem, by_sub, mine));
+  PetscErrorCode ierr = pbng_sheet_groups_assign(&sub->mesh, cfg->nsheet_groups, names, sub->global_elem, by_sub, mine);
+  if (ierr) PetscCall(PetscFree(by_sub)); /* a group the mesh does not have: nothing left allocated */
+  PetscCall(ierr);
   PetscCallMPI(MPI_Allreduce(mine, total, cfg->nsheet_groups, MPI_INT64_T, MPI_SUM, st->comm));
   for (int g = 0; g < cfg->nsheet_groups; ++g)
-    PetscCheck(total[g] > 0, st->comm, PETSC_ERR_ARG_WRONG, "-sheet%d_group %s: no sheet triangle of %s has its three corners in that group",
-               cfg->sheet_group[g].k, names[g], name);
+    if (total[g] == 0) {
+      PetscCall(PetscFree(by_sub));
+      SETERRQ(st->comm, PETSC_ERR_ARG_WRONG, "-sheet%d_group %s: no sheet triangle of %s has its three corners in that group", cfg->sheet_group[g].k,
+              names[g], name);
+    }
   /* the piece's elements by global id, then each of dm's looked up */
   PetscCall(PetscMalloc1(2 * sub->mesh.nelems + 1, &pair));
   for (int64_t e = 0; e < sub->mesh.nelems; ++e) pair[2 * e] = sub->global_elem[e], pair[2 * e + 1] = by_sub[e];
@@ -237,8 +242,10 @@ PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double 
   PetscCall(assign_boundary_conditions(st, &sub, extent, name, node_bc));
   PetscCall(pbng_dmesh_create(st->comm, &sub, node_bc, dm));
   PetscCall(PetscFree(node_bc));
-  if (sheet_material && st->cfg->nsheet_groups) PetscCall(assign_sheet_materials(st, &sub, dm, name, sheet_material));
-  PetscCall(pbng_submesh_destroy(&sub));
+  PetscErrorCode ierr = 0;
+  if (sheet_material && st->cfg->nsheet_groups) ierr = assign_sheet_materials(st, &sub, dm, name, sheet_material);
+  PetscCall(pbng_submesh_destroy(&sub)); /* also when the assignment failed */
+  PetscCall(ierr);
   PetscCall(pbng_halo_create(dm, halo));
   PetscFunctionReturn(0);
 }
