@@ -2,6 +2,8 @@
  * for the Newton baseline. Stored as a 9x9 matrix: D[9 (3i + j) + 3k + l] = dP_ij / dF_kl. */
 #include "core/stress_derivative.h"
 #include <stddef.h>
+#include <string.h>
+#include "core/dense.h"
 #include "core/mat3.h"
 
 static int levi_civita(int a, int b, int c) { return ((a - b) * (b - c) * (c - a)) / 2; }
@@ -122,4 +124,29 @@ void pbng_stress_derivative_plastic(const pbng_material *m, const double F[9], c
 {
   if (ep && m->kind == PBNG_MATERIAL_STVK) stvk_stress_derivative(m, F, ep, D);
   else pbng_stress_derivative(m, F, D);
+}
+
+void pbng_tet_node_block(const double D[81], const double g[3], double V, double H[9])
+{
+  for (int r = 0; r < 3; ++r)
+    for (int t = 0; t < 3; ++t) {
+      double h = 0.0;
+      for (int j = 0; j < 3; ++j)
+        for (int l = 0; l < 3; ++l) h += D[9 * (3 * r + j) + 3 * t + l] * g[j] * g[l];
+      H[3 * r + t] = V * h;
+    }
+}
+
+void pbng_clamp_psd3(double H[9])
+{
+  if (H[0] > 0 && H[0] * H[4] - H[1] * H[3] > 0 && mat3_det(H) > 0) return;
+  double A[9], w[3], Q[9];
+  memcpy(A, H, sizeof(A));
+  dense_symmetric_eigen(3, A, w, Q);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) {
+      double h = 0.0;
+      for (int k = 0; k < 3; ++k) h += Q[3 * r + k] * fmax(w[k], 0.0) * Q[3 * c + k];
+      H[3 * r + c] = h;
+    }
 }

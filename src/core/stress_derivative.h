@@ -17,4 +17,12 @@ void pbng_stress_derivative_plastic(const pbng_material *m, const double F[9], c
 /* K[12 (3a + i) + 3b + k] = d^2 (V Psi) / dx_ai dx_bk for the tetrahedron with B = Dm^{-1}, volume V. */
 void pbng_tet_stiffness(const double D[81], const double B[9], double V, double K[144]);
 
+/* H[3 r + s] = d^2 (V Psi) / dx_ar dx_as = V sum_jl D[9 (3 r + j) + 3 s + l] g_j g_l, g = dN_a/dX: node a's
+ * diagonal 3x3 block of pbng_tet_stiffness (VBD's per-vertex element Hessian, -vbd_exact_block). */
+void pbng_tet_node_block(const double D[81], const double g[3], double V, double H[9]);
+
+/* H (3x3, symmetric) <- Q max(Lambda, 0) Q^T from its eigendecomposition (core/dense.h's Jacobi); left
+ * as it is when positive definite by Sylvester's criterion (most blocks: no eigendecomposition). */
+void pbng_clamp_psd3(double H[9]);
+
 #endif

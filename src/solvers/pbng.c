@@ -34,6 +34,20 @@ static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
   PetscFunctionReturn(0);
 }
 
+/* -monitor with -vbd_line_search: the node steps the line search shortened and refused so far (all ranks). */
+static PetscErrorCode pbng_monitor(pbng_solver *s, char *buf, size_t len)
+{
+  pbng_sweeper *sw = s->data;
+  long long mine[2] = {sw->ls_halved, sw->ls_kept}, all[2];
+
+  PetscFunctionBeginUser;
+  buf[0] = 0;
+  if (!sw->opt.vbd_line_search) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, s->pb->dm->comm));
+  snprintf(buf, len, "  ls_halved %lld ls_kept %lld", all[0], all[1]);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode pbng_destroy(pbng_solver *s)
 {
   PetscFunctionBeginUser;
@@ -56,7 +70,7 @@ static PetscErrorCode pbng_state(pbng_solver *s, pbng_state_field *fields, int *
 
 /* ---- options ---------------------------------------------------------------------------------- */
 
-/* -accel and -weak_blocks. */
+/* -accel, -weak_blocks and the VBD variants -vbd_line_search, -vbd_exact_block. */
 static PetscErrorCode read_sweep_choices(PetscOptionItems *PetscOptionsObject, pbng_sweep_options *o, int mine, const char *selected)
 {
   const char *const names[] = {pbng_accel_name(PBNG_ACCEL_NONE), pbng_accel_name(PBNG_ACCEL_SOR), pbng_accel_name(PBNG_ACCEL_CHEBYSHEV)};
@@ -74,6 +88,20 @@ static PetscErrorCode read_sweep_choices(PetscOptionItems *PetscOptionsObject, p
                              blocks, &blocks, &set));
   PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-weak_blocks is for -solver pbng (the solver is %s)", selected);
   o->weak_blocks = blocks;
+  PetscBool ls = o->vbd_line_search ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-vbd_line_search",
+                             "after each node step, VBD's backtracking line search on the node's local incremental potential (alpha = 1, 1/2, ..., 1/256; "
+                             "simple decrease; docs/gpbd_solver.md#vbd-and-pbng)",
+                             NULL, ls, &ls, &set));
+  PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-vbd_line_search is for -solver pbng (the solver is %s)", selected);
+  o->vbd_line_search = ls;
+  PetscBool exact = o->vbd_exact_block ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-vbd_exact_block",
+                             "VBD's node block: the exact element Hessian blocks d2E/dx_i2, each clamped positive semidefinite, + inertia, instead of "
+                             "Eq. 36-38 (dynamic, linear tetrahedra)",
+                             NULL, exact, &exact, &set));
+  PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-vbd_exact_block is for -solver pbng (the solver is %s)", selected);
+  o->vbd_exact_block = exact;
   PetscFunctionReturn(0);
 }
 
@@ -112,4 +140,4 @@ const pbng_solver_ops pbng_solver_pbng_ops = {
   .name = "pbng",
   .kind = {.contacts = 1, .sheets = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
            .set_from_options = pbng_pbng_set_from_options},
-  .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate, .destroy = pbng_destroy, .state = pbng_state};
+  .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate, .destroy = pbng_destroy, .monitor = pbng_monitor, .state = pbng_state};

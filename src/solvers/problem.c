@@ -5,6 +5,7 @@
 #include "core/mat3.h"
 #include "parallel/reduce.h"
 #include "solvers/sheet_terms.h"
+#include "core/stress_derivative.h"
 
 /* Node i's lumped mass m_i and load weight: sums over the elements around i of their lumped masses
  * (rho V_e / 4 for linear tetrahedra, HRZ: pbng_element_lumped_mass, for every other kind, each element by
@@ -424,6 +425,44 @@ static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbn
   add_node_terms(pb, i, x, f, A);
 }
 
+void pbng_node_exact_block(const pbng_problem *pb, int32_t i, const double *x, double A[9])
+{
+  const pbng_dmesh *dm = pb->dm;
+  const pbng_contacts *ct = pb->contacts;
+  double xD[3];
+  for (int k = 0; k < 9; ++k) A[k] = 0.0;
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const int32_t e = pbng_tet4_adj_element(dm->adj[k]);
+    const pbng_tet_record *rec = &pb->geo.records[e];
+    const pbng_tet_shape *ge = &pb->geo.shapes[rec->shape];
+    const int32_t *t = rec->node;
+    double F[9], g[3], D[81], H[9];
+    pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
+    pbng_tet_shape_gradient(ge->B, pbng_tet4_adj_local_node(dm->adj[k]), g);
+    pbng_stress_derivative_plastic(&pb->mat, F, pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL, D);
+    pbng_tet_node_block(D, g, ge->V, H);
+    for (int r = 0; r < 3; ++r) /* exactly symmetric before the eigendecomposition */
+      for (int c = 0; c < r; ++c) H[3 * r + c] = H[3 * c + r] = 0.5 * (H[3 * r + c] + H[3 * c + r]);
+    pbng_clamp_psd3(H);
+    for (int q = 0; q < 9; ++q) A[q] += H[q];
+  }
+  if (pb->handle_k && pbng_problem_handle_target(pb, i, xD)) A[0] += pb->handle_k[i], A[4] += pb->handle_k[i], A[8] += pb->handle_k[i];
+  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
+    double fc[3], Hc[9];
+    pbng_weak_constraint_node_force(&dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES], x, dm->wadj[k] % PBNG_WC_MAX_NODES, fc, Hc);
+    for (int q = 0; q < 9; ++q) A[q] += Hc[q];
+  }
+  for (int32_t k = ct ? ct->adj_start[i] : 0; ct && k < ct->adj_start[i + 1]; ++k) {
+    double fc[3], Hc[9];
+    pbng_weak_constraint_node_force(&ct->term[ct->adj[k] / PBNG_WC_MAX_NODES], x, ct->adj[k] % PBNG_WC_MAX_NODES, fc, Hc);
+    for (int q = 0; q < 9; ++q) A[q] += Hc[q];
+  }
+  if (pb->mode == PBNG_MODE_DYNAMIC) {
+    const double w = pb->mass[i] / (pb->dt * pb->dt);
+    A[0] += w, A[4] += w, A[8] += w;
+  }
+}
+
 int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9])
 {
   const pbng_contacts *ct = pb->contacts;
@@ -517,24 +556,87 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
 
 /* Element e's energy: V Psi(F) (Eq. 15), or sum_q V_q Psi(F_q) over its quadrature points; elastoplastic
  * StVK with the element's eps_p at every point. */
-static double element_energy(const pbng_problem *pb, int32_t e)
+static double element_energy_at(const pbng_problem *pb, int32_t e, const double *x)
 {
   const pbng_geometry *geo = &pb->geo;
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
   double F[9], E = 0.0;
   if (!geo->ref) {
-    pbng_tet_deformation_gradient(&pb->x[3 * t[0]], &pb->x[3 * t[1]], &pb->x[3 * t[2]], &pb->x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
+    pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
     if (pb->plastic_strain) return pbng_geometry_shape(geo, e)->V * pbng_stvk_energy_density_plastic(&pb->mat, F, &pb->plastic_strain[6 * e]);
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
-  if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, pb->x);
+  if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, x);
   const double *ep = pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL;
   for (int q = 0; q < ref->nq; ++q) {
-    pbng_geometry_qp_F(geo, ref, e, q, t, pb->x, F);
+    pbng_geometry_qp_F(geo, ref, e, q, t, x, F);
     E += pbng_geometry_qp_volume(geo, ref, e, q) * (ep ? pbng_stvk_energy_density_plastic(&pb->mat, F, ep) : pbng_energy_density(&pb->mat, F));
   }
   return E;
+}
+
+static double element_energy(const pbng_problem *pb, int32_t e) { return element_energy_at(pb, e, pb->x); }
+
+/* The part of node i's local incremental potential g_i that is not linear or quadratic in x_i alone:
+ * the energies of the elements around i and of the weak constraints and contacts touching i, at x (a
+ * plain sum in the adjacency's order, as the node force). mag: the sum of the terms' magnitudes (the
+ * scale of its round-off). */
+static double node_coupled_energy(const pbng_problem *pb, int32_t i, const double *x, double *mag)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const pbng_contacts *ct = pb->contacts;
+  double E = 0.0, M = 0.0;
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const double Ee = element_energy_at(pb, pbng_adj_element(dm->nen, dm->adj[k]), x);
+    E += Ee, M += fabs(Ee);
+  }
+  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
+    const double Ec = pbng_weak_constraint_energy(&dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES], x);
+    E += Ec, M += Ec;
+  }
+  for (int32_t k = ct ? ct->adj_start[i] : 0; ct && k < ct->adj_start[i + 1]; ++k) {
+    const double Ec = pbng_weak_constraint_energy(&ct->term[ct->adj[k] / PBNG_WC_MAX_NODES], x);
+    E += Ec, M += Ec;
+  }
+  *mag = M;
+  return E;
+}
+
+/* g_i(x_i + d) - g_i(x_i) for node i's terms that depend on x_i alone, in closed form (no cancellation
+ * of large offsets): inertia m_i / (2 dt^2) (|x_i + d - x_hat_i|^2 - |x_i - x_hat_i|^2) in dynamic mode,
+ * the load's -w_i g.d and the point load's, a holding released set's spring, and -b_i.d. */
+static double node_own_energy_change(const pbng_problem *pb, int32_t i, const double xi[3], const double *b, const double d[3])
+{
+  double dE = 0.0, xD[3];
+  for (int r = 0; r < 3; ++r) dE -= (pb->load_mass[i] * pb->gravity[r] + (pb->node_load ? pb->node_load[3 * i + r] : 0.0) + (b ? b[3 * i + r] : 0.0)) * d[r];
+  if (pb->handle_k && pbng_problem_handle_target(pb, i, xD))
+    for (int r = 0; r < 3; ++r) dE += 0.5 * pb->handle_k[i] * d[r] * (2.0 * (xi[r] - xD[r]) + d[r]);
+  if (pb->mode == PBNG_MODE_DYNAMIC) {
+    const double w = pb->mass[i] / (pb->dt * pb->dt);
+    for (int r = 0; r < 3; ++r) dE += 0.5 * w * d[r] * (2.0 * (xi[r] - pb->x_hat[3 * i + r]) + d[r]);
+  }
+  return dE;
+}
+
+int pbng_node_line_search(const pbng_problem *pb, int32_t i, double *x, const double *b, const double dx[3])
+{
+  double *xi = &x[3 * i], x0[3] = {xi[0], xi[1], xi[2]}, mag0, mag1, d[3];
+  const double E0 = node_coupled_energy(pb, i, x, &mag0);
+  double alpha = 1.0;
+  if (!isfinite(E0)) { /* an inverted element of neohookean_log (+inf) around i: nothing to compare with, the whole step */
+    for (int r = 0; r < 3; ++r) xi[r] = x0[r] + dx[r];
+    return 0;
+  }
+  for (int k = 0; k <= PBNG_VBD_MAX_HALVINGS; ++k, alpha *= 0.5) {
+    for (int r = 0; r < 3; ++r) d[r] = alpha * dx[r], xi[r] = x0[r] + d[r];
+    const double E1 = node_coupled_energy(pb, i, x, &mag1);
+    if (!isfinite(E1)) continue; /* an inverted element of neohookean_log (+inf), or a diverged one */
+    const double dg = (E1 - E0) + node_own_energy_change(pb, i, x0, b, d);
+    if (dg <= 0.0 || dg <= PBNG_VBD_ROUNDOFF * (mag0 + mag1)) return k; /* a decrease, or a change below the energy's round-off */
+  }
+  for (int r = 0; r < 3; ++r) xi[r] = x0[r];
+  return -1;
 }
 
 PetscErrorCode pbng_problem_first_infinite_element(const pbng_problem *pb, int64_t *gid)

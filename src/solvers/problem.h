@@ -142,10 +142,32 @@ void pbng_problem_end_frame(pbng_problem *pb);
  * SPD modified Hessian of Eq. 37-38 (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
 
+/* VBD's node block (-vbd_exact_block; linear tetrahedra only): instead of Eq. 36-38, the sum over node
+ * i's elements of the exact d^2 E_e / dx_i^2 (pbng_tet_node_block of pbng_stress_derivative, the element's
+ * plastic strain with StVK), each made positive semidefinite by clamping its eigenvalues at 0, plus the
+ * same weak-constraint, contact, handle and inertia (m_i / dt^2 I) terms as pbng_node_force's A. Full,
+ * symmetric; positive definite in dynamic mode. */
+void pbng_node_exact_block(const pbng_problem *pb, int32_t i, const double *x, double A[9]);
+
 /* A node step dx of owned node i from x: adds to f and A (full, symmetric) the terms of the node's
  * unilateral contacts that do not act at x but would at x + dx (their quadratic branch linearized at x:
  * f -= a_i K C, A += a_i^2 K), so that the step is taken again with them. Returns how many. */
 int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9]);
+
+/* VBD's backtracking line search (-vbd_line_search; Chen et al. 2024, "Vertex Block Descent"), after node
+ * i's step dx from x: x_i <- x_i + alpha dx for the first alpha = 1, 1/2, ..., 2^-PBNG_VBD_MAX_HALVINGS
+ * that does not increase the node's local incremental potential
+ *   g_i(x_i) = sum_{elements e around i} E_e + sum_{weak constraints, contacts c touching i} E_c
+ *              - (w_i g + f_load,i + b_i).x_i [+ k_i/2 |x_i - x_D|^2 while a released set holds i]
+ *              [+ m_i / (2 dt^2) |x_i - x_hat_i|^2 in dynamic mode]
+ * (simple decrease, as VBD; a change below the round-off of the coupled terms, PBNG_VBD_ROUNDOFF times
+ * their magnitudes, counts as no increase, so that converged steps are not refused; a +inf trial value
+ * (the log barrier's inverted element) never qualifies). From g_i(x_i) = +inf (an element around i
+ * inverted already) there is nothing to compare with: the whole step. x_i is kept when no alpha qualifies. Reads only node i's elements and constraints
+ * at x (ghosts current, as the node force). Returns the halvings taken, or -1 when x_i was kept. */
+enum { PBNG_VBD_MAX_HALVINGS = 8 };
+#define PBNG_VBD_ROUNDOFF 1e-14
+int pbng_node_line_search(const pbng_problem *pb, int32_t i, double *x, const double *b, const double dx[3]);
 
 /* Hints to the memory system (they change no value): the element records node i will read, and the
  * positions those elements reference. A sweep calls them a few nodes ahead, records first. */

@@ -13,52 +13,82 @@ const char *pbng_accel_name(pbng_accel accel) { return accel_names[accel]; }
 
 /* Eq. 31-33: x_i <- x_i + A^{-1} (f_i(x) + f_ext_i + b_i), A the modified nodal Hessian (Eq. 37):
  * one modified-Newton step on F_i(x) = b_i with F = -(f + f_ext) the energy gradient (b = 0 in the
- * paper; inside FAS, b is the tau-corrected right-hand side of the level). */
-static inline void pbng_node_step(const pbng_problem *pb, int32_t i, const double *b, double *x)
+ * paper; inside FAS, b is the tau-corrected right-hand side of the level). vbd (a constant: one
+ * instantiation each, so that the paper's step keeps its code): the -vbd_* variants, VBD's node block
+ * (pbng_node_exact_block) and its backtracking line search on the node's local potential (pbng_node_line_search). */
+static inline __attribute__((always_inline)) void pbng_node_step(pbng_sweeper *sw, const pbng_problem *pb, int32_t i, const double *b, double *x, int vbd)
 {
   double f[3], A[9], dx[3];
   pbng_node_force(pb, i, x, f, A, 1);
+  if (vbd && sw->opt.vbd_exact_block) pbng_node_exact_block(pb, i, x, A);
   if (b) f[0] += b[3 * i + 0], f[1] += b[3 * i + 1], f[2] += b[3 * i + 2];
   mat3_spd_solve(A, f, dx);
   if (pb->contacts && pbng_node_contacts_activate(pb, i, x, dx, f, A)) mat3_spd_solve(A, f, dx); /* a unilateral contact acts after the step */
+  if (vbd && sw->opt.vbd_line_search) {
+    const int k = pbng_node_line_search(pb, i, x, b, dx);
+    if (k > 0) {
+#pragma omp atomic
+      ++sw->ls_halved;
+    } else if (k < 0) {
+#pragma omp atomic
+      ++sw->ls_kept;
+    }
+    return;
+  }
   x[3 * i + 0] += dx[0];
   x[3 * i + 1] += dx[1];
   x[3 * i + 2] += dx[2];
 }
 
 /* Updates the owned free nodes [begin, end) of the current color (inside a parallel region). */
-static inline void update_range(const pbng_problem *pb, int32_t begin, int32_t end, const double *b, double *x)
+static inline __attribute__((always_inline)) void range_loop(pbng_sweeper *sw, int32_t begin, int32_t end, const double *b, double *x, int vbd)
 {
+  const pbng_problem *pb = sw->pb;
 #pragma omp for schedule(static)
   for (int32_t i = begin; i < end; ++i) {
     if (i + 2 * PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_records(pb, i + 2 * PBNG_PREFETCH_AHEAD);
     if (i + PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_positions(pb, i + PBNG_PREFETCH_AHEAD, x);
-    pbng_node_step(pb, i, b, x);
+    pbng_node_step(sw, pb, i, b, x, vbd);
   }
 }
 
-/* The same for the nodes node[begin .. end) of a schedule (contacts: colors that changed during the run). */
-static inline void update_list(const pbng_problem *pb, const int32_t *node, int32_t begin, int32_t end, const double *b, double *x)
+static inline void update_range(pbng_sweeper *sw, int32_t begin, int32_t end, const double *b, double *x)
 {
+  if (sw->opt.vbd_line_search || sw->opt.vbd_exact_block) range_loop(sw, begin, end, b, x, 1); /* the branch outside the node loop */
+  else range_loop(sw, begin, end, b, x, 0);
+}
+
+/* The same for the nodes node[begin .. end) of a schedule (contacts: colors that changed during the run). */
+static inline __attribute__((always_inline)) void list_loop(pbng_sweeper *sw, const int32_t *node, int32_t begin, int32_t end, const double *b,
+                                                           double *x, int vbd)
+{
+  const pbng_problem *pb = sw->pb;
 #pragma omp for schedule(static)
   for (int32_t k = begin; k < end; ++k) {
     if (k + 2 * PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_records(pb, node[k + 2 * PBNG_PREFETCH_AHEAD]);
     if (k + PBNG_PREFETCH_AHEAD < end) pbng_node_prefetch_positions(pb, node[k + PBNG_PREFETCH_AHEAD], x);
-    pbng_node_step(pb, node[k], b, x);
+    pbng_node_step(sw, pb, node[k], b, x, vbd);
   }
+}
+
+static inline void update_list(pbng_sweeper *sw, const int32_t *node, int32_t begin, int32_t end, const double *b, double *x)
+{
+  if (sw->opt.vbd_line_search || sw->opt.vbd_exact_block) list_loop(sw, node, begin, end, b, x, 1);
+  else list_loop(sw, node, begin, end, b, x, 0);
 }
 
 /* Color c's interface (part 0) or interior (part 1) nodes: the dmesh's static ranges, or with contacts
  * the contacts' schedule. */
-static inline void update_part(const pbng_problem *pb, int c, int part, const double *b, double *x)
+static inline void update_part(pbng_sweeper *sw, int c, int part, const double *b, double *x)
 {
+  const pbng_problem *pb = sw->pb;
   const pbng_contacts *ct = pb->contacts;
   if (pbng_contacts_active(ct)) {
     const int32_t lo = part ? ct->sched_split[c] : ct->sched_start[c], hi = part ? ct->sched_start[c + 1] : ct->sched_split[c];
-    update_list(pb, ct->sched_node, lo, hi, b, x);
+    update_list(sw, ct->sched_node, lo, hi, b, x);
   } else {
     const pbng_dmesh *dm = pb->dm;
-    update_range(pb, part ? dm->color_split[c] : dm->color_start[c], part ? dm->color_start[c + 1] : dm->color_split[c], b, x);
+    update_range(sw, part ? dm->color_split[c] : dm->color_start[c], part ? dm->color_start[c + 1] : dm->color_split[c], b, x);
   }
 }
 
@@ -90,14 +120,14 @@ static PetscErrorCode color_sweep(pbng_sweeper *sw, const double *b)
   for (int c = 0; c < ncolors; ++c) {
 #pragma omp master
     ierr = ierr ? ierr : PetscLogEventBegin(sw->ev_update, 0, 0, 0, 0);
-    update_part(pb, c, 0, b, x); /* implicit barrier */
+    update_part(sw, c, 0, b, x); /* implicit barrier */
 #pragma omp master
     if (!ierr) {
       t0 = MPI_Wtime();
       ierr = exchange_color(pb, c, 1, x);
       sw->halo_seconds += MPI_Wtime() - t0;
     }
-    update_part(pb, c, 1, b, x); /* implicit barrier */
+    update_part(sw, c, 1, b, x); /* implicit barrier */
 #pragma omp master
     {
       ierr = ierr ? ierr : PetscLogEventEnd(sw->ev_update, 0, 0, 0, 0);
@@ -242,6 +272,10 @@ PetscErrorCode pbng_sweeper_create(pbng_problem *pb, const pbng_sweep_options *o
     PetscCall(PetscMalloc1(3 * (int64_t)pb->dm->nfree + 1, &sw->x_curr));
     PetscCall(PetscMalloc1(3 * (int64_t)pb->dm->nfree + 1, &sw->x_prev));
   }
+  PetscCheck(!opt->vbd_exact_block || !pb->geo.ref, pb->dm->comm, PETSC_ERR_SUP,
+             "-vbd_exact_block: linear tetrahedra only (this mesh has %s elements)", pb->geo.ref ? pb->geo.ref->type->name : "tet4");
+  PetscCheck(!opt->vbd_exact_block || pb->mode == PBNG_MODE_DYNAMIC, pb->dm->comm, PETSC_ERR_ARG_INCOMP,
+             "-vbd_exact_block needs -mode dynamic (without the inertia term a node's projected block can be singular)");
   PetscCall(setup_weak_blocks(sw));
   PetscCall(pbng_contact_patch_init(&sw->contact_patch));
   PetscFunctionReturn(0);

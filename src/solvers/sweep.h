@@ -19,6 +19,8 @@ typedef struct {
   double rho;      /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
   double gamma;    /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
   int weak_blocks; /* a joint step per weak constraint (static ones and contacts) after each sweep */
+  int vbd_line_search; /* VBD's backtracking line search after each node step (pbng_node_line_search) */
+  int vbd_exact_block; /* VBD's node block (pbng_node_exact_block) instead of Eq. 36-38 */
 } pbng_sweep_options;
 
 typedef struct {
@@ -31,6 +33,7 @@ typedef struct {
   pbng_color_groups blocks;         /* counted weak constraints by block color (ncolors 0: none) */
   pbng_contact_patch contact_patch;  /* the contacts' joint step (with -weak_blocks) */
   double halo_seconds;              /* wall time in the per-color halo exchanges so far */
+  long long ls_halved, ls_kept;     /* -vbd_line_search: node steps of this rank shortened, and refused (x_i kept), so far */
 } pbng_sweeper;
 
 /* Collective (the weak-block set-up checks agree over the ranks). */
