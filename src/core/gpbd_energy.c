@@ -4,6 +4,7 @@
 #include "core/element.h"
 #include "core/mat3.h"
 #include "core/material.h"
+#include "core/stress_derivative.h"
 
 /* ---- tetrahedron ---- */
 
@@ -73,16 +74,7 @@ double pbng_gpbd_tet_energy(const pbng_gpbd_tet_material *m, const pbng_gpbd_tet
       mat3_vec(P, g[a], Pg);
       for (int i = 0; i < 3; ++i) grad[3 * a + i] = V * Pg[i];
     }
-  if (hess)
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) {
-            double h = 0;
-            for (int p = 0; p < 3; ++p)
-              for (int q = 0; q < 3; ++q) h += D[9 * (3 * i + p) + 3 * j + q] * g[a][p] * g[b][q];
-            hess[12 * (3 * a + i) + 3 * b + j] = V * h;
-          }
+  if (hess) pbng_tet_stiffness(D, r->B, V, hess); /* V g_a^T dP/dF g_b per node pair (core/stress_derivative.h) */
   return V * psi;
 }
 
