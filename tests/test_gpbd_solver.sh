@@ -122,8 +122,7 @@ expect_error "newton_max 0" "-gpbd_newton_max 0: must be >= 1" "$PBNG" "${base[@
 expect_error "gpbd options with pbng" "are for -solver gpbd" "$PBNG" "${base[@]}" -solver pbng -gpbd_form gs
 expect_error "gpbd options with xpbd" "are for -solver gpbd" "$PBNG" "${base[@]}" -solver xpbd -gpbd_newton_max 3
 expect_error "pseudo step in dynamics" "-gpbd_dt and -gpbd_substeps are for -mode quasistatic" "$PBNG" "${base[@]}" -solver gpbd -gpbd_dt 0.01
-expect_error "hex8" "-solver gpbd works on linear tetrahedra (tet4)" "$PBNG" "${base[@]}" -solver gpbd -element hex8
-expect_error "sheets" "-solver gpbd does not handle sheet elements" "$PBNG" -scene cloth_stretch -res 5 -frames 1 -iters 2 -output "$TMP/bad.h5" -solver gpbd
+expect_error "hex8" "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4)" "$PBNG" "${base[@]}" -solver gpbd -element hex8
 expect_error "contacts" "-solver gpbd does not handle them yet" "$PBNG" -scene two_blocks_colliding -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -solver gpbd
 expect_error "plasticity" "-solver gpbd does not handle plasticity" "$PBNG" -scene plastic_twist -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -solver gpbd
 finish

@@ -323,3 +323,22 @@ int pbng_constraint_sheet_kind(const pbng_problem *pb, int32_t e)
   const pbng_element_type *t = pbng_dmesh_element_type(pb->dm, e);
   return pbng_element_is_sheet(t) ? (int)t->kind : -1;
 }
+
+/* Linear tetrahedron e's nodes, B = Dm^{-1} and V: its record (a mesh of linear tetrahedra only), or
+ * from its quadrature data when kinds mix (one point: V_0 = V, dN_a/dX the rows of B for a = 1..3). */
+const int32_t *pbng_constraint_tet_shape(const pbng_problem *pb, int32_t e, double B[9], double *V)
+{
+  if (pb->geo.records) {
+    const pbng_tet_record *rec = &pb->geo.records[e];
+    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
+    memcpy(B, sh->B, sizeof(sh->B));
+    *V = sh->V;
+    return rec->node;
+  }
+  double Vq[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
+  pbng_element_points el;
+  pbng_constraint_element_points(pb, e, Vq, grad, &el);
+  memcpy(B, &el.grad[3], 9 * sizeof(double));
+  *V = el.V[0];
+  return el.node;
+}

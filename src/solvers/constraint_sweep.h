@@ -96,6 +96,10 @@ int pbng_substep_iterations(int substeps, int iterations, int iters);
  * when kinds mix. Volume kinds only. */
 void pbng_constraint_element_points(const pbng_problem *pb, int32_t e, double *V, double *grad, pbng_element_points *el);
 
+/* Linear tetrahedron e's nodes (returned), B = Dm^{-1} and V: its record (a mesh of linear tetrahedra only),
+ * or from its quadrature data when kinds mix (one point: V_0 = V, dN_a/dX the rows of B for a = 1..3). */
+const int32_t *pbng_constraint_tet_shape(const pbng_problem *pb, int32_t e, double B[9], double *V);
+
 /* The element kinds of the whole mesh (every rank's elements) as a kind mask (pbng_element_kinds_mask's
  * bits). Collective. */
 PetscErrorCode pbng_constraint_mesh_kinds(const pbng_dmesh *dm, unsigned *mask);

@@ -44,6 +44,7 @@ typedef struct {
   int gpbd_newton_max;       /* GPBD: local Newton steps at most (-gpbd_newton_max; 0: not read yet, 20) */
   int gpbd_hessian_fix;      /* GPBD: -gpbd_hessian_fix (0 qr_gershgorin, 1 eigen_clamp, 2 qr_when_indefinite) */
   int gpbd_seed_drift;       /* GPBD: -gpbd_subspace_projection 0 (the seed's rule: d_i not projected on its subspace) */
+  int gpbd_sheet_projection_off; /* GPBD: -gpbd_sheet_projection 0 (sheet terms not projected as -gpbd_subspace_projection does for tetrahedra) */
   double gpbd_uninvert_min;  /* GPBD: -gpbd_uninvert_min (< 0: no inverted-element projection; 0 in the options: not read yet) */
   double gpbd_dt;            /* GPBD quasistatic: pseudo-time step (-gpbd_dt; 0: -dt) */
   int gpbd_substeps;         /* GPBD quasistatic: iterations per pseudo-time step (-gpbd_substeps; 0: not given, 1) */

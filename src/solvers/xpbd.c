@@ -90,25 +90,6 @@ static PetscErrorCode next_pseudo_step(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-/* Linear tetrahedron e's nodes, B = Dm^{-1} and V: its record (a mesh of linear tetrahedra only), or
- * from its quadrature data when kinds mix (one point: V_0 = V, dN_a/dX the rows of B for a = 1..3). */
-static const int32_t *tet_shape(const pbng_problem *pb, int32_t e, double B[9], double *V)
-{
-  if (pb->geo.records) {
-    const pbng_tet_record *rec = &pb->geo.records[e];
-    const pbng_tet_shape *sh = &pb->geo.shapes[rec->shape];
-    memcpy(B, sh->B, sizeof(sh->B));
-    *V = sh->V;
-    return rec->node;
-  }
-  double Vq[PBNG_MAX_QUAD_POINTS], grad[PBNG_MAX_QUAD_POINTS * PBNG_MAX_ELEMENT_NODES * 3];
-  pbng_element_points el;
-  pbng_constraint_element_points(pb, e, Vq, grad, &el);
-  memcpy(B, &el.grad[3], 9 * sizeof(double));
-  *V = el.V[0];
-  return el.node;
-}
-
 static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
 {
   const pbng_problem *pb = s->pb;
@@ -123,7 +104,7 @@ static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e
                                           cs->inv_mass, &cs->lambda_elem[2 * e], pb->x);
   } else {
     double B[9], V;
-    node = tet_shape(pb, e, B, &V);
+    node = pbng_constraint_tet_shape(pb, e, B, &V);
     moved = (uint32_t)pbng_project_element(&cs->proj, node, B, V, cs->inv_mass, &cs->lambda_elem[2 * e], pb->rotation ? &pb->rotation[4 * e] : NULL,
                                            pb->x);
   }
@@ -139,7 +120,7 @@ static double element_residual(const pbng_problem *pb, const pbng_constraint_swe
     return pbng_sheet_constraint_residual(pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e],
                                           &pb->dm->elems[(int64_t)pb->dm->nen * e], cs->proj.inv_dt2, cs->lambda_elem[2 * e], pb->x, force);
   double B[9], V;
-  const int32_t *node = tet_shape(pb, e, B, &V);
+  const int32_t *node = pbng_constraint_tet_shape(pb, e, B, &V);
   return pbng_element_constraint_residual(&cs->proj, node, B, V, &cs->lambda_elem[2 * e], pb->x, force);
 }
 
