@@ -54,5 +54,4 @@ compare rg.3x2 rg.1x1 1e-12
 
 # --- misuse ------------------------------------------------------------------------------------------------
 expect_error "sheet projection with pbng" "are for -solver gpbd" "$PBNG" -scene cloth_stretch -res 5 -frames 1 -iters 2 -output "$TMP/bad.h5" -gpbd_sheet_projection 0
-expect_error "sheets in contact" "-solver gpbd does not handle them yet" "$PBNG" -scene cloth_drape -res 5 -frames 1 -iters 2 -output "$TMP/bad.h5" -solver gpbd
 finish

@@ -123,6 +123,5 @@ expect_error "gpbd options with pbng" "are for -solver gpbd" "$PBNG" "${base[@]}
 expect_error "gpbd options with xpbd" "are for -solver gpbd" "$PBNG" "${base[@]}" -solver xpbd -gpbd_newton_max 3
 expect_error "pseudo step in dynamics" "-gpbd_dt and -gpbd_substeps are for -mode quasistatic" "$PBNG" "${base[@]}" -solver gpbd -gpbd_dt 0.01
 expect_error "hex8" "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4)" "$PBNG" "${base[@]}" -solver gpbd -element hex8
-expect_error "contacts" "-solver gpbd does not handle them yet" "$PBNG" -scene two_blocks_colliding -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -solver gpbd
 expect_error "plasticity" "-solver gpbd does not handle plasticity" "$PBNG" -scene plastic_twist -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -solver gpbd
 finish

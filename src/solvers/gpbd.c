@@ -4,8 +4,8 @@
  * on the same distributed mesh, problem and residual as every pbng solver. Terms: linear tetrahedra (k = 6,
  * the Green strain's entries; U_i = V Psi(F) with the problem's own material), sheets' membrane triangles
  * (k = 3, the membrane rows of the fundamental-form strain) and bending stencils (k = 3, the curvature
- * vector) with the problem's sheet energies (solvers/gpbd_terms.h), and weak constraints (k = 1, projected
- * as XPBD does: App. A).
+ * vector) with the problem's sheet energies (solvers/gpbd_terms.h), and weak constraints and contacts (k = 1,
+ * projected as XPBD does: App. A; contacts last in each sweep, in key order on every rank alike).
  *   -gpbd_form jacobi  (default, the seed's preferred form) every element's dd_i from the same x, then per
  *                      node x_a += (omega / n_a) sum_{i at a} dd_i,a and d_i,a += (omega / n_a) dd_i,a
  *                      (n_a: the node's elements; the seed's averaging with over-relaxation omega in [1, 2)).
@@ -289,8 +289,8 @@ static PetscErrorCode jacobi_sweep(pbng_solver *s)
 
 /* ---- set-up ------------------------------------------------------------------------------------- */
 
-/* What this increment handles: linear tetrahedra and sheets (tri3, bend4), mixed or not (contacts and
- * plasticity are refused by the registry's flags), the options of the mode given. Collective. */
+/* What this increment handles: linear tetrahedra and sheets (tri3, bend4), mixed or not (plasticity is
+ * refused by the registry's flags), the options of the mode given. Collective. */
 static PetscErrorCode check_setting(const pbng_solver *s)
 {
   const pbng_problem *pb = s->pb;
@@ -517,7 +517,8 @@ PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
 
 const pbng_solver_ops pbng_solver_gpbd_ops = {
   .name = "gpbd",
-  .kind = {.selectable = 1, .chosen_by = "-solver gpbd", .help = "generalized PBD: per-element Newton on the strain (Chaudhary et al.; tet4, sheets, weak constraints)",
-           .constraint_colors = 1, .own_guess = 1, .contacts = 0, .sheets = 1, .plasticity = 0, .set_from_options = pbng_gpbd_set_from_options},
+  .kind = {.selectable = 1, .chosen_by = "-solver gpbd", .help = "generalized PBD: per-element Newton on the strain (Chaudhary et al.; tet4, sheets, weak constraints, contacts)",
+           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .sheets = 1, .plasticity = 0, .contact_every = 10,
+           .set_from_options = pbng_gpbd_set_from_options},
   .create = gpbd_create, .begin_frame = gpbd_begin_frame, .iterate = gpbd_iterate, .destroy = gpbd_destroy, .monitor = gpbd_monitor,
   .state = gpbd_state, .restored = gpbd_restored};
