@@ -383,6 +383,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &every_set));
   PetscCheck(!every_set || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-residual_every is for -rtol (without it the residual is evaluated once per frame, or every iteration with -monitor)");
+  if (!every_set && pbng_solver_find(cfg->solver, 1) == &pbng_solver_newton_ops) every = 1; /* a Newton step costs far more than a residual */
   PetscInt initial_frame = -1;
   PetscCall(PetscOptionsString("-initial", "start from a frame of an earlier pbng result of the same mesh (quasistatic)", NULL, cfg->initial,
                                cfg->initial, sizeof(cfg->initial), &set));

@@ -93,18 +93,17 @@ static void element_strain(const element_term *t, const double (*x)[3], double *
 
 /* A scale of each node's force at x below which it is round-off (PBNG_GPBD_GRADIENT_ROUNDOFF's s |g_a|_1).
  * A tetrahedron: V |P|'s scale V (mu + |lambda|) max(1, |F|^2) times |g_a|_1 (P is a difference of terms of
- * the moduli's size, also near rest). */
-static void node_force_scales(const pbng_problem *pb, const element_term *t, const double (*x)[3], double *fa)
+ * the moduli's size, also near rest), |F|^2 = tr(2E + I) from its strain s. */
+static void node_force_scales(const pbng_problem *pb, const element_term *t, const double (*x)[3], const double *s, double *fa)
 {
   if (t->sheet) {
     for (int a = 0; a < t->n; ++a) fa[a] = pbng_gpbd_sheet_force_scale(&t->sheet_ctx, x, a);
     return;
   }
-  double F[9], F2 = 0.0, g[3];
-  pbng_gpbd_tet_deformation(&t->tet, x, F);
-  for (int k = 0; k < 9; ++k) F2 += F[k] * F[k];
+  const double F2 = 3.0 + 2.0 * (s[0] + s[1] + s[2]);
   const double pscale = t->tet.volume * (pb->mat.k_shear + fabs(pb->mat.k_volume)) * fmax(1.0, F2);
   for (int a = 0; a < 4; ++a) {
+    double g[3];
     pbng_tet_shape_gradient(t->tet.B, a, g);
     fa[a] = pscale * (fabs(g[0]) + fabs(g[1]) + fabs(g[2]));
   }
@@ -206,7 +205,7 @@ static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, d
    * stops there (else it spends its -gpbd_newton_max steps on round-off). */
   pbng_gpbd_newton_options opt = g->newton;
   double fa[PBNG_GPBD_MAX_NODES];
-  node_force_scales(pb, &t, (const double(*)[3])x, fa);
+  node_force_scales(pb, &t, (const double(*)[3])x, s, fa);
   for (int r = 0; r < k; ++r) {
     double v = 0.0;
     for (int j = 0; j < dof; ++j) v += fabs(S[dof * r + j]) * (fabs(dp[j]) + w[j / 3] * fa[j / 3]);

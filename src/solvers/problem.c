@@ -351,7 +351,8 @@ static void add_weak_constraint_terms(const pbng_weak_constraint *c, const int32
   for (int32_t k = start; k < end; ++k) {
     double fc[3], Hc[9];
     pbng_weak_constraint_node_force(&c[adj[k] / PBNG_WC_MAX_NODES], x, adj[k] % PBNG_WC_MAX_NODES, fc, A ? Hc : NULL);
-    for (int d = 0; d < 3; ++d) f[d] += fc[d];
+    if (f)
+      for (int d = 0; d < 3; ++d) f[d] += fc[d];
     if (A)
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s <= r; ++s) A[3 * r + s] += Hc[3 * r + s];
@@ -360,17 +361,20 @@ static void add_weak_constraint_terms(const pbng_weak_constraint *c, const int32
 
 /* The node's terms beyond its elements' (f, A hold those): gravity (Eq. 16: the consistent load), the
  * point load, a released set's spring k_i (x_D - x_i) while it holds the node, weak constraints, inertia
- * in dynamic mode (the lumped mass); then A is made symmetric. */
+ * in dynamic mode (the lumped mass); then A is made symmetric. f or A may be NULL (that part skipped). */
 static inline void add_node_terms(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
   const double m = pb->mass[i];
   double xD[3];
-  for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
-  if (pb->node_load)
-    for (int d = 0; d < 3; ++d) f[d] += pb->node_load[3 * i + d];
+  if (f) {
+    for (int d = 0; d < 3; ++d) f[d] += pb->load_mass[i] * pb->gravity[d]; /* Eq. 16 */
+    if (pb->node_load)
+      for (int d = 0; d < 3; ++d) f[d] += pb->node_load[3 * i + d];
+  }
   if (pb->handle_k && pbng_problem_handle_target(pb, i, xD)) {
-    for (int d = 0; d < 3; ++d) f[d] += pb->handle_k[i] * (xD[d] - x[3 * i + d]);
+    if (f)
+      for (int d = 0; d < 3; ++d) f[d] += pb->handle_k[i] * (xD[d] - x[3 * i + d]);
     if (A) A[0] += pb->handle_k[i], A[4] += pb->handle_k[i], A[8] += pb->handle_k[i];
   }
   if (dm->wadj_start[i + 1] > dm->wadj_start[i]) add_weak_constraint_terms(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], x, f, A);
@@ -378,7 +382,8 @@ static inline void add_node_terms(const pbng_problem *pb, int32_t i, const doubl
   if (ct && ct->adj_start[i + 1] > ct->adj_start[i]) add_weak_constraint_terms(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], x, f, A);
   if (pb->mode == PBNG_MODE_DYNAMIC) { /* backward-Euler incremental potential */
     const double w = m / (pb->dt * pb->dt);
-    for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
+    if (f)
+      for (int d = 0; d < 3; ++d) f[d] -= w * (x[3 * i + d] - pb->x_hat[3 * i + d]);
     if (A) A[0] += w, A[4] += w, A[8] += w;
   }
   if (A) pbng_symmetrize_lower(A);
@@ -428,8 +433,6 @@ static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbn
 void pbng_node_exact_block(const pbng_problem *pb, int32_t i, const double *x, double A[9])
 {
   const pbng_dmesh *dm = pb->dm;
-  const pbng_contacts *ct = pb->contacts;
-  double xD[3];
   for (int k = 0; k < 9; ++k) A[k] = 0.0;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
     const int32_t e = pbng_tet4_adj_element(dm->adj[k]);
@@ -446,21 +449,7 @@ void pbng_node_exact_block(const pbng_problem *pb, int32_t i, const double *x, d
     pbng_clamp_psd3(H);
     for (int q = 0; q < 9; ++q) A[q] += H[q];
   }
-  if (pb->handle_k && pbng_problem_handle_target(pb, i, xD)) A[0] += pb->handle_k[i], A[4] += pb->handle_k[i], A[8] += pb->handle_k[i];
-  for (int32_t k = dm->wadj_start[i]; k < dm->wadj_start[i + 1]; ++k) {
-    double fc[3], Hc[9];
-    pbng_weak_constraint_node_force(&dm->weak[dm->wadj[k] / PBNG_WC_MAX_NODES], x, dm->wadj[k] % PBNG_WC_MAX_NODES, fc, Hc);
-    for (int q = 0; q < 9; ++q) A[q] += Hc[q];
-  }
-  for (int32_t k = ct ? ct->adj_start[i] : 0; ct && k < ct->adj_start[i + 1]; ++k) {
-    double fc[3], Hc[9];
-    pbng_weak_constraint_node_force(&ct->term[ct->adj[k] / PBNG_WC_MAX_NODES], x, ct->adj[k] % PBNG_WC_MAX_NODES, fc, Hc);
-    for (int q = 0; q < 9; ++q) A[q] += Hc[q];
-  }
-  if (pb->mode == PBNG_MODE_DYNAMIC) {
-    const double w = pb->mass[i] / (pb->dt * pb->dt);
-    A[0] += w, A[4] += w, A[8] += w;
-  }
+  add_node_terms(pb, i, x, NULL, A); /* the weak-constraint, contact, handle and inertia blocks, as pbng_node_force's */
 }
 
 int pbng_node_contacts_activate(const pbng_problem *pb, int32_t i, const double *x, const double dx[3], double f[3], double A[9])

@@ -145,8 +145,8 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
 /* VBD's node block (-vbd_exact_block; linear tetrahedra only): instead of Eq. 36-38, the sum over node
  * i's elements of the exact d^2 E_e / dx_i^2 (pbng_tet_node_block of pbng_stress_derivative, the element's
  * plastic strain with StVK), each made positive semidefinite by clamping its eigenvalues at 0, plus the
- * same weak-constraint, contact, handle and inertia (m_i / dt^2 I) terms as pbng_node_force's A. Full,
- * symmetric; positive definite in dynamic mode. */
+ * same weak-constraint, contact, handle and inertia (m_i / dt^2 I) terms as pbng_node_force's A (the same
+ * code). Full, symmetric; positive definite in dynamic mode. The sweep then asks pbng_node_force for f alone. */
 void pbng_node_exact_block(const pbng_problem *pb, int32_t i, const double *x, double A[9]);
 
 /* A node step dx of owned node i from x: adds to f and A (full, symmetric) the terms of the node's

@@ -19,8 +19,9 @@ const char *pbng_accel_name(pbng_accel accel) { return accel_names[accel]; }
 static inline __attribute__((always_inline)) void pbng_node_step(pbng_sweeper *sw, const pbng_problem *pb, int32_t i, const double *b, double *x, int vbd)
 {
   double f[3], A[9], dx[3];
-  pbng_node_force(pb, i, x, f, A, 1);
-  if (vbd && sw->opt.vbd_exact_block) pbng_node_exact_block(pb, i, x, A);
+  const int exact = vbd && sw->opt.vbd_exact_block;
+  pbng_node_force(pb, i, x, f, exact ? NULL : A, 1);
+  if (exact) pbng_node_exact_block(pb, i, x, A);
   if (b) f[0] += b[3 * i + 0], f[1] += b[3 * i + 1], f[2] += b[3 * i + 2];
   mat3_spd_solve(A, f, dx);
   if (pb->contacts && pbng_node_contacts_activate(pb, i, x, dx, f, A)) mat3_spd_solve(A, f, dx); /* a unilateral contact acts after the step */
