@@ -169,15 +169,14 @@ static void uninvert(const element_term *t, double s_min, const double *w, doubl
 /* Element e's dd (Eq. 18-19) at the current x with its d (g->stride values each: 3 per node of the row);
  * returns the Newton steps taken. dd is 0 where the node does not move (w = 0) and everywhere when the
  * energy is not finite (diverged positions). */
-static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, double *dd, double *pre)
+static inline __attribute__((always_inline)) int element_step_sized(const pbng_problem *pb, const gpbd_data *g, int32_t e, element_term *t, int n, int k,
+                                                                    double *dd, double *pre)
 {
-  element_term t;
-  element_term_init(pb, e, &t);
-  const int n = t.n, k = t.k, dof = 3 * n;
+  const int dof = 3 * n;
   double x[PBNG_GPBD_MAX_NODES][3], w[PBNG_GPBD_MAX_NODES], s[PBNG_GPBD_MAX_K], S[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_DOF], dl[PBNG_GPBD_MAX_K];
   int moving = 0;
   for (int a = 0; a < n; ++a) {
-    const int32_t i = t.node[a];
+    const int32_t i = t->node[a];
     w[a] = g->h * g->h * g->cs.inv_mass[i];
     moving |= w[a] > 0;
     for (int c = 0; c < 3; ++c) x[a][c] = pb->x[3 * i + c];
@@ -185,13 +184,13 @@ static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, d
   memset(dd, 0, sizeof(double) * (size_t)g->stride);
   memset(pre, 0, sizeof(double) * (size_t)g->stride);
   if (!moving) return 0;
-  if (!t.sheet && g->uninvert_min >= 0) uninvert(&t, g->uninvert_min, w, x, pre);
-  if (t.sheet) pbng_gpbd_sheet_reference_normal(&t.sheet_ctx, (const double(*)[3])x);
-  element_strain(&t, (const double(*)[3])x, s, S);
+  if (!t->sheet && g->uninvert_min >= 0) uninvert(t, g->uninvert_min, w, x, pre);
+  if (t->sheet) pbng_gpbd_sheet_reference_normal(&t->sheet_ctx, (const double(*)[3])x);
+  element_strain(t, (const double(*)[3])x, s, S);
   const double *d = &g->d[g->stride * (int64_t)e];
   double dp[PBNG_GPBD_MAX_DOF], drift[PBNG_GPBD_MAX_DOF] = {0};
   memcpy(dp, d, sizeof(double) * (size_t)dof);
-  if (t.sheet ? g->project_sheets : g->project) { /* d <- its part in col(W S^T), x moved by the rest (null(S):
+  if (t->sheet ? g->project_sheets : g->project) { /* d <- its part in col(W S^T), x moved by the rest (null(S):
                                                    infinitesimal rigid motions; a sheet's also holds the out-of-plane
                                                    motions of a flat sheet, hence -gpbd_sheet_projection apart) */
     subspace_part(n, k, w, S, d, dp);
@@ -205,17 +204,26 @@ static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, d
    * stops there (else it spends its -gpbd_newton_max steps on round-off). */
   pbng_gpbd_newton_options opt = g->newton;
   double fa[PBNG_GPBD_MAX_NODES];
-  node_force_scales(pb, &t, (const double(*)[3])x, s, fa);
+  node_force_scales(pb, t, (const double(*)[3])x, s, fa);
   for (int r = 0; r < k; ++r) {
     double v = 0.0;
     for (int j = 0; j < dof; ++j) v += fabs(S[dof * r + j]) * (fabs(dp[j]) + w[j / 3] * fa[j / 3]);
     opt.gtol = fmax(opt.gtol, PBNG_GPBD_GRADIENT_ROUNDOFF * v);
   }
   pbng_gpbd_local_result res;
-  const pbng_gpbd_status st = pbng_gpbd_local_solve(&t.term, &x[0][0], w, dp, S, &opt, dl, dd, &res);
+  const pbng_gpbd_status st = pbng_gpbd_local_solve(&t->term, &x[0][0], w, dp, S, &opt, dl, dd, &res);
   if (st == PBNG_GPBD_INVALID_START) memset(dd, 0, sizeof(double) * (size_t)dof);
   for (int j = 0; j < dof; ++j) dd[j] -= drift[j];
   return res.iterations;
+}
+
+/* element_step_sized with the sizes as constants: the tetrahedron's (n 4, k 6) code is compiled for them. */
+static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, double *dd, double *pre)
+{
+  element_term t;
+  element_term_init(pb, e, &t);
+  if (!t.sheet) return element_step_sized(pb, g, e, &t, 4, 6, dd, pre);
+  return t.n == 3 ? element_step_sized(pb, g, e, &t, 3, 3, dd, pre) : element_step_sized(pb, g, e, &t, 4, 3, dd, pre);
 }
 
 /* Gauss-Seidel: owned element e (one color's elements share no node) moves its nodes at once. */
