@@ -117,7 +117,7 @@ static void node_force_scales(const pbng_problem *pb, const element_term *t, con
 static void subspace_part(int n, int k, const double *w, const double *S, const double *d, double *dp)
 {
   const int dof = 3 * n;
-  double A[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K], b[PBNG_GPBD_MAX_K], mu[PBNG_GPBD_MAX_K] = {0};
+  double A[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K] = {0}, b[PBNG_GPBD_MAX_K] = {0}, mu[PBNG_GPBD_MAX_K] = {0};
   int all = 1;
   for (int a = 0; a < n; ++a) all &= w[a] > 0;
   for (int r = 0; r < k; ++r) {
