@@ -57,7 +57,7 @@ void pbng_gpbd_tet_strain(const pbng_gpbd_tet_rest *r, const double x[4][3], dou
 /* ---- cloth: first fundamental form ---- */
 
 /* F = sum_a x_a g_a^T (3 x 2): its columns f_x, f_y. */
-static void cloth_deformation(const pbng_gpbd_cloth_rest *r, const double x[6][3], double fx[3], double fy[3])
+static void cloth_deformation(const pbng_gpbd_cloth_rest *r, const double (*x)[3], double fx[3], double fy[3])
 {
   for (int i = 0; i < 3; ++i) {
     fx[i] = x[0][i] * r->g[0][0] + x[1][i] * r->g[1][0] + x[2][i] * r->g[2][0];
@@ -179,19 +179,27 @@ void pbng_gpbd_cloth_fundamental_forms(const pbng_gpbd_cloth_rest *r, const doub
   second_form(r, x, second, NULL);
 }
 
-void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3], double s[6], double S[6][18])
+void pbng_gpbd_cloth_membrane_strain(const pbng_gpbd_cloth_rest *r, const double (*x)[3], double s[3], double S[3][9])
 {
-  double fx[3], fy[3], Iff[3], h[3], dh[3][3], II[3], dII[3][18], dI[3][9];
+  double fx[3], fy[3], Iff[3], dh[3][3], dI[3][9];
   cloth_deformation(r, x, fx, fy);
   Iff[0] = vec3_dot(fx, fx), Iff[1] = vec3_dot(fx, fy), Iff[2] = vec3_dot(fy, fy);
-  membrane_measures(Iff, h, dh, NULL); /* Eq. 22 */
-  second_form(r, x, II, S ? dII : NULL);
-  for (int k = 0; k < 3; ++k) s[k] = h[k], s[3 + k] = r->l2 * (II[k] - r->II0[k]); /* the seed's l^2 II (Sec. 4.2) */
+  membrane_measures(Iff, s, dh, NULL); /* Eq. 22 */
   if (!S) return;
   first_form_gradient(r, fx, fy, dI);
-  memset(S, 0, sizeof(double) * 108);
   for (int k = 0; k < 3; ++k)
     for (int v = 0; v < 9; ++v) S[k][v] = dh[k][0] * dI[0][v] + dh[k][1] * dI[1][v] + dh[k][2] * dI[2][v];
+}
+
+void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3], double s[6], double S[6][18])
+{
+  double II[3], dII[3][18], Sm[3][9];
+  pbng_gpbd_cloth_membrane_strain(r, x, s, S ? Sm : NULL);
+  second_form(r, x, II, S ? dII : NULL);
+  for (int k = 0; k < 3; ++k) s[3 + k] = r->l2 * (II[k] - r->II0[k]); /* the seed's l^2 II (Sec. 4.2) */
+  if (!S) return;
+  memset(S, 0, sizeof(double) * 108);
+  for (int k = 0; k < 3; ++k) memcpy(S[k], Sm[k], sizeof(Sm[k]));
   for (int k = 0; k < 3; ++k)
     for (int v = 0; v < 18; ++v) S[3 + k][v] = r->l2 * dII[k][v];
 }

@@ -67,6 +67,9 @@ int pbng_gpbd_cloth_rest_shape(const double X[6][3], const int neighbour[3], con
 /* first = I = F^T F as (I_xx, I_xy, I_yy) and second = II as (II_xx, II_xy, II_yy) (rest value not subtracted, not scaled). */
 void pbng_gpbd_cloth_fundamental_forms(const pbng_gpbd_cloth_rest *r, const double x[6][3], double first[3], double second[3]);
 
+/* Its membrane rows alone (s_x, s_a, s_y) and their Jacobian (3 x 9): reads the triangle x[0..2] only. */
+void pbng_gpbd_cloth_membrane_strain(const pbng_gpbd_cloth_rest *r, const double (*x)[3], double s[3], double S[3][9]);
+
 /* The strain s (module comment) and, when S is given, its Jacobian (6 x 18). */
 void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3], double s[6], double S[6][18]);
 

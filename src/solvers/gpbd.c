@@ -97,7 +97,7 @@ static void element_strain(const element_term *t, const double (*x)[3], double *
 static void node_force_scales(const pbng_problem *pb, const element_term *t, const double (*x)[3], const double *s, double *fa)
 {
   if (t->sheet) {
-    for (int a = 0; a < t->n; ++a) fa[a] = pbng_gpbd_sheet_force_scale(&t->sheet_ctx, x, a);
+    pbng_gpbd_sheet_force_scales(&t->sheet_ctx, x, fa);
     return;
   }
   const double F2 = 3.0 + 2.0 * (s[0] + s[1] + s[2]);

@@ -30,24 +30,16 @@ double pbng_gpbd_material_tet_energy(const void *ctx, const double *y, double *g
 
 /* ---- sheet terms ---- */
 
+#include "core/contact_geometry.h"
 #include "solvers/sheet_terms.h"
 
 static const int32_t corner_rows[4] = {0, 1, 2, 3}; /* y holds the element's corners in order */
 
 static int sheet_corners(pbng_element_kind kind) { return kind == PBNG_ELEMENT_TRI3 ? 3 : 4; }
 
-static void triangle_normal(const double (*x)[3], double n[3])
-{
-  double e1[3], e2[3];
-  for (int i = 0; i < 3; ++i) e1[i] = x[1][i] - x[0][i], e2[i] = x[2][i] - x[0][i];
-  n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-  n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-  n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-}
-
 void pbng_gpbd_sheet_reference_normal(pbng_gpbd_sheet_term *t, const double (*x)[3])
 {
-  if (t->kind == PBNG_ELEMENT_TRI3) triangle_normal(x, t->normal);
+  if (t->kind == PBNG_ELEMENT_TRI3) pbng_triangle_normal(x[0], x[1], x[2], t->normal);
   else t->normal[0] = t->normal[1] = t->normal[2] = 0.0;
 }
 
@@ -57,7 +49,7 @@ double pbng_gpbd_sheet_energy(const void *ctx, const double *y, double *grad, do
   double g[4][3];
   if (t->kind == PBNG_ELEMENT_TRI3 && (t->normal[0] != 0.0 || t->normal[1] != 0.0 || t->normal[2] != 0.0)) {
     double n[3];
-    triangle_normal((const double(*)[3])y, n);
+    pbng_triangle_normal(&y[0], &y[3], &y[6], n);
     if (!(n[0] * t->normal[0] + n[1] * t->normal[1] + n[2] * t->normal[2] > 0.0)) return INFINITY; /* mirrored: header */
   }
   const double U = grad ? pbng_sheet_element_gradient(t->mat, t->kind, t->rest, corner_rows, y, g)
@@ -68,19 +60,12 @@ double pbng_gpbd_sheet_energy(const void *ctx, const double *y, double *grad, do
   return U;
 }
 
-/* The membrane rows of the fundamental-form strain: the cloth stencil's (core/gpbd_strain.h) with the
- * triangle's own frame and no neighbours (its II rows are then 0 and its last 9 columns unused). */
+/* The membrane rows of the fundamental-form strain, in the triangle's own frame. */
 static void membrane_strain(const pbng_membrane_rest *m, const double (*x)[3], double s[3], double *S)
 {
   pbng_gpbd_cloth_rest r = {.area = m->area, .l2 = 1.0};
   memcpy(r.g, m->g, sizeof(r.g));
-  double y[6][3] = {{0}}, s6[6], S6[6][18];
-  memcpy(y, x, 9 * sizeof(double));
-  pbng_gpbd_cloth_strain(&r, (const double(*)[3])y, s6, S ? S6 : NULL);
-  for (int k = 0; k < 3; ++k) {
-    s[k] = s6[k];
-    if (S) memcpy(&S[9 * k], S6[k], 9 * sizeof(double));
-  }
+  pbng_gpbd_cloth_membrane_strain(&r, x, s, (double(*)[9])S);
 }
 
 /* s = v = sum_a K_a x_a, S[r][3a + j] = K_a delta_rj (core/bending.h). */
@@ -102,18 +87,20 @@ void pbng_gpbd_sheet_strain(const pbng_gpbd_sheet_term *t, const double (*x)[3],
   else bending_strain(&t->rest->bending, x, s, S);
 }
 
-double pbng_gpbd_sheet_force_scale(const pbng_gpbd_sheet_term *t, const double (*x)[3], int a)
+void pbng_gpbd_sheet_force_scales(const pbng_gpbd_sheet_term *t, const double (*x)[3], double *fa)
 {
   if (t->kind == PBNG_ELEMENT_BEND4) {
     const pbng_bending_stencil *b = &t->rest->bending;
     double v = 0.0;
     for (int c = 0; c < 4; ++c) v += fabs(b->K[c]) * (fabs(x[c][0]) + fabs(x[c][1]) + fabs(x[c][2]));
-    return t->mat->bending_stiffness * b->scale * fabs(b->K[a]) * v;
+    for (int a = 0; a < 4; ++a) fa[a] = t->mat->bending_stiffness * b->scale * fabs(b->K[a]) * v;
+    return;
   }
   const pbng_membrane_rest *m = &t->rest->membrane;
   double F[3][2], F2 = 0.0, cmax = 0.0;
   pbng_membrane_deformation(x, m, F);
   for (int i = 0; i < 3; ++i) F2 += F[i][0] * F[i][0] + F[i][1] * F[i][1];
   for (int i = 0; i < 9; ++i) cmax = fmax(cmax, fabs(t->mat->membrane.C[i / 3][i % 3]));
-  return t->mat->membrane.thickness * m->area * cmax * fmax(1.0, F2) * (fabs(m->g[a][0]) + fabs(m->g[a][1]));
+  const double scale = t->mat->membrane.thickness * m->area * cmax * fmax(1.0, F2);
+  for (int a = 0; a < 3; ++a) fa[a] = scale * (fabs(m->g[a][0]) + fabs(m->g[a][1]));
 }

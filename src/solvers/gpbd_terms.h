@@ -43,7 +43,7 @@ typedef struct {
   const pbng_sheet_material *mat;
   pbng_element_kind kind; /* PBNG_ELEMENT_TRI3 or PBNG_ELEMENT_BEND4 */
   const pbng_sheet_rest *rest;
-  double normal[3];       /* tri3: the local solve's reference normal (x1 - x0) x (x2 - x0) at its start, or 0 */
+  double normal[3];       /* tri3: the local solve's reference unit normal at its start (pbng_triangle_normal), or 0 */
 } pbng_gpbd_sheet_term;
 
 /* pbng_gpbd_energy_fn of a sheet element: ctx a pbng_gpbd_sheet_term, y 9 (tri3) or 12 (bend4) values.
@@ -61,9 +61,9 @@ void pbng_gpbd_sheet_reference_normal(pbng_gpbd_sheet_term *t, const double (*x)
  * corners), as in the module comment. */
 void pbng_gpbd_sheet_strain(const pbng_gpbd_sheet_term *t, const double (*x)[3], double s[3], double *S);
 
-/* A scale of corner a's force |dU/dx_a| (its entries' sum) at x below which the force is round-off: the
- * local solve's gradient floor (solvers/gpbd.c). Membrane: thickness A max|C| max(1, |F|^2) |g_a|_1; stencil:
- * k_b 3/(A0 + A1) |K_a| sum_b |K_b| |x_b|_1. */
-double pbng_gpbd_sheet_force_scale(const pbng_gpbd_sheet_term *t, const double (*x)[3], int a);
+/* A scale of each corner's force |dU/dx_a| (its entries' sum) at x, into fa (3 or 4), below which the force
+ * is round-off: the local solve's gradient floor (solvers/gpbd.c). Membrane: thickness A max|C| max(1, |F|^2)
+ * |g_a|_1; stencil: k_b 3/(A0 + A1) |K_a| sum_b |K_b| |x_b|_1. */
+void pbng_gpbd_sheet_force_scales(const pbng_gpbd_sheet_term *t, const double (*x)[3], double *fa);
 
 #endif
