@@ -2309,7 +2309,11 @@ def run(args):
         if contacts is not None:
             check_contacts(rep, h5, mesh, contacts, frames)
         fields = read_frame_fields(rep, h5, mesh, attrs, len(frames))
-        if attrs is not None:
+        peridynamic = "sheet_model" in h5.attrs and as_str(h5.attrs["sheet_model"]) == "peridynamic"
+        if peridynamic and not args.quiet:
+            print(f"{args.file}: peridynamic membranes (-sheet_model peridynamic): residual and energy not recomputed "
+                  "(this checker has no peridynamic energy; docs/peridynamics.md)")
+        if attrs is not None and not peridynamic:
             check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts, fields)
             if args.free_fall:
                 check_free_fall(rep, mesh, attrs, frames)

@@ -6,6 +6,7 @@
 #include <petscsys.h>
 #include "core/material.h"
 #include "core/sheet_material.h"
+#include "solvers/pd_terms.h"
 #include "mesh/boundary.h"
 #include "mesh/coarsen.h"
 #include "mesh/generate.h"
@@ -98,6 +99,7 @@ typedef struct {
   pbng_sheet_material sheet;          /* ... and the material made from them (pbng_config_read_sheet_options) */
   int nsheet_groups;                  /* -sheetK_group NAME (K = 0..7): sheets of a physical group with their own material */
   pbng_sheet_group sheet_group[PBNG_MAX_SHEET_GROUPS];
+  pbng_pd_options pd;                 /* -sheet_model peridynamic and its -pd_* material (issue 20, docs/peridynamics.md) */
   char output[PETSC_MAX_PATH_LEN];
   char summary[PETSC_MAX_PATH_LEN];
   int threads; /* 0: OpenMP default (OMP_NUM_THREADS) */

@@ -109,6 +109,33 @@ static PetscErrorCode read_sheet_group(PetscOptionItems *PetscOptionsObject, pbn
   PetscFunctionReturn(0);
 }
 
+/* -sheet_model fem | peridynamic and the peridynamic material (docs/peridynamics.md#options); the -pd_*
+ * options without -sheet_model peridynamic are an error. */
+static PetscErrorCode read_peridynamic_options(PetscOptionItems *PetscOptionsObject, pbng_pd_options *o)
+{
+  const char *const models[] = {"fem", "peridynamic"}, *const materials[] = {"neohookean", "stretching"};
+  int model = (int)o->model, material = (int)o->mat.kind;
+  PetscBool set, given = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-sheet_model",
+                                      "fem (tri3 membranes + bend4 stencils) | peridynamic (one-ring peridynamic membranes, issue 20)", "sheet model ", models,
+                                      2, &model, &set));
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-pd_material", "peridynamic membranes: neohookean (Eq. 36) | stretching (A_3, Eq. 39)",
+                                      "material ", materials, 2, &material, &given));
+  PetscCall(read_real(PetscOptionsObject, "-pd", "s0", "peridynamic membranes: s0 of Eq. 36 / 39 (Pa)", &o->mat.s0, &given));
+  PetscCall(read_real(PetscOptionsObject, "-pd", "s1", "peridynamic membranes: s1 of Eq. 36 (Pa; neohookean)", &o->mat.s1, &given));
+  PetscCall(read_real(PetscOptionsObject, "-pd", "kb", "peridynamic membranes: bending constant k_b of Eq. 42 (Pa)", &o->k_b, &given));
+  PetscCall(read_real(PetscOptionsObject, "-pd", "thickness", "peridynamic membranes: virtual bond length xi of Eq. 13 (m; 0: -sheet_thickness)",
+                      &o->thickness, &given));
+  o->model = (pbng_sheet_model)model;
+  o->mat.kind = (pbng_pd_material_kind)material;
+  PetscCheck(!given || o->model == PBNG_SHEET_MODEL_PERIDYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-pd_material, -pd_s0, -pd_s1, -pd_kb and -pd_thickness are for -sheet_model peridynamic");
+  PetscCall(pbng_pd_options_check(o));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   pbng_sheet_options *o = &cfg->sheet_opt;
@@ -127,5 +154,6 @@ PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObje
   for (int d = 0; d < 3; ++d) m->weft[d] = o->weft[d] / w;
   cfg->nsheet_groups = 0;
   for (int k = 0; k < PBNG_MAX_SHEET_GROUPS; ++k) PetscCall(read_sheet_group(PetscOptionsObject, cfg, k));
+  PetscCall(read_peridynamic_options(PetscOptionsObject, &cfg->pd));
   PetscFunctionReturn(0);
 }

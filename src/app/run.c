@@ -354,6 +354,16 @@ static void sheet_material_label(const run_state *st, char *buf, size_t len)
   if (!st->pb.geo.sheet || pbng_element_kinds_mask(st->dm.etype, st->dm.kind, st->dm.nelems) & ~PBNG_SHEET_KINDS_MASK)
     used = snprintf(buf, len, "%s, E %g, nu %g", pbng_material_kind_name(cfg->material), cfg->youngs, cfg->poisson);
   if (!st->pb.geo.sheet || used < 0 || (size_t)used >= len) return;
+  if (st->pb.pd) {
+    const pbng_pd_options *p = &cfg->pd;
+    if (p->mat.kind == PBNG_PD_NEOHOOKEAN)
+      snprintf(buf + used, len - (size_t)used, "%speridynamic sheet neohookean s0 %g s1 %g, k_b %g, xi %g, h %g", used ? ", " : "", p->mat.s0, p->mat.s1,
+               p->k_b, p->thickness > 0 ? p->thickness : o->thickness, o->thickness);
+    else
+      snprintf(buf + used, len - (size_t)used, "%speridynamic sheet stretching s0 %g, k_b %g, xi %g, h %g", used ? ", " : "", p->mat.s0, p->k_b,
+               p->thickness > 0 ? p->thickness : o->thickness, o->thickness);
+    return;
+  }
   if (o->orthotropic)
     used += snprintf(buf + used, len - (size_t)used, "%ssheet orthotropic k_weft %g k_warp %g, h %g, k_b %g", used ? ", " : "", o->k_weft, o->k_warp,
                      o->thickness, o->bending_stiffness);
@@ -426,6 +436,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
     pbng_sheet_material table[256];
     PetscCall(pbng_problem_set_sheet_materials(&st->pb, run_sheet_table(cfg, table), table, st->sheet_material));
   }
+  PetscCall(pbng_problem_set_peridynamics(&st->pb, &cfg->pd));
   st->pb.halo = &st->halo;
   PetscCall(pbng_problem_set_point_load(&st->pb, &cfg->load, st->extent));
   PetscCall(run_write_node_loads(st));

@@ -115,6 +115,7 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
     .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
     .command_line = command_line, .element = mesh->etype, .mixed_nen = mesh->etype ? 0 : mesh->nen, .kind_count = mesh->kind_count,
     .frames = cfg->frames + 1, .sheet = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0 ? &cfg->sheet : NULL,
+    .pd = cfg->pd.model == PBNG_SHEET_MODEL_PERIDYNAMIC ? &cfg->pd : NULL,
     .frame_cell_doubles = cfg->plastic ? 6 : 0}; /* /frames/N/plastic_strain */
 
   PetscFunctionBeginUser;

@@ -50,6 +50,9 @@ static void base_defaults(pbng_config *cfg)
   cfg->sheet_opt = (pbng_sheet_options){.youngs = 1e6, .poisson = 0.3, .k_weft = 1e6, .k_warp = 5e5, .k_shear = 2e5, .nu_weft = 0.3, .nu_warp = 0.15,
                                         .thickness = 1e-3, .bending_stiffness = 1e-4, .density = 200, .weft = {1, 0, 0}, .size = 1,
                                         .e_u = {1, 0, 0}, .e_v = {0, 1, 0}};
+  /* peridynamic membranes (-sheet_model peridynamic): the stretching model with s0 ~ the membrane's shear modulus
+   * E / (2 (1 + nu)) (Psi ~ s0 sum_m (lambda_m - 1)^2 near rest), bending k_b = 0.005 s0 (the seed's projectile sheet) */
+  cfg->pd = (pbng_pd_options){.model = PBNG_SHEET_MODEL_FEM, .mat = {.kind = PBNG_PD_STRETCHING, .s0 = 4e5, .s1 = 4e5}, .k_b = 2e3, .thickness = 0};
 }
 
 /* Sec. 10.1: both ends of the Res-N box clamped, stretched, squeezed and twisted in opposite

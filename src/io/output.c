@@ -255,6 +255,18 @@ static PetscErrorCode write_sheet_attrs(hid_t root, const pbng_sheet_material *m
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode write_peridynamic_attrs(hid_t root, const pbng_pd_options *o)
+{
+  PetscFunctionBegin;
+  PetscCall(attr_string(root, "sheet_model", "peridynamic"));
+  PetscCall(attr_string(root, "pd_material", o->mat.kind == PBNG_PD_NEOHOOKEAN ? "neohookean" : "stretching"));
+  PetscCall(attr_double(root, "pd_s0", o->mat.s0));
+  PetscCall(attr_double(root, "pd_s1", o->mat.s1));
+  PetscCall(attr_double(root, "pd_kb", o->k_b));
+  PetscCall(attr_double(root, "pd_thickness", o->thickness));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info *info)
 {
   PetscErrorCode ierr = 0;
@@ -275,6 +287,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   TRY(attr_string(root, "command_line", info->command_line));
   TRY(attr_int(root, "frames_written", 0));
   if (info->sheet) TRY(write_sheet_attrs(root, info->sheet));
+  if (info->pd) TRY(write_peridynamic_attrs(root, info->pd));
 cleanup:
   pbng_h5_close(&root);
   PetscFunctionReturn(ierr);

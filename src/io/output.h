@@ -9,7 +9,8 @@
  *   linear sub-tetrahedra, hex27 as its 8 octant hexahedra, which ParaView 5.11 reads there)
  *   sheets (issue 18): tri3 rows (Gmsh type 2, XDMF Triangle / Mixed id 4) and bend4 stencil rows (type id
  *   -1, no XDMF cell), with root attributes sheet_membrane_C [3,3], sheet_thickness, sheet_bending_stiffness,
- *   sheet_weft [3], sheet_density
+ *   sheet_weft [3], sheet_density; with -sheet_model peridynamic also sheet_model "peridynamic", pd_material,
+ *   pd_s0, pd_s1, pd_kb, pd_thickness
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /mesh/node_loads float64 [N,3] (a point load, -load_box: each node's share)
  *   /mesh/handle_stiffness float64 [N] (released boundary sets, -bcK_release T: the spring stiffness k_i tying
@@ -38,6 +39,7 @@
 #include <stdint.h>
 #include "core/element.h"
 #include "core/sheet_material.h"
+#include "solvers/pd_terms.h"
 
 typedef struct pbng_output pbng_output;
 
@@ -55,6 +57,7 @@ typedef struct {
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
   int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
   const pbng_sheet_material *sheet; /* the sheet terms' material when the mesh has tri3/bend4 elements, else NULL */
+  const pbng_pd_options *pd;        /* -sheet_model peridynamic: its material (root attributes sheet_model, pd_*), else NULL */
   int frame_node_doubles;    /* doubles per node and frame in frame fields (handle_targets: 3), for the file-size check */
   int frame_cell_doubles;    /* doubles per element and frame in frame fields (plastic_strain: 6), for the file-size check */
 } pbng_output_info;

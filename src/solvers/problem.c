@@ -4,6 +4,7 @@
 #include "core/hugealloc.h"
 #include "core/mat3.h"
 #include "parallel/reduce.h"
+#include "solvers/pd_terms.h"
 #include "solvers/sheet_terms.h"
 #include "core/stress_derivative.h"
 
@@ -124,6 +125,7 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(PetscFree(pb->handle_k));
   PetscCall(PetscFree(pb->sheet_table));
   PetscCall(PetscFree(pb->sheet_material));
+  PetscCall(pbng_pd_terms_destroy(&pb->pd));
   memset(pb, 0, sizeof(*pb));
   PetscFunctionReturn(0);
 }
@@ -199,6 +201,23 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
       }
     }
   PetscCall(pbng_problem_update_ghosts(pb)); /* ghosts of free nodes moved to their owners' x_hat */
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_problem_set_peridynamics(pbng_problem *pb, const pbng_pd_options *o)
+{
+  const pbng_dmesh *dm = pb->dm;
+  double *thickness;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_pd_terms_destroy(&pb->pd));
+  if (o->model != PBNG_SHEET_MODEL_PERIDYNAMIC) PetscFunctionReturn(0);
+  PetscCheck(pb->geo.sheet, dm->comm, PETSC_ERR_ARG_WRONG, "-sheet_model peridynamic: the mesh has no sheet triangles (tri3)");
+  PetscCall(PetscMalloc1(dm->nelems + 1, &thickness));
+  for (int32_t e = 0; e < dm->nelems; ++e)
+    thickness[e] = pbng_dmesh_element_type(dm, e)->kind == PBNG_ELEMENT_TRI3 ? pbng_problem_sheet_material(pb, e)->membrane.thickness : 0.0;
+  PetscCall(pbng_pd_terms_create(dm, thickness, o, &pb->pd));
+  PetscCall(PetscFree(thickness));
   PetscFunctionReturn(0);
 }
 
@@ -308,11 +327,13 @@ static inline __attribute__((always_inline)) visit_terms element_visit(pbng_mate
   return point_terms(kind, &pb->mat, F, g, ge->V, (pb->rotation && warm) ? &pb->rotation[4 * e] : NULL, plastic ? &pb->plastic_strain[6 * e] : NULL);
 }
 
-/* A sheet kind's visit (tri3 membrane, bend4 stencil): pbng_sheet_node_terms. */
+/* A sheet kind's visit (tri3 membrane, bend4 stencil): pbng_sheet_node_terms; nothing with peridynamic
+ * membranes (their forces are not a node's own: pbng_problem_residual adds them). */
 static visit_terms sheet_visit(const pbng_problem *pb, pbng_element_kind kind, int32_t e, int a, const int32_t *t, const double *x)
 {
-  visit_terms out;
+  visit_terms out = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
   double H[9];
+  if (pb->pd) return out;
   pbng_sheet_node_terms(pbng_problem_sheet_material(pb, e), kind, &pb->geo.sheet[e], t, a, x, out.f, H);
   out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
   return out;
@@ -556,7 +577,8 @@ static double element_energy_at(const pbng_problem *pb, int32_t e, const double 
     return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
-  if (pbng_element_is_sheet(ref->type)) return pbng_sheet_element_energy(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, x);
+  if (pbng_element_is_sheet(ref->type))
+    return pb->pd ? 0.0 : pbng_sheet_element_energy(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, x);
   const double *ep = pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL;
   for (int q = 0; q < ref->nq; ++q) {
     pbng_geometry_qp_F(geo, ref, e, q, t, x, F);
@@ -679,6 +701,7 @@ static void local_energy(const pbng_problem *pb, const double *b, pbng_exact_sum
     pbng_exact_sum_merge(sum, &mine);
   }
   for (int32_t c = 0; c < dm->nowned_weak; ++c) pbng_exact_sum_add(sum, pbng_weak_constraint_energy(&dm->weak[c], pb->x));
+  if (pb->pd) pbng_pd_terms_energy(pb->pd, pb->x, sum);
   if (pb->contacts)
     for (int32_t c = 0; c < pb->contacts->n; ++c)
       if (pb->contacts->counted[c]) pbng_exact_sum_add(sum, pbng_weak_constraint_energy(&pb->contacts->term[c], pb->x));
@@ -703,6 +726,8 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
 
   PetscFunctionBeginUser;
   pbng_exact_sum_zero(&sum);
+  if (pb->pd) PetscCall(pbng_pd_terms_gradient(pb->pd, pb->halo, pb->x, dm->nlocal));
+  const double *pd_grad = pb->pd ? pb->pd->grad : NULL;
 #pragma omp parallel
   {
     pbng_exact_sum mine;
@@ -711,6 +736,8 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
     for (int32_t i = 0; i < dm->nfree; ++i) {
       double f[3];
       pbng_node_force(pb, i, pb->x, f, NULL, 0);
+      if (pd_grad)
+        for (int d = 0; d < 3; ++d) f[d] -= pd_grad[3 * (int64_t)i + d];
       pbng_exact_sum_add(&mine, f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     }
 #pragma omp critical(pbng_residual_sum)

@@ -14,6 +14,7 @@
 #include "solvers/geometry.h"
 #include "core/sheet_material.h"
 #include "core/plasticity.h"
+#include "solvers/pd_terms.h"
 
 typedef enum { PBNG_MODE_QUASISTATIC = 0, PBNG_MODE_DYNAMIC = 1 } pbng_mode;
 
@@ -59,6 +60,8 @@ typedef struct {
   int8_t *handle;           /* [nlocal] the released boundary set (pbng_bc.release > 0) holding node i, -1 elsewhere; NULL: none */
   double *handle_k;         /* [nowned] spring stiffness tying an owned handle node to its set's motion */
   int64_t handle_nodes;     /* nodes of released sets (all ranks) */
+  struct pbng_pd_terms *pd; /* peridynamic membranes in place of the tri3/bend4 energies (-sheet_model peridynamic,
+                               solvers/pd_terms.h), or NULL */
   pbng_contacts *contacts;  /* the contacts (dynamic weak constraints, issue 17), or NULL; x then has room for
                                their ghosts after the static ones: [nlocal + contacts->ghost_capacity][3] */
 } pbng_problem;
@@ -82,6 +85,12 @@ static inline const pbng_sheet_material *pbng_problem_sheet_material(const pbng_
 /* Shares a point load among the nodes in its box (rest positions, tolerance 1e-9 extent as boundary
  * boxes; extent: the whole mesh's). Collective. Error when the box holds no node. */
 PetscErrorCode pbng_problem_set_point_load(pbng_problem *pb, const pbng_point_load *load, double extent);
+
+/* Peridynamic membranes (issue 20; solvers/pd_terms.h): the sheet's energy becomes the rings' of every vertex of
+ * its triangles (tri3 rows), the tri3 membranes and bend4 stencils add nothing; only solvers with the
+ * kind flag `peridynamics` accept it (pbng_node_force does not hold the rings' forces; pbng_problem_residual
+ * and the energy do). Errors name the bad vertex or option. Collective. */
+PetscErrorCode pbng_problem_set_peridynamics(pbng_problem *pb, const pbng_pd_options *o);
 
 /* Elastoplasticity (solvers/plastic_state.c; docs/cloth.md#plasticity-in-a-run): StVK with
  * S = C : (E_q - eps_p) at every quadrature point q of a volume element of any kind, one eps_p per local

@@ -6,7 +6,8 @@
 
 static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops, &pbng_solver_newton_ops, &pbng_solver_pbd_ops,
                                                       &pbng_solver_xpbd_ops, &pbng_solver_xpbd_qs_ops, &pbng_solver_xpbd_ho_ops,
-                                                      &pbng_solver_continuum_pbd_ops, &pbng_solver_gpbd_ops, &pbng_solver_multilevel_ops};
+                                                      &pbng_solver_continuum_pbd_ops, &pbng_solver_gpbd_ops, &pbng_solver_sissm_ops,
+                                                      &pbng_solver_multilevel_ops};
 
 int pbng_solver_count(void) { return (int)(sizeof(solver_table) / sizeof(solver_table[0])); }
 
@@ -82,6 +83,8 @@ PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, 
   PetscCheck(!(pb->plastic_strain || pb->handle) || ops->kind.plasticity, PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "%s does not handle plasticity (-plastic_*) or released sets (-bcK_release) yet: use -solver pbng (single-level or -multilevel L), newton or "
              "continuum_pbd (docs/cloth.md#plasticity)", ops->kind.chosen_by);
+  PetscCheck(!pb->pd || ops->kind.peridynamics, PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "%s does not handle peridynamic membranes (-sheet_model peridynamic) yet: use -solver sissm (docs/peridynamics.md)", ops->kind.chosen_by);
   s->ops = ops;
   s->pb = pb;
   s->opt = *opt;

@@ -48,6 +48,11 @@ typedef struct {
   double gpbd_uninvert_min;  /* GPBD: -gpbd_uninvert_min (< 0: no inverted-element projection; 0 in the options: not read yet) */
   double gpbd_dt;            /* GPBD quasistatic: pseudo-time step (-gpbd_dt; 0: -dt) */
   int gpbd_substeps;         /* GPBD quasistatic: iterations per pseudo-time step (-gpbd_substeps; 0: not given, 1) */
+  int sissm_form;            /* SISSM: -sissm_form (0 exact, 1 seed) */
+  int sissm_step_length;     /* SISSM: -sissm_step_length (Eq. 33 on; 0: alpha = 1) */
+  int sissm_chebyshev;       /* SISSM: -sissm_chebyshev */
+  double sissm_rho;          /* SISSM: -sissm_rho, Chebyshev's spectral radius estimate */
+  int sissm_check_energy;    /* SISSM: -sissm_check_energy (count vertex steps that raise E_i; tests) */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
@@ -69,6 +74,7 @@ typedef struct {
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
   int sheets;              /* handles the sheet kinds' terms (tri3 membranes, bend4 stencils; issue 18) */
   int plasticity;          /* handles the elastoplastic state and released boundary sets (issue 18) */
+  int peridynamics;        /* handles peridynamic membranes (-sheet_model peridynamic, issue 20) */
   int contact_every;       /* quasistatic: its default -contact_every (iterations between detections within a frame) */
   /* Prefixes of the options of PETSc objects the solver creates and reads only when it sets up
    * ("newton_"), each followed by a comma; NULL: none. */
@@ -142,6 +148,7 @@ PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, 
 PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 
@@ -160,6 +167,7 @@ extern const pbng_solver_ops pbng_solver_newton_ops;
 extern const pbng_solver_ops pbng_solver_pbd_ops, pbng_solver_xpbd_ops, pbng_solver_xpbd_qs_ops, pbng_solver_xpbd_ho_ops;
 extern const pbng_solver_ops pbng_solver_continuum_pbd_ops;
 extern const pbng_solver_ops pbng_solver_gpbd_ops;
+extern const pbng_solver_ops pbng_solver_sissm_ops;
 extern const pbng_solver_ops pbng_solver_multilevel_ops;
 
 #endif

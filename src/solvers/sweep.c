@@ -227,8 +227,7 @@ static PetscErrorCode setup_weak_blocks(pbng_sweeper *sw)
   PetscFunctionReturn(0);
 }
 
-/* Chebyshev weight omega_{l+1} of Eq. 39. */
-static double chebyshev_omega(int l, double rho, double omega_l)
+double pbng_chebyshev_omega(int l, double rho, double omega_l)
 {
   if (l < 2) return 1.0;
   if (l == 2) return 2.0 / (2.0 - rho * rho);
@@ -249,7 +248,7 @@ static void accelerate(pbng_sweeper *sw, int l)
       x[k] = xnew;
     }
   } else {
-    const double w = chebyshev_omega(l, sw->opt.rho, sw->omega_prev), g = sw->opt.gamma;
+    const double w = pbng_chebyshev_omega(l, sw->opt.rho, sw->omega_prev), g = sw->opt.gamma;
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < n; ++k) {
       const double xnew = w * (g * (x[k] - x_curr[k]) + x_curr[k] - x_prev[k]) + x_prev[k]; /* Eq. 39 */

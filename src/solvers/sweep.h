@@ -48,6 +48,9 @@ void pbng_sweeper_restart(pbng_sweeper *sw);
  * solves F_i(x) = b_i, i.e. f_i(x) + b_i = 0 with f_i the node force of pbng_node_force), or NULL for b = 0. */
 PetscErrorCode pbng_sweeper_iterate(pbng_sweeper *sw, int l, const double *b);
 
+/* Chebyshev weight omega_{l+1} of Eq. 39 after iteration l (0-based) from omega_l, with the spectral radius estimate rho. */
+double pbng_chebyshev_omega(int l, double rho, double omega_l);
+
 /* The acceleration's name: "none" | "sor" | "chebyshev" (-accel). */
 const char *pbng_accel_name(pbng_accel accel);
 
