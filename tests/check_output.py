@@ -74,6 +74,10 @@ bend4, in a mixed file): membrane energy t A 1/2 e.C e per triangle (E = (F^T F 
 triangle's weft/warp frame), Bergou's bending energy k_b/2 3/(A0 + A1) |sum_i K_i x_i|^2 per stencil,
 their analytic forces, and the lumped masses rho_s t A / 3 per corner, with the sheet material of the
 root attributes sheet_*; see "thin sheets" below.
+Peridynamic membranes (root attribute sheet_model "peridynamic", with pd_material, pd_s0, pd_s1, pd_kb,
+pd_thickness): the tri3 and bend4 terms are replaced by each vertex's ring energy W_i + E_b,i
+(docs/peridynamics.md), its forces taken by complex steps; masses, loads, inertia and tolerances as for
+other sheets; see "peridynamic membranes" below.
 XDMF companion: one grid per frame with its time, positions and the kind's topology; every HDF DataItem
 names a dataset of the file with its shape, a grid refers to its own frame's group only, and the frame
 fields are in the grids of the frames holding them (handle_targets a node Vector, plastic_strain a cell
@@ -990,7 +994,9 @@ def check_physics(rep, mesh, attrs, frames, max_rel, contacts=None, fields=None)
     mass = mass_fn(mesh, attrs["density"])
     load = load_fn(mesh, attrs["density"]) if attrs["mode"] == "quasistatic" else mass
     tag = f"{attrs['material']}/{attrs['mode']}"
-    if "elements" in mesh:
+    if mesh.get("pd") is not None:
+        tag = f"peridynamic {mesh['pd']['opt']['material']}/{attrs['mode']}"
+    elif "elements" in mesh:
         tag = f"{mesh['kind']} {tag}"
     for k in range(len(frames)):
         a = frames[k][1]
@@ -1420,6 +1426,9 @@ def load_weights_mixed(mesh, rho):
 def physics_of(mesh):
     """(elastic, lumped mass, quasistatic gravity load weights) functions of the mesh or group: linear
     tetrahedra (whose load weights are their lumped masses), one other kind, a sheet kind, or mixed."""
+    if mesh.get("pd") is not None:     # peridynamic sheets: the ring energies, the masses and loads of the kinds
+        _, mass, load = physics_of({k: v for k, v in mesh.items() if k != "pd"})
+        return elastic_pd, mass, load
     if mesh.get("kind") == "mixed":
         return elastic_mixed, lumped_mass_mixed, load_weights_mixed
     if mesh.get("kind") == "tri3":
@@ -1930,6 +1939,231 @@ def check_xdmf_triangles(rep, h5, xpath, base, grids, mesh):
     rep.check("mesh/xdmf_cells" not in h5, "/mesh/xdmf_cells present in a tri3 file (the XDMF reads /mesh/elements)")
 
 
+# ----------------------------------------------------------------------------
+# peridynamic membranes (issue 20; root attribute sheet_model "peridynamic", docs/peridynamics.md)
+#
+# Written from the equations of docs/peridynamics.md (the seed's Eq. 8-15, 36-43), not from
+# core/peridynamics.c or solvers/pd_terms.c. The tri3 rows only define the rings (and, as for every
+# sheet, the lumped masses rho_s t A / 3 per corner); the bend4 rows add nothing. The sheet energy is
+#     E_sheet = sum_i (W_i + E_b,i) over every vertex i of the triangles, with
+#   * the ring of i: its neighbours j (every other corner of a triangle holding i), rest bonds
+#     xi_j = X_j - X_i, weights 1, deformed bonds eta_j = y_j - y_i;
+#   * the virtual bond x_perp = xi_t norm(sum_T theta_T n_T) over i's triangles T, each taken in its own
+#     orientation starting at i, (i, a, b): theta_T the angle at i between a - i and b - i and n_T the
+#     unit normal of (a - i) x (b - i) (a degenerate triangle adds nothing); y_perp the same on the
+#     deformed triangles. xi_t is the root attribute pd_thickness, or with pd_thickness 0 the mean sheet
+#     thickness of i's triangles (sheet_thickness, or their table entries' with per-group materials);
+#     a consistent orientation of the fan is needed only for the normal (x_perp and y_perp flip together);
+#   * K = sum_j xi_j xi_j^T + x_perp x_perp^T, F = (sum_j eta_j xi_j^T + y_perp x_perp^T) K^-1, J = det F,
+#     C = F^T F, V_i = sum over i's triangles of t A / 3;
+#   * W_i = V_i Psi(F): pd_material neohookean Psi = s0 (tr C - 3 - 2 ln J) + s1 (J - 1)^2, stretching
+#     Psi = s0/3 ((tr C^2 - 3)/4 + (tr C^-1 - 3)/2); +inf for J <= 0 (s0 = pd_s0, s1 = pd_s1);
+#   * E_b,i = V_i k_b/2 sum_j |F^-1 eta_j - xi_j|^2 (k_b = pd_kb), with the same F.
+# The forces are minus the gradient of E_sheet in every position, the moving normal y_perp included.
+# This checker does not differentiate the formulas by hand: it takes the gradient by COMPLEX STEPS,
+# dE/dy_pd = Im E(y + i h e_pd) / h for every node p and direction d, evaluating only the rings that hold
+# p (its own and its neighbours'), h = PD_COMPLEX_STEP x the rest box size. Every formula above is
+# analytic (norms as sqrt(v.v), the angle as 2 atan(|a x b| / (|a||b| + a.b))), so unlike central
+# differences this has no subtractive cancellation: the error is O(h^2) (nil) plus the round-off of one
+# energy evaluation, and the residual is compared with the same tolerances as every other file
+# (RESIDUAL_RTOL x the stored residual + RESIDUAL_FLOOR x a round-off scale; see elastic_pd). Central
+# differences (h ~ 1e-7 x the mesh size) would leave a noise of ~ eps |E_ring| / h per entry, ~1e-8 of
+# the force scale: a residual tolerance of ~1e-5 relative plus such a floor would then be needed, which
+# is above the converged residuals pbng stores (the self-test checks the complex steps against central
+# differences to that accuracy).
+
+PD_ATTRS = ("pd_material", "pd_s0", "pd_s1", "pd_kb", "pd_thickness")
+PD_MATERIALS = ("neohookean", "stretching")
+PD_COMPLEX_STEP = 1e-20      # complex step, relative to the rest box size
+PD_CHUNK = 20000             # ring evaluations per vectorised batch
+PD_ENERGY_MARGIN = 1e-4      # the energy's scale: sum_r |terms of E_r| (|C_r - I| + this), see elastic_pd
+
+
+def read_pd_options(rep, h5):
+    """The peridynamic root attributes as a dict (material, s0, s1, kb, thickness), or None."""
+    missing = [k for k in PD_ATTRS if k not in h5.attrs]
+    if not rep.check(not missing, f"sheet_model peridynamic without the root attributes {missing}"):
+        return None
+    mat = as_str(h5.attrs["pd_material"])
+    ok = rep.check(mat in PD_MATERIALS, f"unknown pd_material '{mat}' (expected one of {PD_MATERIALS})")
+    o = {"material": mat}
+    for k in PD_ATTRS[1:]:
+        v = np.asarray(h5.attrs[k], np.float64)
+        ok &= rep.check(v.size == 1 and np.all(np.isfinite(v)), f"root attribute '{k}' is not a finite scalar")
+        o[k[3:]] = float(v.reshape(-1)[0]) if v.size == 1 else float("nan")
+    if not ok:
+        return None
+    ok &= rep.check(o["s0"] > 0, "pd_s0 <= 0")
+    ok &= rep.check(o["s1"] >= 0, "pd_s1 < 0")
+    ok &= rep.check(o["kb"] >= 0, "pd_kb < 0")
+    ok &= rep.check(o["thickness"] >= 0, "pd_thickness < 0 (0: the sheet's thickness)")
+    return o if ok else None
+
+
+def _pd_norm(v):
+    """|v| over the last axis as sqrt(v.v): analytic, so complex steps go through it."""
+    return np.sqrt(np.einsum("...d,...d->...", v, v))
+
+
+def _pd_normal_sum(Y, tri):
+    """sum_T theta_T n_T over each ring's triangles: Y [B, S, 3] ring positions (slot 0 the centre),
+    tri [B, T, 2] the slots (a, b) of each triangle (i, a, b); padding (0, 0) and degenerate triangles add
+    nothing."""
+    idx = np.arange(len(Y))[:, None]
+    e1 = Y[idx, tri[:, :, 0]] - Y[:, None, 0]
+    e2 = Y[idx, tri[:, :, 1]] - Y[:, None, 0]
+    c = np.cross(e1, e2)
+    s = _pd_norm(c)
+    live = s.real > 0
+    s_safe = np.where(live, s, 1.0)
+    theta = 2.0 * np.arctan(s_safe / np.where(live, _pd_norm(e1) * _pd_norm(e2) + np.einsum("btd,btd->bt", e1, e2), 1.0))
+    return np.einsum("bt,btd->bd", np.where(live, theta / s_safe, 0.0), c)
+
+
+def pd_rings(rep, tris, X, t_tri, opt):
+    """The rings of every vertex of the triangles tris [M, 3] (rest positions X, sheet thickness per
+    triangle t_tri [M]) as a dict of padded arrays, or None when a ring is not one consistently oriented
+    fan or is degenerate."""
+    n_nodes = len(X)
+    corner = np.concatenate([tris[:, [c, (c + 1) % 3, (c + 2) % 3]] for c in range(3)])   # (i, a, b) per corner
+    tri_of = np.tile(np.arange(len(tris)), 3)
+    order = np.argsort(corner[:, 0], kind="stable")
+    corner, tri_of = corner[order], tri_of[order]
+    centres, start = np.unique(corner[:, 0], return_index=True)
+    stop = np.append(start[1:], len(corner))
+    slots, tri_slots, volume, thick, bad = [], [], np.zeros(len(centres)), np.zeros(len(centres)), []
+    A = 0.5 * twice_areas(X[tris[:, 0]], X[tris[:, 1]], X[tris[:, 2]])
+    for r, (i, s0, s1) in enumerate(zip(centres, start, stop)):
+        ab = corner[s0:s1, 1:]
+        nb = np.unique(ab)
+        # one fan, consistently oriented: every neighbour at most once as a and once as b, at most one open end
+        first = np.bincount(np.searchsorted(nb, ab[:, 0]), minlength=len(nb))
+        second = np.bincount(np.searchsorted(nb, ab[:, 1]), minlength=len(nb))
+        if first.max() > 1 or second.max() > 1 or int(((first == 1) & (second == 0)).sum()) > 1 or len(nb) < 2:
+            bad.append(int(i))
+        slots.append(np.concatenate([[i], nb]))
+        tri_slots.append(1 + np.searchsorted(nb, ab))
+        e = tri_of[s0:s1]
+        volume[r] = np.sum(t_tri[e] * A[e]) / 3.0
+        thick[r] = opt["thickness"] if opt["thickness"] > 0 else float(np.mean(t_tri[e]))
+    if not rep.check(not bad, f"peridynamic rings: {len(bad)} vertices whose triangles are not one consistently oriented fan "
+                              f"(first: node {bad[:1]})"):
+        return None
+    R = len(centres)
+    S = max(len(s) for s in slots)
+    T = max(len(t) for t in tri_slots)
+    slot_node = np.repeat(centres[:, None], S, axis=1)        # padding: the centre (a zero bond)
+    tslot = np.zeros((R, T, 2), np.int64)                     # padding: (0, 0), a zero triangle
+    for r in range(R):
+        slot_node[r, :len(slots[r])] = slots[r]
+        tslot[r, :len(tri_slots[r])] = tri_slots[r]
+    Y = X[slot_node] - X[centres][:, None, :]
+    s = _pd_normal_sum(Y, tslot)
+    sn = np.linalg.norm(s, axis=1)
+    degenerate = ~(sn > 0)
+    xperp = thick[:, None] * s / np.where(degenerate, 1.0, sn)[:, None]
+    K = np.einsum("rsi,rsj->rij", Y, Y) + np.einsum("ri,rj->rij", xperp, xperp)
+    diag = np.einsum("rii->ri", K).max(axis=1)
+    degenerate |= ~(np.linalg.det(K) > 1e-12 * diag ** 3)
+    if not rep.check(not degenerate.any(), f"peridynamic rings: {int(degenerate.sum())} degenerate rest rings "
+                                            f"(first: node {centres[degenerate][:1]})"):
+        return None
+    bond = np.linalg.norm(Y, axis=2)
+    nbonds = (slot_node != centres[:, None]).sum(axis=1)
+    # (ring, slot) pairs of the nodes each ring holds: the centre and its neighbours, each once
+    pair_r, pair_s = np.nonzero(np.arange(S)[None, :] < (nbonds + 1)[:, None])
+    return {"centre": centres, "slot_node": slot_node, "tri": tslot, "xi": Y, "xperp": xperp, "K_inv": np.linalg.inv(K),
+            "V": volume, "thickness": thick, "bond_mean": bond.sum(axis=1) / nbonds, "pair_r": pair_r, "pair_s": pair_s,
+            "opt": opt, "h": PD_COMPLEX_STEP * box_size(X), "n": n_nodes}
+
+
+def pd_ring_energy(pd, rings, Y):
+    """W_i + E_b,i of rings `rings` [B] at ring positions Y [B, S, 3] (slot order of pd["slot_node"]; real or
+    complex), the size of the terms summed in each and the strain |C - I| (both real: round-off scales)."""
+    opt = pd["opt"]
+    xi, xperp, Kinv, V = pd["xi"][rings], pd["xperp"][rings], pd["K_inv"][rings], pd["V"][rings]
+    eta = Y - Y[:, None, 0]
+    s = _pd_normal_sum(Y, pd["tri"][rings])
+    sn = _pd_norm(s)
+    ok = sn.real > 0
+    yperp = pd["thickness"][rings][:, None] * s / np.where(ok, sn, 1.0)[:, None]
+    F = (np.einsum("bsi,bsj->bij", eta, xi) + np.einsum("bi,bj->bij", yperp, xperp)) @ Kinv
+    J = np.linalg.det(F)
+    ok &= J.real > 0
+    F = np.where(ok[:, None, None], F, np.eye(3))
+    J = np.where(ok, J, 1.0)
+    C = np.einsum("bki,bkj->bij", F, F)
+    trC = np.einsum("bii->b", C)
+    s0, s1 = opt["s0"], opt["s1"]
+    if opt["material"] == "neohookean":
+        lnJ = np.log(J)
+        psi = s0 * (trC - 3.0 - 2.0 * lnJ) + s1 * (J - 1.0) ** 2
+        size = s0 * (np.abs(trC) + 3.0 + 2.0 * np.abs(lnJ)) + s1 * (np.abs(J) ** 2 + 1.0)
+    else:
+        trC2 = np.einsum("bij,bij->b", C, C)
+        trCi = np.einsum("bii->b", np.linalg.inv(C))
+        psi = s0 / 3.0 * ((trC2 - 3.0) / 4.0 + (trCi - 3.0) / 2.0)
+        size = s0 / 3.0 * ((np.abs(trC2) + 3.0) / 4.0 + (np.abs(trCi) + 3.0) / 2.0)
+    res = np.einsum("bij,bsj->bsi", np.linalg.inv(F), eta) - xi
+    eb = 0.5 * opt["kb"] * np.einsum("bsi,bsi->b", res, res)
+    size = V * (np.abs(size) + 0.5 * opt["kb"] * (np.abs(np.einsum("bsi,bsi->b", res + xi, res + xi)) + np.einsum("bsi,bsi->b", xi, xi)))
+    E = V * (psi + eb)
+    return np.where(ok, E, np.inf), size.real, np.sqrt(np.abs(np.einsum("bij,bij->b", C - np.eye(3), C - np.eye(3))))
+
+
+def elastic_pd(mesh, x, material, mu, lam, eps_p=None):
+    """The peridynamic sheet energy sum_i W_i + E_b,i, its nodal forces (complex steps), the round-off
+    scale per node and the energy's scale, plus the volume kinds' elastic terms of a mixed mesh (the
+    tri3 and bend4 groups add nothing of their own). The round-off scale of node p is
+        sum over the rings r holding p of |terms of E_r| / (mean bond of r) x (1 + max|x| / mean bond of r),
+    the size of the energy's terms per unit length times the cancellation in eta = y_j - y_i (|x|/bond),
+    as elastic() does for the tetrahedra. The energy's scale is sum_r |terms of E_r| (|C_r - I| + 1e-4): Psi's
+    terms (tr C, 3, ln J, ...) cancel to O(strain) but are evaluated to round-off of their own size, so
+    unlike the FEM sheets' (whose e = (F^T F - I)/2 carries a 1e-6 margin) the margin is 1e-4: with
+    ENERGY_RTOL 1e-10 a tolerance of 1e-14 of the terms' size at rest, ~50 times their round-off."""
+    pd = mesh["pd"]
+    n = len(x)
+    W, f_int, mag, wscale = 0.0, np.zeros((n, 3)), np.zeros(n), 0.0
+    for g in mesh.get("groups", []):
+        if g["kind"] not in SHEET_NODES:
+            part = physics_of(g)[0](g, x, material, mu, lam) if eps_p is None else physics_of(g)[0](g, x, material, mu, lam, eps_p[g["rows"]])
+            W, f_int, mag, wscale = W + part[0], f_int + part[1], mag + part[2], wscale + part[3]
+    R = len(pd["centre"])
+    Y = x[pd["slot_node"]] - x[pd["centre"]][:, None, :]
+    E, size, strain = pd_ring_energy(pd, np.arange(R), Y)
+    W += float(E.sum())
+    wscale += float(np.dot(size, strain + PD_ENERGY_MARGIN))
+    # the gradient: for every (ring, slot) pair and direction d, Im E_r(Y + i h e_slot,d) / h
+    pr, ps, h = pd["pair_r"], pd["pair_s"], pd["h"]
+    grad = np.zeros((n, 3))
+    for d in range(3):
+        for lo in range(0, len(pr), PD_CHUNK):
+            r, s = pr[lo:lo + PD_CHUNK], ps[lo:lo + PD_CHUNK]
+            Yc = Y[r].astype(complex)
+            Yc[np.arange(len(r)), s, d] += 1j * h
+            Ec = pd_ring_energy(pd, r, Yc)[0]
+            grad[:, d] += np.bincount(pd["slot_node"][r, s], weights=Ec.imag / h, minlength=n)
+    f_int -= grad
+    bond = pd["bond_mean"]
+    per_ring = size / bond * (1.0 + np.abs(x).max() / bond)
+    mag += np.bincount(pd["slot_node"][pr, ps], weights=per_ring[pr], minlength=n)
+    return W, f_int, mag, wscale
+
+
+def pd_mesh(rep, mesh, opt):
+    """The rings of the mesh's tri3 rows (a tri3 file, or the tri3 group of a mixed one) into mesh["pd"];
+    False after a failure."""
+    tri = mesh if mesh.get("kind") == "tri3" else next((g for g in mesh.get("groups", []) if g["kind"] == "tri3"), None)
+    if not rep.check(tri is not None, "sheet_model peridynamic without tri3 rows"):
+        return False
+    t = np.broadcast_to(np.asarray(tri["sheet"]["t"], np.float64), (len(tri["elements"]),))
+    pd = pd_rings(rep, tri["elements"], mesh["X"], t, opt)
+    if pd is None:
+        return False
+    mesh["pd"] = pd
+    return True
+
+
 def _random_rotation(rng):
     Q, R = np.linalg.qr(rng.normal(size=(3, 3)))
     Q = Q * np.sign(np.diag(R))
@@ -2310,10 +2544,10 @@ def run(args):
             check_contacts(rep, h5, mesh, contacts, frames)
         fields = read_frame_fields(rep, h5, mesh, attrs, len(frames))
         peridynamic = "sheet_model" in h5.attrs and as_str(h5.attrs["sheet_model"]) == "peridynamic"
-        if peridynamic and not args.quiet:
-            print(f"{args.file}: peridynamic membranes (-sheet_model peridynamic): residual and energy not recomputed "
-                  "(this checker has no peridynamic energy; docs/peridynamics.md)")
-        if attrs is not None and not peridynamic:
+        if peridynamic:     # the sheet energy is the rings' (elastic_pd) instead of the tri3 and bend4 terms
+            opt = read_pd_options(rep, h5)
+            peridynamic_ok = opt is not None and pd_mesh(rep, mesh, opt)
+        if attrs is not None and (not peridynamic or peridynamic_ok):
             check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts, fields)
             if args.free_fall:
                 check_free_fall(rep, mesh, attrs, frames)

@@ -1,13 +1,15 @@
 #include "solvers/assembly.h"
+#include <math.h>
 #include "solvers/sheet_terms.h"
 #include "core/adjacency.h"
 #include "core/mat3.h"
+#include "core/peridynamics_hessian.h"
 #include "core/stress_derivative.h"
 #include "solvers/psd_projection.h"
 
-/* count_neighbours' part for weak constraints (static ones or contacts: entries start..end of adj). */
-static void count_constraint_neighbours(const pbng_weak_constraint *c, const int32_t *adj, int32_t start, int32_t end, int32_t nowned,
-                                        const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
+/* node_neighbours' part for weak constraints (static ones or contacts: entries start..end of adj). */
+static int constraint_neighbours(const pbng_weak_constraint *c, const int32_t *adj, int32_t start, int32_t end, const pbng_dof_map *map, int32_t i,
+                                 int64_t *mark, int32_t *list, int n)
 {
   for (int32_t k = start; k < end; ++k) {
     const pbng_weak_constraint *w = &c[adj[k] / PBNG_WC_MAX_NODES];
@@ -15,32 +17,83 @@ static void count_constraint_neighbours(const pbng_weak_constraint *c, const int
       const int32_t j = (int32_t)w->node[a];
       if (map->node_dof[j] < 0 || mark[j] == i) continue;
       mark[j] = i;
-      if (j < nowned) ++*d;
-      else ++*o;
+      list[n++] = j;
     }
   }
+  return n;
 }
 
-/* Distinct free neighbours (itself included) of owned free node i through its elements, weak
- * constraints and contacts, split into owned and ghost. */
-static void count_neighbours(const pbng_problem *pb, const pbng_dof_map *map, int32_t i, int64_t *mark, PetscInt *d, PetscInt *o)
+/* The distinct free neighbours (itself included) of owned free node i through its elements, weak
+ * constraints and contacts into list (room: every node of those); returns how many. */
+static int node_neighbours(const pbng_problem *pb, const pbng_dof_map *map, int32_t i, int64_t *mark, int32_t *list)
 {
   const pbng_dmesh *dm = pb->dm;
   const int nen = dm->nen;
-  *d = *o = 0;
+  int n = 0;
   for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
     const int32_t *t = &dm->elems[(int64_t)nen * pbng_adj_element(nen, dm->adj[k])];
     for (int a = 0, m = pbng_row_nodes(t, nen); a < m; ++a) {
       const int32_t j = t[a];
       if (map->node_dof[j] < 0 || mark[j] == i) continue;
       mark[j] = i;
-      if (j < dm->nowned) ++*d;
-      else ++*o;
+      list[n++] = j;
     }
   }
-  count_constraint_neighbours(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], dm->nowned, map, i, mark, d, o);
+  n = constraint_neighbours(dm->weak, dm->wadj, dm->wadj_start[i], dm->wadj_start[i + 1], map, i, mark, list, n);
   const pbng_contacts *ct = pb->contacts;
-  if (ct) count_constraint_neighbours(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], dm->nowned, map, i, mark, d, o);
+  if (ct) n = constraint_neighbours(ct->term, ct->adj, ct->adj_start[i], ct->adj_start[i + 1], map, i, mark, list, n);
+  return n;
+}
+
+/* Room node_neighbours needs for node i: the nodes of its elements, weak constraints and contacts. */
+static int64_t neighbour_room(const pbng_problem *pb, int32_t i)
+{
+  const pbng_dmesh *dm = pb->dm;
+  int64_t n = (int64_t)dm->nen * (dm->adj_start[i + 1] - dm->adj_start[i]) + PBNG_WC_MAX_NODES * (int64_t)(dm->wadj_start[i + 1] - dm->wadj_start[i]);
+  if (pb->contacts) n += PBNG_WC_MAX_NODES * (int64_t)(pb->contacts->adj_start[i + 1] - pb->contacts->adj_start[i]);
+  return n;
+}
+
+/* Peridynamic membranes: the rings couple every pair of a ring's nodes, two rings out from a node, and a ring
+ * centred on another rank adds to this rank's rows; the pattern (the elements' and the rings') goes through a
+ * MATPREALLOCATOR, which gathers other ranks' rows. Collective. */
+static PetscErrorCode preallocate_with_rings(const pbng_problem *pb, const pbng_dof_map *map, int64_t *mark, Mat K)
+{
+  const pbng_dmesh *dm = pb->dm;
+  const pbng_pd_terms *pd = pb->pd;
+  const PetscScalar zero[9 * (PBNG_PD_MAX_RING + 1) * (PBNG_PD_MAX_RING + 1)] = {0};
+  Mat P;
+  int32_t *list;
+  int64_t room = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(dm->comm, &P));
+  PetscCall(MatSetSizes(P, 3 * dm->nfree, 3 * dm->nfree, 3 * map->nglobal, 3 * map->nglobal));
+  PetscCall(MatSetBlockSize(P, 3));
+  PetscCall(MatSetType(P, MATPREALLOCATOR));
+  PetscCall(MatSetUp(P));
+  for (int32_t i = 0; i < dm->nfree; ++i) room = PetscMax(room, neighbour_room(pb, i));
+  PetscCall(PetscMalloc1(room, &list));
+  for (int32_t i = 0; i < dm->nfree; ++i) {
+    const int n = node_neighbours(pb, map, i, mark, list);
+    const PetscInt row = (PetscInt)map->node_dof[i];
+    for (int k = 0; k < n; ++k) {
+      const PetscInt col = (PetscInt)map->node_dof[list[k]];
+      PetscCall(MatSetValuesBlocked(P, 1, &row, 1, &col, zero, INSERT_VALUES));
+    }
+  }
+  PetscCall(PetscFree(list));
+  for (int32_t r = 0; r < pd->nrings; ++r) {
+    PetscInt idx[PBNG_PD_MAX_RING + 1];
+    const int m = pd->slot_start[r + 1] - pd->slot_start[r];
+    for (int k = 0; k < m; ++k) idx[k] = (PetscInt)map->node_dof[pd->slot_node[pd->slot_start[r] + k]];
+    PetscCall(MatSetValuesBlocked(P, m, idx, m, idx, zero, INSERT_VALUES)); /* -1 (held) rows and columns are skipped */
+  }
+  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatPreallocatorPreallocate(P, PETSC_TRUE, K));
+  PetscCall(MatDestroy(&P));
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map *map, Mat *K)
@@ -48,17 +101,29 @@ PetscErrorCode pbng_stiffness_create(const pbng_problem *pb, const pbng_dof_map 
   const pbng_dmesh *dm = pb->dm;
   PetscInt *dnnz, *onnz;
   int64_t *mark;
+  int32_t *list;
 
   PetscFunctionBeginUser;
   const int32_t nnodes = dm->nlocal + (pb->contacts ? pb->contacts->nghost : 0);
   PetscCall(PetscMalloc3(dm->nfree + 1, &dnnz, dm->nfree + 1, &onnz, nnodes + 1, &mark));
   for (int32_t j = 0; j < nnodes; ++j) mark[j] = -1;
-  for (int32_t i = 0; i < dm->nfree; ++i) count_neighbours(pb, map, i, mark, &dnnz[i], &onnz[i]);
   PetscCall(MatCreate(dm->comm, K));
   PetscCall(MatSetSizes(*K, 3 * dm->nfree, 3 * dm->nfree, 3 * map->nglobal, 3 * map->nglobal));
   PetscCall(MatSetBlockSize(*K, 3));
   PetscCall(MatSetType(*K, MATAIJ));
-  PetscCall(MatXAIJSetPreallocation(*K, 3, dnnz, onnz, NULL, NULL));
+  if (pb->pd) PetscCall(preallocate_with_rings(pb, map, mark, *K));
+  else {
+    int64_t room = 1;
+    for (int32_t i = 0; i < dm->nfree; ++i) room = PetscMax(room, neighbour_room(pb, i));
+    PetscCall(PetscMalloc1(room, &list));
+    for (int32_t i = 0; i < dm->nfree; ++i) {
+      const int n = node_neighbours(pb, map, i, mark, list);
+      dnnz[i] = onnz[i] = 0;
+      for (int k = 0; k < n; ++k) ++*(list[k] < dm->nowned ? &dnnz[i] : &onnz[i]);
+    }
+    PetscCall(PetscFree(list));
+    PetscCall(MatXAIJSetPreallocation(*K, 3, dnnz, onnz, NULL, NULL));
+  }
   PetscCall(MatSetOption(*K, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PetscFree3(dnnz, onnz, mark));
   PetscFunctionReturn(0);
@@ -173,6 +238,10 @@ static int quadrature_element_matrix(const pbng_problem *pb, int32_t e, pbng_hes
   const int32_t *t = &pb->dm->elems[(int64_t)geo->nen * e];
   const double *ep = pb->plastic_strain ? &pb->plastic_strain[6 * e] : NULL; /* the element's one eps_p at every point */
 
+  if (pbng_element_is_sheet(ref->type) && pb->pd) { /* peridynamic membranes: the rings hold the sheet's energy */
+    for (int k = 0; k < n * n; ++k) Ke[k] = 0.0;
+    return 0;
+  }
   if (pbng_element_is_sheet(ref->type)) { /* exact; a membrane's made PSD as a whole unless EXACT (its stress projection too) */
     pbng_sheet_element_hessian(pbng_problem_sheet_material(pb, e), ref->type->kind, &geo->sheet[e], t, pb->x, Ke);
     return kind == PBNG_HESSIAN_EXACT || ref->type->kind == PBNG_ELEMENT_BEND4 ? 0 : pbng_project_psd(n, Ke);
@@ -256,6 +325,48 @@ static PetscErrorCode add_weak_constraint_matrices(int32_t n, const pbng_weak_co
 
 enum { ASSEMBLY_CHUNK_ENTRIES = 144 * 2048 }; /* element matrix entries computed in parallel, then inserted */
 
+/* Ring r's matrix (peridynamic membranes): the Hessians of W_r and E_b,r with the virtual bond held fixed
+ * (core/peridynamics_hessian.h; the moving normal's second derivative is left out, so Newton's matrix is not
+ * the exact Hessian of the energy whose gradient it solves: it converges linearly, fast where rings are
+ * nearly flat), made PSD as a whole unless EXACT. Returns the projection's status; -1 for an inverted ring. */
+static int ring_matrix(const pbng_pd_terms *pd, int32_t r, const double *x, pbng_hessian_kind kind, double *H)
+{
+  const pbng_pd_rest *rest = &pd->rest[r];
+  const int32_t *node = &pd->slot_node[pd->slot_start[r]];
+  const int N = 3 * (rest->n + 1);
+  double y_i[3], y_ring[PBNG_PD_MAX_RING][3], Hb[9 * (PBNG_PD_MAX_RING + 1) * (PBNG_PD_MAX_RING + 1)];
+  for (int a = 0; a < 3; ++a) y_i[a] = x[3 * (int64_t)node[0] + a];
+  for (int k = 0; k < rest->n; ++k)
+    for (int a = 0; a < 3; ++a) y_ring[k][a] = x[3 * (int64_t)node[k + 1] + a];
+  if (pbng_pd_vertex_hessian(&pd->opt.mat, rest, y_i, (const double(*)[3])y_ring, NULL, H)) return -1;
+  if (pd->opt.k_b > 0) {
+    if (!isfinite(pbng_pd_bending_hessian(pd->opt.k_b, rest, y_i, (const double(*)[3])y_ring, NULL, Hb))) return -1;
+    for (int k = 0; k < N * N; ++k) H[k] += Hb[k];
+  }
+  return kind == PBNG_HESSIAN_EXACT ? 0 : pbng_project_psd(N, H);
+}
+
+/* Every owned ring's matrix into K (rows of other ranks' nodes included: PETSc sends them). */
+static PetscErrorCode add_ring_matrices(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
+{
+  const pbng_pd_terms *pd = pb->pd;
+  double *H;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(9 * (PBNG_PD_MAX_RING + 1) * (PBNG_PD_MAX_RING + 1), &H));
+  for (int32_t r = 0; r < pd->nrings; ++r) {
+    PetscInt idx[PBNG_PD_MAX_RING + 1];
+    const int m = pd->slot_start[r + 1] - pd->slot_start[r];
+    const int status = ring_matrix(pd, r, pb->x, kind, H);
+    PetscCheck(status == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: ring of vertex %" PRId64 " %s", pb->dm->global_node[pd->centre[r]],
+               status < 0 ? "inverted (J <= 0) or degenerate" : "could not be made PSD (LAPACK syev failed)");
+    for (int k = 0; k < m; ++k) idx[k] = (PetscInt)map->node_dof[pd->slot_node[pd->slot_start[r] + k]];
+    PetscCall(MatSetValuesBlocked(K, m, idx, m, idx, H, ADD_VALUES));
+  }
+  PetscCall(PetscFree(H));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -286,6 +397,7 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
   PetscCall(PetscFree(Ke));
   PetscCall(add_weak_constraint_matrices(dm->nweak, dm->weak, dm->nfree, map, pb->x, K));
   if (pb->contacts) PetscCall(add_weak_constraint_matrices(pb->contacts->n, pb->contacts->term, dm->nfree, map, pb->x, K));
+  if (pb->pd) PetscCall(add_ring_matrices(pb, map, kind, K));
   for (int32_t i = 0; i < dm->nfree; ++i) { /* node terms: inertia (dynamic), a released set's spring while it holds */
     double xD[3], w = pb->mode == PBNG_MODE_DYNAMIC ? pb->mass[i] / (pb->dt * pb->dt) : 0.0;
     if (pb->handle_k && pbng_problem_handle_target(pb, i, xD)) w += pb->handle_k[i];

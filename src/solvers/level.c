@@ -194,11 +194,13 @@ static PetscErrorCode level_function(SNES snes, Vec X, Vec F, void *ctx)
   (void)snes;
   PetscCall(enter(lev, &t0));
   PetscCall(pbng_level_load(lev, X));
+  PetscCall(pbng_problem_ring_forces(pb));
   PetscCall(VecGetArray(F, &r));
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < pb->dm->nfree; ++i) {
     double f[3];
     pbng_node_force(pb, i, pb->x, f, NULL, 0);
+    pbng_problem_add_ring_force(pb, i, f);
     for (int d = 0; d < 3; ++d) r[3 * i + d] = -f[d];
   }
   PetscCall(VecRestoreArray(F, &r));
@@ -284,6 +286,7 @@ PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscRe
   PetscFunctionBeginUser;
   PetscCall(enter(lev, &t0));
   PetscCall(load_along(lev, X, alpha, D));
+  PetscCall(pbng_problem_ring_forces(pb));
   PetscCall(SNESGetRhs(snes, &B));
   if (B) PetscCall(VecGetArrayRead(B, &b));
   PetscCall(VecGetArrayRead(D, &d));
@@ -296,6 +299,7 @@ PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscRe
     for (int32_t i = 0; i < nfree; ++i) { /* (F_i - b_i).d_i with F_i = -f_i */
       double f[3], term = 0.0;
       pbng_node_force(pb, i, pb->x, f, NULL, 0);
+      pbng_problem_add_ring_force(pb, i, f);
       for (int k = 0; k < 3; ++k) term -= (f[k] + (b ? b[3 * i + k] : 0.0)) * d[3 * i + k];
       pbng_exact_sum_add(&mine, term);
     }

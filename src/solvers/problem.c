@@ -718,6 +718,13 @@ PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, doub
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_problem_ring_forces(const pbng_problem *pb)
+{
+  PetscFunctionBeginUser;
+  if (pb->pd) PetscCall(pbng_pd_terms_gradient(pb->pd, pb->halo, pb->x, pb->dm->nlocal));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy)
 {
   const pbng_dmesh *dm = pb->dm;
@@ -726,8 +733,7 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
 
   PetscFunctionBeginUser;
   pbng_exact_sum_zero(&sum);
-  if (pb->pd) PetscCall(pbng_pd_terms_gradient(pb->pd, pb->halo, pb->x, dm->nlocal));
-  const double *pd_grad = pb->pd ? pb->pd->grad : NULL;
+  PetscCall(pbng_problem_ring_forces(pb));
 #pragma omp parallel
   {
     pbng_exact_sum mine;
@@ -736,8 +742,7 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
     for (int32_t i = 0; i < dm->nfree; ++i) {
       double f[3];
       pbng_node_force(pb, i, pb->x, f, NULL, 0);
-      if (pd_grad)
-        for (int d = 0; d < 3; ++d) f[d] -= pd_grad[3 * (int64_t)i + d];
+      pbng_problem_add_ring_force(pb, i, f);
       pbng_exact_sum_add(&mine, f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
     }
 #pragma omp critical(pbng_residual_sum)

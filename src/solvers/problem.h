@@ -183,6 +183,16 @@ int pbng_node_line_search(const pbng_problem *pb, int32_t i, double *x, const do
 void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i);
 void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const double *x);
 
+/* Peridynamic membranes (pb->pd): their forces at pb->x on every owned node, into pb->pd->grad (ghosts
+ * current); nothing without them. Collective. A node's force is then pbng_node_force's plus
+ * pbng_problem_add_ring_force's. */
+PetscErrorCode pbng_problem_ring_forces(const pbng_problem *pb);
+static inline void pbng_problem_add_ring_force(const pbng_problem *pb, int32_t i, double f[3])
+{
+  if (!pb->pd) return;
+  for (int d = 0; d < 3; ++d) f[d] -= pb->pd->grad[3 * (int64_t)i + d];
+}
+
 /* Residual norm ||f_int(x) + f_ext (- inertia)||_2 over free degrees of freedom and the total
  * energy (Eq. 17, + inertia term in dynamic mode), both sums independent of the rank and thread
  * counts (pbng_reproducible_sum); NaN for both when any term is not finite (diverged positions).

@@ -84,7 +84,7 @@ PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, 
              "%s does not handle plasticity (-plastic_*) or released sets (-bcK_release) yet: use -solver pbng (single-level or -multilevel L), newton or "
              "continuum_pbd (docs/cloth.md#plasticity)", ops->kind.chosen_by);
   PetscCheck(!pb->pd || ops->kind.peridynamics, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "%s does not handle peridynamic membranes (-sheet_model peridynamic) yet: use -solver sissm (docs/peridynamics.md)", ops->kind.chosen_by);
+             "%s does not handle peridynamic membranes (-sheet_model peridynamic) yet: use -solver sissm or newton (docs/peridynamics.md)", ops->kind.chosen_by);
   s->ops = ops;
   s->pb = pb;
   s->opt = *opt;
