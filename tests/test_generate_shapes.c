@@ -13,7 +13,15 @@
  *    is joined, not doubled);
  *  - the volume converges to the analytic one at second order in the cell size: the error falls by
  *    at least 3x per doubling of the cells and is below the stated bound at the finest resolution
- *    (the errors are printed). */
+ *    (the errors are printed).
+ * The open cylindrical sheet (pbng_sheet_cylinder, -scene cylinder_twist): vertex, triangle and stencil
+ * counts; every vertex on the radius, the end rings at x = 0 and x = length; consistently oriented (no
+ * directed edge twice, every edge but the end rings' traversed once each way); every triangle's normal
+ * outward (away from the axis); the area converging to 2 pi r L; bad sizes refused.
+ * The icosphere (pbng_sheet_icosphere, -scene projectile_sheet): counts (10 4^l + 2 vertices, 20 4^l triangles,
+ * 30 4^l edges), every vertex on the radius, closed (every edge shared by exactly two triangles, V - E + F = 2),
+ * consistently outward oriented, the area converging to 4 pi r^2; pbng_sheet_merge keeps both bodies; bad sizes
+ * refused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +351,209 @@ static PetscErrorCode check_errors(void)
   PetscFunctionReturn(0);
 }
 
+static int compare_i64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* One cylindrical sheet of m x n vertices: the checks of the header comment; returns its area. */
+static PetscErrorCode check_cylinder_sheet(double r, double len, int64_t m, int64_t n, double *area)
+{
+  pbng_sheet s;
+  char what[160];
+  int64_t *dir;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_sheet_cylinder(r, len, m, n, &s));
+  snprintf(what, sizeof(what), "cylinder sheet %" PRId64 "x%" PRId64 ": ", m, n);
+  const size_t w = strlen(what);
+  snprintf(what + w, sizeof(what) - w, "nodes around x along");
+  check(s.nnodes == m * n, what, (double)s.nnodes, (double)(m * n));
+  snprintf(what + w, sizeof(what) - w, "triangles 2 around (along - 1)");
+  check(s.ntri == 2 * m * (n - 1), what, (double)s.ntri, (double)(2 * m * (n - 1)));
+  snprintf(what + w, sizeof(what) - w, "stencils = interior edges around (3 along - 4)");
+  check(s.nstencil == m * (3 * n - 4), what, (double)s.nstencil, (double)(m * (3 * n - 4)));
+  double off = 0, xmin = INFINITY, xmax = -INFINITY;
+  int64_t ends = 0;
+  for (int64_t v = 0; v < s.nnodes; ++v) {
+    const double *X = &s.X[3 * v];
+    off = fmax(off, fabs(sqrt(X[1] * X[1] + X[2] * X[2]) - r));
+    xmin = fmin(xmin, X[0]), xmax = fmax(xmax, X[0]);
+    ends += X[0] == 0 || X[0] == len;
+  }
+  snprintf(what + w, sizeof(what) - w, "every vertex on the radius");
+  check(off <= 1e-14 * r, what, off, 1e-14 * r);
+  snprintf(what + w, sizeof(what) - w, "x spans [0, length]");
+  check(xmin == 0 && xmax == len, what, xmin, xmax);
+  snprintf(what + w, sizeof(what) - w, "2 around vertices exactly on the end rings");
+  check(ends == 2 * m, what, (double)ends, (double)(2 * m));
+  /* orientation: directed edges a -> b as a n + b, sorted */
+  PetscCall(PetscCalloc1(3 * s.ntri, &dir));
+  double inward = INFINITY, a_sum = 0;
+  for (int64_t t = 0; t < s.ntri; ++t) {
+    const int64_t *c = s.tri[t];
+    const double *A = &s.X[3 * c[0]], *B = &s.X[3 * c[1]], *C = &s.X[3 * c[2]];
+    double u[3], v[3], nrm[3], radial[3] = {0, (A[1] + B[1] + C[1]) / 3, (A[2] + B[2] + C[2]) / 3};
+    for (int d = 0; d < 3; ++d) u[d] = B[d] - A[d], v[d] = C[d] - A[d];
+    nrm[0] = u[1] * v[2] - u[2] * v[1], nrm[1] = u[2] * v[0] - u[0] * v[2], nrm[2] = u[0] * v[1] - u[1] * v[0];
+    const double nn = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]), rr = sqrt(radial[1] * radial[1] + radial[2] * radial[2]);
+    inward = fmin(inward, (nrm[1] * radial[1] + nrm[2] * radial[2]) / (nn * rr)); /* cosine of normal and outward direction */
+    a_sum += 0.5 * nn;
+    for (int k = 0; k < 3; ++k) dir[3 * t + k] = c[k] * s.nnodes + c[(k + 1) % 3];
+  }
+  qsort(dir, (size_t)(3 * s.ntri), sizeof(*dir), compare_i64);
+  int64_t twice = 0, unpaired = 0, unpaired_inside = 0;
+  for (int64_t k = 0; k < 3 * s.ntri; ++k) {
+    if (k > 0 && dir[k] == dir[k - 1]) ++twice;
+    const int64_t a = dir[k] / s.nnodes, b = dir[k] % s.nnodes, rev = b * s.nnodes + a;
+    if (!bsearch(&rev, dir, (size_t)(3 * s.ntri), sizeof(*dir), compare_i64)) {
+      ++unpaired;
+      unpaired_inside += !((a / m == 0 && b / m == 0) || (a / m == n - 1 && b / m == n - 1)); /* not an end ring's edge */
+    }
+  }
+  PetscCall(PetscFree(dir));
+  snprintf(what + w, sizeof(what) - w, "no directed edge twice");
+  check(twice == 0, what, (double)twice, 0);
+  snprintf(what + w, sizeof(what) - w, "unpaired directed edges: the two end rings'");
+  check(unpaired == 2 * m && unpaired_inside == 0, what, (double)unpaired, (double)(2 * m));
+  snprintf(what + w, sizeof(what) - w, "every normal outward (least cosine with the radial direction)");
+  check(inward > 0.9 * cos(PETSC_PI / (double)m), what, inward, 0.9 * cos(PETSC_PI / (double)m));
+  printf("cylinder sheet %" PRId64 " x %" PRId64 ": %" PRId64 " nodes, %" PRId64 " triangles, %" PRId64 " stencils, least normal cosine %.6f, area %.6f\n", m, n,
+         s.nnodes, s.ntri, s.nstencil, inward, a_sum);
+  *area = a_sum;
+  PetscCall(pbng_sheet_destroy(&s));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_cylinder_sheets(void)
+{
+  const double r = 0.7, len = 2.1, exact = 2 * PETSC_PI * r * len;
+  double area[3], scratch;
+  pbng_sheet s;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_cylinder_sheet(r, len, 7, 3, &scratch)); /* odd around: the seam's cells keep one parity */
+  PetscCall(check_cylinder_sheet(r, len, 3, 2, &scratch)); /* the smallest */
+  PetscCall(check_cylinder_sheet(1.0, 3.0, 40, 20, &scratch)); /* cylinder_twist's default */
+  for (int k = 0; k < 3; ++k) PetscCall(check_cylinder_sheet(r, len, 16 << k, 5 << k, &area[k]));
+  check(area[2] < exact && exact - area[1] > 3.5 * (exact - area[2]), "cylinder sheet: area below 2 pi r L, error falling ~4x per doubling", exact - area[1],
+        exact - area[2]);
+  check((exact - area[2]) / exact < 2e-3, "cylinder sheet 64 x 20: area within 2e-3 of 2 pi r L", (exact - area[2]) / exact, 2e-3);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  check(pbng_sheet_cylinder(r, len, 2, 5, &s) != 0, "cylinder sheet of 2 vertices around refused", 1, 1);
+  check(pbng_sheet_cylinder(r, len, 8, 1, &s) != 0, "cylinder sheet of 1 ring refused", 1, 1);
+  check(pbng_sheet_cylinder(0, len, 8, 4, &s) != 0, "cylinder sheet of radius 0 refused", 1, 1);
+  check(pbng_sheet_cylinder(r, -1, 8, 4, &s) != 0, "cylinder sheet of negative length refused", 1, 1);
+  PetscCall(PetscPopErrorHandler());
+  PetscFunctionReturn(0);
+}
+
+/* The icosphere (pbng_sheet_icosphere, -scene projectile_sheet): 10 4^l + 2 vertices, 20 4^l triangles, 30 4^l
+ * stencils (one per edge: closed); every vertex on the radius; closed and consistently oriented (every directed edge
+ * once, its reverse once: every edge shared by exactly two triangles); V - E + F = 2; every normal outward (positive
+ * cosine with the direction from the centre); no degenerate triangle; area returned. */
+static PetscErrorCode check_icosphere(double r, const double o[3], int level, double *area)
+{
+  pbng_sheet s;
+  char what[160];
+  int64_t *dir;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_sheet_icosphere(r, o, level, &s));
+  snprintf(what, sizeof(what), "icosphere level %d: ", level);
+  const size_t w = strlen(what);
+  const int64_t p4 = (int64_t)1 << (2 * level);
+  snprintf(what + w, sizeof(what) - w, "vertices 10 4^l + 2");
+  check(s.nnodes == 10 * p4 + 2, what, (double)s.nnodes, (double)(10 * p4 + 2));
+  snprintf(what + w, sizeof(what) - w, "triangles 20 4^l");
+  check(s.ntri == 20 * p4, what, (double)s.ntri, (double)(20 * p4));
+  snprintf(what + w, sizeof(what) - w, "stencils = edges 30 4^l (closed)");
+  check(s.nstencil == 30 * p4, what, (double)s.nstencil, (double)(30 * p4));
+  snprintf(what + w, sizeof(what) - w, "Euler characteristic V - E + F = 2");
+  check(s.nnodes - s.nstencil + s.ntri == 2, what, (double)(s.nnodes - s.nstencil + s.ntri), 2);
+  double off = 0;
+  for (int64_t v = 0; v < s.nnodes; ++v) {
+    const double *X = &s.X[3 * v];
+    off = fmax(off, fabs(sqrt((X[0] - o[0]) * (X[0] - o[0]) + (X[1] - o[1]) * (X[1] - o[1]) + (X[2] - o[2]) * (X[2] - o[2])) - r));
+  }
+  snprintf(what + w, sizeof(what) - w, "every vertex on the radius");
+  check(off <= 1e-14 * (r + fabs(o[0]) + fabs(o[1]) + fabs(o[2])), what, off, 1e-14 * r);
+  PetscCall(PetscCalloc1(3 * s.ntri, &dir));
+  double outward = INFINITY, smallest = INFINITY, a_sum = 0;
+  for (int64_t t = 0; t < s.ntri; ++t) {
+    const int64_t *c = s.tri[t];
+    const double *A = &s.X[3 * c[0]], *B = &s.X[3 * c[1]], *C = &s.X[3 * c[2]];
+    double u[3], v[3], nrm[3], radial[3];
+    for (int d = 0; d < 3; ++d) u[d] = B[d] - A[d], v[d] = C[d] - A[d], radial[d] = (A[d] + B[d] + C[d]) / 3 - o[d];
+    nrm[0] = u[1] * v[2] - u[2] * v[1], nrm[1] = u[2] * v[0] - u[0] * v[2], nrm[2] = u[0] * v[1] - u[1] * v[0];
+    const double nn = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]), rr = sqrt(radial[0] * radial[0] + radial[1] * radial[1] + radial[2] * radial[2]);
+    outward = fmin(outward, (nrm[0] * radial[0] + nrm[1] * radial[1] + nrm[2] * radial[2]) / (nn * rr));
+    smallest = fmin(smallest, 0.5 * nn);
+    a_sum += 0.5 * nn;
+    for (int k = 0; k < 3; ++k) dir[3 * t + k] = c[k] * s.nnodes + c[(k + 1) % 3];
+  }
+  qsort(dir, (size_t)(3 * s.ntri), sizeof(*dir), compare_i64);
+  int64_t twice = 0, unpaired = 0;
+  for (int64_t k = 0; k < 3 * s.ntri; ++k) {
+    if (k > 0 && dir[k] == dir[k - 1]) ++twice;
+    const int64_t a = dir[k] / s.nnodes, b = dir[k] % s.nnodes, rev = b * s.nnodes + a;
+    unpaired += !bsearch(&rev, dir, (size_t)(3 * s.ntri), sizeof(*dir), compare_i64);
+  }
+  PetscCall(PetscFree(dir));
+  snprintf(what + w, sizeof(what) - w, "no directed edge twice (consistent orientation)");
+  check(twice == 0, what, (double)twice, 0);
+  snprintf(what + w, sizeof(what) - w, "closed: every directed edge's reverse present");
+  check(unpaired == 0, what, (double)unpaired, 0);
+  snprintf(what + w, sizeof(what) - w, "every normal outward (least cosine with the radial direction)");
+  check(outward > 0.75, what, outward, 0.75);
+  snprintf(what + w, sizeof(what) - w, "no degenerate triangle (least area / mean area)");
+  check(smallest > 0.5 * a_sum / (double)s.ntri, what, smallest / (a_sum / (double)s.ntri), 0.5);
+  *area = a_sum;
+  PetscCall(pbng_sheet_destroy(&s));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode check_icospheres(void)
+{
+  const double r = 0.15, o[3] = {0.3, -0.2, -0.18}, zero[3] = {0, 0, 0}, exact = 4 * PETSC_PI * r * r;
+  double area[5];
+  pbng_sheet s, grid, ball, both;
+
+  PetscFunctionBeginUser;
+  for (int l = 0; l < 5; ++l) PetscCall(check_icosphere(r, l == 2 ? zero : o, l, &area[l]));
+  for (int l = 2; l < 5; ++l) { /* level 0 -> 1: 3.3x (the icosahedron is far from round) */
+    char what[96];
+    snprintf(what, sizeof(what), "icosphere: area below 4 pi r^2, error falling >= 3.5x from level %d to %d", l - 1, l);
+    check(area[l] < exact && exact - area[l - 1] > 3.5 * (exact - area[l]), what, exact - area[l - 1], exact - area[l]);
+  }
+  check((exact - area[4]) / exact < 2e-3, "icosphere level 4: area within 2e-3 of 4 pi r^2", (exact - area[4]) / exact, 2e-3);
+  /* merge: a 3 x 4 grid and a level-1 icosphere as one sheet */
+  const double eu[3] = {1, 0, 0}, ev[3] = {0, 1, 0};
+  PetscCall(pbng_sheet_grid(3, 4, 1, 1, zero, eu, ev, &grid));
+  PetscCall(pbng_sheet_icosphere(r, o, 1, &ball));
+  PetscCall(pbng_sheet_merge(&grid, &ball, &both));
+  check(both.nnodes == grid.nnodes + ball.nnodes && both.ntri == grid.ntri + ball.ntri && both.nstencil == grid.nstencil + ball.nstencil,
+        "merge: vertices, triangles and stencils add up", (double)both.nstencil, (double)(grid.nstencil + ball.nstencil));
+  double moved = 0, shifted = 0;
+  for (int64_t k = 0; k < 3 * grid.nnodes; ++k) moved = fmax(moved, fabs(both.X[k] - grid.X[k]));
+  for (int64_t k = 0; k < 3 * ball.nnodes; ++k) moved = fmax(moved, fabs(both.X[3 * grid.nnodes + k] - ball.X[k]));
+  for (int64_t t = 0; t < ball.ntri; ++t)
+    for (int k = 0; k < 3; ++k) shifted = fmax(shifted, fabs((double)(both.tri[grid.ntri + t][k] - ball.tri[t][k] - grid.nnodes)));
+  for (int64_t t = 0; t < grid.ntri; ++t)
+    for (int k = 0; k < 3; ++k) shifted = fmax(shifted, fabs((double)(both.tri[t][k] - grid.tri[t][k])));
+  check(moved == 0 && shifted == 0, "merge: positions kept, the second body's corners shifted by the first's vertex count", moved + shifted, 0);
+  PetscCall(pbng_sheet_destroy(&both));
+  PetscCall(pbng_sheet_destroy(&ball));
+  PetscCall(pbng_sheet_destroy(&grid));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  check(pbng_sheet_icosphere(r, o, -1, &s) != 0, "icosphere of level -1 refused", 1, 1);
+  check(pbng_sheet_icosphere(r, o, 9, &s) != 0, "icosphere of level 9 refused", 1, 1);
+  check(pbng_sheet_icosphere(0, o, 2, &s) != 0, "icosphere of radius 0 refused", 1, 1);
+  PetscCall(PetscPopErrorHandler());
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -353,6 +564,8 @@ int main(int argc, char **argv)
   PetscCall(check_shape(TORUS, 0.15, 1e-3));
   PetscCall(check_objects());
   PetscCall(check_errors());
+  PetscCall(check_cylinder_sheets());
+  PetscCall(check_icospheres());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_generate_shapes: %d checks, %d failures\n", checks, failures));
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;

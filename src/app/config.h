@@ -84,6 +84,9 @@ typedef struct {
   char initial[PETSC_MAX_PATH_LEN]; /* -initial: start from a frame of an earlier result (quasistatic) */
   int initial_frame;                 /* -initial_frame: that frame, -1 = the last */
   char initial_state[16];            /* -initial_state rest | flat | inverted: the free nodes' start */
+  int initial_velocity_on;           /* a scene's initial velocity (projectile_sheet): the free nodes inside */
+  double initial_velocity_box[6];    /* this box (lo, hi) start (dynamic mode) with */
+  double initial_velocity[3];        /* this velocity (run_apply_initial_state) */
   char checkpoint[PETSC_MAX_PATH_LEN]; /* -checkpoint: the checkpoint file ("<output>.checkpoint.h5") */
   int checkpoint_every;               /* -checkpoint_every K: a checkpoint after every K frames (0: only on a signal) */
   char restart[PETSC_MAX_PATH_LEN];   /* -restart FILE | auto: continue from a checkpoint */
@@ -113,7 +116,8 @@ typedef struct {
 PetscErrorCode pbng_config_make_restart_key(pbng_config *cfg);
 
 /* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding,
- * objects_dropping, bar_fold, box (plain Res-N box), or "none" (give -mesh). */
+ * objects_dropping, bar_fold, cloth_stretch, cloth_drape, beam_pull, plastic_twist, cylinder_twist, cloth_on_table,
+ * projectile_sheet, box (plain Res-N box), or "none" (give -mesh). */
 PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
 
 /* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read), with the weak
@@ -164,6 +168,9 @@ PetscErrorCode pbng_config_set_grid_cells(pbng_config *cfg, const char *text, MP
 /* -contact, -contact_distance, -contact_stiffness, -contact_tangential_stiffness, -contact_model,
  * -contact_every, -contact_self, -obstacle (docs/contact.md): validated, each naming the problem. */
 PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg);
+/* OPTION "SPEC;SPEC;...": each SPEC as pbng_obstacle_parse reads it into obstacle[*n] (at most max); errors name
+ * OPTION and the bad SPEC. */
+PetscErrorCode pbng_options_parse_obstacles(const char *option, const char *text, int max, pbng_obstacle *obstacle, int *n);
 
 /* An option of three comma-separated reals (e.g. -gravity gx,gy,gz) into v when given. */
 PetscErrorCode pbng_options_read_vector3(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double v[3]);

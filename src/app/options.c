@@ -589,7 +589,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | plastic_twist | box | none", NULL, scene, scene,
+  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | plastic_twist | cylinder_twist | cloth_on_table | projectile_sheet | box | none", NULL, scene, scene,
                                scene_len, &set));
   char drape[16] = "sphere"; /* read by the scene (scene_cloth_drape); listed here for -help */
   PetscCall(PetscOptionsString("-drape", "cloth_drape: what the sheet falls on: sphere | table | corners (held at two corners)", NULL, drape, drape,

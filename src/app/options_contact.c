@@ -4,24 +4,23 @@
 #include <string.h>
 #include "app/config.h"
 
-/* -obstacle "SPEC;SPEC;...": each SPEC as pbng_obstacle_parse reads it. */
-static PetscErrorCode parse_obstacles(const char *text, pbng_contact_detect_options *d)
+PetscErrorCode pbng_options_parse_obstacles(const char *option, const char *text, int max, pbng_obstacle *obstacle, int *n)
 {
   char buf[1024], *save = NULL;
 
   PetscFunctionBeginUser;
-  PetscCheck(strlen(text) < sizeof(buf), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-obstacle: the list is longer than %d characters", (int)sizeof(buf) - 1);
+  PetscCheck(strlen(text) < sizeof(buf), PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "%s: the list is longer than %d characters", option, (int)sizeof(buf) - 1);
   PetscCall(PetscStrncpy(buf, text, sizeof(buf)));
-  d->nobstacles = 0;
+  *n = 0;
   for (char *tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
     while (*tok == ' ') ++tok;
     if (!*tok) continue;
-    PetscCheck(d->nobstacles < PBNG_MAX_OBSTACLES, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-obstacle: more than %d obstacles", PBNG_MAX_OBSTACLES);
-    const char *err = pbng_obstacle_parse(tok, &d->obstacle[d->nobstacles]);
-    PetscCheck(!err, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-obstacle \"%s\": %s", tok, err);
-    ++d->nobstacles;
+    PetscCheck(*n < max, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s: more than %d obstacles", option, max);
+    const char *err = pbng_obstacle_parse(tok, &obstacle[*n]);
+    PetscCheck(!err, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s \"%s\": %s", option, tok, err);
+    ++*n;
   }
-  PetscCheck(d->nobstacles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-obstacle: no obstacle given (e.g. plane:0,0,0,0,1,0)");
+  PetscCheck(*n > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s: no obstacle given (e.g. plane:0,0,0,0,1,0)", option);
   PetscFunctionReturn(0);
 }
 
@@ -58,7 +57,7 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
   for (int k = 0; k < 8; ++k) any_given |= given[k];
   PetscCheck(!(set_on && !on && any_given), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-contact 0 with contact options: leave -contact out or the others");
   cfg->contact = on || any_given;
-  if (given[6]) PetscCall(parse_obstacles(obstacles, &o->detect));
+  if (given[6]) PetscCall(pbng_options_parse_obstacles("-obstacle", obstacles, PBNG_MAX_OBSTACLES, o->detect.obstacle, &o->detect.nobstacles));
   o->unilateral = model;
   o->detect.self = self ? 1 : 0;
   PetscCheck(o->detect.distance >= 0 && isfinite(o->detect.distance), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,

@@ -109,6 +109,36 @@ static PetscErrorCode read_sheet_group(PetscOptionItems *PetscOptionsObject, pbn
   PetscFunctionReturn(0);
 }
 
+/* The contact local step's options (-pd_contact*, -pd_obstacle; docs/peridynamics.md#contact-local-step). */
+static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObject, pbng_pd_contact_options *c, PetscBool *given)
+{
+  PetscBool set, on = c->on ? PETSC_TRUE : PETSC_FALSE;
+  PetscInt iterations = c->iterations;
+  char obstacles[1024] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsBool("-pd_contact", "peridynamic membranes: the contact local step (Alg. 2) after each SISSM iteration", NULL, on, &on, &set));
+  *given = (PetscBool)(*given || set);
+  PetscCall(read_real(PetscOptionsObject, "-pd_contact", "thickness", "contact: no pair of primitives closer than this (m; 0: -pd_thickness, else -sheet_thickness)",
+                      &c->thickness, given));
+  PetscCall(read_real(PetscOptionsObject, "-pd_contact", "dhat", "contact: the barrier acts on gaps below this (m, Eq. 3; 0: 4 x the thickness)", &c->dhat, given));
+  PetscCall(read_real(PetscOptionsObject, "-pd_contact", "eps", "contact: minimal separation multiplier of Eq. 51, in (0, 1)", &c->eps, given));
+  PetscCall(read_real(PetscOptionsObject, "-pd_contact", "mu", "contact: barrier weight mu of Eq. 47 (> 0)", &c->mu, given));
+  PetscCall(PetscOptionsInt("-pd_contact_iterations", "contact: gradient steps per local step at most", NULL, iterations, &iterations, &set));
+  *given = (PetscBool)(*given || set);
+  PetscCall(PetscOptionsString("-pd_obstacle", "contact: analytic obstacles, ';'-separated (the forms of -obstacle)", NULL, obstacles, obstacles, sizeof(obstacles), &set));
+  if (set) PetscCall(pbng_options_parse_obstacles("-pd_obstacle", obstacles, PBNG_PD_MAX_OBSTACLES, c->obstacle, &c->nobstacles));
+  *given = (PetscBool)(*given || set);
+  c->on = on || c->nobstacles > 0;
+  PetscCheck(c->thickness >= 0 && isfinite(c->thickness), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_thickness %g: must be >= 0", c->thickness);
+  PetscCheck(c->dhat >= 0 && isfinite(c->dhat), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_dhat %g: must be >= 0", c->dhat);
+  PetscCheck(c->eps > 0 && c->eps < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_eps %g: must be in (0, 1)", c->eps);
+  PetscCheck(c->mu > 0 && isfinite(c->mu), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_mu %g: must be > 0", c->mu);
+  PetscCheck(iterations >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_iterations %d: must be >= 0", (int)iterations);
+  c->iterations = (int)iterations;
+  PetscFunctionReturn(0);
+}
+
 /* -sheet_model fem | peridynamic and the peridynamic material (docs/peridynamics.md#options); the -pd_*
  * options without -sheet_model peridynamic are an error. */
 static PetscErrorCode read_peridynamic_options(PetscOptionItems *PetscOptionsObject, pbng_pd_options *o)
@@ -128,10 +158,19 @@ static PetscErrorCode read_peridynamic_options(PetscOptionItems *PetscOptionsObj
   PetscCall(read_real(PetscOptionsObject, "-pd", "kb", "peridynamic membranes: bending constant k_b of Eq. 42 (Pa)", &o->k_b, &given));
   PetscCall(read_real(PetscOptionsObject, "-pd", "thickness", "peridynamic membranes: virtual bond length xi of Eq. 13 (m; 0: -sheet_thickness)",
                       &o->thickness, &given));
+  PetscCall(read_contact_local_step(PetscOptionsObject, &o->contact, &given));
+  {
+    const char *const hessians[] = {"fixed_normal", "fd"};
+    PetscBool hset;
+    PetscCall(pbng_options_named_choice(PetscOptionsObject, "-pd_hessian",
+                                        "Newton's ring matrices: fixed_normal (analytic, the virtual bond held fixed) | fd (central differences of the exact gradient)",
+                                        "ring Hessian ", hessians, 2, &o->hessian_fd, &hset));
+    given = (PetscBool)(given || hset);
+  }
   o->model = (pbng_sheet_model)model;
   o->mat.kind = (pbng_pd_material_kind)material;
   PetscCheck(!given || o->model == PBNG_SHEET_MODEL_PERIDYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-pd_material, -pd_s0, -pd_s1, -pd_kb and -pd_thickness are for -sheet_model peridynamic");
+             "-pd_material, -pd_s0, -pd_s1, -pd_kb, -pd_thickness, -pd_hessian, -pd_contact* and -pd_obstacle are for -sheet_model peridynamic");
   PetscCall(pbng_pd_options_check(o));
   PetscFunctionReturn(0);
 }

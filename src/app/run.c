@@ -86,7 +86,7 @@ static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r,
   PetscFunctionBeginUser;
   if (l > 0) snprintf(seconds, sizeof(seconds), "  %.3f s", fr->seconds); /* iteration 0: the frame's start, no time yet */
   if (l > 0 && st->solver.ops->monitor) PetscCall(st->solver.ops->monitor(&st->solver, extra, sizeof(extra))); /* e.g. XPBD's residuals */
-  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.10e%s%s%s\n", frame, l, r, relative(r, r0), energy,
+  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.15e%s%s%s\n", frame, l, r, relative(r, r0), energy,
                         seconds, l > 0 ? linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)) : "", extra));
   PetscFunctionReturn(0);
 }
@@ -314,6 +314,10 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->linear_iterations = (long long)st->resume.linear_iterations, sum->solver_seconds = st->resume.solver_seconds;
   } else { /* frame 0: the initial configuration */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, 0)));
+    if (st->pb.mode == PBNG_MODE_DYNAMIC) { /* not a step: the start itself (its first guess x + dt v undone) */
+      memcpy(st->pb.x, st->pb.x_prev, sizeof(double) * 3 * (size_t)st->dm.nfree);
+      PetscCall(pbng_problem_update_ghosts(&st->pb));
+    }
     PetscCall(run_detect_contacts(st));
     PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
     fr.relative_residual = 1.0;

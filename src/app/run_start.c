@@ -35,13 +35,23 @@ PetscErrorCode run_load_initial_state(run_state *st)
 
 /* -initial_state flat | inverted (the seeds' recovery tests): the free nodes squashed onto the plane
  * y = centre of the mesh, or mirrored in x about its centre (every element inverted). Every rank
- * moves its owned and ghost copies alike. */
+ * moves its owned and ghost copies alike. First, a scene's initial velocity (cfg->initial_velocity_on,
+ * -scene projectile_sheet): the owned free nodes whose rest position lies in cfg->initial_velocity_box start
+ * with cfg->initial_velocity (a restart then reads the checkpoint's velocities over it). */
 PetscErrorCode run_apply_initial_state(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 
   PetscFunctionBeginUser;
+  if (st->cfg->initial_velocity_on && st->pb.mode == PBNG_MODE_DYNAMIC) { /* a scene's projectile (projectile_sheet): owned free nodes in the box */
+    const double *b = st->cfg->initial_velocity_box;
+    for (int32_t i = 0; i < dm->nowned; ++i) {
+      const double *X = &dm->X[3 * i];
+      if (dm->node_bc[i] >= 0 || X[0] < b[0] || X[1] < b[1] || X[2] < b[2] || X[0] > b[3] || X[1] > b[4] || X[2] > b[5]) continue;
+      for (int d = 0; d < 3; ++d) st->pb.velocity[3 * i + d] = st->cfg->initial_velocity[d];
+    }
+  }
   if (!strcmp(st->cfg->initial_state, "rest")) PetscFunctionReturn(0);
   for (int32_t i = 0; i < dm->nlocal; ++i)
     for (int d = 0; d < 3; ++d) lo[d] = fmin(lo[d], dm->X[3 * i + d]), hi[d] = fmax(hi[d], dm->X[3 * i + d]);

@@ -7,6 +7,7 @@
 #include "app/errors.h"
 #include "mesh/generate.h"
 #include "mesh/generate_objects.h"
+#include "mesh/generate_shapes.h"
 #include "mesh/sheet.h"
 #include "solvers/assembly.h"
 
@@ -52,7 +53,8 @@ static void base_defaults(pbng_config *cfg)
                                         .e_u = {1, 0, 0}, .e_v = {0, 1, 0}};
   /* peridynamic membranes (-sheet_model peridynamic): the stretching model with s0 ~ the membrane's shear modulus
    * E / (2 (1 + nu)) (Psi ~ s0 sum_m (lambda_m - 1)^2 near rest), bending k_b = 0.005 s0 (the seed's projectile sheet) */
-  cfg->pd = (pbng_pd_options){.model = PBNG_SHEET_MODEL_FEM, .mat = {.kind = PBNG_PD_STRETCHING, .s0 = 4e5, .s1 = 4e5}, .k_b = 2e3, .thickness = 0};
+  cfg->pd = (pbng_pd_options){.model = PBNG_SHEET_MODEL_FEM, .mat = {.kind = PBNG_PD_STRETCHING, .s0 = 4e5, .s1 = 4e5}, .k_b = 2e3, .thickness = 0,
+                                .contact = {.eps = 0.1, .mu = 1.0, .iterations = 10}};
 }
 
 /* Sec. 10.1: both ends of the Res-N box clamped, stretched, squeezed and twisted in opposite
@@ -339,6 +341,175 @@ static PetscErrorCode scene_plastic_twist(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* Issue 20, the peridynamic seed's Sec. 7.1 (Fig. 10, Table 1 "Twisting Cylinder"): an open cylindrical sheet
+ * about the x axis (radius CYL_RADIUS, x in [0, CYL_LENGTH]), its two end rings twisted about the axis in
+ * opposite directions at 1 rad/s each (the seed's omega = 1 rad/s), no gravity (Table 1: g x 0), backward
+ * Euler. The seed's material: peridynamic membranes (stretching model, Eq. 39) with s0 = 1200, k_b = 0.1 s0,
+ * xi = the sheet's thickness 3.2 mm (-sheet_thickness 1.6e-3: Fig. 10 right), solved by SISSM. The seed gives
+ * neither the cylinder's size nor its density: its 0.32M vertices and edge lengths 0.0075..0.0108 fit a
+ * grid of near-square cells of side ~0.0077 on ~18.7 m^2, i.e. radius x length = 3; we take radius 1 and length 3
+ * (800 x 400 vertices at -scale 20) and rho = 1000 kg/m^3 (the seed's Sec. 7.2). Default 40 x 20 vertices
+ * (-scale s: round(40 s) rounded up to even around, round(20 s) along). Frames of 0.01 s (the seed's step is
+ * 1e-3: -dt 1e-3 -frames 3750), 375 of them: at t = 3.75 s the ends are 7.5 rad = 2.39 pi apart, Fig. 10's
+ * "phase difference"; SISSM with Chebyshev, up to 500 iterations a frame to -rtol 1e-6 (docs/peridynamics.md). */
+#define CYL_RADIUS 1.0
+#define CYL_LENGTH 3.0
+#define CYL_AROUND 40
+#define CYL_ALONG 20
+#define CYL_ITERS 500
+#define CYL_RTOL 1e-6
+
+static int is_cylinder(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && !strcmp(cfg->scene, "cylinder_twist"); }
+
+/* The cylinder's vertices around and along at coarse level k (0: the finest; -scale s): around round(40 s)
+ * rounded up to even (>= 4), along round(20 s) (>= 2), each coarser level halving them (around kept even; a level
+ * with fewer than 4 around, 2 along or no fewer along than the finer one is not made: pbng_config_coarse_res). */
+static void cylinder_counts(const pbng_config *cfg, int k, int64_t *around, int64_t *along)
+{
+  int64_t m = (int64_t)llround(cfg->scale * CYL_AROUND), n = (int64_t)llround(cfg->scale * CYL_ALONG);
+  m = m < 4 ? 4 : m + m % 2, n = n < 2 ? 2 : n;
+  for (int j = 0; j < k; ++j) m = m / 2 + (m / 2) % 2, n = (n + 1) / 2;
+  *around = m, *along = n;
+}
+
+static PetscErrorCode scene_cylinder_twist(pbng_config *cfg)
+{
+  const double r = CYL_RADIUS, left[6] = {0, -2 * r, -2 * r, 0, 2 * r, 2 * r}, right[6] = {CYL_LENGTH, -2 * r, -2 * r, CYL_LENGTH, 2 * r, 2 * r};
+  const pbng_motion back = {.axis = {1, 0, 0}, .center = {0, 0, 0}, .rotation_rate = -1.0};
+  const pbng_motion forth = {.axis = {1, 0, 0}, .center = {CYL_LENGTH, 0, 0}, .rotation_rate = 1.0};
+
+  PetscFunctionBeginUser;
+  cfg->mesh_source = PBNG_MESH_SHEET;
+  cfg->res = CYL_ALONG; /* only named by the multilevel report's level 0 ("res"): the vertices along at -scale 1 */
+  cfg->mode = PBNG_MODE_DYNAMIC;
+  cfg->dt = 0.01;
+  cfg->frames = 375;
+  cfg->iters = CYL_ITERS;
+  cfg->rtol = CYL_RTOL;
+  strcpy(cfg->solver, "sissm");
+  cfg->solver_opt.sissm_chebyshev = 1; /* the seed's acceleration (Sec. 7.4): ~45 % fewer iterations here (-sissm_chebyshev 0: plain) */
+  cfg->sheet_opt.thickness = 3.2e-3;
+  cfg->sheet_opt.density = 1000;
+  cfg->pd.model = PBNG_SHEET_MODEL_PERIDYNAMIC; /* the rest of cfg->pd (its contact step) keeps base_defaults' values */
+  cfg->pd.mat = (pbng_pd_material){.kind = PBNG_PD_STRETCHING, .s0 = 1200, .s1 = 1200};
+  cfg->pd.k_b = 120;
+  cfg->pd.thickness = 0; /* xi = -sheet_thickness */
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "left_ring", left, &back));
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "right_ring", right, &forth));
+  PetscFunctionReturn(0);
+}
+
+/* Issue 20, the peridynamic seed's Sec. 7.2 / Fig. 7 (Table 1 "Antependium Drop on Table"): a 1 m x 1 m sheet (the
+ * x-z plane at y = 0, TBL_RES x TBL_RES vertices; -scale s: round(20 s) + 1, -scale 10 the seed's 201 x 201 with
+ * edges 0.005 / 0.0071) falls under gravity -9.8 y onto a table (a solid box obstacle, top 0.6 m x 0.6 m at
+ * y = -0.1, centred under the sheet: 0.2 m hang over each side) with three books on it (boxes, the highest top at
+ * y = -0.02), all obstacles of the contact local step (-pd_contact; -pd_obstacle replaces them). Peridynamic
+ * membranes (stretching, Eq. 39) s0 = 8000, k_b = 24 (0.003 s0, Fig. 7 upper right; -pd_kb 0 / 24 / 240 / 2400 is
+ * Table 1's 0 / 0.003 / 0.03 / 0.3 s0), xi = sheet thickness = contact thickness = 1.4 mm, dhat = 4 xi, rho = 1000;
+ * backward Euler dt = 1e-3 (Table 1's h) solved by SISSM with Chebyshev (docs/peridynamics.md). */
+#define TBL_ITERS 50 /* in contact the elastic residual cannot reach -rtol (the projection is not in it): frames run to this cap */
+#define TBL_RTOL 1e-6
+
+static int is_table(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && !strcmp(cfg->scene, "cloth_on_table"); }
+
+/* Issue 20, the seed's Sec. 7.2 / Fig. 11 (Table 1 "Shooting Panda"): a closed elastic shell (an icosphere of radius
+ * PRJ_RADIUS centred PRJ_GAP behind the sheet, level PRJ_LEVEL: 162 vertices; the seed's panda) shot at 15 m/s (+z)
+ * into a vertical 1 m x 1 m sheet (the x-y plane at z = 0, x, y in [-0.5, 0.5], PRJ_RES x PRJ_RES vertices) held
+ * along its top edge (y = 0.5, set `top_edge`); -scale s: sheet round(20 s) + 1 per side, the shell's level
+ * 2 + round(log2 s). Both bodies are one mesh and one material: stretching s0 = 8000 / xi = 1.31e6 Pa (the seed's 8000
+ * read per unit area, below; -pd_s0 3.28e5 / 1.31e6 / 6.56e6 with -pd_kb 0.005 s0: Fig. 11's 2000 / 8000 / 40000),
+ * k_b = 0.005 s0, xi = thickness = contact thickness = 6.1 mm, dhat = 4 xi, rho = 1000,
+ * gravity -9.8 y (Table 1: g x 1.0), h = 5e-4, 200 frames (0.1 s), 20 SISSM iterations a frame; the contact local step
+ * (3 gradient steps) between the two bodies (and each with itself). The shell's free nodes start with velocity
+ * (0, 0, 15) (cfg->initial_velocity). pbng's s0 is per volume (V_i = thickness x area / 3): the seed's 8000 taken
+ * literally (-pd_s0 8000 -pd_kb 40) makes both bodies so soft (wave speed sqrt(s0 / rho) = 2.8 m/s) that the shell
+ * drags the sheet along, is crushed, and a ring inverts within ~10 frames; read per unit area (s0 xi = 8000 N/m) the
+ * shell bounces off (docs/peridynamics.md#scenes-cloth_on_table-and-projectile_sheet). */
+#define PRJ_RES 21
+#define PRJ_LEVEL 2
+#define PRJ_RADIUS 0.15
+#define PRJ_GAP 0.05
+#define PRJ_SPEED 15.0
+#define PRJ_XI 6.1e-3
+#define PRJ_S0 (8000 / PRJ_XI) /* the seed's 8000 read per unit area (N/m): pbng's s0 is per volume */
+#define PRJ_ITERS 20              /* SISSM iterations a frame (each followed by the contact local step) */
+#define PRJ_CONTACT_ITERATIONS 3 /* the local step's gradient steps (the default 10 costs ~2x; same bounce to ~10 %) */
+
+static int is_projectile(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && !strcmp(cfg->scene, "projectile_sheet"); }
+
+/* The sheet's vertices per side of cloth_on_table and projectile_sheet: round(20 s) + 1 (>= 2), -scale s. */
+static int scaled_sheet_res(const pbng_config *cfg)
+{
+  const long n = lround(20 * cfg->scale) + 1;
+  return n < 2 ? 2 : (int)n;
+}
+
+/* projectile_sheet's icosphere level: 2 + round(log2 s), in 0..7. */
+static int projectile_level(const pbng_config *cfg)
+{
+  const long l = PRJ_LEVEL + lround(log2(cfg->scale));
+  return l < 0 ? 0 : l > 7 ? 7 : (int)l;
+}
+
+/* The peridynamic, SISSM, contact settings both scenes share (xi the thickness of everything). */
+static void seed_contact_scene(pbng_config *cfg, double xi, double s0, double k_b, double dt)
+{
+  cfg->mesh_source = PBNG_MESH_SHEET;
+  cfg->mode = PBNG_MODE_DYNAMIC;
+  cfg->dt = dt;
+  cfg->gravity[1] = -9.8;
+  strcpy(cfg->solver, "sissm");
+  cfg->solver_opt.sissm_chebyshev = 1;
+  cfg->sheet_opt.thickness = xi;
+  cfg->sheet_opt.density = 1000;
+  cfg->pd.model = PBNG_SHEET_MODEL_PERIDYNAMIC;
+  cfg->pd.mat = (pbng_pd_material){.kind = PBNG_PD_STRETCHING, .s0 = s0, .s1 = s0};
+  cfg->pd.k_b = k_b;
+  cfg->pd.thickness = 0; /* xi = -sheet_thickness */
+  cfg->pd.contact.on = 1;
+  cfg->pd.contact.thickness = xi;
+  cfg->pd.contact.dhat = 4 * xi;
+}
+
+static PetscErrorCode scene_cloth_on_table(pbng_config *cfg)
+{
+  static const char *const obstacles[] = {"box:0.2,-1,0.2,0.8,-0.1,0.8",         /* the table */
+                                          "box:0.28,-0.1,0.3,0.48,-0.06,0.56",   /* a book */
+                                          "box:0.55,-0.1,0.26,0.73,-0.05,0.46",  /* a book */
+                                          "box:0.57,-0.05,0.29,0.71,-0.02,0.43"}; /* a book on it */
+
+  PetscFunctionBeginUser;
+  seed_contact_scene(cfg, 1.4e-3, 8000, 24, 1e-3);
+  cfg->res = 21; /* the multilevel report's level 0 only: the size is scaled_sheet_res */
+  cfg->sheet_opt.e_v[1] = 0, cfg->sheet_opt.e_v[2] = 1; /* the x-z plane */
+  cfg->frames = 400; /* t = 0.4 s */
+  cfg->iters = TBL_ITERS;
+  cfg->rtol = TBL_RTOL;
+  for (int k = 0; k < 4; ++k) PetscCheck(!pbng_obstacle_parse(obstacles[k], &cfg->pd.contact.obstacle[k]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the table's obstacles");
+  cfg->pd.contact.nobstacles = 4;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode scene_projectile_sheet(pbng_config *cfg)
+{
+  const double top[6] = {-1, 0.5, -1, 1, 0.5, 1}, c = -(PRJ_RADIUS + PRJ_GAP), r = PRJ_RADIUS * 1.01;
+  const double shell[6] = {-r, -r, c - r, r, r, c + r};
+
+  PetscFunctionBeginUser;
+  seed_contact_scene(cfg, PRJ_XI, PRJ_S0, 0.005 * PRJ_S0, 5e-4);
+  cfg->res = PRJ_RES;
+  cfg->sheet_opt.origin[0] = -0.5, cfg->sheet_opt.origin[1] = -0.5; /* the x-y plane at z = 0 (e_u, e_v: x, y) */
+  cfg->frames = 200; /* t = 0.1 s */
+  cfg->iters = PRJ_ITERS;
+  cfg->pd.contact.iterations = PRJ_CONTACT_ITERATIONS;
+  cfg->rtol = TBL_RTOL;
+  PetscCall(pbng_bc_add_box(&cfg->bcs, "top_edge", top, NULL));
+  cfg->initial_velocity_on = 1;
+  for (int d = 0; d < 6; ++d) cfg->initial_velocity_box[d] = shell[d];
+  cfg->initial_velocity[2] = PRJ_SPEED;
+  PetscFunctionReturn(0);
+}
+
 /* A plain Res-N unit box with no boundary conditions: add them with -fix_box / -bcK_*. */
 static PetscErrorCode scene_box(pbng_config *cfg)
 {
@@ -363,9 +534,13 @@ PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
   else if (!strcmp(scene, "cloth_drape")) PetscCall(scene_cloth_drape(cfg));
   else if (!strcmp(scene, "beam_pull")) PetscCall(scene_beam_pull(cfg));
   else if (!strcmp(scene, "plastic_twist")) PetscCall(scene_plastic_twist(cfg));
+  else if (!strcmp(scene, "cylinder_twist")) PetscCall(scene_cylinder_twist(cfg));
+  else if (!strcmp(scene, "cloth_on_table")) PetscCall(scene_cloth_on_table(cfg));
+  else if (!strcmp(scene, "projectile_sheet")) PetscCall(scene_projectile_sheet(cfg));
   else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
                   "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding, "
-                  "objects_dropping, bar_fold, cloth_stretch, cloth_drape, beam_pull, plastic_twist, box, none)", scene);
+                  "objects_dropping, bar_fold, cloth_stretch, cloth_drape, beam_pull, plastic_twist, cylinder_twist, cloth_on_table, projectile_sheet, box, "
+                  "none)", scene);
   PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
   PetscFunctionReturn(0);
 }
@@ -420,14 +595,20 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
              cfg->mesh_file);
   PetscCheck(!res_set || cfg->mesh_source != PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
              "-res does not size the objects of -scene objects_dropping: use -scale");
+  PetscCheck(!res_set || !is_cylinder(cfg), comm, PETSC_ERR_ARG_INCOMP, "-res does not size the cylinder of -scene cylinder_twist: use -scale");
+  PetscCheck(!res_set || (!is_table(cfg) && !is_projectile(cfg)), comm, PETSC_ERR_ARG_INCOMP, "-res does not size the sheet of -scene %s: use -scale",
+             cfg->scene);
   PetscCheck(!bar_length_set || (cfg->mesh_source == PBNG_MESH_BAR && strcmp(cfg->scene, "bar_fold")), comm, PETSC_ERR_ARG_INCOMP,
              "-bar_length is for the generated bar of -scene bar_gravity (without -mesh); bar_fold's motion is made for its length %g",
              FOLD_LENGTH);
   PetscCheck(cfg->scale > 0 && cfg->scale <= 32, comm, PETSC_ERR_ARG_OUTOFRANGE, "-scale %g: must be in (0, 32]", cfg->scale);
   PetscCheck(cfg->objects >= 1 && cfg->objects <= PBNG_OBJECTS_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "-objects %d: must be 1..%d", cfg->objects,
              PBNG_OBJECTS_MAX);
-  PetscCheck(!(given->scale || given->objects) || cfg->mesh_source == PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
-             "%s is for the generated objects of -scene objects_dropping (without -mesh)", given->scale ? "-scale" : "-objects");
+  PetscCheck(!given->scale || cfg->mesh_source == PBNG_MESH_OBJECTS || is_cylinder(cfg) || is_table(cfg) || is_projectile(cfg), comm, PETSC_ERR_ARG_INCOMP,
+             "-scale is for the generated objects of -scene objects_dropping, the cylinder of -scene cylinder_twist and the sheets of -scenes "
+             "cloth_on_table and projectile_sheet (without -mesh)");
+  PetscCheck(!given->objects || cfg->mesh_source == PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
+             "-objects is for the generated objects of -scene objects_dropping (without -mesh)");
   PetscCheck(!weak_stiffness_set || cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS, comm, PETSC_ERR_ARG_INCOMP,
              "-weak_stiffness is for the generated blocks of -scene two_blocks_hanging (without -mesh); a -weak file gives each "
              "constraint its own stiffness");
@@ -477,18 +658,39 @@ static PetscErrorCode generate_cells(const pbng_config *cfg, int k, const pbng_g
 }
 
 /* The generated sheet: res x res vertices (-res, or a coarse level's) spanning -sheet_size along the
- * scene's e_u and e_v, with its bending stencils when k_b > 0. */
-static PetscErrorCode generate_sheet(const pbng_config *cfg, int res, pbng_mesh *mesh)
+ * scene's e_u and e_v, or cylinder_twist's cylinder at coarse level k (cylinder_counts), with its bending
+ * stencils when k_b > 0. */
+static PetscErrorCode generate_sheet(const pbng_config *cfg, int res, int k, pbng_mesh *mesh)
 {
   const pbng_sheet_options *o = &cfg->sheet_opt;
   pbng_sheet sheet;
+  int64_t around = 0, along = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_sheet_grid(res, res, o->size, o->size, o->origin, o->e_u, o->e_v, &sheet));
+  if (is_cylinder(cfg)) {
+    cylinder_counts(cfg, k, &around, &along);
+    PetscCall(pbng_sheet_cylinder(CYL_RADIUS, CYL_LENGTH, around, along, &sheet));
+  } else if (is_projectile(cfg)) { /* the sheet, then the shell (one mesh of two bodies) */
+    const double center[3] = {0, 0, -(PRJ_RADIUS + PRJ_GAP)};
+    pbng_sheet plane, ball;
+    res = k == 0 ? scaled_sheet_res(cfg) : res;
+    PetscCall(pbng_sheet_grid(res, res, o->size, o->size, o->origin, o->e_u, o->e_v, &plane));
+    PetscErrorCode ierr = pbng_sheet_icosphere(PRJ_RADIUS, center, projectile_level(cfg), &ball);
+    if (!ierr) ierr = pbng_sheet_merge(&plane, &ball, &sheet);
+    if (!ierr) ierr = pbng_sheet_destroy(&ball);
+    PetscCall(pbng_sheet_destroy(&plane));
+    PetscCall(ierr);
+  } else {
+    if (is_table(cfg) && k == 0) res = scaled_sheet_res(cfg);
+    PetscCall(pbng_sheet_grid(res, res, o->size, o->size, o->origin, o->e_u, o->e_v, &sheet));
+  }
   PetscErrorCode ierr = pbng_mesh_from_sheet(&sheet, o->bending_stiffness > 0, mesh);
   PetscCall(pbng_sheet_destroy(&sheet));
   PetscCall(ierr);
-  snprintf(mesh->source, sizeof(mesh->source), "sheet of %dx%d vertices", res, res);
+  if (around) snprintf(mesh->source, sizeof(mesh->source), "cylinder sheet of %" PRId64 " x %" PRId64 " vertices (around x along)", around, along);
+  else if (is_projectile(cfg))
+    snprintf(mesh->source, sizeof(mesh->source), "sheet of %dx%d vertices and an icosphere of level %d", res, res, projectile_level(cfg));
+  else snprintf(mesh->source, sizeof(mesh->source), "sheet of %dx%d vertices", res, res);
   PetscFunctionReturn(0);
 }
 
@@ -503,7 +705,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
-  case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, cfg->res, mesh)); break;
+  case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, cfg->res, 0, mesh)); break;
   }
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
@@ -512,8 +714,15 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 
 int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
-  int n = cfg->res;
+  int n = is_table(cfg) || is_projectile(cfg) ? scaled_sheet_res(cfg) : cfg->res;
   if (cfg->mesh_source == PBNG_MESH_OBJECTS) return 0; /* no generated coarse levels */
+  if (is_cylinder(cfg)) { /* the cylinder's vertices along (around halves alike: cylinder_counts) */
+    int64_t around, along, finer_around, finer_along;
+    cylinder_counts(cfg, k, &around, &along);
+    if (k == 0) return (int)along;
+    cylinder_counts(cfg, k - 1, &finer_around, &finer_along);
+    return around >= 4 && along >= 2 && along < finer_along ? (int)along : 0;
+  }
   if (cfg->mesh_source == PBNG_MESH_SHEET) { /* h-coarsening only (-element is for volumes): res -> (res + 1) / 2 */
     for (int j = 0; j < k; ++j) n = (n + 1) / 2;
     return n >= 2 ? n : 0;
@@ -552,7 +761,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
     break;
   case PBNG_MESH_OBJECTS: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "the objects of -scene objects_dropping have no coarse levels"); /* refused with the options */
   case PBNG_MESH_SHEET: /* the same sheet at a coarser res, its own stencils (docs/sheets_multilevel.md) */
-    PetscCall(generate_sheet(cfg, res, mesh));
+    PetscCall(generate_sheet(cfg, res, k, mesh));
     break;
   }
   PetscFunctionReturn(0);

@@ -255,7 +255,31 @@ static PetscErrorCode write_sheet_attrs(hid_t root, const pbng_sheet_material *m
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode write_peridynamic_attrs(hid_t root, const pbng_pd_options *o)
+/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi (resolved), dhat and the
+ * obstacles as rows (kind, 6 parameters; kinds as pbng_obstacle_kind). */
+static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_pd_options *o, double sheet_thickness)
+{
+  const pbng_pd_contact_options *c = &o->contact;
+  const double xi = pbng_pd_contact_thickness(o, sheet_thickness);
+
+  PetscFunctionBegin;
+  PetscCall(attr_int(root, "pd_contact", c->on));
+  if (!c->on) PetscFunctionReturn(0);
+  PetscCall(attr_double(root, "pd_contact_thickness", xi));
+  PetscCall(attr_double(root, "pd_contact_dhat", c->dhat > 0 ? c->dhat : 4 * xi));
+  if (c->nobstacles > 0) {
+    double rows[PBNG_PD_MAX_OBSTACLES][7];
+    const hsize_t dims[2] = {(hsize_t)c->nobstacles, 7};
+    for (int k = 0; k < c->nobstacles; ++k) {
+      rows[k][0] = (double)c->obstacle[k].kind;
+      for (int j = 0; j < 6; ++j) rows[k][1 + j] = c->obstacle[k].p[j];
+    }
+    PetscCall(attr_write(root, "pd_obstacles", H5T_NATIVE_DOUBLE, 2, dims, &rows[0][0]));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_peridynamic_attrs(hid_t root, const pbng_pd_options *o, double sheet_thickness)
 {
   PetscFunctionBegin;
   PetscCall(attr_string(root, "sheet_model", "peridynamic"));
@@ -264,6 +288,7 @@ static PetscErrorCode write_peridynamic_attrs(hid_t root, const pbng_pd_options 
   PetscCall(attr_double(root, "pd_s1", o->mat.s1));
   PetscCall(attr_double(root, "pd_kb", o->k_b));
   PetscCall(attr_double(root, "pd_thickness", o->thickness));
+  PetscCall(write_pd_contact_attrs(root, o, sheet_thickness));
   PetscFunctionReturn(0);
 }
 
@@ -287,7 +312,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   TRY(attr_string(root, "command_line", info->command_line));
   TRY(attr_int(root, "frames_written", 0));
   if (info->sheet) TRY(write_sheet_attrs(root, info->sheet));
-  if (info->pd) TRY(write_peridynamic_attrs(root, info->pd));
+  if (info->pd) TRY(write_peridynamic_attrs(root, info->pd, info->sheet ? info->sheet->membrane.thickness : 0.0));
 cleanup:
   pbng_h5_close(&root);
   PetscFunctionReturn(ierr);

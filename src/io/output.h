@@ -10,7 +10,8 @@
  *   sheets (issue 18): tri3 rows (Gmsh type 2, XDMF Triangle / Mixed id 4) and bend4 stencil rows (type id
  *   -1, no XDMF cell), with root attributes sheet_membrane_C [3,3], sheet_thickness, sheet_bending_stiffness,
  *   sheet_weft [3], sheet_density; with -sheet_model peridynamic also sheet_model "peridynamic", pd_material,
- *   pd_s0, pd_s1, pd_kb, pd_thickness
+ *   pd_s0, pd_s1, pd_kb, pd_thickness, pd_contact (0/1) and with it pd_contact_thickness, pd_contact_dhat and
+ *   pd_obstacles [n, 7] (pbng_obstacle_kind, its 6 parameters)
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /mesh/node_loads float64 [N,3] (a point load, -load_box: each node's share)
  *   /mesh/handle_stiffness float64 [N] (released boundary sets, -bcK_release T: the spring stiffness k_i tying

@@ -2,6 +2,7 @@
 #include "mesh/generate_shapes.h"
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "core/element.h"
 #include <petscmath.h>
 #include "mesh/generate.h"
@@ -205,5 +206,125 @@ PetscErrorCode pbng_generate_torus(double major, double minor, int cells, pbng_m
                          .map = map_torus};
   snprintf(what, sizeof(what), "torus R %g r %g, %d cells across, %d segments", major, minor, n, g.cells[2]);
   PetscCall(generate_mapped_grid(&g, what, mesh));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_sheet_cylinder(double radius, double length, int64_t around, int64_t along, pbng_sheet *s)
+{
+  PetscFunctionBeginUser;
+  memset(s, 0, sizeof(*s));
+  PetscCheck(around >= 3 && along >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "cylinder sheet: %" PRId64 " vertices around, %" PRId64 " along (need at least 3 around and 2 along)", around, along);
+  PetscCheck(radius > 0 && length > 0 && isfinite(radius) && isfinite(length), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "cylinder sheet: radius %g, length %g (must be positive)", radius, length);
+  s->nnodes = around * along, s->ntri = 2 * around * (along - 1);
+  PetscCall(PetscCalloc1(3 * s->nnodes, &s->X));
+  PetscCall(PetscCalloc1(s->ntri, &s->tri));
+  for (int64_t j = 0; j < along; ++j)
+    for (int64_t i = 0; i < around; ++i) {
+      const double t = 2 * PETSC_PI * (double)i / (double)around;
+      double *X = &s->X[3 * (i + around * j)];
+      X[0] = length * ((double)j / (double)(along - 1)), X[1] = radius * cos(t), X[2] = radius * sin(t);
+    }
+  int64_t t = 0;
+  for (int64_t j = 0; j + 1 < along; ++j)
+    for (int64_t i = 0; i < around; ++i) {
+      /* counter-clockwise about (d/dangle) x (d/dx), the outward normal */
+      const int64_t a = i + around * j, b = (i + 1) % around + around * j, c = b + around, d = a + around;
+      pbng_sheet_cell_triangles(s->tri, &t, a, b, c, d, (i + j) % 2 == 0);
+    }
+  PetscErrorCode ierr = pbng_sheet_build_stencils(s);
+  if (ierr) PetscCall(pbng_sheet_destroy(s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* The icosahedron: vertices (0, +-1, +-t) cyclically, t the golden ratio; faces counter-clockwise seen from outside. */
+static const double ico_vertex[12][3] = {{-1, 1.618033988749895, 0}, {1, 1.618033988749895, 0}, {-1, -1.618033988749895, 0}, {1, -1.618033988749895, 0},
+                                         {0, -1, 1.618033988749895}, {0, 1, 1.618033988749895}, {0, -1, -1.618033988749895}, {0, 1, -1.618033988749895},
+                                         {1.618033988749895, 0, -1}, {1.618033988749895, 0, 1}, {-1.618033988749895, 0, -1}, {-1.618033988749895, 0, 1}};
+static const int ico_face[20][3] = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
+                                    {3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8}, {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
+
+/* The midpoint vertex of edge (a, b) on the unit sphere: found in the open-addressing table key/val (size cap, a power
+ * of two), or made as vertex *nv. */
+static int64_t ico_midpoint(int64_t a, int64_t b, double *X, int64_t *nv, int64_t *key, int64_t *val, int64_t cap)
+{
+  const int64_t lo = a < b ? a : b, hi = a < b ? b : a, k = lo * 4194304 + hi + 1; /* < 2^22 vertices */
+  int64_t h = (int64_t)(((uint64_t)k * 11400714819323198485ull) >> 20) & (cap - 1);
+  while (key[h] && key[h] != k) h = (h + 1) & (cap - 1);
+  if (key[h]) return val[h];
+  double m[3], n = 0;
+  for (int d = 0; d < 3; ++d) m[d] = X[3 * a + d] + X[3 * b + d], n += m[d] * m[d];
+  n = sqrt(n);
+  for (int d = 0; d < 3; ++d) X[3 * *nv + d] = m[d] / n;
+  key[h] = k, val[h] = *nv;
+  return (*nv)++;
+}
+
+PetscErrorCode pbng_sheet_icosphere(double radius, const double center[3], int level, pbng_sheet *s)
+{
+  int64_t (*tri)[3] = NULL, *key = NULL, *val = NULL;
+
+  PetscFunctionBeginUser;
+  memset(s, 0, sizeof(*s));
+  PetscCheck(level >= 0 && level <= 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "icosphere: level %d (need 0..8)", level);
+  PetscCheck(radius > 0 && isfinite(radius), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "icosphere: radius %g (must be positive)", radius);
+  const int64_t nv_final = 10 * ((int64_t)1 << (2 * level)) + 2, nt_final = 20 * ((int64_t)1 << (2 * level));
+  PetscCall(PetscCalloc1(3 * nv_final, &s->X));
+  PetscCall(PetscCalloc1(nt_final, &s->tri));
+  PetscCall(PetscCalloc1(nt_final, &tri));
+  int64_t nv = 12, nt = 20;
+  for (int v = 0; v < 12; ++v) {
+    const double n = sqrt(ico_vertex[v][0] * ico_vertex[v][0] + ico_vertex[v][1] * ico_vertex[v][1] + ico_vertex[v][2] * ico_vertex[v][2]);
+    for (int d = 0; d < 3; ++d) s->X[3 * v + d] = ico_vertex[v][d] / n;
+  }
+  for (int f = 0; f < 20; ++f)
+    for (int k = 0; k < 3; ++k) s->tri[f][k] = ico_face[f][k];
+  int64_t cap = 64;
+  while (cap < 4 * nt_final) cap *= 2; /* edges of the finest level < 1.5 nt: load below 0.4 */
+  PetscCall(PetscCalloc2(cap, &key, cap, &val));
+  for (int l = 0; l < level; ++l) {
+    for (int64_t h = 0; h < cap; ++h) key[h] = 0;
+    int64_t n = 0;
+    for (int64_t t = 0; t < nt; ++t) {
+      const int64_t a = s->tri[t][0], b = s->tri[t][1], c = s->tri[t][2];
+      const int64_t ab = ico_midpoint(a, b, s->X, &nv, key, val, cap), bc = ico_midpoint(b, c, s->X, &nv, key, val, cap),
+                    ca = ico_midpoint(c, a, s->X, &nv, key, val, cap);
+      const int64_t split[4][3] = {{a, ab, ca}, {b, bc, ab}, {c, ca, bc}, {ab, bc, ca}};
+      for (int q = 0; q < 4; ++q, ++n)
+        for (int k = 0; k < 3; ++k) tri[n][k] = split[q][k];
+    }
+    nt = n;
+    for (int64_t t = 0; t < nt; ++t)
+      for (int k = 0; k < 3; ++k) s->tri[t][k] = tri[t][k];
+  }
+  PetscCall(PetscFree2(key, val));
+  PetscCall(PetscFree(tri));
+  for (int64_t v = 0; v < nv; ++v)
+    for (int d = 0; d < 3; ++d) s->X[3 * v + d] = center[d] + radius * s->X[3 * v + d];
+  s->nnodes = nv, s->ntri = nt;
+  PetscErrorCode ierr = pbng_sheet_build_stencils(s);
+  if (ierr) PetscCall(pbng_sheet_destroy(s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_sheet_merge(const pbng_sheet *a, const pbng_sheet *b, pbng_sheet *s)
+{
+  PetscFunctionBeginUser;
+  memset(s, 0, sizeof(*s));
+  s->nnodes = a->nnodes + b->nnodes, s->ntri = a->ntri + b->ntri;
+  PetscCall(PetscCalloc1(3 * s->nnodes, &s->X));
+  PetscCall(PetscCalloc1(s->ntri, &s->tri));
+  for (int64_t k = 0; k < 3 * a->nnodes; ++k) s->X[k] = a->X[k];
+  for (int64_t k = 0; k < 3 * b->nnodes; ++k) s->X[3 * a->nnodes + k] = b->X[k];
+  for (int64_t t = 0; t < a->ntri; ++t)
+    for (int k = 0; k < 3; ++k) s->tri[t][k] = a->tri[t][k];
+  for (int64_t t = 0; t < b->ntri; ++t)
+    for (int k = 0; k < 3; ++k) s->tri[a->ntri + t][k] = b->tri[t][k] + a->nnodes;
+  PetscErrorCode ierr = pbng_sheet_build_stencils(s);
+  if (ierr) PetscCall(pbng_sheet_destroy(s));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }

@@ -15,6 +15,7 @@
 #define PBNG_MESH_GENERATE_SHAPES_H
 
 #include "mesh/mesh.h"
+#include "mesh/sheet.h"
 
 /* A box of sides size[0..2] centred at the origin, `cells` cells along its longest side and
  * max(1, round(cells side / longest)) along the others, five tetrahedra per cell (pbng_generate_box). */
@@ -38,6 +39,27 @@ PetscErrorCode pbng_generate_torus(double major, double minor, int cells, pbng_m
 
 /* Segments of the torus sweep (as pbng_generate_torus makes them). */
 int pbng_torus_segments(double major, double minor, int cells);
+
+/* An open cylindrical sheet (issue 20, -scene cylinder_twist): `around` >= 3 vertices on each ring and
+ * `along` >= 2 rings, the axis along x from x = 0 to x = length, radius `radius` about the x axis:
+ *   X(i, j) = (length j / (along - 1), radius cos(2 pi i / around), radius sin(2 pi i / around)),
+ * node i + around j; the grid of pbng_sheet_grid wrapped around (u = the angle, v = the axis), its last
+ * column of cells joining the first (no node repeated at the seam), each cell split along the diagonal
+ * alternating with the cell parity (i + j) (an even `around` keeps the alternation across the seam).
+ * Triangles counter-clockwise seen from outside (their normals point away from the axis). Stencils are
+ * built (pbng_sheet_build_stencils: one per interior edge). Errors: too few vertices, a size not positive. */
+PetscErrorCode pbng_sheet_cylinder(double radius, double length, int64_t around, int64_t along, pbng_sheet *sheet);
+
+/* A closed spherical shell (issue 20, -scene projectile_sheet): the icosahedron inscribed in the sphere of radius
+ * `radius` about `center`, each triangle split `level` >= 0 times into four (edge midpoints pushed onto the
+ * sphere): 10 4^level + 2 vertices, 20 4^level triangles, every vertex exactly on the sphere (to round-off),
+ * triangles counter-clockwise seen from outside (outward normals), every edge shared by exactly two triangles.
+ * Stencils are built (one per edge). Errors: level outside 0..8, a radius not positive. */
+PetscErrorCode pbng_sheet_icosphere(double radius, const double center[3], int level, pbng_sheet *sheet);
+
+/* out <- a's vertices and triangles followed by b's (b's corners shifted by a's vertex count), stencils rebuilt:
+ * two bodies as one sheet (their triangles share no vertex). out must not be a or b. */
+PetscErrorCode pbng_sheet_merge(const pbng_sheet *a, const pbng_sheet *b, pbng_sheet *out);
 
 /* Cells across a disk or ball: `cells` rounded up to even, at least 2. */
 int pbng_shape_even_cells(int cells);

@@ -111,13 +111,7 @@ PetscErrorCode pbng_sheet_grid(int64_t nx, int64_t ny, double lx, double ly, con
   for (int64_t j = 0; j + 1 < ny; ++j)
     for (int64_t i = 0; i + 1 < nx; ++i) {
       const int64_t a = i + nx * j, b = a + 1, c = a + nx + 1, d = a + nx; /* counter-clockwise about u x v */
-      if ((i + j) % 2 == 0) { /* diagonal a-c */
-        s->tri[t][0] = a, s->tri[t][1] = b, s->tri[t][2] = c, ++t;
-        s->tri[t][0] = a, s->tri[t][1] = c, s->tri[t][2] = d, ++t;
-      } else { /* diagonal b-d */
-        s->tri[t][0] = a, s->tri[t][1] = b, s->tri[t][2] = d, ++t;
-        s->tri[t][0] = b, s->tri[t][1] = c, s->tri[t][2] = d, ++t;
-      }
+      pbng_sheet_cell_triangles(s->tri, &t, a, b, c, d, (i + j) % 2 == 0);
     }
   PetscCall(pbng_sheet_build_stencils(s));
   PetscFunctionReturn(0);

@@ -18,6 +18,15 @@ typedef struct {
                             runs counter-clockwise, x3 the other's (pbng_bending_rest's order) */
 } pbng_sheet;
 
+/* The two triangles of the grid cell a, b, c, d (counter-clockwise) at tri[*t], tri[*t + 1] (*t advanced by 2),
+ * split along a-c when the cell's parity is even, else along b-d: the grids' alternating diagonals. */
+static inline void pbng_sheet_cell_triangles(int64_t (*tri)[3], int64_t *t, int64_t a, int64_t b, int64_t c, int64_t d, int even)
+{
+  const int64_t first[3] = {a, b, even ? c : d}, second[3] = {even ? a : b, c, d};
+  for (int k = 0; k < 3; ++k) tri[*t][k] = first[k], tri[*t + 1][k] = second[k];
+  *t += 2;
+}
+
 /* A rectangle of nx x ny vertices (each >= 2) spanning lx along e_u and ly along e_v from the origin o:
  * X(i, j) = o + (i/(nx-1)) lx e_u + (j/(ny-1)) ly e_v, node i + nx j; each cell split along the diagonal
  * alternating with the cell parity (i + j), so that the grid has no preferred diagonal direction;

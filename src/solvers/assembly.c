@@ -328,9 +328,14 @@ enum { ASSEMBLY_CHUNK_ENTRIES = 144 * 2048 }; /* element matrix entries computed
 /* Ring r's matrix (peridynamic membranes): the Hessians of W_r and E_b,r with the virtual bond held fixed
  * (core/peridynamics_hessian.h; the moving normal's second derivative is left out, so Newton's matrix is not
  * the exact Hessian of the energy whose gradient it solves: it converges linearly, fast where rings are
- * nearly flat), made PSD as a whole unless EXACT. Returns the projection's status; -1 for an inverted ring. */
-static int ring_matrix(const pbng_pd_terms *pd, int32_t r, const double *x, pbng_hessian_kind kind, double *H)
+ * nearly flat), or with -pd_hessian fd central differences of the exact ring gradient (x moved and put back),
+ * made PSD as a whole unless EXACT. Returns the projection's status; -1 for an inverted ring. */
+static int ring_matrix(const pbng_pd_terms *pd, int32_t r, double *x, pbng_hessian_kind kind, double *H)
 {
+  if (pd->opt.hessian_fd) {
+    const int status = pbng_pd_ring_hessian_fd(pd, r, x, H);
+    return status ? status : kind == PBNG_HESSIAN_EXACT ? 0 : pbng_project_psd(3 * (pd->rest[r].n + 1), H);
+  }
   const pbng_pd_rest *rest = &pd->rest[r];
   const int32_t *node = &pd->slot_node[pd->slot_start[r]];
   const int N = 3 * (rest->n + 1);
@@ -357,7 +362,7 @@ static PetscErrorCode add_ring_matrices(const pbng_problem *pb, const pbng_dof_m
   for (int32_t r = 0; r < pd->nrings; ++r) {
     PetscInt idx[PBNG_PD_MAX_RING + 1];
     const int m = pd->slot_start[r + 1] - pd->slot_start[r];
-    const int status = ring_matrix(pd, r, pb->x, kind, H);
+    const int status = ring_matrix(pd, r, pb->x, kind, H); /* serial: the fd form moves pb->x and puts it back */
     PetscCheck(status == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: ring of vertex %" PRId64 " %s", pb->dm->global_node[pd->centre[r]],
                status < 0 ? "inverted (J <= 0) or degenerate" : "could not be made PSD (LAPACK syev failed)");
     for (int k = 0; k < m; ++k) idx[k] = (PetscInt)map->node_dof[pd->slot_node[pd->slot_start[r] + k]];

@@ -242,6 +242,31 @@ double pbng_pd_ring_energy(const pbng_pd_terms *pd, int32_t r, const double *x, 
   return W + Eb;
 }
 
+int pbng_pd_ring_hessian_fd(const pbng_pd_terms *pd, int32_t r, double *x, double *H)
+{
+  const int n = pd->rest[r].n + 1, N = 3 * n;
+  const int32_t *node = &pd->slot_node[pd->slot_start[r]];
+  double gp[PBNG_PD_MAX_RING + 1][3], gm[PBNG_PD_MAX_RING + 1][3], size = 0;
+  for (int k = 0; k < pd->rest[r].n; ++k) size = fmax(size, vec3_norm(pd->rest[r].bond[k]));
+  const double h = 1e-6 * size;
+  for (int p = 0; p < n; ++p)
+    for (int c = 0; c < 3; ++c) {
+      double *xi = &x[3 * (int64_t)node[p] + c];
+      const double keep = *xi;
+      *xi = keep + h;
+      const double Ep = pbng_pd_ring_energy(pd, r, x, gp);
+      *xi = keep - h;
+      const double Em = pbng_pd_ring_energy(pd, r, x, gm);
+      *xi = keep;
+      if (!isfinite(Ep) || !isfinite(Em)) return -1;
+      for (int q = 0; q < n; ++q)
+        for (int e = 0; e < 3; ++e) H[(3 * q + e) * N + 3 * p + c] = (gp[q][e] - gm[q][e]) / (2 * h);
+    }
+  for (int a = 0; a < N; ++a)
+    for (int b = 0; b < a; ++b) H[a * N + b] = H[b * N + a] = 0.5 * (H[a * N + b] + H[b * N + a]);
+  return 0;
+}
+
 void pbng_pd_terms_energy(const pbng_pd_terms *pd, const double *x, void *exact_sum)
 {
   pbng_exact_sum *sum = exact_sum;

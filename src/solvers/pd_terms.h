@@ -17,6 +17,7 @@
 #include <petscsys.h>
 #include "core/peridynamics.h"
 #include "parallel/halo.h"
+#include "solvers/pd_contact.h"
 
 typedef enum { PBNG_SHEET_MODEL_FEM = 0, PBNG_SHEET_MODEL_PERIDYNAMIC = 1 } pbng_sheet_model;
 
@@ -26,6 +27,9 @@ typedef struct {
   pbng_pd_material mat; /* Psi of Eq. 36 or 39 */
   double k_b;           /* bending constant of Eq. 42 (Pa m^2 per unit volume: E_b,i = V_i k_b/2 sum ...) */
   double thickness;     /* xi of Eq. 13: the virtual bond's length (0: each vertex's sheet thickness) */
+  pbng_pd_contact_options contact; /* the contact local step (-pd_contact*, -pd_obstacle; solvers/pd_contact.h) */
+  int hessian_fd;       /* -pd_hessian fd: Newton's ring matrices by central differences of the exact ring gradient
+                           (the moving normal included) instead of the analytic ones with the normal held fixed */
 } pbng_pd_options;
 
 typedef struct pbng_pd_terms {
@@ -42,6 +46,12 @@ typedef struct pbng_pd_terms {
   double *grad;       /* [nlocal][3] dE_sheet/dy of every owned node after pbng_pd_terms_gradient */
 } pbng_pd_terms;
 
+/* The contact local step's thickness xi: -pd_contact_thickness, else -pd_thickness, else the sheet's. */
+static inline double pbng_pd_contact_thickness(const pbng_pd_options *o, double sheet_thickness)
+{
+  return o->contact.thickness > 0 ? o->contact.thickness : o->thickness > 0 ? o->thickness : sheet_thickness;
+}
+
 /* The reading of the options: error messages name the option (collective on PETSC_COMM_WORLD). */
 PetscErrorCode pbng_pd_options_check(const pbng_pd_options *o);
 
@@ -55,6 +65,11 @@ PetscErrorCode pbng_pd_terms_destroy(pbng_pd_terms **pd);
 /* Ring r at positions x: returns W_r + E_b,r (+INFINITY for an inverted or degenerate ring), and with grad
  * (n + 1 rows) its exact gradient, the chain through the moving virtual bond included. */
 double pbng_pd_ring_energy(const pbng_pd_terms *pd, int32_t r, const double *x, double (*grad)[3]);
+
+/* Ring r's Hessian by central differences of its exact gradient (pbng_pd_ring_energy), the moving normal
+ * included, symmetrised; H is 3(n+1) x 3(n+1) as pbng_pd_vertex_hessian's. x is moved and put back (not
+ * thread-safe on a shared x). Returns -1 when a ring energy is not finite. */
+int pbng_pd_ring_hessian_fd(const pbng_pd_terms *pd, int32_t r, double *x, double *H);
 
 /* Sum of the owned rings' energies (this rank's share), exactly (pbng_exact_sum): NaN/inf propagate. */
 void pbng_pd_terms_energy(const pbng_pd_terms *pd, const double *x, void *exact_sum);

@@ -28,6 +28,7 @@
 #include "core/peridynamics_hessian.h"
 #include "core/vec3.h"
 #include "solvers/constraint_sweep.h"
+#include "solvers/pd_contact.h"
 #include "solvers/pd_terms.h"
 #include "solvers/solver.h"
 
@@ -46,6 +47,8 @@ typedef struct {
   long long shortened; /* vertex steps with alpha < 1 in the last iteration (this rank) */
   long long increases; /* -sissm_check_energy: vertex steps that raised their E_i in the last iteration (this rank) */
   int32_t *slot_ring;  /* -sissm_check_energy: [nslots] each slot's ring */
+  pbng_pd_contact *contact;       /* the contact local step (-pd_contact), or NULL */
+  pbng_pd_contact_stats contact_stats; /* its last projection's figures */
 } sissm_data;
 
 /* ---- ring contributions ------------------------------------------------------------------------- */
@@ -246,6 +249,7 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
   }
   memcpy(pb->x, ynew, sizeof(double) * (size_t)n3);
   PetscCall(pbng_problem_update_ghosts(pb));
+  if (d->contact) PetscCall(pbng_pd_contact_project(d->contact, pb->x, &d->contact_stats)); /* Alg. 1 line 11: every rank alike, ghosts included */
   PetscFunctionReturn(0);
 }
 
@@ -264,6 +268,7 @@ static PetscErrorCode sissm_begin_frame(pbng_solver *s)
       d->x_tilde[3 * i + c] = pb->x_hat[3 * i + c] + d->h * d->h * f / pb->mass[i];
     }
   d->omega_prev = 1.0;
+  if (d->contact) PetscCall(pbng_pd_contact_reset(d->contact, pb->x_prev)); /* Alg. 1 line 3: z <- y^t */
   PetscFunctionReturn(0);
 }
 
@@ -306,6 +311,13 @@ static PetscErrorCode sissm_create(pbng_solver *s)
   PetscCall(PetscMalloc1(SLOT_W * (int64_t)dm->nlocal + SLOT_W, &d->node));
   PetscCall(PetscMalloc1(3 * (int64_t)dm->nfree + 3, &d->y_prev));
   PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned + 3, &d->x_tilde));
+  const pbng_pd_contact_options *co = &pb->pd->opt.contact;
+  if (co->on) {
+    const double xi = pbng_pd_contact_thickness(&pb->pd->opt, pb->sheet.membrane.thickness);
+    pbng_pd_contact_options o = *co;
+    if (o.dhat == 0) o.dhat = 4 * xi;
+    PetscCall(pbng_pd_contact_create(dm, &o, xi, &d->contact));
+  }
   if (s->opt.sissm_check_energy) {
     PetscCall(PetscMalloc1(nslots + 1, &d->slot_ring));
     for (int32_t r = 0; r < pb->pd->nrings; ++r)
@@ -325,13 +337,15 @@ static PetscErrorCode sissm_destroy(pbng_solver *s)
     PetscCall(PetscFree(d->y_prev));
     PetscCall(PetscFree(d->x_tilde));
     PetscCall(PetscFree(d->slot_ring));
+    PetscCall(pbng_pd_contact_destroy(&d->contact));
   }
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
 }
 
 /* -monitor suffix: "  shortened N" the vertex steps Eq. 33 cut (alpha < 1) in the last iteration; with
- * -sissm_check_energy also "  increases K", the vertex steps that raised their E_i. Collective. */
+ * -sissm_check_energy also "  increases K", the vertex steps that raised their E_i; with the contact local step
+ * its last projection's figures (pbng_pd_contact_stats). Collective. */
 static PetscErrorCode sissm_monitor(pbng_solver *s, char *buf, size_t len)
 {
   sissm_data *d = s->data;
@@ -339,8 +353,12 @@ static PetscErrorCode sissm_monitor(pbng_solver *s, char *buf, size_t len)
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, s->pb->dm->comm));
-  if (s->opt.sissm_check_energy) snprintf(buf, len, "  shortened %lld  increases %lld", all[0], all[1]);
-  else snprintf(buf, len, "  shortened %lld", all[0]);
+  int used = s->opt.sissm_check_energy ? snprintf(buf, len, "  shortened %lld  increases %lld", all[0], all[1]) : snprintf(buf, len, "  shortened %lld", all[0]);
+  if (d->contact && used > 0 && (size_t)used < len) {
+    const pbng_pd_contact_stats *c = &d->contact_stats;
+    snprintf(buf + used, len - (size_t)used, "  contact pairs %" PRId64 " clamped %" PRId64 " reverted %" PRId64 " steps %d min_distance %.3e", c->pairs,
+             c->clamped, c->reverted, c->steps, c->min_distance);
+  }
   PetscFunctionReturn(0);
 }
 

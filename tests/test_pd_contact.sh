@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The contact local step of projective peridynamics (issue 20 item 4; docs/peridynamics.md#contact-local-step):
+#  - a sheet held at two corners swings onto a sphere (-pd_obstacle) and drapes over it: the step acts (pairs
+#    within the barrier's reach, vertices clamped by their time of impact) and the independent checker
+#    tests/check_thickness.py finds no pair of primitives and no vertex-obstacle pair at or below the thickness
+#    in any frame, while the sheet does come within the barrier's reach of the sphere;
+#  - the checker fails a file when told a larger thickness (it can fail);
+#  - 3 ranks x 1 thread = 1 x 2 to 1e-10 (the step is replicated: every rank projects the whole surface);
+#  - a start closer than the thickness and bad options are refused, naming the problem.
+source "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
+
+drape=(-scene cloth_drape -drape corners -res 11 -sheet_model peridynamic -solver sissm -pd_obstacle "sphere:0.5,-0.3,0.5,0.25" -frames 30 -iters 100)
+"$PBNG" "${drape[@]}" -threads 2 -monitor -output "$TMP/drape.h5" > "$TMP/drape.log" 2>&1 && ok || { fail "drape"; tail -5 "$TMP/drape.log"; }
+grep -q "contact pairs [1-9]" "$TMP/drape.log" && ok || fail "the contact step never had a pair within reach"
+grep -q "clamped [1-9]" "$TMP/drape.log" && ok || fail "no vertex was clamped by its time of impact"
+"$PY" "$HERE/check_thickness.py" "$TMP/drape.h5" > "$TMP/thick.log" && ok || { fail "check_thickness"; cat "$TMP/thick.log"; }
+cat "$TMP/thick.log"
+# within reach: the smallest distance is below xi + dhat = 5 xi (the sheet lies on the sphere)
+"$PY" -c 'import sys, re; d = float(re.search(r"\(([0-9.]+) xi\)", open(sys.argv[1]).read()).group(1)); sys.exit(0 if d < 5 else 1)' "$TMP/thick.log" && ok ||
+  fail "the sheet never came within the barrier's reach of the sphere"
+"$PY" "$HERE/check_thickness.py" "$TMP/drape.h5" --thickness 0.0016 --quiet > /dev/null && fail "check_thickness passed a thickness the sheet is closer than" || ok
+"$PY" "$HERE/check_output.py" "$TMP/drape.h5" --quiet && ok || fail "check_output on the drape"
+
+# --- ranks and threads -------------------------------------------------------------------------------------
+mpi 3 "$PBNG" "${drape[@]}" -threads 1 -output "$TMP/drape3.h5" > "$TMP/drape3.log" 2>&1 && ok || { fail "drape on 3 ranks"; tail -5 "$TMP/drape3.log"; }
+compare drape3 drape 1e-10
+
+# --- refusals ------------------------------------------------------------------------------------------------
+base=(-scene cloth_drape -drape corners -res 11 -sheet_model peridynamic -solver sissm -frames 1 -iters 2 -output "$TMP/bad.h5")
+expect_error "thickness above the mesh" "not more than the contact thickness" "$PBNG" "${base[@]}" -pd_contact -pd_contact_thickness 0.2
+expect_error "start inside an obstacle" "vertex, obstacle" "$PBNG" "${base[@]}" -pd_obstacle "plane:0,0.0005,0,0,1,0"
+expect_error "eps" "-pd_contact_eps" "$PBNG" "${base[@]}" -pd_contact -pd_contact_eps 2
+expect_error "obstacle spec" "-pd_obstacle \"cube:1\"" "$PBNG" "${base[@]}" -pd_obstacle "cube:1"
+expect_error "contact without the model" "are for -sheet_model peridynamic" "$PBNG" -scene cloth_stretch -res 5 -frames 1 -iters 2 -output "$TMP/bad.h5" -pd_contact
+finish
