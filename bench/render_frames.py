@@ -44,7 +44,8 @@ def show_obstacles(xdmf, view):
     """The run's box and container obstacles (root attribute obstacles of the HDF5 file beside the XDMF:
     kind, then lo and hi) as black outlines, its spheres (kind 3: centre and radius) as grey balls."""
     with h5py.File(os.path.splitext(xdmf)[0] + ".h5", "r") as f:
-        obstacles = f.attrs["obstacles"].reshape(-1, 7) if "obstacles" in f.attrs else []
+        key = "obstacles" if "obstacles" in f.attrs else "pd_obstacles"  # the contacts' or the peridynamic contact step's
+        obstacles = f.attrs[key].reshape(-1, 7) if key in f.attrs else []
     for o in obstacles:
         if int(o[0]) == 3:  # pbng_obstacle: 3 sphere
             # drawn 2 % smaller: a sheet resting on it touches it at its vertices, and its flat triangles' chords

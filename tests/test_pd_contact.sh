@@ -6,6 +6,7 @@
 #    in any frame, while the sheet does come within the barrier's reach of the sphere;
 #  - the checker fails a file when told a larger thickness (it can fail);
 #  - 3 ranks x 1 thread = 1 x 2 to 1e-10 (the step is replicated: every rank projects the whole surface);
+#  - a run stopped mid-frame and restarted equals the uninterrupted one bitwise (Chebyshev and contact on);
 #  - a start closer than the thickness and bad options are refused, naming the problem.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -26,6 +27,16 @@ cat "$TMP/thick.log"
 # --- ranks and threads -------------------------------------------------------------------------------------
 mpi 3 "$PBNG" "${drape[@]}" -threads 1 -output "$TMP/drape3.h5" > "$TMP/drape3.log" 2>&1 && ok || { fail "drape on 3 ranks"; tail -5 "$TMP/drape3.log"; }
 compare drape3 drape 1e-10
+
+# --- a mid-frame checkpoint and restart: bitwise the uninterrupted run (SISSM's state: x~, Chebyshev's iterate;
+# the contact step's safe state is the restored positions) ------------------------------------------------------
+rs=("${drape[@]}" -frames 12 -sissm_chebyshev -threads 1)
+"$PBNG" "${rs[@]}" -output "$TMP/rs.full.h5" > "$TMP/rs.full.log" 2>&1 && ok || fail "restart: uninterrupted run"
+rc=0; "$PBNG" "${rs[@]}" -output "$TMP/rs.h5" -test_signal_after 1050 > "$TMP/rs.1.log" 2>&1 || rc=$?
+[ "$rc" = 85 ] && ok || fail "restart: the stopped run exited $rc, not 85"
+"$PBNG" "${rs[@]}" -output "$TMP/rs.h5" -restart auto > "$TMP/rs.2.log" 2>&1 && ok || { fail "restart"; cat "$TMP/rs.2.log"; }
+grep -q "frame 11 after 50 of its iterations" "$TMP/rs.2.log" && ok || fail "restart: not mid-frame: $(grep restart "$TMP/rs.2.log")"
+compare rs rs.full 0
 
 # --- refusals ------------------------------------------------------------------------------------------------
 base=(-scene cloth_drape -drape corners -res 11 -sheet_model peridynamic -solver sissm -frames 1 -iters 2 -output "$TMP/bad.h5")

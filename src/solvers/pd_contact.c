@@ -214,11 +214,20 @@ typedef struct {
   int32_t id;
 } cell_item;
 
-static int compare_cell(const void *a, const void *b)
+/* The hashed cells: items grouped by bucket (hash of the cell key & mask), in insertion order within one. */
+typedef struct {
+  cell_item *item;
+  int64_t *start; /* [mask + 2] */
+  int64_t mask;
+} cell_table;
+
+/* The bucket of a cell key: splitmix64's finaliser (every bit of the key reaches the low bits), masked. */
+static int64_t bucket_of(int64_t key, int64_t mask)
 {
-  const cell_item *x = a, *y = b;
-  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
-  return (x->id > y->id) - (x->id < y->id);
+  uint64_t z = (uint64_t)key;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (int64_t)(z ^ (z >> 31)) & mask;
 }
 
 /* A cell's key (coordinates wrapped to 21 bits: distant cells may share a key, which only adds candidates). */
@@ -263,7 +272,7 @@ static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v)
 
 /* The items (primitives `prims` of n vertices each) in the cells of their swept boxes grown by r. */
 static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *prims, int n, int32_t count, const double *za, const double *zb, double r,
-                                      cell_item **items, int64_t *nitems, uint8_t *big)
+                                      cell_table *table, uint8_t *big)
 {
   int64_t cap = 8 * (int64_t)count + 16, m = 0;
   cell_item *it;
@@ -289,8 +298,18 @@ static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *p
           it[m].key = cell_key(i, j, k), it[m].id = p, ++m;
         }
   }
-  qsort(it, (size_t)m, sizeof(cell_item), compare_cell);
-  *items = it, *nitems = m;
+  /* counting sort into 2^k >= 2 m buckets (no comparison sort: the broad phase runs once per projection) */
+  int64_t nb = 1;
+  while (nb < 2 * m) nb *= 2;
+  table->mask = nb - 1;
+  PetscCall(PetscCalloc1(nb + 1, &table->start));
+  PetscCall(PetscMalloc1(m + 1, &table->item));
+  for (int64_t k = 0; k < m; ++k) ++table->start[bucket_of(it[k].key, table->mask) + 1];
+  for (int64_t b = 0; b < nb; ++b) table->start[b + 1] += table->start[b];
+  for (int64_t k = 0; k < m; ++k) table->item[table->start[bucket_of(it[k].key, table->mask)]++] = it[k];
+  for (int64_t b = nb; b > 0; --b) table->start[b] = table->start[b - 1];
+  table->start[0] = 0;
+  PetscCall(PetscFree(it));
   PetscFunctionReturn(0);
 }
 
@@ -312,7 +331,7 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
 /* Calls add_pair for each (query, item) whose boxes share a cell (or whose item box was too big), once,
  * keeping those the filter admits. Queries: primitives of nq vertices; items as hashed. */
 static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries, int nq, int32_t nquery, const int32_t *items_v, int ni, int32_t nitem,
-                            const cell_item *items, int64_t nitems, const uint8_t *big, const double *za, const double *zb, int same)
+                            const cell_table *table, const uint8_t *big, const double *za, const double *zb, int same)
 {
   int32_t *stamp;
 
@@ -344,15 +363,10 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
       for (int64_t i = c0[0]; i <= c1[0]; ++i)
         for (int64_t j = c0[1]; j <= c1[1]; ++j)
           for (int64_t k = c0[2]; k <= c1[2]; ++k) {
-            const cell_item probe = {cell_key(i, j, k), -1};
-            int64_t lo2 = 0, hi2 = nitems;
-            while (lo2 < hi2) {
-              const int64_t mid = (lo2 + hi2) / 2;
-              if (compare_cell(&items[mid], &probe) < 0) lo2 = mid + 1;
-              else hi2 = mid;
-            }
-            for (int64_t s = lo2; s < nitems && items[s].key == probe.key; ++s)
-              PetscCall(consider(c, kind, q, qv, nq, items[s].id, &items_v[ni * (int64_t)items[s].id], ni, stamp, same));
+            const int64_t key = cell_key(i, j, k), b = bucket_of(key, table->mask);
+            for (int64_t s = table->start[b]; s < table->start[b + 1]; ++s)
+              if (table->item[s].key == key)
+                PetscCall(consider(c, kind, q, qv, nq, table->item[s].id, &items_v[ni * (int64_t)table->item[s].id], ni, stamp, same));
           }
     }
   }
@@ -364,8 +378,7 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
  * vertex within r (plus its move) of an obstacle. */
 static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
 {
-  cell_item *items;
-  int64_t nitems;
+  cell_table table;
   uint8_t *big;
   int32_t *verts;
 
@@ -374,12 +387,14 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
   PetscCall(PetscMalloc1(PetscMax(c->ntri, c->nedge) + 1, &big));
   PetscCall(PetscMalloc1(c->nv + 1, &verts));
   for (int32_t v = 0; v < c->nv; ++v) verts[v] = v;
-  PetscCall(hash_primitives(c, &c->tri[0][0], 3, c->ntri, za, zb, r, &items, &nitems, big));
-  PetscCall(match(c, PAIR_VT, verts, 1, c->nv, &c->tri[0][0], 3, c->ntri, items, nitems, big, za, zb, 0));
-  PetscCall(PetscFree(items));
-  PetscCall(hash_primitives(c, &c->edge[0][0], 2, c->nedge, za, zb, r, &items, &nitems, big));
-  PetscCall(match(c, PAIR_EE, &c->edge[0][0], 2, c->nedge, &c->edge[0][0], 2, c->nedge, items, nitems, big, za, zb, 1));
-  PetscCall(PetscFree(items));
+  PetscCall(hash_primitives(c, &c->tri[0][0], 3, c->ntri, za, zb, r, &table, big));
+  PetscCall(match(c, PAIR_VT, verts, 1, c->nv, &c->tri[0][0], 3, c->ntri, &table, big, za, zb, 0));
+  PetscCall(PetscFree(table.item));
+  PetscCall(PetscFree(table.start));
+  PetscCall(hash_primitives(c, &c->edge[0][0], 2, c->nedge, za, zb, r, &table, big));
+  PetscCall(match(c, PAIR_EE, &c->edge[0][0], 2, c->nedge, &c->edge[0][0], 2, c->nedge, &table, big, za, zb, 1));
+  PetscCall(PetscFree(table.item));
+  PetscCall(PetscFree(table.start));
   for (int32_t v = 0; v < c->nv; ++v) {
     if (!c->free[v]) continue;
     double q[3], n[3], d[3];

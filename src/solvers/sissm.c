@@ -309,8 +309,8 @@ static PetscErrorCode sissm_create(pbng_solver *s)
   d->h = pb->dt;
   PetscCall(PetscMalloc1(SLOT_W * (nslots > dm->nfree ? nslots : dm->nfree) + SLOT_W, &d->slot));
   PetscCall(PetscMalloc1(SLOT_W * (int64_t)dm->nlocal + SLOT_W, &d->node));
-  PetscCall(PetscMalloc1(3 * (int64_t)dm->nfree + 3, &d->y_prev));
-  PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned + 3, &d->x_tilde));
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nfree + 3, &d->y_prev));
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned + 3, &d->x_tilde));
   const pbng_pd_contact_options *co = &pb->pd->opt.contact;
   if (co->on) {
     const double xi = pbng_pd_contact_thickness(&pb->pd->opt, pb->sheet.membrane.thickness);
@@ -362,6 +362,30 @@ static PetscErrorCode sissm_monitor(pbng_solver *s, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
+/* Checkpoint state: the frame's x~, Chebyshev's previous iterate and weight. */
+static PetscErrorCode sissm_state(pbng_solver *s, pbng_state_field *fields, int *n)
+{
+  sissm_data *d = s->data;
+  const int32_t nfree = s->pb->dm->nfree;
+
+  PetscFunctionBeginUser;
+  pbng_state_add(fields, n, "sissm_x_tilde", PBNG_FIELD_NODES, 3, nfree, nfree, d->x_tilde);
+  pbng_state_add(fields, n, "sissm_y_prev", PBNG_FIELD_NODES, 3, nfree, nfree, d->y_prev);
+  pbng_state_add(fields, n, "sissm_omega", PBNG_FIELD_SCALARS, 1, 1, 1, &d->omega_prev);
+  PetscFunctionReturn(0);
+}
+
+/* After a restart: the contact step's safe state is the positions read back (every iteration ends with a
+ * projection, so they are the last projection's result). */
+static PetscErrorCode sissm_restored(pbng_solver *s)
+{
+  sissm_data *d = s->data;
+
+  PetscFunctionBeginUser;
+  if (d->contact) PetscCall(pbng_pd_contact_reset(d->contact, s->pb->x));
+  PetscFunctionReturn(0);
+}
+
 /* ---- options ------------------------------------------------------------------------------------ */
 
 PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
@@ -393,4 +417,5 @@ const pbng_solver_ops pbng_solver_sissm_ops = {
   .name = "sissm",
   .kind = {.selectable = 1, .chosen_by = "-solver sissm", .help = "projective peridynamics' SISSM (Lu et al.; -sheet_model peridynamic, -mode dynamic)",
            .sheets = 1, .peridynamics = 1, .set_from_options = pbng_sissm_set_from_options},
-  .create = sissm_create, .begin_frame = sissm_begin_frame, .iterate = sissm_iterate, .destroy = sissm_destroy, .monitor = sissm_monitor};
+  .create = sissm_create, .begin_frame = sissm_begin_frame, .iterate = sissm_iterate, .destroy = sissm_destroy, .monitor = sissm_monitor,
+  .state = sissm_state, .restored = sissm_restored};
