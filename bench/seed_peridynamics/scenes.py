@@ -29,6 +29,15 @@ def run(cmd):
     return p.returncode, p.stdout + p.stderr
 
 
+def run_summary(cmd, js, what):
+    """Runs cmd (which writes the summary js); its summary dict, or None after printing why it failed."""
+    rc, text = run(cmd)
+    if rc:
+        print(f"{what}: failed (exit {rc})\n{text[-1500:]}")
+        return None
+    return json.load(open(js))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", type=int, default=2)
@@ -46,11 +55,9 @@ def main():
         for scene, scale in SCENES:
             out, js = os.path.join(tmp, f"{scene}.h5"), os.path.join(tmp, f"{scene}.json")
             cmd = mpi + [a.pbng, "-scene", scene, "-frames", str(a.frames), "-threads", "1", "-output", out, "-summary", js]
-            rc, text = run(cmd)
-            if rc:
-                print(f"{scene}: failed (exit {rc})\n{text[-1500:]}")
+            d = run_summary(cmd, js, scene)
+            if d is None:
                 continue
-            d = json.load(open(js))
             per_it = d["solver_seconds"] / max(d["iterations"], 1)
             its_per_frame = d["iterations"] / max(d["frames"], 1)
             rows.append([scene, "default", 1, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], per_it,
@@ -66,11 +73,9 @@ def main():
                 continue
             cmd = mpi + [a.pbng, "-scene", scene, "-scale", str(scale), "-frames", "1", "-iters", str(a.seed_iters), "-rtol", "0", "-threads", "1",
                          "-output", os.path.join(tmp, f"{scene}-seed.h5"), "-summary", js]
-            rc, text = run(cmd)
-            if rc:
-                print(f"{scene}: seed size failed (exit {rc})\n{text[-1500:]}")
+            d = run_summary(cmd, js, f"{scene} at the seed's size")
+            if d is None:
                 continue
-            d = json.load(open(js))
             per = d["solver_seconds"] / max(d["iterations"], 1)
             rows.append([scene, "seed", scale, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], "", per, per * its_per_frame,
                          os.getloadavg()[0], " ".join(cmd[len(mpi):])])
