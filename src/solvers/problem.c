@@ -216,8 +216,9 @@ PetscErrorCode pbng_problem_set_peridynamics(pbng_problem *pb, const pbng_pd_opt
   PetscCall(PetscMalloc1(dm->nelems + 1, &thickness));
   for (int32_t e = 0; e < dm->nelems; ++e)
     thickness[e] = pbng_dmesh_element_type(dm, e)->kind == PBNG_ELEMENT_TRI3 ? pbng_problem_sheet_material(pb, e)->membrane.thickness : 0.0;
-  PetscCall(pbng_pd_terms_create(dm, thickness, o, &pb->pd));
-  PetscCall(PetscFree(thickness));
+  const PetscErrorCode ierr = pbng_pd_terms_create(dm, thickness, o, &pb->pd);
+  PetscCall(PetscFree(thickness)); /* also when the rings were refused */
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
