@@ -16,7 +16,7 @@ bench/results/seed-pd-<scene>-<host>-<stamp>.png; --no-render skips them.
 CSV: bench/results/seed-pd-scenes-<host>-<stamp>.csv (scene, size, scale, nodes, frames, iterations, seconds,
 s/frame, s/iteration, estimated s/step at the seed's size, load average, command).
 """
-import argparse, csv, datetime, json, os, socket, subprocess, sys, tempfile
+import argparse, csv, datetime, json, os, shutil, socket, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -64,7 +64,9 @@ def main():
                          "", os.getloadavg()[0], " ".join(cmd[len(mpi):])])
             print(f"{scene:17s} default  {d['nodes']:7d} nodes  {d['solver_seconds'] / d['frames']:8.3f} s/frame  {per_it * 1e3:8.2f} ms/iteration"
                   f"  ({its_per_frame:.0f} iterations a frame)")
-            if not a.no_render:
+            if not a.no_render and not (shutil.which("xvfb-run") and shutil.which("pvbatch")):
+                print("  render: skipped (needs xvfb-run and pvbatch: apt-get install xvfb paraview)")
+            elif not a.no_render:
                 png = os.path.join(ROOT, "bench", "results", f"seed-pd-{scene}-{host}-{stamp}.png")
                 rc, text = run(["xvfb-run", "-a", "pvbatch", os.path.join(ROOT, "bench", "render_frames.py"), out.replace(".h5", ".xdmf"), png,
                                 "--color", "displacement"])
