@@ -2,20 +2,17 @@
  * projective-peridynamics-membranes.txt, Sec. 4, Eq. 20-33) on peridynamic membranes (-sheet_model
  * peridynamic, solvers/pd_terms.h), one backward-Euler step per frame (-mode dynamic).
  *
- * Each ring r splits its stress P = P+ + P- (Eq. 20, pbng_pd_stress_split). The positive part acts on bond
- * j of the ring as the spring omega_j M_r (y_j - y_i) with the SPD matrix (Eq. 21, 24, 44)
- *   M_r = V_r (kappa_r^-1 P+ F^-1 + k_b (F F^T)^-1),   kappa_r^-1 = mean_j xi_j^T K^-1 xi_j / |xi_j|^2,
- * kappa_r the seed's isotropic shape tensor (Eq. 23) read from the ring's own K (exact when K is isotropic in
- * the sheet's plane: then T+ = V omega P+ K^-1 xi_j = omega M_r F xi_j for an affine ring). The node blocks
- *   D_i = m_i / h^2 I + A_i,   A_i = sum_j (omega_ij M_i + omega_ji M_j)  (Eq. 26 over h^2)
- * precondition one Jacobi step per iteration (Eq. 25), y_i <- y_i + alpha_i dy_i, dy_i = -D_i^-1 g_i, from the
- * previous iterate for every node (one halo exchange per iteration):
- *   -sissm_form seed   g_i the seed's semi-implicit gradient: the positive parts as springs on the current
- *                      bonds, the negative parts explicit (V omega (P- K^-1 - k_b F^-T) xi_j, Eq. 22, 43, 45);
- *                      this is Eq. 25 exactly ((m/h^2 + A_i) y_i^{k+1} = sum_j A_ij y_j^k + s_i^k + s_i^t). Its
+ * One Jacobi step per iteration (Eq. 25) from the previous iterate for every free vertex, then one halo
+ * exchange: y_i <- y_i + alpha_i dy_i, dy_i = -D_i^-1 g_i, D_i = m_i / h^2 I + A_i (Eq. 26 over h^2):
+ *   -sissm_form seed   Eq. 25 as printed with the seed's split P = P+ + P- (Eq. 20, pbng_pd_stress_split): ring r
+ *                      acts on bond j by the spring omega_j (N_r + V k_b (F F^T)^-1) (y_j - y_i), N_r = V P+ K^-1 F^-1
+ *                      (Eq. 21 with the ring's own K instead of the isotropic kappa I of Eq. 23, so that it is exact
+ *                      for an affine ring), and explicitly by V omega_j (P- K^-1 - k_b F^-T) xi_j (Eq. 22, 43, 45);
+ *                      A_i = sum_j (omega_ij M_i + omega_ji M_j), M_r = sym N_r + V k_b (F F^T)^-1 (Eq. 26, 44). Its
  *                      fixed point is the membrane's equilibrium only where every ring is affine.
- *   -sissm_form exact  g_i the exact gradient of the incremental potential (default): the same preconditioner, a
- *                      fixed point at the problem's equilibrium (the residual every solver reports).
+ *   -sissm_form exact  g_i the exact gradient of the incremental potential (default) and A_i the absolute row sums
+ *                      of the rings' Hessians (the virtual bond held fixed; Gershgorin: D >= H where H is
+ *                      positive), a fixed point at the problem's equilibrium (the residual every solver reports).
  * The step length alpha_i of Eq. 33 (-sissm_step_length) bounds the step by the root of the first-order model of
  * the vertex's energy E_i = m_i/(2 h^2) |y_i - x~_i|^2 + sum over the rings around i of W_r + E_b,r, with
  * x~ = x^n + h v^n + h^2 f_ext / m (so E_i >= 0): alpha_i = min(-E_i / (g_i . dy_i), 1), 1 where g_i . dy_i >= 0
