@@ -337,12 +337,9 @@ static int ring_matrix(const pbng_pd_terms *pd, int32_t r, double *x, pbng_hessi
     return status ? status : kind == PBNG_HESSIAN_EXACT ? 0 : pbng_project_psd(3 * (pd->rest[r].n + 1), H);
   }
   const pbng_pd_rest *rest = &pd->rest[r];
-  const int32_t *node = &pd->slot_node[pd->slot_start[r]];
   const int N = 3 * (rest->n + 1);
   double y_i[3], y_ring[PBNG_PD_MAX_RING][3], Hb[9 * (PBNG_PD_MAX_RING + 1) * (PBNG_PD_MAX_RING + 1)];
-  for (int a = 0; a < 3; ++a) y_i[a] = x[3 * (int64_t)node[0] + a];
-  for (int k = 0; k < rest->n; ++k)
-    for (int a = 0; a < 3; ++a) y_ring[k][a] = x[3 * (int64_t)node[k + 1] + a];
+  pbng_pd_ring_positions(pd, r, x, y_i, y_ring);
   if (pbng_pd_vertex_hessian(&pd->opt.mat, rest, y_i, (const double(*)[3])y_ring, NULL, H)) return -1;
   if (pd->opt.k_b > 0) {
     if (!isfinite(pbng_pd_bending_hessian(pd->opt.k_b, rest, y_i, (const double(*)[3])y_ring, NULL, Hb))) return -1;

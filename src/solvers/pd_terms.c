@@ -207,8 +207,7 @@ PetscErrorCode pbng_pd_terms_destroy(pbng_pd_terms **pd)
 
 /* ---- energy and gradient -------------------------------------------------------------------------- */
 
-/* Ring r's positions: the centre's and its neighbours'. */
-static void ring_positions(const pbng_pd_terms *pd, int32_t r, const double *x, double y_i[3], double (*y_ring)[3])
+void pbng_pd_ring_positions(const pbng_pd_terms *pd, int32_t r, const double *x, double y_i[3], double (*y_ring)[3])
 {
   const int32_t *s = &pd->slot_node[pd->slot_start[r]];
   for (int a = 0; a < 3; ++a) y_i[a] = x[3 * (int64_t)s[0] + a];
@@ -220,7 +219,7 @@ double pbng_pd_ring_energy(const pbng_pd_terms *pd, int32_t r, const double *x, 
 {
   const pbng_pd_rest *rest = &pd->rest[r];
   double y_i[3], y_ring[PBNG_PD_MAX_RING][3], gp[3] = {0, 0, 0}, gb[3] = {0, 0, 0}, gbr[PBNG_PD_MAX_RING][3];
-  ring_positions(pd, r, x, y_i, y_ring);
+  pbng_pd_ring_positions(pd, r, x, y_i, y_ring);
   const double W = pbng_pd_vertex_energy_gradient(&pd->opt.mat, rest, y_i, (const double(*)[3])y_ring, grad ? grad[0] : NULL, grad ? &grad[1] : NULL,
                                                   grad ? gp : NULL);
   if (!isfinite(W)) return INFINITY;

@@ -62,6 +62,9 @@ PetscErrorCode pbng_pd_options_check(const pbng_pd_options *o);
 PetscErrorCode pbng_pd_terms_create(const pbng_dmesh *dm, const double *thickness, const pbng_pd_options *o, pbng_pd_terms **out);
 PetscErrorCode pbng_pd_terms_destroy(pbng_pd_terms **pd);
 
+/* Ring r's positions in x: its centre's y_i and its neighbours' y_ring[0 .. n) in fan order. */
+void pbng_pd_ring_positions(const pbng_pd_terms *pd, int32_t r, const double *x, double y_i[3], double (*y_ring)[3]);
+
 /* Ring r at positions x: returns W_r + E_b,r (+INFINITY for an inverted or degenerate ring), and with grad
  * (n + 1 rows) its exact gradient, the chain through the moving virtual bond included. */
 double pbng_pd_ring_energy(const pbng_pd_terms *pd, int32_t r, const double *x, double (*grad)[3]);

@@ -136,11 +136,8 @@ static void ring_slots(const pbng_pd_terms *pd, int form, int32_t r, const doubl
   const pbng_pd_rest *rest = &pd->rest[r];
   const int n = rest->n;
   double g[PBNG_PD_MAX_RING + 1][3], F[9], y_i[3], y_ring[PBNG_PD_MAX_RING][3];
-  const int32_t *node = &pd->slot_node[pd->slot_start[r]];
   const double E = pbng_pd_ring_energy(pd, r, x, g);
-  for (int a = 0; a < 3; ++a) y_i[a] = x[3 * (int64_t)node[0] + a];
-  for (int k = 0; k < n; ++k)
-    for (int a = 0; a < 3; ++a) y_ring[k][a] = x[3 * (int64_t)node[k + 1] + a];
+  pbng_pd_ring_positions(pd, r, x, y_i, y_ring);
   if (!isfinite(E) || pbng_pd_deformation_gradient(rest, y_i, (const double(*)[3])y_ring, F, NULL) || !(mat3_det(F) > 0)) {
     for (int k = 0; k < SLOT_W * (n + 1); ++k) slot[k] = NAN;
     return;
