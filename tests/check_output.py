@@ -288,6 +288,8 @@ def check_frames(rep, h5, n):
         if x is None or len(attrs) != len(FRAME_ATTRS):
             return None
         rep.check(np.all(np.isfinite(x)), f"frame {name}: non-finite positions")
+        if name == "000000" and "velocity" in h5[f"frames/{name}"]:  # a dynamic start with a velocity (projectile_sheet)
+            attrs["initial_velocity"] = check_dataset(rep, h5, f"frames/{name}/velocity", np.float64, (n, 3))
         frames.append((x, attrs))
     t = np.array([a["time"] for _, a in frames])
     rep.check(np.all(np.diff(t) > 0), f"frame times not increasing: {t}")
@@ -970,7 +972,8 @@ def recompute(mesh, attrs, frames, k, mass, load, contacts=None, fields=None):
         t = [a["time"] for _, a in frames]
         dt = t[k] - t[k - 1]
         xp = frames[k - 1][0]
-        v = (xp - frames[k - 2][0]) / (t[k - 1] - t[k - 2]) if k >= 2 else np.zeros_like(xp)
+        v0 = frames[0][1].get("initial_velocity")
+        v = (xp - frames[k - 2][0]) / (t[k - 1] - t[k - 2]) if k >= 2 else (np.zeros_like(xp) if v0 is None else v0)
         d = x - (xp + dt * v)
         inertia = mass[:, None] * d / dt ** 2
         f -= inertia

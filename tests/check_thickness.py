@@ -4,12 +4,15 @@ in every frame of a pbng output file, no two primitives of the sheet's triangles
 the contact thickness xi, and no vertex is closer than xi to an obstacle.
 
 Pairs: vertex-triangle and edge-edge, leaving out primitives that share a vertex or whose vertices are
-joined by a mesh edge (as the contact step does); vertex-obstacle with the obstacle's signed distance.
+joined by a mesh edge, and primitives of one body (connected through mesh edges) closer than the rest
+exclusion R in the rest positions (as the contact step does); vertex-obstacle with the obstacle's signed
+distance.
 Distances are computed here from the positions alone, by brute force over candidate pairs (boxes grown by
 xi), with numpy — not with pbng's code.
 
-Usage: check_thickness.py FILE [--thickness XI] [--frames A:B] [--quiet]
-XI: the root attribute pd_contact_thickness unless given. Exit 0 when every frame passes, 1 otherwise
+Usage: check_thickness.py FILE [--thickness XI] [--rest-exclusion R] [--frames A:B] [--quiet]
+XI: the root attribute pd_contact_thickness unless given; R: the root attribute pd_contact_rest_exclusion
+(0 when absent) unless given. Exit 0 when every frame passes, 1 otherwise
 (naming the closest pair), 2 for a file it cannot read."""
 import argparse
 import sys
@@ -30,7 +33,29 @@ def topology(h5):
     for a, b in edges:
         near[a].add(b)
         near[b].add(a)
-    return tris, edges, near
+    return tris, edges, near, bodies(n, edges)
+
+
+def bodies(n, edges):
+    """Each vertex's connected component through the edges (a label: the component's smallest vertex)."""
+    parent = np.arange(n)
+
+    def root(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for a, b in edges:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return np.array([root(v) for v in range(n)])
+
+
+def rest_excluded(d_rest, same_body, r):
+    """The pairs left out: of one body and closer than r at rest."""
+    return same_body & (d_rest < r)
 
 
 def seg_point(p, a, b):
@@ -103,14 +128,18 @@ def candidates(xa, boxes_lo, boxes_hi, r):
     return np.concatenate(pairs) if pairs else np.zeros((0, 2), np.int64)
 
 
-def frame_min(x, tris, edges, near, xi, obstacles):
+def frame_min(x, rest, topo, xi, r_ex, obstacles):
     """The smallest distance of the frame and the pair it belongs to."""
+    tris, edges, near, body = topo
     best = (np.inf, "no pair within reach")
     tlo, thi = x[tris].min(axis=1), x[tris].max(axis=1)
     vt = candidates((x, x), tlo, thi, xi)
     keep = [k for k, (v, t) in enumerate(vt) if not any(c in near[v] for c in tris[t])]
-    if keep:
-        vt = vt[keep]
+    vt = vt[np.asarray(keep, dtype=np.int64)]
+    if len(vt):
+        d_rest = point_triangle(rest[vt[:, 0]], rest[tris[vt[:, 1], 0]], rest[tris[vt[:, 1], 1]], rest[tris[vt[:, 1], 2]])
+        vt = vt[~rest_excluded(d_rest, body[vt[:, 0]] == body[tris[vt[:, 1], 0]], r_ex)]
+    if len(vt):
         d = point_triangle(x[vt[:, 0]], x[tris[vt[:, 1], 0]], x[tris[vt[:, 1], 1]], x[tris[vt[:, 1], 2]])
         k = int(np.argmin(d))
         best = min(best, (float(d[k]), f"vertex {vt[k, 0]} - triangle {tuple(int(c) for c in tris[vt[k, 1]])}"))
@@ -118,8 +147,11 @@ def frame_min(x, tris, edges, near, xi, obstacles):
     ee = candidates((elo, ehi), elo, ehi, xi)
     ee = ee[ee[:, 0] < ee[:, 1]]
     keep = [k for k, (e, f) in enumerate(ee) if not any(c in near[edges[e, 0]] or c in near[edges[e, 1]] for c in edges[f])]
-    if keep:
-        ee = ee[keep]
+    ee = ee[np.asarray(keep, dtype=np.int64)]
+    if len(ee):
+        d_rest = edge_edge(rest[edges[ee[:, 0], 0]], rest[edges[ee[:, 0], 1]], rest[edges[ee[:, 1], 0]], rest[edges[ee[:, 1], 1]])
+        ee = ee[~rest_excluded(d_rest, body[edges[ee[:, 0], 0]] == body[edges[ee[:, 1], 0]], r_ex)]
+    if len(ee):
         d = edge_edge(x[edges[ee[:, 0], 0]], x[edges[ee[:, 0], 1]], x[edges[ee[:, 1], 0]], x[edges[ee[:, 1], 1]])
         k = int(np.argmin(d))
         best = min(best, (float(d[k]), f"edge {tuple(int(c) for c in edges[ee[k, 0]])} - edge {tuple(int(c) for c in edges[ee[k, 1]])}"))
@@ -135,6 +167,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file")
     ap.add_argument("--thickness", type=float)
+    ap.add_argument("--rest-exclusion", type=float)
     ap.add_argument("--frames", help="A:B, frames A..B-1 (default: all)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -149,7 +182,9 @@ def main(argv=None):
             print(f"check_thickness: {args.file}: no contact thickness (root attribute pd_contact_thickness; give --thickness)")
             return 2
         obstacles = np.asarray(h5.attrs["pd_obstacles"], dtype=np.float64).reshape(-1, 7) if "pd_obstacles" in h5.attrs else np.zeros((0, 7))
-        tris, edges, near = topology(h5)
+        r_ex = args.rest_exclusion if args.rest_exclusion is not None else float(h5.attrs.get("pd_contact_rest_exclusion", 0.0))
+        topo = topology(h5)
+        rest = h5["mesh/rest_positions"][:]
         names = sorted(h5["frames"].keys())
         if args.frames:
             a, b = (int(v) if v else None for v in args.frames.split(":"))
@@ -157,14 +192,14 @@ def main(argv=None):
         worst, failures = (np.inf, "", ""), 0
         for name in names:
             x = h5[f"frames/{name}/positions"][:]
-            d, where = frame_min(x, tris, edges, near, xi, obstacles)
+            d, where = frame_min(x, rest, topo, xi, r_ex, obstacles)
             if d <= xi:
                 failures += 1
                 print(f"FAIL: frame {name}: {where} {d:.6e} apart, not more than the thickness {xi:.6e}")
             if d < worst[0]:
                 worst = (d, name, where)
         if not args.quiet:
-            print(f"check_thickness: {args.file}: {len(names)} frames, xi {xi:.4e}, smallest distance {worst[0]:.6e} "
+            print(f"check_thickness: {args.file}: {len(names)} frames, xi {xi:.4e}, rest exclusion {r_ex:.4e}, smallest distance {worst[0]:.6e} "
                   f"({worst[0] / xi:.4f} xi) at frame {worst[1]}: {worst[2]}")
         return 1 if failures else 0
 

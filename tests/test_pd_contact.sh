@@ -7,6 +7,9 @@
 #  - the checker fails a file when told a larger thickness (it can fail);
 #  - 3 ranks x 1 thread = 1 x 2 to 1e-10 (the step is replicated: every rank projects the whole surface);
 #  - a run stopped mid-frame and restarted equals the uninterrupted one bitwise (Chebyshev and contact on);
+#  - the rest exclusion: a flat sheet without gravity whose two-ring neighbours lie within the barrier's reach
+#    (xi + dhat = 0.105 > 0.0707) stays at rest with the default exclusion (no pair), while -pd_contact_rest_exclusion 0
+#    lets the barrier act on those in-plane neighbours (pairs within reach at once, the sheet pushed apart);
 #  - a start closer than the thickness and bad options are refused, naming the problem.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -38,9 +41,26 @@ rc=0; "$PBNG" "${rs[@]}" -output "$TMP/rs.h5" -test_signal_after 1050 > "$TMP/rs
 grep -q "frame 11 after 50 of its iterations" "$TMP/rs.2.log" && ok || fail "restart: not mid-frame: $(grep restart "$TMP/rs.2.log")"
 compare rs rs.full 0
 
+# --- the rest exclusion ---------------------------------------------------------------------------------------
+flat=(-scene cloth_drape -drape corners -res 21 -sheet_model peridynamic -solver sissm -gravity 0,0,0 -pd_contact -pd_contact_thickness 0.021
+      -frames 2 -iters 20 -threads 1 -monitor)
+"$PBNG" "${flat[@]}" -output "$TMP/flat.h5" > "$TMP/flat.log" 2>&1 && ok || { fail "flat sheet, default exclusion"; tail -5 "$TMP/flat.log"; }
+grep -q "contact pairs [1-9]" "$TMP/flat.log" && fail "flat sheet at rest: pairs within reach with the default exclusion" || ok
+"$PY" - "$TMP/flat.h5" <<'EOF' && ok || fail "flat sheet: moved, or the rest exclusion not in the file"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+move = np.abs(f["frames/000002/positions"][...] - f["mesh/rest_positions"][...]).max()
+r = float(f.attrs["pd_contact_rest_exclusion"])
+print(f"flat sheet: largest move {move:.3e}, rest exclusion {r}")
+sys.exit(0 if move < 1e-12 and abs(r - 0.105) < 1e-15 else 1)
+EOF
+"$PBNG" "${flat[@]}" -pd_contact_rest_exclusion 0 -output "$TMP/flat0.h5" > "$TMP/flat0.log" 2>&1 || true # diverges: the barrier pushes the sheet apart
+grep -q "frame 1 iter    1 .*contact pairs [1-9]" "$TMP/flat0.log" && ok || fail "flat sheet, no rest exclusion: no in-plane pair within reach"
+
 # --- refusals ------------------------------------------------------------------------------------------------
 base=(-scene cloth_drape -drape corners -res 11 -sheet_model peridynamic -solver sissm -frames 1 -iters 2 -output "$TMP/bad.h5")
-expect_error "thickness above the mesh" "not more than the contact thickness" "$PBNG" "${base[@]}" -pd_contact -pd_contact_thickness 0.2
+expect_error "thickness above the mesh" "not more than the contact thickness" "$PBNG" "${base[@]}" -pd_contact -pd_contact_thickness 0.2 -pd_contact_rest_exclusion 0
+expect_error "rest exclusion" "-pd_contact_rest_exclusion" "$PBNG" "${base[@]}" -pd_contact -pd_contact_rest_exclusion nan
 expect_error "start inside an obstacle" "vertex, obstacle" "$PBNG" "${base[@]}" -pd_obstacle "plane:0,0.0005,0,0,1,0"
 expect_error "eps" "-pd_contact_eps" "$PBNG" "${base[@]}" -pd_contact -pd_contact_eps 2
 expect_error "obstacle spec" "-pd_obstacle \"cube:1\"" "$PBNG" "${base[@]}" -pd_obstacle "cube:1"

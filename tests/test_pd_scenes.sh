@@ -11,6 +11,9 @@
 #    frames (bounces off), and the bodies stay more than xi = 6.1 mm apart in every frame; with the seed's 8000 taken
 #    literally (-pd_s0 8000 -pd_kb 40) the first 7 frames run (a ring inverts at frame 8-10), the shell slows a little
 #    and the thickness holds;
+#  - projectile_sheet with -pd_contact_rest_exclusion 10 (more than the scene's size): the bodies still meet the
+#    barrier (the exclusion is within one body), and the thickness holds; on 3 ranks (the contact step's surface
+#    halo: pairs across ranks) the same frames to 1e-10, no rank holding the whole surface;
 #  - -res on these scenes is refused (use -scale); -scale 2 gives 41 x 41 (+ a level-3 icosphere: 642 nodes).
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -50,6 +53,23 @@ if bad: print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF
 
+# ---- projectile_sheet with a rest exclusion larger than the scene: pairs of different bodies are never left out
+run shot_rx -scene projectile_sheet -frames 6 -threads 1 -monitor -pd_contact_rest_exclusion 10
+contact_seen shot_rx
+thickness shot_rx
+
+# ---- the contact step's surface halo: the same 6 frames (shell against sheet from frame 3) on 3 ranks equal the
+# 1-rank run, and no rank held the whole surface
+mpi 3 "$PBNG" -scene projectile_sheet -frames 6 -threads 1 -monitor -pd_contact_rest_exclusion 10 -output "$TMP/shot_rx3.h5" > "$TMP/shot_rx3.log" 2>&1 && ok \
+  || { fail "projectile on 3 ranks"; tail -5 "$TMP/shot_rx3.log"; }
+"$PY" "$HERE/check_output.py" "$TMP/shot_rx3.h5" --compare "$TMP/shot_rx.h5" --rtol 1e-10 --quiet && ok || fail "projectile: 3 ranks != 1 rank (1e-10)"
+"$PY" - "$TMP/shot_rx3.log" <<'EOF' && ok || fail "projectile on 3 ranks: a rank held the whole surface, or no halo figure"
+import re, sys
+h = [(int(a), int(b)) for a, b in re.findall(r"contact pairs [1-9][0-9]* .* halo ([0-9]+)/([0-9]+)", open(sys.argv[1]).read())]
+print(f"halo: largest rank's share {max(a for a, _ in h)} of {h[0][1]} surface vertices" if h else "no halo figures")
+sys.exit(0 if h and all(a < b for a, b in h) else 1)
+EOF
+
 # ---- projectile_sheet: the defaults (bounce), then the seed's s0 taken literally
 run shot -scene projectile_sheet -frames 23 -threads 1 -monitor
 head -1 "$TMP/shot.log" | grep -q "^pbng: projectile_sheet, 603 nodes" && ok || fail "shot header: $(head -1 "$TMP/shot.log")"
@@ -57,6 +77,8 @@ head -1 "$TMP/shot.log" | grep -q "sissm, peridynamic sheet stretching s0 1.3114
   || fail "shot: the seed's material: $(head -1 "$TMP/shot.log")"
 contact_seen shot
 thickness shot
+# the independent checker's residuals and energies (frame 0 carries the initial velocity for frame 1's inertia)
+"$PY" "$HERE/check_output.py" "$TMP/shot.h5" --quiet && ok || fail "shot: check_output"
 # the shell's centroid velocity from consecutive frames: 15 m/s at the start, then reversed (or at least far below)
 shell_check() {
   "$PY" - "$TMP/$1.h5" "$2" <<'EOF'

@@ -124,6 +124,8 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
   PetscCall(read_real(PetscOptionsObject, "-pd_contact", "dhat", "contact: the barrier acts on gaps below this (m, Eq. 3; 0: 4 x the thickness)", &c->dhat, given));
   PetscCall(read_real(PetscOptionsObject, "-pd_contact", "eps", "contact: minimal separation multiplier of Eq. 51, in (0, 1)", &c->eps, given));
   PetscCall(read_real(PetscOptionsObject, "-pd_contact", "mu", "contact: barrier weight mu of Eq. 47 (> 0)", &c->mu, given));
+  PetscCall(read_real(PetscOptionsObject, "-pd_contact", "rest_exclusion",
+                      "contact: pairs of one body closer than this at rest are left out (m; < 0: thickness + dhat, the barrier's reach)", &c->rest_exclusion, given));
   PetscCall(PetscOptionsInt("-pd_contact_iterations", "contact: gradient steps per local step at most", NULL, iterations, &iterations, &set));
   *given = (PetscBool)(*given || set);
   PetscCall(PetscOptionsString("-pd_obstacle", "contact: analytic obstacles, ';'-separated (the forms of -obstacle)", NULL, obstacles, obstacles, sizeof(obstacles), &set));
@@ -134,6 +136,7 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
   PetscCheck(c->dhat >= 0 && isfinite(c->dhat), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_dhat %g: must be >= 0", c->dhat);
   PetscCheck(c->eps > 0 && c->eps < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_eps %g: must be in (0, 1)", c->eps);
   PetscCheck(c->mu > 0 && isfinite(c->mu), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_mu %g: must be > 0", c->mu);
+  PetscCheck(isfinite(c->rest_exclusion), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_rest_exclusion %g: must be finite", c->rest_exclusion);
   PetscCheck(iterations >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_iterations %d: must be >= 0", (int)iterations);
   c->iterations = (int)iterations;
   PetscFunctionReturn(0);

@@ -81,7 +81,7 @@ static const char *linear_suffix(const run_state *st, long long linear, char *bu
 
 static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
 {
-  char linear[48], seconds[32] = "", extra[96] = "";
+  char linear[48], seconds[32] = "", extra[192] = "";
 
   PetscFunctionBeginUser;
   if (l > 0) snprintf(seconds, sizeof(seconds), "  %.3f s", fr->seconds); /* iteration 0: the frame's start, no time yet */
@@ -269,6 +269,18 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
   PetscFunctionReturn(0);
 }
 
+/* A scene's initial velocity as frame 0's "velocity" field (owned nodes; the checker's inertia at frame 1). */
+static PetscErrorCode write_initial_velocity(run_state *st)
+{
+  double *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(run_gather_for_output(st, 3, st->pb.velocity, &v));
+  PetscCall(pbng_output_write_frame_nodes_double(st->out, 0, "velocity", 3, st->dm.nowned, st->node_rows, v));
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode print_frame_line(run_state *st, int frame, int first, const frame_result *fr, double elapsed)
 {
   const int F = st->cfg->frames;
@@ -314,14 +326,17 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->linear_iterations = (long long)st->resume.linear_iterations, sum->solver_seconds = st->resume.solver_seconds;
   } else { /* frame 0: the initial configuration */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, 0)));
-    if (st->pb.mode == PBNG_MODE_DYNAMIC) { /* not a step: the start itself (its first guess x + dt v undone) */
+    if (st->pb.mode == PBNG_MODE_DYNAMIC) { /* not a step: the start itself (its first guess x + dt v undone), its residual
+                                              * without inertia (the forces at the start; frame 1's begin_frame sets x_hat again) */
       memcpy(st->pb.x, st->pb.x_prev, sizeof(double) * 3 * (size_t)st->dm.nfree);
+      memcpy(st->pb.x_hat, st->pb.x_prev, sizeof(double) * 3 * (size_t)st->dm.nfree);
       PetscCall(pbng_problem_update_ghosts(&st->pb));
     }
     PetscCall(run_detect_contacts(st));
     PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
     fr.relative_residual = 1.0;
     PetscCall(write_frame(st, 0, &fr));
+    if (st->cfg->initial_velocity_on && st->pb.mode == PBNG_MODE_DYNAMIC) PetscCall(write_initial_velocity(st));
   }
   for (int frame = first; frame <= st->cfg->frames; ++frame) {
     const int resume_mid_frame = restarting && frame == first && st->resume.next_iteration > 0;

@@ -54,7 +54,7 @@ static void base_defaults(pbng_config *cfg)
   /* peridynamic membranes (-sheet_model peridynamic): the stretching model with s0 ~ the membrane's shear modulus
    * E / (2 (1 + nu)) (Psi ~ s0 sum_m (lambda_m - 1)^2 near rest), bending k_b = 0.005 s0 (the seed's projectile sheet) */
   cfg->pd = (pbng_pd_options){.model = PBNG_SHEET_MODEL_FEM, .mat = {.kind = PBNG_PD_STRETCHING, .s0 = 4e5, .s1 = 4e5}, .k_b = 2e3, .thickness = 0,
-                                .contact = {.eps = 0.1, .mu = 1.0, .iterations = 10}};
+                                .contact = {.eps = 0.1, .mu = 1.0, .iterations = 10, .rest_exclusion = -1}};
 }
 
 /* Sec. 10.1: both ends of the Res-N box clamped, stretched, squeezed and twisted in opposite

@@ -255,7 +255,7 @@ static PetscErrorCode write_sheet_attrs(hid_t root, const pbng_sheet_material *m
   PetscFunctionReturn(0);
 }
 
-/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi (resolved), dhat and the
+/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi (resolved), dhat, the rest exclusion and the
  * obstacles as rows (kind, 6 parameters; kinds as pbng_obstacle_kind). */
 static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_pd_options *o, double sheet_thickness)
 {
@@ -266,7 +266,9 @@ static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_pd_options *
   PetscCall(attr_int(root, "pd_contact", c->on));
   if (!c->on) PetscFunctionReturn(0);
   PetscCall(attr_double(root, "pd_contact_thickness", xi));
-  PetscCall(attr_double(root, "pd_contact_dhat", c->dhat > 0 ? c->dhat : 4 * xi));
+  const double dhat = c->dhat > 0 ? c->dhat : 4 * xi;
+  PetscCall(attr_double(root, "pd_contact_dhat", dhat));
+  PetscCall(attr_double(root, "pd_contact_rest_exclusion", pbng_pd_contact_rest_exclusion(c, xi, dhat)));
   if (c->nobstacles > 0) {
     double rows[PBNG_PD_MAX_OBSTACLES][7];
     const hsize_t dims[2] = {(hsize_t)c->nobstacles, 7};

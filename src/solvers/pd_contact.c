@@ -15,25 +15,43 @@ typedef struct {
   int32_t v[4]; /* VT: vertex, triangle corners; EE: edge a, edge b; VO: vertex, obstacle index in v[1] */
 } pair;
 
+/* A point-to-point exchange of per-vertex values between ranks: each rank sends the values of its owned
+ * vertices sidx[sdispl[r] .. sdispl[r+1]) to rank r and receives the values of ridx[rdispl[r] ..) from it
+ * (compact indices; both sides list a rank's vertices in the same order). */
+typedef struct {
+  int *scount, *sdispl, *rcount, *rdispl; /* [size], [size + 1] */
+  int32_t *sidx, *ridx;
+  double *sbuf, *rbuf;
+} exchange_plan;
+
 struct pbng_pd_contact {
   pbng_pd_contact_options opt;
   double xi;
   MPI_Comm comm;
-  int32_t nv, ntri, nedge;
+  int rank, size;
+  int32_t nv, ntri, nedge; /* the whole surface (its topology is replicated; positions are not) */
   int64_t *gid;           /* [nv] sorted */
   int32_t *local;         /* [nv] local index here, or -1 */
   uint8_t *free;          /* [nv] 1: may move */
+  uint8_t *owned;         /* [nv] 1: owned here */
   int32_t (*tri)[3];      /* compact corners, outward order */
   int32_t (*edge)[2];     /* compact ends, a < b */
-  int32_t *nbr_start, *nbr; /* vertex adjacency through edges (sorted) */
-  int *count, *displ;     /* gather plan: rank r's owned surface vertices, in compact order */
-  int32_t *order;         /* [nv] compact index of each gathered entry */
+  int32_t *nbr_start, *nbr, *nbr_edge; /* vertex adjacency through edges (sorted), and each entry's edge */
+  int32_t *vt_start, *vt; /* vertex -> its triangles */
+  int32_t *body;          /* [nv] connected component (through mesh edges): its smallest compact index */
+  double *rest;           /* [nv][3] rest positions */
+  double rest_exclusion;  /* in effect (pbng_pd_contact_rest_exclusion) */
   int32_t nmine;          /* this rank's owned surface vertices */
-  int32_t *mine_idx;      /* [nmine] their compact indices */
-  double *mine;           /* [nmine][3] send buffer */
-  double *y, *z, *z_prev, *work; /* [nv][3] */
+  int32_t *mine;          /* [nmine] their compact indices, increasing */
+  exchange_plan ghosts;   /* owned -> the ranks holding them as ghosts (static) */
+  exchange_plan halo;     /* owned -> the ranks whose pairs need them (rebuilt per projection) */
+  uint8_t *active;        /* [nv] 1: positions known here in this projection (owned, ghosts, halo) */
+  int32_t nactive, *active_list;
+  int32_t nltri, nledge;  /* the primitives whose vertices are all active, in increasing global order */
+  int32_t (*ltri)[3], (*ledge)[2];
+  double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
-  pair *pairs;
+  pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
 };
@@ -43,6 +61,19 @@ struct pbng_pd_contact {
 static int compare_i64(const void *a, const void *b)
 {
   const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int compare_i64_pair(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
   return (x > y) - (x < y);
 }
 
@@ -59,6 +90,16 @@ static int compare_edge(const void *a, const void *b)
   const int32_t *x = a, *y = b;
   if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
   return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Pairs in a partition-independent order: kind, then vertices (compact indices are global). */
+static int compare_pair(const void *a, const void *b)
+{
+  const pair *x = a, *y = b;
+  if (x->kind != y->kind) return (x->kind > y->kind) - (x->kind < y->kind);
+  for (int k = 0; k < 4; ++k)
+    if (x->v[k] != y->v[k]) return (x->v[k] > y->v[k]) - (x->v[k] < y->v[k]);
+  return 0;
 }
 
 static int32_t compact_of(const pbng_pd_contact *c, int64_t g)
@@ -83,6 +124,33 @@ static PetscErrorCode gather_triangles(const pbng_dmesh *dm, int *ntri, int64_t 
   PetscCall(pbng_allgather_items(dm->comm, 3 * sizeof(int64_t), n, mine, ntri, (void **)all));
   PetscCall(PetscFree(mine));
   qsort(*all, (size_t)*ntri, 3 * sizeof(int64_t), compare_tri);
+  PetscFunctionReturn(0);
+}
+
+/* The vertex -> edge adjacency (nbr, with each entry's edge in nbr_edge) and vertex -> triangle incidence. */
+static PetscErrorCode build_adjacency(pbng_pd_contact *c)
+{
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(c->nv + 1, &c->nbr_start));
+  PetscCall(PetscMalloc2(2 * (int64_t)c->nedge + 1, &c->nbr, 2 * (int64_t)c->nedge + 1, &c->nbr_edge));
+  for (int32_t k = 0; k < c->nedge; ++k) ++c->nbr_start[c->edge[k][0] + 1], ++c->nbr_start[c->edge[k][1] + 1];
+  for (int32_t v = 0; v < c->nv; ++v) c->nbr_start[v + 1] += c->nbr_start[v];
+  PetscCall(PetscCalloc1(c->nv + 1, &fill));
+  for (int32_t k = 0; k < c->nedge; ++k) /* edges are sorted, so each vertex's entries come out sorted */
+    for (int s = 0; s < 2; ++s) {
+      const int32_t v = c->edge[k][s], at = c->nbr_start[v] + fill[v]++;
+      c->nbr[at] = c->edge[k][1 - s], c->nbr_edge[at] = k;
+    }
+  PetscCall(PetscCalloc1(c->nv + 1, &c->vt_start));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->ntri + 1, &c->vt));
+  for (int32_t t = 0; t < c->ntri; ++t)
+    for (int a = 0; a < 3; ++a) ++c->vt_start[c->tri[t][a] + 1];
+  for (int32_t v = 0; v < c->nv; ++v) c->vt_start[v + 1] += c->vt_start[v], fill[v] = 0;
+  for (int32_t t = 0; t < c->ntri; ++t)
+    for (int a = 0; a < 3; ++a) c->vt[c->vt_start[c->tri[t][a]] + fill[c->tri[t][a]]++] = t;
+  PetscCall(PetscFree(fill));
   PetscFunctionReturn(0);
 }
 
@@ -116,17 +184,28 @@ static PetscErrorCode build_topology(pbng_pd_contact *c, int ntri, const int64_t
     if (k == 0 || compare_edge(e[k], e[m - 1])) e[m][0] = e[k][0], e[m][1] = e[k][1], ++m;
   c->nedge = m;
   c->edge = e;
-  PetscCall(PetscCalloc1(c->nv + 1, &c->nbr_start));
-  PetscCall(PetscMalloc1(2 * (int64_t)m + 1, &c->nbr));
-  for (int32_t k = 0; k < m; ++k) ++c->nbr_start[e[k][0] + 1], ++c->nbr_start[e[k][1] + 1];
-  for (int32_t v = 0; v < c->nv; ++v) c->nbr_start[v + 1] += c->nbr_start[v];
-  int32_t *fill;
-  PetscCall(PetscCalloc1(c->nv + 1, &fill));
-  for (int32_t k = 0; k < m; ++k) {
-    c->nbr[c->nbr_start[e[k][0]] + fill[e[k][0]]++] = e[k][1];
-    c->nbr[c->nbr_start[e[k][1]] + fill[e[k][1]]++] = e[k][0];
+  PetscCall(build_adjacency(c));
+  PetscFunctionReturn(0);
+}
+
+/* The root of v in the union-find forest parent (path halving). */
+static int32_t find_root(int32_t *parent, int32_t v)
+{
+  while (parent[v] != v) parent[v] = parent[parent[v]], v = parent[v];
+  return v;
+}
+
+/* body[v]: the smallest compact index of v's connected component through the mesh edges. */
+static PetscErrorCode label_bodies(pbng_pd_contact *c)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(c->nv + 1, &c->body));
+  for (int32_t v = 0; v < c->nv; ++v) c->body[v] = v;
+  for (int32_t k = 0; k < c->nedge; ++k) {
+    const int32_t a = find_root(c->body, c->edge[k][0]), b = find_root(c->body, c->edge[k][1]);
+    if (a != b) c->body[PetscMax(a, b)] = PetscMin(a, b); /* the smaller index stays the root */
   }
-  PetscCall(PetscFree(fill));
+  for (int32_t v = 0; v < c->nv; ++v) c->body[v] = find_root(c->body, v);
   PetscFunctionReturn(0);
 }
 
@@ -148,18 +227,29 @@ static int excluded(const pbng_pd_contact *c, const int32_t *a, int na, const in
   return 0;
 }
 
-/* The gather plan: local indices, free flags, this rank's owned surface vertices. */
-static PetscErrorCode build_gather(const pbng_dmesh *dm, pbng_pd_contact *c)
+/* ---- ownership, and the exchanges between ranks ---------------------------------------------------------- */
+
+typedef struct {
+  int32_t v;
+  uint8_t free;
+  double x[3];
+} vertex_item;
+
+/* local[], owned[], this rank's owned surface vertices; free flags and rest positions of the whole surface
+ * (gathered once). */
+static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
 {
   int64_t *key;
-  int size;
+  vertex_item *mine, *all;
+  int total;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(2 * (int64_t)dm->nlocal + 2, &key));
   for (int32_t i = 0; i < dm->nlocal; ++i) key[2 * i] = dm->global_node[i], key[2 * i + 1] = i;
   qsort(key, (size_t)dm->nlocal, 2 * sizeof(int64_t), compare_i64);
   PetscCall(PetscMalloc1(c->nv + 1, &c->local));
-  PetscCall(PetscMalloc1(c->nv + 1, &c->mine_idx));
+  PetscCall(PetscCalloc1(c->nv + 1, &c->owned));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->mine));
   c->nmine = 0;
   for (int32_t v = 0; v < c->nv; ++v) {
     int64_t lo = 0, hi = dm->nlocal;
@@ -169,41 +259,213 @@ static PetscErrorCode build_gather(const pbng_dmesh *dm, pbng_pd_contact *c)
       else hi = mid;
     }
     c->local[v] = lo < dm->nlocal && key[2 * lo] == c->gid[v] ? (int32_t)key[2 * lo + 1] : -1;
-    if (c->local[v] >= 0 && c->local[v] < dm->nowned) c->mine_idx[c->nmine++] = v;
+    if (c->local[v] >= 0 && c->local[v] < dm->nowned) c->mine[c->nmine++] = v, c->owned[v] = 1;
   }
   PetscCall(PetscFree(key));
-  PetscCallMPI(MPI_Comm_size(dm->comm, &size));
-  PetscCall(PetscMalloc2(size, &c->count, size + 1, &c->displ));
-  const int nm = (int)c->nmine;
-  PetscCallMPI(MPI_Allgather(&nm, 1, MPI_INT, c->count, 1, MPI_INT, dm->comm));
-  c->displ[0] = 0;
-  for (int r = 0; r < size; ++r) c->displ[r + 1] = c->displ[r] + c->count[r];
-  PetscCheck(c->displ[size] == c->nv, dm->comm, PETSC_ERR_PLIB, "pd contact: %d owned surface vertices over the ranks, %d in the surface", c->displ[size],
-             (int)c->nv);
-  PetscCall(PetscMalloc1(c->nv + 1, &c->order));
-  PetscCallMPI(MPI_Allgatherv(c->mine_idx, c->nmine, MPI_INT32_T, c->order, c->count, c->displ, MPI_INT32_T, dm->comm));
-  uint8_t *fm, *fall;
-  PetscCall(PetscMalloc2(c->nmine + 1, &fm, c->nv + 1, &fall));
-  for (int32_t k = 0; k < c->nmine; ++k) fm[k] = c->local[c->mine_idx[k]] < dm->nfree;
-  PetscCallMPI(MPI_Allgatherv(fm, c->nmine, MPI_UINT8_T, fall, c->count, c->displ, MPI_UINT8_T, dm->comm));
+  PetscCall(PetscMalloc1(c->nmine + 1, &mine));
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k], i = c->local[v];
+    mine[k].v = v, mine[k].free = i < dm->nfree;
+    for (int a = 0; a < 3; ++a) mine[k].x[a] = dm->X[3 * (int64_t)i + a];
+  }
+  PetscCall(pbng_allgather_items(dm->comm, sizeof(vertex_item), c->nmine, mine, &total, (void **)&all));
+  PetscCheck(total == c->nv, dm->comm, PETSC_ERR_PLIB, "pd contact: %d owned surface vertices over the ranks, %d in the surface", total, (int)c->nv);
   PetscCall(PetscMalloc1(c->nv + 1, &c->free));
-  for (int32_t k = 0; k < c->nv; ++k) c->free[c->order[k]] = fall[k];
-  PetscCall(PetscFree2(fm, fall));
-  for (int r = 0; r <= size; ++r) c->displ[r] *= 3;
-  for (int r = 0; r < size; ++r) c->count[r] *= 3;
-  PetscCall(PetscMalloc1(3 * (int64_t)c->nmine + 3, &c->mine));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->rest));
+  for (int k = 0; k < total; ++k) {
+    c->free[all[k].v] = all[k].free;
+    memcpy(&c->rest[3 * (int64_t)all[k].v], all[k].x, sizeof(all[k].x));
+  }
+  PetscCall(PetscFree(mine));
+  PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
 }
 
-/* out[nv][3] <- every rank's owned surface positions from x (local rows). Collective. */
-static PetscErrorCode gather_positions(pbng_pd_contact *c, const double *x, double *out)
+static PetscErrorCode plan_destroy(exchange_plan *p)
 {
   PetscFunctionBeginUser;
-  for (int32_t k = 0; k < c->nmine; ++k)
-    for (int a = 0; a < 3; ++a) c->mine[3 * k + a] = x[3 * (int64_t)c->local[c->mine_idx[k]] + a];
-  PetscCallMPI(MPI_Allgatherv(c->mine, 3 * c->nmine, MPI_DOUBLE, c->work, c->count, c->displ, MPI_DOUBLE, c->comm));
-  for (int32_t k = 0; k < c->nv; ++k)
-    for (int a = 0; a < 3; ++a) out[3 * (int64_t)c->order[k] + a] = c->work[3 * (int64_t)k + a];
+  PetscCall(PetscFree4(p->scount, p->sdispl, p->rcount, p->rdispl));
+  PetscCall(PetscFree(p->sidx));
+  PetscCall(PetscFree(p->ridx));
+  PetscCall(PetscFree(p->sbuf));
+  PetscCall(PetscFree(p->rbuf));
+  PetscFunctionReturn(0);
+}
+
+/* A plan from one side's lists: count[r] vertices idx (grouped by rank r, PetscMalloc'd; the plan takes it)
+ * sent to r (sending = 1) or wanted from r (sending = 0); the other side learns its lists. Collective. */
+static PetscErrorCode plan_create(const pbng_pd_contact *c, int sending, const int *count, int32_t *idx, exchange_plan *p)
+{
+  int *kc, *kd, *oc, *od;
+  int32_t *other;
+
+  PetscFunctionBeginUser;
+  PetscCall(plan_destroy(p));
+  PetscCall(PetscMalloc4(c->size, &p->scount, c->size + 1, &p->sdispl, c->size, &p->rcount, c->size + 1, &p->rdispl));
+  kc = sending ? p->scount : p->rcount, kd = sending ? p->sdispl : p->rdispl;
+  oc = sending ? p->rcount : p->scount, od = sending ? p->rdispl : p->sdispl;
+  memcpy(kc, count, sizeof(int) * (size_t)c->size);
+  PetscCallMPI(MPI_Alltoall(kc, 1, MPI_INT, oc, 1, MPI_INT, c->comm));
+  kd[0] = od[0] = 0;
+  for (int r = 0; r < c->size; ++r) kd[r + 1] = kd[r] + kc[r], od[r + 1] = od[r] + oc[r];
+  PetscCall(PetscMalloc1(od[c->size] + 1, &other));
+  PetscCall(pbng_alltoallv_items(idx, kc, kd, other, oc, od, sizeof(int32_t), c->comm));
+  p->sidx = sending ? idx : other, p->ridx = sending ? other : idx;
+  PetscCall(PetscMalloc1(3 * (int64_t)p->sdispl[c->size] + 3, &p->sbuf));
+  PetscCall(PetscMalloc1(3 * (int64_t)p->rdispl[c->size] + 3, &p->rbuf));
+  PetscFunctionReturn(0);
+}
+
+/* v[3 per compact vertex]: the owners' values of the plan's vertices sent to the ranks that hold them. */
+static PetscErrorCode plan_exchange(const pbng_pd_contact *c, exchange_plan *p, double *v)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < p->sdispl[c->size]; ++k) memcpy(&p->sbuf[3 * (int64_t)k], &v[3 * (int64_t)p->sidx[k]], 3 * sizeof(double));
+  PetscCall(pbng_alltoallv_items(p->sbuf, p->scount, p->sdispl, p->rbuf, p->rcount, p->rdispl, 3 * sizeof(double), c->comm));
+  for (int32_t k = 0; k < p->rdispl[c->size]; ++k) memcpy(&v[3 * (int64_t)p->ridx[k]], &p->rbuf[3 * (int64_t)k], 3 * sizeof(double));
+  PetscFunctionReturn(0);
+}
+
+/* The static plan: every surface vertex this rank holds as a ghost, from its owner. */
+static PetscErrorCode build_ghost_plan(const pbng_dmesh *dm, pbng_pd_contact *c)
+{
+  int *count;
+  int32_t *idx, n = 0;
+  int64_t *key;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(c->size, &count));
+  PetscCall(PetscMalloc1(2 * (int64_t)c->nv + 2, &key));
+  for (int32_t v = 0; v < c->nv; ++v)
+    if (c->local[v] >= dm->nowned) key[2 * n] = pbng_dmesh_node_owner(dm, c->local[v]), key[2 * n + 1] = v, ++count[key[2 * n]], ++n;
+  qsort(key, (size_t)n, 2 * sizeof(int64_t), compare_i64_pair); /* by owner, then vertex */
+  PetscCall(PetscMalloc1(n + 1, &idx));
+  for (int32_t k = 0; k < n; ++k) idx[k] = (int32_t)key[2 * k + 1];
+  PetscCall(PetscFree(key));
+  PetscCall(plan_create(c, 0, count, idx, &c->ghosts));
+  PetscCall(PetscFree(count));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the surface halo of a projection --------------------------------------------------------------------- */
+
+/* The box of vertex v and its edge neighbours (every primitive containing v), swept from za to zb. */
+static void neighbourhood_box(const pbng_pd_contact *c, int32_t v, const double *za, const double *zb, double lo[3], double hi[3])
+{
+  for (int a = 0; a < 3; ++a) lo[a] = INFINITY, hi[a] = -INFINITY;
+  for (int32_t k = c->nbr_start[v] - 1; k < c->nbr_start[v + 1]; ++k) {
+    const int32_t u = k < c->nbr_start[v] ? v : c->nbr[k];
+    for (int a = 0; a < 3; ++a) {
+      const double p = za[3 * (int64_t)u + a], q = zb[3 * (int64_t)u + a];
+      lo[a] = fmin(lo[a], fmin(p, q)), hi[a] = fmax(hi[a], fmax(p, q));
+    }
+  }
+}
+
+static int boxes_within(const double *lo, const double *hi, const double *lo2, const double *hi2, double r)
+{
+  for (int a = 0; a < 3; ++a)
+    if (lo[a] > hi2[a] + r || hi[a] < lo2[a] - r) return 0;
+  return 1;
+}
+
+/* The halo plan of this projection: each owned vertex goes to every rank whose region (the box of the
+ * neighbourhoods of its owned vertices) comes within r of the vertex's neighbourhood, so that every pair
+ * within r of a primitive with an owned vertex has all its vertices here. Collective. */
+static PetscErrorCode build_halo_plan(pbng_pd_contact *c, double r)
+{
+  double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, *boxes, (*nb)[6];
+  int *count;
+  int32_t *idx, n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(6 * (int64_t)c->size, &boxes, c->nmine + 1, &nb, c->size, &count));
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    neighbourhood_box(c, c->mine[k], c->z_prev, c->y, &nb[k][0], &nb[k][3]);
+    for (int a = 0; a < 3; ++a) box[a] = fmin(box[a], nb[k][a]), box[3 + a] = fmax(box[3 + a], nb[k][3 + a]);
+  }
+  PetscCallMPI(MPI_Allgather(box, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, c->comm));
+  for (int q = 0; q < c->size; ++q) {
+    count[q] = 0;
+    if (q == c->rank) continue;
+    for (int32_t k = 0; k < c->nmine; ++k) count[q] += boxes_within(nb[k], &nb[k][3], &boxes[6 * q], &boxes[6 * q + 3], r);
+    n += count[q];
+  }
+  PetscCall(PetscMalloc1(n + 1, &idx));
+  n = 0;
+  for (int q = 0; q < c->size; ++q) {
+    if (q == c->rank) continue;
+    for (int32_t k = 0; k < c->nmine; ++k)
+      if (boxes_within(nb[k], &nb[k][3], &boxes[6 * q], &boxes[6 * q + 3], r)) idx[n++] = c->mine[k];
+  }
+  PetscCall(plan_create(c, 1, count, idx, &c->halo));
+  PetscCall(PetscFree3(boxes, nb, count));
+  PetscFunctionReturn(0);
+}
+
+static void activate(pbng_pd_contact *c, int32_t v)
+{
+  if (!c->active[v]) c->active[v] = 1, c->active_list[c->nactive++] = v;
+}
+
+/* The active vertices (owned, ghosts, halo) and the primitives all of whose vertices are active, in
+ * increasing global order (so local order comparisons are global ones). */
+static PetscErrorCode build_active_primitives(pbng_pd_contact *c)
+{
+  int32_t *ids, n = 0, cap = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nactive; ++k) c->active[c->active_list[k]] = 0;
+  c->nactive = 0;
+  for (int32_t k = 0; k < c->nmine; ++k) activate(c, c->mine[k]);
+  for (int32_t k = 0; k < c->ghosts.rdispl[c->size]; ++k) activate(c, c->ghosts.ridx[k]);
+  for (int32_t k = 0; k < c->halo.rdispl[c->size]; ++k) activate(c, c->halo.ridx[k]);
+  qsort(c->active_list, (size_t)c->nactive, sizeof(int32_t), compare_i32);
+  for (int32_t k = 0; k < c->nactive; ++k) cap += c->vt_start[c->active_list[k] + 1] - c->vt_start[c->active_list[k]] + c->nbr_start[c->active_list[k] + 1] - c->nbr_start[c->active_list[k]];
+  PetscCall(PetscMalloc1(cap + 1, &ids));
+  for (int32_t k = 0; k < c->nactive; ++k) { /* a triangle from its smallest corner */
+    const int32_t v = c->active_list[k];
+    for (int32_t j = c->vt_start[v]; j < c->vt_start[v + 1]; ++j) {
+      const int32_t *t = c->tri[c->vt[j]];
+      if (v == PetscMin(t[0], PetscMin(t[1], t[2])) && c->active[t[0]] && c->active[t[1]] && c->active[t[2]]) ids[n++] = c->vt[j];
+    }
+  }
+  qsort(ids, (size_t)n, sizeof(int32_t), compare_i32);
+  PetscCall(PetscFree(c->ltri));
+  PetscCall(PetscMalloc1(n + 1, &c->ltri));
+  for (int32_t k = 0; k < n; ++k) memcpy(c->ltri[k], c->tri[ids[k]], sizeof(c->ltri[k]));
+  c->nltri = n, n = 0;
+  for (int32_t k = 0; k < c->nactive; ++k) { /* an edge from its first end */
+    const int32_t v = c->active_list[k];
+    for (int32_t j = c->nbr_start[v]; j < c->nbr_start[v + 1]; ++j)
+      if (v < c->nbr[j] && c->active[c->nbr[j]]) ids[n++] = c->nbr_edge[j];
+  }
+  qsort(ids, (size_t)n, sizeof(int32_t), compare_i32);
+  PetscCall(PetscFree(c->ledge));
+  PetscCall(PetscMalloc1(n + 1, &c->ledge));
+  for (int32_t k = 0; k < n; ++k) memcpy(c->ledge[k], c->edge[ids[k]], sizeof(c->ledge[k]));
+  c->nledge = n;
+  PetscCall(PetscFree(ids));
+  PetscFunctionReturn(0);
+}
+
+/* A projection's start: y <- the owned positions of x (x NULL: y <- z_prev), then the positions y and z_prev of
+ * every vertex this rank's pairs within r can involve (ghosts first: their neighbourhoods make the halo), the
+ * active primitives, and z <- y. Collective. */
+static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    memcpy(&c->y[3 * (int64_t)v], x ? &x[3 * (int64_t)c->local[v]] : &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
+  }
+  PetscCall(plan_exchange(c, &c->ghosts, c->y));
+  PetscCall(plan_exchange(c, &c->ghosts, c->z_prev));
+  PetscCall(build_halo_plan(c, r));
+  PetscCall(plan_exchange(c, &c->halo, c->y));
+  PetscCall(plan_exchange(c, &c->halo, c->z_prev));
+  PetscCall(build_active_primitives(c));
+  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
   PetscFunctionReturn(0);
 }
 
@@ -313,18 +575,28 @@ static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *p
   PetscFunctionReturn(0);
 }
 
+static double pair_geometry(const pbng_pd_contact *c, const pair *p, const double *z, double w[4], double dir[3]);
+
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
- * lists keep p > q) or excluded (a one-ring apart). */
+ * lists keep p > q), without an owned vertex, a one-ring apart, or of one body and closer than the rest
+ * exclusion at rest. */
 static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
 {
+  pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
+  double w[4], dir[3];
+
+  int mine = 0;
+
   PetscFunctionBeginUser;
   if (stamp[p] == q || (same && p <= q)) PetscFunctionReturn(0);
   stamp[p] = q;
-  if (excluded(c, qv, nq, iv, ni)) PetscFunctionReturn(0);
-  int32_t v[4] = {0, 0, 0, 0};
-  for (int k = 0; k < nq; ++k) v[k] = qv[k];
-  for (int k = 0; k < ni; ++k) v[nq + k] = iv[k];
-  PetscCall(add_pair(c, kind, v));
+  for (int k = 0; k < nq; ++k) mine |= c->owned[qv[k]];
+  for (int k = 0; k < ni; ++k) mine |= c->owned[iv[k]];
+  if (!mine || excluded(c, qv, nq, iv, ni)) PetscFunctionReturn(0); /* another rank's pair, or a one-ring apart */
+  for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
+  for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
+  if (c->body[qv[0]] == c->body[iv[0]] && pair_geometry(c, &cand, c->rest, w, dir) < c->rest_exclusion) PetscFunctionReturn(0);
+  PetscCall(add_pair(c, kind, cand.v));
   PetscFunctionReturn(0);
 }
 
@@ -374,28 +646,26 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
   PetscFunctionReturn(0);
 }
 
-/* Every pair whose primitives' swept boxes (from za to zb) come within r of each other, and every free
- * vertex within r (plus its move) of an obstacle. */
+/* Every pair with an owned vertex whose primitives' swept boxes (from za to zb) come within r of each other,
+ * and every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
 static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
 {
   cell_table table;
   uint8_t *big;
-  int32_t *verts;
 
   PetscFunctionBeginUser;
   c->npairs = 0;
-  PetscCall(PetscMalloc1(PetscMax(c->ntri, c->nedge) + 1, &big));
-  PetscCall(PetscMalloc1(c->nv + 1, &verts));
-  for (int32_t v = 0; v < c->nv; ++v) verts[v] = v;
-  PetscCall(hash_primitives(c, &c->tri[0][0], 3, c->ntri, za, zb, r, &table, big));
-  PetscCall(match(c, PAIR_VT, verts, 1, c->nv, &c->tri[0][0], 3, c->ntri, &table, big, za, zb, 0));
+  PetscCall(PetscMalloc1(PetscMax(c->nltri, c->nledge) + 1, &big));
+  PetscCall(hash_primitives(c, &c->ltri[0][0], 3, c->nltri, za, zb, r, &table, big));
+  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &table, big, za, zb, 0));
   PetscCall(PetscFree(table.item));
   PetscCall(PetscFree(table.start));
-  PetscCall(hash_primitives(c, &c->edge[0][0], 2, c->nedge, za, zb, r, &table, big));
-  PetscCall(match(c, PAIR_EE, &c->edge[0][0], 2, c->nedge, &c->edge[0][0], 2, c->nedge, &table, big, za, zb, 1));
+  PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &table, big));
+  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &table, big, za, zb, 1));
   PetscCall(PetscFree(table.item));
   PetscCall(PetscFree(table.start));
-  for (int32_t v = 0; v < c->nv; ++v) {
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
     if (!c->free[v]) continue;
     double q[3], n[3], d[3];
     vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
@@ -408,7 +678,7 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
     }
   }
   PetscCall(PetscFree(big));
-  PetscCall(PetscFree(verts));
+  qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair);
   PetscFunctionReturn(0);
 }
 
@@ -482,99 +752,151 @@ static double pair_toi(const pbng_pd_contact *c, const pair *p)
   return t;
 }
 
-/* Alg. 2 lines 4-17 with the check of the header's step 2: every free vertex moved back along its move to
- * its time of impact, then any pair closer than xi sends its vertices to z_prev until none is. */
+/* Whether this rank counts the pair in the statistics: it owns the pair's smallest vertex. */
+static int pair_counted_here(const pbng_pd_contact *c, const pair *p)
+{
+  int32_t m = p->v[0];
+  for (int k = 1; k < pair_vertices(p); ++k) m = PetscMin(m, p->v[k]);
+  return c->owned[m];
+}
+
+/* The owned vertices' z sent to the ranks that hold them (the halo's plan covers the ghosts). Collective. */
+static PetscErrorCode share_z(pbng_pd_contact *c) { return plan_exchange(c, &c->halo, c->z); }
+
+/* Alg. 2 lines 4-17 with the check of the header's step 2: every owned free vertex moved back along its move to
+ * its time of impact, then any pair closer than xi sends its owned vertices to z_prev, all such pairs of the
+ * current positions at once (a Jacobi pass: the same on any number of ranks), until none is. Collective. */
 static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st)
 {
   PetscFunctionBeginUser;
-  for (int32_t v = 0; v < c->nv; ++v) c->tmin[v] = 1;
+  for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     if (!pair_moves(c, p)) continue;
     const double t = pair_toi(c, p);
-    for (int s = 0; s < pair_vertices(p); ++s) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
+    for (int s = 0; s < pair_vertices(p); ++s)
+      if (c->owned[p->v[s]]) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
   }
-  for (int32_t v = 0; v < c->nv; ++v)
-    if (c->free[v] && c->tmin[v] < 1) {
-      for (int a = 0; a < 3; ++a) c->z[3 * (int64_t)v + a] = c->z_prev[3 * (int64_t)v + a] + c->tmin[v] * (c->z[3 * (int64_t)v + a] - c->z_prev[3 * (int64_t)v + a]);
-      ++st->clamped;
-    }
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    if (!c->free[v] || !(c->tmin[v] < 1)) continue;
+    for (int a = 0; a < 3; ++a) c->z[3 * (int64_t)v + a] = c->z_prev[3 * (int64_t)v + a] + c->tmin[v] * (c->z[3 * (int64_t)v + a] - c->z_prev[3 * (int64_t)v + a]);
+    ++st->clamped;
+  }
+  PetscCall(share_z(c));
   for (int pass = 0; pass <= c->nv; ++pass) {
-    int reverted = 0;
+    int reverted = 0, any;
+    for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 0; /* here: 1 marks a vertex to send back */
     for (int64_t k = 0; k < c->npairs; ++k) {
       const pair *p = &c->pairs[k];
       double w[4], dir[3];
       if (!pair_moves(c, p) || pair_geometry(c, p, c->z, w, dir) > c->xi) continue;
-      for (int s = 0; s < pair_vertices(p); ++s) {
-        const int32_t v = p->v[s];
-        if (!c->free[v] || !memcmp(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double))) continue;
-        memcpy(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
-        ++st->reverted, reverted = 1;
-      }
+      for (int s = 0; s < pair_vertices(p); ++s)
+        if (c->owned[p->v[s]]) c->tmin[p->v[s]] = 1;
     }
-    if (!reverted) break;
+    for (int32_t k = 0; k < c->nmine; ++k) {
+      const int32_t v = c->mine[k];
+      if (!(c->tmin[v] > 0) || !c->free[v] || !memcmp(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double))) continue;
+      memcpy(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
+      ++st->reverted, reverted = 1;
+    }
+    PetscCallMPI(MPI_Allreduce(&reverted, &any, 1, MPI_INT, MPI_LOR, c->comm));
+    if (!any) break;
+    PetscCall(share_z(c));
   }
   PetscFunctionReturn(0);
 }
 
-/* One gradient step of Eq. 49 with the step bound of Eq. 53; returns the largest vertex move. */
+/* One gradient step of Eq. 49 with the step bound of Eq. 53; returns the largest vertex move (over the ranks).
+ * Collective. */
 static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *st, double *move)
 {
   const pbng_pd_contact_options *o = &c->opt;
-  double *g = c->work, *asum = c->tmin, alpha0 = 0, disp = 0;
+  double *g = c->work, *asum = c->tmin, mine[2] = {0, 0}, all[2]; /* alpha0, the largest |y - z| */
+  int64_t counted = 0;
 
   PetscFunctionBeginUser;
-  for (int32_t v = 0; v < c->nv; ++v) {
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
     asum[v] = 0;
     for (int a = 0; a < 3; ++a) g[3 * (int64_t)v + a] = c->free[v] ? c->y[3 * (int64_t)v + a] - c->z[3 * (int64_t)v + a] : 0.0;
-    disp = fmax(disp, vec3_norm(&g[3 * (int64_t)v]));
+    mine[1] = fmax(mine[1], vec3_norm(&g[3 * (int64_t)v]));
   }
-  st->pairs = 0;
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
     const double d = pair_geometry(c, p, c->z, w, dir), x = pbng_contact_distance_rescale(d, c->xi, o->eps) - c->xi;
     if (x >= o->dhat || !pair_moves(c, p)) continue;
     const double push = -pbng_barrier_derivative(x, o->dhat); /* the bracket of Eq. 49, > 0 */
-    ++st->pairs;
+    counted += pair_counted_here(c, p);
     for (int s = 0; s < pair_vertices(p); ++s) {
       const int32_t v = p->v[s];
-      if (!c->free[v]) continue;
+      if (!c->free[v] || !c->owned[v]) continue;
       for (int a = 0; a < 3; ++a) g[3 * (int64_t)v + a] += o->mu * push * w[s] * dir[a];
       asum[v] += fabs(w[s]);
     }
   }
-  for (int32_t v = 0; v < c->nv; ++v) alpha0 = fmax(alpha0, asum[v]);
-  double lambda = pbng_contact_step_bound(o->eps, c->xi, o->mu, alpha0, pbng_barrier_derivative_bound(c->xi, o->eps, o->dhat), disp);
+  for (int32_t k = 0; k < c->nmine; ++k) mine[0] = fmax(mine[0], asum[c->mine[k]]);
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(&counted, &st->pairs, 1, MPI_INT64_T, MPI_SUM, c->comm));
+  double lambda = pbng_contact_step_bound(o->eps, c->xi, o->mu, all[0], pbng_barrier_derivative_bound(c->xi, o->eps, o->dhat), all[1]);
   if (!(st->pairs > 0 && isfinite(lambda))) lambda = 0; /* no pair within reach: z stays where the clamp left it */
-  *move = 0;
-  for (int32_t v = 0; v < c->nv; ++v) {
+  double moved = 0;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
     if (!c->free[v]) continue;
     for (int a = 0; a < 3; ++a) c->z[3 * (int64_t)v + a] += lambda * g[3 * (int64_t)v + a];
-    *move = fmax(*move, lambda * vec3_norm(&g[3 * (int64_t)v]));
+    moved = fmax(moved, lambda * vec3_norm(&g[3 * (int64_t)v]));
   }
+  PetscCallMPI(MPI_Allreduce(&moved, move, 1, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCall(share_z(c));
   ++st->steps;
   PetscFunctionReturn(0);
 }
 
-/* The smallest distance at z over the candidate pairs (inf: none). */
-static PetscErrorCode min_distance(pbng_pd_contact *c, const double *z, double *dmin, const pair **worst)
+/* The smallest distance at z over this rank's pairs (inf: none), and the pair. */
+static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin, const pair **worst)
 {
-  PetscFunctionBeginUser;
   *dmin = INFINITY;
-  if (worst) *worst = NULL;
+  *worst = NULL;
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
-    if (d < *dmin) {
-      *dmin = d;
-      if (worst) *worst = &c->pairs[k];
-    }
+    if (d < *dmin) *dmin = d, *worst = &c->pairs[k];
   }
-  PetscFunctionReturn(0);
 }
 
 /* ---- the interface ----------------------------------------------------------------------------------- */
+
+double pbng_pd_contact_rest_exclusion(const pbng_pd_contact_options *o, double xi, double dhat) { return o->rest_exclusion < 0 ? xi + dhat : o->rest_exclusion; }
+
+/* The closest pair over the ranks at z_prev (the rest state at creation) not farther apart than xi: refused,
+ * naming it. Collective. */
+static PetscErrorCode check_rest_state(const pbng_pd_contact *c)
+{
+  struct {
+    double d;
+    int rank;
+  } mine, best;
+  int64_t ids[5] = {-1, -1, -1, -1, -1}; /* kind, 4 global ids (an obstacle: its index) */
+  const pair *worst;
+
+  PetscFunctionBeginUser;
+  min_distance(c, c->z_prev, &mine.d, &worst);
+  mine.rank = c->rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, c->comm));
+  if (best.d > c->xi) PetscFunctionReturn(0);
+  if (best.rank == c->rank) {
+    const int n = pair_vertices(worst);
+    ids[0] = worst->kind;
+    for (int k = 0; k < 4; ++k) ids[1 + k] = k < n ? c->gid[worst->v[k]] : k == 1 ? worst->v[1] : -1;
+  }
+  PetscCallMPI(MPI_Bcast(ids, 5, MPI_INT64_T, best.rank, c->comm));
+  SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+          "-pd_contact: at rest, %s %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " are %g apart, not more than the contact thickness %g (a smaller "
+          "-pd_contact_thickness, a larger -pd_contact_rest_exclusion, or bodies and obstacles farther apart)",
+          ids[0] == PAIR_VT ? "vertex, triangle" : ids[0] == PAIR_EE ? "edges" : "vertex, obstacle", ids[1], ids[2], ids[3], ids[4], best.d, c->xi);
+}
 
 PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contact_options *o, double xi, pbng_pd_contact **out)
 {
@@ -587,32 +909,30 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   c->opt = *o;
   c->xi = xi;
   c->comm = dm->comm;
+  PetscCallMPI(MPI_Comm_rank(dm->comm, &c->rank));
+  PetscCallMPI(MPI_Comm_size(dm->comm, &c->size));
   PetscCall(gather_triangles(dm, &ntri, &tris));
   PetscCall(build_topology(c, ntri, tris));
   PetscCall(PetscFree(tris));
-  PetscCall(build_gather(dm, c));
+  PetscCall(build_ownership(dm, c));
+  PetscCall(label_bodies(c));
+  PetscCall(build_ghost_plan(dm, c));
+  c->rest_exclusion = pbng_pd_contact_rest_exclusion(o, xi, o->dhat);
   PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
                          (int64_t)c->nv + 1, &c->tmin));
-  PetscCall(gather_positions(c, dm->X, c->z_prev));
+  PetscCall(PetscCalloc1(c->nv + 1, &c->active));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
+  memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
   double len = 0;
   for (int32_t k = 0; k < c->nedge; ++k) {
     double d[3];
-    vec3_sub(&c->z_prev[3 * (int64_t)c->edge[k][1]], &c->z_prev[3 * (int64_t)c->edge[k][0]], d);
+    vec3_sub(&c->rest[3 * (int64_t)c->edge[k][1]], &c->rest[3 * (int64_t)c->edge[k][0]], d);
     len += vec3_norm(d) / c->nedge;
   }
   c->cell = fmax(len, xi + o->dhat);
-  double dmin;
-  const pair *worst;
+  PetscCall(begin_projection(c, NULL, xi + o->dhat));
   PetscCall(collect_pairs(c, c->z_prev, c->z_prev, xi + o->dhat));
-  PetscCall(min_distance(c, c->z_prev, &dmin, &worst));
-  if (worst && !(dmin > xi)) {
-    const int n = pair_vertices(worst);
-    SETERRQ(dm->comm, PETSC_ERR_ARG_OUTOFRANGE,
-            "-pd_contact: at rest, %s %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " are %g apart, not more than the contact thickness %g (a smaller "
-            "-pd_contact_thickness, a finer mesh, or obstacles farther away)",
-            worst->kind == PAIR_VT ? "vertex, triangle" : worst->kind == PAIR_EE ? "edges" : "vertex, obstacle", c->gid[worst->v[0]],
-            n > 1 ? c->gid[worst->v[1]] : (int64_t)worst->v[1], n > 1 ? c->gid[worst->v[2]] : -1, n > 1 ? c->gid[worst->v[3]] : -1, dmin, xi);
-  }
+  PetscCall(check_rest_state(c));
   *out = c;
   PetscFunctionReturn(0);
 }
@@ -624,14 +944,22 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->gid));
   PetscCall(PetscFree((*c)->local));
   PetscCall(PetscFree((*c)->free));
+  PetscCall(PetscFree((*c)->owned));
   PetscCall(PetscFree((*c)->tri));
   PetscCall(PetscFree((*c)->edge));
   PetscCall(PetscFree((*c)->nbr_start));
-  PetscCall(PetscFree((*c)->nbr));
-  PetscCall(PetscFree2((*c)->count, (*c)->displ));
-  PetscCall(PetscFree((*c)->order));
-  PetscCall(PetscFree((*c)->mine_idx));
+  PetscCall(PetscFree2((*c)->nbr, (*c)->nbr_edge));
+  PetscCall(PetscFree((*c)->vt_start));
+  PetscCall(PetscFree((*c)->vt));
+  PetscCall(PetscFree((*c)->body));
+  PetscCall(PetscFree((*c)->rest));
   PetscCall(PetscFree((*c)->mine));
+  PetscCall(plan_destroy(&(*c)->ghosts));
+  PetscCall(plan_destroy(&(*c)->halo));
+  PetscCall(PetscFree((*c)->active));
+  PetscCall(PetscFree((*c)->active_list));
+  PetscCall(PetscFree((*c)->ltri));
+  PetscCall(PetscFree((*c)->ledge));
   PetscCall(PetscFree5((*c)->y, (*c)->z, (*c)->z_prev, (*c)->work, (*c)->tmin));
   PetscCall(PetscFree((*c)->pairs));
   PetscCall(PetscFree(*c));
@@ -641,19 +969,23 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
 PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
 {
   PetscFunctionBeginUser;
-  PetscCall(gather_positions(c, x, c->z_prev));
+  for (int32_t k = 0; k < c->nmine; ++k) memcpy(&c->z_prev[3 * (int64_t)c->mine[k]], &x[3 * (int64_t)c->local[c->mine[k]]], 3 * sizeof(double));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_contact_stats *st)
 {
-  PetscFunctionBeginUser;
-  memset(st, 0, sizeof(*st));
-  PetscCall(gather_positions(c, x, c->y));
-  memcpy(c->z, c->y, sizeof(double) * 3 * (size_t)c->nv);
   /* the candidates of the whole projection: z only moves back along z_prev -> y (clamps, reverts) and by at most
    * eps xi per gradient step (Eq. 53), so pairs farther apart than xi + dhat + that can never act */
-  PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + (c->opt.iterations + 1) * c->opt.eps * c->xi));
+  const double reach = c->xi + c->opt.dhat + (c->opt.iterations + 1) * c->opt.eps * c->xi;
+  int64_t counts[2];
+  const pair *worst;
+  double dmin;
+
+  PetscFunctionBeginUser;
+  memset(st, 0, sizeof(*st));
+  PetscCall(begin_projection(c, x, reach));
+  PetscCall(collect_pairs(c, c->z_prev, c->y, reach));
   for (int m = 0;; ++m) {
     double move = 0;
     PetscCall(clamp_pass(c, st));
@@ -664,9 +996,17 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
       break;
     }
   }
-  for (int32_t v = 0; v < c->nv; ++v)
+  for (int32_t k = 0; k < c->nactive; ++k) { /* owned and ghost nodes (the ghosts' z came with the last share_z) */
+    const int32_t v = c->active_list[k];
     if (c->local[v] >= 0 && c->free[v]) memcpy(&x[3 * (int64_t)c->local[v]], &c->z[3 * (int64_t)v], 3 * sizeof(double));
-  memcpy(c->z_prev, c->z, sizeof(double) * 3 * (size_t)c->nv);
-  PetscCall(min_distance(c, c->z, &st->min_distance, NULL));
+    memcpy(&c->z_prev[3 * (int64_t)v], &c->z[3 * (int64_t)v], 3 * sizeof(double));
+  }
+  min_distance(c, c->z, &dmin, &worst);
+  PetscCallMPI(MPI_Allreduce(&dmin, &st->min_distance, 1, MPI_DOUBLE, MPI_MIN, c->comm));
+  st->surface = c->nv;
+  PetscCallMPI(MPI_Allreduce(&(int64_t){c->nactive}, &st->active_max, 1, MPI_INT64_T, MPI_MAX, c->comm));
+  counts[0] = st->clamped, counts[1] = st->reverted;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, c->comm));
+  st->clamped = counts[0], st->reverted = counts[1];
   PetscFunctionReturn(0);
 }

@@ -243,7 +243,7 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
   }
   memcpy(pb->x, ynew, sizeof(double) * (size_t)n3);
   PetscCall(pbng_problem_update_ghosts(pb));
-  if (d->contact) PetscCall(pbng_pd_contact_project(d->contact, pb->x, &d->contact_stats)); /* Alg. 1 line 11: every rank alike, ghosts included */
+  if (d->contact) PetscCall(pbng_pd_contact_project(d->contact, pb->x, &d->contact_stats)); /* Alg. 1 line 11: ghosts included */
   PetscFunctionReturn(0);
 }
 
@@ -350,8 +350,8 @@ static PetscErrorCode sissm_monitor(pbng_solver *s, char *buf, size_t len)
   int used = s->opt.sissm_check_energy ? snprintf(buf, len, "  shortened %lld  increases %lld", all[0], all[1]) : snprintf(buf, len, "  shortened %lld", all[0]);
   if (d->contact && used > 0 && (size_t)used < len) {
     const pbng_pd_contact_stats *c = &d->contact_stats;
-    snprintf(buf + used, len - (size_t)used, "  contact pairs %" PRId64 " clamped %" PRId64 " reverted %" PRId64 " steps %d min_distance %.3e", c->pairs,
-             c->clamped, c->reverted, c->steps, c->min_distance);
+    snprintf(buf + used, len - (size_t)used, "  contact pairs %" PRId64 " clamped %" PRId64 " reverted %" PRId64 " steps %d min_distance %.3e halo %" PRId64 "/%" PRId64,
+             c->pairs, c->clamped, c->reverted, c->steps, c->min_distance, c->active_max, c->surface);
   }
   PetscFunctionReturn(0);
 }
