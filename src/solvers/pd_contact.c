@@ -41,6 +41,7 @@ struct pbng_pd_contact {
   int32_t *body;          /* [nv] connected component (through mesh edges): its smallest compact index */
   double *rest;           /* [nv][3] rest positions */
   double rest_exclusion;  /* in effect (pbng_pd_contact_rest_exclusion) */
+  double longest_edge;    /* at rest */
   int32_t nmine;          /* this rank's owned surface vertices */
   int32_t *mine;          /* [nmine] their compact indices, increasing */
   exchange_plan ghosts;   /* owned -> the ranks holding them as ghosts (static) */
@@ -481,6 +482,7 @@ typedef struct {
   cell_item *item;
   int64_t *start; /* [mask + 2] */
   int64_t mask;
+  double (*box)[6]; /* each item's box (lo, hi), grown by r */
 } cell_table;
 
 /* The bucket of a cell key: splitmix64's finaliser (every bit of the key reaches the low bits), masked. */
@@ -541,10 +543,12 @@ static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *p
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(cap, &it));
+  PetscCall(PetscMalloc1(count + 1, &table->box));
   for (int32_t p = 0; p < count; ++p) {
     double lo[3], hi[3];
     int64_t c0[3], c1[3];
     swept_box(&prims[n * (int64_t)p], n, za, zb, r, lo, hi);
+    memcpy(table->box[p], lo, sizeof(lo)), memcpy(&table->box[p][3], hi, sizeof(hi));
     big[p] = !box_cells(c->cell, lo, hi, c0, c1);
     if (big[p]) continue;
     for (int64_t i = c0[0]; i <= c1[0]; ++i)
@@ -577,13 +581,26 @@ static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *p
 
 static double pair_geometry(const pbng_pd_contact *c, const pair *p, const double *z, double w[4], double dir[3]);
 
+/* Whether the pair's primitives are closer than r at rest: decided by the distance of their first vertices
+ * where it can be (the primitives' distance is at most that, and at least that less their diameters, each at
+ * most the longest rest edge), else computed. */
+static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  double d[3], w[4], dir[3];
+  vec3_sub(&c->rest[3 * (int64_t)p->v[0]], &c->rest[3 * (int64_t)p->v[nq]], d);
+  const double dv = vec3_norm(d);
+  if (dv < r) return 1;
+  if (dv - (nq == 1 ? 1 : 2) * c->longest_edge >= r) return 0;
+  return pair_geometry(c, p, c->rest, w, dir) < r;
+}
+
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
  * lists keep p > q), without an owned vertex, a one-ring apart, or of one body and closer than the rest
  * exclusion at rest. */
 static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
 {
   pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
-  double w[4], dir[3];
 
   int mine = 0;
 
@@ -595,13 +612,13 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   if (!mine || excluded(c, qv, nq, iv, ni)) PetscFunctionReturn(0); /* another rank's pair, or a one-ring apart */
   for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
-  if (c->body[qv[0]] == c->body[iv[0]] && pair_geometry(c, &cand, c->rest, w, dir) < c->rest_exclusion) PetscFunctionReturn(0);
+  if (c->body[qv[0]] == c->body[iv[0]] && rest_distance_below(c, &cand, c->rest_exclusion)) PetscFunctionReturn(0);
   PetscCall(add_pair(c, kind, cand.v));
   PetscFunctionReturn(0);
 }
 
-/* Calls add_pair for each (query, item) whose boxes share a cell (or whose item box was too big), once,
- * keeping those the filter admits. Queries: primitives of nq vertices; items as hashed. */
+/* Calls add_pair for each (query, item) whose boxes overlap (found through a shared cell; or whose item box was
+ * too big), once, keeping those the filter admits. Queries: primitives of nq vertices; items as hashed. */
 static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries, int nq, int32_t nquery, const int32_t *items_v, int ni, int32_t nitem,
                             const cell_table *table, const uint8_t *big, const double *za, const double *zb, int same)
 {
@@ -637,7 +654,7 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
           for (int64_t k = c0[2]; k <= c1[2]; ++k) {
             const int64_t key = cell_key(i, j, k), b = bucket_of(key, table->mask);
             for (int64_t s = table->start[b]; s < table->start[b + 1]; ++s)
-              if (table->item[s].key == key)
+              if (table->item[s].key == key && boxes_within(lo, hi, table->box[table->item[s].id], &table->box[table->item[s].id][3], 0))
                 PetscCall(consider(c, kind, q, qv, nq, table->item[s].id, &items_v[ni * (int64_t)table->item[s].id], ni, stamp, same));
           }
     }
@@ -660,10 +677,12 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
   PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &table, big, za, zb, 0));
   PetscCall(PetscFree(table.item));
   PetscCall(PetscFree(table.start));
+  PetscCall(PetscFree(table.box));
   PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &table, big));
   PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &table, big, za, zb, 1));
   PetscCall(PetscFree(table.item));
   PetscCall(PetscFree(table.start));
+  PetscCall(PetscFree(table.box));
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k];
     if (!c->free[v]) continue;
@@ -678,7 +697,7 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
     }
   }
   PetscCall(PetscFree(big));
-  qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair);
+  if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
   PetscFunctionReturn(0);
 }
 
@@ -928,11 +947,16 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
     double d[3];
     vec3_sub(&c->rest[3 * (int64_t)c->edge[k][1]], &c->rest[3 * (int64_t)c->edge[k][0]], d);
     len += vec3_norm(d) / c->nedge;
+    c->longest_edge = fmax(c->longest_edge, vec3_norm(d));
   }
   c->cell = fmax(len, xi + o->dhat);
   PetscCall(begin_projection(c, NULL, xi + o->dhat));
   PetscCall(collect_pairs(c, c->z_prev, c->z_prev, xi + o->dhat));
-  PetscCall(check_rest_state(c));
+  const PetscErrorCode refused = check_rest_state(c);
+  if (refused) { /* the message is printed; free what was built */
+    PetscCall(pbng_pd_contact_destroy(&c));
+    PetscCall(refused);
+  }
   *out = c;
   PetscFunctionReturn(0);
 }
