@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # -initial FILE -initial_frame K: a quasistatic run continued from frame K of an earlier result
 # reproduces the uninterrupted run's later frames bitwise (here also on another rank count), with the
-# same times; a run stopped by -time_budget ends frames early; bad -initial input is a clear error
+# same times; a dynamic one (velocity from frames K-1 and K) too, on 2 ranks against 1 (to 1e-12: SISSM's
+# sums on 2 ranks); a run stopped by -time_budget ends frames early; bad -initial input is a clear error
 # with no output file.
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
@@ -35,7 +36,26 @@ bad "another mesh size" "made for a mesh of 216 nodes, this one has 125" -initia
 cp "$TMP/full.h5" "$TMP/moved.h5"
 "$PY" -c "import h5py, sys; f = h5py.File(sys.argv[1], 'r+'); f['mesh/rest_positions'][7, 1] += 1e-9" "$TMP/moved.h5"
 bad "same size, another mesh" "rest positions differ" -initial "$TMP/moved.h5"
-bad "dynamic" "-initial needs -mode quasistatic" -initial "$TMP/full.h5" -mode dynamic
+bad "dynamic from quasistatic" "a quasistatic result, and this run is dynamic" -initial "$TMP/full.h5" -mode dynamic
+# dynamic: SISSM on the peridynamic sheet dropped on a sphere (contact local step), continued from frame 3 of 6 on
+# 2 ranks: the velocity from frames 2 and 3; the uninterrupted frames 4-6 (to 1e-12)
+dyn=(-scene cloth_drape -drape corners -res 11 -sheet_model peridynamic -solver sissm -pd_obstacle "sphere:0.5,-0.3,0.5,0.25" -iters 60 -threads 1)
+"$PBNG" "${dyn[@]}" -frames 6 -output "$TMP/dyn_full.h5" > "$TMP/log" 2>&1 && ok || { fail "dynamic: uninterrupted run"; cat "$TMP/log"; }
+if "$MPIEXEC" -n 2 --oversubscribe --bind-to none "$PBNG" "${dyn[@]}" -frames 3 -initial "$TMP/dyn_full.h5" -initial_frame 3 \
+    -output "$TMP/dyn_cont.h5" > "$TMP/log" 2>&1; then ok; else fail "dynamic: continued run"; cat "$TMP/log"; fi
+"$PY" - "$TMP/dyn_full.h5" "$TMP/dyn_cont.h5" <<'PYEOF' && ok || fail "dynamic: the continued run differs from the uninterrupted one"
+import sys, h5py, numpy as np
+full, cont = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+for k in range(4):
+    a, b = full[f"frames/{k + 3:06d}"], cont[f"frames/{k:06d}"]
+    d = np.abs(a["positions"][:] - b["positions"][:]).max()
+    print(f"frame {k + 3}: largest difference {d:.3e}")
+    assert d <= 1e-12 * np.abs(a["positions"][:]).max(), f"frame {k + 3}: positions differ by {d}"
+    assert a.attrs["time"] == b.attrs["time"], f"frame {k}: times differ"
+PYEOF
+bad "dynamic frame 0" "a dynamic run continues from a frame >= 1" -initial "$TMP/dyn_full.h5" -initial_frame 0 -scene cloth_drape -res 11 -mode dynamic
+bad "dynamic, another step" "not -dt 0.002" -initial "$TMP/dyn_full.h5" -scene cloth_drape -res 11 -mode dynamic -dt 0.002
+bad "quasistatic from dynamic" "a dynamic result, and this run is quasistatic" -initial "$TMP/dyn_full.h5" -scene cloth_drape -res 11 -mode quasistatic
 bad "frame without file" "-initial_frame needs -initial FILE" -initial_frame 2
 bad "negative budget" "-time_budget -1" -time_budget -1
 finish

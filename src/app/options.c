@@ -385,13 +385,11 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
              "-residual_every is for -rtol (without it the residual is evaluated once per frame, or every iteration with -monitor)");
   if (!every_set && pbng_solver_find(cfg->solver, 1) == &pbng_solver_newton_ops) every = 1; /* a Newton step costs far more than a residual */
   PetscInt initial_frame = -1;
-  PetscCall(PetscOptionsString("-initial", "start from a frame of an earlier pbng result of the same mesh (quasistatic)", NULL, cfg->initial,
+  PetscCall(PetscOptionsString("-initial", "start from a frame of an earlier pbng result of the same mesh and mode (dynamic: the velocity from the frame before)", NULL, cfg->initial,
                                cfg->initial, sizeof(cfg->initial), &set));
   PetscCall(PetscOptionsInt("-initial_frame", "with -initial: the frame to start from (-1: the last)", NULL, initial_frame, &initial_frame, &set));
   PetscCheck(!set || cfg->initial[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-initial_frame needs -initial FILE");
   PetscCheck(initial_frame >= -1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-initial_frame %d: must be >= 0 (or -1: the last)", (int)initial_frame);
-  PetscCheck(!cfg->initial[0] || cfg->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-initial needs -mode quasistatic (a result file holds no velocities)");
   cfg->initial_frame = (int)initial_frame;
   PetscCall(PetscOptionsString("-initial_state", "rest | flat (squashed onto the plane y = centre) | inverted (mirrored in x): where the free nodes start",
                                NULL, cfg->initial_state, cfg->initial_state, sizeof(cfg->initial_state), &set));

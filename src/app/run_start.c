@@ -7,10 +7,37 @@
 
 #include "io/result_reader.h"
 
-/* -initial: the owned nodes' positions (and the start time) from a frame of an earlier result. */
+/* A dynamic run continued from frame K >= 1 of a dynamic result: the velocity the uninterrupted run had after
+ * frame K, (x_K - x_{K-1}) / dt (pbng_problem_end_frame's), from frame K - 1's positions; the result's step
+ * must be -dt. */
+static PetscErrorCode load_initial_velocity(run_state *st, const double *rest, const double *x, const pbng_result_frame *info)
+{
+  const pbng_dmesh *dm = &st->dm;
+  pbng_result_frame before;
+  double *xp;
+
+  PetscFunctionBeginUser;
+  PetscCheck(info->frame >= 1, st->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-initial %s -initial_frame 0: a dynamic run continues from a frame >= 1 (the velocity is taken from the frame before; frame 0 is the "
+             "scene's own start)", st->cfg->initial);
+  PetscCall(PetscMalloc1(3 * dm->nowned + 1, &xp));
+  PetscCall(pbng_result_read_frame(st->comm, st->cfg->initial, info->frame - 1, dm->nglobal_nodes, dm->nowned, st->node_rows, rest, xp, &before));
+  const double step = info->time - before.time;
+  PetscCheck(fabs(step - st->pb.dt) <= 1e-9 * st->pb.dt, st->comm, PETSC_ERR_ARG_INCOMP,
+             "-initial %s: its frames %d and %d are %g apart, not -dt %g (a dynamic run continues with the result's step)", st->cfg->initial,
+             before.frame, info->frame, step, st->pb.dt);
+  for (int32_t k = 0; k < dm->nowned; ++k)
+    for (int d = 0; d < 3; ++d) st->pb.velocity[3 * st->node_order[k] + d] = (x[3 * k + d] - xp[3 * k + d]) / st->pb.dt;
+  PetscCall(PetscFree(xp));
+  PetscFunctionReturn(0);
+}
+
+/* -initial: the owned nodes' positions (and the start time) from a frame of an earlier result of the same mode;
+ * in dynamic mode their velocity too (load_initial_velocity). */
 PetscErrorCode run_load_initial_state(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
+  const int dynamic = st->pb.mode == PBNG_MODE_DYNAMIC;
   double *rest, *x;
   pbng_result_frame info;
 
@@ -19,10 +46,12 @@ PetscErrorCode run_load_initial_state(run_state *st)
   for (int32_t k = 0; k < dm->nowned; ++k)
     for (int d = 0; d < 3; ++d) rest[3 * k + d] = dm->X[3 * st->node_order[k] + d];
   PetscCall(pbng_result_read_frame(st->comm, st->cfg->initial, st->cfg->initial_frame, dm->nglobal_nodes, dm->nowned, st->node_rows, rest, x, &info));
-  PetscCheck(!strcmp(info.mode, "quasistatic"), st->comm, PETSC_ERR_ARG_INCOMP, "-initial %s: a %s result (velocities are not stored)",
-             st->cfg->initial, info.mode);
+  PetscCheck(!strcmp(info.mode, dynamic ? "dynamic" : "quasistatic"), st->comm, PETSC_ERR_ARG_INCOMP,
+             "-initial %s: a %s result, and this run is %s (a run continues a result of its own mode)", st->cfg->initial, info.mode,
+             dynamic ? "dynamic" : "quasistatic");
   for (int32_t k = 0; k < dm->nowned; ++k)
     for (int d = 0; d < 3; ++d) st->pb.x[3 * st->node_order[k] + d] = x[3 * k + d];
+  if (dynamic) PetscCall(load_initial_velocity(st, rest, x, &info));
   PetscCall(PetscFree2(rest, x));
   PetscCall(pbng_problem_update_ghosts(&st->pb));
   if (st->pb.plastic_strain) /* the plastic state frame info.frame was solved with: every local element's copy */
@@ -37,14 +66,15 @@ PetscErrorCode run_load_initial_state(run_state *st)
  * y = centre of the mesh, or mirrored in x about its centre (every element inverted). Every rank
  * moves its owned and ghost copies alike. First, a scene's initial velocity (cfg->initial_velocity_on,
  * -scene projectile_sheet): the owned free nodes whose rest position lies in cfg->initial_velocity_box start
- * with cfg->initial_velocity (a restart then reads the checkpoint's velocities over it). */
+ * with cfg->initial_velocity (a restart then reads the checkpoint's velocities over it; -initial has set them). */
 PetscErrorCode run_apply_initial_state(run_state *st)
 {
   const pbng_dmesh *dm = &st->dm;
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
 
   PetscFunctionBeginUser;
-  if (st->cfg->initial_velocity_on && st->pb.mode == PBNG_MODE_DYNAMIC) { /* a scene's projectile (projectile_sheet): owned free nodes in the box */
+  if (st->cfg->initial_velocity_on && st->pb.mode == PBNG_MODE_DYNAMIC && !st->cfg->initial[0]) { /* a scene's projectile (projectile_sheet): owned free
+                                                                                                   nodes in the box (-initial: the result's velocity) */
     const double *b = st->cfg->initial_velocity_box;
     for (int32_t i = 0; i < dm->nowned; ++i) {
       const double *X = &dm->X[3 * i];
