@@ -20,7 +20,7 @@ box (-scene objects_dropping, Sec. 10.2.3) on --ranks ranks, with its contacts a
 Prints the summary, writes bench/results/contact-<host>-<stamp>.csv (one row per frame; a comment block
 heads it with the machine, the commands and the summary), a timing plot beside it (.png: sweeps' time and
 detection + recoloring per frame, contacts, penetration; needs python3-matplotlib) and, with --render, the
-scene at --render-frames rendered by ParaView (-render.png; needs paraview and xvfb: bench/render_frames.py).
+scene at --render-frames rendered by ParaView (-render.png; needs paraview and xvfb: pbng-render, docs/render.md).
 
     /usr/bin/python3 bench/contact.py [--scale 1] [--frames 500] [--ranks 2] [--threads 1]
                                       [--penetration-every 10] [--render] [--pbng-options "..."] [--keep DIR]
@@ -63,7 +63,7 @@ def parse():
     ap.add_argument("--reference-iters", type=int, default=20, help="sweeps per frame of the run without detection")
     ap.add_argument("--reference-frames", type=int, default=7, help="frames of the run without detection (median)")
     ap.add_argument("--penetration-every", type=int, default=10, help="check every K-th frame's penetration (1: all)")
-    ap.add_argument("--render", action="store_true", help="also render the scene with pvbatch (bench/render_frames.py)")
+    ap.add_argument("--render", action="store_true", help="also render the scene (pbng-render: ParaView)")
     ap.add_argument("--render-frames", default="", help="frames to render (default: six spread over the run)")
     ap.add_argument("--pbng-options", default="", help="more pbng options for the contact run (e.g. \"-contact_every 5\")")
     ap.add_argument("--keep", default=None, help="directory for the runs' files (default: a temporary one, removed)")
@@ -197,8 +197,7 @@ def plot(rows, summary, path, title):
 
 
 def render(args, h5path, png):
-    script = os.path.join(HERE, "render_frames.py")
-    cmd = ["xvfb-run", "-a", "pvbatch", script, os.path.splitext(h5path)[0] + ".xdmf", png]
+    cmd = [os.path.join(os.path.dirname(args.pbng), "pbng-render"), h5path, "--png", png, "--color", "in_contact"]
     if args.render_frames:
         cmd += ["--frames", args.render_frames]
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -3,7 +3,7 @@
 1 m x 1 m sheet (-res 21, dt 0.1 / (res - 1) = 0.005 s, 1 s) falling on the sphere (-drape sphere) and
 on the table edge (-drape table), solved by Newton every frame (-rtol 1e-6), the sheet colliding with the
 obstacle and with itself (unilateral contacts, docs/cloth.md#the-drape), and rendered by ParaView
-(bench/render_frames.py, coloured by |x - X|).
+(pbng-render, coloured by |x - X|).
 
 Per case: frames that stopped at the iteration cap, the largest relative residual, contacts in force at
 the end, the deepest any vertex went inside the obstacle (any frame), the sheet's lowest point at the
@@ -60,12 +60,9 @@ def main():
                          thickness_h=h, seconds=seconds, command=" ".join(cmd)))
         if not a.no_render:
             png = b.base + "-%s.png" % case
-            render = ["xvfb-run", "-a", "pvbatch", os.path.join(sl.REPO, "bench", "render_frames.py"), os.path.splitext(out)[0] + ".xdmf", png,
-                      "--color", "displacement", "--frames", PANELS[case] if not a.quick else "", "--camera", CAMERA[case], "--size", "400,320"]
-            for attempt in range(3):  # pvbatch 5.11 under xvfb-run sometimes dies while starting (SIGSEGV/SIGABRT before any work)
-                p = subprocess.run(render, capture_output=True, text=True)
-                if p.returncode == 0:
-                    break
+            render = [os.path.join(os.path.dirname(a.pbng), "pbng-render"), out, "--png", png, "--color", "displacement", "--camera", CAMERA[case],
+                      "--size", "400,320"] + (["--frames", PANELS[case]] if not a.quick else [])
+            p = subprocess.run(render, capture_output=True, text=True)  # (pbng-render retries pvbatch's start-up deaths)
             print(p.stdout.strip() if p.returncode == 0 else "rendering failed: %s" % (p.stdout + p.stderr)[-800:])
     sl.print_table(rows, [("case", "case", "%s"), ("res", "res", "%d"), ("frames", "frames", "%d"), ("capped_frames", "capped", "%d"),
                           ("worst_relative_residual", "worst rel.res", "%.1e"), ("contacts_at_end", "contacts", "%d"),

@@ -8,7 +8,7 @@ seconds per frame and per iteration from the run's -summary JSON. Seed size (-sc
 40 401 and ~27 800 vertices): one frame capped at --seed-iters iterations (default 5: a seed-size frame takes
 minutes here), seconds per iteration, and the step's time estimated as that times the scene's iterations per
 frame at the default size (an estimate: stated as such in the CSV). --no-seed skips them.
-Renders: xvfb-run -a pvbatch bench/render_frames.py (six frames, coloured by displacement) into
+Renders: pbng-render (six frames, coloured by displacement; docs/render.md) into
 bench/results/seed-pd-<scene>-<host>-<stamp>.png; --no-render skips them.
 
     /usr/bin/python3 bench/seed_peridynamics/scenes.py [--ranks 2] [--frames 40] [--seed-iters 5] [--pbng PATH]
@@ -68,8 +68,7 @@ def main():
                 print("  render: skipped (needs xvfb-run and pvbatch: apt-get install xvfb paraview)")
             elif not a.no_render:
                 png = os.path.join(ROOT, "bench", "results", f"seed-pd-{scene}-{host}-{stamp}.png")
-                rc, text = run(["xvfb-run", "-a", "pvbatch", os.path.join(ROOT, "bench", "render_frames.py"), out.replace(".h5", ".xdmf"), png,
-                                "--color", "displacement"])
+                rc, text = run([os.path.join(os.path.dirname(a.pbng), "pbng-render"), out, "--png", png, "--color", "displacement"])
                 print(f"  render: {os.path.relpath(png, ROOT) if rc == 0 else 'failed: ' + text[-300:]}")
             if a.no_seed:
                 continue
