@@ -234,6 +234,7 @@ static void check_frame(tally *t, hid_t file, int f, const pbng_frame_info *fi, 
     check_attr_double(t, loc, "relative_residual", fi->relative_residual);
     check_attr_double(t, loc, "seconds", fi->seconds);
     check_attr_double(t, loc, "energy", fi->energy);
+    check_attr_int(t, loc, "converged", fi->converged);
     if (k == 0) H5Gclose(loc);
     else H5Dclose(loc);
   }
@@ -266,8 +267,8 @@ static void check_frame_fields(tally *t, hid_t file, int f, int64_t N, int64_t M
 /* ---- the main write/read round trip ------------------------------------------------------------- */
 
 static const int frame_ids[2] = {0, 3};
-static const pbng_frame_info frame_infos[2] = {{0.5, 7, 1.25e-9, 3.5e-10, 0.75, -12.5},
-                                               {1.25, 11, 2.5e-11, 4.0e-12, 1.5, -13.75}};
+static const pbng_frame_info frame_infos[2] = {{0.5, 7, 1.25e-9, 3.5e-10, 0.75, -12.5, 1},
+                                               {1.25, 11, 2.5e-11, 4.0e-12, 1.5, -13.75, 0}};
 
 /* This rank's node and element rows of write_full's files (owner_blocks, shuffled). */
 typedef struct {

@@ -81,6 +81,7 @@ typedef struct {
   int residual_every;
   double time_budget; /* seconds of iterations per frame (0: no limit); at least one iteration runs */
   PetscBool monitor;
+  PetscBool strict;        /* -strict: a frame stopped at -iters before -rtol is an error */
   char initial[PETSC_MAX_PATH_LEN]; /* -initial: start from a frame of an earlier result (quasistatic) */
   int initial_frame;                 /* -initial_frame: that frame, -1 = the last */
   char initial_state[16];            /* -initial_state rest | flat | inverted: the free nodes' start */

@@ -400,6 +400,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsReal("-time_budget", "end a frame once its iterations took this many seconds (slowest rank; 0: no limit)", NULL,
                              cfg->time_budget, &cfg->time_budget, &set));
   PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));
+  PetscCall(PetscOptionsBool("-strict", "a frame that stops at -iters before reaching -rtol (or -atol) is an error", NULL, cfg->strict, &cfg->strict, &set));
+  PetscCheck(!cfg->strict || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-strict needs a tolerance (-rtol > 0): without one every frame runs to -iters");
   PetscCall(PetscOptionsReal("-divergence_limit", "stop with an error when the relative residual exceeds this (or is not finite)", NULL,
                              cfg->divergence_limit, &cfg->divergence_limit, &set));
   PetscCheck(cfg->divergence_limit > 1 && !isnan(cfg->divergence_limit), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,

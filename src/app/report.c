@@ -56,6 +56,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
     fprintf(f, "  ],\n");
   }
   fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
+  fprintf(f, "  \"tolerance\": %.17g,\n  \"capped_frames\": %d,\n", cfg->rtol, s->capped_frames);
   fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
   fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": ", s->peak_rss_bytes_sum / (double)s->elements);
   json_string(f, cfg->output);
@@ -90,6 +91,10 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
                         s->frames, s->iterations, s->solver_seconds, s->iterations ? 1e3 * s->solver_seconds / s->iterations : 0.0,
                         s->visits_per_second / 1e6, s->ncolors, s->peak_rss_bytes_sum / 1048576.0, s->peak_rss_bytes_max / 1048576.0,
                         s->peak_rss_bytes_sum / (double)s->elements, s->total_seconds, s->ranks, s->threads));
+  if (cfg->rtol > 0 && !s->capped_frames) PetscCall(PetscPrintf(comm, "         tolerance -rtol %g: every frame reached it\n", cfg->rtol));
+  if (cfg->rtol > 0 && s->capped_frames)
+    PetscCall(PetscPrintf(comm, "         tolerance -rtol %g: %d of %d frames stopped before it (at -iters or -time_budget; converged = 0 in the output)\n",
+                          cfg->rtol, s->capped_frames, s->frames));
   if (s->quad_points > 1)
     PetscCall(PetscPrintf(comm, "         %s: %.4g quadrature points per element, %.2fM quadrature-point visits/s\n", s->element, s->quad_points,
                           s->visits_per_second * s->quad_points / 1e6));

@@ -43,6 +43,7 @@ typedef struct {
   double seconds, residual, relative_residual, energy, residual0;
   double contact_seconds[2];   /* detection and recoloring in this frame (slowest rank per update) */
   int64_t plastic_changed;     /* elements whose plastic strain the frame's start updated */
+  int converged;               /* pbng_frame_info's: 1 reached the tolerance, 0 stopped before it, -1 no tolerance */
 } frame_result;
 
 /* After the solver's first iteration (the Newton or multilevel solver's SNES/KSP/PC options have all
@@ -250,12 +251,13 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);
   fr->energy = energy;
+  fr->converged = cfg->rtol > 0 ? frame_converged(cfg, r, fr->residual0) : -1;
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *fr)
 {
-  const pbng_frame_info info = {run_frame_time(st, frame), fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy};
+  const pbng_frame_info info = {run_frame_time(st, frame), fr->iterations, fr->residual, fr->relative_residual, fr->seconds, fr->energy, fr->converged};
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.output, 0, 0, 0, 0));
@@ -281,6 +283,19 @@ static PetscErrorCode write_initial_velocity(run_state *st)
   PetscFunctionReturn(0);
 }
 
+/* -strict: a frame that stopped before the tolerance ends the run with an error (it is written: the output keeps
+ * frames 0..frame, its status attribute says where it stopped). */
+static PetscErrorCode check_strict(run_state *st, int frame, const frame_result *fr)
+{
+  PetscFunctionBeginUser;
+  if (!st->cfg->strict || fr->converged) PetscFunctionReturn(0);
+  snprintf(st->diverged, sizeof(st->diverged), "stopped at frame %d: -strict, the frame ended before -rtol", frame);
+  SETERRQ(st->comm, PBNG_ERR_DIVERGED,
+          "-strict: frame %d stopped after %d iterations at relative residual %.3e, above -rtol %g (raise -iters, or drop -strict); the output keeps "
+          "frames 0..%d, its status attribute says where it stopped",
+          frame, fr->iterations, fr->relative_residual, st->cfg->rtol, frame);
+}
+
 static PetscErrorCode print_frame_line(run_state *st, int frame, int first, const frame_result *fr, double elapsed)
 {
   const int F = st->cfg->frames;
@@ -292,9 +307,10 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, int first, cons
   if (st->cfg->contact)
     snprintf(contacts, sizeof(contacts), "  contacts %" PRId64 " (detection %.3g s, recoloring %.3g s)", st->contacts.stats.contacts,
              fr->contact_seconds[0], fr->contact_seconds[1]);
-  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s%s\n", frame, F,
+  const char *state = fr->converged > 0 ? "  converged" : fr->converged == 0 ? "  NOT converged" : "";
+  PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s%s%s\n", frame, F,
                         fr->iterations, linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)), fr->relative_residual, fr->residual,
-                        fr->seconds, eta, contacts, plastic));
+                        fr->seconds, eta, contacts, plastic, state));
   PetscFunctionReturn(0);
 }
 
@@ -335,6 +351,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     PetscCall(run_detect_contacts(st));
     PetscCall(evaluate_residual(st, &fr.residual, &fr.energy));
     fr.relative_residual = 1.0;
+    fr.converged = st->cfg->rtol > 0 ? 1 : -1; /* the start: nothing to solve */
     PetscCall(write_frame(st, 0, &fr));
     if (st->cfg->initial_velocity_on && st->pb.mode == PBNG_MODE_DYNAMIC) PetscCall(write_initial_velocity(st));
   }
@@ -352,7 +369,9 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->solver_seconds += fr.seconds;
     sum->final_residual = fr.residual;
     sum->final_relative_residual = fr.relative_residual;
+    sum->capped_frames += fr.converged == 0;
     PetscCall(print_frame_line(st, frame, first, &fr, MPI_Wtime() - t0));
+    PetscCall(check_strict(st, frame, &fr));
     if (frame == st->cfg->frames) break;
     PetscCall(stop_requested(st, &stop));
     if (stop || (st->cfg->checkpoint_every > 0 && frame % st->cfg->checkpoint_every == 0)) PetscCall(checkpoint_between_frames(st, sum, frame + 1));

@@ -34,6 +34,7 @@ typedef struct {
   double quad_points;             /* quadrature points per element visit (1 for linear tetrahedra; the mean when kinds mix) */
   char element[64];               /* the element kind's name, or "mixed hex8+prism6+pyramid5" */
   double final_residual, final_relative_residual;
+  int capped_frames;              /* with a tolerance: frames that stopped at -iters (or the time budget) before it */
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */
   double peak_rss_bytes_sum;      /* summed over ranks */
   int ranks, threads;

@@ -80,6 +80,7 @@ static PetscErrorCode write_frame_attrs(hid_t loc, const pbng_frame_info *f)
   PetscCall(attr_double(loc, "relative_residual", f->relative_residual));
   PetscCall(attr_double(loc, "seconds", f->seconds));
   PetscCall(attr_double(loc, "energy", f->energy));
+  PetscCall(attr_int(loc, "converged", f->converged));
   PetscFunctionReturn(0);
 }
 

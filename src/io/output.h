@@ -67,6 +67,7 @@ typedef struct {
   double time;
   int iterations;
   double residual, relative_residual, seconds, energy;
+  int converged; /* 1: reached the run's tolerance, 0: stopped at its cap (or time budget) before it, -1: no tolerance (fixed iterations) */
 } pbng_frame_info;
 
 /* Creates "<path>.partial" (fails cleanly, naming the path, when it cannot be created, or when the
