@@ -2,7 +2,8 @@
 # -solver sissm on peridynamic membranes (issue 20 item 2; docs/peridynamics.md#sissm):
 #  - the rings' forces against the energy are checked in test_pd_terms (FD) and test_peridynamics_hessian;
 #  - the exact form converges to the backward-Euler step (relative residual 1e-9) on the stretched sheet, plain
-#    and with Chebyshev, and Chebyshev takes fewer iterations; Newton on the same energy (the rings' Hessians
+#    and with Chebyshev, and Chebyshev takes fewer iterations; with D built once a frame (-sissm_d_every 1000) too,
+#    to the same positions; Newton on the same energy (the rings' Hessians
 #    assembled) reaches 1e-11 and the same positions (1e-7), on 1 and 2 ranks;
 #  - no vertex step raises its vertex energy E_i (others held) beyond round-off (-sissm_check_energy);
 #  - the seed's Eq. 25 (-sissm_form seed) runs; its fixed point is not the equilibrium of non-affine rings, so it
@@ -25,6 +26,10 @@ for f in 1 2; do
   r=$(frame_attr cheb $f relative_residual); below "$r" 1e-9 && ok || fail "chebyshev frame $f: relative residual $r"
 done
 compare cheb plain 1e-6
+# -sissm_d_every 1000: D built once a frame reaches the same tolerance and positions
+run dframe "${pd[@]}" -iters 3000 -rtol 1e-9 -sissm_d_every 1000
+for f in 1 2; do r=$(frame_attr dframe $f relative_residual); below "$r" 1e-9 && ok || fail "-sissm_d_every frame $f: relative residual $r"; done
+compare dframe plain 1e-6
 run newton "${pd[@]/sissm/newton}" -iters 30 -rtol 1e-11
 for f in 1 2; do r=$(frame_attr newton $f relative_residual); below "$r" 1e-11 && ok || fail "newton frame $f: relative residual $r"; done
 compare plain newton 1e-7
@@ -60,5 +65,7 @@ expect_error "quasistatic sissm" "backward-Euler steps" "$PBNG" "${base[@]}" -sh
 expect_error "negative s0" "-pd_s0" "$PBNG" "${base[@]}" -mode dynamic -sheet_model peridynamic -solver sissm -pd_s0 -1
 expect_error "pd option alone" "are for -sheet_model peridynamic" "$PBNG" "${base[@]}" -pd_kb 3
 expect_error "sissm option elsewhere" "are for -solver sissm" "$PBNG" "${base[@]}" -sissm_chebyshev
+expect_error "-sissm_d_every 0" "-sissm_d_every 0: must be >= 1" "$PBNG" "${base[@]}" -mode dynamic -sheet_model peridynamic -solver sissm -sissm_d_every 0
+expect_error "-sissm_d_every, seed form" "-sissm_d_every is for -sissm_form exact" "$PBNG" "${base[@]}" -mode dynamic -sheet_model peridynamic -solver sissm -sissm_form seed -sissm_d_every 5
 expect_error "volume mesh" "has no sheet triangles" "$PBNG" -scene box -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -mode dynamic -sheet_model peridynamic -solver sissm
 finish

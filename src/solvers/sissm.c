@@ -44,6 +44,8 @@ typedef struct {
   long long shortened; /* vertex steps with alpha < 1 in the last iteration (this rank) */
   long long increases; /* -sissm_check_energy: vertex steps that raised their E_i in the last iteration (this rank) */
   int32_t *slot_ring;  /* -sissm_check_energy: [nslots] each slot's ring */
+  double *slot_d;      /* -sissm_d_every > 1: [nslots][3] the exact form's D parts of the last rebuild */
+  int d_valid;         /* slot_d holds a rebuild of this frame */
   pbng_pd_contact *contact;       /* the contact local step (-pd_contact), or NULL */
   pbng_pd_contact_stats contact_stats; /* its last projection's figures */
 } sissm_data;
@@ -130,8 +132,9 @@ static void ring_exact_slots(const pbng_pd_options *o, const pbng_pd_rest *rest,
 }
 
 /* Ring r's slots: exact gradient, the step's gradient (the exact one, or the seed's), D's parts and the
- * ring's energy. A non-finite ring poisons its slots. */
-static void ring_slots(const pbng_pd_terms *pd, int form, int32_t r, const double *x, double *slot)
+ * ring's energy. A non-finite ring poisons its slots. d_cache (exact form; NULL: D built here): [slots][3] D's
+ * parts of an earlier iteration, taken instead of building the ring's Hessian. */
+static void ring_slots(const pbng_pd_terms *pd, int form, int32_t r, const double *x, const double *d_cache, double *slot)
 {
   const pbng_pd_rest *rest = &pd->rest[r];
   const int n = rest->n;
@@ -148,8 +151,17 @@ static void ring_slots(const pbng_pd_terms *pd, int form, int32_t r, const doubl
     o[SLOT_E] = E, o[SLOT_E + 1] = o[SLOT_E + 2] = 0;
   }
   if (form == SISSM_FORM_SEED) ring_seed_slots(&pd->opt, rest, F, y_i, (const double(*)[3])y_ring, slot);
-  else ring_exact_slots(&pd->opt, rest, y_i, (const double(*)[3])y_ring, slot);
+  else if (!d_cache) ring_exact_slots(&pd->opt, rest, y_i, (const double(*)[3])y_ring, slot);
+  else
+    for (int s = 0; s <= n; ++s) {
+      double *d = &slot[SLOT_W * s + SLOT_D];
+      d[0] = d_cache[3 * s], d[1] = d_cache[3 * s + 1], d[2] = d_cache[3 * s + 2], d[3] = d[4] = d[5] = 0;
+    }
 }
+
+/* Whether this iteration builds D: always without -sissm_d_every N > 1 (no cache), else the frame's first
+ * iteration (or the first after a restart) and every N-th. */
+static int rebuilds_d(const pbng_solver *s, const sissm_data *d, int l) { return !d->slot_d || !d->d_valid || l % s->opt.sissm_d_every == 0; }
 
 /* ---- the vertex step ---------------------------------------------------------------------------- */
 
@@ -223,8 +235,15 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
   long long shortened = 0;
 
   PetscFunctionBeginUser;
+  const int rebuild = rebuilds_d(s, d, l);
 #pragma omp parallel for schedule(static)
-  for (int32_t r = 0; r < pd->nrings; ++r) ring_slots(pd, form, r, pb->x, &d->slot[SLOT_W * (int64_t)pd->slot_start[r]]);
+  for (int32_t r = 0; r < pd->nrings; ++r) {
+    const int64_t at = pd->slot_start[r];
+    ring_slots(pd, form, r, pb->x, rebuild ? NULL : &d->slot_d[3 * at], &d->slot[SLOT_W * at]);
+    if (rebuild && d->slot_d)
+      for (int64_t k = at; k < pd->slot_start[r + 1]; ++k) memcpy(&d->slot_d[3 * k], &d->slot[SLOT_W * k + SLOT_D], 3 * sizeof(double));
+  }
+  if (rebuild && d->slot_d) d->d_valid = 1;
   PetscCall(pbng_pd_terms_gather(pd, pb->halo, SLOT_W, d->slot, d->node, dm->nlocal));
 #pragma omp parallel for schedule(static) reduction(+ : shortened)
   for (int32_t i = 0; i < dm->nfree; ++i) shortened += vertex_step(pb, d, step_len, i, &d->node[SLOT_W * (int64_t)i], &ynew[3 * (int64_t)i]);
@@ -262,6 +281,7 @@ static PetscErrorCode sissm_begin_frame(pbng_solver *s)
       d->x_tilde[3 * i + c] = pb->x_hat[3 * i + c] + d->h * d->h * f / pb->mass[i];
     }
   d->omega_prev = 1.0;
+  d->d_valid = 0; /* -sissm_d_every: a frame starts with a rebuild */
   if (d->contact) PetscCall(pbng_pd_contact_reset(d->contact, pb->x_prev)); /* Alg. 1 line 3: z <- y^t */
   PetscFunctionReturn(0);
 }
@@ -312,6 +332,7 @@ static PetscErrorCode sissm_create(pbng_solver *s)
     if (o.dhat == 0) o.dhat = 4 * xi;
     PetscCall(pbng_pd_contact_create(dm, &o, xi, &d->contact));
   }
+  if (s->opt.sissm_d_every > 1 && s->opt.sissm_form == SISSM_FORM_EXACT) PetscCall(PetscMalloc1(3 * (int64_t)nslots + 3, &d->slot_d));
   if (s->opt.sissm_check_energy) {
     PetscCall(PetscMalloc1(nslots + 1, &d->slot_ring));
     for (int32_t r = 0; r < pb->pd->nrings; ++r)
@@ -331,6 +352,7 @@ static PetscErrorCode sissm_destroy(pbng_solver *s)
     PetscCall(PetscFree(d->y_prev));
     PetscCall(PetscFree(d->x_tilde));
     PetscCall(PetscFree(d->slot_ring));
+    PetscCall(PetscFree(d->slot_d));
     PetscCall(pbng_pd_contact_destroy(&d->contact));
   }
   PetscCall(PetscFree(s->data));
@@ -377,6 +399,7 @@ static PetscErrorCode sissm_restored(pbng_solver *s)
 
   PetscFunctionBeginUser;
   if (d->contact) PetscCall(pbng_pd_contact_reset(d->contact, s->pb->x));
+  d->d_valid = 0; /* -sissm_d_every: D is not in the checkpoint; built again at the next iteration */
   PetscFunctionReturn(0);
 }
 
@@ -384,7 +407,8 @@ static PetscErrorCode sissm_restored(pbng_solver *s)
 
 PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscBool set_form, set_len, set_cheb, set_rho, set_check, check = o->sissm_check_energy ? PETSC_TRUE : PETSC_FALSE, len = o->sissm_step_length ? PETSC_TRUE : PETSC_FALSE, cheb = o->sissm_chebyshev ? PETSC_TRUE : PETSC_FALSE;
+  PetscInt d_every = o->sissm_d_every > 0 ? o->sissm_d_every : 1;
+  PetscBool set_form, set_len, set_cheb, set_rho, set_check, set_every, check = o->sissm_check_energy ? PETSC_TRUE : PETSC_FALSE, len = o->sissm_step_length ? PETSC_TRUE : PETSC_FALSE, cheb = o->sissm_chebyshev ? PETSC_TRUE : PETSC_FALSE;
   const int mine = !strcmp(selected, "sissm");
 
   PetscFunctionBeginUser;
@@ -398,8 +422,14 @@ PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsBool("-sissm_check_energy",
                              "count the vertex steps that raise their vertex energy E_i, others held (-monitor shows them; serial work, for tests)", NULL, check,
                              &check, &set_check));
-  PetscCheck(mine || !(set_form || set_len || set_cheb || set_rho || set_check), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-sissm_form, -sissm_step_length, -sissm_chebyshev, -sissm_rho and -sissm_check_energy are for -solver sissm");
+  PetscCall(PetscOptionsInt("-sissm_d_every", "exact form: build D (the rings' Hessians) every N iterations of a frame, reusing it between (1: every iteration)",
+                            NULL, d_every, &d_every, &set_every));
+  PetscCheck(mine || !(set_form || set_len || set_cheb || set_rho || set_check || set_every), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-sissm_form, -sissm_step_length, -sissm_chebyshev, -sissm_rho, -sissm_check_energy and -sissm_d_every are for -solver sissm");
+  PetscCheck(d_every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sissm_d_every %d: must be >= 1", (int)d_every);
+  PetscCheck(d_every == 1 || o->sissm_form == SISSM_FORM_EXACT, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-sissm_d_every is for -sissm_form exact (the seed form's D is its springs')");
+  o->sissm_d_every = (int)d_every;
   PetscCheck(o->sissm_rho > 0 && o->sissm_rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sissm_rho %g: must be in (0, 1)", o->sissm_rho);
   o->sissm_step_length = len ? 1 : 0;
   o->sissm_chebyshev = cheb ? 1 : 0;

@@ -53,6 +53,7 @@ typedef struct {
   int sissm_chebyshev;       /* SISSM: -sissm_chebyshev */
   double sissm_rho;          /* SISSM: -sissm_rho, Chebyshev's spectral radius estimate */
   int sissm_check_energy;    /* SISSM: -sissm_check_energy (count vertex steps that raise E_i; tests) */
+  int sissm_d_every;         /* SISSM exact form: -sissm_d_every, D rebuilt every N iterations of a frame (1: every one) */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
