@@ -263,7 +263,7 @@ static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
     if (c->local[v] >= 0 && c->local[v] < dm->nowned) c->mine[c->nmine++] = v, c->owned[v] = 1;
   }
   PetscCall(PetscFree(key));
-  PetscCall(PetscMalloc1(c->nmine + 1, &mine));
+  PetscCall(PetscCalloc1(c->nmine + 1, &mine)); /* zeroed: the items' padding is sent too */
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k], i = c->local[v];
     mine[k].v = v, mine[k].free = i < dm->nfree;
