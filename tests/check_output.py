@@ -705,24 +705,30 @@ def boundary_triangles(mesh):
         _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
         outer = fam[counts[inverse.reshape(-1)] == 1]
         tris = np.concatenate([tris, outer[:, [0, 1, 2]] if outer.shape[1] == 3 else np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])])
-    n = len(mesh["X"])
+    body = body_labels(len(mesh["X"]), (row for el in rows for row in el))
+    sheet_tris = np.concatenate(sheets) if sheets else np.zeros((0, 3), np.int64)
+    return tris, body, sheet_tris
+
+
+def body_labels(n, groups):
+    """Each of n nodes' connected component through groups of nodes (element rows, edges; negative entries
+    skipped), as a label: equal labels, one component (union-find with path halving)."""
     parent = np.arange(n)
+
     def find(a):
         while parent[a] != a:
             parent[a] = parent[parent[a]]
             a = parent[a]
         return a
-    for el in rows:
-        for row in el:
-            row = row[row >= 0]
-            r0 = find(row[0])
-            for v in row[1:]:
-                rv = find(v)
-                if rv != r0:
-                    parent[rv] = r0
-    body = np.array([find(i) for i in range(n)])
-    sheet_tris = np.concatenate(sheets) if sheets else np.zeros((0, 3), np.int64)
-    return tris, body, sheet_tris
+
+    for row in groups:
+        row = row[row >= 0]
+        r0 = find(row[0])
+        for v in row[1:]:
+            rv = find(v)
+            if rv != r0:
+                parent[rv] = r0
+    return np.array([find(i) for i in range(n)])
 
 
 def point_triangle_distance(P, A, B, C):

@@ -20,6 +20,8 @@ import sys
 import h5py
 import numpy as np
 
+from check_output import body_labels  # the union-find of the bodies (tests/ is this script's directory)
+
 TRI3 = 2  # Gmsh type of /mesh/element_types
 
 
@@ -33,24 +35,7 @@ def topology(h5):
     for a, b in edges:
         near[a].add(b)
         near[b].add(a)
-    return tris, edges, near, bodies(n, edges)
-
-
-def bodies(n, edges):
-    """Each vertex's connected component through the edges (a label: the component's smallest vertex)."""
-    parent = np.arange(n)
-
-    def root(v):
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for a, b in edges:
-        ra, rb = root(a), root(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return np.array([root(v) for v in range(n)])
+    return tris, edges, near, body_labels(n, edges)
 
 
 def rest_excluded(d_rest, same_body, r):
