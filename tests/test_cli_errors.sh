@@ -80,6 +80,14 @@ expect_error "TetGen -o2 row short of a node" "bad_tetgen_o2_short.ele:3: an ele
   "$PBNG" -mesh "$d/bad_tetgen_o2_short" -output "$o"
 expect_error "unsupported Gmsh type" 'unsupported element type 18 (15-node prism)' "$PBNG" -mesh "$d/bad_v41_prism15.msh" -output "$o"
 [ ! -e "$o" ] && ok || fail "a failed run left $o behind"
+# -dry_run: validates as a run would (the boundary sets against the mesh too), writes nothing
+dry="$TMP/dry/none.h5"
+"$PBNG" -scene box -res 6 -output "$dry" -checkpoint_every 1 -dry_run > "$TMP/dry.log" 2>&1 && ok || fail "dry run of valid options: $(cat "$TMP/dry.log")"
+grep -q "dry run: the options and the problem are valid" "$TMP/dry.log" && ok || fail "dry run line missing"
+[ ! -e "$TMP/dry" ] && ok || fail "-dry_run created $TMP/dry"
+expect_error "dry run: a set without nodes" 'boundary condition bc0 selects no node of the mesh' "$PBNG" -scene box -res 6 -bc0_box 5,5,5,6,6,6 -output "$dry" -dry_run
+expect_error "dry run: impossible material" '-poisson 0.6: need E > 0 and -1 < nu < 0.5' "$PBNG" -scene box -res 6 -poisson 0.6 -output "$dry" -dry_run
+[ ! -e "$TMP/dry" ] && ok || fail "a refused -dry_run created $TMP/dry"
 ls "$TMP" | grep -q partial && fail "a .partial file was left behind" || ok
 # a failing run never damages an earlier result under the requested name
 run -output "$o" > /dev/null && ok || fail "good run"

@@ -82,6 +82,7 @@ typedef struct {
   double time_budget; /* seconds of iterations per frame (0: no limit); at least one iteration runs */
   PetscBool monitor;
   PetscBool strict;        /* -strict: a frame stopped at -iters before -rtol is an error */
+  PetscBool dry_run;       /* -dry_run: validate the options and build the problem, write nothing, run no iteration */
   char initial[PETSC_MAX_PATH_LEN]; /* -initial: start from a frame of an earlier result (quasistatic) */
   int initial_frame;                 /* -initial_frame: that frame, -1 = the last */
   char initial_state[16];            /* -initial_state rest | flat | inverted: the free nodes' start */

@@ -30,6 +30,7 @@ static PetscErrorCode run_command(const char *command_line, int *status)
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
   if (help_only) PetscFunctionReturn(0);
   PetscCall(pbng_run(PETSC_COMM_WORLD, &cfg, command_line, &summary));
+  if (cfg.dry_run) PetscFunctionReturn(0);
   if (summary.stopped_by_signal) {
     *status = PBNG_EXIT_CHECKPOINTED;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,

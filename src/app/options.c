@@ -400,6 +400,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCall(PetscOptionsReal("-time_budget", "end a frame once its iterations took this many seconds (slowest rank; 0: no limit)", NULL,
                              cfg->time_budget, &cfg->time_budget, &set));
   PetscCall(PetscOptionsBool("-monitor", "print the residual after every iteration", NULL, cfg->monitor, &cfg->monitor, &set));
+  PetscCall(PetscOptionsBool("-dry_run", "validate every option and build the mesh, boundary sets and solver; write no file, run no iteration", NULL,
+                             cfg->dry_run, &cfg->dry_run, &set));
   PetscCall(PetscOptionsBool("-strict", "a frame that stops at -iters before reaching -rtol (or -atol) is an error", NULL, cfg->strict, &cfg->strict, &set));
   PetscCheck(!cfg->strict || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-strict needs a tolerance (-rtol > 0): without one every frame runs to -iters");
   PetscCall(PetscOptionsReal("-divergence_limit", "stop with an error when the relative residual exceeds this (or is not finite)", NULL,
@@ -479,7 +481,7 @@ static const pbng_solver_ops *petsc_option_owner(const char *name)
  * motions, solver and its parameters, PETSc options of the solvers) is part of the restart key. */
 static int outside_restart_key(const char *name)
 {
-  static const char *const names[] = {"output",   "summary",         "monitor",          "threads",        "frames",          "time_budget",
+  static const char *const names[] = {"dry_run", "output",   "summary",         "monitor",          "threads",        "frames",          "time_budget",
                                       "checkpoint", "checkpoint_every", "restart",         "failure_timeout", "divergence_limit", "help",
                                       "options_file", "options_monitor", "info",           "history"};
   for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)

@@ -460,13 +460,13 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(check_multilevel_sheets(st, &head));
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
-  PetscCall(run_resolve_restart(st));
-  if (!st->restart[0]) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
+  if (!cfg->dry_run) PetscCall(run_resolve_restart(st));
+  if (!st->restart[0] && !cfg->dry_run) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
   PetscCall(run_build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
   PetscCall(test_failure(st, "setup"));
   if (st->restart[0]) PetscCall(run_resume_output(st, &head));
-  else PetscCall(run_write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
+  else if (!cfg->dry_run) PetscCall(run_write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
   malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, &cfg->sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
@@ -609,7 +609,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   MPI_Comm failure_comm;
   PetscCallMPI(MPI_Comm_dup(comm, &failure_comm)); /* only for the agreement after an error */
   ierr = setup(&st, command_line, sum);
-  if (!ierr) ierr = frame_loop(&st, sum);
+  if (!ierr && !cfg->dry_run) ierr = frame_loop(&st, sum);
   if (ierr && !pbng_all_ranks_failed(failure_comm, cfg->failure_timeout)) abort_alone(&st, ierr);
   PetscCallMPI(MPI_Comm_free(&failure_comm));
   if (ierr) {
@@ -626,7 +626,8 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   run_summarize_contacts(&st, sum);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */
   sum->stopped_by_signal = st.stopped_by;
-  if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */
+  if (cfg->dry_run) PetscCall(PetscPrintf(comm, "pbng: dry run: the options and the problem are valid; no file written, no iteration run\n"));
+  else if (st.stopped_by) PetscCall(pbng_output_suspend(&st.out)); /* kept as <output>.partial for -restart */
   else {
     PetscCall(pbng_output_root_string(st.out, "status", "complete"));
     PetscCall(pbng_output_close(&st.out, PETSC_TRUE));

@@ -418,7 +418,7 @@ PetscErrorCode run_write_node_loads(run_state *st)
   double *loads;
 
   PetscFunctionBeginUser;
-  if (!st->pb.node_load || st->restart[0]) PetscFunctionReturn(0); /* a restarted run's file has them */
+  if (!st->pb.node_load || st->restart[0] || !st->out) PetscFunctionReturn(0); /* a restarted run's file has them; -dry_run: no file */
   PetscCall(run_gather_for_output(st, 3, st->pb.node_load, &loads));
   PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/node_loads", 3, st->dm.nowned, st->node_rows, loads));
   PetscCall(PetscFree(loads));

@@ -9,7 +9,7 @@ PetscErrorCode run_setup_plasticity(run_state *st)
   PetscFunctionBeginUser;
   if (cfg->plastic) PetscCall(pbng_problem_set_plasticity(&st->pb, &cfg->plasticity, cfg->dt));
   PetscCall(pbng_problem_set_handles(&st->pb, st->extent, cfg->release_penalty));
-  if (!st->pb.handle || st->restart[0]) PetscFunctionReturn(0); /* a restarted run's file has them */
+  if (!st->pb.handle || st->restart[0] || !st->out) PetscFunctionReturn(0); /* a restarted run's file has them; -dry_run: no file */
   double *k;
   PetscCall(run_gather_for_output(st, 1, st->pb.handle_k, &k));
   PetscCall(pbng_output_write_nodes_double(st->out, "/mesh/handle_stiffness", 1, st->dm.nowned, st->node_rows, k));
