@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PBNG MPI scaling benchmark (not a test: it prints figures, writes a CSV and a plot).
 
-Runs `mpiexec -n R pbng -scene box_stretch_twist -res N -frames 1 -iters I -material M -threads T`
+Runs `mpiexec -n R pbng -scene box_stretch_twist -res N -frames 1 -iters I -rtol 0 -material M -threads T`
 for ranks x threads configurations (default 1x1, 1x2, 2x1, 4x1), several times, interleaved
 (repeat loop outermost) so that slow drifts in machine load hit every configuration alike.
 Each run's JSON summary gives the solver time per iteration, element visits per second, the

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PBNG throughput benchmark (not a test: it prints figures and writes a CSV).
 
-Runs `pbng -scene box_stretch_twist -res R -frames 1 -iters N -material M -threads T`
+Runs `pbng -scene box_stretch_twist -res R -frames 1 -iters N -rtol 0 -material M -threads T`
 for every (resolution, material, threads) configuration, several times, with the
 configurations interleaved (repeat loop outermost) so that slow drifts in machine
 load hit all of them alike.  Each run's JSON summary gives the solver time per
@@ -220,7 +220,7 @@ def run_pbng(pbng, scratch, stem, res, material, threads, iters, need, prefix=()
     report `threads` threads and, if ranks is given, `ranks` ranks.  Everything the run wrote is deleted."""
     h5 = os.path.join(scratch, stem + ".h5")
     js = os.path.join(scratch, stem + ".json")
-    cmd = list(prefix) + [pbng, "-scene", SCENE, "-res", str(res), "-frames", "1", "-iters", str(iters),
+    cmd = list(prefix) + [pbng, "-scene", SCENE, "-res", str(res), "-frames", "1", "-iters", str(iters), "-rtol", "0",
                           "-material", material, "-threads", str(threads), "-output", h5, "-summary", js]
     t0 = time.monotonic()
     try:
@@ -369,7 +369,7 @@ class Sweep:
             "load_average_end: %s" % self.load_end,
             "command: %s" % self.cmdline,
             "cwd: %s" % os.getcwd(),
-            "run: %s%s -scene %s -res %s -frames 1 -iters %d -material M -threads T -output DIR/x.h5 -summary DIR/s.json"
+            "run: %s%s -scene %s -res %s -frames 1 -iters %d -rtol 0 -material M -threads T -output DIR/x.h5 -summary DIR/s.json"
             % (launcher, self.pbng, SCENE, res_name, iters),
             "order: %s" % order,
             "environment: %s" % (omp_env or "(no OMP_* variables set)"),

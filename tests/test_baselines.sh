@@ -20,7 +20,7 @@ measure() { "$PY" - "$@"; }
 bar=(-scene bar_gravity -res 3 -bar_length 2 -material corotated -threads 1)
 run newton "${bar[@]}" -solver newton -iters 40 -rtol 1e-12
 run pbng "${bar[@]}" -accel chebyshev -iters 5000 -rtol 1e-11
-for it in 1 30 300; do run "pbd$it" "${bar[@]}" -solver pbd -iters "$it"; done
+for it in 1 30 300; do run "pbd$it" "${bar[@]}" -solver pbd -iters "$it" -rtol 0; done
 grep -qE "[0-9]+ constraint colors \([0-9]+ element \+ 0 weak\)" "$TMP/pbd1.log" && ok || { fail "PBD: constraint colors not reported"; head -3 "$TMP/pbd1.log"; }
 measure "$TMP" <<'PYEOF' && ok || fail "PBD's deflection does not vanish / PBNG differs from Newton"
 import sys, h5py, numpy as np
@@ -59,9 +59,9 @@ PYEOF
 # --- Fig. 4: two blocks hanging --------------------------------------------------------------------
 blocks=(-scene two_blocks_hanging -res 5 -threads 1)
 run blocks_newton "${blocks[@]}" -solver newton -newton_pc_type lu -iters 30 -rtol 1e-13
-run blocks_pbng "${blocks[@]}" -accel chebyshev -iters 300
-run blocks_elastic_first "${blocks[@]}" -solver xpbd_qs -iters 300
-run blocks_weak_first "${blocks[@]}" -solver xpbd_qs -xpbd_order weak_first -iters 300
+run blocks_pbng "${blocks[@]}" -accel chebyshev -iters 300 -rtol 0
+run blocks_elastic_first "${blocks[@]}" -solver xpbd_qs -iters 300 -rtol 0
+run blocks_weak_first "${blocks[@]}" -solver xpbd_qs -xpbd_order weak_first -iters 300 -rtol 0
 measure "$TMP" <<'PYEOF' && ok || fail "two_blocks_hanging: PBNG vs XPBD-QS (Fig. 4)"
 import sys, h5py, numpy as np
 def load(name):

@@ -33,27 +33,27 @@ assert all(a[x] == b[x] for x in k), [(x, a[x], b[x]) for x in k]' "$TMP/$tag.fu
 
 box=(-scene box_stretch_twist -res 8 -frames 4 -threads 1)
 stop_and_restart pbng_cheb 1 230 "${box[@]}" -accel chebyshev -iters 2000 -rtol 1e-9
-RTOL=1e-12 stop_and_restart pbng_sor_2 2 150 "${box[@]}" -accel sor -iters 60 -material corotated
+RTOL=1e-12 stop_and_restart pbng_sor_2 2 150 "${box[@]}" -accel sor -iters 60 -rtol 0 -material corotated
 stop_and_restart newton_2 2 3 "${box[@]}" -solver newton -iters 20 -rtol 1e-9 -frames 3
 stop_and_restart dynamic_2 2 45 -scene block_drop_dynamic -res 6 -frames 5 -iters 20 -threads 1
-stop_and_restart xpbd_qs 1 33 -scene two_blocks_hanging -res 4 -solver xpbd_qs -xpbd_qs_substeps 4 -iters 50 -frames 2
+stop_and_restart xpbd_qs 1 33 -scene two_blocks_hanging -res 4 -solver xpbd_qs -xpbd_qs_substeps 4 -iters 50 -rtol 0 -frames 2
 stop_and_restart xpbd_2 2 25 -scene block_drop_dynamic -res 5 -solver xpbd -frames 3 -iters 15 -threads 1
 stop_and_restart xpbd_ho_dynamic_2 2 13 -scene block_drop_dynamic -element tet10 -res 3 -solver xpbd_ho -xpbd_ho_substeps 8 -frames 3 -threads 1
-stop_and_restart mixed_kinds_2 2 40 -mesh "$PBNG_TEST_DATA/mixed_box_v41_binary.msh" -fix_group left -gravity 0,0,-9.8 -youngs 2e5 -accel sor -iters 30 -frames 3 -threads 1
+stop_and_restart mixed_kinds_2 2 40 -mesh "$PBNG_TEST_DATA/mixed_box_v41_binary.msh" -fix_group left -gravity 0,0,-9.8 -youngs 2e5 -accel sor -iters 30 -rtol 0 -frames 3 -threads 1
 stop_and_restart continuum_pbd_sheet_2 2 23 -scene cloth_drape -drape corners -res 7 -solver continuum_pbd -frames 3 -iters 10 -threads 1
-stop_and_restart pbng_sheet 1 37 -scene cloth_stretch -res 7 -frames 2 -iters 30 -accel chebyshev
+stop_and_restart pbng_sheet 1 37 -scene cloth_stretch -res 7 -frames 2 -iters 30 -rtol 0 -accel chebyshev
 stop_and_restart xpbd_sheet_2 2 22 -scene cloth_drape -drape corners -res 7 -solver xpbd -frames 3 -iters 15 -threads 1
-stop_and_restart xpbd_ho_qs 1 19 -scene bar_gravity -element hex8 -res 3 -solver xpbd_ho -xpbd_ho_iterations 3 -iters 30 -frames 2 -threads 1
+stop_and_restart xpbd_ho_qs 1 19 -scene bar_gravity -element hex8 -res 3 -solver xpbd_ho -xpbd_ho_iterations 3 -iters 30 -rtol 0 -frames 2 -threads 1
 stop_and_restart plastic_pbng_2 2 1500 -scene plastic_twist -solver pbng -frames 4 -threads 1
 stop_and_restart plastic_newton 1 25 -scene plastic_twist -frames 3
 stop_and_restart multilevel_2 2 7 "${box[@]}" -multilevel 2 -iters 30 -rtol 1e-9
 stop_and_restart multilevel_dynamic 1 13 -scene block_drop_dynamic -res 7 -frames 3 -iters 8 -multilevel 2 -threads 1
 # a stop at a frame's last iteration, and with the frame converged on a residual check
-stop_and_restart last_iter 1 40 "${box[@]}" -iters 20
+stop_and_restart last_iter 1 40 "${box[@]}" -iters 20 -rtol 0
 
 # -checkpoint_every: checkpoints between frames; after a hard kill (no checkpoint of its own), -restart auto
 # continues from the last one and ends with the same output
-ev=(-scene box_stretch_twist -res 8 -frames 6 -iters 30 -threads 1 -checkpoint_every 2)
+ev=(-scene box_stretch_twist -res 8 -frames 6 -iters 30 -rtol 0 -threads 1 -checkpoint_every 2)
 "$PBNG" "${ev[@]}" -output "$TMP/every.full.h5" > "$TMP/log" 2>&1 && ok || { fail "-checkpoint_every run"; cat "$TMP/log"; }
 [ "$(grep -c '^checkpoint:' "$TMP/log")" = 2 ] && ok || { fail "-checkpoint_every 2 over 6 frames should checkpoint twice"; cat "$TMP/log"; }
 rc=0
@@ -71,19 +71,19 @@ PYEOF
 grep -q "no checkpoint" "$TMP/log" && ok || fail "-restart auto: no message about starting afresh"
 
 # bad restarts: clear errors, nothing written
-"$PBNG" "${box[@]}" -iters 40 -output "$TMP/bad.h5" -test_signal_after 50 > /dev/null 2>&1 || true
-expect_error "restart with other physics" "the run's options differ from the checkpoint's" "$PBNG" "${box[@]}" -iters 40 -youngs 2e5 -output "$TMP/bad.h5" -restart auto
+"$PBNG" "${box[@]}" -iters 40 -rtol 0 -output "$TMP/bad.h5" -test_signal_after 50 > /dev/null 2>&1 || true
+expect_error "restart with other physics" "the run's options differ from the checkpoint's" "$PBNG" "${box[@]}" -iters 40 -rtol 0 -youngs 2e5 -output "$TMP/bad.h5" -restart auto
 # the restart key holds every option that shapes the states: a boundary set's motion too (not just its name)
 moving=(-bc0_box 0,0,0,0.2,1,1 -bc0_velocity 0,0.1,0)
-"$PBNG" "${box[@]}" "${moving[@]}" -iters 40 -output "$TMP/moving.h5" -test_signal_after 50 > /dev/null 2>&1 || true
+"$PBNG" "${box[@]}" "${moving[@]}" -iters 40 -rtol 0 -output "$TMP/moving.h5" -test_signal_after 50 > /dev/null 2>&1 || true
 expect_error "restart with another motion" "the run's options differ from the checkpoint's" "$PBNG" "${box[@]}" -bc0_box 0,0,0,0.2,1,1 -bc0_velocity 0,0.2,0 \
-  -iters 40 -output "$TMP/moving.h5" -restart auto
-"$PBNG" "${box[@]}" -iters 40 -output "$TMP/moving.h5" -restart auto "${moving[@]}" -monitor -threads 2 > "$TMP/log" 2>&1 && ok \
+  -iters 40 -rtol 0 -output "$TMP/moving.h5" -restart auto
+"$PBNG" "${box[@]}" -iters 40 -rtol 0 -output "$TMP/moving.h5" -restart auto "${moving[@]}" -monitor -threads 2 > "$TMP/log" 2>&1 && ok \
   || { fail "restart with the same options in another order, and -monitor/-threads changed"; cat "$TMP/log"; }
-expect_error "restart with another mesh" "written for a mesh of 512 nodes" "$PBNG" "${box[@]}" -res 9 -iters 40 -output "$TMP/bad.h5" -restart "$TMP/bad.h5.checkpoint.h5"
-expect_error "restart from a missing file" "cannot open it as an HDF5 file" "$PBNG" "${box[@]}" -iters 40 -output "$TMP/x.h5" -restart "$TMP/none.h5"
+expect_error "restart with another mesh" "written for a mesh of 512 nodes" "$PBNG" "${box[@]}" -res 9 -iters 40 -rtol 0 -output "$TMP/bad.h5" -restart "$TMP/bad.h5.checkpoint.h5"
+expect_error "restart from a missing file" "cannot open it as an HDF5 file" "$PBNG" "${box[@]}" -iters 40 -rtol 0 -output "$TMP/x.h5" -restart "$TMP/none.h5"
 expect_error "restart from a result file" "not a pbng checkpoint" "$PBNG" "${box[@]}" -iters 5 -output "$TMP/y.h5" -restart "$TMP/fresh.h5"
-expect_error "restart without the partial output" "cannot reopen" "$PBNG" "${box[@]}" -iters 40 -output "$TMP/other.h5" -restart "$TMP/bad.h5.checkpoint.h5"
+expect_error "restart without the partial output" "cannot reopen" "$PBNG" "${box[@]}" -iters 40 -rtol 0 -output "$TMP/other.h5" -restart "$TMP/bad.h5.checkpoint.h5"
 expect_error "-restart with -initial" "-restart and -initial exclude each other" "$PBNG" "${box[@]}" -output "$TMP/z.h5" -restart auto -initial "$TMP/fresh.h5"
 expect_error "-checkpoint_every -1" "-checkpoint_every -1: must be >= 0" "$PBNG" "${box[@]}" -output "$TMP/z.h5" -checkpoint_every -1
 [ ! -e "$TMP/z.h5" ] && [ ! -e "$TMP/other.h5" ] && ok || fail "a failed restart left output behind"

@@ -35,7 +35,7 @@ expect_error "-rho without chebyshev" '-rho and -gamma are for -accel chebyshev 
 expect_error "-gamma without chebyshev" '-rho and -gamma are for -accel chebyshev (the acceleration is none)' run -accel none -gamma 1 -output "$o"
 expect_error "-omega with newton" '-omega, -rho and -gamma are for -solver pbng (the solver is newton)' run -solver newton -omega 1 -output "$o"
 expect_error "-accel with xpbd" '-accel is for -solver pbng' run -solver xpbd -accel sor -output "$o"
-expect_error "-residual_every without -rtol" '-residual_every is for -rtol' run -residual_every 2 -output "$o"
+expect_error "-residual_every with -rtol 0" '-residual_every is for -rtol' run -rtol 0 -residual_every 2 -output "$o"
 expect_error "-initial_state with -initial" 'both say where the nodes start' run -initial_state flat -initial "$TMP/earlier.h5" -output "$o"
 expect_error "-restart with -initial" '-restart and -initial exclude each other' run -restart auto -initial "$TMP/earlier.h5" -output "$o"
 expect_error "-xpbd_order with pbng" '-xpbd_order is for -solver pbd' run -xpbd_order weak_first -output "$o"

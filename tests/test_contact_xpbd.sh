@@ -28,7 +28,7 @@ done
 # --- XPBD-QS reaches PBNG's equilibrium on a plane ------------------------------------------------------------
 hang=(-scene box -res 4 -fix_box 0,0.99,0,1,1,1 -gravity 0,-9.8,0 -youngs 100 -obstacle "plane:0,-0.1,0,0,1,0" -contact_model unilateral)
 run hang_pbng "${hang[@]}" -frames 1 -threads 1 -iters 5000 -rtol 1e-10
-run hang_xpbd_qs "${hang[@]}" -frames 1 -threads 1 -solver xpbd_qs -xpbd_qs_dt 0.003 -iters 16000
+run hang_xpbd_qs "${hang[@]}" -frames 1 -threads 1 -solver xpbd_qs -xpbd_qs_dt 0.003 -iters 16000 -rtol 0
 check hang_xpbd_qs --compare "$TMP/hang_pbng.h5" --rtol 1e-3 --max-penetration 1e-6
 "$PY" - "$TMP/hang_xpbd_qs.h5" <<'PYEOF' && ok || fail "XPBD-QS: the box does not rest on the plane"
 import sys, h5py
@@ -38,7 +38,7 @@ PYEOF
 
 # --- unilateral contacts let go, springs hold (XPBD-QS) ---------------------------------------------------------
 lift=(-scene box -res 4 -gravity 0,-9.8,0 -youngs 1000 -obstacle "plane:0,0,0,0,1,0" -bc0_box 0,0.99,0,1,1,1 -bc0_velocity 0,2,0 -dt 0.01
-      -frames 5 -iters 3000 -solver xpbd_qs -threads 1)
+      -frames 5 -iters 3000 -rtol 0 -solver xpbd_qs -threads 1)
 run lift_spring "${lift[@]}"
 run lift_unilateral "${lift[@]}" -contact_model unilateral
 "$PY" "$HERE/lifted_bottom.py" "$TMP/lift_spring.h5" "$TMP/lift_unilateral.h5" "XPBD-QS" && ok || fail "XPBD-QS: lifting off a plane"
@@ -53,7 +53,7 @@ restart_case() { # name, stop after N iterations, options...
   check "${name}_cut" --compare "$TMP/${name}_full.h5" --rtol 0
 }
 restart_case xpbd 305 -scene two_blocks_colliding -res 5 -dt 0.004 -frames 32 -iters 10 -solver xpbd -contact_model unilateral -threads 1
-restart_case xpbd_qs 261 "${hang[@]}" -frames 2 -iters 200 -solver xpbd_qs -xpbd_qs_substeps 7 -contact_every 5 -threads 1
+restart_case xpbd_qs 261 "${hang[@]}" -frames 2 -iters 200 -rtol 0 -solver xpbd_qs -xpbd_qs_substeps 7 -contact_every 5 -threads 1
 
 # --- PBD and the seed's XPBD: a box dropped into a container ------------------------------------------------------
 drop=(-scene box -res 4 -mode dynamic -dt 0.01 -frames 40 -gravity 0,-9.8,0 -youngs 3000 -obstacle "container:-0.5,-0.5,-0.5,1.5,3,1.5" -threads 1)

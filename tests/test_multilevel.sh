@@ -163,7 +163,7 @@ expect_error "a missing coarse mesh file" "cube_missing.msh" \
 expect_error "misspelt FAS option" "option -fas_levels_snes_ngs_sweep was not used by the multilevel solver" \
   "$PBNG" "${small[@]}" -fas_levels_snes_ngs_sweep 3 -output "$TMP/bad.h5"
 expect_error "FAS option without levels" "option -fas_levels_snes_type is for the multilevel solver" \
-  "$PBNG" -scene box_stretch_twist -res 5 -fas_levels_snes_type ngs -output "$TMP/bad.h5"
+  "$PBNG" -scene box_stretch_twist -res 5 -multilevel 1 -fas_levels_snes_type ngs -output "$TMP/bad.h5"
 expect_error "-snes_fas_levels disagreeing" "-snes_fas_levels 3 disagrees with -multilevel 2" "$PBNG" "${small[@]}" -snes_fas_levels 3 -output "$TMP/bad.h5"
 expect_error "weak constraints over hexahedral coarse levels" \
   "level 0 (generated Res-2 box, hex8): weak constraints are carried to coarse levels of tetrahedra only: a constraint's side holds at most 4 nodes" \

@@ -5,7 +5,12 @@
 #  - -rtol not reached within -iters: "NOT converged", converged = 0, the summary and JSON count them;
 #  - -strict: the first such frame is an error (exit != 0, the message names frame and residual), the output keeps
 #    frames 0..K with its status attribute saying where it stopped; -strict without a tolerance is refused;
-#  - without -rtol (fixed iterations) converged = -1 and the lines carry no marker.
+#  - -rtol 0 (fixed iterations) converged = -1 and the lines carry no marker;
+#  - the default tolerance (issue 21 item 1, docs/options.md#the-default-tolerance-and-solver): without -rtol the
+#    main quasistatic scenes stop every frame at 1e-3 (or the floor 1e-10 E L^2), say so, mark every frame converged,
+#    and their outputs pass the independent checker (which recomputes each frame's residual); box_stretch_twist,
+#    bar_gravity and cloth_stretch run multilevel PBNG, any solver option replaces it, -rtol 0 gives the paper's
+#    fixed 40 iterations, -iters caps (and -strict fails a capped frame), -atol replaces the floor.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 box=(-scene box_stretch_twist -res 6 -frames 3 -threads 1)
@@ -18,13 +23,13 @@ grep -q "tolerance -rtol 0.001: every frame reached it" "$TMP/ok.log" && ok || f
 [ "$(attrs "$TMP/ok.h5")" = "1 1 1 1" ] && ok || fail "converged attributes $(attrs "$TMP/ok.h5")"
 [ "$(json "$TMP/ok.json")" = "0 0.001" ] && ok || fail "JSON: $(json "$TMP/ok.json")"
 
-"$PBNG" "${box[@]}" -rtol 1e-8 -iters 20 -summary "$TMP/cap.json" -output "$TMP/cap.h5" > "$TMP/cap.log" 2>&1 && ok || { fail "capped run"; cat "$TMP/cap.log"; }
+"$PBNG" "${box[@]}" -multilevel 1 -rtol 1e-8 -iters 20 -summary "$TMP/cap.json" -output "$TMP/cap.h5" > "$TMP/cap.log" 2>&1 && ok || { fail "capped run"; cat "$TMP/cap.log"; }
 [ "$(grep -c '^frame .*NOT converged$' "$TMP/cap.log")" = 3 ] && ok || fail "capped frames not marked: $(grep '^frame' "$TMP/cap.log")"
 grep -q "tolerance -rtol 1e-08: 3 of 3 frames stopped before it" "$TMP/cap.log" && ok || fail "summary: $(grep tolerance "$TMP/cap.log")"
 [ "$(attrs "$TMP/cap.h5")" = "1 0 0 0" ] && ok || fail "converged attributes $(attrs "$TMP/cap.h5")"
 [ "$(json "$TMP/cap.json")" = "3 1e-08" ] && ok || fail "JSON: $(json "$TMP/cap.json")"
 
-rc=0; "$PBNG" "${box[@]}" -rtol 1e-8 -iters 20 -strict -output "$TMP/strict.h5" > "$TMP/strict.log" 2>&1 || rc=$?
+rc=0; "$PBNG" "${box[@]}" -multilevel 1 -rtol 1e-8 -iters 20 -strict -output "$TMP/strict.h5" > "$TMP/strict.log" 2>&1 || rc=$?
 [ "$rc" != 0 ] && ok || fail "-strict: a capped frame did not fail the run"
 grep -q "error: -strict: frame 1 stopped after 20 iterations at relative residual" "$TMP/strict.log" && ok || fail "-strict message: $(tail -2 "$TMP/strict.log")"
 "$PY" - "$TMP/strict.h5" <<'PYEOF' && ok || fail "-strict: the output does not keep frames 0..1 with its status"
@@ -34,9 +39,52 @@ status = f.attrs["status"].decode() if isinstance(f.attrs["status"], bytes) else
 print(sorted(f["frames"]), status)
 sys.exit(0 if sorted(f["frames"]) == ["000000", "000001"] and status.startswith("stopped at frame 1: -strict") else 1)
 PYEOF
-expect_error "-strict without -rtol" "-strict needs a tolerance" "$PBNG" "${box[@]}" -strict -output "$TMP/bad.h5"
+expect_error "-strict with -rtol 0" "-strict needs a tolerance" "$PBNG" "${box[@]}" -rtol 0 -strict -output "$TMP/bad.h5"
 
-"$PBNG" "${box[@]}" -output "$TMP/fixed.h5" > "$TMP/fixed.log" 2>&1 && ok || fail "fixed iterations"
+"$PBNG" "${box[@]}" -rtol 0 -output "$TMP/fixed.h5" > "$TMP/fixed.log" 2>&1 && ok || fail "fixed iterations"
 [ "$(attrs "$TMP/fixed.h5")" = "-1 -1 -1 -1" ] && ok || fail "fixed iterations: converged attributes $(attrs "$TMP/fixed.h5")"
 grep -q "converged" "$TMP/fixed.log" && fail "fixed iterations: a converged marker" || ok
+[ "$(grep -c '^frame .* iters    40 ' "$TMP/fixed.log")" = 3 ] && ok || fail "-rtol 0: not the paper's 40 iterations a frame: $(grep '^frame' "$TMP/fixed.log")"
+grep -q "^defaults:" "$TMP/fixed.log" && fail "-rtol 0: a default was applied: $(grep '^defaults' "$TMP/fixed.log")" || ok
+
+# --- the default tolerance and solver ---------------------------------------------------------------------
+# every frame within the tolerance: its relative residual <= 1e-3 or its residual <= the floor the run printed
+within() {
+  "$PY" - "$1" "$2" <<'PYEOF'
+import sys, h5py
+f, floor = h5py.File(sys.argv[1], "r"), float(sys.argv[2])
+bad = [k for k in sorted(f["frames"])[1:] if not (f["frames"][k].attrs["relative_residual"] <= 1e-3 or f["frames"][k].attrs["residual"] <= floor)]
+print("frames outside the tolerance:", bad) if bad else None
+sys.exit(1 if bad or len(f["frames"]) < 2 else 0)
+PYEOF
+}
+floor_of() { sed -n 's/^defaults: each frame to -rtol 0.001 or -atol \([^ ]*\) .*/\1/p' "$1"; }
+default_run() { # NAME LEVELS-LINE OPTIONS...: a run with the defaults, its lines, attributes and the independent check
+  local name="$1" levels="$2"; shift 2
+  "$PBNG" "$@" -threads 1 -summary "$TMP/$name.json" -output "$TMP/$name.h5" > "$TMP/$name.log" 2>&1 && ok || { fail "$name: $*"; cat "$TMP/$name.log"; return; }
+  grep -q "^defaults: each frame to -rtol 0.001 or -atol .* (the floor: 1e-10 E L^2), at most -iters" "$TMP/$name.log" && ok || fail "$name: no default tolerance line"
+  if [ -n "$levels" ]; then grep -q "^defaults: multilevel PBNG, $levels" "$TMP/$name.log" && ok || fail "$name: not '$levels': $(grep '^defaults' "$TMP/$name.log")"
+  else grep -q "^defaults: multilevel" "$TMP/$name.log" && fail "$name: multilevel by default" || ok; fi
+  ! grep -q "NOT converged" "$TMP/$name.log" && [ "$(grep -c '^frame .* converged$' "$TMP/$name.log")" -ge 1 ] && ok || fail "$name: $(grep '^frame' "$TMP/$name.log")"
+  grep -q "tolerance -rtol 0.001: every frame reached it" "$TMP/$name.log" && ok || fail "$name: summary $(grep tolerance "$TMP/$name.log")"
+  [ "$(json "$TMP/$name.json")" = "0 0.001" ] && ok || fail "$name: JSON $(json "$TMP/$name.json")"
+  within "$TMP/$name.h5" "$(floor_of "$TMP/$name.log")" && ok || fail "$name: a frame outside the tolerance"
+  "$PY" "$HERE/check_output.py" "$TMP/$name.h5" --quiet && ok || fail "$name: independent check"
+}
+default_run stretch_twist "3 levels, chebyshev smoother" -scene box_stretch_twist -res 12 -frames 3
+default_run bar "2 levels, plain PBNG smoother" -scene bar_gravity
+default_run cloth "3 levels, plain PBNG smoother" -scene cloth_stretch -res 11 -frames 3
+default_run blocks "" -scene two_blocks_hanging -res 4
+default_run single_level "" -scene box_stretch_twist -res 8 -frames 2 -multilevel 1
+default_run hex8 "" -scene box_stretch_twist -element hex8 -res 5 -frames 2
+# the floor ends a frame that starts at equilibrium (nothing moves: the relative residual is roundoff)
+default_run at_rest "" -scene box -res 6 -frames 2 -fix_box 0,0,0,0,1,1
+# a cap the tolerance is not reached within: marked, and an error with -strict
+"$PBNG" "${box[@]}" -multilevel 1 -iters 2 -output "$TMP/dcap.h5" > "$TMP/dcap.log" 2>&1 && ok || fail "default tolerance, capped"
+grep -q "tolerance -rtol 0.001: 3 of 3 frames stopped before it" "$TMP/dcap.log" && ok || fail "default tolerance, capped: $(grep tolerance "$TMP/dcap.log")"
+rc=0; "$PBNG" "${box[@]}" -multilevel 1 -iters 2 -strict -output "$TMP/dcap_strict.h5" > "$TMP/dcap_strict.log" 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q "error: -strict: frame 1 stopped after 2 iterations" "$TMP/dcap_strict.log" && ok || fail "default tolerance, -strict: rc $rc, $(tail -1 "$TMP/dcap_strict.log")"
+# -atol given replaces the floor
+"$PBNG" "${box[@]}" -atol 1e-9 -output "$TMP/atol.h5" > "$TMP/atol.log" 2>&1 && ok || fail "-atol with the default tolerance"
+grep -q "^defaults: each frame to -rtol 0.001 or -atol 1e-09, at most" "$TMP/atol.log" && ok || fail "-atol: $(grep '^defaults' "$TMP/atol.log")"
 finish

@@ -9,8 +9,8 @@ source "$(dirname "$0")/lib.sh"
 PARTITION="$(dirname "$PBNG")/pbng-partition"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 mpi() { "$MPIEXEC" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
-scene=(-scene two_blocks_hanging -res 5 -iters 60 -threads 1)
-from_file=(-scene two_blocks_hanging -iters 60 -threads 1) # the same with -mesh FILE (which fixes the resolution)
+scene=(-scene two_blocks_hanging -res 5 -iters 60 -rtol 0 -threads 1)
+from_file=(-scene two_blocks_hanging -iters 60 -rtol 0 -threads 1) # the same with -mesh FILE (which fixes the resolution)
 
 "$PBNG" "${scene[@]}" -output "$TMP/one.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging, 1 rank"; cat "$TMP/log"; }
 grep -q "25 weak constraints" "$TMP/log" && ok || fail "startup line does not count the weak constraints"
@@ -44,8 +44,8 @@ mpi 2 "$PBNG" "${soft[@]}" -accel chebyshev -iters 20000 -rtol 1e-11 -output "$T
 # without them (-weak_blocks 0: the paper's node-only PBNG) the bound pairs barely move
 stiff=(-scene two_blocks_hanging -res 4 -threads 1)
 "$PBNG" "${stiff[@]}" -solver newton -newton_pc_type lu -iters 30 -rtol 1e-13 -output "$TMP/stiff_newton.h5" > "$TMP/log" 2>&1 && ok || { fail "Newton, k = 1e8"; cat "$TMP/log"; }
-mpi 2 "$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -output "$TMP/stiff_blocks.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG blocks, k = 1e8"; cat "$TMP/log"; }
-"$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -weak_blocks 0 -output "$TMP/stiff_nodes.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG nodes, k = 1e8"; cat "$TMP/log"; }
+mpi 2 "$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -rtol 0 -output "$TMP/stiff_blocks.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG blocks, k = 1e8"; cat "$TMP/log"; }
+"$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -rtol 0 -weak_blocks 0 -output "$TMP/stiff_nodes.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG nodes, k = 1e8"; cat "$TMP/log"; }
 "$PY" - "$TMP" <<'PYEOF' && ok || fail "k = 1e8: weak blocks should converge, node-only PBNG should not"
 import sys, h5py, numpy as np
 x = {k: h5py.File(f"{sys.argv[1]}/stiff_{k}.h5", "r")["frames/000001/positions"][:] for k in ("newton", "blocks", "nodes")}

@@ -64,7 +64,10 @@ class Runner:
     def run(self, stem, options):
         """Runs pbng with the options (plus -output SCRATCH/stem.h5); returns (log text, output path)."""
         out = os.path.join(self.scratch, stem + ".h5")
-        cmd = self.command(list(options) + ["-output", out])
+        options = [str(o) for o in options]
+        if "-rtol" not in options:  # the paper's fixed iterations, not pbng's default tolerance (docs/options.md)
+            options += ["-rtol", "0"]
+        cmd = self.command(options + ["-output", out])
         self.commands.append(" ".join(shlex.quote(c) for c in cmd))
         log = os.path.join(self.scratch, stem + ".log")
         env = dict(os.environ, OMP_WAIT_POLICY="passive", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

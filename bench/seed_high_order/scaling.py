@@ -40,7 +40,7 @@ SOLVER_ARGS = {"pbng": [], "xpbd_ho": ["-solver", "xpbd_ho", "-xpbd_ho_dt", repr
 
 def one_run(b, size, kind, res, solver, iters):
     js = os.path.join(b.tmp, "s.json")
-    sl.run(b.a.pbng, ["-scene", "box_stretch_twist", "-element", kind, "-res", str(res), "-frames", "1", "-iters", str(iters),
+    sl.run(b.a.pbng, ["-scene", "box_stretch_twist", "-element", kind, "-res", str(res), "-frames", "1", "-iters", str(iters), "-rtol", "0",
                       "-summary", js] + SOLVER_ARGS[solver], os.path.join(b.tmp, "o.h5"), b.a.threads)
     s = json.load(open(js))
     if solver != "pbng":  # element updates: the summary counts visits per node of an element

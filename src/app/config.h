@@ -47,6 +47,12 @@ typedef struct {
 
 #define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
 
+/* The default tolerance of quasistatic frames (issue 21, docs/options.md#the-default-tolerance-and-solver) */
+#define PBNG_RTOL_UNSET (-1.0)       /* a scene that names no tolerance: PBNG_RTOL_DEFAULT in quasistatic mode, 0 in dynamic */
+#define PBNG_RTOL_DEFAULT 1e-3       /* relative residual a quasistatic frame stops at */
+#define PBNG_ATOL_FLOOR_STRAIN 1e-10 /* the absolute floor: the force E L^2 s of a strain s over the body's size L */
+#define PBNG_TOLERANCE_ITERS 1000    /* the -iters cap with the default tolerance (scenes may raise it) */
+
 typedef struct {
   char scene[64];
   pbng_mesh_source mesh_source;
@@ -75,7 +81,13 @@ typedef struct {
   double dt;
   int free_fall_guess;                /* -dynamic_guess free_fall: dynamic frames start from x^n + dt v^n + dt^2 g */
   int frames, iters;
-  double rtol;
+  double rtol;        /* < 0 (PBNG_RTOL_UNSET): the default tolerance, resolved by pbng_config_resolve_tolerance */
+  int tolerance_default;  /* the default tolerance is in effect: PBNG_RTOL_DEFAULT with the floor -atol (options_defaults.c) */
+  int tolerance_iters;    /* ... and the -iters cap then (the scene's choice; -iters given replaces it) */
+  int atol_floor;         /* the default tolerance's -atol: pbng_config_default_atol (unless -atol is given) */
+  int fast_multilevel;    /* the scene's fastest measured configuration: multilevel PBNG with automatic levels ... */
+  pbng_accel fast_smoother; /* ... and this acceleration in its smoothing steps, when no solver option is given */
+  int fast_levels;          /* the levels that configuration chose (0: not in effect) */
   double atol;        /* -atol: with -rtol, a frame also ends once the residual is at most this (a frame that starts at
                          equilibrium, e.g. after a quasistatic release, cannot cut its residual by -rtol) */
   int residual_every;
@@ -185,6 +197,16 @@ PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObje
 /* Reads the options database (-scene first, then every explicit option). Validates everything:
  * unknown names, malformed lists and impossible values are errors naming the option. */
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);
+
+/* The default tolerance (options_defaults.c): with cfg->rtol unset, PBNG_RTOL_DEFAULT and the -atol floor in
+ * quasistatic mode (-iters then caps at cfg->tolerance_iters unless given), none in dynamic mode. */
+void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool iters_given, PetscInt *iters);
+/* The scene's fastest measured configuration (multilevel PBNG, automatic levels, cfg->fast_smoother) when no solver
+ * option is given and the problem is one it was measured on; sets cfg->fast_levels. */
+PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg);
+/* The absolute floor of the default tolerance: PBNG_ATOL_FLOOR_STRAIN E L^2 (E: the volume Young's modulus, or a
+ * sheet's E h / L when the mesh has sheets only, the larger with both; L: the mesh's largest extent). */
+double pbng_config_default_atol(const pbng_config *cfg, double extent, int has_volume, int has_sheets);
 
 /* An error naming the first option nobody read (a typo such as -fram), except PETSc's own options that
  * are read only at PetscFinalize and the options of PETSc objects the configured solver creates when

@@ -374,10 +374,15 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   cfg->free_fall_guess = guess;
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &frames_set));
   drape_step_for_res(cfg, dt_set, &frames, frames_set);
-  PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame", NULL, iters, &iters, &set));
-  PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters)", NULL, cfg->rtol, &cfg->rtol, &set));
+  PetscBool iters_set;
+  PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame (with a tolerance: a cap)", NULL, iters, &iters, &iters_set));
+  PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters; default 1e-3 in quasistatic mode)", NULL,
+                             cfg->rtol, &cfg->rtol, &set));
+  PetscCheck(!set || cfg->rtol >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
+  pbng_config_resolve_tolerance(cfg, iters_set, &iters);
   PetscCall(PetscOptionsReal("-atol", "with -rtol: a frame also ends once the residual is at most this (0: off)", NULL, cfg->atol, &cfg->atol, &set));
   PetscCheck(cfg->atol >= 0 && isfinite(cfg->atol), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atol %g: must be >= 0", cfg->atol);
+  if (set) cfg->atol_floor = 0; /* -atol given replaces the default tolerance's floor */
   PetscCheck(!set || cfg->atol == 0 || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-atol is for -rtol (the residual is evaluated to check them)");
   PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &every_set));
@@ -633,6 +638,7 @@ static PetscErrorCode fix_frame_iterations(pbng_config *cfg)
   PetscCheck(!(rtol_given && cfg->rtol != 0) && !(budget_given && cfg->time_budget != 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "%s -mode dynamic: -rtol and -time_budget would end a frame before its last substep; leave them out", ops->kind.chosen_by);
   cfg->rtol = cfg->atol = cfg->time_budget = 0; /* a scene's tolerance is for the solvers that iterate to it */
+  cfg->tolerance_default = cfg->atol_floor = 0;
   cfg->iters = n;
   if (ops->kind.set_frame_iterations) ops->kind.set_frame_iterations(&cfg->solver_opt, n);
   PetscFunctionReturn(0);
@@ -651,6 +657,7 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   if (!ierr) ierr = read_all_options(PetscOptionsObject, cfg, scene, sizeof(scene));
   PetscOptionsEnd(); /* reached on errors too: it frees what PetscOptionsBegin allocated */
   PetscCall(ierr);
+  PetscCall(pbng_config_choose_fast_solver(cfg));
   PetscCall(pbng_solver_options_read(&cfg->solver_opt, cfg->solver)); /* each solver's own section */
   if (cfg->solver_opt.pseudo_dt == 0) cfg->solver_opt.pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
   PetscCall(fix_frame_iterations(cfg));

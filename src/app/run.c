@@ -142,7 +142,7 @@ static void frame_counters(const run_state *st, const pbng_run_summary *sum, int
 #define PBNG_CONTACT_SETTLE_DETECTIONS 2
 
 /* A frame's end by tolerance: the relative residual at most -rtol, or the residual at most -atol. */
-static int frame_converged(const pbng_config *cfg, double r, double r0) { return relative(r, r0) <= cfg->rtol || r <= cfg->atol; }
+static int frame_converged(const run_state *st, double r, double r0) { return relative(r, r0) <= st->cfg->rtol || r <= st->atol; }
 
 /* -contact: a frame that reached -rtol is done only if it still has after a detection there (the
  * contacts of its end state in force: a vertex that passed a surface during the iterations gets its
@@ -159,7 +159,7 @@ static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, doub
   *detected = 1;
   if (st->contacts.version == version) PetscFunctionReturn(0);
   PetscCall(evaluate_residual(st, r, energy));
-  *settled = frame_converged(st->cfg, *r, r0);
+  *settled = frame_converged(st, *r, r0);
   PetscFunctionReturn(0);
 }
 
@@ -203,7 +203,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   int redetections = 0;               /* detections at the frame's end so far */
   for (int l = l0; l < cfg->iters; ++l) {
     PetscBool spent, stop, settled = PETSC_TRUE;
-    if (cfg->rtol > 0 && fresh && frame_converged(cfg, r, fr->residual0)) {
+    if (cfg->rtol > 0 && fresh && frame_converged(st, r, fr->residual0)) {
       PetscCall(contacts_settled(st, fr->residual0, &r, &energy, &detected, &redetections, &settled));
       if (settled) break;
     }
@@ -251,7 +251,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);
   fr->energy = energy;
-  fr->converged = cfg->rtol > 0 ? frame_converged(cfg, r, fr->residual0) : -1;
+  fr->converged = cfg->rtol > 0 ? frame_converged(st, r, fr->residual0) : -1;
   PetscFunctionReturn(0);
 }
 
@@ -440,6 +440,28 @@ static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_he
   PetscFunctionReturn(0);
 }
 
+static double default_atol(const pbng_config *cfg, const mesh_header *head)
+{
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
+  return pbng_config_default_atol(cfg, head->extent, head->nelems > sheets, sheets > 0);
+}
+
+/* What the defaults chose (issue 21): the tolerance a frame stops at and the scene's fastest configuration. */
+static PetscErrorCode print_default_choices(const run_state *st)
+{
+  const pbng_config *cfg = st->cfg;
+
+  PetscFunctionBeginUser;
+  if (cfg->fast_levels)
+    PetscCall(PetscPrintf(st->comm, "defaults: multilevel PBNG, %d levels, %s smoother (the scene's fastest measured configuration; any of -solver, "
+                                    "-accel, -multilevel replaces it)\n",
+                          cfg->fast_levels, cfg->solver_opt.sweep.accel == PBNG_ACCEL_NONE ? "plain PBNG" : pbng_accel_name(cfg->solver_opt.sweep.accel)));
+  if (cfg->tolerance_default)
+    PetscCall(PetscPrintf(st->comm, "defaults: each frame to -rtol %g or -atol %.3g%s, at most -iters %d; -rtol 0 -iters 40 runs the paper's fixed iterations\n",
+                          cfg->rtol, st->atol, cfg->atol_floor ? " (the floor: 1e-10 E L^2)" : "", cfg->iters));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
 {
   const pbng_config *cfg = st->cfg;
@@ -459,6 +481,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   summarize_kinds(&head, sum);
   PetscCall(check_multilevel_sheets(st, &head));
   st->extent = head.extent;
+  st->atol = cfg->atol_floor ? default_atol(cfg, &head) : cfg->atol;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   if (!cfg->dry_run) PetscCall(run_resolve_restart(st));
   if (!st->restart[0] && !cfg->dry_run) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
@@ -505,6 +528,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(PetscPrintf(st->comm, "pbng: %s, %" PRId64 " nodes, %" PRId64 " %s%s, %d colors%s, %s, %s, %s, %d rank(s) x %d thread(s)\n", cfg->scene,
                         sum->nodes, sum->elements, elements, weak, sum->ncolors, colors, cfg->solver, material,
                         cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sum->ranks, sum->threads));
+  PetscCall(print_default_choices(st));
   PetscFunctionReturn(0);
 }
 

@@ -29,6 +29,7 @@ typedef struct {
   int64_t contacts_max;      /* most contacts in force after an update */
   pbng_mesh *made_levels;   /* rank 0, -multilevel with -mesh alone: coarse meshes made from the fine one, [multilevel - 1] */
   double extent;            /* the finest mesh's largest extent */
+  double atol;              /* -atol, or the default tolerance's floor (pbng_config_default_atol) */
   uint8_t *sheet_material;  /* [dm.nelems] each element's entry in the sheet material table (-sheetK_group: mesh/sheet_groups.h), or NULL */
   int64_t *node_rows;  /* owned nodes' global ids, increasing (the order node data is written in) */
   int32_t *node_order; /* the local index of each of them */
