@@ -3,6 +3,7 @@
 #  - a 6-sample CSV table (youngs, poisson, gravity and a face's velocity varying) on 2 ranks: 6 results, each
 #    passing tests/check_output.py, an index with 6 rows "done" and a progress line per sample;
 #  - restart: the same command again skips all 6 (files untouched: same mtimes); one result deleted: only it reruns;
+#  - a sample that fails at run time is recorded (failed, with pbng's message), the others run, the exit status is 1;
 #  - a run stopped by SIGUSR1 (the driver passes it to pbng, which checkpoints): exit 85, the index says stopped,
 #    the next run continues the sample from its checkpoint;
 #  - an array of 3 tasks (SLURM_ARRAY_TASK_ID=0..2, _COUNT=3, mpiexec) + merge: every sample exactly once; merge
@@ -58,6 +59,13 @@ rm ds/samples/s02.h5
 sed 's/^s05,8e4/s05,9e4/' table.csv > changed.csv
 "$DS" run changed.csv --out ds --ranks 2 -- "${BASE[@]}" > run4.log 2>&1 && grep -q "sample s05: done" run4.log \
   && [ "$(grep -c 'skipped (done)' run4.log)" = 5 ] && ok || { fail "a changed row should rerun alone"; cat run4.log; }
+
+# --- a failed sample (found at run time: --no-dry-run) is recorded and the next one still runs; exit 1 ----------------
+printf '%s\n' id,youngs,options "bad,1e4,-material foo" "good,2e4," > fails.csv
+rc=0; "$DS" run fails.csv --out fails --ranks 2 --no-dry-run -- "${BASE[@]}" > fails.log 2>&1 || rc=$?
+[ "$rc" = 1 ] && [ "$(index_column fails/index.csv bad status),$(index_column fails/index.csv good status)" = failed,done ] \
+  && index_column fails/index.csv bad message | grep -q 'unknown material "foo"' && grep -q "sample bad: failed: .*unknown material" fails.log \
+  && ok || { fail "a failed sample: exit $rc"; cat fails.log fails/index.csv; }
 
 # --- a stopped run continues from its checkpoint ---------------------------------------------------------------------
 printf 'id,youngs\nlong,1e4\n' > long.csv

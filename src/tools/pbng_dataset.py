@@ -3,8 +3,8 @@
 
 Run through the wrapper build/bin/pbng-dataset, which names the pbng binary (PBNG_DATASET_PBNG).
   pbng-dataset check TABLE [--print] [--no-dry-run] [-- base pbng options]
-  pbng-dataset run TABLE --out DIR [--ranks N] [--threads T] [--task ID --tasks N] [--stop-on-failure]
-                   [--no-dry-run] [-- base pbng options]
+  pbng-dataset run TABLE --out DIR [--ranks N] [--threads T] [--task ID --tasks N] [--no-dry-run]
+                   [-- base pbng options]
   pbng-dataset merge DIR [--table TABLE]
   pbng-dataset sample --param NAME=LO:HI[:log] ... --n N --seed S [--set NAME=VALUE ...] [--out FILE]
 
@@ -283,9 +283,9 @@ def sample_of(table, number, row):
             args += option_args(column, text, base_dir)
         except Refusal as err:
             errors.append(f"{where(table, number, sid, column)}: {err}")
-    for word in extra_options(cells["options"]) if "options" in cells and not errors else []:
-        if word.startswith("-") and word[1:] in cells:
-            errors.append(f"{where(table, number, sid, 'options')}: {word} is also given in column {word[1:]}")
+    if "options" in cells and not errors:
+        errors += [f"{where(table, number, sid, 'options')}: {word} is also given in column {word[1:]}"
+                   for word in extra_options(cells["options"]) if word.startswith("-") and word[1:] in cells]
     return errors, Sample(number, sid, cells, args, not errors)
 
 
@@ -382,8 +382,8 @@ def task_slice(args):
     elif os.environ.get("SLURM_ARRAY_TASK_ID"):
         if not os.environ.get("SLURM_ARRAY_TASK_COUNT"):
             raise Refusal("SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT")
-        task = int(os.environ["SLURM_ARRAY_TASK_ID"]) - int(os.environ.get("SLURM_ARRAY_TASK_MIN", "0"))
-        tasks = int(os.environ["SLURM_ARRAY_TASK_COUNT"])
+        task = number(os.environ["SLURM_ARRAY_TASK_ID"], True) - number(os.environ.get("SLURM_ARRAY_TASK_MIN", "0"), True)
+        tasks = number(os.environ["SLURM_ARRAY_TASK_COUNT"], True)
     else:
         return None, 1
     if tasks < 1 or not 0 <= task < tasks:
@@ -427,7 +427,8 @@ class Runner:
 
     def launcher(self):
         if os.environ.get("SLURM_JOB_ID"):
-            return ["srun", f"--mpi={os.environ.get('PBNG_SRUN_MPI', 'pmix')}", "--nodes=1", f"--ntasks={self.ranks}",
+            nodes = os.environ.get("SLURM_JOB_NUM_NODES", "1")
+            return ["srun", f"--mpi={os.environ.get('PBNG_SRUN_MPI', 'pmix')}", f"--nodes={nodes}", f"--ntasks={self.ranks}",
                     f"--cpus-per-task={self.threads}", "--cpu-bind=cores"]
         return [os.environ.get("MPIEXEC", "mpiexec"), "-n", str(self.ranks), "--bind-to", "none"] + \
             shlex.split(os.environ.get("PBNG_MPIEXEC_ARGS", ""))
