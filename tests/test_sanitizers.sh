@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer: builds pbng, pbng-partition
 # and the tests with -DPBNG_SANITIZE=ON (Debug) in <build>/sanitize, then runs the other tests there
-# (MPI tests included; not the Slurm test, which exercises the job scripts, not test_fuzz, whose
+# (MPI tests included; not the Slurm test, which exercises the job scripts, nor test_dataset, which drives
+# ~40 small pbng runs through the data-set tool (their code paths are the other tests'), not test_fuzz, whose
 # harnesses are built with ASan + UBSan already, nor this one, nor test_bar_fold — 240 frames of self-contact
 # on 1 and 2 ranks, ~3 min under the sanitizers, whose detection and contact code test_contact,
 # test_contact_detect and test_sheet_contact run there — nor those labelled "numerics" in
@@ -25,7 +26,7 @@ grep -q "warning:" "$TMP/build.log" && { fail "the sanitizer build has warnings"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=0
 export LSAN_OPTIONS="suppressions=$HERE/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if ctest --test-dir "$SAN" -j2 -E "test_slurm|test_sanitizers|test_fuzz|test_bar_fold" -LE numerics --output-on-failure > "$TMP/ctest.log" 2>&1; then
+if ctest --test-dir "$SAN" -j2 -E "test_slurm|test_dataset|test_sanitizers|test_fuzz|test_bar_fold" -LE numerics --output-on-failure > "$TMP/ctest.log" 2>&1; then
   ok
 else
   fail "tests under the sanitizers"; grep -E "Failed|ERROR: (Address|Leak)Sanitizer|leak of|runtime error|SUMMARY" "$TMP/ctest.log" | head -30

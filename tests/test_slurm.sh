@@ -4,7 +4,8 @@
 # CPUs and memory; private ports, sockets and spool under the test directory), submits every script
 # at small size with sbatch, waits (bounded), checks exit states and outputs, and stops the daemons
 # it started by their process ids. Also: a run stopped with `scancel --signal=TERM` checkpoints,
-# requeues itself, continues with -restart auto and ends with the uninterrupted run's output.
+# requeues itself, continues with -restart auto and ends with the uninterrupted run's output. A data set
+# (jobs/submit_dataset.sh: an array of 3 tasks of jobs/dataset.sbatch, then the merge job) covers every sample once.
 # Skips (exit 0, with a message) only when the daemons cannot be installed or started at all.
 source "$(dirname "$0")/lib.sh"
 REPO="$(cd "$HERE/.." && pwd)"
@@ -125,6 +126,13 @@ d1=$(sed -n 's/^partition job \([0-9]*\), solve job \([0-9]*\).*/\1/p' <<<"$out"
 d2=$(sed -n 's/^partition job \([0-9]*\), solve job \([0-9]*\).*/\2/p' <<<"$out")
 [ -n "$d1" ] && [ -n "$d2" ] && ok || fail "submit_offline.sh printed no job ids: $out"
 scontrol show job "$d2" | grep -q "Dependency=afterok:$d1" && ok || fail "the solve job does not depend on the partition job (afterok)"
+# --- (f) a data set: an array of 3 tasks over a 5-sample table, then the merge job (jobs/submit_dataset.sh) -----------
+printf '%s\n' id,youngs,gravity 'f0,1e4,"0,-9.8,0"' 'f1,2e4,"0,-9.8,0"' 'f2,3e4,"0,0,-9.8"' 'f3,4e4,"0,-5,0"' 'f4,5e4,"-9.8,0,0"' > "$D/table.csv"
+out=$(cd "$REPO" && SBATCH_OUTPUT="$D/%x-%j.log" PBNG_RUNS="$D/runs" PBNG_BIN="$BIN" ARRAY=0-2 NTASKS=2 bash jobs/submit_dataset.sh "$D/table.csv" \
+  -scene box -res 4 -frames 2 -rtol 1e-3 -iters 400 -fix_box 0,0,0,0,1,1 2>&1) || fail "submit_dataset.sh: $out"
+f1=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\).*/\1/p' <<<"$out")
+f2=$(sed -n 's/^array job \([0-9]*\), merge job \([0-9]*\).*/\2/p' <<<"$out")
+[ -n "$f1" ] && [ -n "$f2" ] && ok || fail "submit_dataset.sh printed no job ids: $out"
 wait_jobs 240 "$a" "$b" "$c" "$d1" "$d2"
 
 "$PY" "$HERE/check_output.py" "$D/runs/pbng-$a/result.h5" --quiet && ok || fail "(a) result"
@@ -139,6 +147,20 @@ grep -q "PBNGIterate" "$D/runs/pbng-$a/result.log_view" && ok || fail "(a) no -l
 "$PY" "$HERE/check_output.py" "$D/runs/pbng-offline-$d2/result.h5" --frames 2 --quiet && ok || fail "(d) result of the solve job"
 grep -q -- "command: srun .*/pbng .*-mesh $D/runs/pbng-partition-$d1/mesh.h5" "$D/pbng-offline-$d2.log" && ok \
   || { fail "(d) the solve job did not read the partitioned mesh"; cat "$D/pbng-offline-$d2.log"; }
+
+wait_jobs 240 "${f1}_0" "${f1}_1" "${f1}_2" "$f2"
+grep -q "srun --mpi=pmix --nodes=1 --ntasks=2 --cpus-per-task=1 .*/pbng -scene box" "$D/runs/dataset-$f1/samples/f4.log" && ok \
+  || fail "(f) the samples were not launched with srun"
+grep -q "5 samples from 3 index file(s) into .*: 5 done" "$D/pbng-dataset-merge-$f2.log" && ok || { fail "(f) merge"; cat "$D/pbng-dataset-merge-$f2.log"; }
+"$PY" - "$D/runs/dataset-$f1" << 'EOF' && ok || fail "(f) the merged index: not every sample exactly once, done, from its task"
+import csv, sys
+d = sys.argv[1]
+merged = [r["id"] for r in csv.DictReader(open(f"{d}/index.csv")) if r["status"] == "done"]
+assert merged == ["f0", "f1", "f2", "f3", "f4"], merged
+for task, ids in ((0, ["f0", "f3"]), (1, ["f1", "f4"]), (2, ["f2"])):
+    assert [r["id"] for r in csv.DictReader(open(f"{d}/index.task-{task}.csv"))] == ids, task
+EOF
+for id in f0 f1 f2 f3 f4; do "$PY" "$HERE/check_output.py" "$D/runs/dataset-$f1/samples/$id.h5" --frames 2 --quiet && ok || fail "(f) $id: check_output"; done
 
 # --- checkpoint under Slurm: scancel --signal=TERM, self-requeue, -restart auto ------------------------
 long=(-scene box_stretch_twist -res 12 -frames 30 -iters 40 -threads 1)
