@@ -163,7 +163,7 @@ EOF
 for id in f0 f1 f2 f3 f4; do "$PY" "$HERE/check_output.py" "$D/runs/dataset-$f1/samples/$id.h5" --frames 2 --quiet && ok || fail "(f) $id: check_output"; done
 
 # --- checkpoint under Slurm: scancel --signal=TERM, self-requeue, -restart auto ------------------------
-long=(-scene box_stretch_twist -res 12 -frames 30 -iters 40 -threads 1)
+long=(-scene box_stretch_twist -res 12 -frames 30 -iters 40 -rtol 0 -threads 1)
 e=$(submit -o "$D/ckpt-%j.log" jobs/run.sbatch "${long[@]}")
 for _ in $(seq 1 120); do
   grep -q "^frame    3/" "$D/ckpt-$e.log" 2> /dev/null && break

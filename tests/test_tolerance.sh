@@ -69,6 +69,8 @@ default_run() { # NAME LEVELS-LINE OPTIONS...: a run with the defaults, its line
   grep -q "tolerance -rtol 0.001: every frame reached it" "$TMP/$name.log" && ok || fail "$name: summary $(grep tolerance "$TMP/$name.log")"
   [ "$(json "$TMP/$name.json")" = "0 0.001" ] && ok || fail "$name: JSON $(json "$TMP/$name.json")"
   within "$TMP/$name.h5" "$(floor_of "$TMP/$name.log")" && ok || fail "$name: a frame outside the tolerance"
+  "$PY" -c 'import sys, json; a = json.load(open(sys.argv[1]))["absolute_tolerance"]; sys.exit(0 if abs(a - float(sys.argv[2])) <= 1e-3 * a else 1)' \
+    "$TMP/$name.json" "$(floor_of "$TMP/$name.log")" && ok || fail "$name: JSON absolute_tolerance is not the floor printed"
   "$PY" "$HERE/check_output.py" "$TMP/$name.h5" --quiet && ok || fail "$name: independent check"
 }
 default_run stretch_twist "3 levels, chebyshev smoother" -scene box_stretch_twist -res 12 -frames 3

@@ -56,7 +56,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
     fprintf(f, "  ],\n");
   }
   fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
-  fprintf(f, "  \"tolerance\": %.17g,\n  \"capped_frames\": %d,\n", cfg->rtol, s->capped_frames);
+  fprintf(f, "  \"tolerance\": %.17g,\n  \"absolute_tolerance\": %.17g,\n  \"capped_frames\": %d,\n", cfg->rtol, s->absolute_tolerance, s->capped_frames);
   fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
   fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": ", s->peak_rss_bytes_sum / (double)s->elements);
   json_string(f, cfg->output);

@@ -482,6 +482,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   PetscCall(check_multilevel_sheets(st, &head));
   st->extent = head.extent;
   st->atol = cfg->atol_floor ? default_atol(cfg, &head) : cfg->atol;
+  sum->absolute_tolerance = cfg->rtol > 0 ? st->atol : 0;
   PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   if (!cfg->dry_run) PetscCall(run_resolve_restart(st));
   if (!st->restart[0] && !cfg->dry_run) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
