@@ -376,8 +376,11 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   drape_step_for_res(cfg, dt_set, &frames, frames_set);
   PetscBool iters_set;
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame (with a tolerance: a cap)", NULL, iters, &iters, &iters_set));
+  const double shown = cfg->rtol >= 0 ? cfg->rtol : cfg->mode == PBNG_MODE_QUASISTATIC ? PBNG_RTOL_DEFAULT : 0; /* -help: not the unset mark */
+  double rtol = shown;
   PetscCall(PetscOptionsReal("-rtol", "end a frame when the relative residual reaches this (0: run -iters; default 1e-3 in quasistatic mode)", NULL,
-                             cfg->rtol, &cfg->rtol, &set));
+                             shown, &rtol, &set));
+  if (set) cfg->rtol = rtol;
   PetscCheck(!set || cfg->rtol >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
   pbng_config_resolve_tolerance(cfg, iters_set, &iters);
   PetscCall(PetscOptionsReal("-atol", "with -rtol: a frame also ends once the residual is at most this (0: off)", NULL, cfg->atol, &cfg->atol, &set));
