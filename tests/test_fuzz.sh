@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # Fuzzing (libFuzzer, clang from Debian): the Gmsh and TetGen readers and the option parser, each for a
-# fixed number of runs (about 40 s each on 2 cores: the high-order meshes among the seeds made a Gmsh
-# run ~2.4 ms; FUZZ_RUNS_* override) with a fixed seed
+# fixed number of runs (30 000 / 30 000 / 200 000: ~32 / 24 / 45 s at the rates measured on the shared 2-core machine beside the
+# rest of the suite, 2026-11-27; the seeds' high-order meshes make a Gmsh run ~1 ms; FUZZ_RUNS_* override) with a fixed seed
 # (FUZZ_SEED, default 1: CI explores the same inputs every time, so its outcome does not depend on
 # luck; give another seed or more runs for a longer campaign), from a seed corpus of valid inputs
 # (tests/data, tests/fuzz/seeds_options), after replaying the regression inputs of earlier findings
 # (tests/data/fuzz/). Any crash, sanitizer
 # report, per-input leak or hang (> 10 s for one input) fails; the reproducer is kept in the test
 # directory and printed in base64, to be added to tests/data/fuzz/. Builds <build>/fuzz with
-# CC=clang -DPBNG_FUZZ=ON; installs libfuzzer-14-dev when missing (root), else skips with a message.
+# CC=clang -DPBNG_FUZZ=ON; installs libfuzzer-14-dev when missing (root), else reports the test skipped (exit 77;
+# a failure in CI, where .ci/install-deps --tests installs it).
 source "$(dirname "$0")/lib.sh"
 REPO="$(cd "$HERE/.." && pwd)"
 FZ="${PBNG_FUZZ_BUILD:-$(cd "$(dirname "$PBNG")/.." && pwd)/fuzz}"
 SEED=${FUZZ_SEED:-1}
-declare -A RUNS=([gmsh]=${FUZZ_RUNS_GMSH:-30000} [tetgen]=${FUZZ_RUNS_TETGEN:-50000} [options]=${FUZZ_RUNS_OPTIONS:-500000})
-skip() { echo "test_fuzz: SKIPPED: $*"; exit 0; }
+declare -A RUNS=([gmsh]=${FUZZ_RUNS_GMSH:-30000} [tetgen]=${FUZZ_RUNS_TETGEN:-30000} [options]=${FUZZ_RUNS_OPTIONS:-200000})
 libfuzzer_ok() { echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' > "$TMP/t.c" && clang -fsanitize=fuzzer "$TMP/t.c" -o "$TMP/t" 2> /dev/null; }
 if ! libfuzzer_ok; then
   [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q clang libfuzzer-14-dev > "$TMP/apt.log" 2>&1
