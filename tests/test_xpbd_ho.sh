@@ -2,10 +2,12 @@
 # The seed's XPBD (-solver xpbd_ho, Saillant et al. 2024) as a pbng solver:
 #  - dynamic (Alg. 1): a free-falling P2 / Q1 box keeps its shape with the stable split and its
 #    centroid follows the substeps' exact fall 1/2 g t^2 (1 + h/t) to round-off; Macklin's split
-#    deforms the same body at rest (the seed's point); a clamped block stays finite;
+#    deforms the same body at rest (the seed's point); a clamped Q1 block follows Newton's backward Euler
+#    at the substep h (3e-5);
 #  - quasistatic (pseudo time): P2 and Q1 bars under gravity reach the problem's equilibrium
-#    (relative residual <= 1e-3) and Newton's tip deflection within 2e-3 of the bar's sag (measured 0.9e-3, 1.1e-3);
-#  - StVK (Table 2): on a P2 bar PBNG = Newton (1e-7) and xpbd_ho within 2.5e-3 of the sag (measured 1.9e-3);
+#    (relative residual <= 1e-3, the checker's) and Newton's tip deflection within 2e-3 / 1.6e-3 of the bar's
+#    sag (measured 1.63e-3, 1.06e-3);
+#  - StVK (Table 2): on a P2 bar PBNG = Newton (8.4e-11) and xpbd_ho within 2.5e-3 of the sag (measured 1.88e-3);
 #  - 1 rank x 2 threads and 3 ranks x 1 thread give bitwise the same positions;
 #  - misuse is a clear error.
 source "$(dirname "$0")/lib.sh"
@@ -32,19 +34,40 @@ def fall(name):
 for name in ("fall_p2", "fall_q1"):
     for err, spread, exact in fall(name):
         print("%s: centroid error %.2e of %.4f, shape change %.2e" % (name, err, exact, spread))
-        assert abs(err) < 1e-12 and spread < 1e-12, name
+        # round-off: measured centroid errors up to 9.5e-15 (P2) and 7.5e-15 (Q1), shape changes up to 2.8e-14
+        assert abs(err) < 3e-14 and spread < 9e-14, name
 spread = max(s for _, s, _ in fall("fall_macklin"))
 print("Macklin's split: shape change %.3e" % spread)
-assert spread > 1e-4, "Macklin's split should correct the body at rest"
+assert spread > 0.39, "Macklin's split should correct the body at rest (measured: it moves a node by 1.16)"
 PYEOF
+# the clamped Q1 block (3 frames of dt = 0.033, 20 substeps of h = dt/20, one sweep each) against Newton's backward
+# Euler at the step h (60 frames of 0.00165, every 20th compared): measured 2.8e-7, 2.2e-6, 9.8e-6 (relative; Newton
+# at the frame step dt is 1.4e-2 away, the same with 5 or 80 substeps: that is backward Euler's own error at dt)
 run drop_q1 -scene block_drop_dynamic -element hex8 -res 4 -frames 3 -solver xpbd_ho -xpbd_ho_substeps 20 -threads 1
-"$PY" "$HERE/check_output.py" "$TMP/drop_q1.h5" --quiet && ok || fail "clamped Q1 block: independent check"
+run drop_q1_newton -scene block_drop_dynamic -element hex8 -res 4 -frames 60 -dt 0.00165 -solver newton -iters 30 -rtol 1e-10 -threads 1
+check drop_q1
+"$PY" - "$TMP/drop_q1.h5" "$TMP/drop_q1_newton.h5" <<'PYEOF' && ok || fail "clamped Q1 block: xpbd_ho's substeps are not Newton's steps of h"
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+fa, fb = sorted(a["frames"]), sorted(b["frames"])
+worst = 0.0
+for k in range(1, len(fa)):
+    ga, gb = a["frames"][fa[k]], b["frames"][fb[20 * k]]
+    assert abs(ga.attrs["time"] - gb.attrs["time"]) < 1e-12, (ga.attrs["time"], gb.attrs["time"])
+    worst = max(worst, np.abs(ga["positions"][()] - gb["positions"][()]).max() / np.abs(gb["positions"][()]).max())
+print("clamped Q1 block: %d frames, largest difference from Newton at h %.3e (relative)" % (len(fa) - 1, worst))
+sys.exit(0 if len(fa) == 4 and len(fb) == 61 and worst < 3e-5 else 1)
+PYEOF
 
 # --- quasistatic: bars under gravity reach the equilibrium -----------------------------------------
+# (measured: Newton 3.2e-13 (tet10), 5.0e-13 (hex8); xpbd_ho 9.94e-4, 9.92e-4 after 593 000 and 744 000 sweeps;
+# the tip 1.63e-3 and 1.06e-3 of the sag from Newton's)
 for kind in tet10 hex8; do
   bar=(-scene bar_gravity -bar_length 1 -res 2 -element "$kind" -threads 1)
   run "newton_$kind" "${bar[@]}" -solver newton -iters 30 -rtol 1e-12
   run "qs_$kind" "${bar[@]}" -solver xpbd_ho -xpbd_ho_dt 5e-4 -iters 3000000 -rtol 1e-3 -residual_every 1000
+  check "newton_$kind" --max-relative-residual 1e-12
+  check "qs_$kind" --max-relative-residual 1e-3
 done
 "$PY" - "$TMP" <<'PYEOF' && ok || fail "quasistatic bars: equilibrium"
 import sys, h5py, numpy as np
@@ -52,10 +75,10 @@ def tip(name):
     f = h5py.File(f"{sys.argv[1]}/{name}.h5", "r")
     X, x = f["mesh/rest_positions"][:], f["frames/000001/positions"][:]
     return (x - X)[X[:, 0] > X[:, 0].max() - 1e-9, 1].mean(), f["frames/000001"].attrs["relative_residual"]
-for kind in ("tet10", "hex8"):
+for kind, tol in (("tet10", 2e-3), ("hex8", 1.6e-3)):
     (n, _), (q, rel) = tip("newton_" + kind), tip("qs_" + kind)
     print("%s: tip newton %.6f xpbd_ho %.6f (difference %.2e of the sag), relative residual %.2e" % (kind, n, q, abs(q - n) / abs(n), rel))
-    assert rel <= 1e-3 and abs(q - n) <= 2e-3 * abs(n), kind
+    assert rel <= 1e-3 and abs(q - n) <= tol * abs(n), kind
 PYEOF
 
 # --- StVK (Table 2's first column): PBNG, Newton and the seed's XPBD on one P2 bar ------------------
@@ -63,8 +86,11 @@ stvk=(-scene bar_gravity -bar_length 1 -res 2 -element tet10 -threads 1 -materia
 run stvk_newton "${stvk[@]}" -solver newton -iters 30 -rtol 1e-12
 run stvk_pbng "${stvk[@]}" -iters 2000 -rtol 1e-10
 run stvk_xpbd "${stvk[@]}" -solver xpbd_ho -xpbd_ho_dt 5e-4 -iters 3000000 -rtol 1e-3 -residual_every 1000
-"$PY" "$HERE/check_output.py" "$TMP/stvk_pbng.h5" --quiet && ok || fail "StVK P2 bar: independent check"
-"$PY" "$HERE/check_output.py" "$TMP/stvk_newton.h5" --compare "$TMP/stvk_pbng.h5" --rtol 1e-7 --quiet && ok || fail "StVK: PBNG != Newton"
+# (measured: Newton 7.1e-13, PBNG 6.8e-11 and 2.8e-11 from Newton in positions, xpbd_ho 9.995e-4 after 615 000
+# sweeps and 1.88e-3 of the sag from Newton's tip)
+check stvk_newton --max-relative-residual 1e-12
+check stvk_pbng --max-relative-residual 1e-10 --compare "$TMP/stvk_newton.h5" --rtol 8.4e-11
+check stvk_xpbd --max-relative-residual 1e-3
 "$PY" - "$TMP" <<'PYEOF' && ok || fail "StVK: xpbd_ho equilibrium"
 import sys, h5py
 def tip(name):
