@@ -9,6 +9,10 @@
 #  - constraint coloring: valid and reported; 1 and 3 ranks, 1 and 2 threads give the same positions;
 #  - misuse is a clear error.
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 mpi() { "$MPIEXEC" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
@@ -31,9 +35,9 @@ def tip(name):
 newton, pbng = tip("newton"), tip("pbng")
 pbd = [abs(tip(f"pbd{k}")) for k in (1, 30, 300)]
 print("tip deflection: newton %.6f pbng %.6f pbd %s" % (newton, pbng, pbd))
-assert abs(pbng - newton) < 1e-6 * abs(newton), "PBNG != Newton"
+assert abs(pbng - newton) < 2.5e-11 * abs(newton), "PBNG != Newton"  # measured 8.3e-12
 assert abs(newton) > 1.0, "the bar should sag"
-assert pbd[0] > 2 * pbd[1] > 0 and pbd[2] < 1e-4 * pbd[0], "PBD's deflection should vanish as iterations grow"
+assert pbd[0] > 2 * pbd[1] > 0 and pbd[2] < 1e-4 * pbd[0], "PBD's deflection should vanish as iterations grow"  # measured 2.2x, 3.0e-5
 PYEOF
 "$PY" "$HERE/check_output.py" "$TMP/pbd300.h5" --quiet && ok || fail "PBD output: independent check"
 
@@ -50,9 +54,9 @@ x, p = last_iters("xpbd"), last_iters("pbng_drop")
 rel_x, sec = float(x[-1][7]), [float(r[15]) for r in x[1:]]
 rel_p = float(p[-1][7])
 print("XPBD relative %.3e, secondary %.3e -> %.3e; PBNG relative %.3e" % (rel_x, sec[0], sec[-1], rel_p))
-assert sec[-1] < 1e-8 * sec[0], "XPBD's secondary residual should fall to round-off"
-assert rel_x > 1e-2, "XPBD's true residual should stagnate"
-assert rel_p < 1e-6, "PBNG should converge"
+assert sec[-1] < 5e-16 * sec[0], "XPBD's secondary residual should fall to round-off"  # measured 1.6e-16
+assert rel_x > 0.25, "XPBD's true residual should stagnate"                            # measured 0.75
+assert rel_p < 3.5e-12, "PBNG should converge"                                         # measured 1.1e-12
 PYEOF
 "$PY" "$HERE/check_output.py" "$TMP/xpbd.h5" --quiet && ok || fail "XPBD output: independent check"
 
@@ -74,22 +78,26 @@ for name in ("blocks_pbng", "blocks_elastic_first", "blocks_weak_first"):
     x, gap, rel = load(name)
     print("%-22s distance to Newton %.3e  largest gap %.3e  relative residual %.3e" % (name, np.abs(x - xn).max(), gap, rel))
 x, gap, rel = load("blocks_pbng")
-assert np.abs(x - xn).max() < 1e-3 and rel < 1e-4, "PBNG should converge"
+assert np.abs(x - xn).max() < 1.5e-8 and rel < 7e-15, "PBNG should converge"  # measured 4.8e-9, 2.3e-15
 for name in ("blocks_elastic_first", "blocks_weak_first"):
     x, gap, rel = load(name)
-    assert np.abs(x - xn).max() > 0.1, name + " should be far from the equilibrium"
+    assert np.abs(x - xn).max() > 0.1, name + " should be far from the equilibrium"  # measured 0.235, 0.236
 x, gap, rel = load("blocks_weak_first")
-assert gap > 0.1 and rel > 1e-2, "flipped XPBD-QS should leave a gap and a large residual"
+assert gap > 0.1 and rel > 0.19, "flipped XPBD-QS should leave a gap and a large residual"  # measured 0.21, 0.58
 PYEOF
 
-# --- ranks and threads -----------------------------------------------------------------------------
-for case in "pbd -scene bar_gravity -res 4 -material corotated" "xpbd -scene block_drop_dynamic -res 5 -frames 2" \
-            "xpbd_qs -scene two_blocks_hanging -res 4 -xpbd_order weak_first -xpbd_qs_substeps 4"; do
+# --- ranks and threads: the same positions; the 3-rank result checked independently with a bound on its
+# relative residual, about 3x the measured one (PBD and XPBD do not lower the true residual: 1.03 and 41 measured;
+# XPBD-QS 9.5e-2) -----------------------------------------------------------------------------------
+for case in "3.1 pbd -scene bar_gravity -res 4 -material corotated" "120 xpbd -scene block_drop_dynamic -res 5 -frames 2" \
+            "0.3 xpbd_qs -scene two_blocks_hanging -res 4 -xpbd_order weak_first -xpbd_qs_substeps 4"; do
+  read -r bound case <<<"$case"
   read -r -a args <<<"$case"
   tag=${args[0]}
   "$PBNG" -solver "${args[@]}" -iters 40 -threads 2 -output "$TMP/$tag.1.h5" > "$TMP/log" 2>&1 && ok || { fail "$tag, 1 rank"; cat "$TMP/log"; }
   mpi 3 "$PBNG" -solver "${args[@]}" -iters 40 -threads 1 -output "$TMP/$tag.3.h5" > "$TMP/log" 2>&1 && ok || { fail "$tag, 3 ranks"; cat "$TMP/log"; }
-  "$PY" "$HERE/check_output.py" "$TMP/$tag.3.h5" --compare "$TMP/$tag.1.h5" --rtol 0 --quiet && ok || fail "$tag: 3 ranks x 1 thread != 1 rank x 2 threads"
+  "$PY" "$HERE/check_output.py" "$TMP/$tag.3.h5" --max-relative-residual "$bound" --compare "$TMP/$tag.1.h5" --rtol 0 --quiet && ok ||
+    fail "$tag: 3 ranks x 1 thread != 1 rank x 2 threads, or the residual bound $bound"
 done
 
 # --- misuse ----------------------------------------------------------------------------------------

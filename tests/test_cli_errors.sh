@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Bad input: a clear message naming the problem, a non-zero exit, and no partial or corrupted output.
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 o="$TMP/out.h5"
 run() { "$PBNG" -scene box -res 3 -frames 1 -iters 2 "$@"; }
+# at_rest FILE: the result of a good run: the unloaded, unconstrained box stays at its rest positions
+at_rest() { "$PY" -c 'import h5py, sys, numpy as np; f = h5py.File(sys.argv[1], "r"); X = f["mesh/rest_positions"][()]; \
+sys.exit(0 if len(f["frames"]) == 2 and all(np.array_equal(f["frames"][k]["positions"][()], X) for k in f["frames"]) else 1)' "$1"; }
 expect_error "unknown material" 'unknown material "rubber"' run -material rubber -output "$o"
 expect_error "unknown scene" 'unknown scene "cube"' "$PBNG" -scene cube -output "$o"
 expect_error "unknown accel" 'unknown acceleration "fast"' run -accel fast -output "$o"
@@ -44,6 +51,7 @@ expect_error "-res with -mesh (partitioner)" '-res 4 sizes a generated scene mes
 expect_error "unknown option" 'unknown option -fram' run -fram 3 -output "$o"
 "$PBNG" -help > "$TMP/help.txt" 2>&1 && grep -q -- '-youngs' "$TMP/help.txt" && ok || fail "pbng -help without a scene"
 run -output "$TMP/ol.h5" -options_left > /dev/null 2>&1 && ok || fail "-options_left (read at finalize) rejected"
+at_rest "$TMP/ol.h5" && ok || fail "-options_left: the unloaded box moved"
 expect_error "no mesh" 'give -scene NAME or -mesh FILE' "$PBNG" -output "$o"
 expect_error "missing mesh file" 'nosuch.msh' "$PBNG" -mesh "$TMP/nosuch.msh" -output "$o"
 expect_error "unsupported mesh format" 'mesh.obj' "$PBNG" -mesh "$TMP/mesh.obj" -output "$o"
@@ -91,13 +99,16 @@ expect_error "dry run: impossible material" '-poisson 0.6: need E > 0 and -1 < n
 ls "$TMP" | grep -q partial && fail "a .partial file was left behind" || ok
 # a failing run never damages an earlier result under the requested name
 run -output "$o" > /dev/null && ok || fail "good run"
+at_rest "$o" && ok || fail "good run: the unloaded box moved"
 sum_before=$(md5sum < "$o")
 expect_error "bad run over a good result" 'unknown material' run -material rubber -output "$o"
 [ "$(md5sum < "$o")" = "$sum_before" ] && ok || fail "earlier result was modified"
-# an interrupted run (SIGTERM mid-way) leaves the earlier result untouched
+# an interrupted run (SIGTERM mid-way: once its .partial output exists) leaves the earlier result untouched
 "$PBNG" -scene box -res 12 -frames 100000 -iters 5 -output "$o" > /dev/null 2>&1 &
 pid=$!
-sleep 2
+for _ in $(seq 300); do [ -e "$o.partial" ] && break; sleep 0.1; done
+[ -e "$o.partial" ] && ok || fail "the long run did not start writing within 30 s"
+sleep 0.3 # a few frames into it
 kill -TERM $pid; wait $pid 2>/dev/null || true
 [ "$(md5sum < "$o")" = "$sum_before" ] && ok || fail "interrupted run modified the earlier result"
 finish

@@ -7,6 +7,10 @@
 # the seed's XPBD (xpbd_ho) runs on it and its result checks; -initial starts from a mixed result;
 # hex27, tet10 and tet20 bodies side by side give a Mixed topology with hex27 and tet20 as sub-cells.
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" --oversubscribe --bind-to none "$@"; }
@@ -24,7 +28,8 @@ for n in 1 2 3; do
   done
 done
 grep -q "160 mixed hex8+prism6+pyramid5 elements" "$TMP/log" && ok || fail "the run's header does not name the mixed kinds: $(head -1 "$TMP/log")"
-check "$TMP/mixed_3x2.h5" --frames 2 --quiet && ok || fail "mixed mesh: independent check of the 3-rank result"
+# (25 SOR sweeps a frame: measured relative residuals up to 0.29)
+check "$TMP/mixed_3x2.h5" --frames 2 --max-relative-residual 0.85 --quiet && ok || fail "mixed mesh: independent check of the 3-rank result"
 "$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r"); \
 assert f.attrs["element"] == b"mixed" and f["mesh/elements"].shape == (160, 8) and sorted(set(f["mesh/element_types"][()])) == [5, 6, 7]' \
   "$TMP/mixed_3x2.h5" && ok || fail "mixed result: root element, /mesh/elements or /mesh/element_types"
@@ -55,25 +60,28 @@ grep -q "mixed hex8+prism6+pyramid5" "$TMP/log" && ok || fail "pbng-partition do
 if mpi 2 "$PBNG" -mesh "$TMP/mixed_parts.h5" "${body[@]}" -frames 2 -iters 25 -accel sor -threads 1 -output "$TMP/mixed_file.h5" > "$TMP/log" 2>&1 &&
   mpi 2 "$PBNG" -mesh "$mesh" "${body[@]}" -frames 2 -iters 25 -accel sor -threads 1 -output "$TMP/mixed_fly.h5" > "$TMP/log2" 2>&1; then ok
 else fail "mixed mesh from a partitioned file / on the fly"; cat "$TMP/log" "$TMP/log2"; fi
-check "$TMP/mixed_file.h5" --compare "$TMP/mixed_fly.h5" --rtol 0 --quiet && ok || fail "mixed mesh: the partitioned file's result differs"
+check "$TMP/mixed_file.h5" --max-relative-residual 0.85 --compare "$TMP/mixed_fly.h5" --rtol 0 --quiet && ok ||
+  fail "mixed mesh: the partitioned file's result differs, or its residual bound"
 
-# PBNG and Newton reach the same equilibrium (converged to 1e-10 relative residual)
+# PBNG and Newton reach the same equilibrium (converged to 1e-10 relative residual; measured difference 1.7e-11)
 if "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 20000 -rtol 1e-10 -accel chebyshev -output "$TMP/mixed_pbng.h5" > "$TMP/log" 2>&1 &&
   "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 50 -rtol 1e-10 -solver newton -output "$TMP/mixed_newton.h5" > "$TMP/log2" 2>&1; then ok
 else fail "mixed mesh: PBNG / Newton to equilibrium"; cat "$TMP/log" "$TMP/log2"; fi
 check "$TMP/mixed_newton.h5" --max-relative-residual 1e-10 --quiet && ok || fail "mixed mesh: Newton's equilibrium does not check"
-check "$TMP/mixed_pbng.h5" --max-relative-residual 1e-10 --compare "$TMP/mixed_newton.h5" --rtol 1e-7 --quiet && ok \
+check "$TMP/mixed_pbng.h5" --max-relative-residual 1e-10 --compare "$TMP/mixed_newton.h5" --rtol 5e-11 --quiet && ok \
   || fail "mixed mesh: PBNG's equilibrium differs from Newton's"
 
 # -initial: a mixed result's last frame starts a new run of the same mesh
 if "$PBNG" -mesh "$mesh" "${body[@]}" -frames 1 -iters 20 -initial "$TMP/mixed_1x1.h5" -output "$TMP/mixed_initial.h5" > "$TMP/log" 2>&1; then ok
 else fail "-initial from a mixed result"; cat "$TMP/log"; fi
-grep -q "^initial state: frame 2" "$TMP/log" && check "$TMP/mixed_initial.h5" --quiet && ok || fail "-initial from a mixed result: $(head -3 "$TMP/log")"
+# (20 sweeps lower the residual: relative residual < 1, measured 0.84)
+grep -q "^initial state: frame 2" "$TMP/log" && check "$TMP/mixed_initial.h5" --max-relative-residual 1 --quiet && ok || fail "-initial from a mixed result: $(head -3 "$TMP/log")"
 
 # the seed's XPBD on every kind, so on the mixed mesh too
 if "$PBNG" -mesh "$mesh" "${body[@]}" -solver xpbd_ho -frames 1 -iters 20 -output "$TMP/mixed_xpbd_ho.h5" > "$TMP/log" 2>&1; then ok
 else fail "xpbd_ho on the mixed mesh"; cat "$TMP/log"; fi
-check "$TMP/mixed_xpbd_ho.h5" --quiet && ok || fail "xpbd_ho on the mixed mesh: independent check"
+# (XPBD lowers its constraints' residual, not the true one: measured relative residual 6.6)
+check "$TMP/mixed_xpbd_ho.h5" --max-relative-residual 20 --quiet && ok || fail "xpbd_ho on the mixed mesh: independent check"
 
 # hex27 and tet20 in a Mixed topology (docs/output.md): the Gmsh boxes of hex27, tet10 and tet20 side by
 # side as separate bodies (one file), on 2 ranks; hex27 must appear as its 8 octant hexahedra (ParaView
@@ -84,7 +92,8 @@ check "$TMP/mixed_xpbd_ho.h5" --quiet && ok || fail "xpbd_ho on the mixed mesh: 
   "$PBNG_TEST_DATA"/{hex27,tet10,tet20}_v22_ascii.msh && ok || fail "side_by_side.py: hex27, tet10, tet20"
 if mpi 2 "$PBNG" -mesh "$TMP/high_order.msh" "${body[@]}" -frames 1 -iters 10 -threads 1 -output "$TMP/high_order.h5" > "$TMP/log" 2>&1; then ok
 else fail "hex27 + tet10 + tet20 side by side on 2 ranks"; cat "$TMP/log"; fi
-check "$TMP/high_order.h5" --quiet && ok || fail "hex27 + tet10 + tet20: independent check (XDMF Mixed with sub-cells)"
+# (10 sweeps lower the residual: relative residual < 1, measured 0.81)
+check "$TMP/high_order.h5" --max-relative-residual 1 --quiet && ok || fail "hex27 + tet10 + tet20: independent check (XDMF Mixed with sub-cells)"
 grep -q 'TopologyType="Mixed" NumberOfElements="2312"' "$TMP/high_order.xdmf" && ok \
   || fail "hex27 + tet10 + tet20: not 16 x 8 + 78 + 78 x 27 Mixed cells: $(grep -m1 Topology "$TMP/high_order.xdmf")"
 # v: the Mixed values; first(T): where the first element of Gmsh type T starts in them

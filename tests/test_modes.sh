@@ -5,6 +5,10 @@
 # - free fall: an unconstrained body under gravity in backward Euler moves rigidly by g dt^2 n(n+1)/2;
 # - the paper's dynamic scene converges every frame; thread-count independence (bitwise).
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 motion="-bcK_rotation_rate 0.5 -bcK_axis 1,1,0 -bcK_center 0.5,0.5,0.5 -bcK_scale_rate 0.3,-0.1,0.2 -bcK_velocity 0.1,0,0"
 faces=(0,0,0,0,1,1 1,0,0,1,1,1 0,0,0,1,0,1 0,1,0,1,1,1 0,0,0,1,1,0 0,0,1,1,1,1)
 patch_args=()
@@ -50,7 +54,9 @@ for guess in inertial free_fall; do
   "$PBNG" -scene block_drop_dynamic -res 5 -frames 3 -iters 400 -rtol 1e-10 -dynamic_guess $guess -output "$TMP/guess_$guess.h5" > "$TMP/log" 2>&1 \
     && ok || { fail "block drop, $guess guess"; cat "$TMP/log"; }
 done
-"$PY" "$HERE/check_output.py" "$TMP/guess_free_fall.h5" --compare "$TMP/guess_inertial.h5" --rtol 1e-7 --quiet && ok || fail "the guesses' frames differ"
+# (both converged to 1e-10, checked independently on the one; measured difference 9.9e-12)
+"$PY" "$HERE/check_output.py" "$TMP/guess_free_fall.h5" --max-relative-residual 1e-10 --compare "$TMP/guess_inertial.h5" --rtol 3e-11 --quiet && ok ||
+  fail "the guesses' frames differ, or a frame is not converged"
 expect_error "-dynamic_guess quasistatic" "-dynamic_guess is for -mode dynamic" "$PBNG" -scene box -res 3 -dynamic_guess free_fall -output "$TMP/bad.h5"
 expect_error "-dynamic_guess unknown" "-dynamic_guess: unknown guess \"exact\"" "$PBNG" -scene box -res 3 -mode dynamic -dynamic_guess exact -output "$TMP/bad.h5"
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Multilevel PBNG (-solver pbng -multilevel L: PBNG sweeps as the smoother of PETSc's FAS):
 #  - the transfer operators' unit test (test_transfer) on 3 ranks;
-#  - the FAS fixed point: one cycle from Newton's converged equilibrium leaves it unchanged (1e-10);
-#  - two- and three-level FAS converge to the same equilibrium as -solver newton (1e-8) on the
-#    stretched and twisted box (every material), the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
+#  - the FAS fixed point: one cycle from Newton's converged equilibrium leaves it unchanged (1e-12);
+#  - two- and three-level FAS converge (checked independently) to the same equilibrium as -solver newton (1e-9)
+#    on the stretched and twisted box (every material), the bar under gravity, a Gmsh cube with non-nested -mesh_levels, a
 #    TetGen tube with coarse levels made from it alone, the weakly bound blocks (generated, and from a
 #    -weak file with the constraints carried to given and made coarse levels) and the dynamic block;
 #  - p-multigrid: P2/P3/Q2 bars with linear coarse levels (tet4, hex8), and a Q1 bar with hex8 levels,
-#    reach Newton's equilibrium (1e-8); coarse files of other kinds (a Q2 box over
-#    prisms, a hex8/prism6/pyramid5 mesh over tetrahedra) too;
+#    reach Newton's equilibrium (1e-12); coarse files of other kinds (a Q2 box over
+#    prisms, a hex8/prism6/pyramid5 mesh over tetrahedra) too (1e-9);
 #  - pbng-partition -multilevel carries the weak constraints to the coarse levels' files, and writes a
 #    Q2 bar's hex8 levels (= the levels made on the fly);
 #  - (rank/thread independence: tests/test_multilevel_ranks.sh, labelled numerics);
@@ -18,10 +18,39 @@
 #    impossible level counts, misspelt FAS options, options for the wrong solver, weak constraints over
 #    hexahedral coarse levels, a hexahedral file without its coarse levels.
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 D="$PBNG_TEST_DATA"
 MPI=("$MPIEXEC" --oversubscribe --bind-to none)
+# later LABEL ARGS...: queue an independent check (tests/check_output.py ARGS); run_later runs every queued check in
+# one python process (the checker's start-up, 0.2 s of its 0.25 s a file here, once instead of 28 times), each a pass
+# or a failure named LABEL; a check that did not report (the checker crashed) is a failure too
+LATER=()
+later() { local label="$1" IFS=$'\x1f'; shift; LATER+=("$label"$'\t'"$*"); }
+run_later() {
+  local line seen=0
+  while IFS= read -r line; do
+    case "$line" in "PASS "*) ok; seen=$((seen + 1)) ;; "FAIL "*) fail "${line#FAIL }"; seen=$((seen + 1)) ;; *) echo "$line" ;; esac
+  done < <(printf '%s\n' "${LATER[@]}" | "$PY" -c '
+import sys
+sys.path.insert(0, sys.argv[1])
+import check_output
+for line in sys.stdin:
+    label, args = line.rstrip("\n").split("\t", 1)
+    try:
+        rc = check_output.main(args.split("\x1f") + ["--quiet"])
+    except BaseException as err:  # an argument error or an exception in a check
+        print(f"check_output: {err!r}")
+        rc = 1
+    print(("PASS " if rc == 0 else "FAIL ") + label, flush=True)
+' "$HERE")
+  [ "$seen" = "${#LATER[@]}" ] && ok || fail "independent checks: $seen of ${#LATER[@]} reported"
+  LATER=()
+}
 
 if "${MPI[@]}" -n 3 "$PBNG_TEST_BIN/test_transfer" > "$TMP/log" 2>&1; then ok; else fail "test_transfer on 3 ranks"; cat "$TMP/log"; fi
 
@@ -29,22 +58,29 @@ if "${MPI[@]}" -n 3 "$PBNG_TEST_BIN/test_transfer" > "$TMP/log" 2>&1; then ok; e
 bar=(-scene bar_gravity -res 4 -bar_length 2 -threads 1)
 "$PBNG" "${bar[@]}" -solver newton -iters 50 -rtol 1e-13 -residual_every 1 -output "$TMP/fixed_ref.h5" > "$TMP/log" 2>&1 && ok || fail "newton reference"
 "$PBNG" "${bar[@]}" -initial "$TMP/fixed_ref.h5" -multilevel 2 -iters 1 -output "$TMP/fixed.h5" > "$TMP/log" 2>&1 && ok || { fail "one cycle"; cat "$TMP/log"; }
-last_frames_agree "$TMP/fixed_ref.h5" "$TMP/fixed.h5" 1e-10 > "$TMP/diff" && ok || fail "FAS fixed point: one cycle moved the converged solution ($(cat "$TMP/diff"))"
+# the reference checked independently (relative residual <= 1e-13), and the cycle's last frame equal to its own
+# (measured: bitwise; the bound is round-off of the converged state)
+later "newton reference: independent check" "$TMP/fixed_ref.h5" --max-relative-residual 1e-13
+last_frames_agree "$TMP/fixed_ref.h5" "$TMP/fixed.h5" 1e-12 > "$TMP/diff" && ok || fail "FAS fixed point: one cycle moved the converged solution ($(cat "$TMP/diff"))"
 
 # the same equilibrium as Newton: name, levels, tolerance, scene options (ML_ONLY: options of the
-# multilevel runs alone)
+# multilevel runs alone; REF=name: the Newton equilibrium of an earlier call with the same scene options).
+# Newton runs to 1e-10: it is quadratic there and stalls at round-off (1e-11 .. 3e-11) below, so a tighter
+# -rtol only spends its -iters cap. One check per multilevel run: its result independently (relative residual
+# <= its tolerance) and Newton's positions equal to it (measured differences 6.0e-14 .. 3.2e-10: the weakly
+# bound blocks the largest).
+# (one thread: on these small meshes a second one costs more in waking than it gains; threads: test_multilevel_ranks.sh)
 ML_ONLY=()
 check_equilibrium() {
-  local name="$1" levels="$2" tol="$3"; shift 3
-  if ! "$PBNG" "$@" -solver newton -iters 80 -rtol 1e-12 -residual_every 1 -threads 2 -output "$TMP/${name}_newton.h5" > "$TMP/log" 2>&1; then
-    fail "$name: newton"; cat "$TMP/log"; return
+  local name="$1" levels="$2" tol="$3" ref="$TMP/${REF:-$1}_newton.h5"; shift 3
+  if [ -z "${REF:-}" ] && ! "$PBNG" "$@" -solver newton -iters 80 -rtol 1e-10 -residual_every 1 -threads 1 -output "$ref" > "$TMP/${name}_newton.log" 2>&1; then
+    fail "$name: newton"; cat "$TMP/${name}_newton.log"; return
   fi
   for L in $levels; do
-    if "$PBNG" "$@" "${ML_ONLY[@]}" -multilevel "$L" -iters 200 -rtol "$tol" -residual_every 1 -threads 2 -output "$TMP/${name}_ml$L.h5" > "$TMP/log" 2>&1; then ok
+    if "$PBNG" "$@" "${ML_ONLY[@]}" -multilevel "$L" -iters 200 -rtol "$tol" -residual_every 1 -threads 1 -output "$TMP/${name}_ml$L.h5" > "$TMP/log" 2>&1; then ok
     else fail "$name: $L levels"; cat "$TMP/log"; continue; fi
-    "$PY" "$HERE/check_output.py" "$TMP/${name}_ml$L.h5" --max-relative-residual "$tol" --quiet && ok || fail "$name, $L levels: independent check"
-    "$PY" "$HERE/check_output.py" "$TMP/${name}_newton.h5" --compare "$TMP/${name}_ml$L.h5" --rtol 1e-8 --quiet && ok ||
-      fail "$name: $L levels and newton differ"
+    later "$name, $L levels: not converged to $tol, or another equilibrium than newton's" \
+      "$TMP/${name}_ml$L.h5" --max-relative-residual "$tol" --compare "$ref" --rtol 1e-9
   done
 }
 check_equilibrium box "2 3" 1e-11 -scene box_stretch_twist -res 9 -frames 2
@@ -52,19 +88,20 @@ check_equilibrium bar "2 3" 1e-11 -scene bar_gravity -res 5 -bar_length 2
 
 # p-multigrid: P2, P3 and Q2 bars whose first coarse level is the linear mesh of the same cells (tet4,
 # hex8), and a Q1 bar with halved hex8 levels, reach Newton's equilibrium (P2 and Q2 on 1 and 3 ranks:
-# tests/test_multilevel_ranks.sh)
+# tests/test_multilevel_ranks.sh); measured differences 1.2e-14 .. 2.9e-13 (relative to the largest coordinate)
 for el in tet10 tet20 hex8 hex27; do
-  pm=(-scene bar_gravity -element "$el" -res 3 -bar_length 2 -youngs 1e5 -threads 2) # P3 at E = 1e3 (tip drop > the length) stalls Newton too
+  pm=(-scene bar_gravity -element "$el" -res 3 -bar_length 2 -youngs 1e5 -threads 1) # P3 at E = 1e3 (tip drop > the length) stalls Newton too
   case $el in
     tet*) levels=3 first="level 1 (generated bar, res 3, tet4)" ;;
     hex27) levels=3 first="level 1 (generated bar, res 3, hex8)" ;;
     hex8) levels=2 first="level 0 (generated bar, res 2, hex8)" ;;
   esac
-  if "$PBNG" "${pm[@]}" -solver newton -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_newton.h5" > "$TMP/log" 2>&1 &&
+  if "$PBNG" "${pm[@]}" -solver newton -iters 150 -rtol 1e-10 -residual_every 1 -output "$TMP/p_${el}_newton.h5" > "$TMP/log" 2>&1 &&
     "$PBNG" "${pm[@]}" -multilevel $levels -iters 150 -rtol 1e-11 -residual_every 1 -output "$TMP/p_${el}_ml.h5" > "$TMP/log2" 2>&1; then ok
   else fail "$el: newton or $levels levels"; cat "$TMP/log" "$TMP/log2"; continue; fi
   grep -qF "$first" "$TMP/log2" && ok || fail "$el: the first coarse level is not '$first'"
-  last_frames_agree "$TMP/p_${el}_newton.h5" "$TMP/p_${el}_ml.h5" 1e-8 > "$TMP/diff" && ok || fail "$el: multilevel and newton differ ($(cat "$TMP/diff"))"
+  later "$el: $levels levels not converged to 1e-11, or another equilibrium than newton's" \
+    "$TMP/p_${el}_ml.h5" --max-relative-residual 1e-11 --compare "$TMP/p_${el}_newton.h5" --rtol 1e-12
 done
 for material in corotated stable_neohookean; do
   check_equilibrium "box_$material" "2" 1e-11 -scene box_stretch_twist -res 7 -frames 1 -material $material
@@ -80,7 +117,7 @@ check_equilibrium mixed "2" 1e-11 -mesh "$D/mixed_box_v22_ascii.msh" -fix_group 
 ML_ONLY=() # coarse levels made from the fine mesh alone (a curved, thin-walled TetGen tube)
 check_equilibrium tube "2" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0,1,1 -gravity 0,-9.8,0 -frames 1
 ML_ONLY=(-multilevel_coarsen_angle 60 -multilevel_coarsen_quality 0.03)
-check_equilibrium tube_coarser "3" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0,1,1 -gravity 0,-9.8,0 -frames 1
+REF=tube check_equilibrium tube_coarser "3" 1e-10 -mesh "$D/tube.node" -fix_box 0,-1,-1,0,1,1 -gravity 0,-9.8,0 -frames 1
 grep -q "^level 0 ($D/tube.node coarsened 2 times): 82 nodes" "$TMP/log" && ok || fail "the tube's coarsest level is not the expected one"
 ML_ONLY=()
 check_equilibrium blocks "2" 1e-11 -scene two_blocks_hanging -res 5 -weak_stiffness 1e4
@@ -97,8 +134,10 @@ check_equilibrium dynamic "2" 1e-11 -scene block_drop_dynamic -res 7 -frames 3
 # Newton with PBNG sweeps as nonlinear preconditioner, right and left: the same equilibrium
 for side in right left; do
   if "$PBNG" -scene box_stretch_twist -res 9 -frames 2 -solver newton -newton_npc pbng -newton_snes_npc_side $side -iters 60 -rtol 1e-11 \
-      -residual_every 1 -threads 2 -output "$TMP/npc_$side.h5" > "$TMP/log" 2>&1; then ok; else fail "newton, PBNG preconditioner on the $side"; cat "$TMP/log"; fi
-  "$PY" "$HERE/check_output.py" "$TMP/box_newton.h5" --compare "$TMP/npc_$side.h5" --rtol 1e-8 --quiet && ok || fail "newton with PBNG on the $side: other equilibrium"
+      -residual_every 1 -threads 1 -output "$TMP/npc_$side.h5" > "$TMP/log" 2>&1; then ok; else fail "newton, PBNG preconditioner on the $side"; cat "$TMP/log"; fi
+  # measured differences 1.4e-12 (right), 1.5e-12 (left)
+  later "newton with PBNG on the $side: not converged, or another equilibrium" \
+    "$TMP/npc_$side.h5" --max-relative-residual 1e-11 --compare "$TMP/box_newton.h5" --rtol 5e-12
 done
 expect_error "unknown nonlinear preconditioner" "-newton_npc: unknown \"fas\" (known: none, pbng)" \
   "$PBNG" -scene box -solver newton -newton_npc fas -output "$TMP/bad.h5"
@@ -112,7 +151,9 @@ weak_run=(-fix_group top -gravity 0,0,-9.8 -youngs 1e4 -frames 1 -iters 4 -threa
   { fail "partitioned levels with weak constraints"; cat "$TMP/log"; }
 "${MPI[@]}" -n 2 "$PBNG" -mesh "$D/two_blocks_v22.msh" -weak "$D/two_blocks_weak.txt" -multilevel 2 "${weak_run[@]}" -output "$TMP/tb_fly.h5" > "$TMP/log" 2>&1 && ok ||
   { fail "levels made on the fly with weak constraints"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/tb_fly.h5" --compare "$TMP/tb_files.h5" --rtol 1e-10 --quiet && ok || fail "pbng-partition's levels differ from those made on the fly"
+# bitwise (measured); 4 cycles reach a relative residual of 1.9e-5
+later "pbng-partition's levels differ from those made on the fly (or the residual bound)" \
+  "$TMP/tb_fly.h5" --max-relative-residual 6e-5 --compare "$TMP/tb_files.h5" --rtol 0
 # ... and the hex8 levels of a Q2 bar
 q2=(-scene bar_gravity -element hex27 -res 5 -bar_length 2)
 "$PBNG_BIN/pbng-partition" "${q2[@]}" -parts 2 -multilevel 3 -output "$TMP/q2.p2.h5" > "$TMP/log" 2>&1 && ok ||
@@ -122,7 +163,9 @@ q2=(-scene bar_gravity -element hex27 -res 5 -bar_length 2)
   "${MPI[@]}" -n 2 "$PBNG" "${q2[@]}" -multilevel 3 -iters 4 -threads 1 -output "$TMP/q2_fly.h5" > "$TMP/log2" 2>&1 && ok ||
   { fail "Q2 bar: partitioned levels or levels made on the fly"; cat "$TMP/log" "$TMP/log2"; }
 grep -q "^level 0 ($TMP/q2.p2.level2.h5): 45 nodes, 16 hex8" "$TMP/log" && ok || fail "the Q2 bar's partitioned coarsest level is not hex8"
-"$PY" "$HERE/check_output.py" "$TMP/q2_fly.h5" --compare "$TMP/q2_files.h5" --rtol 1e-10 --quiet && ok || fail "Q2 bar: pbng-partition's levels differ from those made on the fly"
+# bitwise (measured); 4 cycles lower the residual (relative residual 0.40)
+later "Q2 bar: pbng-partition's levels differ from those made on the fly (or the residual bound)" \
+  "$TMP/q2_fly.h5" --max-relative-residual 1 --compare "$TMP/q2_files.h5" --rtol 0
 "$PBNG_BIN/pbng-partition" -mesh "$D/two_blocks_coarse_v22.msh" -parts 2 -output "$TMP/tbc.p2.h5" > "$TMP/log" 2>&1 && ok || fail "pbng-partition of the coarse mesh"
 expect_error "partitioned coarse level without the weak constraints" "the partitioned file has no weak constraints, the fine mesh 74" \
   "${MPI[@]}" -n 2 "$PBNG" -mesh "$TMP/tb.p2.h5" -mesh_levels "$TMP/tbc.p2.h5" "${weak_run[@]}" -output "$TMP/bad.h5"
@@ -131,16 +174,17 @@ expect_error "partitioned coarse level without the weak constraints" "the partit
 small=(-scene box_stretch_twist -res 9 -frames 1 -multilevel 2 -threads 1)
 "$PBNG" "${small[@]}" -iters 2 -monitor -snes_fas_monitor -output "$TMP/monitor.h5" > "$TMP/log" 2>&1 && ok || fail "-snes_fas_monitor"
 grep -q "SNES Function norm" "$TMP/log" && ok || fail "-snes_fas_monitor printed nothing"
+later "-snes_fas_monitor run: independent check (2 cycles: measured 1.5e-2)" "$TMP/monitor.h5" --max-relative-residual 4e-2
 grep -q "^level 1 (generated Res-9 box): 729 nodes" "$TMP/log" && grep -q "^level 0 (generated Res-5 box): 125 nodes" "$TMP/log" && ok ||
   fail "the report does not list the levels"
 grep -Eq "iter +1 .* alpha [0-9.]+" "$TMP/log" && ok || fail "-monitor lines lack the correction's alpha"
 "$PBNG" "${small[@]}" -iters 100 -rtol 1e-8 -residual_every 1 -fas_coarse_snes_type ngs -fas_coarse_snes_max_it 20 -fas_coarse_snes_ngs_sweeps 2 \
   -snes_fas_cycles 2 -output "$TMP/ngs_coarse.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG sweeps as the coarse solver, W-cycles"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/ngs_coarse.h5" --max-relative-residual 1e-8 --quiet && ok || fail "PBNG sweeps as the coarse solver: not converged"
+later "PBNG sweeps as the coarse solver: not converged" "$TMP/ngs_coarse.h5" --max-relative-residual 1e-8
 for search in none secant; do
   "$PBNG" "${small[@]}" -iters 100 -rtol 1e-8 -residual_every 1 -multilevel_linesearch $search -output "$TMP/ls_$search.h5" > "$TMP/log" 2>&1 && ok ||
     { fail "-multilevel_linesearch $search"; cat "$TMP/log"; }
-  "$PY" "$HERE/check_output.py" "$TMP/ls_$search.h5" --max-relative-residual 1e-8 --quiet && ok || fail "-multilevel_linesearch $search: not converged"
+  later "-multilevel_linesearch $search: not converged" "$TMP/ls_$search.h5" --max-relative-residual 1e-8
 done
 
 # errors
@@ -175,4 +219,5 @@ expect_error "a mesh too small for its levels" "-multilevel 3: $D/cube_fine_v41.
 expect_error "coarsening options with -mesh_levels" "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels" \
   "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -mesh_levels "$D/cube_v41_ascii.msh" -multilevel_coarsen_ratio 4 -output "$TMP/bad.h5"
 expect_error "unknown correction line search" "-multilevel_linesearch: unknown \"wolfe\"" "$PBNG" "${small[@]}" -multilevel_linesearch wolfe -output "$TMP/bad.h5"
+run_later
 finish

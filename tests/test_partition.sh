@@ -3,6 +3,10 @@
 # its own part) and gives bitwise the result of partitioning on the fly; mismatched part counts and
 # bad input are clear errors.
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
@@ -14,15 +18,18 @@ grep -q "parts: 3" "$TMP/log" && grep -q "peak memory" "$TMP/log" && ok || fail 
 args=(-scene box_stretch_twist -frames 2 -iters 30 -accel chebyshev)
 mpirun_pbng 3 "${args[@]}" -res 12 -output "$TMP/fly.h5" > "$TMP/log" 2>&1 && ok || { fail "on-the-fly run"; cat "$TMP/log"; }
 mpirun_pbng 3 "${args[@]}" -mesh "$TMP/box.p3.h5" -output "$TMP/file.h5" > "$TMP/log" 2>&1 && ok || { fail "run from file"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/fly.h5" --compare "$TMP/file.h5" --rtol 0 --quiet && ok || fail "file and on-the-fly results differ"
-"$PY" "$HERE/check_output.py" "$TMP/file.h5" --quiet && ok || fail "independent check of the run from file"
+# the run from file checked independently (the default tolerance 1e-3; measured 3.2e-4) and equal to the on-the-fly one
+"$PY" "$HERE/check_output.py" "$TMP/file.h5" --max-relative-residual 1e-3 --compare "$TMP/fly.h5" --rtol 0 --quiet && ok ||
+  fail "file and on-the-fly results differ, or the independent check of the run from file"
 
 # Gmsh cube with physical groups in 2 parts: -fix_group works on the parts' node sets
 "$PART" -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$TMP/cube.p2.h5" > "$TMP/log" 2>&1 && ok || { fail "partition gmsh"; cat "$TMP/log"; }
 g=(-fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -iters 40)
 mpirun_pbng 2 -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" "${g[@]}" -output "$TMP/gfly.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh on the fly"; cat "$TMP/log"; }
 mpirun_pbng 2 -mesh "$TMP/cube.p2.h5" "${g[@]}" -output "$TMP/gfile.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh from file"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/gfly.h5" --compare "$TMP/gfile.h5" --rtol 0 --quiet && ok || fail "gmsh: file and on-the-fly differ"
+# (40 sweeps lower the residual: relative residual < 1, measured 0.59)
+"$PY" "$HERE/check_output.py" "$TMP/gfly.h5" --max-relative-residual 1 --compare "$TMP/gfile.h5" --rtol 0 --quiet && ok ||
+  fail "gmsh: file and on-the-fly differ, or the independent check"
 
 # a different partition (METIS on the element dual graph) gives the same positions, bitwise
 "$PART" -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 3 -graph dual -output "$TMP/cube.d3.h5" > "$TMP/log" 2>&1 && ok || { fail "dual partition"; cat "$TMP/log"; }
@@ -59,7 +66,10 @@ def both_parts(f, n1, e1):  # a different damage in each part: every rank fails,
 damage("both.h5", both_parts)
 PYEOF
 head -c 20000 "$TMP/p2.h5" > "$TMP/truncated.h5"
-t=(timeout 120 "$MPIEXEC" -n 2 --oversubscribe --bind-to none "$PBNG" -threads 1 -failure_timeout 2 -frames 1 -iters 2 -output "$TMP/x.h5" -mesh)
+# (-failure_timeout 0.5: how long the rank that failed alone waits for the other before aborting the run; the
+# case where both fail, each for its own reason, keeps 2 s so that both reach their error path on a loaded machine)
+on2=(timeout 120 "$MPIEXEC" -n 2 --oversubscribe --bind-to none "$PBNG" -threads 1 -frames 1 -iters 2 -output "$TMP/x.h5")
+t=("${on2[@]}" -failure_timeout 0.5 -mesh)
 expect_error "truncated partitioned file" "truncated.h5: an HDF5 file that HDF5 cannot open (truncated or damaged?)" "${t[@]}" "$TMP/truncated.h5"
 expect_error "other format version" "a partitioned mesh of format 'pbng-partition-9', but this pbng reads 'pbng-partition-1'" "${t[@]}" "$TMP/version.h5"
 expect_error "a result as mesh" "an HDF5 file of format 'pbng-1'" "${t[@]}" "$TMP/fly.h5"
@@ -70,7 +80,7 @@ expect_error "nowned beyond the part" "part 1: /parts/nowned is 1000000" "${t[@]
 # errors are reported once for the job: the same message once, different ones once each naming their ranks
 "${t[@]}" "$TMP/box.p3.h5" > "$TMP/log" 2>&1 || true
 [ "$(grep -c '^pbng: error' "$TMP/log")" = 1 ] && ok || { fail "a collective error should be printed once"; cat "$TMP/log"; }
-"${t[@]}" "$TMP/both.h5" > "$TMP/log" 2>&1 || true
+"${on2[@]}" -failure_timeout 2 -mesh "$TMP/both.h5" > "$TMP/log" 2>&1 || true
 grep -q "^pbng: error on rank 0: .*part 0: /nodes/X: node 2 of this part has a non-finite coordinate" "$TMP/log" \
   && grep -q "^pbng: error on rank 1: .*part 1: /elements/nodes holds 100000" "$TMP/log" && [ "$(grep -c '^pbng: error' "$TMP/log")" = 2 ] \
   && ! grep -q "did not stop within" "$TMP/log" && ok || { fail "different errors on every rank: one line each"; cat "$TMP/log"; }

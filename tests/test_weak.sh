@@ -5,6 +5,10 @@
 # crossing parts); PBNG and Newton reach the same equilibrium; malformed constraint files are clear
 # errors with no output.
 source "$(dirname "$0")/lib.sh"
+# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
+# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
+# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
+export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 : "${MPIEXEC:=mpiexec}"
 PARTITION="$(dirname "$PBNG")/pbng-partition"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -14,7 +18,8 @@ from_file=(-scene two_blocks_hanging -iters 60 -rtol 0 -threads 1) # the same wi
 
 "$PBNG" "${scene[@]}" -output "$TMP/one.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging, 1 rank"; cat "$TMP/log"; }
 grep -q "25 weak constraints" "$TMP/log" && ok || fail "startup line does not count the weak constraints"
-"$PY" "$HERE/check_output.py" "$TMP/one.h5" --quiet && ok || fail "two_blocks_hanging: independent check"
+# 60 fixed iterations: measured relative residual 2.9e-9
+"$PY" "$HERE/check_output.py" "$TMP/one.h5" --max-relative-residual 9e-9 --quiet && ok || fail "two_blocks_hanging: independent check"
 "$PY" - "$TMP/one.h5" <<'PYEOF' && ok || fail "/constraints/weak/ content"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
@@ -35,15 +40,17 @@ mpi 3 "$PBNG" "${from_file[@]}" -mesh "$TMP/parts.h5" -output "$TMP/parted.h5" >
 # PBNG converges to Newton's equilibrium where the bindings are not much stiffer than the blocks
 soft=(-scene two_blocks_hanging -res 4 -weak_stiffness 3e3)
 "$PBNG" "${soft[@]}" -solver newton -iters 30 -rtol 1e-12 -output "$TMP/newton.h5" > "$TMP/log" 2>&1 && ok || { fail "Newton, soft bindings"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/newton.h5" --max-relative-residual 1e-10 --quiet && ok || fail "Newton: not converged"
+"$PY" "$HERE/check_output.py" "$TMP/newton.h5" --max-relative-residual 1e-12 --quiet && ok || fail "Newton: not converged"  # its -rtol; measured 1.2e-13
 mpi 2 "$PBNG" "${soft[@]}" -accel chebyshev -iters 20000 -rtol 1e-11 -output "$TMP/pbng.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG, soft bindings"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/pbng.h5" --max-relative-residual 1e-11 --compare "$TMP/newton.h5" --rtol 1e-6 --quiet && ok \
+# measured difference 1.4e-9
+"$PY" "$HERE/check_output.py" "$TMP/pbng.h5" --max-relative-residual 1e-11 --compare "$TMP/newton.h5" --rtol 4e-9 --quiet && ok \
   || fail "PBNG and Newton disagree with weak constraints"
 
 # k = 1e8 (Fig. 4): with the joint weak-constraint steps (default) PBNG reaches Newton's equilibrium;
 # without them (-weak_blocks 0: the paper's node-only PBNG) the bound pairs barely move
 stiff=(-scene two_blocks_hanging -res 4 -threads 1)
 "$PBNG" "${stiff[@]}" -solver newton -newton_pc_type lu -iters 30 -rtol 1e-13 -output "$TMP/stiff_newton.h5" > "$TMP/log" 2>&1 && ok || { fail "Newton, k = 1e8"; cat "$TMP/log"; }
+"$PY" "$HERE/check_output.py" "$TMP/stiff_newton.h5" --max-relative-residual 1e-13 --quiet && ok || fail "Newton, k = 1e8: not converged"  # measured 1.2e-14
 mpi 2 "$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -rtol 0 -output "$TMP/stiff_blocks.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG blocks, k = 1e8"; cat "$TMP/log"; }
 "$PBNG" "${stiff[@]}" -accel chebyshev -iters 1000 -rtol 0 -weak_blocks 0 -output "$TMP/stiff_nodes.h5" > "$TMP/log" 2>&1 && ok || { fail "PBNG nodes, k = 1e8"; cat "$TMP/log"; }
 "$PY" - "$TMP" <<'PYEOF' && ok || fail "k = 1e8: weak blocks should converge, node-only PBNG should not"
@@ -51,7 +58,7 @@ import sys, h5py, numpy as np
 x = {k: h5py.File(f"{sys.argv[1]}/stiff_{k}.h5", "r")["frames/000001/positions"][:] for k in ("newton", "blocks", "nodes")}
 eb, en = np.abs(x["blocks"] - x["newton"]).max(), np.abs(x["nodes"] - x["newton"]).max()
 print("distance to Newton: blocks %.3e, nodes only %.3e" % (eb, en))
-assert eb < 1e-6 and en > 0.05
+assert eb < 9e-9 and en > 0.06  # measured 3.1e-9 and 0.19
 PYEOF
 
 # -weak FILE on a generated mesh (isotropic and anisotropic, an interpolated point)
@@ -60,8 +67,9 @@ mpi 2 "$PBNG" "${box[@]}" -weak "$HERE/data/box4_weak.txt" -solver newton -iters
   || { fail "-weak with Newton"; cat "$TMP/log"; }
 mpi 2 "$PBNG" "${box[@]}" -weak "$HERE/data/box4_weak.txt" -accel sor -iters 20000 -rtol 1e-11 -output "$TMP/boxp.h5" > "$TMP/log" 2>&1 && ok \
   || { fail "-weak with PBNG"; cat "$TMP/log"; }
-"$PY" "$HERE/check_output.py" "$TMP/boxn.h5" --max-relative-residual 1e-8 --quiet && ok || fail "-weak: Newton not converged"
-"$PY" "$HERE/check_output.py" "$TMP/boxp.h5" --max-relative-residual 1e-11 --compare "$TMP/boxn.h5" --rtol 1e-6 --quiet && ok \
+# (Newton stops at its 30-step cap: measured relative residual 8.2e-10; the two differ by 3.5e-10)
+"$PY" "$HERE/check_output.py" "$TMP/boxn.h5" --max-relative-residual 2.5e-9 --quiet && ok || fail "-weak: Newton not converged"
+"$PY" "$HERE/check_output.py" "$TMP/boxp.h5" --max-relative-residual 1e-11 --compare "$TMP/boxn.h5" --rtol 1e-9 --quiet && ok \
   || fail "-weak: PBNG and Newton disagree"
 "$PY" - "$TMP/boxp.h5" <<'PYEOF' && ok || fail "-weak: constraints not stored as given"
 import sys, h5py, numpy as np
