@@ -205,7 +205,7 @@ const pbng_solver_ops pbng_solver_continuum_pbd_ops = {
   .name = "continuum_pbd",
   .kind = {.selectable = 1, .chosen_by = "-solver continuum_pbd",
            .help = "the continuum seed's position-based energy reduction (Bender et al. 2014): C = E per element, every kind and sheets",
-           .constraint_colors = 1, .own_guess = 1, .sheets = 1, .plasticity = 1, .set_from_options = cpbd_set_from_options,
+           .constraint_colors = 1, .own_guess = 1, .plasticity = 1, .set_from_options = cpbd_set_from_options,
            .frame_iterations = cpbd_frame_iterations, .set_frame_iterations = cpbd_set_frame_iterations},
   .create = cpbd_create, .begin_frame = cpbd_begin_frame, .iterate = cpbd_iterate, .destroy = cpbd_destroy, .state = cpbd_state,
   .restored = cpbd_restored};

@@ -525,7 +525,7 @@ PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
 const pbng_solver_ops pbng_solver_gpbd_ops = {
   .name = "gpbd",
   .kind = {.selectable = 1, .chosen_by = "-solver gpbd", .help = "generalized PBD: per-element Newton on the strain (Chaudhary et al.; tet4, sheets, weak constraints, contacts)",
-           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .sheets = 1, .plasticity = 0, .contact_every = 10,
+           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .plasticity = 0, .contact_every = 10,
            .set_from_options = pbng_gpbd_set_from_options},
   .create = gpbd_create, .begin_frame = gpbd_begin_frame, .iterate = gpbd_iterate, .destroy = gpbd_destroy, .monitor = gpbd_monitor,
   .state = gpbd_state, .restored = gpbd_restored};

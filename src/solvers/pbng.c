@@ -138,6 +138,6 @@ PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, 
 
 const pbng_solver_ops pbng_solver_pbng_ops = {
   .name = "pbng",
-  .kind = {.contacts = 1, .sheets = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
+  .kind = {.contacts = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
            .set_from_options = pbng_pbng_set_from_options},
   .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate, .destroy = pbng_destroy, .monitor = pbng_monitor, .state = pbng_state};

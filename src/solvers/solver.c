@@ -77,9 +77,6 @@ PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, 
   PetscFunctionBeginUser;
   memset(s, 0, sizeof(*s));
   PetscCheck(ops, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "no solver");
-  PetscCheck(!pb->geo.sheet || ops->kind.sheets, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "%s does not handle sheet elements (tri3 membranes, bend4 stencils) yet: use -solver pbng (single-level), newton, pbd, xpbd, "
-             "xpbd_qs, xpbd_ho or continuum_pbd (docs/cloth.md#solvers)", ops->kind.chosen_by);
   PetscCheck(!(pb->plastic_strain || pb->handle) || ops->kind.plasticity, PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "%s does not handle plasticity (-plastic_*) or released sets (-bcK_release) yet: use -solver pbng (single-level or -multilevel L), newton or "
              "continuum_pbd (docs/cloth.md#plasticity)", ops->kind.chosen_by);

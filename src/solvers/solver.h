@@ -73,7 +73,6 @@ typedef struct {
   int constraint_colors;   /* needs the constraint coloring of the elements and weak constraints (Sec. 6) */
   int own_guess;           /* starts each (pseudo) step from its own x~ = x + dt v + dt^2 g (PBD's; -dynamic_guess does not apply) */
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
-  int sheets;              /* handles the sheet kinds' terms (tri3 membranes, bend4 stencils; issue 18) */
   int plasticity;          /* handles the elastoplastic state and released boundary sets (issue 18) */
   int peridynamics;        /* handles peridynamic membranes (-sheet_model peridynamic, issue 20) */
   int contact_every;       /* quasistatic: its default -contact_every (iterations between detections within a frame) */

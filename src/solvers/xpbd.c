@@ -241,7 +241,7 @@ PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
 #define CB_OPS(NAME, HELP, CREATE, MONITOR, CONTACT_EVERY)                                                                                 \
   {.name = NAME,                                                                                                                           \
    .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .own_guess = 1, .contacts = 1,            \
-            .sheets = 1, .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options},                                  \
+            .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options},                                  \
    .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR, .state = cb_state,   \
    .restored = cb_restored}
 /* Contacts: detected at each frame start (a dynamic frame is one step) and, in quasistatic frames, every

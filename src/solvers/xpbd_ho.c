@@ -169,6 +169,6 @@ PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObjec
 const pbng_solver_ops pbng_solver_xpbd_ho_ops = {
   .name = "xpbd_ho",
   .kind = {.selectable = 1, .chosen_by = "-solver xpbd_ho", .help = "the seed's XPBD with energy constraints, every element kind (Saillant et al. 2024)",
-           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .sheets = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
+           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
            .frame_iterations = ho_frame_iterations, .set_frame_iterations = ho_set_frame_iterations},
   .create = ho_create, .begin_frame = ho_begin_frame, .iterate = ho_iterate, .destroy = ho_destroy, .state = ho_state, .restored = ho_restored};
