@@ -75,6 +75,45 @@ finish() {
   echo "$(basename "$0" .sh): $passes passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+# frames_converged RTOL ATOL FILE...: every frame >= 1 of each result has relative residual <= RTOL or residual <= ATOL
+# (a scene's -rtol and its absolute floor; frames that start at equilibrium have relative residual 1). The stored
+# residuals are the ones `check` (tests/check_output.py) recomputes and compares: run it on the files first.
+frames_converged() {
+  "$PY" - "$@" <<'EOF'
+import sys, h5py
+rtol, atol = float(sys.argv[1]), float(sys.argv[2])
+bad = []
+for path in sys.argv[3:]:
+    f = h5py.File(path, "r")
+    for k in sorted(f["frames"])[1:]:
+        a = f["frames"][k].attrs
+        if not (a["relative_residual"] <= rtol or a["residual"] <= atol):
+            bad.append(f"{path} frame {k}: relative residual {a['relative_residual']:.3e}, residual {a['residual']:.3e}")
+print("\n".join(bad) if bad else f"{len(sys.argv) - 3} runs: every frame at relative residual {rtol:g} or residual {atol:g}")
+sys.exit(1 if bad else 0)
+EOF
+}
+
+# substeps_match A B EVERY TOL: frame k of result A against frame EVERY*k of result B (the same times: a solver's
+# substeps of h = dt/EVERY against Newton's steps of h), largest position difference relative to B's largest |x|
+# below TOL; B has EVERY times as many frames as A. Prints the difference.
+substeps_match() {
+  "$PY" - "$@" <<'EOF'
+import sys, h5py, numpy as np
+a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
+every, tol = int(sys.argv[3]), float(sys.argv[4])
+fa, fb = sorted(a["frames"]), sorted(b["frames"])
+assert len(fa) >= 2 and len(fb) == every * (len(fa) - 1) + 1, (len(fa), len(fb))
+worst = 0.0
+for k in range(1, len(fa)):
+    ga, gb = a["frames"][fa[k]], b["frames"][fb[every * k]]
+    assert abs(ga.attrs["time"] - gb.attrs["time"]) < 1e-12, (ga.attrs["time"], gb.attrs["time"])
+    worst = max(worst, np.abs(ga["positions"][()] - gb["positions"][()]).max() / np.abs(gb["positions"][()]).max())
+print("%d frames, largest difference from the steps of h %.3e (relative)" % (len(fa) - 1, worst))
+sys.exit(0 if worst < tol else 1)
+EOF
+}
+
 # positions of the last frames of two results: max difference relative to the object's extent
 last_frames_agree() { # A B TOL
   "$PY" - "$1" "$2" "$3" <<'EOF'

@@ -20,20 +20,7 @@ print(max(np.abs(a["frames/%s/%s" % (k, sys.argv[3])][()] - b["frames/%s/%s" % (
 # converged NAME...: every frame >= 1 of each file met the scene's tolerance, -rtol 1e-8 or -atol 1e-7 (frames
 # after the release start at equilibrium: relative residual 1 there), read from the residuals that `check` has
 # recomputed (measured: relative up to 9.8e-9 where the relative test applied, else up to 9.9e-8)
-converged() {
-  "$PY" - "$TMP" "$@" <<'EOF'
-import sys, h5py
-bad = []
-for name in sys.argv[2:]:
-    f = h5py.File(f"{sys.argv[1]}/{name}.h5", "r")
-    for k in sorted(f["frames"])[1:]:
-        a = f["frames"][k].attrs
-        if not (a["relative_residual"] <= 1e-8 or a["residual"] <= 1e-7):
-            bad.append(f"{name} frame {k}: relative residual {a['relative_residual']:.3e}, residual {a['residual']:.3e}")
-print("\n".join(bad) if bad else f"{len(sys.argv) - 2} runs: every frame at -rtol 1e-8 or -atol 1e-7")
-sys.exit(1 if bad else 0)
-EOF
-}
+converged() { local f=() n; for n in "$@"; do f+=("$TMP/$n.h5"); done; frames_converged 1e-8 1e-7 "${f[@]}"; }
 
 # measured at frame 12: |x - X| 0.774 (tet10), 0.558 (hex8); |eps_p| 0.118, 0.073; below the yield (9 frames: the
 # release is frame 8, frame 9 takes one Newton step (2.5e-11, 6.2e-11 before it), the scene's frames 10-12 none)

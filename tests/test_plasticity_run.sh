@@ -17,20 +17,7 @@ print(np.abs(a[k][()] - b[k][()]).max())' "$1" "$2" "$3"; }
 # converged NAME...: every frame >= 1 of each file met the scene's tolerance, -rtol 1e-8 or -atol 1e-7 (frames
 # after the release start at equilibrium: relative residual 1 there), read from the residuals that `check` has
 # recomputed (measured: relative 2.7e-9 .. 8.4e-9 where the relative test applied, else 2.7e-8 .. 9.0e-8)
-converged() {
-  "$PY" - "$TMP" "$@" <<'EOF'
-import sys, h5py
-bad = []
-for name in sys.argv[2:]:
-    f = h5py.File(f"{sys.argv[1]}/{name}.h5", "r")
-    for k in sorted(f["frames"])[1:]:
-        a = f["frames"][k].attrs
-        if not (a["relative_residual"] <= 1e-8 or a["residual"] <= 1e-7):
-            bad.append(f"{name} frame {k}: relative residual {a['relative_residual']:.3e}, residual {a['residual']:.3e}")
-print("\n".join(bad) if bad else f"{len(sys.argv) - 2} runs: every frame at -rtol 1e-8 or -atol 1e-7")
-sys.exit(1 if bad else 0)
-EOF
-}
+converged() { local f=() n; for n in "$@"; do f+=("$TMP/$n.h5"); done; frames_converged 1e-8 1e-7 "${f[@]}"; }
 
 # above the yield: a permanent set after the release (the scene's Newton; multilevel PBNG, its coarse
 # level elastic and holding the released set too, agrees while the set holds and after the release:
