@@ -16,7 +16,6 @@
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-export OMPI_MCA_mpi_yield_when_idle=1 # waiting ranks yield their core: many small sweeps on shared cores otherwise spin 10x slower
 
 # --- two blocks driven into each other (in contact from frame 53 of 66) ------------------------------
 blocks=(-scene two_blocks_colliding -res 5 -frames 66 -iters 200 -rtol 1e-8)

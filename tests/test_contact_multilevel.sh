@@ -15,7 +15,6 @@
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-export OMPI_MCA_mpi_yield_when_idle=1 # waiting ranks yield their core: many small sweeps on shared cores otherwise spin 10x slower
 
 # --- a box stretched onto a plane: the same equilibrium as single-level PBNG -----------------------------
 # measured: relative residuals 9.6e-10 (single level), 2.5e-10 (2 levels), 8.8e-10 (3 levels), -rtol 1e-9;

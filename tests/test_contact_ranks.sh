@@ -9,7 +9,6 @@
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-export OMPI_MCA_mpi_yield_when_idle=1 # waiting ranks yield their core: many small sweeps on shared cores otherwise spin 10x slower
 blocks=(-scene two_blocks_colliding -res 5 -dt 0.004 -frames 32 -iters 200 -rtol 1e-8)
 for model in spring unilateral; do
   other="4 1"; [ "$model" = unilateral ] && other="2 2"

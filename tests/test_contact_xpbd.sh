@@ -19,7 +19,6 @@
 source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-export OMPI_MCA_mpi_yield_when_idle=1 # waiting ranks yield their core: many small sweeps on shared cores otherwise spin 10x slower
 
 # --- two blocks driven into each other, XPBD -------------------------------------------------------------
 # deepest vertex inside the other block, measured: spring 1.73e-3, unilateral 1.74e-3 (frame 65)

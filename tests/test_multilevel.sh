@@ -21,7 +21,6 @@ source "$(dirname "$0")/lib.sh"
 # Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
 # ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
 # (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
-export OMPI_MCA_pml=ob1 OMPI_MCA_ess_singleton_isolated=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_odls_base_sigkill_timeout=0
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 D="$PBNG_TEST_DATA"

@@ -8,7 +8,6 @@
 # Bounds: at most ~3x the value measured (2026-11-27).
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-export OMPI_MCA_mpi_yield_when_idle=1 # waiting ranks yield their core: many small sweeps on shared cores otherwise spin 10x slower
 
 "$PY" "$HERE/make_trampoline.py" "$TMP/trampoline.msh" && ok || fail "make_trampoline.py"
 tramp=(-mesh "$TMP/trampoline.msh" -fix_group rim -gravity 0,-9.8,0 -mode dynamic -dt 0.01 -frames 14 -contact_model unilateral -contact_stiffness 1e4)
