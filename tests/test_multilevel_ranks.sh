@@ -2,7 +2,7 @@
 # Multilevel PBNG (-multilevel L) independent of the rank and thread counts: 1-4 ranks x 1-2 threads give
 # the same positions after a fixed number of FAS cycles (-rtol 0; 1e-10), on a generated box, a Gmsh cube with a
 # given coarse level (-mesh_levels), and P2 / Q2 bars over linear levels (1 and 3 ranks). Labelled
-# numerics (the sanitizer run leaves it out; tests/test_multilevel.sh runs these code paths there). Each 1-rank
+# numerics (the sanitizer run has its own multilevel cases: tests/test_sanitizers.sh). Each 1-rank
 # result is checked independently, with a bound on its relative residual after the fixed cycles.
 source "$(dirname "$0")/lib.sh"
 # Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
