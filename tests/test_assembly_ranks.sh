@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
 # The global unknown numbering of tests/test_assembly.c on 2, 3 and 4 ranks (oversubscribed).
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 unit_on_ranks test_assembly "2 3 4"
 finish

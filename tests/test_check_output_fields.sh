@@ -6,9 +6,6 @@
 # handle nodes held, targets without stiffness or returning after the release, XDMF references to a
 # frame's missing field) are rejected by name.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 F="$TMP/fields.h5"
 "$PY" "$HERE/synthetic_fields.py" "$F" && ok || fail "synthetic_fields.py"
 "$PY" "$HERE/check_output.py" --self-test --quiet && ok || fail "checker self-test (plasticity, handles)"

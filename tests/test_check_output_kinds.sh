@@ -4,9 +4,6 @@
 # each kind recomputed from the file alone (energy, residual, HRZ masses, det J, XDMF cells and
 # topology), the patch test per kind, and corrupted copies that it must reject.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 export OMP_WAIT_POLICY=passive
 check() { "$PY" "$HERE/check_output.py" "$@"; }
 

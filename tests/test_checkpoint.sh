@@ -9,9 +9,6 @@
 # also checked independently (check_output.py) with a bound on its relative residual: the run's -rtol where it
 # has one, else about 3x the measured value after its fixed iterations (written beside each case).
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 mpi() { local n=$1; shift; if [ "$n" = 1 ]; then "$@"; else "$MPIEXEC" -n "$n" --oversubscribe --bind-to none "$@"; fi; }

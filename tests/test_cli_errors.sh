@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
 # Bad input: a clear message naming the problem, a non-zero exit, and no partial or corrupted output.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 o="$TMP/out.h5"
 run() { "$PBNG" -scene box -res 3 -frames 1 -iters 2 "$@"; }
 # at_rest FILE: the result of a good run: the unloaded, unconstrained box stays at its rest positions

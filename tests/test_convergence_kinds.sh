@@ -14,9 +14,6 @@
 # >= 1.3 (measured 1.52 from its coarse meshes, approaching 2 under refinement), and at the same
 # number of nodes the P2 tip error is at least 4x below P1's (measured 7.4x: the seed's Table 1).
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 BEAM=(-scene bar_gravity -youngs 1e6 -poisson 0.35 -density 1000 -material neohookean -solver newton -frames 1 -iters 60
       -rtol 1e-11 -residual_every 1 -threads 2 -newton_exact_hessian -newton_ksp_type minres -newton_preconditioner hypre)
 

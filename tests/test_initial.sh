@@ -5,9 +5,6 @@
 # sums on 2 ranks); a run stopped by -time_budget ends frames early; bad -initial input is a clear error
 # with no output file.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 run=(-scene box_stretch_twist -res 6 -iters 20000 -rtol 1e-10 -accel chebyshev -threads 1)

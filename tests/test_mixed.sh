@@ -7,9 +7,6 @@
 # the seed's XPBD (xpbd_ho) runs on it and its result checks; -initial starts from a mixed result;
 # hex27, tet10 and tet20 bodies side by side give a Mixed topology with hex27 and tet20 as sub-cells.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 mpi() { local n=$1; shift; "$MPIEXEC" -n "$n" --oversubscribe --bind-to none "$@"; }

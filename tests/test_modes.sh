@@ -5,9 +5,6 @@
 # - free fall: an unconstrained body under gravity in backward Euler moves rigidly by g dt^2 n(n+1)/2;
 # - the paper's dynamic scene converges every frame; thread-count independence (bitwise).
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 motion="-bcK_rotation_rate 0.5 -bcK_axis 1,1,0 -bcK_center 0.5,0.5,0.5 -bcK_scale_rate 0.3,-0.1,0.2 -bcK_velocity 0.1,0,0"
 faces=(0,0,0,0,1,1 1,0,0,1,1,1 0,0,0,1,0,1 0,1,0,1,1,1 0,0,0,1,1,0 0,0,1,1,1,1)
 patch_args=()

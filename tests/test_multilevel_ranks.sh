@@ -5,9 +5,6 @@
 # numerics (the sanitizer run has its own multilevel cases: tests/test_sanitizers.sh). Each 1-rank
 # result is checked independently, with a bound on its relative residual after the fixed cycles.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 D="$PBNG_TEST_DATA"

@@ -6,9 +6,6 @@
 # 4.4e-12), and gives the same solution on 1, 2 and 4 ranks (2e-12; measured 7.1e-13). Every Newton result is
 # checked independently (relative residual <= 1e-10); each PBNG result by its agreement with Newton's.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 bar=(-scene bar_gravity -res 4 -bar_length 1)

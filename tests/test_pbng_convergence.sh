@@ -6,9 +6,6 @@
 # ends on the rest start's equilibrium, no position NaN; Newton refuses an inverted start by name; nu < 0
 # is refused.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 for material in corotated neohookean stable_neohookean neohookean_log; do
   for accel in none sor chebyshev; do
     out="$TMP/bar_${material}_${accel}.h5"

@@ -7,9 +7,6 @@
 # check_output.py with a bound on its relative residual (about 3x the measured one; < 1 where the iterations only
 # lower it). Also mesh files: a Gmsh P2 box on 1 and 2 ranks, and a Q2 Gmsh file through pbng-partition.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_WAIT_POLICY=passive # oversubscribed: threads must not spin at barriers

@@ -9,9 +9,6 @@
 # failure) leave an earlier result intact; a file-size limit below the bound src/io/output.c documents
 # (derived here from the mesh definition) is refused before any work, one above it lets the run finish.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 
 # --- recovery from flat and inverted starts: a free, unloaded body's only equilibrium is its rest shape up to a rigid

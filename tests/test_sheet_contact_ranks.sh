@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sheets in contact, numerically (docs/cloth.md#sheets-in-contact; labelled numerics: the sanitizer run
-# leaves it out, tests/test_sheet_contact.sh runs these code paths there): on the trampoline of
+# Sheets in contact, numerically (docs/cloth.md#sheets-in-contact; labelled numerics; the sanitizer run has
+# its own sheet-contact case, tests/test_sanitizers.sh): on the trampoline of
 # tests/make_trampoline.py PBNG (Chebyshev, 300 sweeps per frame) follows Newton's trajectory (Newton to
 # -rtol 1e-10) to 1e-3 of the size, keeping every vertex within 4.5e-4 of the contact thickness h = 0.0285
 # from the sheet, and 1 x 1 and 2 x 2 ranks x threads give the same positions to round-off (the sums

@@ -14,9 +14,6 @@
 #    bar_gravity and cloth_stretch run multilevel PBNG, any solver option replaces it, -rtol 0 gives the paper's
 #    fixed 40 iterations, -iters caps (and -strict fails a capped frame), -atol replaces the floor.
 source "$(dirname "$0")/lib.sh"
-# Open MPI: the ob1 transport (no PSM/OFI probing at start-up: 0.4 s a process here), no daemon for a 1-rank run,
-# ranks that wait yield their core (the tests share the machine's cores), and a failed job's ranks killed at once
-# (mpiexec otherwise waits 1 s after SIGTERM even when they have all exited)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 box=(-scene box_stretch_twist -res 6 -frames 3 -threads 1)
 attrs() { "$PY" -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); print(" ".join(str(int(f["frames"][k].attrs["converged"])) for k in sorted(f["frames"])))' "$1"; }
