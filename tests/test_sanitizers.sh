@@ -114,7 +114,7 @@ for s in s0 s1; do "$PY" "$HERE/check_output.py" "$TMP/dataset/samples/$s.h5" --
 if command -v pvbatch > /dev/null; then
   "$SAN/bin/pbng-render" "$TMP/pbng.h5" --png "$TMP/pbng.png" --frames 0,2 > "$TMP/render.log" 2>&1 && [ -s "$TMP/pbng.png" ] && ok \
     || { fail "pbng-render on the sanitized result"; tail -20 "$TMP/render.log"; }
-else
-  fail "pvbatch is not installed (bash .ci/install-deps --tests installs it)"
+else # every other case ran: report the test skipped (a failure in CI) only if they all passed
+  [ "$fails" -eq 0 ] && skip "the render case: pvbatch is not installed (bash .ci/install-deps --tests installs it)"
 fi
 finish
