@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The render tool pbng-render (issue 21 item 3; docs/render.md), where ParaView's pvbatch (and xvfb-run, without a
+# The render tool pbng-render (issue 21 item 3; docs/render.md), where ParaView's pvbatch (and Xvfb, without a
 # display) is installed — otherwise the test is reported as skipped (exit 77, ctest's "Skipped"; a failure in CI, tests/lib.sh skip):
 #  - a 2-rank box_stretch_twist result (5 frames) to one PNG per frame (frame_000000.png ..), the panels of three
 #    frames and an mp4 animation: the PNGs have the asked size (the panels 3 x its width), are not blank (many
@@ -10,8 +10,8 @@
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 RENDER="$(dirname "$PBNG")/pbng-render"
-if ! command -v pvbatch > /dev/null || { [ -z "${DISPLAY:-}" ] && ! command -v xvfb-run > /dev/null; }; then
-  skip "pvbatch or xvfb-run not installed (bash .ci/install-deps --tests installs them)"
+if ! command -v pvbatch > /dev/null || { [ -z "${DISPLAY:-}" ] && ! command -v Xvfb > /dev/null; }; then
+  skip "pvbatch or Xvfb not installed (bash .ci/install-deps --tests installs them)"
 fi
 mpi 2 "$PBNG" -scene box_stretch_twist -res 5 -frames 4 -output "$TMP/box.h5" > "$TMP/box.log" 2>&1 && ok || { fail "the result"; cat "$TMP/box.log"; }
 

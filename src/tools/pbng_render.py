@@ -1,6 +1,6 @@
 """pbng-render: pictures of a pbng result, rendered headless by ParaView (issue 21 item 3; docs/render.md).
 
-Run through the wrapper build/bin/pbng-render (xvfb-run -a pvbatch this script), or as
+Run through the wrapper build/bin/pbng-render (pvbatch this script, on its own Xvfb without a display), or as
     xvfb-run -a pvbatch src/tools/pbng_render.py FILE [outputs] [options]
 
 FILE: a pbng result (FILE.h5 with FILE.xdmf beside it, or the .xdmf). Outputs (at least one):
