@@ -315,7 +315,9 @@ def valid_samples(table):
 def dry_run_error(args, scratch):
     """pbng's error for these options (one rank, -dry_run), or None when they are valid."""
     cmd = [PBNG] + args + ["-output", os.path.join(scratch, "dry.h5"), "-dry_run"]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    # a session directory of its own: concurrent Open MPI singletons (with ess_singleton_isolated, all of one job
+    # family) otherwise race on one and one of them can die in MPI_Init
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_MCA_orte_tmpdir_base=tempfile.mkdtemp(prefix="mpi", dir=scratch))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch)
     if proc.returncode == 0:
         return None
