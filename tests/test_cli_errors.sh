@@ -70,7 +70,7 @@ expect_error "mixed kinds, a tetrahedron inverted" 'bad_mixed_inverted.msh: elem
 mixed=("$PBNG" -mesh "$d/mixed_box_v22_ascii.msh" -fix_group left -frames 1 -iters 2 -output "$o")
 expect_error "pbd on mixed kinds" '-solver pbd (the paper'"'"'s Sec. 6 baseline) works on linear tetrahedra and sheets (tri3, bend4); this mesh has mixed hex8+prism6+pyramid5 elements (-solver xpbd_ho takes every kind)' \
   "${mixed[@]}" -solver pbd
-expect_error "multilevel on mixed kinds" "-multilevel 2: coarse levels are made from a file of linear tetrahedra only (edge collapses); give this mixed hex8+prism6+pyramid5 mesh's coarser levels with -mesh_levels" \
+expect_error "multilevel on mixed kinds" "-multilevel 2: coarse levels are made from a file of tetrahedra of one kind only (edge collapses); give this mixed hex8+prism6+pyramid5 mesh's coarser levels with -mesh_levels" \
   "${mixed[@]}" -multilevel 2
 expect_error "tet10 record short of a node" 'bad_tet10_node_count.msh:19 ($Elements, element 1): element type 11 (10-node tetrahedron) needs 10 node tags, but the record lists 9' \
   "$PBNG" -mesh "$d/bad_tet10_node_count.msh" -output "$o"

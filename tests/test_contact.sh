@@ -20,12 +20,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY
 # --- two blocks driven into each other (in contact from frame 53 of 66) ------------------------------
 blocks=(-scene two_blocks_colliding -res 5 -frames 66 -iters 200 -rtol 1e-8)
 # deepest vertex inside the other block, measured: spring 7.8e-4 (frame 63), unilateral 5.7e-4 (frame 59);
-# relative residual (checked every 10 sweeps, so below -rtol): 3.1e-12 for both
+# relative residual 2.3e-9 (the run's -rtol 1e-8 is the bound; with the residual checked every 10 sweeps, 3.1e-12)
 declare -A depth=([spring]=2.3e-3 [unilateral]=1.7e-3)
 for model in spring unilateral; do
   run "blocks_$model" "${blocks[@]}" -contact_model "$model" -threads 2
   grep -q "contacts [1-9]" "$TMP/blocks_$model.log" && ok || fail "$model: no contact in the frame lines"
-  check "blocks_$model" --max-relative-residual 1e-11 --max-penetration "${depth[$model]}"
+  check "blocks_$model" --max-relative-residual 1e-8 --max-penetration "${depth[$model]}"
 done
 "$PY" - "$TMP" <<'PYEOF' && ok || fail "contacts in the output"
 import sys, h5py, numpy as np

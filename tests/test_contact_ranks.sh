@@ -18,8 +18,8 @@ for model in spring unilateral; do
       || { fail "$model, $ranks ranks"; cat "$TMP/log"; }
   done
   grep -q "contacts [1-9]" "$TMP/log" && ok || fail "$model: no contact in the frame lines"
-  # relative residual measured 7.1e-12 for both models (checked every 10 sweeps, so below -rtol)
-  check "$model.1" --max-relative-residual 2.1e-11
+  # relative residual measured 6.0e-9 (the run's -rtol 1e-8 is the bound; checked every 10 sweeps it was 7.1e-12)
+  check "$model.1" --max-relative-residual 1e-8
   for ranks in 3 ${other% *}; do
     "$PY" "$HERE/check_output.py" "$TMP/$model.$ranks.h5" --compare "$TMP/$model.1.h5" --rtol 0 --quiet && ok || fail "$model: $ranks ranks != 1 rank x 2 threads"
   done

@@ -20,7 +20,10 @@ mpirun_pbng 3 "${args[@]}" -mesh "$TMP/box.p3.h5" -output "$TMP/file.h5" > "$TMP
 
 # Gmsh cube with physical groups in 2 parts: -fix_group works on the parts' node sets
 "$PART" -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$TMP/cube.p2.h5" > "$TMP/log" 2>&1 && ok || { fail "partition gmsh"; cat "$TMP/log"; }
-g=(-fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -iters 40)
+# (single-level PBNG both: a partitioned file's run has no automatic coarse levels, the defaults: line says why)
+g=(-fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -iters 40 -multilevel 1)
+mpirun_pbng 2 -mesh "$TMP/cube.p2.h5" "${g[@]:0:6}" -dry_run > "$TMP/log" 2>&1 && grep -q "^defaults: single-level PBNG, not multilevel: a partitioned mesh has no whole mesh to coarsen" \
+  "$TMP/log" && ok || { fail "a partitioned file's default: $(grep '^defaults' "$TMP/log")"; cat "$TMP/log"; }
 mpirun_pbng 2 -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" "${g[@]}" -output "$TMP/gfly.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh on the fly"; cat "$TMP/log"; }
 mpirun_pbng 2 -mesh "$TMP/cube.p2.h5" "${g[@]}" -output "$TMP/gfile.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh from file"; cat "$TMP/log"; }
 # (40 sweeps lower the residual: relative residual < 1, measured 0.59)

@@ -11,7 +11,7 @@
 #    = Newton (5e-11); the independent checker recomputes energy, residual and masses with each element's
 #    material and fails a file whose table was altered; 1 x 1 = 3 x 2 ranks x threads and a 3-part
 #    partitioned file (bitwise);
-#  - multilevel PBNG with -mesh_levels files holding the same groups = Newton (1.1e-9); a coarse file without
+#  - multilevel PBNG with -mesh_levels files holding the same groups = Newton (4.5e-9); a coarse file without
 #    them is refused;
 #  - errors: an unknown group, a triangle in two groups, overrides without a group, a group with no triangle,
 #    a bending stiffness in a run without stencils, an impossible group material.
@@ -71,7 +71,9 @@ fine=("${three[@]/$M/$F}")
 run ml_newton "${fine[@]}" -solver newton -iters 100 -rtol 1e-12
 run ml_2 "${fine[@]}" -multilevel 2 -mesh_levels "$C" -iters 400 -rtol 1e-11 -threads 1
 check ml_newton --max-relative-residual 1e-12  # measured 8.7e-13
-check ml_2 --max-relative-residual 1e-11 --compare "$TMP/ml_newton.h5" --rtol 1.1e-9  # measured 2.3e-12, 3.8e-10
+# measured 1.5e-9 from Newton (the residual checked after every cycle: it stops at the first below 1e-11; checked every
+# 10 cycles it went further, 2.3e-12 and 3.8e-10)
+check ml_2 --max-relative-residual 1e-11 --compare "$TMP/ml_newton.h5" --rtol 4.5e-9
 expect_error "a coarse level without the groups" "sheet group left: $TMP/plain11.msh has no node set (physical group) named \"left\"" \
   "$PBNG" "${fine[@]}" -multilevel 2 -mesh_levels "$TMP/plain11.msh" -output "$TMP/bad.h5"
 

@@ -46,12 +46,20 @@ typedef struct {
 } pbng_sheet_group;
 
 #define PBNG_MAX_LEVELS 10 /* -multilevel: levels including the finest */
+/* Coarse levels made from a mesh file (run_levels.c; docs/multilevel.md#automatic-levels): -multilevel auto coarsens
+ * until the coarsest level has at most PBNG_AUTO_COARSEST_NODES nodes (at least one coarse level); a coarsening must
+ * reduce the nodes by PBNG_COARSEN_MIN_RATIO, with the relaxed collapse limits when the run's do not reach it. */
+#define PBNG_AUTO_COARSEST_NODES 500
+#define PBNG_COARSEN_MIN_RATIO 1.5
+#define PBNG_COARSEN_RELAXED_QUALITY 0.03
+#define PBNG_COARSEN_RELAXED_ANGLE 60.0
 
 /* The default tolerance of quasistatic frames (issue 21, docs/options.md#the-default-tolerance-and-solver) */
 #define PBNG_RTOL_UNSET (-1.0)       /* a scene that names no tolerance: PBNG_RTOL_DEFAULT in quasistatic mode, 0 in dynamic */
 #define PBNG_RTOL_DEFAULT 1e-3       /* relative residual a quasistatic frame stops at */
 #define PBNG_ATOL_FLOOR_STRAIN 1e-10 /* the absolute floor: the force E L^2 s of a strain s over the body's size L */
 #define PBNG_TOLERANCE_ITERS 1000    /* the -iters cap with the default tolerance (scenes may raise it) */
+#define PBNG_RESIDUAL_EVERY_MAX 10   /* sweeps between two residual checks at most (run.c residual_check_due) */
 
 typedef struct {
   char scene[64];
@@ -87,10 +95,12 @@ typedef struct {
   int atol_floor;         /* the default tolerance's -atol: pbng_config_default_atol (unless -atol is given) */
   int fast_multilevel;    /* the scene's fastest measured configuration: multilevel PBNG with automatic levels ... */
   pbng_accel fast_smoother; /* ... and this acceleration in its smoothing steps, when no solver option is given */
-  int fast_levels;          /* the levels that configuration chose (0: not in effect) */
+  int fast_levels;          /* the levels that configuration chose (0: not in effect; a mesh file's are chosen at setup) */
+  int multilevel_auto;      /* -multilevel auto given; after the defaults: the levels are chosen per run (a mesh file's at setup, run_levels.c) */
+  char default_note[192];   /* the defaults: line's account when the default is single-level PBNG for a reason (else empty) */
   double atol;        /* -atol: with -rtol, a frame also ends once the residual is at most this (a frame that starts at
                          equilibrium, e.g. after a quasistatic release, cannot cut its residual by -rtol) */
-  int residual_every;
+  int residual_every;     /* -residual_every K, or 0: automatic (run.c residual_check_due) */
   double time_budget; /* seconds of iterations per frame (0: no limit); at least one iteration runs */
   PetscBool monitor;
   PetscBool strict;        /* -strict: a frame stopped at -iters before -rtol is an error */

@@ -263,11 +263,21 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   pbng_solver_options *o = &cfg->solver_opt;
   PetscInt levels = o->multilevel, nfiles = PBNG_MAX_LEVELS - 1;
   PetscBool levels_set, files_set;
-  char *files[PBNG_MAX_LEVELS - 1];
+  char *files[PBNG_MAX_LEVELS - 1], given[32] = "auto";
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsInt("-multilevel", "pbng: levels of the FAS hierarchy, the finest included (1: single-level PBNG)", NULL, levels, &levels,
-                            &levels_set));
+  PetscCall(PetscOptionsString("-multilevel",
+                               "pbng: levels of the FAS hierarchy, the finest included (1: single-level PBNG; auto: chosen per run, "
+                               "docs/multilevel.md#automatic-levels)",
+                               NULL, given, given, sizeof(given), &levels_set));
+  cfg->multilevel_auto = levels_set && !strcmp(given, "auto");
+  if (levels_set && !cfg->multilevel_auto) {
+    char *end;
+    const long n = strtol(given, &end, 10);
+    PetscCheck(end != given && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-multilevel %s: must be auto or a number of levels 1..%d", given,
+               PBNG_MAX_LEVELS);
+    levels = n < 0 ? 0 : n > 1000 ? 1000 : (PetscInt)n;
+  }
   PetscCall(PetscOptionsStringArray("-mesh_levels", "with -mesh: coarser meshes C1,C2,... (finest first; any mesh format, partitioned files too)",
                                     NULL, files, &nfiles, &files_set));
   PetscErrorCode ierr = 0;
@@ -282,7 +292,7 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(!files_set || nfiles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mesh_levels: no file given");
   PetscCheck(!files_set || cfg->mesh_source == PBNG_MESH_FILE, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-mesh_levels names coarser meshes of -mesh FILE (a generated scene makes its own coarse levels)");
-  if (files_set && !levels_set) levels = nfiles + 1;
+  if (files_set && (!levels_set || cfg->multilevel_auto)) levels = nfiles + 1, cfg->multilevel_auto = 0;
   PetscCheck(levels >= 1 && levels <= PBNG_MAX_LEVELS, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel %d: must be 1..%d", (int)levels,
              PBNG_MAX_LEVELS);
   PetscCheck(!files_set || levels == nfiles + 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
@@ -290,6 +300,7 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              (int)nfiles);
   PetscCheck(!(levels_set || files_set) || pbng_solver_find(cfg->solver, 1) == &pbng_solver_pbng_ops, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
+  if (cfg->multilevel_auto) levels = 1; /* resolved with the defaults (options_defaults.c) */
   PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_OBJECTS, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d: the objects of -scene objects_dropping have no coarse levels (not generated at coarser cells yet; its dynamic frames take ~20 sweeps)",
              (int)levels);
@@ -302,7 +313,7 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
              "-multilevel %d: the generated mesh (%s %d%s) has only %d coarser level%s with at least 2 nodes per axis", (int)levels,
              cfg->cells[0] > 0 ? "-cells" : "-res", cfg->cells[0] > 0 ? cfg->cells[0] : cfg->res, cfg->cells[0] > 0 ? ",..." : "", usable,
              usable == 1 ? "" : "s");
-  PetscCall(read_coarsen_options(PetscOptionsObject, cfg, o->multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && !files_set));
+  PetscCall(read_coarsen_options(PetscOptionsObject, cfg, (o->multilevel > 1 || !levels_set || cfg->multilevel_auto) && cfg->mesh_source == PBNG_MESH_FILE && !files_set));
   PetscFunctionReturn(0);
 }
 
@@ -388,10 +399,10 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   if (set) cfg->atol_floor = 0; /* -atol given replaces the default tolerance's floor */
   PetscCheck(!set || cfg->atol == 0 || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-atol is for -rtol (the residual is evaluated to check them)");
-  PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations", NULL, every, &every, &every_set));
+  PetscCall(PetscOptionsInt("-residual_every", "with -rtol: evaluate the residual every k iterations (default: after every multilevel cycle or Newton step; "
+                            "after sweeps 1..8, then a quarter of the sweeps so far apart, at most 10)", NULL, every, &every, &every_set));
   PetscCheck(!every_set || cfg->rtol > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-residual_every is for -rtol (without it the residual is evaluated once per frame, or every iteration with -monitor)");
-  if (!every_set && pbng_solver_find(cfg->solver, 1) == &pbng_solver_newton_ops) every = 1; /* a Newton step costs far more than a residual */
   PetscInt initial_frame = -1;
   PetscCall(PetscOptionsString("-initial", "start from a frame of an earlier pbng result of the same mesh and mode (dynamic: the velocity from the frame before)", NULL, cfg->initial,
                                cfg->initial, sizeof(cfg->initial), &set));
@@ -423,7 +434,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(cfg->rtol >= 0 && cfg->rtol < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
   PetscCheck(cfg->time_budget >= 0 && isfinite(cfg->time_budget), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-time_budget %g: must be >= 0", cfg->time_budget);
-  PetscCheck(every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-residual_every %d: must be >= 1", (int)every);
+  PetscCheck(!every_set || every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-residual_every %d: must be >= 1", (int)every);
   PetscCheck(threads >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-threads %d: must be >= 0", (int)threads);
   cfg->frames = (int)frames, cfg->iters = (int)iters, cfg->residual_every = (int)every, cfg->threads = (int)threads;
   PetscFunctionReturn(0);

@@ -32,17 +32,32 @@ static PetscErrorCode any_option_given(const char *const *names, PetscBool *give
   PetscFunctionReturn(0);
 }
 
-/* What the multilevel default was measured on (docs/multilevel.md, docs/options.md): quasistatic frames of a
- * generated mesh of linear tetrahedra (or sheets), no point load, released set, plasticity or contacts, and a
- * material the Chebyshev smoother is stable with (not StVK). */
-static int fast_solver_applies(const pbng_config *cfg)
+/* Why multilevel PBNG cannot run this problem yet (the defaults: line's account), or NULL. What only the mesh tells
+ * (a file's element kinds, a partitioned file, sheets in contact) is decided at setup (run_levels.c). */
+static const char *multilevel_unavailable(const pbng_config *cfg)
 {
-  if (!cfg->fast_multilevel || cfg->mode != PBNG_MODE_QUASISTATIC || cfg->mesh_source == PBNG_MESH_FILE) return 0;
+  const pbng_element_type *coarse = pbng_element_corner_type(pbng_element_type_get(cfg->elements.kind));
+  const int tetrahedral = coarse->shape == PBNG_SHAPE_TETRAHEDRON;
+  if (cfg->mesh_source == PBNG_MESH_OBJECTS) return "the objects of objects_dropping have no coarse levels";
+  if (cfg->load.active) return "the coarse levels do not carry a point load (-load_box) yet";
+  if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
+  if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->nsheet_groups) return "generated coarse sheets have no -sheetK_group groups";
+  if (cfg->mesh_source != PBNG_MESH_FILE && !tetrahedral && cfg->contact) return "contacts are carried to tetrahedral coarse levels only";
+  if (cfg->mesh_source != PBNG_MESH_FILE && !tetrahedral && cfg->weak_file[0]) return "weak constraints are carried to tetrahedral coarse levels only";
+  return NULL;
+}
+
+/* Whether the scene's measured smoother (cfg->fast_smoother) applies: the problem it was measured on, quasistatic
+ * frames of a generated mesh of linear tetrahedra (or sheets), no point load, released set, plasticity or contacts,
+ * and a material the Chebyshev smoother is stable with (not StVK). Else plain PBNG sweeps smooth. */
+static int measured_smoother_applies(const pbng_config *cfg)
+{
+  if (!cfg->fast_multilevel || cfg->mesh_source == PBNG_MESH_FILE) return 0;
   if (cfg->mesh_source != PBNG_MESH_SHEET && cfg->elements.kind != PBNG_ELEMENT_TET4) return 0;
   if (cfg->load.active || cfg->plastic || cfg->contact || cfg->material == PBNG_MATERIAL_STVK || cfg->weak_file[0]) return 0;
   for (int b = 0; b < cfg->bcs.count; ++b)
     if (cfg->bcs.bc[b].release > 0) return 0;
-  return strcmp(cfg->solver, "pbng") == 0;
+  return 1;
 }
 
 /* Levels down to the coarsest generated mesh with at least 3 nodes per axis (the Res-32 box: 32, 16, 8, 4 —
@@ -54,6 +69,10 @@ static int automatic_levels(const pbng_config *cfg)
   return levels;
 }
 
+/* Multilevel PBNG with automatic levels wherever it runs (issue 39; docs/multilevel.md#automatic-levels): quasistatic
+ * frames to a tolerance, -solver pbng, no solver option given (or -multilevel auto). A generated mesh's levels are
+ * chosen here, a mesh file's when it is coarsened (run_levels.c); the smoother is the scene's measured one, else
+ * plain PBNG (Chebyshev's diverges on bending: docs/multilevel.md). */
 PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg)
 {
   static const char *const solver_options[] = {"-solver", "-accel", "-multilevel", "-mesh_levels", "-omega", "-rho", "-gamma", NULL};
@@ -61,15 +80,24 @@ PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg)
 
   PetscFunctionBeginUser;
   cfg->fast_levels = 0;
-  if (!fast_solver_applies(cfg) || cfg->rtol <= 0) PetscFunctionReturn(0); /* fixed iterations (-rtol 0): the paper's single level */
+  cfg->default_note[0] = 0;
   PetscCall(any_option_given(solver_options, &given));
-  if (given) PetscFunctionReturn(0);
-  const int levels = automatic_levels(cfg);
-  if (levels < 2) PetscFunctionReturn(0);
-  cfg->fast_levels = levels;
-  cfg->solver_opt.multilevel = levels;
-  cfg->solver_opt.sweep.accel = cfg->fast_smoother;
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-residual_every", &given));
-  if (!given && cfg->rtol > 0) cfg->residual_every = 1; /* a cycle costs far more than a residual */
+  const int wanted = cfg->multilevel_auto || !given;
+  cfg->multilevel_auto = 0;
+  if (!wanted || cfg->mode != PBNG_MODE_QUASISTATIC || cfg->rtol <= 0 || strcmp(cfg->solver, "pbng")) PetscFunctionReturn(0); /* -rtol 0: the paper's fixed single level */
+  const char *why = multilevel_unavailable(cfg);
+  if (!why && cfg->mesh_source != PBNG_MESH_FILE && automatic_levels(cfg) < 2) why = "the generated mesh has no coarser level of 3 nodes per axis";
+  if (why) {
+    snprintf(cfg->default_note, sizeof(cfg->default_note), "%s", why);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-accel", &given));
+  if (!given) cfg->solver_opt.sweep.accel = measured_smoother_applies(cfg) ? cfg->fast_smoother : PBNG_ACCEL_NONE;
+  if (cfg->mesh_source == PBNG_MESH_FILE) { /* the levels of a file's coarsening: at setup */
+    cfg->multilevel_auto = 1;
+    cfg->solver_opt.multilevel = PBNG_MAX_LEVELS;
+    PetscFunctionReturn(0);
+  }
+  cfg->fast_levels = cfg->solver_opt.multilevel = automatic_levels(cfg);
   PetscFunctionReturn(0);
 }

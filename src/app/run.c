@@ -144,6 +144,30 @@ static void frame_counters(const run_state *st, const pbng_run_summary *sum, int
 /* A frame's end by tolerance: the relative residual at most -rtol, or the residual at most -atol. */
 static int frame_converged(const run_state *st, double r, double r0) { return relative(r, r0) <= st->cfg->rtol || r <= st->atol; }
 
+/* An iteration that costs far more than a residual evaluation: a multilevel cycle or a Newton step. */
+static int iteration_is_costly(const run_state *st)
+{
+  return st->solver.ops == &pbng_solver_newton_ops || st->cfg->solver_opt.multilevel > 1;
+}
+
+/* Whether the residual is evaluated after iteration `done` (1, 2, ...) of a frame, to check -rtol. -residual_every K:
+ * every K-th. By default after every costly iteration; after sweeps, at 1..8 and then each check a quarter of the
+ * iterations so far after the last (at most PBNG_RESIDUAL_EVERY_MAX apart): a frame that reached the tolerance just
+ * after a check runs at most 1.25x the iterations it needed, and the checks cost O(log n) residuals. The schedule
+ * depends on `done` alone, so a frame continued from a checkpoint checks where the uninterrupted one did. */
+static int residual_check_due(const run_state *st, int done)
+{
+  const int every = st->cfg->residual_every;
+  if (every > 0) return done % every == 0;
+  if (iteration_is_costly(st)) return 1;
+  int check = 1;
+  while (check < done) {
+    const int step = check / 4;
+    check += step < 1 ? 1 : step > PBNG_RESIDUAL_EVERY_MAX ? PBNG_RESIDUAL_EVERY_MAX : step;
+  }
+  return check == done;
+}
+
 /* -contact: a frame that reached -rtol is done only if it still has after a detection there (the
  * contacts of its end state in force: a vertex that passed a surface during the iterations gets its
  * contact, and the frame goes on until the residual with it is below -rtol again). r and energy are
@@ -229,7 +253,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
     PetscCall(check_solver_options(st));
     fresh = 0;
-    if (cfg->monitor || (cfg->rtol > 0 && (l + 1) % cfg->residual_every == 0)) {
+    if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1))) {
       PetscCall(evaluate_residual(st, &r, &energy));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
@@ -453,18 +477,18 @@ static PetscErrorCode print_default_choices(const run_state *st)
 
   PetscFunctionBeginUser;
   if (cfg->fast_levels)
-    PetscCall(PetscPrintf(st->comm, "defaults: multilevel PBNG, %d levels, %s smoother (the scene's fastest measured configuration; any of -solver, "
-                                    "-accel, -multilevel replaces it)\n",
+    PetscCall(PetscPrintf(st->comm, "defaults: multilevel PBNG, %d levels, %s smoother (-multilevel auto; any of -solver, -accel, -multilevel replaces it)\n",
                           cfg->fast_levels, cfg->solver_opt.sweep.accel == PBNG_ACCEL_NONE ? "plain PBNG" : pbng_accel_name(cfg->solver_opt.sweep.accel)));
+  if (cfg->default_note[0]) PetscCall(PetscPrintf(st->comm, "defaults: single-level PBNG, not multilevel: %s\n", cfg->default_note));
   if (cfg->tolerance_default)
     PetscCall(PetscPrintf(st->comm, "defaults: each frame to -rtol %g or -atol %.3g%s, at most -iters %d; -rtol 0 -iters 40 runs the paper's fixed iterations\n",
                           cfg->rtol, st->atol, cfg->atol_floor ? " (the floor: 1e-10 E L^2)" : "", cfg->iters));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_summary *sum)
+/* cfg: the run's configuration (st->cfg), which the coarse levels of -multilevel auto complete. */
+static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
 {
-  const pbng_config *cfg = st->cfg;
   pbng_mesh mesh;
   pbng_submesh sub;
   mesh_header head = {0};
@@ -479,11 +503,11 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   summarize_kinds(&head, sum);
-  PetscCall(check_multilevel_sheets(st, &head));
   st->extent = head.extent;
+  PetscCall(run_make_coarse_meshes(st, cfg, &mesh, &head, partitioned)); /* before rank 0 hands the fine mesh out */
+  PetscCall(check_multilevel_sheets(st, &head));
   st->atol = cfg->atol_floor ? default_atol(cfg, &head) : cfg->atol;
   sum->absolute_tolerance = cfg->rtol > 0 ? st->atol : 0;
-  PetscCall(run_make_coarse_meshes(st, &mesh, partitioned)); /* before rank 0 hands the fine mesh out */
   if (!cfg->dry_run) PetscCall(run_resolve_restart(st));
   if (!st->restart[0] && !cfg->dry_run) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
   PetscCall(run_build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
@@ -613,7 +637,7 @@ static void abort_alone(const run_state *st, PetscErrorCode ierr)
   pbng_abort_alone(st->comm, ierr, st->cfg->failure_timeout, "pbng");
 }
 
-PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
+PetscErrorCode pbng_run(MPI_Comm comm, pbng_config *cfg, const char *command_line, pbng_run_summary *sum)
 {
   run_state st;
   PetscErrorCode ierr;
@@ -633,7 +657,7 @@ PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *comma
   PetscCall(register_events(&st.ev));
   MPI_Comm failure_comm;
   PetscCallMPI(MPI_Comm_dup(comm, &failure_comm)); /* only for the agreement after an error */
-  ierr = setup(&st, command_line, sum);
+  ierr = setup(&st, cfg, command_line, sum);
   if (!ierr && !cfg->dry_run) ierr = frame_loop(&st, sum);
   if (ierr && !pbng_all_ranks_failed(failure_comm, cfg->failure_timeout)) abort_alone(&st, ierr);
   PetscCallMPI(MPI_Comm_free(&failure_comm));

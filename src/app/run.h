@@ -51,7 +51,7 @@ typedef struct {
   pbng_level_report level[PBNG_MAX_LEVELS];             /* [nlevels], level[0] the coarsest */
 } pbng_run_summary;
 
-PetscErrorCode pbng_run(MPI_Comm comm, const pbng_config *cfg, const char *command_line, pbng_run_summary *summary);
+PetscErrorCode pbng_run(MPI_Comm comm, pbng_config *cfg, const char *command_line, pbng_run_summary *summary);
 
 /* Prints the closing summary (rank 0) and, when cfg->summary is set, writes it as JSON. */
 PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng_run_summary *summary);

@@ -19,44 +19,104 @@ static int levels_made_from_fine(const pbng_config *cfg)
   return cfg->solver_opt.multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && cfg->nmesh_levels == 0; /* -multilevel L > 1: -solver pbng only */
 }
 
-/* Rank 0: the fine mesh coarsened level by level, its boundary sets' nodes kept in place. */
-static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *levels)
+/* One coarsening of `finer` into *coarse (rank 0): with the run's -multilevel_coarsen_* first; when that does not reach
+ * PBNG_COARSEN_MIN_RATIO (thin walls: the feature angle and the quality stop the collapses), again with the relaxed
+ * limits of PBNG_COARSEN_RELAXED_*, measured on the hollow tube (docs/multilevel.md#automatic-levels). *enough: whether
+ * the result has at most 1 / PBNG_COARSEN_MIN_RATIO of the nodes. */
+static PetscErrorCode coarsen_once(const pbng_config *cfg, const pbng_mesh *finer, double extent, pbng_mesh *coarse, int *enough)
 {
   int8_t *node_bc;
   int64_t selected[PBNG_MAX_BC];
-  const pbng_coarsen_options opt = cfg->coarsen;
+  pbng_coarsen_options opt = cfg->coarsen;
 
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(finer->nnodes + 1, &node_bc));
+  PetscCall(pbng_bc_assign(&cfg->bcs, finer, extent, node_bc, selected));
+  PetscCall(pbng_mesh_coarsen(finer, node_bc, &opt, coarse));
+  *enough = PBNG_COARSEN_MIN_RATIO * (double)coarse->nnodes <= (double)finer->nnodes;
+  if (!*enough && (opt.quality_min > PBNG_COARSEN_RELAXED_QUALITY || opt.feature_angle < PBNG_COARSEN_RELAXED_ANGLE)) {
+    opt.quality_min = fmin(opt.quality_min, PBNG_COARSEN_RELAXED_QUALITY);
+    opt.feature_angle = fmax(opt.feature_angle, PBNG_COARSEN_RELAXED_ANGLE);
+    PetscCall(pbng_mesh_destroy(coarse));
+    PetscCall(pbng_mesh_coarsen(finer, node_bc, &opt, coarse));
+    *enough = PBNG_COARSEN_MIN_RATIO * (double)coarse->nnodes <= (double)finer->nnodes;
+  }
+  PetscCall(PetscFree(node_bc));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: the fine mesh coarsened level by level into levels[0..], its boundary sets' nodes kept in place; *made:
+ * how many. -multilevel L: L - 1 of them, each reducing the nodes by PBNG_COARSEN_MIN_RATIO at least, or an error;
+ * -multilevel auto: until the coarsest has at most PBNG_AUTO_COARSEST_NODES nodes or a coarsening no longer reduces
+ * them by that ratio (that level is dropped). */
+static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *levels, int *made)
+{
   PetscFunctionBeginUser;
   char kinds[96];
   pbng_mesh_kinds_label(fine, kinds, sizeof(kinds));
-  PetscCheck(fine->etype && fine->etype->kind == PBNG_ELEMENT_TET4, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "-multilevel %d: coarse levels are made from a file of linear tetrahedra only (edge collapses); give this %s mesh's coarser levels "
+  PetscCheck(fine->etype && fine->etype->shape == PBNG_SHAPE_TETRAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "-multilevel %d: coarse levels are made from a file of tetrahedra of one kind only (edge collapses); give this %s mesh's coarser levels "
              "with -mesh_levels",
              cfg->solver_opt.multilevel, kinds);
-  PetscCall(PetscMalloc1(fine->nnodes + 1, &node_bc));
-  PetscCall(pbng_bc_assign(&cfg->bcs, fine, extent, node_bc, selected));
-  PetscCall(pbng_mesh_coarsen(fine, node_bc, &opt, &levels[0]));
-  PetscCall(PetscFree(node_bc));
+  const int p_level = fine->etype->kind != PBNG_ELEMENT_TET4; /* P2/P3: the first coarse level is the corner mesh (p-multigrid) */
+  *made = 0;
   for (int k = 1; k < cfg->solver_opt.multilevel; ++k) {
-    const pbng_mesh *finer = k == 1 ? fine : &levels[k - 2], *made = &levels[k - 1];
-    PetscCheck(2 * made->nnodes <= finer->nnodes, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-               "-multilevel %d: %s cannot be coarsened %d times (coarsening %d left %" PRId64 " of %" PRId64 " nodes); use -multilevel %d at most",
-               cfg->solver_opt.multilevel, fine->source, k, k, made->nnodes, finer->nnodes, k);
-    if (k == cfg->solver_opt.multilevel - 1) break;
-    PetscCall(PetscMalloc1(made->nnodes + 1, &node_bc));
-    PetscCall(pbng_bc_assign(&cfg->bcs, made, extent, node_bc, selected));
-    PetscCall(pbng_mesh_coarsen(made, node_bc, &opt, &levels[k]));
-    PetscCall(PetscFree(node_bc));
+    const pbng_mesh *finer = k == 1 ? fine : &levels[k - 2];
+    if (cfg->multilevel_auto && k > 1 && finer->nnodes <= PBNG_AUTO_COARSEST_NODES) break;
+    int enough = 1;
+    if (k == 1 && p_level) PetscCall(pbng_mesh_corner_tetrahedra(fine, &levels[0]));
+    else PetscCall(coarsen_once(cfg, finer, extent, &levels[k - 1], &enough));
+    if (!enough && cfg->multilevel_auto) {
+      PetscCall(pbng_mesh_destroy(&levels[k - 1]));
+      break;
+    }
+    PetscCheck(enough, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "-multilevel %d: %s cannot be coarsened %d times (coarsening %d left %" PRId64 " of %" PRId64 " nodes, also with the relaxed limits "
+               "-multilevel_coarsen_quality %.2f -multilevel_coarsen_angle %d); use -multilevel %d at most, or -multilevel auto",
+               cfg->solver_opt.multilevel, fine->source, k, k, levels[k - 1].nnodes, finer->nnodes, PBNG_COARSEN_RELAXED_QUALITY,
+               (int)PBNG_COARSEN_RELAXED_ANGLE, k);
+    *made = k;
   }
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int partitioned)
+/* -multilevel auto with a mesh file: why its coarse levels cannot be made here (the defaults: line's account), or NULL. */
+static const char *file_levels_unavailable(const pbng_config *cfg, const mesh_header *head, int partitioned)
 {
-  const pbng_config *cfg = st->cfg;
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
+  if (partitioned) return "a partitioned mesh has no whole mesh to coarsen: give its coarser levels with -mesh_levels (pbng-partition -multilevel L writes them)";
+  if (sheets && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
+  if (!head->etype || head->etype->shape != PBNG_SHAPE_TETRAHEDRON)
+    return "coarse levels are made automatically from tetrahedra of one kind only: give this mesh's coarser levels with -mesh_levels";
+  return NULL;
+}
+
+/* A mesh file under -multilevel auto and no reason against it: what was made (levels), else single-level PBNG with
+ * the reason in the defaults: line. */
+static void settle_file_levels(pbng_config *cfg, int made, int64_t fine_nodes)
+{
+  cfg->multilevel_auto = 0;
+  cfg->solver_opt.multilevel = cfg->fast_levels = made + 1;
+  if (made > 0) return;
+  cfg->fast_levels = 0;
+  snprintf(cfg->default_note, sizeof(cfg->default_note), "edge collapses did not reduce the %" PRId64 " nodes of the mesh by %g", fine_nodes,
+           PBNG_COARSEN_MIN_RATIO);
+}
+
+PetscErrorCode run_make_coarse_meshes(run_state *st, pbng_config *cfg, const pbng_mesh *fine, const mesh_header *head, int partitioned)
+{
   PetscErrorCode ierr = 0;
+  int made = 0;
 
   PetscFunctionBeginUser;
+  if (cfg->multilevel_auto) {
+    const char *why = file_levels_unavailable(cfg, head, partitioned);
+    if (why) {
+      cfg->multilevel_auto = 0, cfg->solver_opt.multilevel = 1;
+      snprintf(cfg->default_note, sizeof(cfg->default_note), "%s", why);
+      PetscFunctionReturn(0);
+    }
+  }
   if (!levels_made_from_fine(cfg)) PetscFunctionReturn(0);
   PetscCheck(!partitioned, st->comm, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d with the partitioned mesh %s: there is no whole mesh to coarsen here; give its coarser levels with -mesh_levels "
@@ -64,9 +124,12 @@ PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int 
              cfg->solver_opt.multilevel, cfg->mesh_file, cfg->solver_opt.multilevel);
   if (st->rank == 0) {
     ierr = PetscCalloc1(cfg->solver_opt.multilevel - 1, &st->made_levels);
-    if (!ierr) ierr = coarsen_levels(cfg, fine, st->extent, st->made_levels);
+    if (!ierr) ierr = coarsen_levels(cfg, fine, st->extent, st->made_levels, &made);
   }
   PetscCall(run_agree_on_rank0(st->comm, ierr));
+  if (!cfg->multilevel_auto) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Bcast(&made, 1, MPI_INT, 0, st->comm));
+  settle_file_levels(cfg, made, head->nnodes);
   PetscFunctionReturn(0);
 }
 

@@ -88,8 +88,10 @@ int run_sheet_table(const pbng_config *cfg, pbng_sheet_material *table);
 
 /* Rank 0, before the fine mesh is distributed: with -multilevel L > 1 and -mesh FILE without -mesh_levels,
  * coarsens the fine mesh L-1 times (pbng_mesh_coarsen) into st->made_levels. A partitioned -mesh has no
- * global mesh to coarsen: an error asking for -mesh_levels. Collective. */
-PetscErrorCode run_make_coarse_meshes(run_state *st, const pbng_mesh *fine, int partitioned);
+ * global mesh to coarsen: an error asking for -mesh_levels. Under -multilevel auto (cfg->multilevel_auto) it settles
+ * cfg's levels: as many as the coarsening made, or single-level PBNG with the reason in cfg->default_note.
+ * cfg: the run's configuration (st->cfg), completed here. Collective. */
+PetscErrorCode run_make_coarse_meshes(run_state *st, pbng_config *cfg, const pbng_mesh *fine, const mesh_header *head, int partitioned);
 
 /* -multilevel L > 1: the coarse levels (st->hierarchy), each generated, read or made from the fine mesh,
  * partitioned on its own, with its boundary sets and problem; one report line per level. */

@@ -33,7 +33,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->iters = 40;                           /* the paper's fixed iterations (with -rtol 0), and dynamic frames' */
   cfg->rtol = PBNG_RTOL_UNSET;                /* quasistatic: PBNG_RTOL_DEFAULT, at most tolerance_iters a frame */
   cfg->tolerance_iters = PBNG_TOLERANCE_ITERS;
-  cfg->residual_every = 10;
+  cfg->residual_every = 0; /* automatic: run.c residual_check_due */
   cfg->weak_stiffness = 1e8;
   cfg->scale = 1;
   cfg->objects = 40;

@@ -465,6 +465,23 @@ static PetscErrorCode work_destroy(work_mesh *w)
   PetscFunctionReturn(0);
 }
 
+/* Each node set of fine restricted to the nodes kept (newid[v] >= 0: their ids among the nv kept), added to coarse. */
+static PetscErrorCode add_kept_node_sets(const pbng_mesh *fine, const int32_t *newid, int64_t nv, pbng_mesh *coarse)
+{
+  int32_t *ids;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nv + 1, &ids));
+  for (int s = 0; s < fine->nsets; ++s) {
+    int64_t n = 0;
+    for (int64_t k = 0; k < fine->sets[s].count; ++k)
+      if (newid[fine->sets[s].nodes[k]] >= 0) ids[n++] = newid[fine->sets[s].nodes[k]];
+    PetscCall(pbng_mesh_add_node_set(coarse, fine->sets[s].name, n, ids));
+  }
+  PetscCall(PetscFree(ids));
+  PetscFunctionReturn(0);
+}
+
 /* The kept nodes and live tetrahedra, renumbered, with node sets and weak constraints. */
 static PetscErrorCode extract(const pbng_mesh *fine, const work_mesh *w, pbng_mesh *coarse)
 {
@@ -484,15 +501,7 @@ static PetscErrorCode extract(const pbng_mesh *fine, const work_mesh *w, pbng_me
       for (int j = 0; j < 4; ++j) coarse->elems[4 * nt + j] = newid[w->tet[t][j]];
       ++nt;
     }
-  int32_t *ids;
-  PetscCall(PetscMalloc1(nv + 1, &ids));
-  for (int s = 0; s < fine->nsets; ++s) {
-    int64_t n = 0;
-    for (int64_t k = 0; k < fine->sets[s].count; ++k)
-      if (newid[fine->sets[s].nodes[k]] >= 0) ids[n++] = newid[fine->sets[s].nodes[k]];
-    PetscCall(pbng_mesh_add_node_set(coarse, fine->sets[s].name, n, ids));
-  }
-  PetscCall(PetscFree(ids));
+  PetscCall(add_kept_node_sets(fine, newid, nv, coarse));
   if (fine->nweak > 0) {
     pbng_weak_constraint *c;
     PetscCall(PetscMalloc1(fine->nweak, &c));
@@ -504,6 +513,33 @@ static PetscErrorCode extract(const pbng_mesh *fine, const work_mesh *w, pbng_me
     PetscCall(PetscFree(c));
   }
   PetscCall(PetscFree(newid));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_corner_tetrahedra(const pbng_mesh *fine, pbng_mesh *corner)
+{
+  int32_t *newid;
+  int64_t nv = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(fine->etype && fine->etype->shape == PBNG_SHAPE_TETRAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "the corner mesh of %s: tetrahedra of one kind only (got %s)", fine->source, fine->etype ? fine->etype->name : "a mesh mixing element kinds");
+  PetscCall(PetscMalloc1(fine->nnodes + 1, &newid));
+  for (int64_t v = 0; v < fine->nnodes; ++v) newid[v] = -1;
+  for (int64_t e = 0; e < fine->nelems; ++e) /* Gmsh lists an element's corners first */
+    for (int j = 0; j < 4; ++j) newid[fine->elems[(int64_t)fine->nen * e + j]] = 0;
+  for (int64_t v = 0; v < fine->nnodes; ++v)
+    if (newid[v] == 0) newid[v] = (int32_t)nv++;
+  memset(corner, 0, sizeof(*corner));
+  PetscCall(pbng_mesh_alloc(corner, PBNG_ELEMENT_TET4, nv, fine->nelems));
+  for (int64_t v = 0; v < fine->nnodes; ++v)
+    if (newid[v] >= 0) PetscCall(PetscArraycpy(&corner->X[3 * (int64_t)newid[v]], &fine->X[3 * v], 3));
+  for (int64_t e = 0; e < fine->nelems; ++e)
+    for (int j = 0; j < 4; ++j) corner->elems[4 * e + j] = newid[fine->elems[(int64_t)fine->nen * e + j]];
+  PetscCall(add_kept_node_sets(fine, newid, nv, corner));
+  PetscCall(PetscFree(newid));
+  snprintf(corner->source, sizeof(corner->source), "the corners of %.4000s", fine->source);
+  PetscCall(pbng_mesh_validate(corner, 0));
   PetscFunctionReturn(0);
 }
 

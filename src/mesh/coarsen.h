@@ -34,4 +34,9 @@ pbng_coarsen_options pbng_coarsen_defaults(void);
  * linear tetrahedra. */
 PetscErrorCode pbng_mesh_coarsen(const pbng_mesh *fine, const int8_t *node_bc, const pbng_coarsen_options *opt, pbng_mesh *coarse);
 
+/* corner <- the linear tetrahedra of a mesh of one tetrahedral kind (tet10, tet20: p-multigrid's first coarse level),
+ * on its corner nodes, renumbered in the fine order, with the node sets restricted to them (weak constraints are
+ * carried to coarse levels by location, not here). */
+PetscErrorCode pbng_mesh_corner_tetrahedra(const pbng_mesh *fine, pbng_mesh *corner);
+
 #endif
