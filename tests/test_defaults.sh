@@ -9,7 +9,8 @@
 #  - a TetGen file, a TetGen file of P2 tetrahedra (its corner mesh first: p-multigrid); a generated box; P2 tetrahedra (p-multigrid first); hexahedra; StVK; a weak-constraint file;
 #    a released set; elastoplasticity;
 #  - -multilevel auto given with another solver option (-accel) still chooses the levels;
-#  - no multilevel, with the reason: a point load, a hex8 file without -mesh_levels, a partitioned file;
+#  - a point load: multilevel, Newton's equilibrium;
+#  - no multilevel, with the reason: a hex8 file without -mesh_levels (a partitioned file: tests/test_partition.sh);
 #  - -multilevel X that is neither auto nor a level count is refused.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -70,9 +71,12 @@ defaulted plastic "multilevel PBNG" -scene box_stretch_twist -res 6 -material st
 defaulted auto_accel "multilevel PBNG, 2 levels, sor smoother" -scene box_stretch_twist -res 8 -frames 1 -multilevel auto -accel sor
 
 # --- where multilevel PBNG does not run the problem: single-level, and why ----------------------------------------
-run load -scene box -res 4 -fix_box 0,0,0,0,1,1 -load_box 1,0,0,1,1,1 -load_force 0,-1,0 -frames 1 -iters 3000
-check load --max-relative-residual 1e-3
-grep -q "^defaults: single-level PBNG, not multilevel: the coarse levels do not carry a point load" "$TMP/load.log" && ok || fail "load: $(grep '^defaults' "$TMP/load.log")"
+# a point load (it acts on the finest level; FAS's tau correction carries it to the coarse ones): Newton's equilibrium
+L=(-scene box -res 5 -fix_box 0,0,0,0,1,1 -load_box 1,0,0,1,1,1 -load_force 0,-20,0 -youngs 1e4 -frames 1 -threads 1)
+run load_newton "${L[@]}" -solver newton -rtol 1e-10 -iters 100
+run load "${L[@]}" -rtol 1e-8 -iters 300
+grep -q "^defaults: multilevel PBNG, 2 levels, plain PBNG smoother" "$TMP/load.log" && ok || fail "load: $(grep '^defaults' "$TMP/load.log")"
+check load --max-relative-residual 1e-8 --compare "$TMP/load_newton.h5" --rtol 4e-11  # measured 1.3e-11
 run hexfile -mesh "$PBNG_TEST_DATA/hex8_v41_ascii.msh" -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -frames 1 -iters 5
 check hexfile --max-relative-residual 1  # 5 sweeps lower the residual
 grep -q "^defaults: single-level PBNG, not multilevel: coarse levels are made automatically from tetrahedra of one kind only: give this mesh's coarser levels with -mesh_levels" \

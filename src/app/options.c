@@ -304,8 +304,6 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_OBJECTS, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d: the objects of -scene objects_dropping have no coarse levels (not generated at coarser cells yet; its dynamic frames take ~20 sweeps)",
              (int)levels);
-  PetscCheck(levels == 1 || !cfg->load.active, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-multilevel %d with a point load (-load_box): the coarse levels do not carry it yet", (int)levels);
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;

@@ -39,7 +39,6 @@ static const char *multilevel_unavailable(const pbng_config *cfg)
   const pbng_element_type *coarse = pbng_element_corner_type(pbng_element_type_get(cfg->elements.kind));
   const int tetrahedral = coarse->shape == PBNG_SHAPE_TETRAHEDRON;
   if (cfg->mesh_source == PBNG_MESH_OBJECTS) return "the objects of objects_dropping have no coarse levels";
-  if (cfg->load.active) return "the coarse levels do not carry a point load (-load_box) yet";
   if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
   if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->nsheet_groups) return "generated coarse sheets have no -sheetK_group groups";
   if (cfg->mesh_source != PBNG_MESH_FILE && !tetrahedral && cfg->contact) return "contacts are carried to tetrahedral coarse levels only";
