@@ -65,13 +65,13 @@ done
 d="$PBNG_TEST_DATA"
 expect_error "mixed kinds, a tetrahedron inverted" 'bad_mixed_inverted.msh: element 0 (record 1, tet4) is inverted in the rest state at quadrature point 0' \
   "$PBNG" -mesh "$d/bad_mixed_inverted.msh" -output "$o"
-# a mesh mixing kinds (tests/data/mixed_box.py): the linear-tetrahedron solvers refuse it, and so does
-# multilevel without its coarse levels (the edge collapses are for linear tetrahedra)
+# a mesh mixing kinds (tests/data/mixed_box.py): the linear-tetrahedron solvers refuse it (multilevel PBNG makes its
+# coarse levels from its tetrahedra: tests/test_defaults.sh); a file with sheets has no automatic coarse levels
 mixed=("$PBNG" -mesh "$d/mixed_box_v22_ascii.msh" -fix_group left -frames 1 -iters 2 -output "$o")
 expect_error "pbd on mixed kinds" '-solver pbd (the paper'"'"'s Sec. 6 baseline) works on linear tetrahedra and sheets (tri3, bend4); this mesh has mixed hex8+prism6+pyramid5 elements (-solver xpbd_ho takes every kind)' \
   "${mixed[@]}" -solver pbd
-expect_error "multilevel on mixed kinds" "-multilevel 2: coarse levels are made from a file of tetrahedra of one kind only (edge collapses); give this mixed hex8+prism6+pyramid5 mesh's coarser levels with -mesh_levels" \
-  "${mixed[@]}" -multilevel 2
+expect_error "multilevel on a file with sheets" "-multilevel 2: coarse levels are made from a file of volume elements only; give this mixed tet4+tri3+bend4 mesh's coarser levels with -mesh_levels" \
+  "$PBNG" -mesh "$d/sheet_block_v41_ascii.msh" -fix_group fixed -frames 1 -multilevel 2 -output "$o"
 expect_error "tet10 record short of a node" 'bad_tet10_node_count.msh:19 ($Elements, element 1): element type 11 (10-node tetrahedron) needs 10 node tags, but the record lists 9' \
   "$PBNG" -mesh "$d/bad_tet10_node_count.msh" -output "$o"
 expect_error "hex27 node out of range" 'bad_hex27_node_index.msh:249 ($Elements, element 10): references node tag 9999' \

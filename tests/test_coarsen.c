@@ -3,7 +3,8 @@
  * with quality at least quality_min, the volume and the box's faces, edges and corners are kept
  * exactly, the node set keeps exactly the coarse nodes on its face, the constrained nodes are kept
  * (same positions, remapped), prescribed nodes only collapse among themselves, and the result is the
- * same when made twice; on the TetGen tube (curved, thin-walled) the volume changes by under 5 %. */
+ * same when made twice; on the TetGen tube (curved, thin-walled) the volume changes by under 5 %. The tetrahedra of a
+ * file mixing hex8, prism6 and pyramid5 (pbng_mesh_tetrahedralize): positive, conforming, the volume kept. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -150,6 +151,71 @@ static PetscErrorCode check_box(void)
   PetscFunctionReturn(0);
 }
 
+static int face_order(const void *a, const void *b)
+{
+  const int32_t *x = a, *y = b;
+  for (int k = 0; k < 3; ++k)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+
+/* pbng_mesh_tetrahedralize of a file mixing hex8, prism6 and pyramid5 (the unit cube): every tetrahedron positive,
+ * the volume kept (1), conforming (each triangle in one tetrahedron on the cube's boundary, else in two), one new
+ * node per non-tetrahedral cell, the node sets on the corner nodes; then coarsened, the volume still 1. */
+static PetscErrorCode check_tetrahedralize(const char *data)
+{
+  pbng_mesh fine, tets, coarse;
+  char path[PETSC_MAX_PATH_LEN], msg[200];
+  const pbng_coarsen_options opt = pbng_coarsen_defaults();
+  double q;
+
+  PetscFunctionBeginUser;
+  snprintf(path, sizeof(path), "%s/mixed_box_v41_ascii.msh", data);
+  PetscCall(pbng_mesh_read(path, &fine));
+  PetscCall(pbng_mesh_tetrahedralize(&fine, &tets));
+  const double V = volume_and_quality(&tets, &q);
+  snprintf(msg, sizeof(msg), "tetrahedralize: %lld cells -> %lld tetrahedra, %lld nodes (+%lld), volume %.15f, quality %.3f", (long long)fine.nelems,
+           (long long)tets.nelems, (long long)tets.nnodes, (long long)(tets.nnodes - fine.nnodes), V, q);
+  check(q > 0 && fabs(V - 1) < 1e-12 && tets.nnodes == fine.nnodes + fine.nelems, msg);
+  int32_t *faces;
+  PetscCall(PetscMalloc1(12 * tets.nelems, &faces));
+  for (int64_t t = 0; t < tets.nelems; ++t)
+    for (int k = 0; k < 4; ++k) {
+      int32_t *f = &faces[3 * (4 * t + k)], n = 0;
+      for (int j = 0; j < 4; ++j)
+        if (j != k) f[n++] = tets.elems[4 * t + j];
+      /* the face's three nodes in increasing order */
+      if (f[0] > f[1]) { int32_t x = f[0]; f[0] = f[1]; f[1] = x; }
+      if (f[1] > f[2]) { int32_t x = f[1]; f[1] = f[2]; f[2] = x; }
+      if (f[0] > f[1]) { int32_t x = f[0]; f[0] = f[1]; f[1] = x; }
+    }
+  qsort(faces, 4 * tets.nelems, 3 * sizeof(int32_t), face_order);
+  int conforming = 1;
+  for (int64_t i = 0; i < 4 * tets.nelems;) {
+    int64_t j = i + 1;
+    while (j < 4 * tets.nelems && !face_order(&faces[3 * i], &faces[3 * j])) ++j;
+    int boundary = 0; /* all three on one face of the cube */
+    for (int k = 0; k < 3; ++k) {
+      const double c = tets.X[3 * faces[3 * i] + k];
+      boundary |= (c == 0.0 || c == 1.0) && tets.X[3 * faces[3 * i + 1] + k] == c && tets.X[3 * faces[3 * i + 2] + k] == c;
+    }
+    conforming &= (j - i) == (boundary ? 1 : 2);
+    i = j;
+  }
+  PetscCall(PetscFree(faces));
+  check(conforming, "tetrahedralize: each triangle is in two tetrahedra, or in one on the cube's boundary");
+  const pbng_node_set *left = pbng_mesh_find_node_set(&tets, "left"), *fleft = pbng_mesh_find_node_set(&fine, "left");
+  check(left && fleft && left->count == fleft->count, "tetrahedralize: the node set left keeps its nodes");
+  PetscCall(pbng_mesh_coarsen(&tets, NULL, &opt, &coarse));
+  const double Vc = volume_and_quality(&coarse, &q);
+  snprintf(msg, sizeof(msg), "tetrahedralized, coarsened: %lld nodes, volume %.15f", (long long)coarse.nnodes, Vc);
+  check(coarse.nnodes < fine.nnodes && fabs(Vc - 1) < 1e-12 && q >= opt.quality_min, msg);
+  PetscCall(pbng_mesh_destroy(&coarse));
+  PetscCall(pbng_mesh_destroy(&tets));
+  PetscCall(pbng_mesh_destroy(&fine));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode check_tube(const char *data)
 {
   pbng_mesh fine, coarse;
@@ -176,6 +242,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(check_box());
   PetscCall(check_tube(data ? data : "tests/data"));
+  PetscCall(check_tetrahedralize(data ? data : "tests/data"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_coarsen: %d checks, %d failures\n", checks, failures));
   PetscCall(PetscFinalize());
   return failures ? 1 : 0;

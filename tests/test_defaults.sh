@@ -10,7 +10,8 @@
 #    a released set; elastoplasticity;
 #  - -multilevel auto given with another solver option (-accel) still chooses the levels;
 #  - a point load: multilevel, Newton's equilibrium;
-#  - no multilevel, with the reason: a hex8 file without -mesh_levels (a partitioned file: tests/test_partition.sh);
+#  - files of other volume kinds: hex8, mixed hex8/prism6/pyramid5 (their tetrahedra coarsened), hex27 (hex8 first);
+#  - no multilevel, with the reason: a file with sheets (a partitioned file: tests/test_partition.sh);
 #  - -multilevel X that is neither auto nor a level count is refused.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
@@ -58,6 +59,14 @@ defaulted tetgen "multilevel PBNG, 2 levels" -mesh "$PBNG_TEST_DATA/cube.node" -
 defaulted tet10file "multilevel PBNG, 2 levels" -mesh "$PBNG_TEST_DATA/tet10_box.node" -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1e4 -frames 1
 grep -q "^level 0 (.*tet10_box.node coarsened 1 time): 36 nodes, 78 tetrahedra" tet10file.log && ok || fail "tet10file: not the corner mesh: $(grep '^level' tet10file.log)"
 
+# other volume kinds: a hex8 file and a file mixing hex8, prism6 and pyramid5 -> their tetrahedra (a node at each
+# cell's centroid) coarsened; a hex27 file -> its hex8 corner mesh first (p-multigrid)
+defaulted hexfile "multilevel PBNG, 2 levels" -mesh "$PBNG_TEST_DATA/hex8_v41_ascii.msh" -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1e4 -frames 1
+grep -q "^level 0 (.*hex8_v41_ascii.msh coarsened 1 time): 13 nodes, 15 tetrahedra" hexfile.log && ok || fail "hexfile: $(grep '^level' hexfile.log)"
+defaulted mixedfile "multilevel PBNG, 2 levels" -mesh "$PBNG_TEST_DATA/mixed_box_v41_ascii.msh" -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1e4 -frames 1
+defaulted hex27file "multilevel PBNG, 2 levels" -mesh "$PBNG_TEST_DATA/hex27_v41_ascii.msh" -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1e4 -frames 1
+grep -q "^level 0 (.*hex27_v41_ascii.msh coarsened 1 time): 45 nodes, 16 hex8" hex27file.log && ok || fail "hex27file: $(grep '^level' hex27file.log)"
+
 # --- generated meshes: every kind and material -------------------------------------------------------------------
 defaulted box "multilevel PBNG, 2 levels, plain PBNG smoother" -scene box -res 8 -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1e4 -frames 1
 defaulted tet10 "multilevel PBNG, 3 levels" -scene box_stretch_twist -res 5 -element tet10 -frames 1
@@ -77,10 +86,10 @@ run load_newton "${L[@]}" -solver newton -rtol 1e-10 -iters 100
 run load "${L[@]}" -rtol 1e-8 -iters 300
 grep -q "^defaults: multilevel PBNG, 2 levels, plain PBNG smoother" "$TMP/load.log" && ok || fail "load: $(grep '^defaults' "$TMP/load.log")"
 check load --max-relative-residual 1e-8 --compare "$TMP/load_newton.h5" --rtol 4e-11  # measured 1.3e-11
-run hexfile -mesh "$PBNG_TEST_DATA/hex8_v41_ascii.msh" -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -frames 1 -iters 5
-check hexfile --max-relative-residual 1  # 5 sweeps lower the residual
-grep -q "^defaults: single-level PBNG, not multilevel: coarse levels are made automatically from tetrahedra of one kind only: give this mesh's coarser levels with -mesh_levels" \
-  "$TMP/hexfile.log" && ok || fail "hexfile: $(grep '^defaults' "$TMP/hexfile.log")"
+run sheetfile -mesh "$PBNG_TEST_DATA/sheet_block_v41_ascii.msh" -fix_group fixed -gravity 0,0,-9.8 -youngs 1e4 -frames 1 -iters 5
+check sheetfile --max-relative-residual 1  # 5 sweeps lower the residual
+grep -q "^defaults: single-level PBNG, not multilevel: coarse levels are made automatically from volume elements only: give this mesh's coarser levels with -mesh_levels" \
+  "$TMP/sheetfile.log" && ok || fail "sheetfile: $(grep '^defaults' "$TMP/sheetfile.log")"
 expect_error "-multilevel neither auto nor a number" "-multilevel two: must be auto or a number of levels 1..10" \
   "$PBNG" -scene box -res 4 -multilevel two -output "$TMP/bad.h5"
 finish

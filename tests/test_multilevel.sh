@@ -208,8 +208,13 @@ expect_error "-snes_fas_levels disagreeing" "-snes_fas_levels 3 disagrees with -
 expect_error "weak constraints over hexahedral coarse levels" \
   "level 0 (generated Res-2 box, hex8): weak constraints are carried to coarse levels of tetrahedra only: a constraint's side holds at most 4 nodes" \
   "$PBNG" -scene box -element hex8 -res 4 -weak "$D/box4_weak.txt" -multilevel 2 -output "$TMP/bad.h5"
-expect_error "a hexahedral file without its coarse levels" "-multilevel 2: coarse levels are made from a file of tetrahedra of one kind only (edge collapses); give this hex8" \
-  "$PBNG" -mesh "$D/hex8_v22_ascii.msh" -fix_group left -multilevel 2 -output "$TMP/bad.h5"
+# a hexahedral file without its coarse levels: its tetrahedra (a node at each cell's centroid) coarsened by edge
+# collapses (45 nodes -> 13), to Newton's equilibrium
+hexfile=(-mesh "$D/hex8_v22_ascii.msh" -fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -threads 1)
+run hexfile_newton "${hexfile[@]}" -solver newton -rtol 1e-10 -iters 50
+run hexfile_ml "${hexfile[@]}" -multilevel 2 -rtol 1e-8 -iters 500
+grep -q "^level 0 (.*hex8_v22_ascii.msh coarsened 1 time): 13 nodes, 15 tetrahedra" "$TMP/hexfile_ml.log" && ok || fail "hexfile: $(grep '^level' "$TMP/hexfile_ml.log")"
+check hexfile_ml --max-relative-residual 1e-8 --compare "$TMP/hexfile_newton.h5" --rtol 1.6e-9  # measured 5.3e-10
 # (240 nodes -> 39 -> 8 with the relaxed limits; 8 cannot be coarsened)
 expect_error "a mesh too small for its levels" "-multilevel 4: $D/cube_fine_v41.msh cannot be coarsened 3 times" \
   "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -multilevel 4 -output "$TMP/bad.h5"

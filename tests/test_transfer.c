@@ -14,6 +14,7 @@
 #include <string.h>
 #include "core/locate.h"
 #include "mesh/boundary.h"
+#include "mesh/coarsen.h"
 #include "mesh/generate.h"
 #include "mesh/sheet.h"
 #include "parallel/locate.h"
@@ -476,6 +477,17 @@ int main(int argc, char **argv)
   PetscCall(pbng_generate_res_box(11, NULL, &fm));
   PetscCall(pbng_mesh_read(path, &cm));
   PetscCall(check_pair(comm, "Res-11 / Gmsh cube", &fm, &cm, &none, 1));
+  /* a file mixing hex8, prism6 and pyramid5 over its own tetrahedra coarsened (-multilevel auto's first coarse level) */
+  snprintf(path, sizeof(path), "%s/mixed_box_v41_ascii.msh", data ? data : "tests/data");
+  PetscCall(pbng_mesh_read(path, &fm));
+  {
+    pbng_mesh tets;
+    const pbng_coarsen_options opt = pbng_coarsen_defaults();
+    PetscCall(pbng_mesh_tetrahedralize(&fm, &tets));
+    PetscCall(pbng_mesh_coarsen(&tets, NULL, &opt, &cm));
+    PetscCall(pbng_mesh_destroy(&tets));
+  }
+  PetscCall(check_pair(comm, "mixed-kind file / its tetrahedra coarsened", &fm, &cm, &none, 1));
   PetscCall(pbng_generate_res_box(8, NULL, &fm));
   PetscCall(pbng_generate_res_box(5, NULL, &cm));
   PetscCall(check_pair(comm, "Res-8 / Res-5 clamped", &fm, &cm, &clamp, 0));

@@ -45,27 +45,48 @@ static PetscErrorCode coarsen_once(const pbng_config *cfg, const pbng_mesh *fine
   PetscFunctionReturn(0);
 }
 
-/* Rank 0: the fine mesh coarsened level by level into levels[0..], its boundary sets' nodes kept in place; *made:
- * how many. -multilevel L: L - 1 of them, each reducing the nodes by PBNG_COARSEN_MIN_RATIO at least, or an error;
- * -multilevel auto: until the coarsest has at most PBNG_AUTO_COARSEST_NODES nodes or a coarsening no longer reduces
- * them by that ratio (that level is dropped). */
+/* Rank 0: the next coarser level of a mesh that is not of linear tetrahedra: a high-order kind's corner mesh
+ * (p-multigrid: the same cells as tet4 or hex8), any other volume kinds' tetrahedra (pbng_mesh_tetrahedralize)
+ * coarsened once. */
+static PetscErrorCode coarsen_other_kinds(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *coarse, int *enough)
+{
+  PetscFunctionBeginUser;
+  *enough = 1;
+  const int tetrahedral_levels_needed = cfg->contact || cfg->weak_file[0] || fine->nweak > 0; /* carried to tetrahedra only */
+  int high_order = 0, tetrahedra = 1;
+  for (int64_t e = 0; e < fine->nelems; ++e) {
+    const pbng_element_type *t = pbng_mesh_element_type(fine, e);
+    high_order |= t->order > 1, tetrahedra &= t->shape == PBNG_SHAPE_TETRAHEDRON;
+  }
+  if (high_order && (tetrahedra || !tetrahedral_levels_needed)) PetscFunctionReturn(pbng_mesh_corners(fine, coarse));
+  pbng_mesh tets;
+  PetscCall(pbng_mesh_tetrahedralize(fine, &tets));
+  PetscCall(coarsen_once(cfg, &tets, extent, coarse, enough));
+  *enough = PBNG_COARSEN_MIN_RATIO * (double)coarse->nnodes <= (double)fine->nnodes;
+  PetscCall(pbng_mesh_destroy(&tets));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: the fine mesh coarsened level by level into levels[0..] (linear tetrahedra, by edge collapses; from a
+ * high-order kind first its corner mesh, from other kinds their tetrahedra), its boundary sets' nodes kept in place; *made: how many. -multilevel L: L - 1 of
+ * them, each reducing the nodes by PBNG_COARSEN_MIN_RATIO at least, or an error; -multilevel auto: until the coarsest
+ * has at most PBNG_AUTO_COARSEST_NODES nodes or a coarsening no longer reduces them by that ratio (that level is
+ * dropped). */
 static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *levels, int *made)
 {
   PetscFunctionBeginUser;
   char kinds[96];
   pbng_mesh_kinds_label(fine, kinds, sizeof(kinds));
-  PetscCheck(fine->etype && fine->etype->shape == PBNG_SHAPE_TETRAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "-multilevel %d: coarse levels are made from a file of tetrahedra of one kind only (edge collapses); give this %s mesh's coarser levels "
-             "with -mesh_levels",
+  PetscCheck(!(pbng_element_kinds_mask(fine->etype, fine->kind, fine->nelems) & PBNG_SHEET_KINDS_MASK), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "-multilevel %d: coarse levels are made from a file of volume elements only; give this %s mesh's coarser levels with -mesh_levels",
              cfg->solver_opt.multilevel, kinds);
-  const int p_level = fine->etype->kind != PBNG_ELEMENT_TET4; /* P2/P3: the first coarse level is the corner mesh (p-multigrid) */
   *made = 0;
   for (int k = 1; k < cfg->solver_opt.multilevel; ++k) {
     const pbng_mesh *finer = k == 1 ? fine : &levels[k - 2];
     if (cfg->multilevel_auto && k > 1 && finer->nnodes <= PBNG_AUTO_COARSEST_NODES) break;
     int enough = 1;
-    if (k == 1 && p_level) PetscCall(pbng_mesh_corner_tetrahedra(fine, &levels[0]));
-    else PetscCall(coarsen_once(cfg, finer, extent, &levels[k - 1], &enough));
+    if (finer->etype && finer->etype->kind == PBNG_ELEMENT_TET4) PetscCall(coarsen_once(cfg, finer, extent, &levels[k - 1], &enough));
+    else PetscCall(coarsen_other_kinds(cfg, finer, extent, &levels[k - 1], &enough));
     if (!enough && cfg->multilevel_auto) {
       PetscCall(pbng_mesh_destroy(&levels[k - 1]));
       break;
@@ -86,8 +107,7 @@ static const char *file_levels_unavailable(const pbng_config *cfg, const mesh_he
   const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
   if (partitioned) return "a partitioned mesh has no whole mesh to coarsen: give its coarser levels with -mesh_levels (pbng-partition -multilevel L writes them)";
   if (sheets && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
-  if (!head->etype || head->etype->shape != PBNG_SHAPE_TETRAHEDRON)
-    return "coarse levels are made automatically from tetrahedra of one kind only: give this mesh's coarser levels with -mesh_levels";
+  if (sheets) return "coarse levels are made automatically from volume elements only: give this mesh's coarser levels with -mesh_levels";
   return NULL;
 }
 

@@ -516,30 +516,130 @@ static PetscErrorCode extract(const pbng_mesh *fine, const work_mesh *w, pbng_me
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_mesh_corner_tetrahedra(const pbng_mesh *fine, pbng_mesh *corner)
+/* Appends the tetrahedron (a, b, c, d) to tet, positively oriented (X: the new mesh's positions). */
+static void push_tet(pbng_mesh *tet, int64_t *nt, const double *X, int32_t a, int32_t b, int32_t c, int32_t d)
+{
+  int32_t *t = &tet->elems[4 * (*nt)++];
+  const int flip = pbng_tet_signed_volume(&X[3 * (int64_t)a], &X[3 * (int64_t)b], &X[3 * (int64_t)c], &X[3 * (int64_t)d]) < 0;
+  t[0] = a, t[1] = flip ? c : b, t[2] = flip ? b : c, t[3] = d;
+}
+
+/* The tetrahedra of element e's corners (new numbering newid) around the new node m at their centroid: one per
+ * triangular face, two per quadrilateral face, split along the diagonal from its lowest-numbered corner (neighbours
+ * sharing the face split it alike). */
+static void split_around_centroid(const pbng_mesh *fine, int64_t e, const int32_t *newid, int32_t m, pbng_mesh *tet, int64_t *nt)
+{
+  const pbng_element_type *corner = pbng_element_corner_type(pbng_mesh_element_type(fine, e));
+  const int32_t *row = &fine->elems[(int64_t)fine->nen * e];
+  for (int f = 0; f < corner->nfaces; ++f) {
+    const pbng_element_face *face = &corner->faces[f];
+    int32_t c[4];
+    for (int k = 0; k < face->corners; ++k) c[k] = newid[row[face->node[k]]];
+    if (face->corners == 3) {
+      push_tet(tet, nt, tet->X, c[0], c[1], c[2], m);
+      continue;
+    }
+    int low = 0; /* the lowest-numbered corner: the diagonal from it */
+    for (int k = 1; k < 4; ++k)
+      if (row[face->node[k]] < row[face->node[low]]) low = k;
+    const int a = low % 2; /* the diagonal c[a] - c[a + 2] */
+    push_tet(tet, nt, tet->X, c[a], c[a + 1], c[(a + 2) % 4], m);
+    push_tet(tet, nt, tet->X, c[a], c[(a + 2) % 4], c[(a + 3) % 4], m);
+  }
+}
+
+/* *newid[fine->nnodes]: each node's number among the elements' corners (in fine's order; Gmsh lists an element's
+ * corners first), -1 for the others; *nv: how many corners. */
+static PetscErrorCode number_corners(const pbng_mesh *fine, int32_t **newid, int64_t *nv)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(fine->nnodes + 1, newid));
+  for (int64_t v = 0; v < fine->nnodes; ++v) (*newid)[v] = -1;
+  for (int64_t e = 0; e < fine->nelems; ++e) {
+    const pbng_element_type *t = pbng_element_corner_type(pbng_mesh_element_type(fine, e));
+    for (int j = 0; j < t->nodes; ++j) (*newid)[fine->elems[(int64_t)fine->nen * e + j]] = 0;
+  }
+  *nv = 0;
+  for (int64_t v = 0; v < fine->nnodes; ++v)
+    if ((*newid)[v] == 0) (*newid)[v] = (int32_t)(*nv)++;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_corners(const pbng_mesh *fine, pbng_mesh *corner)
 {
   int32_t *newid;
-  int64_t nv = 0;
+  int64_t nv;
+  unsigned kinds = 0; /* the corner kinds present */
+  int nen = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(fine->etype && fine->etype->shape == PBNG_SHAPE_TETRAHEDRON, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "the corner mesh of %s: tetrahedra of one kind only (got %s)", fine->source, fine->etype ? fine->etype->name : "a mesh mixing element kinds");
-  PetscCall(PetscMalloc1(fine->nnodes + 1, &newid));
-  for (int64_t v = 0; v < fine->nnodes; ++v) newid[v] = -1;
-  for (int64_t e = 0; e < fine->nelems; ++e) /* Gmsh lists an element's corners first */
-    for (int j = 0; j < 4; ++j) newid[fine->elems[(int64_t)fine->nen * e + j]] = 0;
-  for (int64_t v = 0; v < fine->nnodes; ++v)
-    if (newid[v] == 0) newid[v] = (int32_t)nv++;
+  for (int64_t e = 0; e < fine->nelems; ++e) {
+    const pbng_element_type *t = pbng_element_corner_type(pbng_mesh_element_type(fine, e));
+    PetscCheck(!pbng_element_is_sheet(t), PETSC_COMM_SELF, PETSC_ERR_SUP, "the corner mesh of %s: volume elements only (it has %s elements)",
+               fine->source, t->name);
+    kinds |= 1u << t->kind;
+    nen = t->nodes > nen ? t->nodes : nen;
+  }
+  PetscCall(number_corners(fine, &newid, &nv));
   memset(corner, 0, sizeof(*corner));
-  PetscCall(pbng_mesh_alloc(corner, PBNG_ELEMENT_TET4, nv, fine->nelems));
+  const int one_kind = !(kinds & (kinds - 1));
+  if (one_kind) PetscCall(pbng_mesh_alloc(corner, pbng_element_corner_type(pbng_mesh_element_type(fine, 0))->kind, nv, fine->nelems));
+  else PetscCall(pbng_mesh_alloc_mixed(corner, nen, nv, fine->nelems));
   for (int64_t v = 0; v < fine->nnodes; ++v)
     if (newid[v] >= 0) PetscCall(PetscArraycpy(&corner->X[3 * (int64_t)newid[v]], &fine->X[3 * v], 3));
-  for (int64_t e = 0; e < fine->nelems; ++e)
-    for (int j = 0; j < 4; ++j) corner->elems[4 * e + j] = newid[fine->elems[(int64_t)fine->nen * e + j]];
+  for (int64_t e = 0; e < fine->nelems; ++e) {
+    const pbng_element_type *t = pbng_element_corner_type(pbng_mesh_element_type(fine, e));
+    int32_t *row = &corner->elems[(int64_t)corner->nen * e];
+    for (int j = 0; j < corner->nen; ++j) row[j] = j < t->nodes ? newid[fine->elems[(int64_t)fine->nen * e + j]] : -1; /* -1: a mixed row's padding */
+    if (!one_kind) corner->kind[e] = (uint8_t)t->kind;
+  }
   PetscCall(add_kept_node_sets(fine, newid, nv, corner));
   PetscCall(PetscFree(newid));
   snprintf(corner->source, sizeof(corner->source), "the corners of %.4000s", fine->source);
   PetscCall(pbng_mesh_validate(corner, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_tetrahedralize(const pbng_mesh *fine, pbng_mesh *tet)
+{
+  int32_t *newid;
+  int64_t nv, ncentres = 0, ntets = 0;
+
+  PetscFunctionBeginUser;
+  for (int64_t e = 0; e < fine->nelems; ++e) {
+    const pbng_element_type *t = pbng_element_corner_type(pbng_mesh_element_type(fine, e));
+    PetscCheck(!pbng_element_is_sheet(t), PETSC_COMM_SELF, PETSC_ERR_SUP, "the tetrahedra of %s: volume elements only (it has %s elements)",
+               fine->source, t->name);
+    if (t->shape == PBNG_SHAPE_TETRAHEDRON) ++ntets;
+    else {
+      int faces = 0;
+      for (int f = 0; f < t->nfaces; ++f) faces += t->faces[f].corners - 2;
+      ++ncentres, ntets += faces;
+    }
+  }
+  PetscCall(number_corners(fine, &newid, &nv));
+  memset(tet, 0, sizeof(*tet));
+  PetscCall(pbng_mesh_alloc(tet, PBNG_ELEMENT_TET4, nv + ncentres, ntets));
+  for (int64_t v = 0; v < fine->nnodes; ++v)
+    if (newid[v] >= 0) PetscCall(PetscArraycpy(&tet->X[3 * (int64_t)newid[v]], &fine->X[3 * v], 3));
+  int64_t nt = 0, m = nv;
+  for (int64_t e = 0; e < fine->nelems; ++e) {
+    const pbng_element_type *t = pbng_element_corner_type(pbng_mesh_element_type(fine, e));
+    const int32_t *row = &fine->elems[(int64_t)fine->nen * e];
+    if (t->shape == PBNG_SHAPE_TETRAHEDRON) {
+      push_tet(tet, &nt, tet->X, newid[row[0]], newid[row[1]], newid[row[2]], newid[row[3]]);
+      continue;
+    }
+    double *c = &tet->X[3 * m];
+    c[0] = c[1] = c[2] = 0;
+    for (int j = 0; j < t->nodes; ++j)
+      for (int d = 0; d < 3; ++d) c[d] += fine->X[3 * (int64_t)row[j] + d] / t->nodes;
+    split_around_centroid(fine, e, newid, (int32_t)m++, tet, &nt);
+  }
+  PetscCall(add_kept_node_sets(fine, newid, nv, tet));
+  PetscCall(PetscFree(newid));
+  snprintf(tet->source, sizeof(tet->source), "the tetrahedra of %.4000s", fine->source);
+  PetscCall(pbng_mesh_validate(tet, 0));
   PetscFunctionReturn(0);
 }
 

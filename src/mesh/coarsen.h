@@ -34,9 +34,16 @@ pbng_coarsen_options pbng_coarsen_defaults(void);
  * linear tetrahedra. */
 PetscErrorCode pbng_mesh_coarsen(const pbng_mesh *fine, const int8_t *node_bc, const pbng_coarsen_options *opt, pbng_mesh *coarse);
 
-/* corner <- the linear tetrahedra of a mesh of one tetrahedral kind (tet10, tet20: p-multigrid's first coarse level),
- * on its corner nodes, renumbered in the fine order, with the node sets restricted to them (weak constraints are
- * carried to coarse levels by location, not here). */
-PetscErrorCode pbng_mesh_corner_tetrahedra(const pbng_mesh *fine, pbng_mesh *corner);
+/* tet <- linear tetrahedra on the corners of every volume element of fine (any kinds, mixed too): a tetrahedron's
+ * corners as they are, any other shape split around a new node at
+ * its corners' centroid, one tetrahedron per triangular face and two per quadrilateral face along the diagonal from
+ * its lowest-numbered corner, so that neighbours agree (conforming). Nodes: the corners in fine's order, then the
+ * centroids; the node sets restricted to the corners (weak constraints are carried to coarse levels by location, not
+ * here). Errors: sheet elements. */
+PetscErrorCode pbng_mesh_tetrahedralize(const pbng_mesh *fine, pbng_mesh *tet);
+/* corner <- every volume element of fine as its linear kind (tet10, tet20 -> tet4, hex27 -> hex8; linear kinds as they
+ * are; kinds may mix) on their corner nodes: p-multigrid's first coarse level (the same cells). Nodes and node sets
+ * as above. Errors: sheet elements. */
+PetscErrorCode pbng_mesh_corners(const pbng_mesh *fine, pbng_mesh *corner);
 
 #endif
