@@ -440,6 +440,19 @@ static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_he
   PetscFunctionReturn(0);
 }
 
+/* Options that act on nothing in this mesh (e.g. -poisson on a mesh file of sheets): refused before the
+ * output file is created (options_effects.c). */
+static PetscErrorCode check_option_effects(const run_state *st, const mesh_header *head)
+{
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
+  const pbng_mesh_facts mesh = {.known = 1, .has_volume = head->nelems > sheets, .has_sheets = head->kind_count[PBNG_ELEMENT_TRI3] > 0,
+                                .has_weak = head->nweak > 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_config_check_option_effects(st->cfg, &mesh));
+  PetscFunctionReturn(0);
+}
+
 static double default_atol(const pbng_config *cfg, const mesh_header *head)
 {
   const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
@@ -480,6 +493,7 @@ static PetscErrorCode setup(run_state *st, const char *command_line, pbng_run_su
   sum->elements = head.nelems;
   summarize_kinds(&head, sum);
   PetscCall(check_multilevel_sheets(st, &head));
+  PetscCall(check_option_effects(st, &head));
   st->extent = head.extent;
   st->atol = cfg->atol_floor ? default_atol(cfg, &head) : cfg->atol;
   sum->absolute_tolerance = cfg->rtol > 0 ? st->atol : 0;
