@@ -138,7 +138,7 @@ def command(args, case, spec, name, opts, scratch, stem, budget):
         opts = [gmsh_levels if o == "GMSH_LEVELS" else o for o in opts]
     rtol = min(TOLERANCES) if is_multilevel(name) else spec.get("rtol", min(TOLERANCES))
     return launch + [args.pbng_abs] + scene + opts + ["-threads", str(args.threads), "-frames", "1", "-monitor", "-iters", "1000000", "-rtol",
-                                                       str(rtol), "-residual_every", "1", "-time_budget", str(budget),
+                                                       str(rtol), "-time_budget", str(budget),
                                                        "-output", stem + ".h5", "-summary", stem + ".json"]
 
 

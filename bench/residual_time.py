@@ -124,7 +124,7 @@ def solve_frame(args, pbng, scratch, name, kind, ref, rep):
     stem = os.path.join(scratch, "%s-%s-%d" % (name, kind, rep))
     budget = args.newton_budget if is_newton(name) else args.pbng_budget
     cmd = base_command(args, pbng) + CONFIGS[name] + ["-frames", "1", "-monitor", "-iters", "1000000", "-rtol", str(min(TOLERANCES)),
-                                                       "-residual_every", "1", "-time_budget", str(budget), "-output", stem + ".h5"]
+                                                       "-time_budget", str(budget), "-output", stem + ".h5"]
     if kind == "later":
         cmd += ["-initial", ref, "-initial_frame", str(args.later_frame - 1)]
     curve = parse_curve(run(cmd, stem + ".log"))

@@ -65,5 +65,5 @@ expect_error "pd option alone" "are for -sheet_model peridynamic" "$PBNG" "${bas
 expect_error "sissm option elsewhere" "are for -solver sissm" "$PBNG" "${base[@]}" -sissm_chebyshev
 expect_error "-sissm_d_every 0" "-sissm_d_every 0: must be >= 1" "$PBNG" "${base[@]}" -mode dynamic -sheet_model peridynamic -solver sissm -sissm_d_every 0
 expect_error "-sissm_d_every, seed form" "-sissm_d_every is for -sissm_form exact" "$PBNG" "${base[@]}" -mode dynamic -sheet_model peridynamic -solver sissm -sissm_form seed -sissm_d_every 5
-expect_error "volume mesh" "has no sheet triangles" "$PBNG" -scene box -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -mode dynamic -sheet_model peridynamic -solver sissm
+expect_error "volume mesh" "-sheet_model has no effect in this run: the mesh has no sheet elements (tri3)" "$PBNG" -scene box -res 3 -frames 1 -iters 2 -output "$TMP/bad.h5" -mode dynamic -sheet_model peridynamic -solver sissm
 finish

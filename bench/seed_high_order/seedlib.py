@@ -205,11 +205,12 @@ def xpbd_at_rest_args(initial, substeps, split="stable", frames=20, initial_fram
 NEWTON = ["-solver", "newton", "-iters", "100", "-rtol", "1e-10", "-residual_every", "1"]
 
 
-def three_solvers(b, args, loading, pbng_args, label, rest_seconds, rest_from=(-1,)):
+def three_solvers(b, args, loading, pbng_args, label, rest_seconds, rest_from=(-1,), seed_args=()):
     """One mesh of a loaded quasistatic test solved three ways: Newton (the mesh's own FEM solution),
     PBNG (pbng_args; time = median over --repeats of the summed frame seconds) and the seed's XPBD at
     rest (xpbd_at_rest_args from each of Newton's frames in rest_from, rest_seconds simulated seconds). args: mesh,
-    material and boundary conditions; loading: -dt and -frames. Returns per solver a dict: method,
+    material and boundary conditions; loading: -dt and -frames; seed_args: options of the seed's XPBD alone (e.g.
+    -density without gravity: its pseudo steps weigh the masses, the quasistatic FEM has none). Returns per solver a dict: method,
     path, command, seconds, relative_residual (each: its last frame's residual over r0, the residual of
     the undeformed state at the start of Newton's first frame)."""
     newton, cmd = b.run(args + loading + NEWTON, "%s-newton" % label)
@@ -224,7 +225,8 @@ def three_solvers(b, args, loading, pbng_args, label, rest_seconds, rest_from=(-
         times.append(sum(fr["seconds"] for fr in frames))
     out.append(dict(method="pbng", path=path, command=pcmd, seconds=median(times), relative_residual=frames[-1]["residual"] / r0))
     for k in rest_from:
-        xpath, xcmd = b.run(args + xpbd_at_rest_args(newton, SEED_SUBSTEPS, frames=rest_seconds, initial_frame=k), "%s-xpbd%d" % (label, k))
+        xpath, xcmd = b.run(args + list(seed_args) + xpbd_at_rest_args(newton, SEED_SUBSTEPS, frames=rest_seconds, initial_frame=k),
+                            "%s-xpbd%d" % (label, k))
         frames = read(xpath)["frames"]
         out.append(dict(method="xpbd_ho_at_rest", path=xpath, command=xcmd, seconds=sum(fr["seconds"] for fr in frames),
                         relative_residual=frames[-1]["residual"] / r0, from_frame=k))

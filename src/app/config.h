@@ -53,6 +53,7 @@ typedef struct {
 #define PBNG_COARSEN_MIN_RATIO 1.5
 #define PBNG_COARSEN_RELAXED_QUALITY 0.03
 #define PBNG_COARSEN_RELAXED_ANGLE 60.0
+#define PBNG_USER_BCS 8     /* -bcK_* boundary sets: K = 0..7 */
 
 /* The default tolerance of quasistatic frames (issue 21, docs/options.md#the-default-tolerance-and-solver) */
 #define PBNG_RTOL_UNSET (-1.0)       /* a scene that names no tolerance: PBNG_RTOL_DEFAULT in quasistatic mode, 0 in dynamic */
@@ -215,7 +216,9 @@ void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool iters_given, Pets
  * option is given and the problem is one it was measured on; sets cfg->fast_levels. */
 PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg);
 /* The absolute floor of the default tolerance: PBNG_ATOL_FLOOR_STRAIN E L^2 (E: the volume Young's modulus, or a
- * sheet's E h / L when the mesh has sheets only, the larger with both; L: the mesh's largest extent). */
+ * sheet's E h / L when the mesh has sheets only, the larger with both; L: the mesh's largest extent). A sheet's E is
+ * its membrane law's: -sheet_youngs (isotropic), the larger of -sheet_k_weft and -sheet_k_warp (orthotropic), or
+ * -pd_s0 for peridynamic membranes (h: their bond length -pd_thickness, else -sheet_thickness). */
 double pbng_config_default_atol(const pbng_config *cfg, double extent, int has_volume, int has_sheets);
 
 /* An error naming the first option nobody read (a typo such as -fram), except PETSc's own options that
@@ -224,5 +227,20 @@ double pbng_config_default_atol(const pbng_config *cfg, double extent, int has_v
  * pbng_config_reject_unused_solver_options checks after the solver's first iteration. */
 PetscErrorCode pbng_config_reject_unused_options(const pbng_config *cfg);
 PetscErrorCode pbng_config_reject_unused_solver_options(const pbng_config *cfg);
+
+/* What the mesh holds, for the options that act on some of it (known 0: not read yet, when it comes from a file). */
+typedef struct {
+  int known;
+  int has_volume, has_sheets, has_weak; /* volume elements, sheet elements (tri3), weak constraints */
+} pbng_mesh_facts;
+
+/* A generated mesh's facts, known from the configuration (a mesh file's: not known). */
+void pbng_config_generated_mesh_facts(const pbng_config *cfg, pbng_mesh_facts *facts);
+
+/* Options with no effect are errors (options_effects.c, docs/options.md#options-with-no-effect): an option given
+ * that acts on nothing in this run (e.g. -poisson on a mesh of sheets, -dt on quasistatic frames that do not
+ * depend on time) is an error naming it, why it acts on nothing, and what would act. Conditions on the mesh are
+ * checked once mesh->known (before: assumed to hold). */
+PetscErrorCode pbng_config_check_option_effects(const pbng_config *cfg, const pbng_mesh_facts *mesh);
 
 #endif

@@ -5,8 +5,6 @@
 #include <string.h>
 #include "app/config.h"
 
-#define PBNG_USER_BCS 8
-
 /* A comma-separated list of up to *n finite reals; on return *n is the count. Every malformed entry
  * is an error naming the option (PETSc's own parser would not name it). */
 static PetscErrorCode read_real_list(PetscOptionItems *PetscOptionsObject, const char *name, const char *text, double *values,
@@ -680,6 +678,13 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
     PetscCall(PetscStrlcat(cfg->checkpoint, ".checkpoint.h5", sizeof(cfg->checkpoint)));
   }
   PetscCall(pbng_config_reject_unused_options(cfg));
+  PetscBool help;
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (!help) { /* options that act on nothing: those on a mesh file's contents once it is read (run.c) */
+    pbng_mesh_facts mesh;
+    pbng_config_generated_mesh_facts(cfg, &mesh);
+    PetscCall(pbng_config_check_option_effects(cfg, &mesh));
+  }
   PetscCall(pbng_config_make_restart_key(cfg)); /* before any solver adds defaults of its own to the options */
   PetscFunctionReturn(0);
 }

@@ -1,6 +1,7 @@
 /* Accurate answers by default (issue 21; docs/options.md#the-default-tolerance-and-solver): quasistatic
  * frames stop at a tolerance unless -rtol says otherwise, and a scene runs its fastest measured solver
  * configuration unless a solver option is given. */
+#include <math.h>
 #include <string.h>
 #include "app/config.h"
 #include "core/element.h"
@@ -17,10 +18,18 @@ void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool iters_given, Pets
   if (!iters_given) *iters = cfg->tolerance_iters > *iters ? cfg->tolerance_iters : *iters;
 }
 
+/* The run's sheet stiffness E h (N/m): the membrane law's modulus times the thickness (pbng_config_default_atol). */
+static double sheet_stiffness(const pbng_config *cfg)
+{
+  const pbng_sheet_options *o = &cfg->sheet_opt;
+  if (cfg->pd.model == PBNG_SHEET_MODEL_PERIDYNAMIC) return cfg->pd.mat.s0 * (cfg->pd.thickness > 0 ? cfg->pd.thickness : o->thickness);
+  return (o->orthotropic ? fmax(o->k_weft, o->k_warp) : o->youngs) * o->thickness;
+}
+
 double pbng_config_default_atol(const pbng_config *cfg, double extent, int has_volume, int has_sheets)
 {
   const double volume = has_volume ? cfg->youngs * extent * extent : 0;
-  const double sheet = has_sheets && extent > 0 ? cfg->sheet_opt.youngs * cfg->sheet_opt.thickness * extent : 0;
+  const double sheet = has_sheets && extent > 0 ? sheet_stiffness(cfg) * extent : 0;
   return PBNG_ATOL_FLOOR_STRAIN * (volume > sheet ? volume : sheet);
 }
 

@@ -464,6 +464,19 @@ static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_he
   PetscFunctionReturn(0);
 }
 
+/* Options that act on nothing in this mesh (e.g. -poisson on a mesh file of sheets): refused before the
+ * output file is created (options_effects.c). */
+static PetscErrorCode check_option_effects(const run_state *st, const mesh_header *head)
+{
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
+  const pbng_mesh_facts mesh = {.known = 1, .has_volume = head->nelems > sheets, .has_sheets = head->kind_count[PBNG_ELEMENT_TRI3] > 0,
+                                .has_weak = head->nweak > 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_config_check_option_effects(st->cfg, &mesh));
+  PetscFunctionReturn(0);
+}
+
 static double default_atol(const pbng_config *cfg, const mesh_header *head)
 {
   const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
@@ -503,6 +516,7 @@ static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   summarize_kinds(&head, sum);
+  PetscCall(check_option_effects(st, &head));
   st->extent = head.extent;
   PetscCall(run_make_coarse_meshes(st, cfg, &mesh, &head, partitioned)); /* before rank 0 hands the fine mesh out */
   PetscCall(check_multilevel_sheets(st, &head));

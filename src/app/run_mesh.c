@@ -34,7 +34,7 @@ static void set_header_layout(mesh_header *head, int64_t layout)
 
 PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_header *head)
 {
-  int64_t sizes[3 + PBNG_ELEMENT_KIND_COUNT] = {0};
+  int64_t sizes[4 + PBNG_ELEMENT_KIND_COUNT] = {0};
   double extent = 0;
   PetscErrorCode ierr = 0;
 
@@ -43,16 +43,16 @@ PetscErrorCode run_global_mesh_on_rank0(run_state *st, pbng_mesh *mesh, mesh_hea
   if (st->rank == 0) {
     ierr = pbng_config_build_mesh(st->cfg, mesh);
     if (!ierr) {
-      sizes[0] = mesh->nnodes, sizes[1] = mesh->nelems, sizes[2] = pbng_mesh_layout(mesh), extent = pbng_mesh_extent(mesh);
-      pbng_mesh_count_kinds(mesh, &sizes[3]);
+      sizes[0] = mesh->nnodes, sizes[1] = mesh->nelems, sizes[2] = pbng_mesh_layout(mesh), sizes[3] = mesh->nweak, extent = pbng_mesh_extent(mesh);
+      pbng_mesh_count_kinds(mesh, &sizes[4]);
     }
   }
   PetscCall(run_agree_on_rank0(st->comm, ierr));
-  PetscCallMPI(MPI_Bcast(sizes, 3 + PBNG_ELEMENT_KIND_COUNT, MPI_INT64_T, 0, st->comm));
+  PetscCallMPI(MPI_Bcast(sizes, 4 + PBNG_ELEMENT_KIND_COUNT, MPI_INT64_T, 0, st->comm));
   PetscCallMPI(MPI_Bcast(&extent, 1, MPI_DOUBLE, 0, st->comm));
-  head->nnodes = sizes[0], head->nelems = sizes[1];
+  head->nnodes = sizes[0], head->nelems = sizes[1], head->nweak = sizes[3];
   set_header_layout(head, sizes[2]);
-  memcpy(head->kind_count, &sizes[3], sizeof(head->kind_count));
+  memcpy(head->kind_count, &sizes[4], sizeof(head->kind_count));
   head->extent = extent;
   PetscFunctionReturn(0);
 }
@@ -100,7 +100,7 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
   PetscCheck(!st->cfg->weak_file[0], st->comm, PETSC_ERR_ARG_INCOMP,
              "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
   PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
-  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems;
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = sub->nglobal_weak;
   set_header_layout(head, pbng_mesh_layout(&sub->mesh));
   PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
   PetscFunctionReturn(0);

@@ -52,6 +52,7 @@ typedef struct {
   const pbng_element_type *etype; /* the one kind; NULL when kinds mix */
   int nen;                        /* nodes per element row */
   int64_t kind_count[PBNG_ELEMENT_KIND_COUNT]; /* elements of each kind */
+  int64_t nweak;  /* weak constraints */
   double extent; /* largest bounding-box extent (boundary boxes are matched relative to it) */
 } mesh_header;
 
