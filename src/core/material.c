@@ -347,7 +347,9 @@ static double log_neohookean_energy_density(const pbng_material *m, const double
   return 0.5 * m->k_shear * (mat3_frobenius_sq(F) - 3.0) - m->k_shear * L + 0.5 * m->k_volume * L * L;
 }
 
-double pbng_energy_density(const pbng_material *m, const double F[9])
+double pbng_energy_density(const pbng_material *m, const double F[9]) { return pbng_energy_density_warm(m, F, NULL); }
+
+double pbng_energy_density_warm(const pbng_material *m, const double F[9], const float q[4])
 {
   if (m->kind == PBNG_MATERIAL_STVK) return stvk_energy_density(m, F);
   if (m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) return log_neohookean_energy_density(m, F);
@@ -357,7 +359,9 @@ double pbng_energy_density(const pbng_material *m, const double F[9])
   switch (m->kind) {
   case PBNG_MATERIAL_COROTATED: { /* Eq. 7: mu |F - R|^2 + lambda/2 (J - 1)^2 */
     double R[9], D[9];
-    pbng_polar_rotation(F, R, 0);
+    float qcopy[4];
+    if (q) memcpy(qcopy, q, sizeof qcopy);
+    pbng_polar_rotation(F, R, q ? qcopy : NULL);
     for (int k = 0; k < 9; ++k) D[k] = F[k] - R[k];
     return m->k_shear * mat3_frobenius_sq(D) + volume;
   }

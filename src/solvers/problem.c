@@ -521,29 +521,32 @@ static inline __attribute__((always_inline)) void corotated_batch_terms(const pb
   t->h[0] += h0, t->h[1] += h1, t->h[2] += h2, t->h[3] += h3, t->h[4] += h4, t->h[5] += h5;
 }
 
-/* Stores the new warm starts; for each declined visit, the rotation term V s R g (s = 2 mu,
- * pbng_stress_scalars) with R from pbng_polar_rotation, which continues from the element's warm start
- * (its robust iteration; it updates the warm start). */
-static inline __attribute__((always_inline)) void corotated_batch_finish(const pbng_problem *pb, const int32_t *adj, int n, const corot_batch *b, double f[3])
+/* For each declined visit, the rotation term V s R g (s = 2 mu, pbng_stress_scalars) with R from
+ * pbng_polar_rotation (its robust iteration), which continues from the element's warm start; with store,
+ * the new warm starts are written back (a sweep), else they are only read (a residual evaluation). */
+static inline __attribute__((always_inline)) void corotated_batch_finish(const pbng_problem *pb, const int32_t *adj, int n, const corot_batch *b, int store,
+                                                                          double f[3])
 {
   for (int l = 0; l < n; ++l) {
     float *q = &pb->rotation[4 * pbng_tet4_adj_element(adj[l])];
     if (b->ok[l]) {
-      for (int k = 0; k < 4; ++k) q[k] = (float)b->qn[k][l];
+      if (store)
+        for (int k = 0; k < 4; ++k) q[k] = (float)b->qn[k][l];
       continue;
     }
     double F[9], R[9];
+    float qcopy[4] = {q[0], q[1], q[2], q[3]};
     for (int k = 0; k < 9; ++k) F[k] = b->F[k][l];
-    pbng_polar_rotation(F, R, q);
+    pbng_polar_rotation(F, R, store ? q : qcopy);
     const double sv = b->V[l] * 2.0 * pb->mat.k_shear;
     for (int d = 0; d < 3; ++d) f[d] += sv * (R[3 * d] * b->g[0][l] + R[3 * d + 1] * b->g[1][l] + R[3 * d + 2] * b->g[2][l]);
   }
 }
 
-/* node_force_kind for the corotated model with warm starts (the fast path above). Every visit's result
- * depends only on its element and the batch boundaries only on the adjacency, so the run stays
- * independent of the thread count. */
-static void node_force_corotated(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9])
+/* node_force_kind for the corotated model with warm starts (the fast path above); store: whether the warm
+ * starts are updated. Every visit's result depends only on its element and its warm start, and the batch
+ * boundaries only on the adjacency, so the run stays independent of the thread count. */
+static void node_force_corotated(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int store)
 {
   const pbng_dmesh *dm = pb->dm;
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
@@ -552,7 +555,7 @@ static void node_force_corotated(const pbng_problem *pb, int32_t i, const double
     const int n = dm->adj_start[i + 1] - k0 < COROT_BATCH ? (int)(dm->adj_start[i + 1] - k0) : COROT_BATCH;
     corotated_gather(pb, &dm->adj[k0], n, x, &b);
     corotated_batch_terms(&pb->mat, corotated_padded(n), &b, &sum);
-    corotated_batch_finish(pb, &dm->adj[k0], n, &b, sum.f);
+    corotated_batch_finish(pb, &dm->adj[k0], n, &b, store, sum.f);
   }
   for (int d = 0; d < 3; ++d) f[d] = sum.f[d];
   if (A) {
@@ -682,9 +685,9 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
     return;
   }
   switch (pb->mat.kind) { /* one specialised kernel per material */
-  case PBNG_MATERIAL_COROTATED:
-    if (warm && pb->rotation) node_force_corotated(pb, i, x, f, A);
-    else node_force_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A, 0); /* cold: the robust polar from the identity */
+  case PBNG_MATERIAL_COROTATED: /* pb->rotation: every corotated linear-tetrahedron problem (pbng_problem_create) */
+    if (pb->rotation) node_force_corotated(pb, i, x, f, A, warm);
+    else node_force_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A, 0);
     break;
   case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
@@ -698,7 +701,8 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
 }
 
 /* Element e's energy: V Psi(F) (Eq. 15), or sum_q V_q Psi(F_q) over its quadrature points; elastoplastic
- * StVK with the element's eps_p at every point. */
+ * StVK with the element's eps_p at every point; corotated linear tetrahedra from their warm starts (read
+ * only). */
 static double element_energy_at(const pbng_problem *pb, int32_t e, const double *x)
 {
   const pbng_geometry *geo = &pb->geo;
@@ -707,7 +711,7 @@ static double element_energy_at(const pbng_problem *pb, int32_t e, const double 
   if (!geo->ref) {
     pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
     if (pb->plastic_strain) return pbng_geometry_shape(geo, e)->V * pbng_stvk_energy_density_plastic(&pb->mat, F, &pb->plastic_strain[6 * e]);
-    return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
+    return pbng_geometry_shape(geo, e)->V * pbng_energy_density_warm(&pb->mat, F, pb->rotation ? &pb->rotation[4 * e] : NULL);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
   if (pbng_element_is_sheet(ref->type))
