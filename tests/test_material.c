@@ -1,9 +1,10 @@
 /* Unit tests of src/core/material.c: stresses against finite differences of the energies, consistency with
  * linear elasticity at F = I (Sec. 8), the SPD modified Hessian (Eq. 36-37), rotation invariance, the
  * log-barrier neo-Hookean model's values, infinite energy and stress guard, Lame parameters (Eq. 9) and
- * the polar rotation of the corotated model (Eq. 7). */
+ * the polar rotation of the corotated model (Eq. 7), robust and fixed-step (core/polar.h). */
 #include "core/material.h"
 #include "core/mat3.h"
+#include "core/polar.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -595,6 +596,104 @@ static void test_polar(tally *t, uint64_t *s)
   }
 }
 
+/* 8. The fixed-step polar rotation (pbng_polar_warm_fixed, the SIMD sweep's path) from single-precision warm
+ * starts at angles 0 .. pi from the rotation: whatever it accepts is the robust path's rotation (to 3e-13;
+ * largest difference measured 8.6e-14, the robust path's own accuracy being ~1e-13 rad), its new warm
+ * start is exactly R's quaternion, and it accepts every warm start within 1e-2 rad for each case of
+ * random_F, inverted and nearly singular ones included (measured: all of them, and none from 0.1 rad on);
+ * zeros, non-unit quaternions, NaN and F = 0 it declines. */
+static void quat_turn(const double q[4], const double axis[3], double angle, double out[4])
+{
+  const double c = cos(0.5 * angle), s = sin(0.5 * angle), p[3] = {s * axis[0], s * axis[1], s * axis[2]};
+  out[0] = c * q[0] - (p[0] * q[1] + p[1] * q[2] + p[2] * q[3]);
+  out[1] = c * q[1] + p[0] * q[0] + p[1] * q[3] - p[2] * q[2];
+  out[2] = c * q[2] + p[1] * q[0] + p[2] * q[1] - p[0] * q[3];
+  out[3] = c * q[3] + p[2] * q[0] + p[0] * q[2] - p[1] * q[1];
+}
+
+static void check_polar_fixed(tally *t, uint64_t *s, const double F[9], const char *label, int unique, double *worst, int *accepted)
+{
+  static const double angles[] = {0.0, 1e-7, 1e-5, 1e-3, 1e-2, 3e-2, 0.1, 0.19, 0.3, 1.0, 2.0, 3.0, PI};
+  double R0[9];
+  float q0f[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+  char what[192];
+  pbng_polar_rotation(F, R0, q0f); /* the robust path; its quaternion */
+  const double q0[4] = {q0f[0], q0f[1], q0f[2], q0f[3]}, fn = mat3_norm(F), best = mat3_ddot(R0, F);
+  for (unsigned n = 0; n < sizeof angles / sizeof angles[0]; ++n) {
+    double axis[3], qw[4], qs[4], R[9], qn[4], Rq[9];
+    double an = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      axis[k] = rng_uniform(s, -1.0, 1.0);
+      an += axis[k] * axis[k];
+    }
+    for (int k = 0; k < 3; ++k) axis[k] /= sqrt(an);
+    quat_turn(q0, axis, angles[n], qw);
+    for (int k = 0; k < 4; ++k) qs[k] = (float)qw[k]; /* stored in single precision, as in the solver */
+    const int ok = pbng_polar_warm_fixed(F, qs, R, qn);
+    accepted[n] += ok;
+    if (!ok) continue;
+    const double d = unique ? max_abs_diff(R, R0, 9) : fabs(mat3_ddot(R, F) - best) / (fn + 1e-300);
+    if (d > *worst) *worst = d;
+    snprintf(what, sizeof what, "%s: fixed steps from %g rad accepted the robust rotation", label, angles[n]);
+    check_le(t, d, 3e-13, what);
+    double RtR[9], RtF[9], I[9];
+    mat3_identity(I);
+    mat3_tmul(R, R, RtR);
+    mat3_tmul(R, F, RtF);
+    snprintf(what, sizeof what, "%s: fixed steps' R orthonormal, det 1, R^T F symmetric", label);
+    check_le(t, max_abs_diff(RtR, I, 9) + fabs(mat3_det(R) - 1.0), 1e-12, what);
+    check_le(t, fabs(RtF[1] - RtF[3]) + fabs(RtF[2] - RtF[6]) + fabs(RtF[5] - RtF[7]), 1e-10 * fn, what);
+    pbng_unit_quat_rotation(qn, Rq);
+    snprintf(what, sizeof what, "%s: fixed steps' warm start is R's quaternion", label);
+    check_le(t, max_abs_diff(Rq, R, 9), 0.0, what);
+  }
+}
+
+static void test_polar_fixed(tally *t, uint64_t *s)
+{
+  enum { NANGLES = 13 };
+  int accepted[5][NANGLES] = {{0}}, degenerate[NANGLES] = {0};
+  double worst = 0.0;
+  char label[96];
+  for (int n = 0; n < 1000; ++n) { /* every case of random_F: any, near I, inverted, nearly singular, inverted */
+    double F[9];
+    random_F(s, n, F);
+    snprintf(label, sizeof label, "fixed-step polar, random case %d", n % 5);
+    check_polar_fixed(t, s, F, label, 1, &worst, accepted[n % 5]);
+  }
+  for (int n = 0; n < 50; ++n) { /* rank one and rank two (maximiser not unique / unique), improper orthogonal */
+    double U[9], V[9], F[9];
+    const double sv[3][3] = {{rng_uniform(s, 0.5, 2.0), 0, 0}, {rng_uniform(s, 1.0, 2.0), rng_uniform(s, 0.1, 0.9), 0}, {1.0, 1.0, -1.0}};
+    for (int c = 0; c < 3; ++c) {
+      random_rotation(s, U);
+      random_rotation(s, V);
+      compose_svd(U, sv[c], V, F);
+      check_polar_fixed(t, s, F, c == 1 ? "fixed-step polar, rank two" : "fixed-step polar, degenerate", c == 1, &worst, degenerate);
+    }
+  }
+  for (int c = 0; c < 5; ++c) {
+    for (int a = 0; a <= 4; ++a) /* angles[0..4]: within 1e-2 rad */
+      check(t, accepted[c][a] == 200, "fixed-step polar accepts every warm start within 1e-2 rad", c, a);
+    check(t, accepted[c][NANGLES - 1] == 0, "fixed-step polar declines a warm start turned by pi", c, accepted[c][NANGLES - 1]);
+  }
+  printf("fixed-step polar: largest difference to the robust rotation %.2e; accepted by case and angle:\n", worst);
+  for (int c = 0; c < 5; ++c) {
+    for (int a = 0; a < NANGLES; ++a) printf(" %3d", accepted[c][a]);
+    printf("\n");
+  }
+  for (int a = 0; a < NANGLES; ++a) printf(" %3d", degenerate[a]);
+  printf("\n");
+  /* not a unit quaternion, NaN, F = 0: declined */
+  const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Z[9] = {0}, qid[4] = {1, 0, 0, 0}, qzero[4] = {0}, qtwo[4] = {2, 0, 0, 0};
+  const double Fnan[9] = {NAN, 0, 0, 0, 1, 0, 0, 0, 1};
+  double R[9], qn[4];
+  check(t, pbng_polar_warm_fixed(I, qid, R, qn) == 1 && max_abs_diff(R, I, 9) == 0.0, "fixed-step polar of I from I", 0, 0);
+  check(t, pbng_polar_warm_fixed(I, qzero, R, qn) == 0, "fixed-step polar declines a zero warm start", 0, 0);
+  check(t, pbng_polar_warm_fixed(I, qtwo, R, qn) == 0, "fixed-step polar declines a non-unit warm start", 0, 0);
+  check(t, pbng_polar_warm_fixed(Fnan, qid, R, qn) == 0, "fixed-step polar declines a NaN F", 0, 0);
+  check(t, pbng_polar_warm_fixed(Z, qid, R, qn) == 0, "fixed-step polar declines F = 0", 0, 0);
+}
+
 /* A kernel reached with a kind init rejects aborts (no silent default model): each kernel in a child. */
 static void test_invalid_kind_aborts(tally *t)
 {
@@ -632,6 +731,7 @@ int main(void)
   test_log_neohookean(&t, &seed);
   test_stvk_node_block(&t, &seed);
   test_polar(&t, &seed);
+  test_polar_fixed(&t, &seed);
   test_invalid_kind_aborts(&t);
   if (t.failures) {
     printf("test_material: %ld of %ld checks FAILED\n", t.failures, t.checks);

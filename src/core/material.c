@@ -3,6 +3,7 @@
  * polar rotation R(F) of the corotated model. */
 #include "core/material.h"
 #include "core/mat3.h"
+#include "core/polar.h"
 
 #include <float.h>
 #include <math.h>
@@ -264,74 +265,29 @@ static void horn_quaternion(const double F[9], double q[4])
   quat_normalize(q);
 }
 
-/* R of a unit quaternion (w, x, y, z), as straight-line code. */
-static inline void unit_quat_rotation(double qw, double qx, double qy, double qz, double R[9])
-{
-  const double ww = qw * qw, xx = qx * qx, yy = qy * qy, zz = qz * qz;
-  const double xy = qx * qy, xz = qx * qz, yz = qy * qz, wx = qw * qx, wy = qw * qy, wz = qw * qz;
-  R[0] = (ww + xx) - (yy + zz); R[1] = 2.0 * (xy - wz);       R[2] = 2.0 * (xz + wy);
-  R[3] = 2.0 * (xy + wz);       R[4] = (ww + yy) - (xx + zz); R[5] = 2.0 * (yz - wx);
-  R[6] = 2.0 * (xz - wy);       R[7] = 2.0 * (yz + wx);       R[8] = (ww + zz) - (xx + yy);
-}
-
-/* The hot path: Newton's method on tr(R(q)^T F) (as in polar_iterate) from the warm start qf, the
- * rotation found at this element's previous visit, at most POLAR_WARM_STEPS steps. Each step uses the
- * update q <- (q + (0, w/2) q) / |.|, free of trigonometry: it rotates about w by 2 atan(|w|/2), |w| to
- * O(|w|^3), so it keeps the same fixed point (the gradient g vanishes) and the cubic convergence below.
- * Returns 1 with R and qf set when the remaining error is below ~1e-13 rad; 0 when the general
- * iteration must take over from q (unit, advanced by the steps taken). */
+/* The scalar hot path: Newton steps (pbng_polar_newton_step) from the warm start qf, the rotation found at
+ * this element's previous visit, at most POLAR_WARM_STEPS of them, each while H is SPD and the step below
+ * 0.2 rad. Returns 1 with R and qf set once a step is final (pbng_polar_step_final: the remaining error is
+ * below ~1e-13 rad); 0 when the general iteration must take over from q (unit, advanced by the steps
+ * accepted). */
 enum { POLAR_WARM_STEPS = 4 };
 static int polar_warm_newton(const double F[9], double fsq, float qf[4], double R[9], double q[4])
 {
-  double qw = qf[0], qx = qf[1], qy = qf[2], qz = qf[3];
-  const double n2 = qw * qw + qx * qx + qy * qy + qz * qz;
-  int converged = 0;
-  if (!(fabs(n2 - 1.0) < 1e-5)) { /* not a stored unit quaternion */
-    q[0] = qw; q[1] = qx; q[2] = qy; q[3] = qz;
-    return 0;
+  for (int k = 0; k < 4; ++k) q[k] = qf[k];
+  const double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  if (!(fabs(n2 - 1.0) < 1e-5)) return 0; /* not a stored unit quaternion */
+  for (int step = 0; step < POLAR_WARM_STEPS; ++step) {
+    double next[4] = {q[0], q[1], q[2], q[3]};
+    const pbng_polar_step st = pbng_polar_newton_step(F, next);
+    if (!st.spd || !(st.angle_sq < 0.04)) return 0; /* a large step: the general iteration (exact exponential) takes it */
+    for (int k = 0; k < 4; ++k) q[k] = next[k];
+    if (pbng_polar_step_final(st, fsq)) {
+      pbng_unit_quat_rotation(q, R);
+      for (int k = 0; k < 4; ++k) qf[k] = (float)q[k];
+      return 1;
+    }
   }
-  for (int step = 0; step < POLAR_WARM_STEPS && !converged; ++step) {
-    double M[9];
-    unit_quat_rotation(qw, qx, qy, qz, R);
-    for (int r = 0; r < 3; ++r) /* M = F R^T */
-      for (int c = 0; c < 3; ++c) M[3 * r + c] = F[3 * r] * R[3 * c] + F[3 * r + 1] * R[3 * c + 1] + F[3 * r + 2] * R[3 * c + 2];
-    const double g0 = M[7] - M[5], g1 = M[2] - M[6], g2 = M[3] - M[1];
-    const double tr = M[0] + M[4] + M[8];
-    /* H = tr(M) I - sym(M) must be SPD (see polar_iterate); its adjugate gives the Newton step */
-    const double a = M[4] + M[8], b = M[0] + M[8], c = M[0] + M[4];
-    const double d = -0.5 * (M[1] + M[3]), e = -0.5 * (M[5] + M[7]), f = -0.5 * (M[2] + M[6]);
-    const double A00 = b * c - e * e, A11 = a * c - f * f, A22 = a * b - d * d;
-    const double A01 = f * e - d * c, A02 = d * e - f * b, A12 = d * f - a * e;
-    const double det = a * A00 + d * A01 + f * A02;
-    const double pivot_min = 1e-12 * tr;
-    if (!(tr > 0.0 && a > pivot_min && A22 > pivot_min * a && det > pivot_min * A22)) break;
-    const double s = 1.0 / det;
-    const double w0 = (A00 * g0 + A01 * g1 + A02 * g2) * s;
-    const double w1 = (A01 * g0 + A11 * g1 + A12 * g2) * s;
-    const double w2 = (A02 * g0 + A12 * g1 + A22 * g2) * s;
-    const double angle_sq = w0 * w0 + w1 * w1 + w2 * w2;
-    if (!(angle_sq < 0.04)) break; /* a large step: the general iteration (exact exponential) takes it */
-    /* Newton converges cubically here: the objective tr(exp(W) M) has no cubic term in the gradient to
-     * second order (W^3 = -|w|^2 W), so the error after a step w is about c |w|^3 with c ~ |M| / lambda_min(H)
-     * (measured: 0.26..0.5 |w|^3 for moderate F). C = (2 tr)^2 |F| / det(H) bounds that scale from above; the
-     * step is final when C |w|^3 < 1e-13 rad (|w| < ~2e-5 for F near a rotation). */
-    const double trh = 2.0 * tr, c2 = trh * trh * trh * trh * fsq;
-    converged = angle_sq < 1e-8 && angle_sq * angle_sq * angle_sq * c2 < 1e-26 * det * det;
-    const double px = 0.5 * w0, py = 0.5 * w1, pz = 0.5 * w2;
-    const double nw = qw - (px * qx + py * qy + pz * qz);
-    const double nx = qx + (px * qw + py * qz - pz * qy);
-    const double ny = qy + (py * qw + pz * qx - px * qz);
-    const double nz = qz + (pz * qw + px * qy - py * qx);
-    const double en = (nw * nw + nx * nx + ny * ny + nz * nz) - 1.0; /* |w|^2 / 4 + rounding */
-    /* 1/sqrt(1 + en) by its series when en is small (error 35/128 en^4 < 3e-17), saving a division */
-    const double inv = fabs(en) < 1e-4 ? 1.0 - en * (0.5 - en * (0.375 - 0.3125 * en)) : 1.0 / sqrt(1.0 + en);
-    qw = nw * inv, qx = nx * inv, qy = ny * inv, qz = nz * inv;
-  }
-  q[0] = qw; q[1] = qx; q[2] = qy; q[3] = qz;
-  if (!converged) return 0;
-  unit_quat_rotation(qw, qx, qy, qz, R);
-  qf[0] = (float)qw; qf[1] = (float)qx; qf[2] = (float)qy; qf[3] = (float)qz;
-  return 1;
+  return 0;
 }
 
 void pbng_polar_rotation(const double F[9], double R[9], float qf[4])
@@ -391,7 +347,9 @@ static double log_neohookean_energy_density(const pbng_material *m, const double
   return 0.5 * m->k_shear * (mat3_frobenius_sq(F) - 3.0) - m->k_shear * L + 0.5 * m->k_volume * L * L;
 }
 
-double pbng_energy_density(const pbng_material *m, const double F[9])
+double pbng_energy_density(const pbng_material *m, const double F[9]) { return pbng_energy_density_warm(m, F, NULL); }
+
+double pbng_energy_density_warm(const pbng_material *m, const double F[9], const float q[4])
 {
   if (m->kind == PBNG_MATERIAL_STVK) return stvk_energy_density(m, F);
   if (m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) return log_neohookean_energy_density(m, F);
@@ -401,7 +359,9 @@ double pbng_energy_density(const pbng_material *m, const double F[9])
   switch (m->kind) {
   case PBNG_MATERIAL_COROTATED: { /* Eq. 7: mu |F - R|^2 + lambda/2 (J - 1)^2 */
     double R[9], D[9];
-    pbng_polar_rotation(F, R, 0);
+    float qcopy[4];
+    if (q) memcpy(qcopy, q, sizeof qcopy);
+    pbng_polar_rotation(F, R, q ? qcopy : NULL);
     for (int k = 0; k < 9; ++k) D[k] = F[k] - R[k];
     return m->k_shear * mat3_frobenius_sq(D) + volume;
   }

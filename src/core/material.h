@@ -42,6 +42,9 @@ int pbng_material_init(pbng_material *m, pbng_material_kind kind, double youngs,
 /* Psi(F) (Eq. 7, 8, 10 as adjusted in Sec. 8; StVK: the seed's Eq. 3; neohookean_log: the GPBD seed's Eq. 20,
  * +INFINITY where J = det F <= 0: the log barrier has no value there). */
 double pbng_energy_density(const pbng_material *m, const double F[9]);
+/* The same; for the corotated model with its polar rotation found from the warm start q (read, not
+ * written: see pbng_polar_rotation), or from the identity when q is NULL. */
+double pbng_energy_density_warm(const pbng_material *m, const double F[9], const float q[4]);
 
 /* P = dPsi/dF (neohookean_log: below J = PBNG_LOG_J_MIN, inverted F included, the derivative of the
  * guarded volume term, pbng_log_volume: finite for every finite F). */

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/hugealloc.h"
 #include "core/mat3.h"
+#include "core/polar.h"
 #include "parallel/reduce.h"
 #include "solvers/pd_terms.h"
 #include "solvers/sheet_terms.h"
@@ -432,6 +433,137 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
   add_node_terms(pb, i, x, f, A);
 }
 
+/* The corotated fast path for linear tetrahedra with warm starts, in batches of up to COROT_BATCH of a
+ * node's elements: corotated_gather reads each element's F, g, V and warm start into a structure of arrays
+ * (scalar: the reads follow the element records), corotated_batch_terms then sums the visits' terms in
+ * one SIMD loop with unit-stride access (R from pbng_polar_warm_fixed, straight-line code), and
+ * corotated_batch_finish writes the new warm starts and completes the visits the fixed steps declined. */
+enum { COROT_BATCH = 32 };
+typedef struct {
+  double F[9][COROT_BATCH], g[3][COROT_BATCH], V[COROT_BATCH];
+  double q[4][COROT_BATCH];  /* the warm starts */
+  double qn[4][COROT_BATCH]; /* the new ones where ok */
+  int64_t ok[COROT_BATCH];   /* 1: the fixed steps gave R; 0: the visit's force lacks its rotation term */
+  /* (all 8 bytes wide: a narrower type would set the SIMD loop's width to 16 floats or ints, which its
+   * 8 iterations cannot fill, and the compiler would fall back to half-width vectors) */
+} corot_batch;
+
+/* n rounded up to whole SIMD vectors of COROT_LANES doubles (AVX-512; two AVX2 vectors), so that no visit
+ * runs in a scalar remainder, where the fixed steps cost several times a lane's share. */
+enum { COROT_LANES = 8 };
+static inline int corotated_padded(int n) { return (n + COROT_LANES - 1) / COROT_LANES * COROT_LANES; }
+
+static inline __attribute__((always_inline)) void corotated_gather(const pbng_problem *pb, const int32_t *adj, int n, const double *x, corot_batch *b)
+{
+  for (int l = 0; l < n; ++l) {
+    const int32_t e = pbng_tet4_adj_element(adj[l]);
+    const pbng_tet_record *rec = &pb->geo.records[e];
+    const pbng_tet_shape *ge = &pb->geo.shapes[rec->shape];
+    const int32_t *t = rec->node;
+    const float *q = &pb->rotation[4 * e];
+    double F[9], g[3];
+    pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
+    pbng_tet_shape_gradient(ge->B, pbng_tet4_adj_local_node(adj[l]), g);
+    for (int k = 0; k < 9; ++k) b->F[k][l] = F[k];
+    for (int k = 0; k < 3; ++k) b->g[k][l] = g[k];
+    b->V[l] = ge->V;
+    for (int k = 0; k < 4; ++k) b->q[k][l] = q[k];
+  }
+  for (int l = n; l < corotated_padded(n); ++l) { /* F = I at rest, V = 0: zero terms, an accepted step */
+    for (int k = 0; k < 9; ++k) b->F[k][l] = k % 4 == 0 ? 1.0 : 0.0;
+    for (int k = 0; k < 3; ++k) b->g[k][l] = 0.0;
+    b->V[l] = 0.0;
+    for (int k = 0; k < 4; ++k) b->q[k][l] = k == 0 ? 1.0 : 0.0;
+  }
+}
+
+/* Batch entry l's visit terms (point_terms: -V P g with P g = s (F g - R g) + v cof(F) g, Eq. 35, and
+ * Eq. 37, which does not depend on R); where the fixed steps decline, the force lacks V s R g. Its own
+ * function: locals whose address is taken directly in a `omp simd` loop become per-lane arrays that keep
+ * the loop from vectorizing; it writes qn and ok unconditionally (a conditional store would as well). */
+static inline __attribute__((always_inline)) visit_terms corotated_lane(const pbng_material *mat, corot_batch *b, int l)
+{
+  double F[9], g[3], cof[9], Fg[3], c[3], R[9], Rg[3], s, v, H[9] = {0}, q[4], qn[4];
+  visit_terms out;
+  for (int k = 0; k < 9; ++k) F[k] = b->F[k][l];
+  for (int k = 0; k < 3; ++k) g[k] = b->g[k][l];
+  for (int k = 0; k < 4; ++k) q[k] = b->q[k][l];
+  const double V = b->V[l];
+  mat3_cofactor(F, cof);
+  const double J = mat3_det_from_cofactor(F, cof);
+  pbng_stress_scalars(PBNG_MATERIAL_COROTATED, mat, F, J, &s, &v);
+  mat3_vec(F, g, Fg);
+  mat3_vec(cof, g, c);
+  const int ok = pbng_polar_warm_fixed(F, q, R, qn);
+  mat3_vec(R, g, Rg);
+  for (int d = 0; d < 3; ++d) out.f[d] = -V * (s * (Fg[d] - (ok ? Rg[d] : 0.0)) + v * c[d]);
+  pbng_modified_hessian_add_lower_coef(mat, mat->hessian_lambda, c, g[0] * g[0] + g[1] * g[1] + g[2] * g[2], V, H);
+  out.h[0] = H[0], out.h[1] = H[3], out.h[2] = H[4], out.h[3] = H[6], out.h[4] = H[7], out.h[5] = H[8];
+  for (int k = 0; k < 4; ++k) b->qn[k][l] = qn[k];
+  b->ok[l] = ok;
+  return out;
+}
+
+/* The batch's visit terms (n of them, padding included: a multiple of COROT_LANES) summed into t, by
+ * SIMD loops of COROT_LANES lanes: a constant trip count leaves the compiler no scalar remainder loop. */
+static inline __attribute__((always_inline)) void corotated_batch_terms(const pbng_material *mat, int n, corot_batch *b, visit_terms *t)
+{
+  double f0 = 0, f1 = 0, f2 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;
+  for (int l0 = 0; l0 < n; l0 += COROT_LANES) {
+#pragma omp simd reduction(+ : f0, f1, f2, h0, h1, h2, h3, h4, h5)
+    for (int l = l0; l < l0 + COROT_LANES; ++l) {
+      const visit_terms r = corotated_lane(mat, b, l);
+      f0 += r.f[0], f1 += r.f[1], f2 += r.f[2];
+      h0 += r.h[0], h1 += r.h[1], h2 += r.h[2], h3 += r.h[3], h4 += r.h[4], h5 += r.h[5];
+    }
+  }
+  t->f[0] += f0, t->f[1] += f1, t->f[2] += f2;
+  t->h[0] += h0, t->h[1] += h1, t->h[2] += h2, t->h[3] += h3, t->h[4] += h4, t->h[5] += h5;
+}
+
+/* For each declined visit, the rotation term V s R g (s = 2 mu, pbng_stress_scalars) with R from
+ * pbng_polar_rotation (its robust iteration), which continues from the element's warm start; with store,
+ * the new warm starts are written back (a sweep), else they are only read (a residual evaluation). */
+static inline __attribute__((always_inline)) void corotated_batch_finish(const pbng_problem *pb, const int32_t *adj, int n, const corot_batch *b, int store,
+                                                                          double f[3])
+{
+  for (int l = 0; l < n; ++l) {
+    float *q = &pb->rotation[4 * pbng_tet4_adj_element(adj[l])];
+    if (b->ok[l]) {
+      if (store)
+        for (int k = 0; k < 4; ++k) q[k] = (float)b->qn[k][l];
+      continue;
+    }
+    double F[9], R[9];
+    float qcopy[4] = {q[0], q[1], q[2], q[3]};
+    for (int k = 0; k < 9; ++k) F[k] = b->F[k][l];
+    pbng_polar_rotation(F, R, store ? q : qcopy);
+    const double sv = b->V[l] * 2.0 * pb->mat.k_shear;
+    for (int d = 0; d < 3; ++d) f[d] += sv * (R[3 * d] * b->g[0][l] + R[3 * d + 1] * b->g[1][l] + R[3 * d + 2] * b->g[2][l]);
+  }
+}
+
+/* node_force_kind for the corotated model with warm starts (the fast path above); store: whether the warm
+ * starts are updated. Every visit's result depends only on its element and its warm start, and the batch
+ * boundaries only on the adjacency, so the run stays independent of the thread count. */
+static void node_force_corotated(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int store)
+{
+  const pbng_dmesh *dm = pb->dm;
+  visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  corot_batch b;
+  for (int32_t k0 = dm->adj_start[i]; k0 < dm->adj_start[i + 1]; k0 += COROT_BATCH) {
+    const int n = dm->adj_start[i + 1] - k0 < COROT_BATCH ? (int)(dm->adj_start[i + 1] - k0) : COROT_BATCH;
+    corotated_gather(pb, &dm->adj[k0], n, x, &b);
+    corotated_batch_terms(&pb->mat, corotated_padded(n), &b, &sum);
+    corotated_batch_finish(pb, &dm->adj[k0], n, &b, store, sum.f);
+  }
+  for (int d = 0; d < 3; ++d) f[d] = sum.f[d];
+  if (A) {
+    A[0] = sum.h[0], A[3] = sum.h[1], A[4] = sum.h[2], A[6] = sum.h[3], A[7] = sum.h[4], A[8] = sum.h[5];
+  }
+  add_node_terms(pb, i, x, f, A);
+}
+
 /* The same for every other element kind: its quadrature points' terms, in the adjacency's order
  * (mixed: each element by its own kind). */
 static inline __attribute__((always_inline)) void node_force_quadrature_kind(pbng_material_kind kind, int mixed, const pbng_problem *pb,
@@ -553,7 +685,10 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
     return;
   }
   switch (pb->mat.kind) { /* one specialised kernel per material */
-  case PBNG_MATERIAL_COROTATED: node_force_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A, warm); break;
+  case PBNG_MATERIAL_COROTATED: /* pb->rotation: every corotated linear-tetrahedron problem (pbng_problem_create) */
+    if (pb->rotation) node_force_corotated(pb, i, x, f, A, warm);
+    else node_force_kind(PBNG_MATERIAL_COROTATED, 0, pb, i, x, f, A, 0);
+    break;
   case PBNG_MATERIAL_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_STABLE_NEOHOOKEAN: node_force_kind(PBNG_MATERIAL_STABLE_NEOHOOKEAN, 0, pb, i, x, f, A, warm); break;
   case PBNG_MATERIAL_NEOHOOKEAN_LOG: node_force_kind(PBNG_MATERIAL_NEOHOOKEAN_LOG, 0, pb, i, x, f, A, warm); break;
@@ -566,7 +701,8 @@ void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double 
 }
 
 /* Element e's energy: V Psi(F) (Eq. 15), or sum_q V_q Psi(F_q) over its quadrature points; elastoplastic
- * StVK with the element's eps_p at every point. */
+ * StVK with the element's eps_p at every point; corotated linear tetrahedra from their warm starts (read
+ * only). */
 static double element_energy_at(const pbng_problem *pb, int32_t e, const double *x)
 {
   const pbng_geometry *geo = &pb->geo;
@@ -575,7 +711,7 @@ static double element_energy_at(const pbng_problem *pb, int32_t e, const double 
   if (!geo->ref) {
     pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], pbng_geometry_shape(geo, e)->B, F);
     if (pb->plastic_strain) return pbng_geometry_shape(geo, e)->V * pbng_stvk_energy_density_plastic(&pb->mat, F, &pb->plastic_strain[6 * e]);
-    return pbng_geometry_shape(geo, e)->V * pbng_energy_density(&pb->mat, F);
+    return pbng_geometry_shape(geo, e)->V * pbng_energy_density_warm(&pb->mat, F, pb->rotation ? &pb->rotation[4 * e] : NULL);
   }
   const pbng_element_reference *ref = pbng_geometry_ref(geo, e);
   if (pbng_element_is_sheet(ref->type))
