@@ -434,13 +434,15 @@ static inline __attribute__((always_inline)) void node_force_kind(pbng_material_
 }
 
 /* The corotated fast path for linear tetrahedra with warm starts, in batches of up to COROT_BATCH of a
- * node's elements: corotated_gather reads each element's F, g, V and warm start into a structure of arrays
- * (scalar: the reads follow the element records), corotated_batch_terms then sums the visits' terms in
- * one SIMD loop with unit-stride access (R from pbng_polar_warm_fixed, straight-line code), and
- * corotated_batch_finish writes the new warm starts and completes the visits the fixed steps declined. */
+ * node's elements: corotated_gather reads each element's edges, B, g, V and warm start into a structure of
+ * arrays (scalar: the reads follow the element records), corotated_batch_terms then sums the visits' terms
+ * in SIMD loops with unit-stride access (F = D_s B, and R from pbng_polar_warm_fixed, straight-line code),
+ * and corotated_batch_finish writes the new warm starts and completes the visits the fixed steps declined. */
 enum { COROT_BATCH = 32 };
 typedef struct {
-  double F[9][COROT_BATCH], g[3][COROT_BATCH], V[COROT_BATCH];
+  double D[9][COROT_BATCH];  /* the edges x_j - x_0 (j = 1..3) by coordinate: D[3 r + j - 1] = (x_j - x_0)_r */
+  double B[9][COROT_BATCH];  /* the rest shape's B = D_m^{-1} (F = D_s B, Eq. 15) */
+  double g[3][COROT_BATCH], V[COROT_BATCH];
   double q[4][COROT_BATCH];  /* the warm starts */
   double qn[4][COROT_BATCH]; /* the new ones where ok */
   int64_t ok[COROT_BATCH];   /* 1: the fixed steps gave R; 0: the visit's force lacks its rotation term */
@@ -461,19 +463,35 @@ static inline __attribute__((always_inline)) void corotated_gather(const pbng_pr
     const pbng_tet_shape *ge = &pb->geo.shapes[rec->shape];
     const int32_t *t = rec->node;
     const float *q = &pb->rotation[4 * e];
-    double F[9], g[3];
-    pbng_tet_deformation_gradient(&x[3 * t[0]], &x[3 * t[1]], &x[3 * t[2]], &x[3 * t[3]], ge->B, F);
+    const double *x0 = &x[3 * t[0]], *x1 = &x[3 * t[1]], *x2 = &x[3 * t[2]], *x3 = &x[3 * t[3]];
+    double g[3];
+    for (int r = 0; r < 3; ++r) {
+      b->D[3 * r][l] = x1[r] - x0[r];
+      b->D[3 * r + 1][l] = x2[r] - x0[r];
+      b->D[3 * r + 2][l] = x3[r] - x0[r];
+    }
+    for (int k = 0; k < 9; ++k) b->B[k][l] = ge->B[k];
     pbng_tet_shape_gradient(ge->B, pbng_tet4_adj_local_node(adj[l]), g);
-    for (int k = 0; k < 9; ++k) b->F[k][l] = F[k];
     for (int k = 0; k < 3; ++k) b->g[k][l] = g[k];
     b->V[l] = ge->V;
     for (int k = 0; k < 4; ++k) b->q[k][l] = q[k];
   }
   for (int l = n; l < corotated_padded(n); ++l) { /* F = I at rest, V = 0: zero terms, an accepted step */
-    for (int k = 0; k < 9; ++k) b->F[k][l] = k % 4 == 0 ? 1.0 : 0.0;
+    for (int k = 0; k < 9; ++k) b->D[k][l] = b->B[k][l] = k % 4 == 0 ? 1.0 : 0.0;
     for (int k = 0; k < 3; ++k) b->g[k][l] = 0.0;
     b->V[l] = 0.0;
     for (int k = 0; k < 4; ++k) b->q[k][l] = k == 0 ? 1.0 : 0.0;
+  }
+}
+
+/* F = D_s B of batch entry l (Eq. 15; the arithmetic of pbng_tet_deformation_gradient). */
+static inline __attribute__((always_inline)) void corotated_batch_F(const corot_batch *b, int l, double F[9])
+{
+  for (int r = 0; r < 3; ++r) {
+    const double d1 = b->D[3 * r][l], d2 = b->D[3 * r + 1][l], d3 = b->D[3 * r + 2][l];
+    F[3 * r + 0] = d1 * b->B[0][l] + d2 * b->B[3][l] + d3 * b->B[6][l];
+    F[3 * r + 1] = d1 * b->B[1][l] + d2 * b->B[4][l] + d3 * b->B[7][l];
+    F[3 * r + 2] = d1 * b->B[2][l] + d2 * b->B[5][l] + d3 * b->B[8][l];
   }
 }
 
@@ -485,7 +503,7 @@ static inline __attribute__((always_inline)) visit_terms corotated_lane(const pb
 {
   double F[9], g[3], cof[9], Fg[3], c[3], R[9], Rg[3], s, v, H[9] = {0}, q[4], qn[4];
   visit_terms out;
-  for (int k = 0; k < 9; ++k) F[k] = b->F[k][l];
+  corotated_batch_F(b, l, F);
   for (int k = 0; k < 3; ++k) g[k] = b->g[k][l];
   for (int k = 0; k < 4; ++k) q[k] = b->q[k][l];
   const double V = b->V[l];
@@ -536,7 +554,7 @@ static inline __attribute__((always_inline)) void corotated_batch_finish(const p
     }
     double F[9], R[9];
     float qcopy[4] = {q[0], q[1], q[2], q[3]};
-    for (int k = 0; k < 9; ++k) F[k] = b->F[k][l];
+    corotated_batch_F(b, l, F);
     pbng_polar_rotation(F, R, store ? q : qcopy);
     const double sv = b->V[l] * 2.0 * pb->mat.k_shear;
     for (int d = 0; d < 3; ++d) f[d] += sv * (R[3 * d] * b->g[0][l] + R[3 * d + 1] * b->g[1][l] + R[3 * d + 2] * b->g[2][l]);
