@@ -156,12 +156,12 @@ def checked(output, rtol):
     return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
 
-def configs(tight):
+def configs(tight, presets=PRESETS):
     """(config name, extra pbng options, tolerance label)."""
-    out = [("default", [], "1e-3")] + [(f"newton_{p}", ["-solver", "newton", "-newton_preconditioner", p], "1e-3") for p in PRESETS]
+    out = [("default", [], "1e-3")] + [(f"newton_{p}", ["-solver", "newton", "-newton_preconditioner", p], "1e-3") for p in presets]
     if tight:
         t = ["-rtol", "1e-6", "-iters", "5000"]
-        out += [("default", t, "1e-6")] + [(f"newton_{p}", ["-solver", "newton", "-newton_preconditioner", p] + t, "1e-6") for p in PRESETS]
+        out += [("default", t, "1e-6")] + [(f"newton_{p}", ["-solver", "newton", "-newton_preconditioner", p] + t, "1e-6") for p in presets]
     return out
 
 
@@ -174,10 +174,16 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--tight", action="store_true", help="also to relative residual 1e-6 (-rtol 1e-6 -iters 5000)")
+    ap.add_argument("--presets", default=",".join(PRESETS), help="the Newton presets run (default: all; the best of those run is compared)")
     ap.add_argument("--out", default=None, help="scratch directory (default: a temporary one)")
     args = ap.parse_args()
     pbng = tp.find_pbng(args.pbng)
     if not pbng:
+        return 2
+    presets = [p for p in args.presets.split(",") if p]
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        print(f"--presets: unknown {', '.join(unknown)} (known: {', '.join(PRESETS)})", file=sys.stderr)
         return 2
     scratch = args.out or tempfile.mkdtemp(prefix="pbng-defaults-")
     os.makedirs(scratch, exist_ok=True)
@@ -193,7 +199,7 @@ def main():
     started = time.time()
     for rep in range(args.repeats):
         for case, opts, nodes in cases:
-            for config, extra, tol in configs(args.tight):
+            for config, extra, tol in configs(args.tight, presets):
                 stem = f"{case}-{config}-{tol}-{rep}"
                 out = os.path.join(scratch, stem + ".h5")
                 cmd = launcher(args.ranks) + [pbng] + opts + ["-frames", "1"] + extra + ["-output", out]
@@ -205,7 +211,7 @@ def main():
                       flush=True)
     rows = []
     for case, opts, nodes in cases:
-        for config, extra, tol in configs(args.tight):
+        for config, extra, tol in configs(args.tight, presets):
             rs = [r for r in runs.get((case, config, tol), []) if r]
             walls = [r["wall"] for r in rs]
             rows.append({"case": case, "nodes": nodes, "config": config, "tolerance": tol, "runs": len(rs),

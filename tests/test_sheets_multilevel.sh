@@ -37,11 +37,11 @@ for n in 1 3; do
 done
 check ranks_3 --compare "$TMP/ranks_1.h5" --rtol 1e-12
 
-# 3b. a Gmsh sheet file with its coarse level given (here itself): FAS runs and converges (the checker's residual:
-# measured 5.5e-11 after 11 cycles, -rtol 1e-8)
+# 3b. a Gmsh sheet file with its coarse level given (here itself): FAS runs and converges to its -rtol 1e-8 (the
+# checker's residual: measured 1.7e-10 after 10 cycles; 5.5e-11 after 11 plain cycles, -multilevel_ngmres 0)
 run square_ml -mesh "$PBNG_TEST_DATA/sheet_square_v41_ascii.msh" -mesh_levels "$PBNG_TEST_DATA/sheet_square_v22_ascii.msh" -fix_group top \
   -gravity 0,0,-9.8 -mode quasistatic -frames 1 -rtol 1e-8 -residual_every 1 -iters 100
-check square_ml --max-relative-residual 1.7e-10
+check square_ml --max-relative-residual 1e-8
 
 # 4. refusals (no output written)
 expect_error "multilevel with sheet contacts" "contacts are carried to coarse tetrahedra only" \

@@ -23,6 +23,13 @@ static PetscErrorCode register_events(run_events *ev)
   PetscCall(PetscLogEventRegister("PBNGIterate", id, &ev->iterate));
   PetscCall(PetscLogEventRegister("PBNGResidual", id, &ev->residual));
   PetscCall(PetscLogEventRegister("PBNGOutput", id, &ev->output));
+  PetscCall(PetscLogEventRegister("PBNGSetupMesh", id, &ev->mesh));
+  PetscCall(PetscLogEventRegister("PBNGSetupCoarsen", id, &ev->coarsen));
+  PetscCall(PetscLogEventRegister("PBNGSetupSubdomain", id, &ev->subdomain));
+  PetscCall(PetscLogEventRegister("PBNGSetupMeshOut", id, &ev->mesh_output));
+  PetscCall(PetscLogEventRegister("PBNGSetupProblem", id, &ev->problem));
+  PetscCall(PetscLogEventRegister("PBNGSetupLevels", id, &ev->levels));
+  PetscCall(PetscLogEventRegister("PBNGSetupSolver", id, &ev->solver));
   PetscFunctionReturn(0);
 }
 
@@ -36,6 +43,35 @@ static PetscErrorCode evaluate_residual(run_state *st, double *r, double *energy
 }
 
 static double relative(double r, double r0) { return r0 > 0 ? r / r0 : 0.0; }
+
+/* The energy of the current iterate, evaluated only where it is reported (-monitor lines, the frame's end,
+ * checkpoints) rather than at every residual check: *known says whether *energy describes the iterate. A
+ * NaN energy makes the residual NaN too (pbng_problem_residual's rule: divergence is seen). */
+static PetscErrorCode know_energy(run_state *st, double *r, double *energy, int *known)
+{
+  PetscFunctionBeginUser;
+  if (*known) PetscFunctionReturn(0);
+  PetscCall(pbng_problem_energy(&st->pb, NULL, energy));
+  if (isnan(*energy)) *r = *energy = NAN;
+  *known = 1;
+  PetscFunctionReturn(0);
+}
+
+/* The residual after an iteration (nothing changed the problem since): the one the solver's iteration left
+ * (a multilevel cycle ends evaluating the forces), else evaluated. */
+static PetscErrorCode residual_after_iteration(run_state *st, double *r)
+{
+  PetscBool known = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (st->solver.ops->current_residual) {
+    PetscCall(PetscLogEventBegin(st->ev.residual, 0, 0, 0, 0));
+    PetscCall(st->solver.ops->current_residual(&st->solver, r, &known));
+    PetscCall(PetscLogEventEnd(st->ev.residual, 0, 0, 0, 0));
+  }
+  if (!known) PetscCall(evaluate_residual(st, r, NULL));
+  PetscFunctionReturn(0);
+}
 
 typedef struct {
   int iterations;
@@ -172,7 +208,7 @@ static int residual_check_due(const run_state *st, int done)
  * contacts of its end state in force: a vertex that passed a surface during the iterations gets its
  * contact, and the frame goes on until the residual with it is below -rtol again). r and energy are
  * then the state's with the contacts found. *detected: a detection since the last iteration. */
-static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, double *energy, int *detected, int *redetections, PetscBool *settled)
+static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, int *energy_known, int *detected, int *redetections, PetscBool *settled)
 {
   PetscFunctionBeginUser;
   *settled = PETSC_TRUE;
@@ -182,7 +218,8 @@ static PetscErrorCode contacts_settled(run_state *st, double r0, double *r, doub
   PetscCall(run_detect_contacts(st));
   *detected = 1;
   if (st->contacts.version == version) PetscFunctionReturn(0);
-  PetscCall(evaluate_residual(st, r, energy));
+  PetscCall(evaluate_residual(st, r, NULL));
+  *energy_known = 0;
   *settled = frame_converged(st, *r, r0);
   PetscFunctionReturn(0);
 }
@@ -195,14 +232,15 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
 {
   const pbng_config *cfg = st->cfg;
   double r = 0, energy = 0;
-  int fresh = 1, l0 = 0; /* fresh: r and energy describe the current iterate */
+  int fresh = 1, l0 = 0; /* fresh: r describes the current iterate */
+  int energy_known = 0;  /* energy describes it (know_energy) */
 
   PetscFunctionBeginUser;
   memset(fr, 0, sizeof(*fr));
   *stopped = PETSC_FALSE;
   if (resume) {
     fr->residual0 = resume->residual0, fr->seconds = resume->seconds, fr->linear_iterations = (long long)resume->linear;
-    r = resume->residual, energy = resume->energy, fresh = (int)resume->fresh;
+    r = resume->residual, energy = resume->energy, fresh = energy_known = (int)resume->fresh;
     l0 = fr->iterations = (int)resume->next_iteration;
   } else {
     PetscCall(run_plastic_update(st, &fr->plastic_changed)); /* Sec. 4.2, from the previous frame's positions */
@@ -210,15 +248,18 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     pbng_problem_place_held_handles(&st->pb);
     PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
-    PetscCall(evaluate_residual(st, &fr->residual0, &energy));
+    PetscCall(evaluate_residual(st, &fr->residual0, NULL));
     r = fr->residual0;
     if (cfg->mode == PBNG_MODE_DYNAMIC && cfg->free_fall_guess && !st->solver.ops->kind.own_guess) {
       /* -dynamic_guess free_fall: the iterations start from x^n + dt v^n + dt^2 g; the residual at the
        * inertial predictor stays the reference of -rtol (a body in free fall has no residual left) */
       PetscCall(pbng_problem_add_free_fall(&st->pb));
-      PetscCall(evaluate_residual(st, &r, &energy));
+      PetscCall(evaluate_residual(st, &r, NULL));
     }
-    if (cfg->monitor) PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
+    if (cfg->monitor) {
+      PetscCall(know_energy(st, &r, &energy, &energy_known));
+      PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
+    }
     PetscCall(check_divergence(st, frame, 0, r, r));
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
@@ -228,7 +269,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   for (int l = l0; l < cfg->iters; ++l) {
     PetscBool spent, stop, settled = PETSC_TRUE;
     if (cfg->rtol > 0 && fresh && frame_converged(st, r, fr->residual0)) {
-      PetscCall(contacts_settled(st, fr->residual0, &r, &energy, &detected, &redetections, &settled));
+      PetscCall(contacts_settled(st, fr->residual0, &r, &energy_known, &detected, &redetections, &settled));
       if (settled) break;
     }
     PetscCall(budget_spent(st, fr->seconds, &spent));
@@ -252,9 +293,11 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
       }
     }
     PetscCall(check_solver_options(st));
-    fresh = 0;
+    fresh = energy_known = 0;
     if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1))) {
-      PetscCall(evaluate_residual(st, &r, &energy));
+      if (detected) PetscCall(evaluate_residual(st, &r, NULL)); /* the contacts changed since the iteration */
+      else PetscCall(residual_after_iteration(st, &r));
+      if (cfg->monitor) PetscCall(know_energy(st, &r, &energy, &energy_known));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
       PetscCall(check_divergence(st, frame, l + 1, r, diverge_ref));
@@ -263,6 +306,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(stop_requested(st, &stop));
     if (stop) {
       pbng_checkpoint_counters c;
+      if (fresh) PetscCall(know_energy(st, &r, &energy, &energy_known));
       frame_counters(st, sum, frame, l + 1, fr, r, energy, fresh, &c);
       PetscCall(run_write_checkpoint(st, &c));
       *stopped = PETSC_TRUE;
@@ -270,6 +314,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
+  else PetscCall(know_energy(st, &r, &energy, &energy_known));
   PetscCall(check_divergence(st, frame, fr->iterations, r, diverge_ref));
   pbng_problem_end_frame(&st->pb);
   fr->residual = r;
@@ -489,9 +534,13 @@ static PetscErrorCode print_default_choices(const run_state *st)
   const pbng_config *cfg = st->cfg;
 
   PetscFunctionBeginUser;
-  if (cfg->fast_levels)
-    PetscCall(PetscPrintf(st->comm, "defaults: multilevel PBNG, %d levels, %s smoother (-multilevel auto; any of -solver, -accel, -multilevel replaces it)\n",
-                          cfg->fast_levels, cfg->solver_opt.sweep.accel == PBNG_ACCEL_NONE ? "plain PBNG" : pbng_accel_name(cfg->solver_opt.sweep.accel)));
+  if (cfg->fast_levels) {
+    char ngmres[64] = "";
+    if (cfg->solver_opt.multilevel_ngmres > 0) snprintf(ngmres, sizeof(ngmres), ", nonlinear GMRES over %d cycles", cfg->solver_opt.multilevel_ngmres);
+    PetscCall(PetscPrintf(st->comm, "defaults: multilevel PBNG, %d levels, %s smoother%s (-multilevel auto; any of -solver, -accel, -multilevel replaces it)\n",
+                          cfg->fast_levels, cfg->solver_opt.sweep.accel == PBNG_ACCEL_NONE ? "plain PBNG" : pbng_accel_name(cfg->solver_opt.sweep.accel),
+                          ngmres));
+  }
   if (cfg->default_note[0]) PetscCall(PetscPrintf(st->comm, "defaults: single-level PBNG, not multilevel: %s\n", cfg->default_note));
   if (cfg->tolerance_default)
     PetscCall(PetscPrintf(st->comm, "defaults: each frame to -rtol %g or -atol %.3g%s, at most -iters %d; -rtol 0 -iters 40 runs the paper's fixed iterations\n",
@@ -511,26 +560,37 @@ static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(st->ev.setup, 0, 0, 0, 0));
   PetscCall(run_is_partitioned_input(st, &partitioned));
+  PetscCall(PetscLogEventBegin(st->ev.mesh, 0, 0, 0, 0));
   if (partitioned) PetscCall(run_read_partitioned_input(st, &sub, &head));
   else PetscCall(run_global_mesh_on_rank0(st, &mesh, &head));
+  PetscCall(PetscLogEventEnd(st->ev.mesh, 0, 0, 0, 0));
   sum->nodes = head.nnodes;
   sum->elements = head.nelems;
   summarize_kinds(&head, sum);
   PetscCall(check_option_effects(st, &head));
   st->extent = head.extent;
+  PetscCall(PetscLogEventBegin(st->ev.coarsen, 0, 0, 0, 0));
   PetscCall(run_make_coarse_meshes(st, cfg, &mesh, &head, partitioned)); /* before rank 0 hands the fine mesh out */
+  PetscCall(PetscLogEventEnd(st->ev.coarsen, 0, 0, 0, 0));
   PetscCall(check_multilevel_sheets(st, &head));
   st->atol = cfg->atol_floor ? default_atol(cfg, &head) : cfg->atol;
   sum->absolute_tolerance = cfg->rtol > 0 ? st->atol : 0;
   if (!cfg->dry_run) PetscCall(run_resolve_restart(st));
   if (!st->restart[0] && !cfg->dry_run) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
+  PetscCall(PetscLogEventBegin(st->ev.subdomain, 0, 0, 0, 0));
   PetscCall(run_build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
+  PetscCall(PetscLogEventEnd(st->ev.subdomain, 0, 0, 0, 0));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
   PetscCall(test_failure(st, "setup"));
   if (st->restart[0]) PetscCall(run_resume_output(st, &head));
-  else if (!cfg->dry_run) PetscCall(run_write_mesh_output(st)); /* before the problem's arrays exist: its buffers do not add to the peak */
+  else if (!cfg->dry_run) { /* before the problem's arrays exist: its buffers do not add to the peak */
+    PetscCall(PetscLogEventBegin(st->ev.mesh_output, 0, 0, 0, 0));
+    PetscCall(run_write_mesh_output(st));
+    PetscCall(PetscLogEventEnd(st->ev.mesh_output, 0, 0, 0, 0));
+  }
   malloc_trim(0);
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
+  PetscCall(PetscLogEventBegin(st->ev.problem, 0, 0, 0, 0));
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, &cfg->sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
   if (st->sheet_material) {
     pbng_sheet_material table[256];
@@ -544,10 +604,15 @@ static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command
   PetscCall(run_setup_contacts(st));
   if (cfg->initial[0]) PetscCall(run_load_initial_state(st));
   PetscCall(run_apply_initial_state(st));
+  PetscCall(PetscLogEventEnd(st->ev.problem, 0, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(st->ev.levels, 0, 0, 0, 0));
   PetscCall(run_build_levels(st));
+  PetscCall(PetscLogEventEnd(st->ev.levels, 0, 0, 0, 0));
   pbng_solver_options opt = cfg->solver_opt;
   opt.hierarchy = &st->hierarchy;
+  PetscCall(PetscLogEventBegin(st->ev.solver, 0, 0, 0, 0));
   PetscCall(pbng_solver_create(pbng_solver_resolve(cfg->solver, &cfg->solver_opt), &st->pb, &opt, &st->solver));
+  PetscCall(PetscLogEventEnd(st->ev.solver, 0, 0, 0, 0));
   if (st->restart[0]) PetscCall(run_load_checkpoint(st));
   sum->ncolors = st->dm.ncolors;
   const int64_t mine = st->dm.adj_start[st->dm.nfree] - st->dm.adj_start[0];

@@ -9,8 +9,12 @@
 #include "io/output.h"
 #include "parallel/partition.h"
 
+/* -log_view's events: the setup as a whole and its phases (the global mesh on rank 0, the coarse meshes made from
+ * it, the fine subdomains, the mesh output, the problem, the coarse levels, the solver), the iterations, the
+ * residual checks, the frames' output. */
 typedef struct {
   PetscLogEvent setup, iterate, residual, output;
+  PetscLogEvent mesh, coarsen, subdomain, mesh_output, problem, levels, solver;
 } run_events;
 
 typedef struct {

@@ -45,6 +45,7 @@ struct pbng_locator {
   rank_extent mine, *all; /* this rank's, every rank's [size] */
   int width;              /* the most weights over every rank */
   bucket_grid grid;
+  double *box;            /* [nelems][6]: each element's bounding box (lo, hi), read by every candidate test */
 };
 
 static int64_t global_elem(const element_view *m, int32_t e) { return m->global_elem ? m->global_elem[e] : e; }
@@ -73,7 +74,18 @@ static void element_box(const pbng_element_type *t, const double (*X)[3], double
 {
   for (int k = 0; k < 3; ++k) lo[k] = hi[k] = X[0][k];
   for (int a = 1; a < t->nodes; ++a)
-    for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
+    for (int k = 0; k < 3; ++k) lo[k] = X[a][k] < lo[k] ? X[a][k] : lo[k], hi[k] = X[a][k] > hi[k] ? X[a][k] : hi[k]; /* rest positions: finite */
+}
+
+/* Every locatable element's bounding box, box[6 e .. 6 e + 5] = lo, hi (the others' are left unset). */
+static void element_boxes(const element_view *m, double *box)
+{
+#pragma omp parallel for schedule(static)
+  for (int32_t e = 0; e < m->nelems; ++e) {
+    double X[PBNG_MAX_ELEMENT_NODES][3];
+    if (!locatable(m, e)) continue;
+    element_box(located_element(m, e, X), (const double(*)[3])X, &box[6 * (int64_t)e], &box[6 * (int64_t)e + 3]);
+  }
 }
 
 static rank_extent owned_extent(const element_view *m)
@@ -172,23 +184,23 @@ static int element_answer(const pbng_locator *L, int32_t e, const double q[3], p
 }
 
 /* Distance from q to element e's bounding box along its farthest axis (a lower bound of its distance). */
-static double box_gap(const element_view *m, int32_t e, const double q[3])
+static double box_gap(const pbng_locator *L, int32_t e, const double q[3])
 {
-  double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3], gap = 0;
-  element_box(located_element(m, e, X), (const double(*)[3])X, lo, hi);
+  const double *lo = &L->box[6 * (int64_t)e], *hi = lo + 3;
+  double gap = 0;
   for (int k = 0; k < 3; ++k) gap = fmax(gap, fmax(lo[k] - q[k], q[k] - hi[k]));
   return gap;
 }
 
 /* Whether q lies in the closed element e (pbng_element_contains_point), looked at only when q lies
  * within tol of its bounding box. */
-static int element_contains(const element_view *m, int32_t e, const double q[3], double tol)
+static int element_contains(const pbng_locator *L, int32_t e, const double q[3], double tol)
 {
-  double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3];
-  const pbng_element_type *t = located_element(m, e, X);
-  element_box(t, (const double(*)[3])X, lo, hi);
+  const double *lo = &L->box[6 * (int64_t)e], *hi = lo + 3;
   for (int k = 0; k < 3; ++k)
     if (lo[k] - q[k] > tol || q[k] - hi[k] > tol) return 0;
+  double X[PBNG_MAX_ELEMENT_NODES][3];
+  const pbng_element_type *t = located_element(&L->mesh, e, X);
   return pbng_element_contains_point(t, (const double(*)[3])X, q);
 }
 
@@ -220,7 +232,7 @@ static void answer_point(const pbng_locator *L, const double q[3], pbng_point_lo
         const int64_t c = cell_of(g, ii, jj, kk);
         for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
           const int32_t e = g->elem[k];
-          if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && element_contains(m, e, q, tol)) inside = e;
+          if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && element_contains(L, e, q, tol)) inside = e;
         }
       }
   if (inside >= 0 && element_answer(L, inside, q, best)) return;
@@ -234,7 +246,7 @@ static void answer_point(const pbng_locator *L, const double q[3], pbng_point_lo
         const int64_t c = cell_of(g, ii, jj, kk);
         for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
           pbng_point_location cand;
-          if (box_gap(m, g->elem[k], q) <= far && element_answer(L, g->elem[k], q, &cand) && better(&cand, best)) *best = cand;
+          if (box_gap(L, g->elem[k], q) <= far && element_answer(L, g->elem[k], q, &cand) && better(&cand, best)) *best = cand;
         }
       }
 }
@@ -251,6 +263,8 @@ static PetscErrorCode locator_create(const element_view *view, double radius, pb
   PetscCallMPI(MPI_Allgather(&L->mine, (int)sizeof(rank_extent), MPI_BYTE, L->all, (int)sizeof(rank_extent), MPI_BYTE, view->comm));
   for (int r = 0; r < view->size; ++r) L->width = L->all[r].width > L->width ? L->all[r].width : L->width;
   PetscCall(bucket_grid_build(&L->mesh, &L->mine, &L->grid));
+  PetscCall(PetscMalloc1(6 * (size_t)view->nelems + 1, &L->box));
+  element_boxes(&L->mesh, L->box);
   *locator = L;
   PetscFunctionReturn(0);
 }
@@ -287,6 +301,7 @@ PetscErrorCode pbng_locator_destroy(pbng_locator **locator)
   if (!L) PetscFunctionReturn(0);
   PetscCall(PetscFree(L->grid.start));
   PetscCall(PetscFree(L->grid.elem));
+  PetscCall(PetscFree(L->box));
   PetscCall(PetscFree(L->all));
   PetscCall(PetscFree(*locator));
   PetscFunctionReturn(0);

@@ -22,6 +22,7 @@
 #include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
 #include <string.h>
 #include "parallel/contact_levels.h"
+#include "parallel/reduce.h"
 #include "parallel/transfer.h"
 #include "solvers/level.h"
 #include "solvers/solver.h"
@@ -52,6 +53,16 @@ struct multilevel_data {
   int carried_version;   /* the fine contacts' version they were carried from */
   double last_alpha[16]; /* the last correction's alpha per level (monitor) */
   long long corrections, damped, rejected;
+  /* -multilevel_ngmres m: the last m iterates x_i and their residuals F_i (oldest first), their Gram matrix
+   * G_ij = F_i . F_j, and the two vectors of the cycle's own result kept while a combination is tried */
+  int ngmres_m, nh;
+  double last_f2;      /* |F|^2 of the newest kept iterate */
+  double last_e;       /* its energy (NaN: not evaluated) */
+  Vec *xh, *fh, xm, fm;
+  double *hist;        /* the arrays of xh[0..m-1], fh[0..m-1] ([2m][free nodes][3]; checkpoints keep them) */
+  double *kept;        /* nh, last_f2, last_e, then the Gram matrix [m][m] (a checkpoint's scalars) */
+  double *gram;        /* kept + 3 */
+  long long combined, declined;
 };
 
 /* ---- the line search along an interpolated correction -------------------------------------- */
@@ -202,6 +213,163 @@ static PetscErrorCode create_correction_shell(multilevel_data *ml, int l)
   PetscCall(MatShellSetOperation(ml->shell[l], MATOP_MULT_TRANSPOSE, (void (*)(void))correction_mult_transpose));
   PetscCall(MatShellSetOperation(ml->shell[l], MATOP_MULT_ADD, (void (*)(void))correction_mult_add));
   PetscFunctionReturn(0);
+}
+
+/* ---- nonlinear GMRES over the cycles (Oosterlee and Washio 2000; PETSc's SNESNGMRES) ----------------- */
+
+/* The kept iterates' vectors over arrays of our own (a checkpoint writes and reads them as node fields). */
+static PetscErrorCode ngmres_create(multilevel_data *ml, const pbng_dmesh *dm)
+{
+  const int m = ml->ngmres_m;
+  const PetscInt n = 3 * (PetscInt)dm->nfree;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(2 * (size_t)m * n + 1, &ml->hist));
+  PetscCall(PetscCalloc1(3 + (size_t)m * m, &ml->kept));
+  ml->gram = ml->kept + 3;
+  PetscCall(PetscMalloc2(m, &ml->xh, m, &ml->fh));
+  for (int i = 0; i < 2 * m; ++i) PetscCall(VecCreateMPIWithArray(dm->comm, 1, n, PETSC_DECIDE, ml->hist + (size_t)i * n, i < m ? &ml->xh[i] : &ml->fh[i - m]));
+  PetscCall(VecDuplicate(ml->X, &ml->xm));
+  PetscCall(VecDuplicate(ml->X, &ml->fm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ngmres_destroy(multilevel_data *ml)
+{
+  PetscFunctionBeginUser;
+  for (int i = 0; i < ml->ngmres_m; ++i) {
+    PetscCall(VecDestroy(&ml->xh[i]));
+    PetscCall(VecDestroy(&ml->fh[i]));
+  }
+  PetscCall(PetscFree2(ml->xh, ml->fh));
+  PetscCall(VecDestroy(&ml->xm));
+  PetscCall(VecDestroy(&ml->fm));
+  PetscCall(PetscFree(ml->hist));
+  PetscCall(PetscFree(ml->kept));
+  PetscFunctionReturn(0);
+}
+
+/* Forgets the iterates (a new frame, other contacts: F changed). */
+static void ngmres_forget(multilevel_data *ml) { ml->nh = 0; }
+
+/* Appends the iterate x with residual F (dropping the oldest when m are kept) and its row of the Gram matrix. */
+static PetscErrorCode ngmres_push(multilevel_data *ml, Vec x, Vec F)
+{
+  const int m = ml->ngmres_m;
+  double *G = ml->gram, dots[64];
+
+  PetscFunctionBeginUser;
+  if (ml->nh == m) { /* drop the oldest: rotate the vectors, shift the Gram matrix */
+    Vec x0 = ml->xh[0], f0 = ml->fh[0];
+    for (int i = 0; i + 1 < m; ++i) ml->xh[i] = ml->xh[i + 1], ml->fh[i] = ml->fh[i + 1];
+    ml->xh[m - 1] = x0, ml->fh[m - 1] = f0;
+    for (int i = 0; i + 1 < m; ++i)
+      for (int j = 0; j + 1 < m; ++j) G[m * i + j] = G[m * (i + 1) + j + 1];
+    ml->nh = m - 1;
+  }
+  const int k = ml->nh;
+  PetscCall(VecCopy(x, ml->xh[k]));
+  PetscCall(VecCopy(F, ml->fh[k]));
+  PetscCall(VecMDot(F, k + 1, ml->fh, dots));
+  for (int i = 0; i <= k; ++i) G[m * k + i] = G[m * i + k] = dots[i];
+  ml->nh = k + 1;
+  PetscFunctionReturn(0);
+}
+
+/* Solves the n x n symmetric system A a = b by Cholesky with a relative shift; 0 if A is not positive definite. */
+static int solve_spd(int n, double *A, double *b)
+{
+  double tr = 0;
+  for (int i = 0; i < n; ++i) tr += A[n * i + i];
+  if (!(tr > 0)) return 0;
+  for (int i = 0; i < n; ++i) A[n * i + i] += 1e-12 * tr;
+  for (int j = 0; j < n; ++j) {
+    double d = A[n * j + j];
+    for (int k = 0; k < j; ++k) d -= A[n * j + k] * A[n * j + k];
+    if (!(d > 1e-14 * tr)) return 0;
+    A[n * j + j] = sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double v = A[n * i + j];
+      for (int k = 0; k < j; ++k) v -= A[n * i + k] * A[n * j + k];
+      A[n * i + j] = v / A[n * j + j];
+    }
+  }
+  for (int i = 0; i < n; ++i) { /* L y = b, then L^T a = y */
+    for (int k = 0; k < i; ++k) b[i] -= A[n * i + k] * b[k];
+    b[i] /= A[n * i + i];
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    for (int k = i + 1; k < n; ++k) b[i] -= A[n * k + i] * b[k];
+    b[i] /= A[n * i + i];
+  }
+  return 1;
+}
+
+#define NGMRES_FAST_CYCLE 0.3 /* a cycle reducing |F| below this factor is not combined (measured: 0.06 on the boxes, 0.6-0.9 where combining pays) */
+
+/* Whether the combination x_A is better than the cycle's x_M: a lower energy (the merit of a minimisation: a lower
+ * residual alone can hold the iterates in a loop above the minimum), or, where the energies agree to round-off, a
+ * lower residual. */
+static int combination_better(double ea, double em, double fa, double fm)
+{
+  const double noise = 1e-13 * (fabs(ea) + fabs(em));
+  if (!isfinite(ea) || !isfinite(fa)) return 0;
+  return ea < em - noise || (fabs(ea - em) <= noise && fa < fm);
+}
+
+/* After a cycle gave x_M with F_M = F(x_M) (X and FAS's function vector): the combination
+ * x_A = x_M + sum_i a_i (x_i - x_M) whose linearised residual |F_M + sum_i a_i (F_i - F_M)| is least over the kept
+ * iterates; taken when it is better (combination_better), else x_M. The taken iterate joins the kept ones; F stays
+ * current (the next cycle need not evaluate it). A cycle that lowered |F| NGMRES_FAST_CYCLE-fold is taken as it is. */
+static PetscErrorCode ngmres_combine(multilevel_data *ml)
+{
+  const int n = ml->nh, m = ml->ngmres_m;
+  double b[64], A[64 * 64], dots[64], fmm, fa, sum = 0;
+  PetscReal em, ea;
+  Vec F;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
+  PetscCall(VecDot(F, F, &fmm));
+  const double kept_f2 = ml->last_f2, kept_e = ml->last_e;
+  ml->last_f2 = fmm, ml->last_e = NAN;
+  /* a cycle that lowered the residual NGMRES_FAST_CYCLE-fold or more (the boxes: ~15-fold) is kept as it is: a
+   * combination would cost its three evaluations for nothing there */
+  if (n == 0 || fmm < NGMRES_FAST_CYCLE * NGMRES_FAST_CYCLE * kept_f2) PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+  PetscCall(SNESComputeObjective(ml->fas, ml->X, &em));
+  ml->last_e = em;
+  if (fmm >= kept_f2 && isfinite(kept_e) && !(em < kept_e - 1e-13 * (fabs(em) + fabs(kept_e)))) {
+    /* the cycle from the last taken iterate lowered neither |F| nor the energy (beyond round-off): the kept iterates
+     * lead nowhere (PETSc's restart on a rising F_M, here only where the energy cannot tell), start again */
+    ngmres_forget(ml);
+    PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+  }
+  PetscCall(VecMDot(F, n, ml->fh, dots));
+  for (int i = 0; i < n; ++i) { /* D_i = F_i - F_M: (D^T D) a = -D^T F_M */
+    b[i] = fmm - dots[i];
+    for (int j = 0; j < n; ++j) A[n * i + j] = ml->gram[m * i + j] - dots[i] - dots[j] + fmm;
+  }
+  if (!solve_spd(n, A, b)) {
+    ngmres_forget(ml);
+    PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+  }
+  PetscCall(VecCopy(ml->X, ml->xm));
+  PetscCall(VecCopy(F, ml->fm));
+  for (int i = 0; i < n; ++i) sum += b[i];
+  PetscCall(VecScale(ml->X, 1.0 - sum));
+  PetscCall(VecMAXPY(ml->X, n, b, ml->xh));
+  PetscCall(SNESComputeFunction(ml->fas, ml->X, F));
+  PetscCall(SNESComputeObjective(ml->fas, ml->X, &ea));
+  PetscCall(VecDot(F, F, &fa));
+  if (combination_better(ea, em, fa, fmm)) {
+    ml->combined++;
+    ml->last_f2 = fa, ml->last_e = ea;
+    PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+  }
+  ml->declined++; /* x_M, and the kept iterates stay (forgetting them here took 41 cycles on the panel, 30 keeping them) */
+  PetscCall(VecCopy(ml->xm, ml->X));
+  PetscCall(VecCopy(ml->fm, F));
+  PetscFunctionReturn(ngmres_push(ml, ml->X, F));
 }
 
 /* ---- set-up ----------------------------------------------------------------------------------- */
@@ -450,6 +618,8 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   PetscCall(create_fas(s));
   PetscCall(pbng_level_create_home_vec(&ml->level[ml->nlevels - 1], &ml->X));
   PetscCall(set_up_fas(ml));
+  ml->ngmres_m = s->opt.multilevel_ngmres;
+  if (ml->ngmres_m > 0) PetscCall(ngmres_create(ml, s->pb->dm));
   PetscFunctionReturn(0);
 }
 
@@ -475,20 +645,69 @@ static PetscErrorCode inject_inertial_targets(multilevel_data *ml)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode multilevel_begin_frame(pbng_solver *s)
+/* The coarse levels' prescribed nodes (Eq. 12) and inertial targets of the frame at s->pb->time. */
+static PetscErrorCode set_coarse_frames(pbng_solver *s)
 {
   multilevel_data *ml = s->data;
 
   PetscFunctionBeginUser;
   ml->function_current = PETSC_FALSE; /* the prescribed nodes moved */
-  for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_problem_begin_frame(ml->level[l].pb, s->pb->time)); /* prescribed nodes (Eq. 12) */
+  for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_problem_begin_frame(ml->level[l].pb, s->pb->time));
   if (s->pb->mode == PBNG_MODE_DYNAMIC) PetscCall(inject_inertial_targets(ml));
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode multilevel_begin_frame(pbng_solver *s)
+{
+  PetscFunctionBeginUser;
+  ngmres_forget(s->data);
+  PetscCall(set_coarse_frames(s));
+  PetscFunctionReturn(0);
+}
+
+/* -multilevel_ngmres: the kept iterates and residuals (free nodes) and the Gram matrix with their count. */
+static PetscErrorCode multilevel_state(pbng_solver *s, pbng_state_field *fields, int *n)
+{
+  multilevel_data *ml = s->data;
+  const int32_t nfree = s->pb->dm->nfree;
+  char name[40];
+
+  PetscFunctionBeginUser;
+  if (ml->ngmres_m == 0) PetscFunctionReturn(0);
+  ml->kept[0] = ml->nh, ml->kept[1] = ml->last_f2, ml->kept[2] = ml->last_e;
+  for (int i = 0; i < ml->ngmres_m; ++i) {
+    double *x, *f, *a;
+    PetscCall(VecGetArray(ml->xh[i], &a)); /* arrays of our own (ngmres_create): they stay where they are */
+    x = a;
+    PetscCall(VecRestoreArray(ml->xh[i], &a));
+    PetscCall(VecGetArray(ml->fh[i], &a));
+    f = a;
+    PetscCall(VecRestoreArray(ml->fh[i], &a));
+    snprintf(name, sizeof(name), "ngmres_x%d", i);
+    pbng_state_add(fields, n, name, PBNG_FIELD_NODES, 3, nfree, nfree, x);
+    snprintf(name, sizeof(name), "ngmres_f%d", i);
+    pbng_state_add(fields, n, name, PBNG_FIELD_NODES, 3, nfree, nfree, f);
+  }
+  pbng_state_add(fields, n, "ngmres", PBNG_FIELD_SCALARS, 3 + ml->ngmres_m * ml->ngmres_m, 1, 1, ml->kept);
+  PetscFunctionReturn(0);
+}
+
 /* After a restart in the middle of a frame: the coarse levels' prescribed nodes (and inertial
- * targets) of the frame being continued, which begin_frame would have set. */
-static PetscErrorCode multilevel_restored(pbng_solver *s) { return multilevel_begin_frame(s); }
+ * targets) of the frame being continued, which begin_frame would have set, and the kept iterates. */
+static PetscErrorCode multilevel_restored(pbng_solver *s)
+{
+  multilevel_data *ml = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(set_coarse_frames(s));
+  if (ml->ngmres_m == 0) PetscFunctionReturn(0);
+  ml->nh = (int)ml->kept[0], ml->last_f2 = ml->kept[1], ml->last_e = ml->kept[2]; /* the kept iterates as the checkpoint left them */
+  for (int i = 0; i < ml->ngmres_m; ++i) { /* their arrays were written behind PETSc's back */
+    PetscCall(PetscObjectStateIncrease((PetscObject)ml->xh[i]));
+    PetscCall(PetscObjectStateIncrease((PetscObject)ml->fh[i]));
+  }
+  PetscFunctionReturn(0);
+}
 
 /* After a detection changed the fine contacts: each coarse level's carried set again, the coarsest
  * level's matrix made for its new couplings, and F at the fine positions evaluated anew. */
@@ -503,6 +722,7 @@ static PetscErrorCode carry_contacts(pbng_solver *s)
   if (!fine || ml->carried_version == fine->version) PetscFunctionReturn(0);
   ml->carried_version = fine->version;
   ml->function_current = PETSC_FALSE;
+  ngmres_forget(ml);
   PetscCall(pbng_contact_rest_positions(fine, &X));
   for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_contact_level_carry(&ml->contacts[l], fine, X, ml->level[l].pb->x));
   PetscCall(PetscFree(X));
@@ -530,9 +750,36 @@ static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
   PetscCall(SNESSolve(ml->fas, NULL, ml->X));
   PetscCall(SNESGetConvergedReason(ml->fas, &reason));
   ml->function_current = reason > 0 || reason == SNES_DIVERGED_MAX_IT; /* a whole cycle ran: it ended evaluating F */
+  if (ml->ngmres_m > 0 && ml->function_current) PetscCall(ngmres_combine(ml));
   PetscCall(pbng_level_load(fine, ml->X));
   s->halo_seconds = 0;
   for (int k = 0; k < ml->nlevels; ++k) s->halo_seconds += ml->level[k].sweeper.halo_seconds;
+  PetscFunctionReturn(0);
+}
+
+/* The residual |F| from the function vector the last cycle left at the fine positions (level_function: F = -f at
+ * each free node, f as pbng_problem_residual computes it), summed as it sums |f|^2: bitwise the same value. */
+static PetscErrorCode multilevel_current_residual(pbng_solver *s, double *residual, PetscBool *known)
+{
+  multilevel_data *ml = s->data;
+  const PetscScalar *F;
+  pbng_exact_sum sum;
+  Vec Fv;
+  double r2;
+
+  PetscFunctionBeginUser;
+  *known = ml->function_current;
+  if (!*known) PetscFunctionReturn(0);
+  PetscCall(SNESGetFunction(ml->fas, &Fv, NULL, NULL));
+  PetscCall(VecGetArrayRead(Fv, &F));
+  pbng_exact_sum_zero(&sum);
+  for (int32_t i = 0; i < s->pb->dm->nfree; ++i) {
+    const double *f = &F[3 * (int64_t)i];
+    pbng_exact_sum_add(&sum, f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+  }
+  PetscCall(VecRestoreArrayRead(Fv, &F));
+  PetscCall(pbng_exact_sum_allreduce(s->pb->dm->comm, &sum, &r2));
+  *residual = sqrt(r2);
   PetscFunctionReturn(0);
 }
 
@@ -569,6 +816,7 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
   if (!ml) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&ml->fas));
   PetscCall(VecDestroy(&ml->X));
+  if (ml->ngmres_m > 0) PetscCall(ngmres_destroy(ml));
   for (int l = 0; l < ml->nlevels; ++l) {
     PetscCall(MatDestroy(&ml->shell[l]));
     PetscCall(MatDestroy(&ml->P3[l]));
@@ -617,6 +865,10 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
                                       "the coarsest level's Newton matrix: modified (PBNG's Eq. 37 as element matrices) | stress | element (PSD projections) | exact",
                                       "", hessians, 4, &hessian, &hessian_set));
   o->coarse_hessian = (int)hessian_kinds[hessian];
+  PetscBool ngmres_set;
+  PetscCall(PetscOptionsRangeInt("-multilevel_ngmres", "the last m cycles' iterates combined by nonlinear GMRES (0: plain FAS cycles)", "",
+                                 o->multilevel_ngmres, &o->multilevel_ngmres, &ngmres_set, 0, 32));
+  PetscCheck(!ngmres_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_ngmres is for -multilevel L with L > 1");
   PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
   PetscFunctionReturn(0);
 }
@@ -627,4 +879,5 @@ const pbng_solver_ops pbng_solver_multilevel_ops = {
            .help = "PBNG as the smoother of PETSc's FAS (and every -snes_*, -fas_* option of it)", .petsc_prefixes = "snes_,fas_,",
            .set_from_options = pbng_multilevel_set_from_options},
   .create = multilevel_create, .begin_frame = multilevel_begin_frame, .iterate = multilevel_iterate, .destroy = multilevel_destroy,
-  .monitor = multilevel_monitor, .restored = multilevel_restored, .level_stats = multilevel_level_stats};
+  .monitor = multilevel_monitor, .state = multilevel_state, .restored = multilevel_restored, .level_stats = multilevel_level_stats,
+  .current_residual = multilevel_current_residual};

@@ -19,7 +19,7 @@ typedef struct {
   double *data;
 } pbng_state_field;
 
-enum { PBNG_MAX_STATE_FIELDS = 16 };
+enum { PBNG_MAX_STATE_FIELDS = 32 };
 
 /* Appends a field to fields[*n]. */
 static inline void pbng_state_add(pbng_state_field *fields, int *n, const char *name, pbng_field_kind kind, int ncomp, int64_t nwrite,
