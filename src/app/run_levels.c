@@ -93,7 +93,8 @@ static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fi
     }
     PetscCheck(enough, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
                "-multilevel %d: %s cannot be coarsened %d times (coarsening %d left %" PRId64 " of %" PRId64 " nodes, also with the relaxed limits "
-               "-multilevel_coarsen_quality %.2f -multilevel_coarsen_angle %d); use -multilevel %d at most, or -multilevel auto",
+               "-multilevel_coarsen_quality %.2f -multilevel_coarsen_angle %d); use -multilevel %d at most, -multilevel auto, or give coarser meshes "
+               "with -mesh_levels",
                cfg->solver_opt.multilevel, fine->source, k, k, levels[k - 1].nnodes, finer->nnodes, PBNG_COARSEN_RELAXED_QUALITY,
                (int)PBNG_COARSEN_RELAXED_ANGLE, k);
     *made = k;
