@@ -29,13 +29,14 @@ check hang_newton --max-relative-residual 1e-11
 check hang_ml --max-relative-residual 1e-10 --compare "$TMP/hang_newton.h5" --rtol 1.6e-11
 
 # 3. 1 and 3 ranks: the same positions after a fixed number of cycles on 3 levels, res 11 -> 6 -> 3 (the
-# coarse solve is partition independent; sums differ in order only: measured 3e-13 relative)
+# coarse solve is partition independent; sums differ in order only: measured 1.5e-12 relative with nonlinear GMRES and
+# MUMPS on the coarsest level, 3e-13 with plain cycles and PETSc's own Cholesky)
 fixed=(-scene cloth_drape -drape corners -mode quasistatic -res 11 -frames 1 -multilevel 3 -iters 8 -rtol 0)
 for n in 1 3; do
   if mpi $n "$PBNG" "${fixed[@]}" -output "$TMP/ranks_$n.h5" > "$TMP/ranks_$n.log" 2>&1; then ok
   else fail "multilevel sheet on $n ranks"; cat "$TMP/ranks_$n.log"; fi
 done
-check ranks_3 --compare "$TMP/ranks_1.h5" --rtol 1e-12
+check ranks_3 --compare "$TMP/ranks_1.h5" --rtol 5e-12
 
 # 3b. a Gmsh sheet file with its coarse level given (here itself): FAS runs and converges to its -rtol 1e-8 (the
 # checker's residual: measured 1.7e-10 after 10 cycles; 5.5e-11 after 11 plain cycles, -multilevel_ngmres 0)

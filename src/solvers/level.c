@@ -398,6 +398,9 @@ PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, 
     PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
   }
   lev->hessian = kind;
+  /* the projected Hessians are positive definite with the prescribed rows: a Cholesky factorisation needs no pivoting
+   * (MUMPS then factors without it: pivots chosen on round-off made the coarse solve partition dependent) */
+  PetscCall(MatSetOption(lev->K, MAT_SPD, kind != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE));
   PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
   PetscFunctionReturn(0);
 }

@@ -421,7 +421,8 @@ static PetscErrorCode create_transfers(pbng_solver *s)
 /* The coarsest level's default solver: the Newton baseline's energy line search with the level's
  * matrix (-multilevel_coarse_hessian), each linear system solved exactly by a sparse Cholesky
  * factorisation that every rank computes in full (PCREDUNDANT: the result does not depend on the
- * partition), a few steps per visit. Set on the objects, so that any -fas_coarse_snes_* / _ksp_* /
+ * partition; MUMPS's where PETSc has it: PETSc's own took 4.8 s on a 1,651-node coarsest level of two bound
+ * blocks, MUMPS 0.28 s, CHOLMOD 0.37 s; alike on 150 nodes), a few steps per visit. Set on the objects, so that any -fas_coarse_snes_* / _ksp_* /
  * _pc_* option overrides it when FAS sets the level up. */
 static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
 {
@@ -429,6 +430,7 @@ static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
   DM dm;
   KSP ksp, inner;
   PC pc, inner_pc;
+  PetscBool mumps;
 
   PetscFunctionBeginUser;
   PetscCall(SNESFASGetCoarseSolve(ml->fas, &coarse));
@@ -446,7 +448,9 @@ static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
   PetscCall(PCRedundantGetKSP(pc, &inner));
   PetscCall(KSPGetPC(inner, &inner_pc));
   PetscCall(PCSetType(inner_pc, PCCHOLESKY));
-  PetscCall(PCFactorSetMatOrderingType(inner_pc, MATORDERINGND));
+  PetscCall(PetscHasExternalPackage("mumps", &mumps));
+  if (mumps) PetscCall(PCFactorSetMatSolverType(inner_pc, MATSOLVERMUMPS)); /* PETSc's own: 4.8 s against 0.28 s on 5K unknowns */
+  else PetscCall(PCFactorSetMatOrderingType(inner_pc, MATORDERINGND));
   PetscFunctionReturn(0);
 }
 
