@@ -384,6 +384,7 @@ PetscErrorCode pbng_level_refresh_contacts(pbng_level *lev, SNES snes)
   PetscCall(MatDestroy(&lev->K)); /* the couplings changed: a matrix preallocated for them */
   PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
   PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
+  PetscCall(MatSetOption(lev->K, MAT_SPD, lev->hessian != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE)); /* as pbng_level_set_jacobian */
   PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
   PetscFunctionReturn(0);
 }
