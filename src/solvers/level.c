@@ -356,6 +356,19 @@ PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes)
   PetscFunctionReturn(0);
 }
 
+/* The level's matrix for its Hessian kind (lev->hessian): preallocated for its couplings, with the rigid-body modes,
+ * marked SPD for the projected kinds, positive definite with the prescribed rows, so that a Cholesky factorisation
+ * needs no pivoting (MUMPS then factors without it: pivots chosen on round-off made the coarse solve partition
+ * dependent). */
+static PetscErrorCode create_level_matrix(pbng_level *lev)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
+  PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
+  PetscCall(MatSetOption(lev->K, MAT_SPD, lev->hessian != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
 /* The contact ghosts' global unknowns from their owners (the dynamic halo carries them as positions). */
 static PetscErrorCode contact_ghost_dofs(pbng_level *lev)
 {
@@ -382,9 +395,7 @@ PetscErrorCode pbng_level_refresh_contacts(pbng_level *lev, SNES snes)
   if (!lev->K) PetscFunctionReturn(0); /* the contact ghosts' unknowns serve the matrix only */
   PetscCall(contact_ghost_dofs(lev));
   PetscCall(MatDestroy(&lev->K)); /* the couplings changed: a matrix preallocated for them */
-  PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
-  PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
-  PetscCall(MatSetOption(lev->K, MAT_SPD, lev->hessian != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE)); /* as pbng_level_set_jacobian */
+  PetscCall(create_level_matrix(lev));
   PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
   PetscFunctionReturn(0);
 }
@@ -394,14 +405,8 @@ PetscErrorCode pbng_level_set_jacobian(pbng_level *lev, pbng_hessian_kind kind, 
   PetscFunctionBeginUser;
   PetscCheck(lev->K || lev->map.node_dof, lev->pb->dm->comm, PETSC_ERR_ARG_WRONGSTATE, "level %d has no numbering of its nodes left to assemble a matrix with",
              lev->index);
-  if (!lev->K) {
-    PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
-    PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
-  }
   lev->hessian = kind;
-  /* the projected Hessians are positive definite with the prescribed rows: a Cholesky factorisation needs no pivoting
-   * (MUMPS then factors without it: pivots chosen on round-off made the coarse solve partition dependent) */
-  PetscCall(MatSetOption(lev->K, MAT_SPD, kind != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE));
+  if (!lev->K) PetscCall(create_level_matrix(lev));
   PetscCall(SNESSetJacobian(snes, lev->K, lev->K, level_jacobian, lev));
   PetscFunctionReturn(0);
 }
