@@ -54,6 +54,8 @@ stop_and_restart xpbd_ho_qs 1 19 2.5 -scene bar_gravity -element hex8 -res 3 -so
 stop_and_restart plastic_pbng_2 2 580 1e-8 -scene plastic_twist -res 4 -solver pbng -frames 4 -threads 1       # the scene's -rtol 1e-8
 stop_and_restart plastic_newton 1 25 1e-8 -scene plastic_twist -res 4 -frames 3
 stop_and_restart multilevel_2 2 7 1e-9 "${box[@]}" -multilevel 2 -iters 30 -rtol 1e-9
+# the coarsest matrix kept over 3 cycles: the stop after cycle 7 waits for cycle 9, where the next is assembled afresh
+stop_and_restart multilevel_reuse 1 7 1e-9 "${box[@]}" -multilevel 2 -multilevel_coarse_reuse 3 -iters 30 -rtol 1e-9
 stop_and_restart multilevel_dynamic 1 13 1.4e-7 -scene block_drop_dynamic -res 7 -frames 3 -iters 8 -multilevel 2 -threads 1 # 4.6e-8
 # a stop at a frame's last iteration, and with the frame converged on a residual check
 stop_and_restart last_iter 1 40 0.13 "${box[@]}" -iters 20 -rtol 0                                                # measured 4.4e-2

@@ -6,7 +6,8 @@
 # mesh and its result passes the independent checker (tests/check_output.py recomputes every frame's residual):
 #  - a Gmsh file of linear tetrahedra: a thin-walled tube (one element through its 0.1 wall) sagging under
 #    gravity, coarsened by edge collapses; -multilevel 3 coarsens the wall to 3 levels (not refused); the default's
-#    nonlinear GMRES over the cycles takes fewer of them than plain FAS cycles (-multilevel_ngmres 0);
+#    nonlinear GMRES over the cycles takes fewer of them than plain FAS cycles (-multilevel_ngmres 0); its coarsest level
+#    keeps its matrix over a cycle's Newton steps (at most one a cycle; -multilevel_coarse_reuse 0: one a step);
 #  - a TetGen file, a TetGen file of P2 tetrahedra (its corner mesh first: p-multigrid); a generated box; P2 tetrahedra (p-multigrid first); hexahedra; StVK; a weak-constraint file;
 #    a released set; elastoplasticity;
 #  - -multilevel auto given with another solver option (-accel) still chooses the levels;
@@ -56,6 +57,13 @@ run tube_plain "${TUBE[@]}" -multilevel auto -multilevel_ngmres 0 -threads 1
 cycles() { sed -n 's/^frame .* iters *\([0-9]*\) .* converged$/\1/p' "$TMP/$1.log"; }
 [ -n "$(cycles tube_plain)" ] && [ -n "$(cycles tube)" ] && [ "$(cycles tube)" -lt "$(cycles tube_plain)" ] && [ "$(cycles tube)" -le 14 ] && ok ||
   fail "tube: nonlinear GMRES took $(cycles tube) cycles, plain cycles $(cycles tube_plain) (measured 9 and 20)"
+# the coarsest level's matrix kept over each cycle's Newton steps (-multilevel_coarse_reuse auto: its 202 nodes are more than
+# a tenth of the 1,035) against one assembled at every step (0): at most one matrix a cycle, more than one with 0
+matrices() { sed -n 's/^ *level 0 (tube.msh[^)]*): .* \([0-9]*\) matrices$/\1/p' "$TMP/$1.log"; }
+run tube_fresh "${TUBE[@]}" -multilevel_coarse_reuse 0 -threads 1
+[ -n "$(matrices tube)" ] && [ "$(matrices tube)" -le "$(cycles tube)" ] && [ "$(matrices tube_fresh)" -gt "$(cycles tube_fresh)" ] && ok ||
+  fail "tube: $(matrices tube) coarse matrices in $(cycles tube) cycles (kept), $(matrices tube_fresh) in $(cycles tube_fresh) (-multilevel_coarse_reuse 0)"
+check tube_fresh --max-relative-residual 1e-3
 # the one-element-thick wall coarsened twice (1,035 / 202 / 49 nodes), to Newton's tolerance
 run wall3 "${TUBE[@]}" -multilevel 3 -rtol 1e-6 -iters 300
 [ "$(grep -c '^level [012] (tube.msh' "$TMP/wall3.log")" = 3 ] && ok || fail "wall3: not 3 levels: $(grep '^level' "$TMP/wall3.log")"

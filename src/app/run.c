@@ -304,6 +304,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
     if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
     PetscCall(stop_requested(st, &stop));
+    if (stop && st->solver.ops->stop_allowed && !st->solver.ops->stop_allowed(&st->solver, l + 1)) stop = PETSC_FALSE; /* at its next one */
     if (stop) {
       pbng_checkpoint_counters c;
       if (fresh) PetscCall(know_energy(st, &r, &energy, &energy_known));

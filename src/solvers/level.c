@@ -321,9 +321,11 @@ static PetscErrorCode level_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
 
   PetscFunctionBeginUser;
   (void)snes, (void)J;
+  if (lev->K_keep && lev->K_current) PetscFunctionReturn(0); /* P's state unchanged: the PC keeps its factorisation */
   PetscCall(enter(lev, &t0));
   PetscCall(pbng_level_load(lev, X));
   PetscCall(pbng_stiffness_assemble(lev->pb, &lev->map, lev->hessian, P));
+  lev->K_current = 1;
   lev->jacobians++;
   PetscCall(leave(lev, t0));
   PetscFunctionReturn(0);
@@ -364,6 +366,7 @@ static PetscErrorCode create_level_matrix(pbng_level *lev)
 {
   PetscFunctionBeginUser;
   PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
+  lev->K_current = 0;
   PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
   PetscCall(MatSetOption(lev->K, MAT_SPD, lev->hessian != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE));
   PetscFunctionReturn(0);

@@ -31,6 +31,8 @@ typedef struct {
   const double *home_aside;  /* where home's values are while they are not in the positions (home_save or a scratch
                                 vector's storage), or NULL */
   int contact_version;       /* the contacts' version K and map.node_dof's contact ghosts were made for */
+  int K_current;             /* K holds a matrix assembled since it was made (0: the next Jacobian call assembles) */
+  int K_keep;                /* the Jacobian callback keeps a current K (its factorisation too) instead of assembling anew */
   double seconds;            /* wall time in this level's callbacks */
   long long sweeps, functions, objectives, jacobians;
 } pbng_level;

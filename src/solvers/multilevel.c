@@ -20,6 +20,7 @@
 #include <petscdm.h>
 #include <stdio.h>
 #include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
+#include <stdlib.h>
 #include <string.h>
 #include "parallel/contact_levels.h"
 #include "parallel/reduce.h"
@@ -48,6 +49,7 @@ struct multilevel_data {
   Vec X;
   pbng_correction_search search;
   int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
+  int coarse_reuse;      /* -multilevel_coarse_reuse M: that matrix made at the first step of cycles 0, M, 2M, ... of a frame */
   PetscBool function_current; /* the FAS SNES's function vector holds F at the fine positions */
   pbng_contact_level *contacts; /* [nlevels - 1]: the fine contacts carried to each coarse level, or NULL */
   int carried_version;   /* the fine contacts' version they were carried from */
@@ -607,6 +609,9 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
    * steps of 1e-3 and stalls, full corrections converge (docs/contact.md#multilevel) */
   if (s->pb->contacts && !s->opt.correction_search_given) ml->search = PBNG_CORRECTION_NONE;
   ml->coarse_hessian = s->opt.coarse_hessian;
+  ml->coarse_reuse = s->opt.coarse_reuse;
+  if (ml->coarse_reuse == PBNG_COARSE_REUSE_AUTO) /* the levels' sizes: PBNG_COARSE_REUSE_SHARE */
+    ml->coarse_reuse = PBNG_COARSE_REUSE_SHARE * h->coarse[0].dm.nglobal_nodes >= s->pb->dm->nglobal_nodes;
   PetscCall(PetscCalloc1(ml->nlevels, &ml->level));
   PetscCall(PetscCalloc5(ml->nlevels, &ml->P, ml->nlevels, &ml->Q, ml->nlevels, &ml->P3, ml->nlevels, &ml->Q3, ml->nlevels, &ml->shell));
   PetscCall(PetscCalloc1(ml->nlevels, &ml->corr));
@@ -735,17 +740,35 @@ static PetscErrorCode carry_contacts(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* -multilevel_coarse_reuse M: before cycle l of a frame, whether the coarsest level's Newton assembles its matrix (and
+ * factors it) at its first step or keeps the one it has. A function of l alone, so that a restart at a cycle l with
+ * l % M = 0 (multilevel_stop_allowed) repeats the run exactly; M = 0: every Newton step assembles (each a fresh
+ * factorisation: on 486 coarse nodes 10 ms, most of a small mesh's run). */
+static void keep_coarse_matrix(multilevel_data *ml, int l)
+{
+  pbng_level *coarse = &ml->level[0];
+  coarse->K_keep = ml->coarse_reuse > 0;
+  if (ml->coarse_reuse > 0 && l % ml->coarse_reuse == 0) coarse->K_current = 0;
+}
+
+/* A checkpoint keeps no matrix: only where the next cycle assembles a fresh one. */
+static int multilevel_stop_allowed(const pbng_solver *s, int l)
+{
+  const multilevel_data *ml = s->data;
+  return ml->coarse_reuse <= 1 || l % ml->coarse_reuse == 0;
+}
+
 static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
 {
   multilevel_data *ml = s->data;
   pbng_level *fine = &ml->level[ml->nlevels - 1];
 
   PetscFunctionBeginUser;
-  (void)l;
   SNESConvergedReason reason;
   Vec F;
 
   PetscCall(carry_contacts(s));
+  keep_coarse_matrix(ml, l);
   PetscCall(pbng_level_store(fine, ml->X));
   if (ml->function_current) { /* F at these positions, left by the last cycle: FAS need not evaluate it again */
     PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
@@ -874,6 +897,21 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
                                  o->multilevel_ngmres, &o->multilevel_ngmres, &ngmres_set, 0, 32));
   PetscCheck(!ngmres_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_ngmres is for -multilevel L with L > 1");
   PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
+  char reuse[16] = "auto";
+  PetscBool reuse_set;
+  if (o->coarse_reuse >= 0) snprintf(reuse, sizeof(reuse), "%d", o->coarse_reuse);
+  PetscCall(PetscOptionsString("-multilevel_coarse_reuse",
+                               "the coarsest level's Newton matrix (and factorisation) serves the steps of M cycles (0: each step assembles its own; "
+                               "auto: 1 where the coarsest level has >= 1/10 of the finest's nodes, else 0)",
+                               "", reuse, reuse, sizeof(reuse), &reuse_set));
+  if (reuse_set) {
+    char *end;
+    const long m = strtol(reuse, &end, 10);
+    PetscCheck(!strcmp(reuse, "auto") || (end != reuse && !*end && m >= 0 && m <= 1000), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "-multilevel_coarse_reuse %s: must be auto or an integer in 0..1000", reuse);
+    o->coarse_reuse = strcmp(reuse, "auto") ? (int)m : PBNG_COARSE_REUSE_AUTO;
+  }
+  PetscCheck(!reuse_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_reuse is for -multilevel L with L > 1");
   PetscFunctionReturn(0);
 }
 
@@ -884,4 +922,4 @@ const pbng_solver_ops pbng_solver_multilevel_ops = {
            .set_from_options = pbng_multilevel_set_from_options},
   .create = multilevel_create, .begin_frame = multilevel_begin_frame, .iterate = multilevel_iterate, .destroy = multilevel_destroy,
   .monitor = multilevel_monitor, .state = multilevel_state, .restored = multilevel_restored, .level_stats = multilevel_level_stats,
-  .current_residual = multilevel_current_residual};
+  .current_residual = multilevel_current_residual, .stop_allowed = multilevel_stop_allowed};

@@ -21,6 +21,14 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
  * 2.1-3.8x fewer cycles than plain FAS cycles, 3.0x on a P2 tube; 6 hardly fewer; docs/multilevel.md#nonlinear-gmres-over-the-cycles) */
 #define PBNG_MULTILEVEL_NGMRES_DEFAULT 4
 
+/* -multilevel_coarse_reuse auto (PBNG_COARSE_REUSE_AUTO, the default): the coarsest level's matrix kept over the Newton
+ * steps of one cycle (M = 1) where that level has at least 1 / PBNG_COARSE_REUSE_SHARE of the finest level's nodes (its
+ * factorisations then are much of a cycle's cost: a 3.4K-node beam over 486 coarse nodes 0.68x the time), else assembled
+ * at every step (M = 0: a 27K-node beam over 556 coarse nodes took 1.16x the time with M = 1; measured in
+ * docs/multilevel.md#the-coarse-matrix-kept-over-newton-steps) */
+#define PBNG_COARSE_REUSE_AUTO  (-1)
+#define PBNG_COARSE_REUSE_SHARE 10
+
 typedef struct {
   pbng_sweep_options sweep; /* PBNG's sweep: -accel, -omega, -rho, -gamma, -weak_blocks */
   int weak_first;   /* PBD/XPBD: project the weak constraints before the elements (-xpbd_order weak_first) */
@@ -41,6 +49,8 @@ typedef struct {
   int correction_search_given;               /* -multilevel_linesearch was given (else none with contacts) */
   int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
   int multilevel_ngmres;     /* -multilevel_ngmres m: the last m cycles' iterates combined by nonlinear GMRES (0: none) */
+  int coarse_reuse;          /* -multilevel_coarse_reuse M: the coarse Newton's matrix serves the steps of M cycles (0: each step its own;
+                                PBNG_COARSE_REUSE_AUTO: by the levels' sizes) */
   char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
   int newton_hessian;        /* -newton_projection / -newton_exact_hessian (a pbng_hessian_kind; 0: the default) */
   int newton_npc;            /* -newton_npc pbng */
@@ -117,6 +127,9 @@ typedef struct {
    * (*known; bitwise pbng_problem_residual's, from the same forces), so that the run's check need not evaluate them
    * again; *known = PETSC_FALSE otherwise (collective). */
   PetscErrorCode (*current_residual)(pbng_solver *s, double *residual, PetscBool *known);
+  /* optional: whether a checkpoint may be taken before iteration l of the frame (state the checkpoint does not keep is
+   * then rebuilt exactly on a restart); a stop requested elsewhere waits for the next such iteration. NULL: always. */
+  int (*stop_allowed)(const pbng_solver *s, int l);
 } pbng_solver_ops;
 
 struct pbng_solver {
