@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Coarse levels made two ways, measured (issue 39 item 2; docs/multilevel.md#coarse-levels-made-two-ways): not a
+"""Coarse levels made three ways, measured (issue 39 item 2; docs/multilevel.md#coarse-levels-made-two-ways): not a
 test, it prints a table and writes a CSV.
 
 For each mesh of bench/data (Gmsh, meshed here at the `--size` of bench/defaults.py) the same run, to relative
 residual 1e-6, with its coarse levels
   collapse  made by pbng from the fine mesh by edge collapses (`-multilevel auto`: what a user gets), and
   remeshed  made by Gmsh from the same geometry at 2x and 4x the characteristic length (`-mesh_levels C1,C2`:
-            non-nested meshes, the transfers by point location; a P2 mesh's levels are P1),
+            non-nested meshes, the transfers by point location; a P2 mesh's levels are P1), and
+  aggregation  one coarse mesh by edge collapses, then 3 levels by smoothed aggregation of its Newton matrix
+            (`-multilevel 2 -multilevel_aggregation 3`: what an explicit -multilevel L gets below the meshes the
+            collapses could make),
 and the cycles, the solver time and the whole command's wall time, medians over `--repeats` (interleaved). Meshes: the
 thin-walled tube, the thin curved panel (a plate-like part), the slender beam, two blocks bound by weak constraints,
 and the tube in P2 tetrahedra (`gmsh -order 2`).
@@ -31,6 +34,12 @@ import throughput as tp  # noqa: E402  (machine info, commit, binary lookup)
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = {  # case: (mesh of defaults.MESHES, gmsh order)
     "tube": ("tube", 1), "panel": ("panel", 1), "beam": ("beam", 1), "two_blocks": ("two_blocks", 1), "tube_p2": ("tube", 2)}
+
+
+def METHODS(levels):
+    """(method, its options): levels is the -mesh_levels value of the remeshed levels."""
+    return (("collapse", ["-multilevel", "auto"]), ("remeshed", ["-mesh_levels", levels]),
+            ("aggregation", ["-multilevel", "2", "-multilevel_aggregation", "3"]))
 
 
 def gmsh(geo, lc, order, path):
@@ -75,7 +84,7 @@ def main():
     runs = {}
     for rep in range(args.repeats):
         for case, opts, levels, nodes in cases:
-            for method, extra in (("collapse", ["-multilevel", "auto"]), ("remeshed", ["-mesh_levels", levels])):
+            for method, extra in METHODS(levels):
                 stem = f"{case}-{method}-{rep}"
                 out = os.path.join(scratch, stem + ".h5")
                 cmd = dflt.launcher(args.ranks) + [pbng] + opts + tight + extra + ["-output", out]
@@ -84,6 +93,7 @@ def main():
                     continue
                 text = open(r["log"]).read()
                 r["levels"] = sum(1 for ln in text.splitlines() if ln.startswith("level "))
+                r["levels"] += sum(int(ln.split()[3]) for ln in text.splitlines() if ln.startswith("below level 0: "))
                 r["converged"] = "every frame reached it" in text
                 runs.setdefault((case, method), []).append(r)
                 print(f"  {case:10s} {method:9s} rep {rep}: {r['wall']:.2f} s, {r['iterations']} cycles, {r['levels']} levels"
@@ -99,7 +109,7 @@ def main():
         w.writerow(["case", "nodes", "method", "levels", "cycles", "solver_s_median", "wall_s_median", "repeats", "converged", "ranks", "commit",
                     "machine"])
         for case, opts, levels, nodes in cases:
-            for method in ("collapse", "remeshed"):
+            for method, _ in METHODS(""):
                 rs = runs.get((case, method), [])
                 if not rs:
                     print(f"{case:10s} {nodes:7d} | {method:9s} failed")
@@ -111,7 +121,7 @@ def main():
                 print(f"{case:10s} {nodes:7d} | {method:9s} {rs[0]['levels']:6d} {cycles:6.0f} {solver:8.2f} {wall:7.2f}{'' if conv else '  NOT converged'}")
                 w.writerow([case, nodes, method, rs[0]["levels"], cycles, f"{solver:.3f}", f"{wall:.3f}", len(rs), conv, args.ranks,
                             commit, f"{info['cpu_model']}, {info['nproc']} cores"])
-    print(f"\nCSV: {path}\ncommand lines: {shlex.join(dflt.launcher(args.ranks) + [pbng] + cases[0][1] + tight)} (+ -multilevel auto | -mesh_levels ...)")
+    print(f"\nCSV: {path}\ncommand lines: {shlex.join(dflt.launcher(args.ranks) + [pbng] + cases[0][1] + tight)} (+ -multilevel auto | -mesh_levels ... | -multilevel 2 -multilevel_aggregation 3)")
     return 0
 
 

@@ -215,9 +215,19 @@ run hexfile_newton "${hexfile[@]}" -solver newton -rtol 1e-10 -iters 50
 run hexfile_ml "${hexfile[@]}" -multilevel 2 -rtol 1e-8 -iters 500
 grep -q "^level 0 (.*hex8_v22_ascii.msh coarsened 1 time): 13 nodes, 15 tetrahedra" "$TMP/hexfile_ml.log" && ok || fail "hexfile: $(grep '^level' "$TMP/hexfile_ml.log")"
 check hexfile_ml --max-relative-residual 1e-8 --compare "$TMP/hexfile_newton.h5" --rtol 1.6e-9  # measured 5.3e-10
-# (240 nodes -> 39 -> 8 with the relaxed limits; 8 cannot be coarsened)
-expect_error "a mesh too small for its levels" "-multilevel 4: $D/cube_fine_v41.msh cannot be coarsened 3 times" \
-  "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -multilevel 4 -output "$TMP/bad.h5"
+# more levels than edge collapses make (240 nodes -> 39 -> 8 with the relaxed limits; 8 cannot be coarsened): the level left
+# is made by smoothed aggregation of the coarsest mesh's Newton matrix (not refused), to Newton's equilibrium
+cube=(-mesh "$D/cube_fine_v41.msh" -fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -threads 1)
+run cube_newton "${cube[@]}" -solver newton -rtol 1e-10 -iters 50
+run cube_aggregation "${cube[@]}" -multilevel 4 -rtol 1e-8 -iters 500
+grep -q "^below level 0: 1 level by smoothed aggregation of its Newton matrix" "$TMP/cube_aggregation.log" &&
+  [ "$(grep -c '^level [012] (' "$TMP/cube_aggregation.log")" = 3 ] && ok || fail "cube_aggregation: $(grep '^level\|^below' "$TMP/cube_aggregation.log")"
+check cube_aggregation --max-relative-residual 1e-8 --compare "$TMP/cube_newton.h5" --rtol 1e-8
+# a mesh that cannot be coarsened even once (one tetrahedron): refused, naming what would do
+printf '4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n' > "$TMP/one.node"
+printf '1 4 0\n1 1 2 3 4\n' > "$TMP/one.ele"
+expect_error "a mesh that cannot be coarsened once" "-multilevel 3: $TMP/one.node cannot be coarsened even once" \
+  "$PBNG" -mesh "$TMP/one.node" -fix_box 0,0,0,0,1,1 -multilevel 3 -output "$TMP/bad.h5"
 expect_error "coarsening options with -mesh_levels" "-multilevel_coarsen_* are for -multilevel L > 1 with -mesh FILE and no -mesh_levels" \
   "$PBNG" -mesh "$D/cube_fine_v41.msh" -fix_group left -mesh_levels "$D/cube_v41_ascii.msh" -multilevel_coarsen_ratio 4 -output "$TMP/bad.h5"
 expect_error "unknown correction line search" "-multilevel_linesearch: unknown \"wolfe\"" "$PBNG" "${small[@]}" -multilevel_linesearch wolfe -output "$TMP/bad.h5"

@@ -72,6 +72,7 @@ expect_error "-newton_preconditioner with pbng" 'option -newton_preconditioner i
 expect_error "-multilevel_linesearch single-level" '-multilevel_linesearch is for -multilevel L with L > 1' box -multilevel 1 -multilevel_linesearch secant -output "$o"
 expect_error "-multilevel_ngmres with newton" '-multilevel_ngmres is for -multilevel L with L > 1' box -solver newton -multilevel_ngmres 2 -output "$o"
 expect_error "-multilevel_coarse_reuse with newton" '-multilevel_coarse_reuse is for -multilevel L with L > 1' box -solver newton -multilevel_coarse_reuse 1 -output "$o"
+expect_error "-multilevel_aggregation with newton" '-multilevel_aggregation is for -multilevel L with L > 1' box -solver newton -multilevel_aggregation 2 -output "$o"
 expect_error "-multilevel_coarse_reuse X" '-multilevel_coarse_reuse x: must be auto or an integer in 0..1000' box -multilevel 2 -multilevel_coarse_reuse x -output "$o"
 expect_error "-xpbd_order without weak constraints" '-xpbd_order has no effect in this run: the mesh has no weak constraints' \
   box -solver xpbd_qs -xpbd_order weak_first -output "$o"

@@ -210,9 +210,8 @@ PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObje
 PetscErrorCode pbng_config_from_options(pbng_config *cfg);
 
 /* The default tolerance (options_defaults.c): with cfg->rtol unset, PBNG_RTOL_DEFAULT and the -atol floor in
- * quasistatic mode, none in dynamic mode. In quasistatic mode with a tolerance (the default or -rtol T > 0 given),
- * -iters caps at cfg->tolerance_iters unless given. */
-void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool rtol_given, PetscBool iters_given, PetscInt *iters);
+ * quasistatic mode (-iters then caps at cfg->tolerance_iters unless given), none in dynamic mode. */
+void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool iters_given, PetscInt *iters);
 /* The scene's fastest measured configuration (multilevel PBNG, automatic levels, cfg->fast_smoother) when no solver
  * option is given and the problem is one it was measured on; sets cfg->fast_levels. */
 PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg);

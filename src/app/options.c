@@ -389,7 +389,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
                              shown, &rtol, &set));
   if (set) cfg->rtol = rtol;
   PetscCheck(!set || cfg->rtol >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
-  pbng_config_resolve_tolerance(cfg, set, iters_set, &iters);
+  pbng_config_resolve_tolerance(cfg, iters_set, &iters);
   PetscCall(PetscOptionsReal("-atol", "with -rtol: a frame also ends once the residual is at most this (0: off)", NULL, cfg->atol, &cfg->atol, &set));
   PetscCheck(cfg->atol >= 0 && isfinite(cfg->atol), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atol %g: must be >= 0", cfg->atol);
   if (set) cfg->atol_floor = 0; /* -atol given replaces the default tolerance's floor */

@@ -6,21 +6,16 @@
 #include "app/config.h"
 #include "core/element.h"
 
-void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool rtol_given, PetscBool iters_given, PetscInt *iters)
+void pbng_config_resolve_tolerance(pbng_config *cfg, PetscBool iters_given, PetscInt *iters)
 {
-  const int cap = !iters_given && cfg->mode == PBNG_MODE_QUASISTATIC && cfg->tolerance_iters > *iters;
-  if (rtol_given) { /* a tolerance a user names is one to reach: -iters caps as with the default one (the scene's 40 stopped -rtol 1e-6 short) */
-    if (cfg->rtol > 0 && cap) *iters = cfg->tolerance_iters;
-    return;
-  }
-  if (cfg->rtol >= 0) return; /* the scene's own tolerance */
+  if (cfg->rtol >= 0) return; /* -rtol given, or the scene's own tolerance */
   if (cfg->mode == PBNG_MODE_DYNAMIC) {
     cfg->rtol = 0; /* dynamic frames run -iters unless the scene or -rtol says otherwise */
     return;
   }
   cfg->rtol = PBNG_RTOL_DEFAULT;
   cfg->tolerance_default = cfg->atol_floor = 1;
-  if (!iters_given && cfg->tolerance_iters > *iters) *iters = cfg->tolerance_iters;
+  if (!iters_given) *iters = cfg->tolerance_iters > *iters ? cfg->tolerance_iters : *iters;
 }
 
 /* The run's sheet stiffness E h (N/m): the membrane law's modulus times the thickness (pbng_config_default_atol). */

@@ -68,11 +68,14 @@ static PetscErrorCode coarsen_other_kinds(const pbng_config *cfg, const pbng_mes
 }
 
 /* Rank 0: the fine mesh coarsened level by level into levels[0..] (linear tetrahedra, by edge collapses; from a
- * high-order kind first its corner mesh, from other kinds their tetrahedra), its boundary sets' nodes kept in place; *made: how many. -multilevel L: L - 1 of
- * them, each reducing the nodes by PBNG_COARSEN_MIN_RATIO at least, or an error; -multilevel auto: until the coarsest
- * has at most PBNG_AUTO_COARSEST_NODES nodes or a coarsening no longer reduces them by that ratio (that level is
- * dropped). */
-static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *levels, int *made)
+ * high-order kind first its corner mesh, from other kinds their tetrahedra), its boundary sets' nodes kept in place;
+ * *made: how many, each reducing the nodes by PBNG_COARSEN_MIN_RATIO at least. -multilevel L: up to L - 1 of them; where
+ * a coarsening does not reach that ratio (also with the relaxed limits: thin walls, shells, several bodies) the levels
+ * left are made by smoothed aggregation below the coarsest mesh (*aggregation; an error only when not even one coarse mesh
+ * could be made). -multilevel auto: until the coarsest has at most PBNG_AUTO_COARSEST_NODES nodes or a coarsening no longer
+ * reduces them by that ratio (that level is dropped; above PBNG_AGGREGATION_DIRECT_NODES nodes left, aggregation below
+ * it: PBNG_AGGREGATION_ANY). */
+static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fine, double extent, pbng_mesh *levels, int *made, int *aggregation)
 {
   PetscFunctionBeginUser;
   char kinds[96];
@@ -80,23 +83,24 @@ static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fi
   PetscCheck(!(pbng_element_kinds_mask(fine->etype, fine->kind, fine->nelems) & PBNG_SHEET_KINDS_MASK), PETSC_COMM_SELF, PETSC_ERR_SUP,
              "-multilevel %d: coarse levels are made from a file of volume elements only; give this %s mesh's coarser levels with -mesh_levels",
              cfg->solver_opt.multilevel, kinds);
-  *made = 0;
+  *made = *aggregation = 0;
   for (int k = 1; k < cfg->solver_opt.multilevel; ++k) {
     const pbng_mesh *finer = k == 1 ? fine : &levels[k - 2];
     if (cfg->multilevel_auto && k > 1 && finer->nnodes <= PBNG_AUTO_COARSEST_NODES) break;
     int enough = 1;
     if (finer->etype && finer->etype->kind == PBNG_ELEMENT_TET4) PetscCall(coarsen_once(cfg, finer, extent, &levels[k - 1], &enough));
     else PetscCall(coarsen_other_kinds(cfg, finer, extent, &levels[k - 1], &enough));
-    if (!enough && cfg->multilevel_auto) {
+    if (!enough) {
+      const int64_t left = levels[k - 1].nnodes;
       PetscCall(pbng_mesh_destroy(&levels[k - 1]));
+      PetscCheck(k > 1 || cfg->multilevel_auto, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-multilevel %d: %s cannot be coarsened even once (edge collapses left %" PRId64 " of %" PRId64 " nodes, also with the relaxed limits "
+                 "-multilevel_coarsen_quality %.2f -multilevel_coarsen_angle %d); give coarser meshes with -mesh_levels, or use -solver newton",
+                 cfg->solver_opt.multilevel, fine->source, left, finer->nnodes, PBNG_COARSEN_RELAXED_QUALITY, (int)PBNG_COARSEN_RELAXED_ANGLE);
+      if (!cfg->multilevel_auto) *aggregation = cfg->solver_opt.multilevel - k; /* the levels the meshes could not make */
+      else if (finer->nnodes > PBNG_AGGREGATION_DIRECT_NODES) *aggregation = PBNG_AGGREGATION_ANY;
       break;
     }
-    PetscCheck(enough, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-               "-multilevel %d: %s cannot be coarsened %d times (coarsening %d left %" PRId64 " of %" PRId64 " nodes, also with the relaxed limits "
-               "-multilevel_coarsen_quality %.2f -multilevel_coarsen_angle %d); use -multilevel %d at most, -multilevel auto, or give coarser meshes "
-               "with -mesh_levels",
-               cfg->solver_opt.multilevel, fine->source, k, k, levels[k - 1].nnodes, finer->nnodes, PBNG_COARSEN_RELAXED_QUALITY,
-               (int)PBNG_COARSEN_RELAXED_ANGLE, k);
     *made = k;
   }
   PetscFunctionReturn(0);
@@ -143,13 +147,19 @@ PetscErrorCode run_make_coarse_meshes(run_state *st, pbng_config *cfg, const pbn
              "-multilevel %d with the partitioned mesh %s: there is no whole mesh to coarsen here; give its coarser levels with -mesh_levels "
              "(pbng-partition -multilevel %d writes them)",
              cfg->solver_opt.multilevel, cfg->mesh_file, cfg->solver_opt.multilevel);
+  int counts[2] = {0, 0}; /* made, aggregation */
   if (st->rank == 0) {
     ierr = PetscCalloc1(cfg->solver_opt.multilevel - 1, &st->made_levels);
-    if (!ierr) ierr = coarsen_levels(cfg, fine, st->extent, st->made_levels, &made);
+    if (!ierr) ierr = coarsen_levels(cfg, fine, st->extent, st->made_levels, &counts[0], &counts[1]);
   }
   PetscCall(run_agree_on_rank0(st->comm, ierr));
-  if (!cfg->multilevel_auto) PetscFunctionReturn(0);
-  PetscCallMPI(MPI_Bcast(&made, 1, MPI_INT, 0, st->comm));
+  PetscCallMPI(MPI_Bcast(counts, 2, MPI_INT, 0, st->comm));
+  made = counts[0];
+  if (cfg->solver_opt.coarse_aggregation == PBNG_AGGREGATION_AUTO) cfg->solver_opt.coarse_aggregation = counts[1];
+  if (!cfg->multilevel_auto) {
+    cfg->solver_opt.multilevel = made + 1; /* the meshes made; the rest of -multilevel L by aggregation */
+    PetscFunctionReturn(0);
+  }
   settle_file_levels(cfg, made, head->nnodes);
   PetscFunctionReturn(0);
 }
@@ -341,5 +351,9 @@ PetscErrorCode run_build_levels(run_state *st)
   }
   PetscCall(PetscFree(springs.s));
   PetscCall(PetscFree(st->made_levels));
+  const int agg = cfg->solver_opt.coarse_aggregation;
+  if (agg > 0) PetscCall(PetscPrintf(st->comm, "below level 0: %d level%s by smoothed aggregation of its Newton matrix (PCGAMG, rigid-body modes)\n", agg, agg > 1 ? "s" : ""));
+  if (agg == PBNG_AGGREGATION_ANY)
+    PetscCall(PetscPrintf(st->comm, "below level 0: levels by smoothed aggregation of its Newton matrix (PCGAMG, rigid-body modes) as GAMG makes them\n"));
   PetscFunctionReturn(0);
 }

@@ -27,7 +27,8 @@ static void base_defaults(pbng_config *cfg)
   cfg->solver_opt = (pbng_solver_options){.sweep = {.accel = PBNG_ACCEL_NONE, .omega = 1.7, .rho = 0.95, .gamma = 1.7, .weak_blocks = 1}, .weak_first = 0,
                                           .pseudo_dt = 0.0, .substeps = 1, .ho_iterations = 1, .cpbd_iterations = 5, .cpbd_inversion = 1, .multilevel = 1, .correction_search = PBNG_CORRECTION_ENERGY,
                                           .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .multilevel_ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT,
-                                          .coarse_reuse = PBNG_COARSE_REUSE_AUTO, .newton_hessian = PBNG_HESSIAN_PSD_STRESS};
+                                          .coarse_reuse = PBNG_COARSE_REUSE_AUTO,
+                                          .coarse_aggregation = PBNG_AGGREGATION_AUTO, .newton_hessian = PBNG_HESSIAN_PSD_STRESS};
   cfg->mode = PBNG_MODE_QUASISTATIC;
   cfg->dt = 0.033;
   cfg->frames = 10;

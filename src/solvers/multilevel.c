@@ -49,6 +49,7 @@ struct multilevel_data {
   Vec X;
   pbng_correction_search search;
   int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
+  int aggregation;       /* -multilevel_aggregation: smoothed-aggregation levels in the coarsest level's Newton solve (0: a factorisation) */
   int coarse_reuse;      /* -multilevel_coarse_reuse M: that matrix made at the first step of cycles 0, M, 2M, ... of a frame */
   PetscBool function_current; /* the FAS SNES's function vector holds F at the fine positions */
   pbng_contact_level *contacts; /* [nlevels - 1]: the fine contacts carried to each coarse level, or NULL */
@@ -420,6 +421,24 @@ static PetscErrorCode create_transfers(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* The levels below the coarsest mesh level (-multilevel_aggregation): its Newton systems solved by CG preconditioned
+ * with smoothed aggregation of the matrix (PCGAMG: aggregates of the node graph, the tentative prolongator from the
+ * rigid-body modes the matrix carries, smoothed once), n levels below it (PBNG_AGGREGATION_ANY: as many as GAMG
+ * makes). The linear solves go to 1e-8: the aggregates depend on the partition, so the results do to that tolerance. */
+static PetscErrorCode configure_aggregation(KSP ksp, PC pc, int n)
+{
+  PetscFunctionBeginUser;
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, 0.0, PETSC_DEFAULT, 500));
+  PetscCall(PCSetType(pc, PCGAMG));
+  PetscCall(PCGAMGSetType(pc, PCGAMGAGG));
+  if (n > 0) {
+    PetscCall(PCGAMGSetNlevels(pc, n + 1));
+    PetscCall(PCGAMGSetCoarseEqLim(pc, 12)); /* the levels asked for, however small: GAMG stops at 50 unknowns by default */
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The coarsest level's default solver: the Newton baseline's energy line search with the level's
  * matrix (-multilevel_coarse_hessian), each linear system solved exactly by a sparse Cholesky
  * factorisation that every rank computes in full (PCREDUNDANT: the result does not depend on the
@@ -444,8 +463,9 @@ static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
   PetscCall(SNESSetMaxLinearSolveFailures(coarse, PETSC_MAX_INT));
   PetscCall(SNESSetMaxNonlinearStepFailures(coarse, PETSC_MAX_INT));
   PetscCall(SNESGetKSP(coarse, &ksp));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
   PetscCall(KSPGetPC(ksp, &pc));
+  if (ml->aggregation != 0) PetscFunctionReturn(configure_aggregation(ksp, pc, ml->aggregation));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
   PetscCall(PCSetType(pc, PCREDUNDANT));
   PetscCall(PCRedundantGetKSP(pc, &inner));
   PetscCall(KSPGetPC(inner, &inner_pc));
@@ -610,6 +630,7 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   if (s->pb->contacts && !s->opt.correction_search_given) ml->search = PBNG_CORRECTION_NONE;
   ml->coarse_hessian = s->opt.coarse_hessian;
   ml->coarse_reuse = s->opt.coarse_reuse;
+  ml->aggregation = s->opt.coarse_aggregation == PBNG_AGGREGATION_AUTO ? 0 : s->opt.coarse_aggregation;
   if (ml->coarse_reuse == PBNG_COARSE_REUSE_AUTO) /* the levels' sizes: PBNG_COARSE_REUSE_SHARE */
     ml->coarse_reuse = PBNG_COARSE_REUSE_SHARE * h->coarse[0].dm.nglobal_nodes >= s->pb->dm->nglobal_nodes;
   PetscCall(PetscCalloc1(ml->nlevels, &ml->level));
@@ -912,6 +933,14 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
     o->coarse_reuse = strcmp(reuse, "auto") ? (int)m : PBNG_COARSE_REUSE_AUTO;
   }
   PetscCheck(!reuse_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_reuse is for -multilevel L with L > 1");
+  PetscBool aggregation_set;
+  PetscInt aggregation = o->coarse_aggregation < 0 ? 0 : o->coarse_aggregation;
+  PetscCall(PetscOptionsRangeInt("-multilevel_aggregation",
+                                 "levels below the coarsest mesh level by smoothed aggregation (PCGAMG) in its Newton solve (0: a direct factorisation; "
+                                 "default: the levels the coarse meshes could not make)",
+                                 "", aggregation, &aggregation, &aggregation_set, 0, 20));
+  if (aggregation_set) o->coarse_aggregation = (int)aggregation;
+  PetscCheck(!aggregation_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_aggregation is for -multilevel L with L > 1");
   PetscFunctionReturn(0);
 }
 

@@ -27,6 +27,15 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
  * at every step (M = 0: a 27K-node beam over 556 coarse nodes took 1.16x the time with M = 1; measured in
  * docs/multilevel.md#the-coarse-matrix-kept-over-newton-steps) */
 #define PBNG_COARSE_REUSE_AUTO  (-1)
+
+/* -multilevel_aggregation N: levels below the coarsest mesh level made by smoothed aggregation of its matrix (PETSc's
+ * PCGAMG with the rigid-body modes, CG) inside its Newton solve, in place of the direct factorisation (0: none).
+ * PBNG_AGGREGATION_AUTO (the default): where the coarse meshes stop short of -multilevel L (edge collapses stall on
+ * thin walls, shells, several bodies) the levels left; under -multilevel auto, as many as GAMG makes when the collapses
+ * stall with the coarsest mesh above PBNG_AGGREGATION_DIRECT_NODES nodes (PBNG_AGGREGATION_ANY); else 0. */
+#define PBNG_AGGREGATION_AUTO         (-1)
+#define PBNG_AGGREGATION_ANY          (-2)
+#define PBNG_AGGREGATION_DIRECT_NODES 2000
 #define PBNG_COARSE_REUSE_SHARE 10
 
 typedef struct {
@@ -49,6 +58,7 @@ typedef struct {
   int correction_search_given;               /* -multilevel_linesearch was given (else none with contacts) */
   int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
   int multilevel_ngmres;     /* -multilevel_ngmres m: the last m cycles' iterates combined by nonlinear GMRES (0: none) */
+  int coarse_aggregation;    /* -multilevel_aggregation N: smoothed-aggregation levels in the coarsest level's Newton solve */
   int coarse_reuse;          /* -multilevel_coarse_reuse M: the coarse Newton's matrix serves the steps of M cycles (0: each step its own;
                                 PBNG_COARSE_REUSE_AUTO: by the levels' sizes) */
   char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
