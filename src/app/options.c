@@ -270,9 +270,8 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
                                NULL, given, given, sizeof(given), &levels_set));
   cfg->multilevel_auto = levels_set && !strcmp(given, "auto");
   if (levels_set && !cfg->multilevel_auto) {
-    char *end;
-    const long n = strtol(given, &end, 10);
-    PetscCheck(end != given && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-multilevel %s: must be auto or a number of levels 1..%d", given,
+    long n = 0;
+    PetscCheck(pbng_parse_auto_or_integer(given, &n) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-multilevel %s: must be auto or a number of levels 1..%d", given,
                PBNG_MAX_LEVELS);
     levels = n < 0 ? 0 : n > 1000 ? 1000 : (PetscInt)n;
   }

@@ -352,8 +352,10 @@ PetscErrorCode run_build_levels(run_state *st)
   PetscCall(PetscFree(springs.s));
   PetscCall(PetscFree(st->made_levels));
   const int agg = cfg->solver_opt.coarse_aggregation;
-  if (agg > 0) PetscCall(PetscPrintf(st->comm, "below level 0: %d level%s by smoothed aggregation of its Newton matrix (PCGAMG, rigid-body modes)\n", agg, agg > 1 ? "s" : ""));
-  if (agg == PBNG_AGGREGATION_ANY)
-    PetscCall(PetscPrintf(st->comm, "below level 0: levels by smoothed aggregation of its Newton matrix (PCGAMG, rigid-body modes) as GAMG makes them\n"));
+  char count[32] = "levels"; /* PBNG_AGGREGATION_ANY: as many as GAMG makes */
+  if (agg > 0) snprintf(count, sizeof(count), "%d level%s", agg, agg > 1 ? "s" : "");
+  if (agg > 0 || agg == PBNG_AGGREGATION_ANY)
+    PetscCall(PetscPrintf(st->comm, "below level 0: %s by smoothed aggregation of its Newton matrix (PCGAMG, rigid-body modes)%s\n", count,
+                          agg > 0 ? "" : " as GAMG makes them"));
   PetscFunctionReturn(0);
 }

@@ -20,7 +20,6 @@
 #include <petscdm.h>
 #include <stdio.h>
 #include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
-#include <stdlib.h>
 #include <string.h>
 #include "parallel/contact_levels.h"
 #include "parallel/reduce.h"
@@ -926,11 +925,11 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
                                "auto: 1 where the coarsest level has >= 1/10 of the finest's nodes, else 0)",
                                "", reuse, reuse, sizeof(reuse), &reuse_set));
   if (reuse_set) {
-    char *end;
-    const long m = strtol(reuse, &end, 10);
-    PetscCheck(!strcmp(reuse, "auto") || (end != reuse && !*end && m >= 0 && m <= 1000), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+    long m = 0;
+    const int kind = pbng_parse_auto_or_integer(reuse, &m);
+    PetscCheck(kind == 1 || (kind == 0 && m >= 0 && m <= 1000), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
                "-multilevel_coarse_reuse %s: must be auto or an integer in 0..1000", reuse);
-    o->coarse_reuse = strcmp(reuse, "auto") ? (int)m : PBNG_COARSE_REUSE_AUTO;
+    o->coarse_reuse = kind == 1 ? PBNG_COARSE_REUSE_AUTO : (int)m;
   }
   PetscCheck(!reuse_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_reuse is for -multilevel L with L > 1");
   PetscBool aggregation_set;

@@ -2,6 +2,7 @@
  * kind, and the generic create/iterate/destroy. */
 #include "solvers/solver.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const pbng_solver_ops *const solver_table[] = {&pbng_solver_pbng_ops, &pbng_solver_newton_ops, &pbng_solver_pbd_ops,
@@ -104,6 +105,14 @@ int pbng_solver_uses_constraint_colors(const char *name)
 {
   const pbng_solver_ops *ops = pbng_solver_find(name, 1);
   return ops && ops->kind.constraint_colors;
+}
+
+int pbng_parse_auto_or_integer(const char *value, long *n)
+{
+  char *end;
+  if (!strcmp(value, "auto")) return 1;
+  *n = strtol(value, &end, 10);
+  return end != value && !*end ? 0 : -1;
 }
 
 PetscErrorCode pbng_options_named_choice(PetscOptionItems *PetscOptionsObject, const char *option, const char *help, const char *noun,

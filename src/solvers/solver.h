@@ -27,6 +27,7 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
  * at every step (M = 0: a 27K-node beam over 556 coarse nodes took 1.16x the time with M = 1; measured in
  * docs/multilevel.md#the-coarse-matrix-kept-over-newton-steps) */
 #define PBNG_COARSE_REUSE_AUTO  (-1)
+#define PBNG_COARSE_REUSE_SHARE 10
 
 /* -multilevel_aggregation N: levels below the coarsest mesh level made by smoothed aggregation of its matrix (PETSc's
  * PCGAMG with the rigid-body modes, CG) inside its Newton solve, in place of the direct factorisation (0: none).
@@ -36,7 +37,6 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
 #define PBNG_AGGREGATION_AUTO         (-1)
 #define PBNG_AGGREGATION_ANY          (-2)
 #define PBNG_AGGREGATION_DIRECT_NODES 2000
-#define PBNG_COARSE_REUSE_SHARE 10
 
 typedef struct {
   pbng_sweep_options sweep; /* PBNG's sweep: -accel, -omega, -rho, -gamma, -weak_blocks */
@@ -189,6 +189,10 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
  * "" or e.g. "acceleration "). */
 PetscErrorCode pbng_options_named_choice(PetscOptionItems *PetscOptionsObject, const char *option, const char *help, const char *noun,
                                          const char *const *names, int n, int *value, PetscBool *set);
+
+/* An option value that is "auto" or an integer (-multilevel, -multilevel_coarse_reuse): 1 for "auto", 0 for an integer
+ * (in *n), -1 for anything else (the caller's message names what it takes). */
+int pbng_parse_auto_or_integer(const char *value, long *n);
 
 /* Sets a PETSc option unless the user gave it: a solver's default that any explicit option overrides. */
 PetscErrorCode pbng_option_default(const char *name, const char *value);
