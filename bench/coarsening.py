@@ -7,7 +7,7 @@ residual 1e-6, with its coarse levels
   collapse  made by pbng from the fine mesh by edge collapses (`-multilevel auto`: what a user gets), and
   remeshed  made by Gmsh from the same geometry at 2x and 4x the characteristic length (`-mesh_levels C1,C2`:
             non-nested meshes, the transfers by point location; a P2 mesh's levels are P1), and
-  aggregation  one coarse mesh by edge collapses, then 3 levels by smoothed aggregation of its Newton matrix
+  aggregation  one coarse mesh by edge collapses, then 3 levels by aggregation of its Newton matrix
             (`-multilevel 2 -multilevel_aggregation 3`: what an explicit -multilevel L gets below the meshes the
             collapses could make),
 and the cycles, the solver time and the whole command's wall time, medians over `--repeats` (interleaved). Meshes: the

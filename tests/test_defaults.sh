@@ -68,10 +68,10 @@ check tube_fresh --max-relative-residual 1e-3
 run wall3 "${TUBE[@]}" -multilevel 3 -rtol 1e-6 -iters 300
 [ "$(grep -c '^level [012] (tube.msh' "$TMP/wall3.log")" = 3 ] && ok || fail "wall3: not 3 levels: $(grep '^level' "$TMP/wall3.log")"
 check wall3 --max-relative-residual 1e-6
-# more levels than the wall's collapses make: the 3 meshes, 3 levels below by smoothed aggregation (not refused), the same
+# more levels than the wall's collapses make: the 3 meshes, 3 levels below by aggregation (not refused), the same
 # equilibrium (both to 1e-6: measured 2.3e-7 apart)
 run wall6 "${TUBE[@]}" -multilevel 6 -rtol 1e-6 -iters 300
-grep -q "^below level 0: 3 levels by smoothed aggregation" "$TMP/wall6.log" && [ "$(grep -c '^level [012] (tube.msh' "$TMP/wall6.log")" = 3 ] && ok ||
+grep -q "^below level 0: 3 levels by aggregation" "$TMP/wall6.log" && [ "$(grep -c '^level [012] (tube.msh' "$TMP/wall6.log")" = 3 ] && ok ||
   fail "wall6: $(grep '^level\|^below' "$TMP/wall6.log")"
 check wall6 --max-relative-residual 1e-6 --compare "$TMP/wall3.h5" --rtol 1e-5
 # TetGen (81 nodes: one coarse level)

@@ -216,13 +216,16 @@ run hexfile_ml "${hexfile[@]}" -multilevel 2 -rtol 1e-8 -iters 500
 grep -q "^level 0 (.*hex8_v22_ascii.msh coarsened 1 time): 13 nodes, 15 tetrahedra" "$TMP/hexfile_ml.log" && ok || fail "hexfile: $(grep '^level' "$TMP/hexfile_ml.log")"
 check hexfile_ml --max-relative-residual 1e-8 --compare "$TMP/hexfile_newton.h5" --rtol 1.6e-9  # measured 5.3e-10
 # more levels than edge collapses make (240 nodes -> 39 -> 8 with the relaxed limits; 8 cannot be coarsened): the level left
-# is made by smoothed aggregation of the coarsest mesh's Newton matrix (not refused), to Newton's equilibrium
+# is made by aggregation of the coarsest mesh's Newton matrix (not refused), to Newton's equilibrium; its prolongator
+# reproduces the 12 linear fields (rigid motions among them) to round-off (measured 6e-16 on the tube)
 cube=(-mesh "$D/cube_fine_v41.msh" -fix_group left -gravity 0,-9.8,0 -youngs 1e4 -frames 1 -threads 1)
 run cube_newton "${cube[@]}" -solver newton -rtol 1e-10 -iters 50
-run cube_aggregation "${cube[@]}" -multilevel 4 -rtol 1e-8 -iters 500
-grep -q "^below level 0: 1 level by smoothed aggregation of its Newton matrix" "$TMP/cube_aggregation.log" &&
+run cube_aggregation "${cube[@]}" -multilevel 4 -rtol 1e-8 -iters 500 -multilevel_aggregation_check
+grep -q "^below level 0: 1 level by aggregation of its Newton matrix" "$TMP/cube_aggregation.log" &&
   [ "$(grep -c '^level [012] (' "$TMP/cube_aggregation.log")" = 3 ] && ok || fail "cube_aggregation: $(grep '^level\|^below' "$TMP/cube_aggregation.log")"
 check cube_aggregation --max-relative-residual 1e-8 --compare "$TMP/cube_newton.h5" --rtol 1e-8
+d=$(sed -n 's/^aggregation check: 12 modes, .* range \(.*\)$/\1/p' "$TMP/cube_aggregation.log")
+[ -n "$d" ] && "$PY" -c "import sys; sys.exit(float('$d') > 1e-12)" && ok || fail "cube_aggregation: linear fields $d from the prolongator's range"
 # a mesh that cannot be coarsened even once (one tetrahedron): refused, naming what would do
 printf '4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n' > "$TMP/one.node"
 printf '1 4 0\n1 1 2 3 4\n' > "$TMP/one.ele"

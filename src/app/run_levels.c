@@ -71,7 +71,7 @@ static PetscErrorCode coarsen_other_kinds(const pbng_config *cfg, const pbng_mes
  * high-order kind first its corner mesh, from other kinds their tetrahedra), its boundary sets' nodes kept in place;
  * *made: how many, each reducing the nodes by PBNG_COARSEN_MIN_RATIO at least. -multilevel L: up to L - 1 of them; where
  * a coarsening does not reach that ratio (also with the relaxed limits: thin walls, shells, several bodies) the levels
- * left are made by smoothed aggregation below the coarsest mesh (*aggregation; an error only when not even one coarse mesh
+ * left are made by aggregation below the coarsest mesh (*aggregation; an error only when not even one coarse mesh
  * could be made). -multilevel auto: until the coarsest has at most PBNG_AUTO_COARSEST_NODES nodes or a coarsening no longer
  * reduces them by that ratio (that level is dropped; above PBNG_AGGREGATION_DIRECT_NODES nodes left, aggregation below
  * it: PBNG_AGGREGATION_ANY). */
@@ -355,7 +355,7 @@ PetscErrorCode run_build_levels(run_state *st)
   char count[32] = "levels"; /* PBNG_AGGREGATION_ANY: as many as GAMG makes */
   if (agg > 0) snprintf(count, sizeof(count), "%d level%s", agg, agg > 1 ? "s" : "");
   if (agg > 0 || agg == PBNG_AGGREGATION_ANY)
-    PetscCall(PetscPrintf(st->comm, "below level 0: %s by smoothed aggregation of its Newton matrix (PCGAMG, rigid-body modes)%s\n", count,
+    PetscCall(PetscPrintf(st->comm, "below level 0: %s by aggregation of its Newton matrix (PCGAMG, linear fields)%s\n", count,
                           agg > 0 ? "" : " as GAMG makes them"));
   PetscFunctionReturn(0);
 }

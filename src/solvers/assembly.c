@@ -413,6 +413,33 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_stiffness_set_linear_modes(const pbng_problem *pb, Mat K)
+{
+  Vec v[12];
+  MatNullSpace nsp;
+
+  PetscFunctionBeginUser;
+  for (int m = 0; m < 12; ++m) { /* m < 3: translation e_m; else X_j e_i with i = (m - 3) / 3, j = (m - 3) % 3 */
+    PetscScalar *a;
+    PetscCall(MatCreateVecs(K, &v[m], NULL));
+    PetscCall(VecGetArray(v[m], &a));
+    for (int32_t n = 0; n < pb->dm->nfree; ++n)
+      for (int i = 0; i < 3; ++i) a[3 * (int64_t)n + i] = m < 3 ? (i == m) : (i == (m - 3) / 3 ? pb->dm->X[3 * (int64_t)n + (m - 3) % 3] : 0.0);
+    PetscCall(VecRestoreArray(v[m], &a));
+    for (int k = 0; k < m; ++k) { /* modified Gram-Schmidt: MatNullSpaceCreate takes orthonormal vectors */
+      PetscScalar d;
+      PetscCall(VecDot(v[m], v[k], &d));
+      PetscCall(VecAXPY(v[m], -d, v[k]));
+    }
+    PetscCall(VecNormalize(v[m], NULL));
+  }
+  PetscCall(MatNullSpaceCreate(PetscObjectComm((PetscObject)K), PETSC_FALSE, 12, v, &nsp));
+  PetscCall(MatSetNearNullSpace(K, nsp));
+  PetscCall(MatNullSpaceDestroy(&nsp));
+  for (int m = 0; m < 12; ++m) PetscCall(VecDestroy(&v[m]));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_stiffness_set_rigid_body_modes(const pbng_problem *pb, Mat K)
 {
   Vec coords;

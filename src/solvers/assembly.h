@@ -31,4 +31,9 @@ int pbng_element_matrix(const pbng_problem *pb, int32_t e, pbng_hessian_kind kin
 /* GAMG's near-null space on K: the six rigid-body modes at the rest positions of the free nodes. */
 PetscErrorCode pbng_stiffness_set_rigid_body_modes(const pbng_problem *pb, Mat K);
 
+/* The twelve linear displacement fields u = A X + b at the rest positions of the free nodes (the rigid-body modes among
+ * them), orthonormalised, as K's near-null space: an aggregation prolongator (a QR factor of them per aggregate) then
+ * reproduces every linear field (-multilevel_aggregation). */
+PetscErrorCode pbng_stiffness_set_linear_modes(const pbng_problem *pb, Mat K);
+
 #endif

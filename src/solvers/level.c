@@ -367,7 +367,8 @@ static PetscErrorCode create_level_matrix(pbng_level *lev)
   PetscFunctionBeginUser;
   PetscCall(pbng_stiffness_create(lev->pb, &lev->map, &lev->K));
   lev->K_current = 0;
-  PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
+  if (lev->K_linear_modes) PetscCall(pbng_stiffness_set_linear_modes(lev->pb, lev->K));
+  else PetscCall(pbng_stiffness_set_rigid_body_modes(lev->pb, lev->K));
   PetscCall(MatSetOption(lev->K, MAT_SPD, lev->hessian != PBNG_HESSIAN_EXACT ? PETSC_TRUE : PETSC_FALSE));
   PetscFunctionReturn(0);
 }

@@ -33,6 +33,7 @@ typedef struct {
   int contact_version;       /* the contacts' version K and map.node_dof's contact ghosts were made for */
   int K_current;             /* K holds a matrix assembled since it was made (0: the next Jacobian call assembles) */
   int K_keep;                /* the Jacobian callback keeps a current K (its factorisation too) instead of assembling anew */
+  int K_linear_modes;        /* K's near-null space: the 12 linear fields (aggregation below it), else the 6 rigid modes */
   double seconds;            /* wall time in this level's callbacks */
   long long sweeps, functions, objectives, jacobians;
 } pbng_level;

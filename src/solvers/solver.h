@@ -29,8 +29,8 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
 #define PBNG_COARSE_REUSE_AUTO  (-1)
 #define PBNG_COARSE_REUSE_SHARE 10
 
-/* -multilevel_aggregation N: levels below the coarsest mesh level made by smoothed aggregation of its matrix (PETSc's
- * PCGAMG with the rigid-body modes, CG) inside its Newton solve, in place of the direct factorisation (0: none).
+/* -multilevel_aggregation N: levels below the coarsest mesh level made by aggregation of its matrix (PETSc's
+ * PCGAMG with the 12 linear fields, unsmoothed; CG) inside its Newton solve, in place of the direct factorisation (0: none).
  * PBNG_AGGREGATION_AUTO (the default): where the coarse meshes stop short of -multilevel L (edge collapses stall on
  * thin walls, shells, several bodies) the levels left; under -multilevel auto, as many as GAMG makes when the collapses
  * stall with the coarsest mesh above PBNG_AGGREGATION_DIRECT_NODES nodes (PBNG_AGGREGATION_ANY); else 0. */
@@ -59,6 +59,7 @@ typedef struct {
   int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
   int multilevel_ngmres;     /* -multilevel_ngmres m: the last m cycles' iterates combined by nonlinear GMRES (0: none) */
   int coarse_aggregation;    /* -multilevel_aggregation N: smoothed-aggregation levels in the coarsest level's Newton solve */
+  PetscBool aggregation_check; /* -multilevel_aggregation_check: a testing aid (multilevel.c check_aggregation) */
   int coarse_reuse;          /* -multilevel_coarse_reuse M: the coarse Newton's matrix serves the steps of M cycles (0: each step its own;
                                 PBNG_COARSE_REUSE_AUTO: by the levels' sizes) */
   char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
