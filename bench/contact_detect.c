@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "mesh/generate.h"
-#include "parallel/contact_detect.h"
+#include "contact/contact_detect.h"
 #include "test_common.h"
 
 static int compare_double(const void *a, const void *b)

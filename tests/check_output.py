@@ -1952,7 +1952,7 @@ def check_xdmf_triangles(rep, h5, xpath, base, grids, mesh):
 # peridynamic membranes (issue 20; root attribute sheet_model "peridynamic", docs/peridynamics.md)
 #
 # Written from the equations of docs/peridynamics.md (the seed's Eq. 8-15, 36-43), not from
-# core/peridynamics.c or solvers/pd_terms.c. The tri3 rows only define the rings (and, as for every
+# core/peridynamics.c or problem/pd_terms.c. The tri3 rows only define the rings (and, as for every
 # sheet, the lumped masses rho_s t A / 3 per corner); the bend4 rows add nothing. The sheet energy is
 #     E_sheet = sum_i (W_i + E_b,i) over every vertex i of the triangles, with
 #   * the ring of i: its neighbours j (every other corner of a triangle holding i), rest bonds

@@ -9,7 +9,7 @@
 #include "mesh/generate.h"
 #include "parallel/dofs.h"
 #include "parallel/partition.h"
-#include "solvers/assembly.h"
+#include "problem/assembly.h"
 #include "test_common.h"
 
 static int checks, failures;

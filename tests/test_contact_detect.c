@@ -1,4 +1,4 @@
-/* The distributed surface (src/parallel/surface.c) and contact detection (src/parallel/contact_detect.c),
+/* The distributed surface (src/contact/surface.c) and contact detection (src/contact/contact_detect.c),
  * on any number of ranks (ctest runs 1; test_contact_detect_ranks.sh runs 3 and compares digests):
  *  - surface: on generated boxes of every generated kind, the triangle count 4 (ab + bc + ca) of a box
  *    of a x b x c cells, its surface vertex count, the enclosed volume (sum of the held triangles'
@@ -39,7 +39,7 @@
 #include <string.h>
 #include "mesh/generate.h"
 #include "mesh/sheet.h"
-#include "parallel/contact_detect.h"
+#include "contact/contact_detect.h"
 #include "test_check.h"
 #include "test_common.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Contacts in -solver gpbd (issue 19; docs/gpbd_solver.md#contacts): each contact is a k = 1 term projected as
 # XPBD's constraint (App. A: GPBD's update of a linearly compliant constraint) after every sweep, in key order
-# on every rank alike (solvers/contact_projection.h, as the constraint solvers do; the seed's Sec. 5 projects
+# on every rank alike (methods/pbd/contact_projection.h, as the constraint solvers do; the seed's Sec. 5 projects
 # contacts after each sweep too).
 #  - two_blocks_colliding (-res 4, dt 0.006: in contact from frame 21 of 23), both forms: contacts form, the
 #    independent checker recomputes every frame's residual and energy with its contacts and finds no surface

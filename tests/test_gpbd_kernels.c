@@ -18,7 +18,7 @@
  *    the log barrier never returns det F <= 0 when pulled towards inversion;
  *  - inversion kernel: det F' > 0, centroid kept, singular values |sigma|, flat elements lifted by s_min;
  *  - k = 1 (App. A): one Newton step of the local solve with U = C^2 / (2 alpha) reproduces pbng's XPBD
- *    projection (solvers/constraints.c, both element constraints in turn) and Eq. 11 to 1e-12. */
+ *    projection (methods/pbd/constraints.c, both element constraints in turn) and Eq. 11 to 1e-12. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +31,7 @@
 #include "core/mat3.h"
 #include "core/material.h"
 #include "core/vec3.h"
-#include "solvers/constraints.h"
+#include "methods/pbd/constraints.h"
 #include "test_check.h"
 
 /* q = R p + t for n points. */

@@ -1,19 +1,19 @@
-/* GPBD's adapter of pbng's materials (src/solvers/gpbd_terms.c): for every material kind, on a well-shaped
+/* GPBD's adapter of pbng's materials (src/methods/gpbd/gpbd_terms.c): for every material kind, on a well-shaped
  * and a strongly sheared (and an inverted) linear tetrahedron, U = V Psi(F) against the material's own
  * pbng_energy_density, the gradient (12) against central differences of U and the Hessian (144) against
  * central differences of the gradient; the Hessian symmetric; zero force at rest; +inf where the material
  * is not defined (neohookean_log's barrier at det F <= 0).
- * Sheet terms (a tri3 membrane, k = 3, and a bend4 stencil, k = 3): U against solvers/sheet_terms' energy,
+ * Sheet terms (a tri3 membrane, k = 3, and a bend4 stencil, k = 3): U against problem/sheet_terms' energy,
  * gradient and Hessian against central differences, the strain's Jacobian S against central differences of
  * s, and the gradient in the row space of S (dU/dx = S^T c: the term's force lies in its strain directions,
  * so GPBD's update can satisfy Eq. 7). */
-#include "solvers/gpbd_terms.h"
+#include "methods/gpbd/gpbd_terms.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/dense.h"
 #include "core/element.h"
-#include "solvers/sheet_terms.h"
+#include "problem/sheet_terms.h"
 #include "test_check.h"
 
 static void deformed(uint64_t *s, const double X[4][3], double strength, double x[4][3])

@@ -1,4 +1,4 @@
-/* Peridynamic membranes as the problem's sheet energy (solvers/pd_terms.h; docs/peridynamics.md#in-a-run):
+/* Peridynamic membranes as the problem's sheet energy (problem/pd_terms.h; docs/peridynamics.md#in-a-run):
  *  - the rings: one per vertex of a generated sheet, closed fans inside and open ones on the border;
  *  - the force pbng_problem_residual sums (rings of a node and of its neighbours, exact gradient with the
  *    moving virtual bond) is minus the derivative of pbng_problem_energy: central differences per
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "mesh/sheet.h"
-#include "solvers/problem.h"
+#include "problem/problem.h"
 #include "test_check.h"
 #include "test_common.h"
 

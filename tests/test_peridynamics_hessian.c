@@ -7,7 +7,7 @@
  *  - the bending Hessian the same way against pbng_pd_bending_energy_gradient (y_perp fixed), its energy
  *    the gradient function's; the Gauss-Newton part alone is measured to show the second-order term matters;
  *    a singular F refused;
- *  - the PSD projection of these Hessians (solvers/psd_projection.h pbng_project_psd, reused): the output
+ *  - the PSD projection of these Hessians (problem/psd_projection.h pbng_project_psd, reused): the output
  *    PSD (Cholesky of H + eps I), H_psd - H PSD and H_psd (H_psd - H) = 0 (together: H_psd is H's
  *    positive part, the eigenvalue clamp at 0), a PD matrix unchanged. */
 #include <math.h>
@@ -18,7 +18,7 @@
 #include "core/peridynamics.h"
 #include "core/peridynamics_hessian.h"
 #include "core/vec3.h"
-#include "solvers/psd_projection.h"
+#include "problem/psd_projection.h"
 #include "test_check.h"
 
 #define PI 3.14159265358979323846

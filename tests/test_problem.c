@@ -12,7 +12,7 @@
 #include "mesh/generate.h"
 #include "parallel/coloring.h"
 #include "parallel/dmesh.h"
-#include "solvers/problem.h"
+#include "problem/problem.h"
 
 typedef struct {
   pbng_mesh mesh;

@@ -1,4 +1,4 @@
-/* The sheet kinds' terms as the problem uses them (src/solvers/sheet_terms.c; docs/cloth.md):
+/* The sheet kinds' terms as the problem uses them (src/problem/sheet_terms.c; docs/cloth.md):
  *  - per corner, the force is minus the energy's gradient (central differences of
  *    pbng_sheet_element_energy) for a stretched, a compressed and a folded state of a tri3 and a bend4;
  *  - the exact element Hessian is the force's derivative (central differences) and symmetric;
@@ -8,7 +8,7 @@
  *  - the corner masses sum to density x thickness x area; a stencil has none. */
 #include <math.h>
 #include <string.h>
-#include "solvers/sheet_terms.h"
+#include "problem/sheet_terms.h"
 #include "test_check.h"
 
 static const int32_t corners[4] = {0, 1, 2, 3};

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "core/mat3.h"
 #include "core/stress_derivative.h"
-#include "solvers/psd_projection.h"
+#include "problem/psd_projection.h"
 
 #include "test_check.h"
 

@@ -1,4 +1,4 @@
-/* The seed's energy constraints (src/solvers/energy_constraints.c) on one element of every kind:
+/* The seed's energy constraints (src/methods/pbd/energy_constraints.c) on one element of every kind:
  *  - grad C (Eq. 23) against central differences of C itself, for every kind x material x split
  *    (where S < 0, Alg. 2's G is minus the derivative of C = |S|^1/2: checked as such);
  *  - the terms' energies sum, with compliance, to pbng's element energy:
@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include "test_check.h"
 #include <string.h>
-#include "solvers/energy_constraints.h"
-#include "solvers/geometry.h"
-#include "solvers/sheet_terms.h"
+#include "methods/pbd/energy_constraints.h"
+#include "problem/geometry.h"
+#include "problem/sheet_terms.h"
 
 
 /* One element of a kind: reference nodes moved by an affine map and a small smooth bend (so that

@@ -6,13 +6,13 @@
 #include <petscsys.h>
 #include "core/material.h"
 #include "core/sheet_material.h"
-#include "solvers/pd_terms.h"
+#include "problem/pd_terms.h"
 #include "mesh/boundary.h"
 #include "mesh/coarsen.h"
 #include "mesh/generate.h"
 #include "mesh/mesh.h"
-#include "solvers/problem.h"
-#include "solvers/solver.h"
+#include "problem/problem.h"
+#include "methods/solver.h"
 
 typedef enum {
   PBNG_MESH_RES_BOX,

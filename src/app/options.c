@@ -255,7 +255,7 @@ static PetscErrorCode read_physics(PetscOptionItems *PetscOptionsObject, pbng_co
 static PetscErrorCode read_coarsen_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg, PetscBool allowed);
 
 /* -multilevel L and -mesh_levels C1,C2,...: the levels of PBNG inside FAS (docs/multilevel.md; the
- * multilevel solver reads its own options, src/solvers/multilevel.c). */
+ * multilevel solver reads its own options, src/methods/multilevel/multilevel.c). */
 static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   pbng_solver_options *o = &cfg->solver_opt;

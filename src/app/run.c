@@ -496,7 +496,7 @@ static void summarize_kinds(const mesh_header *head, pbng_run_summary *sum)
 }
 
 /* What multilevel PBNG does not carry to the coarse levels of a mesh with sheet elements (tri3, bend4):
- * contacts (parallel/contact_levels.c carries them to tetrahedra only). docs/sheets_multilevel.md. */
+ * contacts (contact/contact_levels.c carries them to tetrahedra only). docs/sheets_multilevel.md. */
 static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_header *head)
 {
   const pbng_config *cfg = st->cfg;

@@ -106,16 +106,30 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
   PetscFunctionReturn(0);
 }
 
+/* The peridynamic parameters as the output records them, every default resolved (the contact step's xi, dhat and
+ * rest exclusion as pbng_pd_contact_create receives them). */
+static pbng_output_pd output_pd(const pbng_pd_options *o, double sheet_thickness)
+{
+  const pbng_pd_contact_options *c = &o->contact;
+  const double xi = pbng_pd_contact_thickness(o, sheet_thickness), dhat = pbng_pd_contact_dhat(c, xi);
+  return (pbng_output_pd){.material = o->mat.kind == PBNG_PD_NEOHOOKEAN ? "neohookean" : "stretching", .s0 = o->mat.s0, .s1 = o->mat.s1,
+                          .k_b = o->k_b, .thickness = o->thickness, .contact = c->on, .contact_thickness = xi, .contact_dhat = dhat,
+                          .contact_rest_exclusion = pbng_pd_contact_rest_exclusion(c, xi, dhat), .nobstacles = c->nobstacles,
+                          .obstacle = c->obstacle};
+}
+
 PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line)
 {
   const pbng_config *cfg = st->cfg;
+  const PetscBool sheets = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0;
+  const pbng_output_pd pd = output_pd(&cfg->pd, sheets ? cfg->sheet.membrane.thickness : 0.0);
   pbng_output_info info = {
     .material = pbng_material_kind_name(cfg->material), .youngs_modulus = cfg->youngs,
     .poisson_ratio = cfg->poisson, .density = cfg->density, .gravity = {cfg->gravity[0], cfg->gravity[1], cfg->gravity[2]},
     .solver = cfg->solver, .mode = cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic",
     .command_line = command_line, .element = mesh->etype, .mixed_nen = mesh->etype ? 0 : mesh->nen, .kind_count = mesh->kind_count,
-    .frames = cfg->frames + 1, .sheet = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0 ? &cfg->sheet : NULL,
-    .pd = cfg->pd.model == PBNG_SHEET_MODEL_PERIDYNAMIC ? &cfg->pd : NULL,
+    .frames = cfg->frames + 1, .sheet = sheets ? &cfg->sheet : NULL,
+    .pd = cfg->pd.model == PBNG_SHEET_MODEL_PERIDYNAMIC ? &pd : NULL,
     .frame_cell_doubles = cfg->plastic ? 6 : 0}; /* /frames/N/plastic_strain */
 
   PetscFunctionBeginUser;

@@ -9,7 +9,7 @@
 #include "mesh/generate_objects.h"
 #include "mesh/generate_shapes.h"
 #include "mesh/sheet.h"
-#include "solvers/assembly.h"
+#include "problem/assembly.h"
 
 static void base_defaults(pbng_config *cfg)
 {
@@ -476,7 +476,6 @@ static void seed_contact_scene(pbng_config *cfg, double xi, double s0, double k_
   cfg->pd.thickness = 0; /* xi = -sheet_thickness */
   cfg->pd.contact.on = 1;
   cfg->pd.contact.thickness = xi;
-  cfg->pd.contact.dhat = 4 * xi;
 }
 
 static PetscErrorCode scene_cloth_on_table(pbng_config *cfg)

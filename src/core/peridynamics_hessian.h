@@ -10,7 +10,7 @@
  *
  * Layout of the vertex Hessians: the n + 1 positions y_i, y_ring[0], .., y_ring[n-1] in this order, three
  * coordinates each, H[(3p + c) * N + 3q + e] = d^2 E / dy_p,c dy_q,e with N = 3 (n + 1) <= 51; the caller
- * provides H. A PSD projection of such an H: solvers/psd_projection.h pbng_project_psd (LAPACK, n <= 81).
+ * provides H. A PSD projection of such an H: problem/psd_projection.h pbng_project_psd (LAPACK, n <= 81).
  * Pure functions, no allocation, no MPI. */
 #ifndef PBNG_CORE_PERIDYNAMICS_HESSIAN_H
 #define PBNG_CORE_PERIDYNAMICS_HESSIAN_H

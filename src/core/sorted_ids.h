@@ -1,5 +1,5 @@
-#ifndef PBNG_SORTED_IDS_H
-#define PBNG_SORTED_IDS_H
+#ifndef PBNG_CORE_SORTED_IDS_H
+#define PBNG_CORE_SORTED_IDS_H
 /* Arrays of int64 ids (global node ids, keys) kept sorted: the qsort/bsearch order and the lookup. */
 #include <stdint.h>
 #include <stdlib.h>

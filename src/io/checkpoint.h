@@ -9,7 +9,7 @@
 #define PBNG_IO_CHECKPOINT_H
 
 #include "parallel/dmesh.h"
-#include "solvers/state.h"
+#include "core/state.h"
 
 
 

@@ -256,42 +256,41 @@ static PetscErrorCode write_sheet_attrs(hid_t root, const pbng_sheet_material *m
   PetscFunctionReturn(0);
 }
 
-/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi (resolved), dhat, the rest exclusion and the
+/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi, dhat, the rest exclusion and the
  * obstacles as rows (kind, 6 parameters; kinds as pbng_obstacle_kind). */
-static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_pd_options *o, double sheet_thickness)
+static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_output_pd *o)
 {
-  const pbng_pd_contact_options *c = &o->contact;
-  const double xi = pbng_pd_contact_thickness(o, sheet_thickness);
-
   PetscFunctionBegin;
-  PetscCall(attr_int(root, "pd_contact", c->on));
-  if (!c->on) PetscFunctionReturn(0);
-  PetscCall(attr_double(root, "pd_contact_thickness", xi));
-  const double dhat = c->dhat > 0 ? c->dhat : 4 * xi;
-  PetscCall(attr_double(root, "pd_contact_dhat", dhat));
-  PetscCall(attr_double(root, "pd_contact_rest_exclusion", pbng_pd_contact_rest_exclusion(c, xi, dhat)));
-  if (c->nobstacles > 0) {
-    double rows[PBNG_PD_MAX_OBSTACLES][7];
-    const hsize_t dims[2] = {(hsize_t)c->nobstacles, 7};
-    for (int k = 0; k < c->nobstacles; ++k) {
-      rows[k][0] = (double)c->obstacle[k].kind;
-      for (int j = 0; j < 6; ++j) rows[k][1 + j] = c->obstacle[k].p[j];
+  PetscCall(attr_int(root, "pd_contact", o->contact));
+  if (!o->contact) PetscFunctionReturn(0);
+  PetscCall(attr_double(root, "pd_contact_thickness", o->contact_thickness));
+  PetscCall(attr_double(root, "pd_contact_dhat", o->contact_dhat));
+  PetscCall(attr_double(root, "pd_contact_rest_exclusion", o->contact_rest_exclusion));
+  if (o->nobstacles > 0) {
+    double(*rows)[7];
+    const hsize_t dims[2] = {(hsize_t)o->nobstacles, 7};
+    PetscCall(PetscMalloc1(o->nobstacles, &rows));
+    for (int k = 0; k < o->nobstacles; ++k) {
+      rows[k][0] = (double)o->obstacle[k].kind;
+      for (int j = 0; j < 6; ++j) rows[k][1 + j] = o->obstacle[k].p[j];
     }
-    PetscCall(attr_write(root, "pd_obstacles", H5T_NATIVE_DOUBLE, 2, dims, &rows[0][0]));
+    const PetscErrorCode ierr = attr_write(root, "pd_obstacles", H5T_NATIVE_DOUBLE, 2, dims, &rows[0][0]);
+    PetscCall(PetscFree(rows));
+    PetscCall(ierr);
   }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode write_peridynamic_attrs(hid_t root, const pbng_pd_options *o, double sheet_thickness)
+static PetscErrorCode write_peridynamic_attrs(hid_t root, const pbng_output_pd *o)
 {
   PetscFunctionBegin;
   PetscCall(attr_string(root, "sheet_model", "peridynamic"));
-  PetscCall(attr_string(root, "pd_material", o->mat.kind == PBNG_PD_NEOHOOKEAN ? "neohookean" : "stretching"));
-  PetscCall(attr_double(root, "pd_s0", o->mat.s0));
-  PetscCall(attr_double(root, "pd_s1", o->mat.s1));
+  PetscCall(attr_string(root, "pd_material", o->material));
+  PetscCall(attr_double(root, "pd_s0", o->s0));
+  PetscCall(attr_double(root, "pd_s1", o->s1));
   PetscCall(attr_double(root, "pd_kb", o->k_b));
   PetscCall(attr_double(root, "pd_thickness", o->thickness));
-  PetscCall(write_pd_contact_attrs(root, o, sheet_thickness));
+  PetscCall(write_pd_contact_attrs(root, o));
   PetscFunctionReturn(0);
 }
 
@@ -315,7 +314,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   TRY(attr_string(root, "command_line", info->command_line));
   TRY(attr_int(root, "frames_written", 0));
   if (info->sheet) TRY(write_sheet_attrs(root, info->sheet));
-  if (info->pd) TRY(write_peridynamic_attrs(root, info->pd, info->sheet ? info->sheet->membrane.thickness : 0.0));
+  if (info->pd) TRY(write_peridynamic_attrs(root, info->pd));
 cleanup:
   pbng_h5_close(&root);
   PetscFunctionReturn(ierr);

@@ -39,10 +39,21 @@
 #include <petscsys.h>
 #include <stdint.h>
 #include "core/element.h"
+#include "core/contact_geometry.h"
 #include "core/sheet_material.h"
-#include "solvers/pd_terms.h"
 
 typedef struct pbng_output pbng_output;
+
+/* The peridynamic membranes' parameters as the root attributes sheet_model, pd_* record them (docs/output.md),
+ * every default resolved by the caller. */
+typedef struct {
+  const char *material;      /* "neohookean" | "stretching" (pd_material) */
+  double s0, s1, k_b, thickness; /* pd_s0, pd_s1, pd_kb, pd_thickness */
+  int contact;               /* pd_contact: the contact local step is on */
+  double contact_thickness, contact_dhat, contact_rest_exclusion; /* xi, dhat, the rest exclusion in effect */
+  int nobstacles;
+  const pbng_obstacle *obstacle; /* [nobstacles] (pd_obstacles rows: kind, 6 parameters) */
+} pbng_output_pd;
 
 typedef struct {
   const char *material;      /* "corotated" | "neohookean" | "stable_neohookean" */
@@ -58,7 +69,7 @@ typedef struct {
   PetscBool no_xdmf;         /* no XDMF companion (checkpoint files) */
   int frames;                /* frames of node positions a result will hold (0: not a result, no file-size check) */
   const pbng_sheet_material *sheet; /* the sheet terms' material when the mesh has tri3/bend4 elements, else NULL */
-  const pbng_pd_options *pd;        /* -sheet_model peridynamic: its material (root attributes sheet_model, pd_*), else NULL */
+  const pbng_output_pd *pd;  /* -sheet_model peridynamic: its parameters (root attributes sheet_model, pd_*), else NULL */
   int frame_node_doubles;    /* doubles per node and frame in frame fields (handle_targets: 3), for the file-size check */
   int frame_cell_doubles;    /* doubles per element and frame in frame fields (plastic_strain: 6), for the file-size check */
 } pbng_output_info;

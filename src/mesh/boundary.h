@@ -27,7 +27,7 @@ typedef struct {
   char group[64];
   pbng_motion motion;
   double release;       /* > 0: a released set (a "handle"): its nodes stay free and a stiff spring ties them to
-                           x_D(X, t) while t <= release, then lets go (solvers/problem.h); 0: held for the whole run */
+                           x_D(X, t) while t <= release, then lets go (problem/problem.h); 0: held for the whole run */
 } pbng_bc;
 
 typedef struct {

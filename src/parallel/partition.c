@@ -44,7 +44,7 @@ static int64_t find_root(int64_t *parent, int64_t i)
   return i;
 }
 
-/* PBNG updates the nodes of a weak constraint together (solvers/sweep.c), so they must live on one
+/* PBNG updates the nodes of a weak constraint together (methods/pbng/sweep.c), so they must live on one
  * rank: every set of nodes connected through weak constraints goes to the part of its lowest node. */
 static PetscErrorCode keep_weak_constraints_together(const pbng_mesh *mesh, int32_t *part)
 {

@@ -1,0 +1,615 @@
+#include "contact/contact_detect.h"
+#include <math.h>
+#include <string.h>
+#include "parallel/halo.h"
+#include "core/vec3.h"
+
+/* A surface triangle at the detection's positions, held here or received from its holder. */
+typedef struct {
+  double x[3][3];      /* corners, outward order */
+  double lo[3], hi[3]; /* bounding box grown by the reach (triangle_reach) */
+  int64_t key, gid[3], body;
+  int32_t owner[3];
+  int32_t sheet; /* 1: one side of a sheet triangle (two-sided) */
+} placed_triangle;
+
+/* Which cells of a FILTER_CELLS^3 grid over a rank's box hold its owned surface vertices. */
+#define FILTER_CELLS 16
+typedef struct {
+  double lo[3], hi[3];
+  int64_t nvert;
+  uint8_t bits[FILTER_CELLS * FILTER_CELLS * FILTER_CELLS / 8];
+} occupancy;
+
+/* A spatial hash of the triangles' grown boxes: cell (i, j, k) = floor(x / h) lists, in its bucket,
+ * every triangle whose grown box overlaps it (other cells hashing to the same bucket add candidates
+ * that the box test removes). Triangles covering more than HASH_MAX_CELLS cells are in `large`. */
+#define HASH_MAX_CELLS 512
+typedef struct {
+  double h;
+  uint64_t mask;  /* buckets - 1 (a power of two) */
+  int64_t *start; /* [buckets + 1] */
+  int32_t *tri;   /* [start[buckets]] */
+  int32_t nlarge, *large;
+} spatial_hash;
+
+struct pbng_contact_detector {
+  const pbng_dmesh *dm;
+  pbng_contact_detect_options opt;
+  pbng_surface surf;
+  pbng_contact_detect_stats stats;
+};
+
+/* One accepted vertex-triangle pair. */
+typedef struct {
+  int32_t tri; /* index into the placed triangles */
+  double dist2, gap, w[3], p[3], n[3];
+} accepted_pair;
+
+/* A vertex's PBNG_CONTACT_NEAREST closest accepted triangles (by distance, ties by the lower key). */
+typedef struct {
+  int n;
+  accepted_pair pair[PBNG_CONTACT_NEAREST];
+} nearest_pairs;
+
+/* Per owned surface vertex: the triangles it keeps (valley_records: 0 to PBNG_CONTACT_MAX_TRIANGLES, by
+ * increasing key) and how many obstacles are closer than d. */
+typedef struct {
+  int nkept, nobstacles;
+  accepted_pair kept[PBNG_CONTACT_MAX_TRIANGLES];
+} vertex_answer;
+
+/* ---- the triangles at the current positions ---- */
+
+/* How far a triangle's box is grown: d plus a margin of 1e-12 (d + the largest corner coordinate's
+ * magnitude) that covers the rounding of the closest point and of |x - p| <= d, so that every pair
+ * with a computed distance <= d passes the box test. */
+static double triangle_reach(double d, const double x[3][3])
+{
+  double m = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int k = 0; k < 3; ++k) m = fmax(m, fabs(x[a][k]));
+  return d + 1e-12 * (d + m);
+}
+
+static void grow_box(placed_triangle *t, double d)
+{
+  const double g = triangle_reach(d, t->x);
+  for (int k = 0; k < 3; ++k) {
+    t->lo[k] = fmin(t->x[0][k], fmin(t->x[1][k], t->x[2][k])) - g;
+    t->hi[k] = fmax(t->x[0][k], fmax(t->x[1][k], t->x[2][k])) + g;
+  }
+}
+
+static int in_box(const placed_triangle *t, const double x[3])
+{
+  return x[0] >= t->lo[0] && x[0] <= t->hi[0] && x[1] >= t->lo[1] && x[1] <= t->hi[1] && x[2] >= t->lo[2] && x[2] <= t->hi[2];
+}
+
+/* Collective. Every corner of the local triangles (every owned surface vertex among them) must be
+ * finite; otherwise every rank fails naming the same node (the smallest such global id). */
+static PetscErrorCode check_positions(const pbng_contact_detector *det, const double *x)
+{
+  const pbng_dmesh *dm = det->dm;
+  const pbng_surface *s = &det->surf;
+  int64_t mine = INT64_MAX, first;
+
+  PetscFunctionBeginUser;
+  for (int32_t t = 0; t < s->ntri; ++t)
+    for (int a = 0; a < 3; ++a) {
+      const double *p = &x[3 * (int64_t)s->tri[t].node[a]];
+      if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])) && dm->global_node[s->tri[t].node[a]] < mine) mine = dm->global_node[s->tri[t].node[a]];
+    }
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, dm->comm));
+  PetscCheck(first == INT64_MAX, dm->comm, PETSC_ERR_FP, "contact detection: node %" PRId64 " (a surface vertex) has a non-finite position", first);
+  PetscFunctionReturn(0);
+}
+
+/* The held triangles at positions x, into t[0 .. nheld). */
+static void place_held_triangles(const pbng_contact_detector *det, const double *x, placed_triangle *t)
+{
+  const pbng_dmesh *dm = det->dm;
+  const pbng_surface *s = &det->surf;
+  for (int32_t k = 0; k < s->nheld; ++k) {
+    placed_triangle *p = &t[k];
+    memset(p, 0, sizeof(*p));
+    p->key = s->tri[k].key, p->sheet = s->tri[k].sheet;
+    p->body = s->body[s->tri[k].node[0]];
+    for (int a = 0; a < 3; ++a) {
+      const int32_t i = s->tri[k].node[a];
+      p->gid[a] = dm->global_node[i];
+      p->owner[a] = pbng_dmesh_node_owner(dm, i);
+      for (int c = 0; c < 3; ++c) p->x[a][c] = x[3 * (int64_t)i + c];
+    }
+    grow_box(p, det->opt.distance);
+  }
+}
+
+/* ---- the surface halo ---- */
+
+static int filter_cell(const occupancy *o, double x, int k)
+{
+  const double w = o->hi[k] - o->lo[k];
+  if (!(w > 0)) return 0;
+  const double c = floor((x - o->lo[k]) / w * FILTER_CELLS);
+  return c < 0 ? 0 : c >= FILTER_CELLS ? FILTER_CELLS - 1 : (int)c;
+}
+
+static int filter_bit(int i, int j, int k) { return i + FILTER_CELLS * (j + FILTER_CELLS * k); }
+
+/* This rank's owned surface vertices at x: their box and occupied cells. */
+static void own_occupancy(const pbng_contact_detector *det, const double *x, occupancy *o)
+{
+  const pbng_surface *s = &det->surf;
+  memset(o, 0, sizeof(*o));
+  o->nvert = s->nvert;
+  for (int k = 0; k < 3; ++k) o->lo[k] = INFINITY, o->hi[k] = -INFINITY;
+  for (int32_t v = 0; v < s->nvert; ++v)
+    for (int k = 0; k < 3; ++k) o->lo[k] = fmin(o->lo[k], x[3 * (int64_t)s->vert[v] + k]), o->hi[k] = fmax(o->hi[k], x[3 * (int64_t)s->vert[v] + k]);
+  for (int32_t v = 0; v < s->nvert; ++v) {
+    const double *p = &x[3 * (int64_t)s->vert[v]];
+    const int b = filter_bit(filter_cell(o, p[0], 0), filter_cell(o, p[1], 1), filter_cell(o, p[2], 2));
+    o->bits[b / 8] |= (uint8_t)(1u << (b % 8));
+  }
+}
+
+/* Whether a triangle's grown box meets an occupied cell of o: it does whenever it contains one of o's
+ * vertices (the cell index is monotone in x), so no triangle within reach of a vertex is missed. */
+static int filter_hits(const occupancy *o, const placed_triangle *t)
+{
+  int r[6];
+  if (!o->nvert) return 0;
+  for (int k = 0; k < 3; ++k) {
+    if (t->hi[k] < o->lo[k] || t->lo[k] > o->hi[k]) return 0;
+    r[2 * k] = filter_cell(o, t->lo[k], k), r[2 * k + 1] = filter_cell(o, t->hi[k], k);
+  }
+  for (int k = r[4]; k <= r[5]; ++k)
+    for (int j = r[2]; j <= r[3]; ++j)
+      for (int i = r[0]; i <= r[1]; ++i) {
+        const int b = filter_bit(i, j, k);
+        if (o->bits[b / 8] & (1u << (b % 8))) return 1;
+      }
+  return 0;
+}
+
+/* Every rank's occupancy is gathered; each held triangle goes to every other rank whose occupied
+ * cells its grown box meets. The received ones are appended to *tri after the nheld held ones. */
+static PetscErrorCode exchange_surface_halo(const pbng_contact_detector *det, const double *x, placed_triangle **tri, int32_t *nhalo)
+{
+  const pbng_dmesh *dm = det->dm;
+  const int size = dm->size;
+  const int32_t nheld = det->surf.nheld;
+  occupancy mine, *all;
+  int *scount, *sdispl, *rcount, *rdispl;
+  placed_triangle *sbuf = NULL;
+
+  PetscFunctionBeginUser;
+  own_occupancy(det, x, &mine);
+  PetscCall(PetscMalloc1(size, &all));
+  PetscCallMPI(MPI_Allgather(&mine, (int)sizeof(occupancy), MPI_BYTE, all, (int)sizeof(occupancy), MPI_BYTE, dm->comm));
+  PetscCall(PetscCalloc4(size, &scount, size + 1, &sdispl, size, &rcount, size + 1, &rdispl));
+  for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
+    if (pass == 1) {
+      for (int r = 0; r < size; ++r) sdispl[r + 1] = sdispl[r] + scount[r], scount[r] = 0;
+      PetscCall(PetscMalloc1(sdispl[size] + 1, &sbuf));
+    }
+    for (int32_t t = 0; t < nheld; ++t)
+      for (int r = 0; r < size; ++r) {
+        if (r == dm->rank || !filter_hits(&all[r], &(*tri)[t])) continue;
+        if (pass == 1) sbuf[sdispl[r] + scount[r]] = (*tri)[t];
+        scount[r]++;
+      }
+  }
+  PetscCallMPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, dm->comm));
+  for (int r = 0; r < size; ++r) rdispl[r + 1] = rdispl[r] + rcount[r];
+  PetscCheck((int64_t)nheld + rdispl[size] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contact detection: too many triangles on one rank");
+  PetscCall(PetscRealloc(sizeof(placed_triangle) * ((size_t)nheld + (size_t)rdispl[size] + 1), tri));
+  PetscCall(pbng_alltoallv_items(sbuf, scount, sdispl, &(*tri)[nheld], rcount, rdispl, sizeof(placed_triangle), dm->comm));
+  *nhalo = rdispl[size];
+  PetscCall(PetscFree(sbuf));
+  PetscCall(PetscFree4(scount, sdispl, rcount, rdispl));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/* ---- broad phase: the spatial hash ---- */
+
+/* The k-th smallest of v[0 .. n) (v is reordered): quickselect, median-of-three pivots. */
+static double kth_smallest(double *v, int64_t n, int64_t k)
+{
+  int64_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const double a = v[lo], b = v[mid], c = v[hi];
+    const double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+    int64_t i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot) ++i;
+      while (v[j] > pivot) --j;
+      if (i <= j) {
+        const double t = v[i];
+        v[i++] = v[j], v[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return v[k];
+  }
+  return v[k];
+}
+
+/* The cell edge: the median over the triangles of their grown box's longest side, so that a median
+ * triangle covers at most 2 cells per axis. */
+static PetscErrorCode hash_cell_size(const placed_triangle *t, int32_t n, double *h)
+{
+  double *ext;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n + 1, &ext));
+  for (int32_t k = 0; k < n; ++k) ext[k] = fmax(t[k].hi[0] - t[k].lo[0], fmax(t[k].hi[1] - t[k].lo[1], t[k].hi[2] - t[k].lo[2]));
+  *h = n > 0 ? kth_smallest(ext, n, n / 2) : 1.0;
+  PetscCall(PetscFree(ext));
+  PetscFunctionReturn(0);
+}
+
+static int64_t hash_cell(const spatial_hash *g, double x)
+{
+  const double c = floor(x / g->h), lim = 1099511627776.0; /* 2^40: far beyond any mesh, no overflow */
+  return (int64_t)(c < -lim ? -lim : c > lim ? lim : c);
+}
+
+static uint64_t hash_bucket(const spatial_hash *g, int64_t i, int64_t j, int64_t k)
+{
+  uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)k * 0x165667B19E3779F9ull;
+  h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+  return h & g->mask;
+}
+
+/* The cells a triangle's grown box covers, [c[0]..c[1]] x [c[2]..c[3]] x [c[4]..c[5]]; returns their number. */
+static int64_t covered_cells(const spatial_hash *g, const placed_triangle *t, int64_t c[6])
+{
+  int64_t n = 1;
+  for (int k = 0; k < 3; ++k) c[2 * k] = hash_cell(g, t->lo[k]), c[2 * k + 1] = hash_cell(g, t->hi[k]), n *= c[2 * k + 1] - c[2 * k] + 1;
+  return n;
+}
+
+/* Visits the buckets of triangle t's cells: pass 0 counts (start[b + 1]), pass 1 fills (fill[b]);
+ * a triangle is listed once per bucket (last[b]: the last triangle listed there). */
+static void hash_triangle(spatial_hash *g, const placed_triangle *t, int32_t id, int pass, int32_t *last, int64_t *fill)
+{
+  int64_t c[6];
+  covered_cells(g, t, c);
+  for (int64_t k = c[4]; k <= c[5]; ++k)
+    for (int64_t j = c[2]; j <= c[3]; ++j)
+      for (int64_t i = c[0]; i <= c[1]; ++i) {
+        const uint64_t b = hash_bucket(g, i, j, k);
+        if (last[b] == id) continue;
+        last[b] = id;
+        if (pass == 0) g->start[b + 1]++;
+        else g->tri[fill[b]++] = id;
+      }
+}
+
+static PetscErrorCode spatial_hash_build(const placed_triangle *t, int32_t n, spatial_hash *g)
+{
+  int64_t entries = 0, c[6], *fill;
+  int32_t *last;
+
+  PetscFunctionBeginUser;
+  memset(g, 0, sizeof(*g));
+  PetscCall(hash_cell_size(t, n, &g->h));
+  PetscCall(PetscMalloc1(n + 1, &g->large));
+  for (int32_t k = 0; k < n; ++k) {
+    const int64_t cells = covered_cells(g, &t[k], c);
+    if (cells > HASH_MAX_CELLS) g->large[g->nlarge++] = k;
+    else entries += cells;
+  }
+  uint64_t buckets = 16;
+  while (buckets < 2 * (uint64_t)entries) buckets *= 2;
+  g->mask = buckets - 1;
+  PetscCall(PetscCalloc1(buckets + 1, &g->start));
+  PetscCall(PetscMalloc2(buckets, &last, buckets, &fill));
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint64_t b = 0; b < buckets; ++b) last[b] = -1;
+    if (pass == 1) {
+      for (uint64_t b = 0; b < buckets; ++b) g->start[b + 1] += g->start[b], fill[b] = g->start[b];
+      PetscCall(PetscMalloc1(g->start[buckets] + 1, &g->tri));
+    }
+    for (int32_t k = 0; k < n; ++k)
+      if (covered_cells(g, &t[k], c) <= HASH_MAX_CELLS) hash_triangle(g, &t[k], k, pass, last, fill);
+  }
+  PetscCall(PetscFree2(last, fill));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode spatial_hash_destroy(spatial_hash *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(g->start));
+  PetscCall(PetscFree(g->tri));
+  PetscCall(PetscFree(g->large));
+  PetscFunctionReturn(0);
+}
+
+/* ---- narrow phase, per vertex ---- */
+
+/* The angle-weighted normal of owned surface vertex v (its boundary-face triangles in key order, each
+ * from v; sheet sides are left out: a sheet has no outside). Returns how many triangles it summed: 0 for
+ * a vertex of sheets alone, a point without a facing direction. */
+static int vertex_normal(const pbng_surface *s, const double *x, int32_t v, double nv[3])
+{
+  const int32_t i = s->vert[v];
+  int n = 0;
+  nv[0] = nv[1] = nv[2] = 0;
+  for (int32_t k = s->vtri_start[v]; k < s->vtri_start[v + 1]; ++k) {
+    if (s->tri[s->vtri[k]].sheet) continue;
+    ++n;
+    const int32_t *c = s->tri[s->vtri[k]].node;
+    const int j = c[0] == i ? 0 : c[1] == i ? 1 : 2;
+    pbng_vertex_normal_add(&x[3 * (int64_t)c[j]], &x[3 * (int64_t)c[(j + 1) % 3]], &x[3 * (int64_t)c[(j + 2) % 3]], nv);
+  }
+  return n;
+}
+
+/* Whether one of the triangle's corners shares an element with the vertex (sorted ids nbr[0 .. n)). */
+static int shares_element(const int64_t *nbr, int32_t n, const int64_t gid[3])
+{
+  for (int a = 0; a < 3; ++a) {
+    int32_t lo = 0, hi = n - 1;
+    while (lo <= hi) {
+      const int32_t mid = lo + (hi - lo) / 2;
+      if (nbr[mid] == gid[a]) return 1;
+      if (nbr[mid] < gid[a]) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return 0;
+}
+
+/* Whether triangle t may pair with vertex v at all: not one of its corners; of another body, or with
+ * self-contact of the same body but no corner sharing an element with v. */
+static int pair_allowed(const pbng_contact_detector *det, int32_t v, const placed_triangle *t)
+{
+  const pbng_surface *s = &det->surf;
+  const int32_t i = s->vert[v];
+  const int64_t gid = det->dm->global_node[i];
+  if (t->gid[0] == gid || t->gid[1] == gid || t->gid[2] == gid) return 0;
+  if (t->body != s->body[i]) return 1;
+  return det->opt.self && !shares_element(&s->nbr[s->nbr_start[v]], s->nbr_start[v + 1] - s->nbr_start[v], t->gid);
+}
+
+/* Whether pair a comes before pair b: closer, ties by the lower key. */
+static int pair_before(const placed_triangle *tris, const accepted_pair *a, const accepted_pair *b)
+{
+  return a->dist2 < b->dist2 || (a->dist2 == b->dist2 && tris[a->tri].key < tris[b->tri].key);
+}
+
+/* Whether a pair with gap s (the vertex's side of the triangle's plane) is accepted. A boundary face:
+ * when the vertex is behind it (s < 0, another body's: a vertex behind a nearby triangle of its own
+ * surface is a concave fold, not a penetration) or the surfaces face each other (nv.n < 0), or when the
+ * vertex is a point (sheets only: no facing direction) in front of it. A sheet side: when the vertex is
+ * on that side (s > 0; s = 0 takes side 0, the element's own order), so exactly one of the two sides
+ * pairs with a vertex, the one it is on; a vertex with a facing direction of its own body must also face it. */
+static int pair_rule(double s, double facing, int point, int same_body, const placed_triangle *T)
+{
+  if (T->sheet) return (s > 0 || (s == 0 && !(T->key & 1))) && (point || !same_body || facing < 0);
+  return (s < 0 && !same_body) || facing < 0 || (point && s >= 0);
+}
+
+/* The closest point p of triangle T to xv (weights w), T's unit outward normal n and |xv - p|^2, or -1 when
+ * p is farther than d or T is degenerate (its normal is computed only within reach). A sheet's side 1 is
+ * computed as side 0 (its corners in side 0's order) with n negated and the weights put back in side 1's
+ * order, so that the two sides' s = (xv - p).n are exact negatives: a vertex is on exactly one side, or in
+ * the plane (s = 0 on both: side 0 takes it). */
+static double closest_on_triangle(const placed_triangle *T, const double xv[3], double d, double w[3], double p[3], double n[3])
+{
+  const int flip = T->sheet && (T->key & 1), b = flip ? 2 : 1, c = flip ? 1 : 2;
+  double w0[3];
+  const double d2 = pbng_point_triangle_closest(xv, T->x[0], T->x[b], T->x[c], w0, p);
+  if (!(sqrt(d2) <= d) || !(pbng_triangle_normal(T->x[0], T->x[b], T->x[c], n) > 0)) return -1;
+  w[0] = w0[0], w[b] = w0[1], w[c] = w0[2];
+  if (flip) n[0] = -n[0], n[1] = -n[1], n[2] = -n[2];
+  return d2;
+}
+
+/* The rule for one pair: p the closest point, n the triangle's outward normal (a degenerate triangle
+ * gives nothing), delta = |x - p|, s = (x - p).n. Accepted when delta <= d and pair_rule holds;
+ * inserted into the vertex's list of its PBNG_CONTACT_NEAREST closest (ties by the lower key). */
+static void consider_triangle(const double xv[3], const double nv[3], int point, double d, int same_body, const placed_triangle *tris, int32_t t,
+                              nearest_pairs *near)
+{
+  const placed_triangle *T = &tris[t];
+  accepted_pair q = {.tri = t};
+  double r[3];
+  q.dist2 = closest_on_triangle(T, xv, d, q.w, q.p, q.n);
+  if (!(q.dist2 >= 0)) return;
+  for (int k = 0; k < 3; ++k) r[k] = xv[k] - q.p[k];
+  q.gap = vec3_dot(r, q.n);
+  if (!pair_rule(q.gap, vec3_dot(nv, q.n), point, same_body, T)) return;
+  int at = near->n;
+  while (at > 0 && pair_before(tris, &q, &near->pair[at - 1])) --at;
+  if (at >= PBNG_CONTACT_NEAREST) return;
+  const int last = near->n < PBNG_CONTACT_NEAREST ? near->n : PBNG_CONTACT_NEAREST - 1;
+  memmove(&near->pair[at + 1], &near->pair[at], sizeof(accepted_pair) * (size_t)(last - at));
+  near->pair[at] = q;
+  if (near->n < PBNG_CONTACT_NEAREST) ++near->n;
+}
+
+/* The triangles a vertex keeps among its accepted ones (closest first): the closest, then each next one
+ * that the vertex is behind (gap < 0) and that forms a valley (pbng_triangles_form_valley) with every
+ * triangle kept so far, up to PBNG_CONTACT_MAX_TRIANGLES. A vertex that went behind a concave crease
+ * so gets a plane on each side: with the closest one alone it slides along that plane into the
+ * neighbouring face, and the next detection, finding that face closer, lets it slide back the other
+ * way (objects_dropping -scale 2: 0.056 deep, docs/contact.md). Only behind: a spring pulls its vertex
+ * onto the plane from either side, so a record of a surface the vertex is in front of (across a gap)
+ * would draw it there. At a ridge one plane suffices (no valley). Behind a sheet's side means within
+ * its thickness h (s < h: the record's gap s - h < 0), so a vertex pressed into a creased sheet keeps a
+ * plane on each facet too. The kept ones are then listed by increasing key. */
+static void valley_records(const placed_triangle *tris, const nearest_pairs *near, double h, vertex_answer *ans)
+{
+  ans->nkept = 0;
+  for (int a = 0; a < near->n && ans->nkept < PBNG_CONTACT_MAX_TRIANGLES; ++a) {
+    const accepted_pair *A = &near->pair[a];
+    int keep = a == 0 || A->gap - (tris[A->tri].sheet ? h : 0.0) < 0;
+    for (int k = 0; k < ans->nkept && keep; ++k) keep = pbng_triangles_form_valley(tris[A->tri].x, A->n, tris[ans->kept[k].tri].x, ans->kept[k].n);
+    if (keep) ans->kept[ans->nkept++] = *A;
+  }
+  for (int i = 1; i < ans->nkept; ++i) /* insertion sort by key */
+    for (int j = i; j > 0 && tris[ans->kept[j].tri].key < tris[ans->kept[j - 1].tri].key; --j) {
+      const accepted_pair tmp = ans->kept[j];
+      ans->kept[j] = ans->kept[j - 1], ans->kept[j - 1] = tmp;
+    }
+}
+
+/* One triangle from the broad phase: the box test, then the pair rules. Returns 1 when it passed the
+ * box test (a candidate). */
+static int candidate(const pbng_contact_detector *det, int32_t v, const double xv[3], const double nv[3], int point, const placed_triangle *tris,
+                     int32_t t, nearest_pairs *near)
+{
+  if (!in_box(&tris[t], xv)) return 0;
+  if (pair_allowed(det, v, &tris[t]))
+    consider_triangle(xv, nv, point, det->opt.distance, tris[t].body == det->surf.body[det->surf.vert[v]], tris, t, near);
+  return 1;
+}
+
+/* Vertex v's answer: the triangles listed in its cell's bucket and the large ones, and the number of
+ * obstacles with phi < d. Adds the candidates tested to *candidates. */
+static void answer_vertex(const pbng_contact_detector *det, const double *x, const placed_triangle *tris, const spatial_hash *g, int32_t v,
+                          vertex_answer *ans, int64_t *candidates)
+{
+  const double *xv = &x[3 * (int64_t)det->surf.vert[v]];
+  double nv[3];
+  int64_t n = 0;
+  const int point = vertex_normal(&det->surf, x, v, nv) == 0;
+  nearest_pairs near = {.n = 0};
+  ans->nobstacles = 0;
+  const uint64_t b = hash_bucket(g, hash_cell(g, xv[0]), hash_cell(g, xv[1]), hash_cell(g, xv[2]));
+  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, point, tris, g->tri[k], &near);
+  for (int32_t k = 0; k < g->nlarge; ++k) n += candidate(det, v, xv, nv, point, tris, g->large[k], &near);
+  valley_records(tris, &near, det->opt.sheet_offset, ans);
+  for (int o = 0; o < det->opt.nobstacles; ++o) {
+    double q[3], nq[3];
+    ans->nobstacles += pbng_obstacle_closest(&det->opt.obstacle[o], xv, q, nq) < det->opt.distance;
+  }
+  *candidates += n;
+}
+
+/* ---- records ---- */
+
+static void triangle_record(const pbng_contact_detector *det, int32_t i, const placed_triangle *T, const accepted_pair *a, pbng_contact_record *r)
+{
+  memset(r, 0, sizeof(*r));
+  r->kind = PBNG_CONTACT_TRIANGLE;
+  r->vertex = i, r->vertex_gid = det->dm->global_node[i], r->key = T->key;
+  for (int c = 0; c < 3; ++c) {
+    r->tri_gid[c] = T->gid[c], r->tri_owner[c] = T->owner[c];
+    for (int k = 0; k < 3; ++k) r->tri_x[c][k] = T->x[c][k];
+    r->w[c] = a->w[c], r->point[c] = a->p[c], r->normal[c] = a->n[c];
+  }
+  r->offset = T->sheet ? det->opt.sheet_offset : 0;
+  r->gap = a->gap - r->offset;
+}
+
+/* The records of obstacles with phi < d at x_v, by obstacle index; returns how many. */
+static int obstacle_records(const pbng_contact_detector *det, int32_t i, const double xv[3], pbng_contact_record *r)
+{
+  int n = 0;
+  for (int o = 0; o < det->opt.nobstacles; ++o) {
+    double q[3], nq[3];
+    const double phi = pbng_obstacle_closest(&det->opt.obstacle[o], xv, q, nq);
+    if (!(phi < det->opt.distance)) continue;
+    memset(&r[n], 0, sizeof(r[n]));
+    r[n].kind = PBNG_CONTACT_OBSTACLE;
+    r[n].vertex = i, r[n].vertex_gid = det->dm->global_node[i], r[n].key = o;
+    for (int c = 0; c < 3; ++c) r[n].tri_gid[c] = -1, r[n].tri_owner[c] = -1, r[n].point[c] = q[c], r[n].normal[c] = nq[c];
+    r[n++].gap = phi;
+  }
+  return n;
+}
+
+PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec)
+{
+  const pbng_surface *s = &det->surf;
+  const double t0 = MPI_Wtime();
+  placed_triangle *tris;
+  int32_t nhalo;
+  spatial_hash g;
+  vertex_answer *ans;
+  int32_t *first;
+  int64_t candidates = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_positions(det, x));
+  PetscCall(PetscMalloc1(s->nheld + 1, &tris));
+  place_held_triangles(det, x, tris);
+  PetscCall(exchange_surface_halo(det, x, &tris, &nhalo));
+  PetscCall(spatial_hash_build(tris, s->nheld + nhalo, &g));
+  PetscCall(PetscMalloc2(s->nvert + 1, &ans, s->nvert + 1, &first));
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : candidates)
+  for (int32_t v = 0; v < s->nvert; ++v) answer_vertex(det, x, tris, &g, v, &ans[v], &candidates);
+  first[0] = 0;
+  for (int32_t v = 0; v < s->nvert; ++v) first[v + 1] = first[v] + ans[v].nkept + ans[v].nobstacles;
+  PetscCall(PetscMalloc1(first[s->nvert] + 1, rec));
+#pragma omp parallel for schedule(static)
+  for (int32_t v = 0; v < s->nvert; ++v) {
+    pbng_contact_record *r = &(*rec)[first[v]];
+    const int32_t i = s->vert[v];
+    for (int k = 0; k < ans[v].nkept; ++k) {
+      const accepted_pair *a = &ans[v].kept[k];
+      triangle_record(det, i, &tris[a->tri], a, r++);
+    }
+    obstacle_records(det, i, &x[3 * (int64_t)i], r);
+  }
+  *n = first[s->nvert];
+  det->stats.surface_vertices = s->nvert, det->stats.surface_triangles = s->nheld, det->stats.halo_triangles = nhalo;
+  det->stats.candidates = candidates;
+  PetscCall(PetscFree2(ans, first));
+  PetscCall(spatial_hash_destroy(&g));
+  PetscCall(PetscFree(tris));
+  det->stats.seconds = MPI_Wtime() - t0;
+  PetscFunctionReturn(0);
+}
+
+/* ---- set-up ---- */
+
+static PetscErrorCode check_options(MPI_Comm comm, const pbng_contact_detect_options *opt)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(opt->distance > 0 && isfinite(opt->distance), comm, PETSC_ERR_ARG_OUTOFRANGE, "contact detection: the distance must be positive (got %g)",
+             opt->distance);
+  PetscCheck(opt->nobstacles >= 0 && opt->nobstacles <= PBNG_MAX_OBSTACLES, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "contact detection: %d obstacles (at most %d)", opt->nobstacles, PBNG_MAX_OBSTACLES);
+  for (int o = 0; o < opt->nobstacles; ++o)
+    PetscCheck(opt->obstacle[o].kind >= 0 && opt->obstacle[o].kind < PBNG_OBSTACLE_KIND_COUNT, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "contact detection: obstacle %d has an unknown kind", o);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contact_detector_create(const pbng_dmesh *dm, const pbng_contact_detect_options *opt, pbng_contact_detector **det)
+{
+  pbng_contact_detector *D;
+
+  PetscFunctionBeginUser;
+  PetscCall(check_options(dm->comm, opt));
+  PetscCall(PetscNew(&D));
+  D->dm = dm, D->opt = *opt;
+  PetscCall(pbng_surface_create(dm, &D->surf));
+  D->stats.surface_vertices = D->surf.nvert, D->stats.surface_triangles = D->surf.nheld;
+  *det = D;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det)
+{
+  PetscFunctionBeginUser;
+  if (!*det) PetscFunctionReturn(0);
+  PetscCall(pbng_surface_destroy(&(*det)->surf));
+  PetscCall(PetscFree(*det));
+  PetscFunctionReturn(0);
+}
+
+const uint8_t *pbng_contact_surface_nodes(const pbng_contact_detector *det) { return det->surf.is_vertex; }
+
+const pbng_surface *pbng_contact_detector_surface(const pbng_contact_detector *det) { return &det->surf; }
+
+void pbng_contact_detect_get_stats(const pbng_contact_detector *det, pbng_contact_detect_stats *st) { *st = det->stats; }

@@ -1,0 +1,1038 @@
+#include "contact/pd_contact.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/barrier.h"
+#include "core/ccd.h"
+#include "core/element.h"
+#include "core/vec3.h"
+#include "parallel/halo.h"
+
+enum { PAIR_VT = 0, PAIR_EE = 1, PAIR_VO = 2 };
+
+typedef struct {
+  int kind;
+  int32_t v[4]; /* VT: vertex, triangle corners; EE: edge a, edge b; VO: vertex, obstacle index in v[1] */
+} pair;
+
+/* A point-to-point exchange of per-vertex values between ranks: each rank sends the values of its owned
+ * vertices sidx[sdispl[r] .. sdispl[r+1]) to rank r and receives the values of ridx[rdispl[r] ..) from it
+ * (compact indices; both sides list a rank's vertices in the same order). */
+typedef struct {
+  int *scount, *sdispl, *rcount, *rdispl; /* [size], [size + 1] */
+  int32_t *sidx, *ridx;
+  double *sbuf, *rbuf;
+} exchange_plan;
+
+struct pbng_pd_contact {
+  pbng_pd_contact_options opt;
+  double xi;
+  MPI_Comm comm;
+  int rank, size;
+  int32_t nv, ntri, nedge; /* the whole surface (its topology is replicated; positions are not) */
+  int64_t *gid;           /* [nv] sorted */
+  int32_t *local;         /* [nv] local index here, or -1 */
+  uint8_t *free;          /* [nv] 1: may move */
+  uint8_t *owned;         /* [nv] 1: owned here */
+  int32_t (*tri)[3];      /* compact corners, outward order */
+  int32_t (*edge)[2];     /* compact ends, a < b */
+  int32_t *nbr_start, *nbr, *nbr_edge; /* vertex adjacency through edges (sorted), and each entry's edge */
+  int32_t *vt_start, *vt; /* vertex -> its triangles */
+  int32_t *body;          /* [nv] connected component (through mesh edges): its smallest compact index */
+  double *rest;           /* [nv][3] rest positions */
+  double rest_exclusion;  /* in effect (pbng_pd_contact_rest_exclusion) */
+  double longest_edge;    /* at rest */
+  int32_t nmine;          /* this rank's owned surface vertices */
+  int32_t *mine;          /* [nmine] their compact indices, increasing */
+  exchange_plan ghosts;   /* owned -> the ranks holding them as ghosts (static) */
+  exchange_plan halo;     /* owned -> the ranks whose pairs need them (rebuilt per projection) */
+  uint8_t *active;        /* [nv] 1: positions known here in this projection (owned, ghosts, halo) */
+  int32_t nactive, *active_list;
+  int32_t nltri, nledge;  /* the primitives whose vertices are all active, in increasing global order */
+  int32_t (*ltri)[3], (*ledge)[2];
+  double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
+  double *tmin;           /* [nv] */
+  pair *pairs;            /* the pairs with an owned vertex, sorted */
+  int64_t npairs, cap;
+  double cell;            /* broad phase cell size */
+};
+
+/* ---- topology ---------------------------------------------------------------------------------------- */
+
+static int compare_i64(const void *a, const void *b)
+{
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int compare_i64_pair(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int compare_tri(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  for (int k = 0; k < 3; ++k)
+    if (x[k] != y[k]) return (x[k] > y[k]) - (x[k] < y[k]);
+  return 0;
+}
+
+static int compare_edge(const void *a, const void *b)
+{
+  const int32_t *x = a, *y = b;
+  if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
+  return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Pairs in a partition-independent order: kind, then vertices (compact indices are global). */
+static int compare_pair(const void *a, const void *b)
+{
+  const pair *x = a, *y = b;
+  if (x->kind != y->kind) return (x->kind > y->kind) - (x->kind < y->kind);
+  for (int k = 0; k < 4; ++k)
+    if (x->v[k] != y->v[k]) return (x->v[k] > y->v[k]) - (x->v[k] < y->v[k]);
+  return 0;
+}
+
+static int32_t compact_of(const pbng_pd_contact *c, int64_t g)
+{
+  const int64_t *p = bsearch(&g, c->gid, (size_t)c->nv, sizeof(int64_t), compare_i64);
+  return p ? (int32_t)(p - c->gid) : -1;
+}
+
+/* Every rank's tri3 rows as corner global ids, sorted (partition-independent order). */
+static PetscErrorCode gather_triangles(const pbng_dmesh *dm, int *ntri, int64_t **all)
+{
+  int64_t *mine;
+  int n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned_elems + 3, &mine));
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) {
+    if (pbng_dmesh_element_type(dm, e)->kind != PBNG_ELEMENT_TRI3) continue;
+    for (int a = 0; a < 3; ++a) mine[3 * n + a] = dm->global_node[dm->elems[(int64_t)dm->nen * e + a]];
+    ++n;
+  }
+  PetscCall(pbng_allgather_items(dm->comm, 3 * sizeof(int64_t), n, mine, ntri, (void **)all));
+  PetscCall(PetscFree(mine));
+  qsort(*all, (size_t)*ntri, 3 * sizeof(int64_t), compare_tri);
+  PetscFunctionReturn(0);
+}
+
+/* The vertex -> edge adjacency (nbr, with each entry's edge in nbr_edge) and vertex -> triangle incidence. */
+static PetscErrorCode build_adjacency(pbng_pd_contact *c)
+{
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(c->nv + 1, &c->nbr_start));
+  PetscCall(PetscMalloc2(2 * (int64_t)c->nedge + 1, &c->nbr, 2 * (int64_t)c->nedge + 1, &c->nbr_edge));
+  for (int32_t k = 0; k < c->nedge; ++k) ++c->nbr_start[c->edge[k][0] + 1], ++c->nbr_start[c->edge[k][1] + 1];
+  for (int32_t v = 0; v < c->nv; ++v) c->nbr_start[v + 1] += c->nbr_start[v];
+  PetscCall(PetscCalloc1(c->nv + 1, &fill));
+  for (int32_t k = 0; k < c->nedge; ++k) /* edges are sorted, so each vertex's entries come out sorted */
+    for (int s = 0; s < 2; ++s) {
+      const int32_t v = c->edge[k][s], at = c->nbr_start[v] + fill[v]++;
+      c->nbr[at] = c->edge[k][1 - s], c->nbr_edge[at] = k;
+    }
+  PetscCall(PetscCalloc1(c->nv + 1, &c->vt_start));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->ntri + 1, &c->vt));
+  for (int32_t t = 0; t < c->ntri; ++t)
+    for (int a = 0; a < 3; ++a) ++c->vt_start[c->tri[t][a] + 1];
+  for (int32_t v = 0; v < c->nv; ++v) c->vt_start[v + 1] += c->vt_start[v], fill[v] = 0;
+  for (int32_t t = 0; t < c->ntri; ++t)
+    for (int a = 0; a < 3; ++a) c->vt[c->vt_start[c->tri[t][a]] + fill[c->tri[t][a]]++] = t;
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode build_topology(pbng_pd_contact *c, int ntri, const int64_t *tris)
+{
+  int64_t *g;
+  int32_t (*e)[2];
+  int32_t m = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(3 * (int64_t)ntri + 1, &g));
+  memcpy(g, tris, sizeof(int64_t) * 3 * (size_t)ntri);
+  qsort(g, 3 * (size_t)ntri, sizeof(int64_t), compare_i64);
+  for (int64_t k = 0; k < 3 * (int64_t)ntri; ++k)
+    if (k == 0 || g[k] != g[m - 1]) g[m++] = g[k];
+  c->nv = m;
+  c->gid = g;
+  c->ntri = ntri;
+  PetscCall(PetscMalloc1(ntri + 1, &c->tri));
+  PetscCall(PetscMalloc1(3 * (int64_t)ntri + 1, &e));
+  for (int t = 0; t < ntri; ++t) {
+    for (int a = 0; a < 3; ++a) c->tri[t][a] = compact_of(c, tris[3 * t + a]);
+    for (int a = 0; a < 3; ++a) {
+      const int32_t p = c->tri[t][a], q = c->tri[t][(a + 1) % 3];
+      e[3 * t + a][0] = PetscMin(p, q), e[3 * t + a][1] = PetscMax(p, q);
+    }
+  }
+  qsort(e, 3 * (size_t)ntri, sizeof(e[0]), compare_edge);
+  m = 0;
+  for (int64_t k = 0; k < 3 * (int64_t)ntri; ++k)
+    if (k == 0 || compare_edge(e[k], e[m - 1])) e[m][0] = e[k][0], e[m][1] = e[k][1], ++m;
+  c->nedge = m;
+  c->edge = e;
+  PetscCall(build_adjacency(c));
+  PetscFunctionReturn(0);
+}
+
+/* The root of v in the union-find forest parent (path halving). */
+static int32_t find_root(int32_t *parent, int32_t v)
+{
+  while (parent[v] != v) parent[v] = parent[parent[v]], v = parent[v];
+  return v;
+}
+
+/* body[v]: the smallest compact index of v's connected component through the mesh edges. */
+static PetscErrorCode label_bodies(pbng_pd_contact *c)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(c->nv + 1, &c->body));
+  for (int32_t v = 0; v < c->nv; ++v) c->body[v] = v;
+  for (int32_t k = 0; k < c->nedge; ++k) {
+    const int32_t a = find_root(c->body, c->edge[k][0]), b = find_root(c->body, c->edge[k][1]);
+    if (a != b) c->body[PetscMax(a, b)] = PetscMin(a, b); /* the smaller index stays the root */
+  }
+  for (int32_t v = 0; v < c->nv; ++v) c->body[v] = find_root(c->body, v);
+  PetscFunctionReturn(0);
+}
+
+/* Whether u and w are the same vertex or joined by an edge. */
+static int near_in_mesh(const pbng_pd_contact *c, int32_t u, int32_t w)
+{
+  if (u == w) return 1;
+  for (int32_t k = c->nbr_start[u]; k < c->nbr_start[u + 1]; ++k)
+    if (c->nbr[k] == w) return 1;
+  return 0;
+}
+
+/* The pair's primitives share a vertex or are a mesh edge apart: excluded. */
+static int excluded(const pbng_pd_contact *c, const int32_t *a, int na, const int32_t *b, int nb)
+{
+  for (int i = 0; i < na; ++i)
+    for (int j = 0; j < nb; ++j)
+      if (near_in_mesh(c, a[i], b[j])) return 1;
+  return 0;
+}
+
+/* ---- ownership, and the exchanges between ranks ---------------------------------------------------------- */
+
+typedef struct {
+  int32_t v;
+  uint8_t free;
+  double x[3];
+} vertex_item;
+
+/* local[], owned[], this rank's owned surface vertices; free flags and rest positions of the whole surface
+ * (gathered once). */
+static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
+{
+  int64_t *key;
+  vertex_item *mine, *all;
+  int total;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * (int64_t)dm->nlocal + 2, &key));
+  for (int32_t i = 0; i < dm->nlocal; ++i) key[2 * i] = dm->global_node[i], key[2 * i + 1] = i;
+  qsort(key, (size_t)dm->nlocal, 2 * sizeof(int64_t), compare_i64);
+  PetscCall(PetscMalloc1(c->nv + 1, &c->local));
+  PetscCall(PetscCalloc1(c->nv + 1, &c->owned));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->mine));
+  c->nmine = 0;
+  for (int32_t v = 0; v < c->nv; ++v) {
+    int64_t lo = 0, hi = dm->nlocal;
+    while (lo < hi) {
+      const int64_t mid = (lo + hi) / 2;
+      if (key[2 * mid] < c->gid[v]) lo = mid + 1;
+      else hi = mid;
+    }
+    c->local[v] = lo < dm->nlocal && key[2 * lo] == c->gid[v] ? (int32_t)key[2 * lo + 1] : -1;
+    if (c->local[v] >= 0 && c->local[v] < dm->nowned) c->mine[c->nmine++] = v, c->owned[v] = 1;
+  }
+  PetscCall(PetscFree(key));
+  PetscCall(PetscCalloc1(c->nmine + 1, &mine)); /* zeroed: the items' padding is sent too */
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k], i = c->local[v];
+    mine[k].v = v, mine[k].free = i < dm->nfree;
+    for (int a = 0; a < 3; ++a) mine[k].x[a] = dm->X[3 * (int64_t)i + a];
+  }
+  PetscCall(pbng_allgather_items(dm->comm, sizeof(vertex_item), c->nmine, mine, &total, (void **)&all));
+  PetscCheck(total == c->nv, dm->comm, PETSC_ERR_PLIB, "pd contact: %d owned surface vertices over the ranks, %d in the surface", total, (int)c->nv);
+  PetscCall(PetscMalloc1(c->nv + 1, &c->free));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->rest));
+  for (int k = 0; k < total; ++k) {
+    c->free[all[k].v] = all[k].free;
+    memcpy(&c->rest[3 * (int64_t)all[k].v], all[k].x, sizeof(all[k].x));
+  }
+  PetscCall(PetscFree(mine));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode plan_destroy(exchange_plan *p)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree4(p->scount, p->sdispl, p->rcount, p->rdispl));
+  PetscCall(PetscFree(p->sidx));
+  PetscCall(PetscFree(p->ridx));
+  PetscCall(PetscFree(p->sbuf));
+  PetscCall(PetscFree(p->rbuf));
+  PetscFunctionReturn(0);
+}
+
+/* A plan from one side's lists: count[r] vertices idx (grouped by rank r, PetscMalloc'd; the plan takes it)
+ * sent to r (sending = 1) or wanted from r (sending = 0); the other side learns its lists. Collective. */
+static PetscErrorCode plan_create(const pbng_pd_contact *c, int sending, const int *count, int32_t *idx, exchange_plan *p)
+{
+  int *kc, *kd, *oc, *od;
+  int32_t *other;
+
+  PetscFunctionBeginUser;
+  PetscCall(plan_destroy(p));
+  PetscCall(PetscMalloc4(c->size, &p->scount, c->size + 1, &p->sdispl, c->size, &p->rcount, c->size + 1, &p->rdispl));
+  kc = sending ? p->scount : p->rcount, kd = sending ? p->sdispl : p->rdispl;
+  oc = sending ? p->rcount : p->scount, od = sending ? p->rdispl : p->sdispl;
+  memcpy(kc, count, sizeof(int) * (size_t)c->size);
+  PetscCallMPI(MPI_Alltoall(kc, 1, MPI_INT, oc, 1, MPI_INT, c->comm));
+  kd[0] = od[0] = 0;
+  for (int r = 0; r < c->size; ++r) kd[r + 1] = kd[r] + kc[r], od[r + 1] = od[r] + oc[r];
+  PetscCall(PetscMalloc1(od[c->size] + 1, &other));
+  PetscCall(pbng_alltoallv_items(idx, kc, kd, other, oc, od, sizeof(int32_t), c->comm));
+  p->sidx = sending ? idx : other, p->ridx = sending ? other : idx;
+  PetscCall(PetscMalloc1(3 * (int64_t)p->sdispl[c->size] + 3, &p->sbuf));
+  PetscCall(PetscMalloc1(3 * (int64_t)p->rdispl[c->size] + 3, &p->rbuf));
+  PetscFunctionReturn(0);
+}
+
+/* v[3 per compact vertex]: the owners' values of the plan's vertices sent to the ranks that hold them. */
+static PetscErrorCode plan_exchange(const pbng_pd_contact *c, exchange_plan *p, double *v)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < p->sdispl[c->size]; ++k) memcpy(&p->sbuf[3 * (int64_t)k], &v[3 * (int64_t)p->sidx[k]], 3 * sizeof(double));
+  PetscCall(pbng_alltoallv_items(p->sbuf, p->scount, p->sdispl, p->rbuf, p->rcount, p->rdispl, 3 * sizeof(double), c->comm));
+  for (int32_t k = 0; k < p->rdispl[c->size]; ++k) memcpy(&v[3 * (int64_t)p->ridx[k]], &p->rbuf[3 * (int64_t)k], 3 * sizeof(double));
+  PetscFunctionReturn(0);
+}
+
+/* The static plan: every surface vertex this rank holds as a ghost, from its owner. */
+static PetscErrorCode build_ghost_plan(const pbng_dmesh *dm, pbng_pd_contact *c)
+{
+  int *count;
+  int32_t *idx, n = 0;
+  int64_t *key;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(c->size, &count));
+  PetscCall(PetscMalloc1(2 * (int64_t)c->nv + 2, &key));
+  for (int32_t v = 0; v < c->nv; ++v)
+    if (c->local[v] >= dm->nowned) key[2 * n] = pbng_dmesh_node_owner(dm, c->local[v]), key[2 * n + 1] = v, ++count[key[2 * n]], ++n;
+  qsort(key, (size_t)n, 2 * sizeof(int64_t), compare_i64_pair); /* by owner, then vertex */
+  PetscCall(PetscMalloc1(n + 1, &idx));
+  for (int32_t k = 0; k < n; ++k) idx[k] = (int32_t)key[2 * k + 1];
+  PetscCall(PetscFree(key));
+  PetscCall(plan_create(c, 0, count, idx, &c->ghosts));
+  PetscCall(PetscFree(count));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the surface halo of a projection --------------------------------------------------------------------- */
+
+/* The box of vertex v and its edge neighbours (every primitive containing v), swept from za to zb. */
+static void neighbourhood_box(const pbng_pd_contact *c, int32_t v, const double *za, const double *zb, double lo[3], double hi[3])
+{
+  for (int a = 0; a < 3; ++a) lo[a] = INFINITY, hi[a] = -INFINITY;
+  for (int32_t k = c->nbr_start[v] - 1; k < c->nbr_start[v + 1]; ++k) {
+    const int32_t u = k < c->nbr_start[v] ? v : c->nbr[k];
+    for (int a = 0; a < 3; ++a) {
+      const double p = za[3 * (int64_t)u + a], q = zb[3 * (int64_t)u + a];
+      lo[a] = fmin(lo[a], fmin(p, q)), hi[a] = fmax(hi[a], fmax(p, q));
+    }
+  }
+}
+
+static int boxes_within(const double *lo, const double *hi, const double *lo2, const double *hi2, double r)
+{
+  for (int a = 0; a < 3; ++a)
+    if (lo[a] > hi2[a] + r || hi[a] < lo2[a] - r) return 0;
+  return 1;
+}
+
+/* The halo plan of this projection: each owned vertex goes to every rank whose region (the box of the
+ * neighbourhoods of its owned vertices) comes within r of the vertex's neighbourhood, so that every pair
+ * within r of a primitive with an owned vertex has all its vertices here. Collective. */
+static PetscErrorCode build_halo_plan(pbng_pd_contact *c, double r)
+{
+  double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, *boxes, (*nb)[6];
+  int *count;
+  int32_t *idx, n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(6 * (int64_t)c->size, &boxes, c->nmine + 1, &nb, c->size, &count));
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    neighbourhood_box(c, c->mine[k], c->z_prev, c->y, &nb[k][0], &nb[k][3]);
+    for (int a = 0; a < 3; ++a) box[a] = fmin(box[a], nb[k][a]), box[3 + a] = fmax(box[3 + a], nb[k][3 + a]);
+  }
+  PetscCallMPI(MPI_Allgather(box, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, c->comm));
+  for (int q = 0; q < c->size; ++q) {
+    count[q] = 0;
+    if (q == c->rank) continue;
+    for (int32_t k = 0; k < c->nmine; ++k) count[q] += boxes_within(nb[k], &nb[k][3], &boxes[6 * q], &boxes[6 * q + 3], r);
+    n += count[q];
+  }
+  PetscCall(PetscMalloc1(n + 1, &idx));
+  n = 0;
+  for (int q = 0; q < c->size; ++q) {
+    if (q == c->rank) continue;
+    for (int32_t k = 0; k < c->nmine; ++k)
+      if (boxes_within(nb[k], &nb[k][3], &boxes[6 * q], &boxes[6 * q + 3], r)) idx[n++] = c->mine[k];
+  }
+  PetscCall(plan_create(c, 1, count, idx, &c->halo));
+  PetscCall(PetscFree3(boxes, nb, count));
+  PetscFunctionReturn(0);
+}
+
+static void activate(pbng_pd_contact *c, int32_t v)
+{
+  if (!c->active[v]) c->active[v] = 1, c->active_list[c->nactive++] = v;
+}
+
+/* The active vertices (owned, ghosts, halo) and the primitives all of whose vertices are active, in
+ * increasing global order (so local order comparisons are global ones). */
+static PetscErrorCode build_active_primitives(pbng_pd_contact *c)
+{
+  int32_t *ids, n = 0, cap = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nactive; ++k) c->active[c->active_list[k]] = 0;
+  c->nactive = 0;
+  for (int32_t k = 0; k < c->nmine; ++k) activate(c, c->mine[k]);
+  for (int32_t k = 0; k < c->ghosts.rdispl[c->size]; ++k) activate(c, c->ghosts.ridx[k]);
+  for (int32_t k = 0; k < c->halo.rdispl[c->size]; ++k) activate(c, c->halo.ridx[k]);
+  qsort(c->active_list, (size_t)c->nactive, sizeof(int32_t), compare_i32);
+  for (int32_t k = 0; k < c->nactive; ++k) cap += c->vt_start[c->active_list[k] + 1] - c->vt_start[c->active_list[k]] + c->nbr_start[c->active_list[k] + 1] - c->nbr_start[c->active_list[k]];
+  PetscCall(PetscMalloc1(cap + 1, &ids));
+  for (int32_t k = 0; k < c->nactive; ++k) { /* a triangle from its smallest corner */
+    const int32_t v = c->active_list[k];
+    for (int32_t j = c->vt_start[v]; j < c->vt_start[v + 1]; ++j) {
+      const int32_t *t = c->tri[c->vt[j]];
+      if (v == PetscMin(t[0], PetscMin(t[1], t[2])) && c->active[t[0]] && c->active[t[1]] && c->active[t[2]]) ids[n++] = c->vt[j];
+    }
+  }
+  qsort(ids, (size_t)n, sizeof(int32_t), compare_i32);
+  PetscCall(PetscFree(c->ltri));
+  PetscCall(PetscMalloc1(n + 1, &c->ltri));
+  for (int32_t k = 0; k < n; ++k) memcpy(c->ltri[k], c->tri[ids[k]], sizeof(c->ltri[k]));
+  c->nltri = n, n = 0;
+  for (int32_t k = 0; k < c->nactive; ++k) { /* an edge from its first end */
+    const int32_t v = c->active_list[k];
+    for (int32_t j = c->nbr_start[v]; j < c->nbr_start[v + 1]; ++j)
+      if (v < c->nbr[j] && c->active[c->nbr[j]]) ids[n++] = c->nbr_edge[j];
+  }
+  qsort(ids, (size_t)n, sizeof(int32_t), compare_i32);
+  PetscCall(PetscFree(c->ledge));
+  PetscCall(PetscMalloc1(n + 1, &c->ledge));
+  for (int32_t k = 0; k < n; ++k) memcpy(c->ledge[k], c->edge[ids[k]], sizeof(c->ledge[k]));
+  c->nledge = n;
+  PetscCall(PetscFree(ids));
+  PetscFunctionReturn(0);
+}
+
+/* A projection's start: y <- the owned positions of x (x NULL: y <- z_prev), then the positions y and z_prev of
+ * every vertex this rank's pairs within r can involve (ghosts first: their neighbourhoods make the halo), the
+ * active primitives, and z <- y. Collective. */
+static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    memcpy(&c->y[3 * (int64_t)v], x ? &x[3 * (int64_t)c->local[v]] : &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
+  }
+  PetscCall(plan_exchange(c, &c->ghosts, c->y));
+  PetscCall(plan_exchange(c, &c->ghosts, c->z_prev));
+  PetscCall(build_halo_plan(c, r));
+  PetscCall(plan_exchange(c, &c->halo, c->y));
+  PetscCall(plan_exchange(c, &c->halo, c->z_prev));
+  PetscCall(build_active_primitives(c));
+  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+  PetscFunctionReturn(0);
+}
+
+/* ---- broad phase -------------------------------------------------------------------------------------- */
+
+typedef struct {
+  int64_t key;
+  int32_t id;
+} cell_item;
+
+/* The hashed cells: items grouped by bucket (hash of the cell key & mask), in insertion order within one. */
+typedef struct {
+  cell_item *item;
+  int64_t *start; /* [mask + 2] */
+  int64_t mask;
+  double (*box)[6]; /* each item's box (lo, hi), grown by r */
+} cell_table;
+
+/* The bucket of a cell key: splitmix64's finaliser (every bit of the key reaches the low bits), masked. */
+static int64_t bucket_of(int64_t key, int64_t mask)
+{
+  uint64_t z = (uint64_t)key;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (int64_t)(z ^ (z >> 31)) & mask;
+}
+
+/* A cell's key (coordinates wrapped to 21 bits: distant cells may share a key, which only adds candidates). */
+static int64_t cell_key(int64_t i, int64_t j, int64_t k) { return ((i & 0x1FFFFF) << 42) | ((j & 0x1FFFFF) << 21) | (k & 0x1FFFFF); }
+
+/* The box of the vertices v[0..n) of a primitive at za and zb, grown by r. */
+static void swept_box(const int32_t *v, int n, const double *za, const double *zb, double r, double lo[3], double hi[3])
+{
+  for (int a = 0; a < 3; ++a) lo[a] = INFINITY, hi[a] = -INFINITY;
+  for (int k = 0; k < n; ++k)
+    for (int a = 0; a < 3; ++a) {
+      const double p = za[3 * (int64_t)v[k] + a], q = zb[3 * (int64_t)v[k] + a];
+      lo[a] = fmin(lo[a], fmin(p, q) - r), hi[a] = fmax(hi[a], fmax(p, q) + r);
+    }
+}
+
+/* The cells a box covers: [c0, c1] per axis; 0 when too many (a box of more than 4096 cells is treated as
+ * the caller's fallback: every primitive is a candidate). */
+static int box_cells(double h, const double lo[3], const double hi[3], int64_t c0[3], int64_t c1[3])
+{
+  double n = 1;
+  for (int a = 0; a < 3; ++a) c0[a] = (int64_t)floor(lo[a] / h), c1[a] = (int64_t)floor(hi[a] / h), n *= (double)(c1[a] - c0[a] + 1);
+  return n <= 4096;
+}
+
+static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v)
+{
+  PetscFunctionBeginUser;
+  if (c->npairs == c->cap) {
+    pair *p;
+    c->cap = c->cap ? 2 * c->cap : 1024;
+    PetscCall(PetscMalloc1(c->cap, &p));
+    if (c->npairs) memcpy(p, c->pairs, sizeof(pair) * (size_t)c->npairs);
+    PetscCall(PetscFree(c->pairs));
+    c->pairs = p;
+  }
+  c->pairs[c->npairs].kind = kind;
+  memcpy(c->pairs[c->npairs].v, v, sizeof(int32_t) * 4);
+  ++c->npairs;
+  PetscFunctionReturn(0);
+}
+
+/* The items (primitives `prims` of n vertices each) in the cells of their swept boxes grown by r. */
+static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *prims, int n, int32_t count, const double *za, const double *zb, double r,
+                                      cell_table *table, uint8_t *big)
+{
+  int64_t cap = 8 * (int64_t)count + 16, m = 0;
+  cell_item *it;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(cap, &it));
+  PetscCall(PetscMalloc1(count + 1, &table->box));
+  for (int32_t p = 0; p < count; ++p) {
+    double lo[3], hi[3];
+    int64_t c0[3], c1[3];
+    swept_box(&prims[n * (int64_t)p], n, za, zb, r, lo, hi);
+    memcpy(table->box[p], lo, sizeof(lo)), memcpy(&table->box[p][3], hi, sizeof(hi));
+    big[p] = !box_cells(c->cell, lo, hi, c0, c1);
+    if (big[p]) continue;
+    for (int64_t i = c0[0]; i <= c1[0]; ++i)
+      for (int64_t j = c0[1]; j <= c1[1]; ++j)
+        for (int64_t k = c0[2]; k <= c1[2]; ++k) {
+          if (m == cap) {
+            cell_item *q;
+            PetscCall(PetscMalloc1(2 * cap, &q));
+            memcpy(q, it, sizeof(cell_item) * (size_t)m);
+            PetscCall(PetscFree(it));
+            it = q, cap *= 2;
+          }
+          it[m].key = cell_key(i, j, k), it[m].id = p, ++m;
+        }
+  }
+  /* counting sort into 2^k >= 2 m buckets (no comparison sort: the broad phase runs once per projection) */
+  int64_t nb = 1;
+  while (nb < 2 * m) nb *= 2;
+  table->mask = nb - 1;
+  PetscCall(PetscCalloc1(nb + 1, &table->start));
+  PetscCall(PetscMalloc1(m + 1, &table->item));
+  for (int64_t k = 0; k < m; ++k) ++table->start[bucket_of(it[k].key, table->mask) + 1];
+  for (int64_t b = 0; b < nb; ++b) table->start[b + 1] += table->start[b];
+  for (int64_t k = 0; k < m; ++k) table->item[table->start[bucket_of(it[k].key, table->mask)]++] = it[k];
+  for (int64_t b = nb; b > 0; --b) table->start[b] = table->start[b - 1];
+  table->start[0] = 0;
+  PetscCall(PetscFree(it));
+  PetscFunctionReturn(0);
+}
+
+static double pair_geometry(const pbng_pd_contact *c, const pair *p, const double *z, double w[4], double dir[3]);
+
+/* Whether the pair's primitives are closer than r at rest: decided by the distance of their first vertices
+ * where it can be (the primitives' distance is at most that, and at least that less their diameters, each at
+ * most the longest rest edge), else computed. */
+static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  double d[3], w[4], dir[3];
+  vec3_sub(&c->rest[3 * (int64_t)p->v[0]], &c->rest[3 * (int64_t)p->v[nq]], d);
+  const double dv = vec3_norm(d);
+  if (dv < r) return 1;
+  if (dv - (nq == 1 ? 1 : 2) * c->longest_edge >= r) return 0;
+  return pair_geometry(c, p, c->rest, w, dir) < r;
+}
+
+/* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
+ * lists keep p > q), without an owned vertex, a one-ring apart, or of one body and closer than the rest
+ * exclusion at rest. */
+static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
+{
+  pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
+
+  int mine = 0;
+
+  PetscFunctionBeginUser;
+  if (stamp[p] == q || (same && p <= q)) PetscFunctionReturn(0);
+  stamp[p] = q;
+  for (int k = 0; k < nq; ++k) mine |= c->owned[qv[k]];
+  for (int k = 0; k < ni; ++k) mine |= c->owned[iv[k]];
+  if (!mine || excluded(c, qv, nq, iv, ni)) PetscFunctionReturn(0); /* another rank's pair, or a one-ring apart */
+  for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
+  for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
+  if (c->body[qv[0]] == c->body[iv[0]] && rest_distance_below(c, &cand, c->rest_exclusion)) PetscFunctionReturn(0);
+  PetscCall(add_pair(c, kind, cand.v));
+  PetscFunctionReturn(0);
+}
+
+/* Calls add_pair for each (query, item) whose boxes overlap (found through a shared cell; or whose item box was
+ * too big), once, keeping those the filter admits. Queries: primitives of nq vertices; items as hashed. */
+static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries, int nq, int32_t nquery, const int32_t *items_v, int ni, int32_t nitem,
+                            const cell_table *table, const uint8_t *big, const double *za, const double *zb, int same)
+{
+  int32_t *stamp;
+
+  int32_t *bigs, nbig = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(nitem + 1, &stamp, nitem + 1, &bigs));
+  for (int32_t p = 0; p < nitem; ++p) {
+    stamp[p] = -1;
+    if (big[p]) bigs[nbig++] = p;
+  }
+  for (int32_t q = 0; q < nquery; ++q) {
+    const int32_t *qv = &queries[nq * (int64_t)q];
+    double lo[3], hi[3];
+    int64_t c0[3], c1[3];
+    int all = 0;
+    swept_box(qv, nq, za, zb, 0.0, lo, hi);
+    if (!box_cells(c->cell, lo, hi, c0, c1)) all = 1;
+    for (int pass = 0; pass < 2; ++pass) {
+      /* pass 0: the big items (and every item when the query's box is big); pass 1: the hashed cells */
+      if (pass == 0) {
+        for (int32_t b = 0, nb = all ? nitem : nbig; b < nb; ++b) {
+          const int32_t p = all ? b : bigs[b];
+          PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same));
+        }
+        continue;
+      }
+      if (all) continue;
+      for (int64_t i = c0[0]; i <= c1[0]; ++i)
+        for (int64_t j = c0[1]; j <= c1[1]; ++j)
+          for (int64_t k = c0[2]; k <= c1[2]; ++k) {
+            const int64_t key = cell_key(i, j, k), b = bucket_of(key, table->mask);
+            for (int64_t s = table->start[b]; s < table->start[b + 1]; ++s)
+              if (table->item[s].key == key && boxes_within(lo, hi, table->box[table->item[s].id], &table->box[table->item[s].id][3], 0))
+                PetscCall(consider(c, kind, q, qv, nq, table->item[s].id, &items_v[ni * (int64_t)table->item[s].id], ni, stamp, same));
+          }
+    }
+  }
+  PetscCall(PetscFree2(stamp, bigs));
+  PetscFunctionReturn(0);
+}
+
+/* Every pair with an owned vertex whose primitives' swept boxes (from za to zb) come within r of each other,
+ * and every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
+static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
+{
+  cell_table table;
+  uint8_t *big;
+
+  PetscFunctionBeginUser;
+  c->npairs = 0;
+  PetscCall(PetscMalloc1(PetscMax(c->nltri, c->nledge) + 1, &big));
+  PetscCall(hash_primitives(c, &c->ltri[0][0], 3, c->nltri, za, zb, r, &table, big));
+  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &table, big, za, zb, 0));
+  PetscCall(PetscFree(table.item));
+  PetscCall(PetscFree(table.start));
+  PetscCall(PetscFree(table.box));
+  PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &table, big));
+  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &table, big, za, zb, 1));
+  PetscCall(PetscFree(table.item));
+  PetscCall(PetscFree(table.start));
+  PetscCall(PetscFree(table.box));
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    if (!c->free[v]) continue;
+    double q[3], n[3], d[3];
+    vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
+    for (int o = 0; o < c->opt.nobstacles; ++o) {
+      const double phi = fmin(pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n), pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
+      if (phi < r + vec3_norm(d)) {
+        const int32_t pv[4] = {v, o, 0, 0};
+        PetscCall(add_pair(c, PAIR_VO, pv));
+      }
+    }
+  }
+  PetscCall(PetscFree(big));
+  if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
+  PetscFunctionReturn(0);
+}
+
+/* ---- pairs ------------------------------------------------------------------------------------------- */
+
+static int pair_vertices(const pair *p) { return p->kind == PAIR_VO ? 1 : 4; }
+
+static int pair_moves(const pbng_pd_contact *c, const pair *p)
+{
+  for (int k = 0; k < pair_vertices(p); ++k)
+    if (c->free[p->v[k]]) return 1;
+  return 0;
+}
+
+/* The pair's distance at z (an obstacle's: the signed one), the unit direction dir from its second primitive
+ * to its first, and per vertex slot the weight w (the closest points' barycentric coordinates, negative on
+ * the second primitive: a move of the slots along w dir separates them). */
+static double pair_geometry(const pbng_pd_contact *c, const pair *p, const double *z, double w[4], double dir[3])
+{
+  const double *P[4];
+  double d[3], q[3], len;
+  for (int k = 0; k < pair_vertices(p); ++k) P[k] = &z[3 * (int64_t)p->v[k]];
+  if (p->kind == PAIR_VO) {
+    w[0] = 1;
+    return pbng_obstacle_closest(&c->opt.obstacle[p->v[1]], P[0], q, dir);
+  }
+  if (p->kind == PAIR_VT) {
+    double b[3];
+    len = sqrt(pbng_point_triangle_closest(P[0], P[1], P[2], P[3], b, q));
+    vec3_sub(P[0], q, d);
+    w[0] = 1, w[1] = -b[0], w[2] = -b[1], w[3] = -b[2];
+    if (!(len > 0)) pbng_triangle_normal(P[1], P[2], P[3], d), len = 0;
+  } else {
+    double s, t, pa[3], pb[3];
+    len = sqrt(pbng_segment_segment_closest(P[0], P[1], P[2], P[3], &s, &t));
+    for (int a = 0; a < 3; ++a) pa[a] = (1 - s) * P[0][a] + s * P[1][a], pb[a] = (1 - t) * P[2][a] + t * P[3][a];
+    vec3_sub(pa, pb, d);
+    w[0] = 1 - s, w[1] = s, w[2] = -(1 - t), w[3] = -t;
+    if (!(len > 0)) {
+      double e1[3], e2[3];
+      vec3_sub(P[1], P[0], e1), vec3_sub(P[3], P[2], e2);
+      vec3_cross(e1, e2, d);
+    }
+  }
+  const double n = vec3_norm(d);
+  for (int a = 0; a < 3; ++a) dir[a] = n > 0 ? d[a] / n : (a == 0);
+  return len;
+}
+
+/* A lower bound of the pair's time of impact from z_prev to z (Alg. 2 line 6; 1: none within the step). An
+ * obstacle's: advances by the gap over the vertex's speed (the signed distance is 1-Lipschitz). */
+static double pair_toi(const pbng_pd_contact *c, const pair *p)
+{
+  double x[4][3], dx[4][3];
+  for (int k = 0; k < pair_vertices(p); ++k)
+    for (int a = 0; a < 3; ++a) x[k][a] = c->z_prev[3 * (int64_t)p->v[k] + a], dx[k][a] = c->z[3 * (int64_t)p->v[k] + a] - x[k][a];
+  if (p->kind == PAIR_VT) return pbng_accd_point_triangle(x, dx, c->xi, PBNG_ACCD_CONSERVATIVE, PBNG_ACCD_MAX_ITERATIONS);
+  if (p->kind == PAIR_EE) return pbng_accd_edge_edge(x, dx, c->xi, PBNG_ACCD_CONSERVATIVE, PBNG_ACCD_MAX_ITERATIONS);
+  const double speed = vec3_norm(dx[0]);
+  double q[3], n[3], t = 0, pt[3];
+  const double g0 = pbng_obstacle_closest(&c->opt.obstacle[p->v[1]], x[0], q, n) - c->xi;
+  if (!(g0 > 0)) return 0;
+  if (!(speed > 0)) return 1;
+  for (int it = 0; it < 100000; ++it) {
+    for (int a = 0; a < 3; ++a) pt[a] = x[0][a] + t * dx[0][a];
+    const double g = pbng_obstacle_closest(&c->opt.obstacle[p->v[1]], pt, q, n) - c->xi;
+    if (g < (1 - PBNG_ACCD_CONSERVATIVE) * g0) return t;
+    t += PBNG_ACCD_CONSERVATIVE * g / speed;
+    if (t >= 1) return 1;
+  }
+  return t;
+}
+
+/* Whether this rank counts the pair in the statistics: it owns the pair's smallest vertex. */
+static int pair_counted_here(const pbng_pd_contact *c, const pair *p)
+{
+  int32_t m = p->v[0];
+  for (int k = 1; k < pair_vertices(p); ++k) m = PetscMin(m, p->v[k]);
+  return c->owned[m];
+}
+
+/* The owned vertices' z sent to the ranks that hold them (the halo's plan covers the ghosts). Collective. */
+static PetscErrorCode share_z(pbng_pd_contact *c) { return plan_exchange(c, &c->halo, c->z); }
+
+/* Alg. 2 lines 4-17 with the check of the header's step 2: every owned free vertex moved back along its move to
+ * its time of impact, then any pair closer than xi sends its owned vertices to z_prev, all such pairs of the
+ * current positions at once (a Jacobi pass: the same on any number of ranks), until none is. Collective. */
+static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
+  for (int64_t k = 0; k < c->npairs; ++k) {
+    const pair *p = &c->pairs[k];
+    if (!pair_moves(c, p)) continue;
+    const double t = pair_toi(c, p);
+    for (int s = 0; s < pair_vertices(p); ++s)
+      if (c->owned[p->v[s]]) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
+  }
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    if (!c->free[v] || !(c->tmin[v] < 1)) continue;
+    for (int a = 0; a < 3; ++a) c->z[3 * (int64_t)v + a] = c->z_prev[3 * (int64_t)v + a] + c->tmin[v] * (c->z[3 * (int64_t)v + a] - c->z_prev[3 * (int64_t)v + a]);
+    ++st->clamped;
+  }
+  PetscCall(share_z(c));
+  for (int pass = 0; pass <= c->nv; ++pass) {
+    int reverted = 0, any;
+    for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 0; /* here: 1 marks a vertex to send back */
+    for (int64_t k = 0; k < c->npairs; ++k) {
+      const pair *p = &c->pairs[k];
+      double w[4], dir[3];
+      if (!pair_moves(c, p) || pair_geometry(c, p, c->z, w, dir) > c->xi) continue;
+      for (int s = 0; s < pair_vertices(p); ++s)
+        if (c->owned[p->v[s]]) c->tmin[p->v[s]] = 1;
+    }
+    for (int32_t k = 0; k < c->nmine; ++k) {
+      const int32_t v = c->mine[k];
+      if (!(c->tmin[v] > 0) || !c->free[v] || !memcmp(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double))) continue;
+      memcpy(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
+      ++st->reverted, reverted = 1;
+    }
+    PetscCallMPI(MPI_Allreduce(&reverted, &any, 1, MPI_INT, MPI_LOR, c->comm));
+    if (!any) break;
+    PetscCall(share_z(c));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* One gradient step of Eq. 49 with the step bound of Eq. 53; returns the largest vertex move (over the ranks).
+ * Collective. */
+static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *st, double *move)
+{
+  const pbng_pd_contact_options *o = &c->opt;
+  double *g = c->work, *asum = c->tmin, mine[2] = {0, 0}, all[2]; /* alpha0, the largest |y - z| */
+  int64_t counted = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    asum[v] = 0;
+    for (int a = 0; a < 3; ++a) g[3 * (int64_t)v + a] = c->free[v] ? c->y[3 * (int64_t)v + a] - c->z[3 * (int64_t)v + a] : 0.0;
+    mine[1] = fmax(mine[1], vec3_norm(&g[3 * (int64_t)v]));
+  }
+  for (int64_t k = 0; k < c->npairs; ++k) {
+    const pair *p = &c->pairs[k];
+    double w[4], dir[3];
+    const double d = pair_geometry(c, p, c->z, w, dir), x = pbng_contact_distance_rescale(d, c->xi, o->eps) - c->xi;
+    if (x >= o->dhat || !pair_moves(c, p)) continue;
+    const double push = -pbng_barrier_derivative(x, o->dhat); /* the bracket of Eq. 49, > 0 */
+    counted += pair_counted_here(c, p);
+    for (int s = 0; s < pair_vertices(p); ++s) {
+      const int32_t v = p->v[s];
+      if (!c->free[v] || !c->owned[v]) continue;
+      for (int a = 0; a < 3; ++a) g[3 * (int64_t)v + a] += o->mu * push * w[s] * dir[a];
+      asum[v] += fabs(w[s]);
+    }
+  }
+  for (int32_t k = 0; k < c->nmine; ++k) mine[0] = fmax(mine[0], asum[c->mine[k]]);
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(&counted, &st->pairs, 1, MPI_INT64_T, MPI_SUM, c->comm));
+  double lambda = pbng_contact_step_bound(o->eps, c->xi, o->mu, all[0], pbng_barrier_derivative_bound(c->xi, o->eps, o->dhat), all[1]);
+  if (!(st->pairs > 0 && isfinite(lambda))) lambda = 0; /* no pair within reach: z stays where the clamp left it */
+  double moved = 0;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    if (!c->free[v]) continue;
+    for (int a = 0; a < 3; ++a) c->z[3 * (int64_t)v + a] += lambda * g[3 * (int64_t)v + a];
+    moved = fmax(moved, lambda * vec3_norm(&g[3 * (int64_t)v]));
+  }
+  PetscCallMPI(MPI_Allreduce(&moved, move, 1, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCall(share_z(c));
+  ++st->steps;
+  PetscFunctionReturn(0);
+}
+
+/* The smallest distance at z over this rank's pairs (inf: none), and the pair. */
+static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin, const pair **worst)
+{
+  *dmin = INFINITY;
+  *worst = NULL;
+  for (int64_t k = 0; k < c->npairs; ++k) {
+    double w[4], dir[3];
+    const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
+    if (d < *dmin) *dmin = d, *worst = &c->pairs[k];
+  }
+}
+
+/* ---- the interface ----------------------------------------------------------------------------------- */
+
+double pbng_pd_contact_dhat(const pbng_pd_contact_options *o, double xi) { return o->dhat > 0 ? o->dhat : 4 * xi; }
+
+double pbng_pd_contact_rest_exclusion(const pbng_pd_contact_options *o, double xi, double dhat) { return o->rest_exclusion < 0 ? xi + dhat : o->rest_exclusion; }
+
+/* The closest pair over the ranks at z_prev (the rest state at creation) not farther apart than xi: refused,
+ * naming it. Collective. */
+static PetscErrorCode check_rest_state(const pbng_pd_contact *c)
+{
+  struct {
+    double d;
+    int rank;
+  } mine, best;
+  int64_t ids[5] = {-1, -1, -1, -1, -1}; /* kind, 4 global ids (an obstacle: its index) */
+  const pair *worst;
+
+  PetscFunctionBeginUser;
+  min_distance(c, c->z_prev, &mine.d, &worst);
+  mine.rank = c->rank;
+  PetscCallMPI(MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, c->comm));
+  if (best.d > c->xi) PetscFunctionReturn(0);
+  if (best.rank == c->rank) {
+    const int n = pair_vertices(worst);
+    ids[0] = worst->kind;
+    for (int k = 0; k < 4; ++k) ids[1 + k] = k < n ? c->gid[worst->v[k]] : k == 1 ? worst->v[1] : -1;
+  }
+  PetscCallMPI(MPI_Bcast(ids, 5, MPI_INT64_T, best.rank, c->comm));
+  SETERRQ(c->comm, PETSC_ERR_ARG_OUTOFRANGE,
+          "-pd_contact: at rest, %s %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " are %g apart, not more than the contact thickness %g (a smaller "
+          "-pd_contact_thickness, a larger -pd_contact_rest_exclusion, or bodies and obstacles farther apart)",
+          ids[0] == PAIR_VT ? "vertex, triangle" : ids[0] == PAIR_EE ? "edges" : "vertex, obstacle", ids[1], ids[2], ids[3], ids[4], best.d, c->xi);
+}
+
+PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contact_options *o, double xi, pbng_pd_contact **out)
+{
+  pbng_pd_contact *c;
+  int64_t *tris;
+  int ntri;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&c));
+  c->opt = *o;
+  c->xi = xi;
+  c->comm = dm->comm;
+  PetscCallMPI(MPI_Comm_rank(dm->comm, &c->rank));
+  PetscCallMPI(MPI_Comm_size(dm->comm, &c->size));
+  PetscCall(gather_triangles(dm, &ntri, &tris));
+  PetscCall(build_topology(c, ntri, tris));
+  PetscCall(PetscFree(tris));
+  PetscCall(build_ownership(dm, c));
+  PetscCall(label_bodies(c));
+  PetscCall(build_ghost_plan(dm, c));
+  c->rest_exclusion = pbng_pd_contact_rest_exclusion(o, xi, o->dhat);
+  PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
+                         (int64_t)c->nv + 1, &c->tmin));
+  PetscCall(PetscCalloc1(c->nv + 1, &c->active));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
+  memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
+  double len = 0;
+  for (int32_t k = 0; k < c->nedge; ++k) {
+    double d[3];
+    vec3_sub(&c->rest[3 * (int64_t)c->edge[k][1]], &c->rest[3 * (int64_t)c->edge[k][0]], d);
+    len += vec3_norm(d) / c->nedge;
+    c->longest_edge = fmax(c->longest_edge, vec3_norm(d));
+  }
+  c->cell = fmax(len, xi + o->dhat);
+  PetscCall(begin_projection(c, NULL, xi + o->dhat));
+  PetscCall(collect_pairs(c, c->z_prev, c->z_prev, xi + o->dhat));
+  const PetscErrorCode refused = check_rest_state(c);
+  if (refused) { /* the message is printed; free what was built */
+    PetscCall(pbng_pd_contact_destroy(&c));
+    PetscCall(refused);
+  }
+  *out = c;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
+{
+  PetscFunctionBeginUser;
+  if (!*c) PetscFunctionReturn(0);
+  PetscCall(PetscFree((*c)->gid));
+  PetscCall(PetscFree((*c)->local));
+  PetscCall(PetscFree((*c)->free));
+  PetscCall(PetscFree((*c)->owned));
+  PetscCall(PetscFree((*c)->tri));
+  PetscCall(PetscFree((*c)->edge));
+  PetscCall(PetscFree((*c)->nbr_start));
+  PetscCall(PetscFree2((*c)->nbr, (*c)->nbr_edge));
+  PetscCall(PetscFree((*c)->vt_start));
+  PetscCall(PetscFree((*c)->vt));
+  PetscCall(PetscFree((*c)->body));
+  PetscCall(PetscFree((*c)->rest));
+  PetscCall(PetscFree((*c)->mine));
+  PetscCall(plan_destroy(&(*c)->ghosts));
+  PetscCall(plan_destroy(&(*c)->halo));
+  PetscCall(PetscFree((*c)->active));
+  PetscCall(PetscFree((*c)->active_list));
+  PetscCall(PetscFree((*c)->ltri));
+  PetscCall(PetscFree((*c)->ledge));
+  PetscCall(PetscFree5((*c)->y, (*c)->z, (*c)->z_prev, (*c)->work, (*c)->tmin));
+  PetscCall(PetscFree((*c)->pairs));
+  PetscCall(PetscFree(*c));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) memcpy(&c->z_prev[3 * (int64_t)c->mine[k]], &x[3 * (int64_t)c->local[c->mine[k]]], 3 * sizeof(double));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_contact_stats *st)
+{
+  /* the candidates of the whole projection: z only moves back along z_prev -> y (clamps, reverts) and by at most
+   * eps xi per gradient step (Eq. 53), so pairs farther apart than xi + dhat + that can never act */
+  const double reach = c->xi + c->opt.dhat + (c->opt.iterations + 1) * c->opt.eps * c->xi;
+  int64_t counts[2];
+  const pair *worst;
+  double dmin;
+
+  PetscFunctionBeginUser;
+  memset(st, 0, sizeof(*st));
+  PetscCall(begin_projection(c, x, reach));
+  PetscCall(collect_pairs(c, c->z_prev, c->y, reach));
+  for (int m = 0;; ++m) {
+    double move = 0;
+    PetscCall(clamp_pass(c, st));
+    if (m == c->opt.iterations) break;
+    PetscCall(gradient_step(c, st, &move));
+    if (move < 1e-3 * c->xi) {
+      PetscCall(clamp_pass(c, st));
+      break;
+    }
+  }
+  for (int32_t k = 0; k < c->nactive; ++k) { /* owned and ghost nodes (the ghosts' z came with the last share_z) */
+    const int32_t v = c->active_list[k];
+    if (c->local[v] >= 0 && c->free[v]) memcpy(&x[3 * (int64_t)c->local[v]], &c->z[3 * (int64_t)v], 3 * sizeof(double));
+    memcpy(&c->z_prev[3 * (int64_t)v], &c->z[3 * (int64_t)v], 3 * sizeof(double));
+  }
+  min_distance(c, c->z, &dmin, &worst);
+  PetscCallMPI(MPI_Allreduce(&dmin, &st->min_distance, 1, MPI_DOUBLE, MPI_MIN, c->comm));
+  st->surface = c->nv;
+  PetscCallMPI(MPI_Allreduce(&(int64_t){c->nactive}, &st->active_max, 1, MPI_INT64_T, MPI_MAX, c->comm));
+  counts[0] = st->clamped, counts[1] = st->reverted;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, c->comm));
+  st->clamped = counts[0], st->reverted = counts[1];
+  PetscFunctionReturn(0);
+}

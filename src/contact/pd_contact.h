@@ -1,0 +1,85 @@
+/* The contact local step of projective peridynamics (issue 20; seed projective-peridynamics-membranes.txt
+ * Sec. 6, Alg. 2, Eq. 46-53; docs/peridynamics.md#contact-local-step): after each global (SISSM) iteration the
+ * sheet's positions y are projected to z, minimising 1/2 |z - y|^2 + mu sum_c B_c(z) over the pairs c of
+ * primitives (vertex-triangle, edge-edge, vertex-obstacle) whose gap f(d) - xi is below dhat (Eq. 3, 47, 51),
+ * by gradient steps of Eq. 49 bounded by Eq. 53, with additive CCD keeping every pair farther apart than the
+ * thickness xi:
+ *   1. every vertex moves from z_prev (the last projection's result, safe) towards z at most to its time of
+ *      impact t_i = min over its pairs of the pair's ACCD time (Alg. 2 lines 4-17; the seed's threshold below
+ *      which no clamp is made is 0 here: every t_i < 1 clamps);
+ *   2. vertices are clamped to different fractions of their moves, so the configuration is checked: a pair
+ *      closer than xi sends its vertices back to z_prev (repeated until none; z_prev is safe), which makes
+ *      "no pair closer than the thickness" hold after every step, not only along common-time paths;
+ *   3. one gradient step (Eq. 49, 53) and again from 1, -pd_contact_iterations times or until no vertex moves
+ *      more than 1e-3 xi; a last 1-2 makes the result safe.
+ * Distributed with a surface halo: each rank handles the pairs that have a vertex it owns. Per projection, the
+ * owners send their vertices' positions (z_prev and y) to the ranks whose region (the box of their owned
+ * vertices' neighbourhoods, swept from z_prev to y) comes within the projection's reach of the vertex's
+ * neighbourhood; every later change of an owned vertex goes to the same ranks (one exchange per clamp, revert
+ * pass and gradient step), and the step's scalars (the step bound's alpha_0 and |y - z|, whether any vertex was
+ * sent back, the largest move) are reduced over the ranks. Pairs are sorted by global vertex ids and the revert
+ * check is a Jacobi pass, so each vertex's result does not depend on the partition. The surface's topology
+ * and rest positions are replicated and the per-vertex arrays are indexed by surface vertex (memory O(surface)
+ * per rank, ~150 bytes a vertex); the positions sent, the pairs and the work are O(owned surface + halo), plus
+ * O(ranks) per projection for the regions' boxes (an MPI_Allgather) and the tests against them.
+ * Pairs exclude primitives that share a vertex or whose vertices are joined by a mesh edge (a one-ring apart),
+ * and primitives of one body (connected through mesh edges) closer than the rest exclusion (default xi + dhat,
+ * the barrier's reach) in the rest configuration: such pairs are neighbours in the material, and would feel the
+ * barrier at rest (at the seed's resolutions the edges are shorter than xi + dhat, so two-ring pairs would).
+ * A sheet is two-sided. */
+#ifndef PBNG_CONTACT_PD_CONTACT_H
+#define PBNG_CONTACT_PD_CONTACT_H
+
+#include <petscsys.h>
+#include "core/contact_geometry.h"
+#include "parallel/dmesh.h"
+
+#define PBNG_PD_MAX_OBSTACLES 8
+
+typedef struct {
+  int on;             /* -pd_contact */
+  double thickness;   /* xi (-pd_contact_thickness; 0: -pd_thickness, else the sheet's thickness) */
+  double dhat;        /* the barrier's activation gap dhat of Eq. 3 (-pd_contact_dhat; 0: 4 xi) */
+  double eps;         /* the minimal separation multiplier of Eq. 51 (-pd_contact_eps) */
+  double mu;          /* the barrier weight of Eq. 47 (-pd_contact_mu) */
+  int iterations;     /* gradient steps per projection at most (-pd_contact_iterations) */
+  double rest_exclusion; /* pairs of one body closer than this at rest are left out (-pd_contact_rest_exclusion; < 0: xi + dhat) */
+  int nobstacles;     /* -pd_obstacle */
+  pbng_obstacle obstacle[PBNG_PD_MAX_OBSTACLES];
+} pbng_pd_contact_options;
+
+/* What the last projection did (every rank has the same values). */
+typedef struct {
+  int64_t pairs;        /* pairs within the barrier's reach at the last gradient step */
+  int64_t clamped;      /* vertices clamped by their time of impact (all passes) */
+  int64_t reverted;     /* vertices sent back to z_prev by the check */
+  int steps;            /* gradient steps taken */
+  double min_distance;  /* the smallest pair distance after the projection (inf: no pair within reach) */
+  int64_t active_max;   /* the most surface vertices one rank held (owned, ghosts, halo) */
+  int64_t surface;      /* the surface's vertices */
+} pbng_pd_contact_stats;
+
+typedef struct pbng_pd_contact pbng_pd_contact;
+
+/* The barrier's activation gap in effect: o->dhat, or 4 xi when it is 0 (the seed's choice). */
+double pbng_pd_contact_dhat(const pbng_pd_contact_options *o, double xi);
+
+/* The rest exclusion in effect: o->rest_exclusion, or xi + dhat when it is negative. */
+double pbng_pd_contact_rest_exclusion(const pbng_pd_contact_options *o, double xi, double dhat);
+
+/* The sheet's surface (every tri3 of dm, all ranks': its topology on every rank). xi: the thickness in effect.
+ * Error (collective) when a pair of primitives at rest is not farther apart than xi (the thickness is too
+ * large for the mesh), naming the pair. */
+PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contact_options *o, double xi, pbng_pd_contact **c);
+PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c);
+
+/* The safe state z_prev <- the positions x of the owned nodes (a frame's start: the previous frame's positions;
+ * x: local rows, only the owned ones read). Not collective. */
+PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x);
+
+/* Alg. 2: x <- the projection of x (local rows: the owned ones read; the owned and ghost surface nodes written,
+ * the ghosts with their owners' results); prescribed nodes keep their positions (a pair of prescribed nodes
+ * alone is left as it is). z_prev <- the result. Collective. */
+PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_contact_stats *st);
+
+#endif

@@ -1,0 +1,324 @@
+#include "problem/pd_terms.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/adjacency.h"
+#include "core/element.h"
+#include "core/vec3.h"
+#include "parallel/reduce.h"
+
+PetscErrorCode pbng_pd_options_check(const pbng_pd_options *o)
+{
+  PetscFunctionBeginUser;
+  if (o->model != PBNG_SHEET_MODEL_PERIDYNAMIC) PetscFunctionReturn(0);
+  PetscCheck(o->mat.s0 > 0 && isfinite(o->mat.s0), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_s0 %g: must be > 0", o->mat.s0);
+  PetscCheck(o->mat.s1 >= 0 && isfinite(o->mat.s1), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_s1 %g: must be >= 0", o->mat.s1);
+  PetscCheck(o->k_b >= 0 && isfinite(o->k_b), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_kb %g: must be >= 0", o->k_b);
+  PetscCheck(o->thickness >= 0 && isfinite(o->thickness), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-pd_thickness %g: must be > 0 (or 0: the sheet's thickness)", o->thickness);
+  PetscFunctionReturn(0);
+}
+
+/* ---- building the rings ----------------------------------------------------------------------- */
+
+/* Owned vertex i's triangles as oriented edges (b, c) of (i, b, c); returns how many (at most cap). */
+static int vertex_edges(const pbng_dmesh *dm, int32_t i, int cap, int32_t (*edge)[2], int32_t *elem)
+{
+  int m = 0;
+  for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k) {
+    const int32_t e = pbng_adj_element(dm->nen, dm->adj[k]);
+    const int a = pbng_adj_local_node(dm->nen, dm->adj[k]);
+    if (pbng_dmesh_element_type(dm, e)->kind != PBNG_ELEMENT_TRI3) continue;
+    if (m == cap) return cap + 1;
+    const int32_t *t = &dm->elems[(int64_t)dm->nen * e];
+    edge[m][0] = t[(a + 1) % 3], edge[m][1] = t[(a + 2) % 3], elem[m] = e;
+    ++m;
+  }
+  return m;
+}
+
+/* Chains the m edges into one fan: ring[0..n) with triangles (i, ring[k], ring[k+1]) (and (i, ring[n-1],
+ * ring[0]) when closed). Returns n, or -1 when the edges do not form one fan (non-manifold vertex). */
+static int chain_fan(int m, const int32_t (*edge)[2], int32_t *ring, int *closed)
+{
+  int start = 0, used[PBNG_PD_MAX_RING + 1] = {0};
+  for (int k = 0; k < m; ++k) { /* an open fan starts at the edge whose b ends no other edge */
+    int ends = 0;
+    for (int l = 0; l < m; ++l) ends |= edge[l][1] == edge[k][0];
+    if (!ends) {
+      start = k;
+      break;
+    }
+  }
+  int n = 0, cur = start;
+  ring[n++] = edge[cur][0];
+  for (int step = 0; step < m; ++step) {
+    used[cur] = 1;
+    const int32_t next = edge[cur][1];
+    int found = -1;
+    for (int l = 0; l < m; ++l)
+      if (!used[l] && edge[l][0] == next) found = l;
+    if (found < 0) {
+      *closed = next == ring[0];
+      if (!*closed) ring[n++] = next;
+      return step + 1 == m ? n : -1;
+    }
+    ring[n++] = next;
+    cur = found;
+  }
+  return -1;
+}
+
+static int compare_by_global(const void *a, const void *b)
+{
+  const int64_t *x = a, *y = b;
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The owned vertices with triangles, by increasing global id. */
+static PetscErrorCode ring_centres(const pbng_dmesh *dm, pbng_pd_terms *pd)
+{
+  int64_t *key;
+  int32_t n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * (int64_t)dm->nowned + 2, &key));
+  for (int32_t i = 0; i < dm->nowned; ++i)
+    for (int32_t k = dm->adj_start[i]; k < dm->adj_start[i + 1]; ++k)
+      if (pbng_dmesh_element_type(dm, pbng_adj_element(dm->nen, dm->adj[k]))->kind == PBNG_ELEMENT_TRI3) {
+        key[2 * n] = dm->global_node[i], key[2 * n + 1] = i, ++n;
+        break;
+      }
+  qsort(key, (size_t)n, 2 * sizeof(int64_t), compare_by_global);
+  pd->nrings = n;
+  PetscCall(PetscMalloc1(n + 1, &pd->centre));
+  for (int32_t r = 0; r < n; ++r) pd->centre[r] = (int32_t)key[2 * r + 1];
+  PetscCall(PetscFree(key));
+  PetscFunctionReturn(0);
+}
+
+/* Ring r's rest data; returns an error text or NULL. */
+static const char *ring_rest(const pbng_dmesh *dm, const double *thickness, const pbng_pd_options *o, pbng_pd_terms *pd, int32_t r, int32_t *slots)
+{
+  int32_t edge[PBNG_PD_MAX_RING + 1][2], elem[PBNG_PD_MAX_RING + 1], ring[PBNG_PD_MAX_RING + 2];
+  const int32_t i = pd->centre[r];
+  const int m = vertex_edges(dm, i, PBNG_PD_MAX_RING, edge, elem);
+  if (m > PBNG_PD_MAX_RING) return "more than 16 triangles around it";
+  int closed = 0;
+  const int n = chain_fan(m, (const int32_t(*)[2])edge, ring, &closed);
+  if (n < 0) return "its triangles do not form one fan (a non-manifold vertex, or inconsistently oriented triangles)";
+  if (n > PBNG_PD_MAX_RING) return "more than 16 neighbours";
+  double X_ring[PBNG_PD_MAX_RING][3], V = 0, h = 0;
+  for (int k = 0; k < n; ++k)
+    for (int a = 0; a < 3; ++a) X_ring[k][a] = dm->X[3 * (int64_t)ring[k] + a];
+  for (int k = 0; k < m; ++k) {
+    double u[3], v[3], c[3];
+    vec3_sub(&dm->X[3 * (int64_t)edge[k][0]], &dm->X[3 * (int64_t)i], u);
+    vec3_sub(&dm->X[3 * (int64_t)edge[k][1]], &dm->X[3 * (int64_t)i], v);
+    vec3_cross(u, v, c);
+    V += thickness[elem[k]] * 0.5 * vec3_norm(c) / 3.0; /* thickness x area / 3 */
+    h += thickness[elem[k]] / m;
+  }
+  if (pbng_pd_rest_init(&dm->X[3 * (int64_t)i], (const double(*)[3])X_ring, n, closed, NULL, o->thickness > 0 ? o->thickness : h, V, &pd->rest[r]))
+    return "a degenerate ring (zero-area triangles or a singular shape tensor K, Eq. 14)";
+  slots[0] = i;
+  memcpy(&slots[1], ring, sizeof(int32_t) * (size_t)n);
+  return NULL;
+}
+
+/* inc: every slot, grouped by node (rings in increasing global centre order within a node). */
+static PetscErrorCode build_incidence(int32_t nlocal, pbng_pd_terms *pd)
+{
+  const int32_t nslots = pd->slot_start[pd->nrings];
+  int32_t *fill;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(nlocal + 1, &pd->inc_start));
+  PetscCall(PetscMalloc1(nslots + 1, &pd->inc));
+  PetscCall(PetscCalloc1(nlocal + 1, &fill));
+  for (int32_t s = 0; s < nslots; ++s) ++pd->inc_start[pd->slot_node[s] + 1];
+  for (int32_t i = 0; i < nlocal; ++i) pd->inc_start[i + 1] += pd->inc_start[i];
+  for (int32_t s = 0; s < nslots; ++s) { /* slots in ring order: each node's list ends up by ring */
+    const int32_t i = pd->slot_node[s];
+    pd->inc[pd->inc_start[i] + fill[i]++] = s;
+  }
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_terms_create(const pbng_dmesh *dm, const double *thickness, const pbng_pd_options *o, pbng_pd_terms **out)
+{
+  pbng_pd_terms *pd;
+  int32_t *slots;
+  int64_t bad = INT64_MAX, first;
+  const char *why = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&pd));
+  pd->opt = *o;
+  PetscCall(ring_centres(dm, pd));
+  PetscCall(PetscMalloc1(pd->nrings + 1, &pd->rest));
+  PetscCall(PetscMalloc1(pd->nrings + 1, &pd->slot_start));
+  PetscCall(PetscMalloc1((int64_t)pd->nrings * (PBNG_PD_MAX_RING + 1) + 1, &slots));
+  pd->slot_start[0] = 0;
+  for (int32_t r = 0; r < pd->nrings; ++r) {
+    const char *err = ring_rest(dm, thickness, o, pd, r, &slots[pd->slot_start[r]]);
+    if (err && dm->global_node[pd->centre[r]] < bad) bad = dm->global_node[pd->centre[r]], why = err;
+    pd->slot_start[r + 1] = pd->slot_start[r] + (err ? 0 : pd->rest[r].n + 1);
+  }
+  PetscCallMPI(MPI_Allreduce(&bad, &first, 1, MPI_INT64_T, MPI_MIN, dm->comm));
+  if (first != INT64_MAX) {
+    char msg[256] = "";
+    if (bad == first) snprintf(msg, sizeof(msg), "-sheet_model peridynamic: vertex %" PRId64 ": %s", bad, why);
+    PetscCall(PetscFree(slots));
+    PetscCall(pbng_pd_terms_destroy(&pd));
+    int mine = bad == first ? dm->rank : dm->size, from;
+    PetscCallMPI(MPI_Allreduce(&mine, &from, 1, MPI_INT, MPI_MIN, dm->comm));
+    PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, from, dm->comm)); /* the lowest such vertex's owner's text */
+    SETERRQ(dm->comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  }
+  PetscCall(PetscMalloc1(pd->slot_start[pd->nrings] + 1, &pd->slot_node));
+  memcpy(pd->slot_node, slots, sizeof(int32_t) * (size_t)pd->slot_start[pd->nrings]);
+  PetscCall(PetscFree(slots));
+  PetscCall(build_incidence(dm->nlocal, pd));
+  PetscCall(PetscMalloc1(3 * (int64_t)pd->slot_start[pd->nrings] + 3, &pd->slot_grad));
+  PetscCall(PetscMalloc1(pd->nrings + 1, &pd->ring_energy));
+  PetscCall(PetscMalloc1(3 * (int64_t)dm->nlocal + 3, &pd->grad));
+  *out = pd;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_terms_destroy(pbng_pd_terms **pd)
+{
+  PetscFunctionBeginUser;
+  if (!*pd) PetscFunctionReturn(0);
+  PetscCall(PetscFree((*pd)->centre));
+  PetscCall(PetscFree((*pd)->slot_start));
+  PetscCall(PetscFree((*pd)->slot_node));
+  PetscCall(PetscFree((*pd)->rest));
+  PetscCall(PetscFree((*pd)->inc_start));
+  PetscCall(PetscFree((*pd)->inc));
+  PetscCall(PetscFree((*pd)->slot_grad));
+  PetscCall(PetscFree((*pd)->ring_energy));
+  PetscCall(PetscFree((*pd)->grad));
+  PetscCall(PetscFree(*pd));
+  PetscFunctionReturn(0);
+}
+
+/* ---- energy and gradient -------------------------------------------------------------------------- */
+
+void pbng_pd_ring_positions(const pbng_pd_terms *pd, int32_t r, const double *x, double y_i[3], double (*y_ring)[3])
+{
+  const int32_t *s = &pd->slot_node[pd->slot_start[r]];
+  for (int a = 0; a < 3; ++a) y_i[a] = x[3 * (int64_t)s[0] + a];
+  for (int k = 0; k < pd->rest[r].n; ++k)
+    for (int a = 0; a < 3; ++a) y_ring[k][a] = x[3 * (int64_t)s[k + 1] + a];
+}
+
+double pbng_pd_ring_energy(const pbng_pd_terms *pd, int32_t r, const double *x, double (*grad)[3])
+{
+  const pbng_pd_rest *rest = &pd->rest[r];
+  double y_i[3], y_ring[PBNG_PD_MAX_RING][3], gp[3] = {0, 0, 0}, gb[3] = {0, 0, 0}, gbr[PBNG_PD_MAX_RING][3];
+  pbng_pd_ring_positions(pd, r, x, y_i, y_ring);
+  const double W = pbng_pd_vertex_energy_gradient(&pd->opt.mat, rest, y_i, (const double(*)[3])y_ring, grad ? grad[0] : NULL, grad ? &grad[1] : NULL,
+                                                  grad ? gp : NULL);
+  if (!isfinite(W)) return INFINITY;
+  double Eb = 0;
+  if (pd->opt.k_b > 0) {
+    double gbi[3];
+    Eb = pbng_pd_bending_energy_gradient(pd->opt.k_b, rest, y_i, (const double(*)[3])y_ring, NULL, grad ? gbi : NULL, grad ? gbr : NULL, grad ? gb : NULL);
+    if (!isfinite(Eb)) return INFINITY;
+    if (grad) {
+      for (int a = 0; a < 3; ++a) grad[0][a] += gbi[a];
+      for (int k = 0; k < rest->n; ++k)
+        for (int a = 0; a < 3; ++a) grad[k + 1][a] += gbr[k][a];
+    }
+  }
+  if (grad) { /* the chain through the moving virtual bond (Eq. 13), which the seed drops */
+    for (int a = 0; a < 3; ++a) gp[a] += gb[a];
+    pbng_pd_virtual_bond_gradient(rest, y_i, (const double(*)[3])y_ring, gp, grad[0], &grad[1]);
+  }
+  return W + Eb;
+}
+
+int pbng_pd_ring_hessian_fd(const pbng_pd_terms *pd, int32_t r, double *x, double *H)
+{
+  const int n = pd->rest[r].n + 1, N = 3 * n;
+  const int32_t *node = &pd->slot_node[pd->slot_start[r]];
+  double gp[PBNG_PD_MAX_RING + 1][3], gm[PBNG_PD_MAX_RING + 1][3], size = 0;
+  for (int k = 0; k < pd->rest[r].n; ++k) size = fmax(size, vec3_norm(pd->rest[r].bond[k]));
+  const double h = 1e-6 * size;
+  for (int p = 0; p < n; ++p)
+    for (int c = 0; c < 3; ++c) {
+      double *xi = &x[3 * (int64_t)node[p] + c];
+      const double keep = *xi;
+      *xi = keep + h;
+      const double Ep = pbng_pd_ring_energy(pd, r, x, gp);
+      *xi = keep - h;
+      const double Em = pbng_pd_ring_energy(pd, r, x, gm);
+      *xi = keep;
+      if (!isfinite(Ep) || !isfinite(Em)) return -1;
+      for (int q = 0; q < n; ++q)
+        for (int e = 0; e < 3; ++e) H[(3 * q + e) * N + 3 * p + c] = (gp[q][e] - gm[q][e]) / (2 * h);
+    }
+  for (int a = 0; a < N; ++a)
+    for (int b = 0; b < a; ++b) H[a * N + b] = H[b * N + a] = 0.5 * (H[a * N + b] + H[b * N + a]);
+  return 0;
+}
+
+void pbng_pd_terms_energy(const pbng_pd_terms *pd, const double *x, void *exact_sum)
+{
+  pbng_exact_sum *sum = exact_sum;
+#pragma omp parallel
+  {
+    pbng_exact_sum mine;
+    pbng_exact_sum_zero(&mine);
+#pragma omp for schedule(static) nowait
+    for (int32_t r = 0; r < pd->nrings; ++r) pbng_exact_sum_add(&mine, pbng_pd_ring_energy(pd, r, x, NULL));
+#pragma omp critical(pbng_pd_energy_sum)
+    pbng_exact_sum_merge(sum, &mine);
+  }
+}
+
+PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, pbng_halo *halo, int w, const double *val, double *out, int32_t nlocal)
+{
+  PetscFunctionBeginUser;
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < nlocal; ++i) {
+    double *o = &out[(int64_t)w * i];
+    for (int c = 0; c < w; ++c) o[c] = 0;
+    for (int32_t k = pd->inc_start[i]; k < pd->inc_start[i + 1]; ++k) {
+      const double *v = &val[(int64_t)w * pd->inc[k]];
+      for (int c = 0; c < w; ++c) o[c] += v[c];
+    }
+  }
+  if (!halo) PetscFunctionReturn(0);
+  if (w == 3) PetscCall(pbng_halo_reverse(halo, PBNG_HALO_ADD, NULL, out));
+  else {
+    double *col;
+    PetscCall(PetscMalloc1(3 * (int64_t)nlocal + 3, &col));
+    for (int c0 = 0; c0 < w; c0 += 3) {
+      for (int32_t i = 0; i < nlocal; ++i)
+        for (int c = 0; c < 3; ++c) col[3 * (int64_t)i + c] = out[(int64_t)w * i + c0 + c];
+      PetscCall(pbng_halo_reverse(halo, PBNG_HALO_ADD, NULL, col));
+      for (int32_t i = 0; i < nlocal; ++i)
+        for (int c = 0; c < 3; ++c) out[(int64_t)w * i + c0 + c] = col[3 * (int64_t)i + c];
+    }
+    PetscCall(PetscFree(col));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_terms_gradient(pbng_pd_terms *pd, pbng_halo *halo, const double *x, int32_t nlocal)
+{
+  PetscFunctionBeginUser;
+#pragma omp parallel for schedule(static)
+  for (int32_t r = 0; r < pd->nrings; ++r) {
+    double (*g)[3] = (double(*)[3]) & pd->slot_grad[3 * (int64_t)pd->slot_start[r]];
+    pd->ring_energy[r] = pbng_pd_ring_energy(pd, r, x, g);
+    if (!isfinite(pd->ring_energy[r]))
+      for (int k = 0; k <= pd->rest[r].n; ++k) g[k][0] = g[k][1] = g[k][2] = NAN; /* the residual says: not finite */
+  }
+  PetscCall(pbng_pd_terms_gather(pd, halo, 3, pd->slot_grad, pd->grad, nlocal));
+  PetscFunctionReturn(0);
+}
