@@ -161,7 +161,7 @@ static PetscErrorCode check_stiffness(pbng_dmesh *dm, pbng_halo *halo, const pbn
   if (plastic) {
     PetscCall(set_plastic_state(&pb));
     PetscCall(pbng_problem_set_handles(&pb, 1.0, 1e3));
-    pb.time = 0.5; /* the released set holds */
+    pbng_problem_set_time(&pb, 0.5); /* the released set holds */
   }
   for (int32_t i = 0; i < dm->nfree; ++i)
     for (int d = 0; d < 3; ++d) pb.x[3 * i + d] += 0.05 * uniform(&seed);

@@ -1,4 +1,4 @@
-/* GPBD's kernels (src/core/gpbd_strain.c, gpbd_energy.c, gpbd_local.c; docs/gpbd.md):
+/* GPBD's kernels (src/core/gpbd_strain.c, gpbd_local.c, and the seed's energies tests/gpbd_seed_energy.c; docs/gpbd.md):
  *  - tetrahedron strain: s = 0 at rest and under rigid motions, the Green strain entries (not doubled), the
  *    Jacobian by central differences (well-shaped and strongly sheared states);
  *  - tetrahedron energies (log-barrier neo-Hookean Eq. 20, stable neo-Hookean Eq. 21): zero energy and
@@ -24,7 +24,7 @@
 #include <string.h>
 #include "core/dense.h"
 #include "core/element.h"
-#include "core/gpbd_energy.h"
+#include "gpbd_seed_energy.h"
 #include "core/gpbd_local.h"
 #include "core/gpbd_strain.h"
 #include "core/inversion.h"

@@ -7,6 +7,7 @@
 #include "core/polar.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -458,14 +459,9 @@ static void test_parameters(tally *t)
   check(t, m.hessian_lambda == 0.0 && m.lambda == -1.5 && m.mu == 3.0, "hessian_lambda = max(lambda, 0)", m.hessian_lambda, 0);
   check(t, pbng_material_init(&m, PBNG_MATERIAL_NEOHOOKEAN, 1e5, 0.3) == 0, "init valid", 0, 0);
   check(t, m.hessian_lambda == m.lambda && m.youngs == 1e5 && m.poisson == 0.3, "init fields", 0, 0);
-  for (int mk = 0; mk < NKINDS; ++mk) {
-    pbng_material_kind k = PBNG_MATERIAL_COUNT;
-    const char *name = pbng_material_kind_name(kinds[mk]);
-    check(t, pbng_material_kind_from_name(name, &k) == 0 && k == kinds[mk], "name <-> kind round trip", mk, 0);
-  }
-  pbng_material_kind k = PBNG_MATERIAL_COROTATED;
-  check(t, pbng_material_kind_from_name("neo-hookean", &k) == -1, "unknown name rejected", 0, 0);
-  check(t, pbng_material_kind_from_name("", &k) == -1, "empty name rejected", 0, 0);
+  for (int mk = 0; mk < NKINDS; ++mk)
+    for (int other = 0; other < mk; ++other)
+      check(t, strcmp(pbng_material_kind_name(kinds[mk]), pbng_material_kind_name(kinds[other])) != 0, "each kind its own name", mk, other);
   const double bad[][2] = {{0.0, 0.3}, {-1.0, 0.3}, {1e5, 0.5}, {1e5, -1.0}, {1e5, 0.7}, {1e5, -1.5},
                            {NAN, 0.3}, {1e5, NAN}, {INFINITY, 0.3}, {1e5, INFINITY}};
   for (unsigned b = 0; b < sizeof bad / sizeof bad[0]; ++b)

@@ -313,7 +313,7 @@ static PetscErrorCode check_plastic_force_gradient(pbng_mode mode, const pbng_gr
   }
   snprintf(what, sizeof(what), "the released set's nodes are free nodes held by springs (%s, curved %d)", kinds_name(&fx.mesh), curved);
   check(handles == (int)fx.pb.handle_nodes && (handles > 0 || curved), what, handles, (double)fx.pb.handle_nodes); /* curved: the end face left the box */
-  fx.pb.time = 1.2; /* released */
+  pbng_problem_set_time(&fx.pb, 1.2); /* released */
   check(!pbng_problem_handles_active(&fx.pb), "released after t = 1", 1, 0);
   for (int32_t i = 0; i < fx.dm.nfree; ++i) {
     double xD[3];

@@ -227,7 +227,6 @@ static void check_geometry(void)
   check(pbng_point_tet_distance(X, inside, wc) == 0.0, "distance 0 inside");
   check(fabs(pbng_point_tet_distance(X, outside, wc) - 1.0) < 1e-15 && fabs(wc[0] - 0.5) < 1e-15, "distance to a face, closest-point weights");
   check(fabs(pbng_point_tet_distance(X, far, wc) - sqrt(3.0) * 2.0 / 3.0) < 1e-15, "distance to the slanted face");
-  check(fabs(pbng_tet_longest_edge(X) - sqrt(2.0)) < 1e-15, "longest edge");
 }
 
 /* Every element kind's location: reference coordinates of a point of a non-affine hexahedron (Newton),

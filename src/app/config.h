@@ -21,8 +21,17 @@ typedef enum {
   PBNG_MESH_FILE,
   PBNG_MESH_COLLIDING_BLOCKS,
   PBNG_MESH_OBJECTS,
-  PBNG_MESH_SHEET /* a generated square sheet of -res x -res vertices (issue 18) */
+  PBNG_MESH_SHEET /* a generated sheet (issue 18): its shape is the scene's (pbng_sheet_shape) */
 } pbng_mesh_source;
+
+/* The shape of a scene's generated sheet (PBNG_MESH_SHEET). */
+typedef enum {
+  PBNG_SHEET_SHAPE_NONE,       /* the scene generates no sheet */
+  PBNG_SHEET_SHAPE_SQUARE,     /* -res x -res vertices spanning -sheet_size */
+  PBNG_SHEET_SHAPE_SCALED,     /* a square of round(20 s) + 1 vertices per side (-scale s) */
+  PBNG_SHEET_SHAPE_PROJECTILE, /* the scaled square and an icosphere shell behind it (one mesh, two bodies) */
+  PBNG_SHEET_SHAPE_CYLINDER    /* an open cylinder (-scale s: vertices around and along) */
+} pbng_sheet_shape;
 
 /* The sheet options (-sheet_*, docs/cloth.md#options): the membrane law and its parameters, thickness,
  * bending stiffness, weft axis and density of every tri3/bend4 term; the generated sheet's size and plane. */
@@ -65,6 +74,7 @@ typedef struct {
 typedef struct {
   char scene[64];
   pbng_mesh_source mesh_source;
+  pbng_sheet_shape sheet_shape; /* the generated sheet's (the scene's); PBNG_SHEET_SHAPE_NONE without one */
   int res;
   double bar_length;   /* bar scene: length along x (cross-section 1 x 1) */
   pbng_grid_elements elements; /* -element, -tet_split: the generated box's and bar's elements */
@@ -140,10 +150,18 @@ typedef struct {
  * by pbng_config_from_options, before any solver sets defaults of its own. */
 PetscErrorCode pbng_config_make_restart_key(pbng_config *cfg);
 
-/* Scene names: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding,
- * objects_dropping, bar_fold, cloth_stretch, cloth_drape, beam_pull, plastic_twist, cylinder_twist, cloth_on_table,
- * projectile_sheet, box (plain Res-N box), or "none" (give -mesh). */
+/* The scenes (src/app/scene.c: one table, docs/options.md#scenes): the configuration's defaults for -scene NAME
+ * (its defaults function, default solver and sheet shape); an unknown name is an error listing the table's. */
 PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg);
+/* The table's names joined by sep, into buf (truncated to len). */
+void pbng_scene_names(const char *sep, char *buf, size_t len);
+/* -help: the table, a line per scene (name, what it is, default solver). */
+PetscErrorCode pbng_scene_print_help(MPI_Comm comm);
+/* The options of one scene (-drape), read in -help's order; an error when given to another scene. */
+PetscErrorCode pbng_config_read_scene_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg);
+/* A scene's rule for its time step once -res is known (cloth_drape: dt = 0.1 / (res - 1) and 1 s of frames), unless
+ * -dt (and -frames) are given. */
+void pbng_config_scene_step(pbng_config *cfg, PetscBool dt_set, PetscInt *frames, PetscBool frames_set);
 
 /* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read), with the weak
  * constraints of -weak FILE added. */

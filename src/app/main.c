@@ -28,7 +28,10 @@ static PetscErrorCode run_command(const char *command_line, int *status)
   PetscFunctionBeginUser;
   PetscCall(pbng_config_from_options(&cfg));
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
-  if (help_only) PetscFunctionReturn(0);
+  if (help_only) {
+    PetscCall(pbng_scene_print_help(PETSC_COMM_WORLD));
+    PetscFunctionReturn(0);
+  }
   PetscCall(pbng_run(PETSC_COMM_WORLD, &cfg, command_line, &summary));
   if (cfg.dry_run) PetscFunctionReturn(0);
   if (summary.stopped_by_signal) {

@@ -349,20 +349,6 @@ PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
-/* cloth_drape on its obstacle (sphere, table: a run with contacts): the step follows -res unless -dt is given,
- * dt = 0.1 / (res - 1) (0.01 s at res 11, 0.005 s at the default 21), and 1 s of frames unless -frames is
- * given (-drape corners keeps 0.01 s and 100 frames). Contacts are detected at frame starts: a vertex
- * must not come from beyond the contact distance d = 0.5 / (res - 1) to within the thickness h = d / 2 in
- * one frame, so dt scales with h (2.5 m/s per frame allowed; the sheet meets the sphere at ~1 m/s). At
- * res 21 with dt 0.01 folds of the sheet passed each other between detections and Newton lost the
- * frames (docs/cloth.md#the-drape). */
-static void drape_step_for_res(pbng_config *cfg, PetscBool dt_set, PetscInt *frames, PetscBool frames_set)
-{
-  if (strcmp(cfg->scene, "cloth_drape") || !cfg->contact || cfg->mode != PBNG_MODE_DYNAMIC || cfg->res < 2 || dt_set) return;
-  cfg->dt = 0.1 / (cfg->res - 1);
-  if (!frames_set) *frames = (PetscInt)lround(1.0 / cfg->dt);
-}
-
 static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   PetscBool set, every_set, dt_set, frames_set;
@@ -379,7 +365,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   PetscCheck(!set || cfg->mode == PBNG_MODE_DYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-dynamic_guess is for -mode dynamic");
   cfg->free_fall_guess = guess;
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &frames_set));
-  drape_step_for_res(cfg, dt_set, &frames, frames_set);
+  pbng_config_scene_step(cfg, dt_set, &frames, frames_set);
   PetscBool iters_set;
   PetscCall(PetscOptionsInt("-iters", "maximum iterations per frame (with a tolerance: a cap)", NULL, iters, &iters, &iters_set));
   const double shown = cfg->rtol >= 0 ? cfg->rtol : cfg->mode == PBNG_MODE_QUASISTATIC ? PBNG_RTOL_DEFAULT : 0; /* -help: not the unset mark */
@@ -605,12 +591,10 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-scene", "box_stretch_twist | bar_gravity | block_drop_dynamic | two_blocks_hanging | two_blocks_colliding | objects_dropping | bar_fold | cloth_stretch | cloth_drape | beam_pull | plastic_twist | cylinder_twist | cloth_on_table | projectile_sheet | box | none", NULL, scene, scene,
-                               scene_len, &set));
-  char drape[16] = "sphere"; /* read by the scene (scene_cloth_drape); listed here for -help */
-  PetscCall(PetscOptionsString("-drape", "cloth_drape: what the sheet falls on: sphere | table | corners (held at two corners)", NULL, drape, drape,
-                               sizeof(drape), &set));
-  PetscCheck(!set || !strcmp(scene, "cloth_drape"), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-drape is for -scene cloth_drape");
+  char names[512];
+  pbng_scene_names(" | ", names, sizeof(names));
+  PetscCall(PetscOptionsString("-scene", names, NULL, scene, scene, scene_len, &set));
+  PetscCall(pbng_config_read_scene_options(PetscOptionsObject, cfg));
   PetscCall(read_mesh_options(PetscOptionsObject, cfg));
   PetscCall(read_fixed_sets(PetscOptionsObject, cfg));
   for (int k = 0; k < PBNG_USER_BCS; ++k) PetscCall(read_moving_set(PetscOptionsObject, cfg, k));

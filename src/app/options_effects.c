@@ -107,10 +107,10 @@ static int any_orthotropic(const effect_context *c)
   return 0;
 }
 
-/* The generated square sheets that -sheet_size sizes (cylinder_twist's cylinder has its own size). */
+/* The generated square sheets that -sheet_size sizes (a cylinder has its own size). */
 static int generated_square_sheet(const effect_context *c)
 {
-  return c->cfg->mesh_source == PBNG_MESH_SHEET && strcmp(c->cfg->scene, "cylinder_twist") != 0;
+  return c->cfg->mesh_source == PBNG_MESH_SHEET && c->cfg->sheet_shape != PBNG_SHEET_SHAPE_CYLINDER;
 }
 
 static int pd_neohookean(const effect_context *c) { return c->cfg->pd.mat.kind == PBNG_PD_NEOHOOKEAN; }
@@ -118,9 +118,9 @@ static int pd_contact_step_on(const effect_context *c) { return c->cfg->pd.conta
 
 /* ---- solvers -------------------------------------------------------------------------------------------------- */
 
-static int solver_is(const effect_context *c, const char *name) { return strcmp(c->cfg->solver, name) == 0; }
-static int solver_newton(const effect_context *c) { return solver_is(c, "newton"); }
-static int solver_sissm(const effect_context *c) { return solver_is(c, "sissm"); }
+static int solver_is(const effect_context *c, const pbng_solver_ops *ops) { return pbng_solver_find(c->cfg->solver, 1) == ops; }
+static int solver_newton(const effect_context *c) { return solver_is(c, &pbng_solver_newton_ops); }
+static int solver_sissm(const effect_context *c) { return solver_is(c, &pbng_solver_sissm_ops); }
 static int sissm_chebyshev(const effect_context *c) { return c->cfg->solver_opt.sissm_chebyshev; }
 static int no_monitor(const effect_context *c) { return !c->cfg->monitor; }
 
@@ -172,8 +172,7 @@ static const condition ISOTROPIC = {isotropic_law, "the membrane law is orthotro
 static const condition ORTHOTROPIC = {orthotropic_law, "the membrane law is isotropic (%s_membrane)"};
 static const condition ANY_ORTHOTROPIC = {any_orthotropic, "no membrane law is orthotropic (an isotropic membrane has no weft)"};
 static const condition SQUARE_SHEET = {generated_square_sheet,
-                                       "the mesh is not a generated square sheet (scenes cloth_stretch, cloth_drape, cloth_on_table, "
-                                       "projectile_sheet)"};
+                                       "the mesh is not a generated square sheet (the scenes with one: pbng -help)"};
 static const condition PD_NEOHOOKEAN = {pd_neohookean, "the peridynamic material is -pd_material stretching, which has no s1"};
 static const condition PD_CONTACT_STEP = {pd_contact_step_on, "the contact local step is off"};
 static const condition SISSM = {solver_sissm, "the contact local step is SISSM's and the solver is not -solver sissm"};

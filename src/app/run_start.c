@@ -160,7 +160,7 @@ PetscErrorCode run_load_checkpoint(run_state *st)
   for (int64_t k = 0; k < nrot; ++k) st->pb.rotation[k] = (float)rotation[k];
   PetscCall(PetscFree(rotation));
   st->time0 = st->resume.time0;
-  st->pb.time = run_frame_time(st, (int)st->resume.next_frame); /* the frame being continued (its prescribed positions were read) */
+  pbng_problem_set_time(&st->pb, run_frame_time(st, (int)st->resume.next_frame)); /* the frame being continued (its prescribed positions were read) */
   pbng_problem_prescribed_positions(&st->pb, st->pb.time, st->pb.x); /* their ghost copies too (the halo leaves them out) */
   PetscCall(pbng_problem_update_ghosts(&st->pb));
   PetscCall(run_load_contact_state(st));

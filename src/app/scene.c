@@ -22,7 +22,6 @@ static void base_defaults(pbng_config *cfg)
   cfg->youngs = 1e5;
   cfg->poisson = 0.3;
   cfg->density = 10;
-  strcpy(cfg->solver, pbng_solver_pbng_ops.name); /* the default solver */
   /* Sec. 7.2 defaults; weak blocks on; XPBD-QS 1 iteration per pseudo step; single-level */
   cfg->solver_opt = (pbng_solver_options){.sweep = {.accel = PBNG_ACCEL_NONE, .omega = 1.7, .rho = 0.95, .gamma = 1.7, .weak_blocks = 1}, .weak_first = 0,
                                           .pseudo_dt = 0.0, .substeps = 1, .ho_iterations = 1, .cpbd_iterations = 5, .cpbd_inversion = 1, .multilevel = 1, .correction_search = PBNG_CORRECTION_ENERGY,
@@ -339,7 +338,6 @@ static PetscErrorCode scene_plastic_twist(pbng_config *cfg)
   cfg->iters = 3000;
   cfg->rtol = 1e-8;
   cfg->atol = 1e-7; /* frames after the release start at equilibrium: 1e-8 of their residual is roundoff */
-  strcpy(cfg->solver, "newton");
   cfg->solver_opt.sweep.accel = PBNG_ACCEL_CHEBYSHEV; /* -solver pbng */
   cfg->plastic = PETSC_TRUE;
   cfg->plasticity = (pbng_plasticity){.yield = 0.02, .creep = 2.0, .max = 0.2};
@@ -367,7 +365,7 @@ static PetscErrorCode scene_plastic_twist(pbng_config *cfg)
 #define CYL_ITERS 500
 #define CYL_RTOL 1e-6
 
-static int is_cylinder(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && !strcmp(cfg->scene, "cylinder_twist"); }
+static int is_cylinder(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && cfg->sheet_shape == PBNG_SHEET_SHAPE_CYLINDER; }
 
 /* The cylinder's vertices around and along at coarse level k (0: the finest; -scale s): around round(40 s)
  * rounded up to even (>= 4), along round(20 s) (>= 2), each coarser level halving them (around kept even; a level
@@ -394,7 +392,6 @@ static PetscErrorCode scene_cylinder_twist(pbng_config *cfg)
   cfg->frames = 375;
   cfg->iters = CYL_ITERS;
   cfg->rtol = CYL_RTOL;
-  strcpy(cfg->solver, "sissm");
   cfg->solver_opt.sissm_chebyshev = 1; /* the seed's acceleration (Sec. 7.4): ~45 % fewer iterations here (-sissm_chebyshev 0: plain) */
   cfg->sheet_opt.thickness = 3.2e-3;
   cfg->sheet_opt.density = 1000;
@@ -418,7 +415,8 @@ static PetscErrorCode scene_cylinder_twist(pbng_config *cfg)
 #define TBL_ITERS 50 /* in contact the elastic residual cannot reach -rtol (the projection is not in it): frames run to this cap */
 #define TBL_RTOL 1e-6
 
-static int is_table(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && !strcmp(cfg->scene, "cloth_on_table"); }
+/* A scaled square sheet (cloth_on_table), -scale sizing it. */
+static int is_table(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && cfg->sheet_shape == PBNG_SHEET_SHAPE_SCALED; }
 
 /* Issue 20, the seed's Sec. 7.2 / Fig. 11 (Table 1 "Shooting Panda"): a closed elastic shell (an icosphere of radius
  * PRJ_RADIUS centred PRJ_GAP behind the sheet, level PRJ_LEVEL: 162 vertices; the seed's panda) shot at 15 m/s (+z)
@@ -443,7 +441,7 @@ static int is_table(const pbng_config *cfg) { return cfg->mesh_source == PBNG_ME
 #define PRJ_ITERS 20              /* SISSM iterations a frame (each followed by the contact local step) */
 #define PRJ_CONTACT_ITERATIONS 3 /* the local step's gradient steps (the default 10 costs ~2x; same bounce to ~10 %) */
 
-static int is_projectile(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && !strcmp(cfg->scene, "projectile_sheet"); }
+static int is_projectile(const pbng_config *cfg) { return cfg->mesh_source == PBNG_MESH_SHEET && cfg->sheet_shape == PBNG_SHEET_SHAPE_PROJECTILE; }
 
 /* The sheet's vertices per side of cloth_on_table and projectile_sheet: round(20 s) + 1 (>= 2), -scale s. */
 static int scaled_sheet_res(const pbng_config *cfg)
@@ -466,7 +464,6 @@ static void seed_contact_scene(pbng_config *cfg, double xi, double s0, double k_
   cfg->mode = PBNG_MODE_DYNAMIC;
   cfg->dt = dt;
   cfg->gravity[1] = -9.8;
-  strcpy(cfg->solver, "sissm");
   cfg->solver_opt.sissm_chebyshev = 1;
   cfg->sheet_opt.thickness = xi;
   cfg->sheet_opt.density = 1000;
@@ -525,31 +522,135 @@ static PetscErrorCode scene_box(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_config_scene_defaults(const char *scene, pbng_config *cfg)
+/* cloth_drape on its obstacle (sphere, table: a run with contacts): the step follows -res unless -dt is given,
+ * dt = 0.1 / (res - 1) (0.01 s at res 11, 0.005 s at the default 21), and 1 s of frames unless -frames is
+ * given (-drape corners keeps 0.01 s and 100 frames). Contacts are detected at frame starts: a vertex
+ * must not come from beyond the contact distance d = 0.5 / (res - 1) to within the thickness h = d / 2 in
+ * one frame, so dt scales with h (2.5 m/s per frame allowed; the sheet meets the sphere at ~1 m/s). At
+ * res 21 with dt 0.01 folds of the sheet passed each other between detections and Newton lost the
+ * frames (docs/cloth.md#the-drape). */
+static void drape_step_for_res(pbng_config *cfg, PetscBool dt_set, PetscInt *frames, PetscBool frames_set)
+{
+  if (!cfg->contact || cfg->mode != PBNG_MODE_DYNAMIC || cfg->res < 2 || dt_set) return;
+  cfg->dt = 0.1 / (cfg->res - 1);
+  if (!frames_set) *frames = (PetscInt)lround(1.0 / cfg->dt);
+}
+
+/* -drape: read by the scene's defaults (drape_choice); registered here for -help, an error with another scene. */
+static PetscErrorCode read_drape_option(PetscOptionItems *PetscOptionsObject, const pbng_config *cfg, int mine)
+{
+  char drape[16] = "sphere";
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-drape", "cloth_drape: what the sheet falls on: sphere | table | corners (held at two corners)", NULL, drape, drape,
+                               sizeof(drape), &set));
+  PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-drape is for -scene cloth_drape (not %s)", cfg->scene);
+  PetscFunctionReturn(0);
+}
+
+/* The scenes: the one list of them (-scene's values, -help, the unknown-name message; docs/options.md#scenes is
+ * checked against it by tests/test_layering.sh). */
+typedef struct {
+  const char *name;
+  const char *help;                             /* one line: what it is and where it comes from */
+  PetscErrorCode (*defaults)(pbng_config *cfg); /* the configuration's defaults (NULL: the base defaults alone) */
+  const pbng_solver_ops *solver;                /* its default solver */
+  pbng_sheet_shape sheet;                       /* its generated sheet's shape */
+  /* its own options (NULL: none); `mine` says whether it is the run's scene */
+  PetscErrorCode (*options)(PetscOptionItems *PetscOptionsObject, const pbng_config *cfg, int mine);
+  void (*step)(pbng_config *cfg, PetscBool dt_set, PetscInt *frames, PetscBool frames_set); /* its time step once -res is known */
+} pbng_scene;
+
+static const pbng_scene scenes[] = {
+  {"box_stretch_twist", "a Res-32 box stretched, squeezed and twisted by its ends (the paper's Sec. 10.1)", scene_box_stretch_twist,
+   &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"bar_gravity", "a bar clamped at one end sagging under gravity (Sec. 10.4)", scene_bar_gravity, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE,
+   NULL, NULL},
+  {"block_drop_dynamic", "a Res-16 block clamped on one side falling and oscillating, backward Euler (Sec. 10.5)", scene_block_drop_dynamic,
+   &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"two_blocks_hanging", "a block hanging from another by weak constraints (Sec. 10.3, Fig. 4)", scene_two_blocks_hanging, &pbng_solver_pbng_ops,
+   PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"two_blocks_colliding", "two blocks driven into each other, contacts, dynamic (Sec. 10.2.1, Fig. 13)", scene_two_blocks_colliding,
+   &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"objects_dropping", "40 boxes, balls, cylinders and tori dropped into a glass box, contacts (Sec. 10.2.3, Fig. 12)", scene_objects_dropping,
+   &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"bar_fold", "a bar folded into a U by turning its end, self-contact, dynamic", scene_bar_fold, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL,
+   NULL},
+  {"cloth_stretch", "a 1 m sheet stretched 20 %, quasistatic (the continuum seed's Fig. 7)", scene_cloth_stretch, &pbng_solver_pbng_ops,
+   PBNG_SHEET_SHAPE_SQUARE, NULL, NULL},
+  {"cloth_drape", "a sheet falling onto a sphere, a table or held at two corners (-drape), dynamic", scene_cloth_drape, &pbng_solver_pbng_ops,
+   PBNG_SHEET_SHAPE_SQUARE, read_drape_option, drape_step_for_res},
+  {"beam_pull", "a StVK beam pulled by a 100 N end load (the continuum seed's Fig. 5)", scene_beam_pull, &pbng_solver_pbng_ops,
+   PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"plastic_twist", "an elastoplastic beam twisted, held, then released (the continuum seed's Fig. 8)", scene_plastic_twist,
+   &pbng_solver_newton_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+  {"cylinder_twist", "an open cylindrical sheet twisted by its end rings, peridynamic membranes (the peridynamic seed's Fig. 10)",
+   scene_cylinder_twist, &pbng_solver_sissm_ops, PBNG_SHEET_SHAPE_CYLINDER, NULL, NULL},
+  {"cloth_on_table", "a sheet dropped onto a table with books, barrier contact (the peridynamic seed's Fig. 7)", scene_cloth_on_table,
+   &pbng_solver_sissm_ops, PBNG_SHEET_SHAPE_SCALED, NULL, NULL},
+  {"projectile_sheet", "an elastic shell shot into a hanging sheet, barrier contact (the peridynamic seed's Fig. 11)", scene_projectile_sheet,
+   &pbng_solver_sissm_ops, PBNG_SHEET_SHAPE_PROJECTILE, NULL, NULL},
+  {"box", "a plain Res-N unit box without boundary sets (add -fix_box, -bcK_*)", scene_box, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL,
+   NULL},
+  {"none", "no scene: the mesh comes from -mesh FILE", NULL, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
+};
+#define NSCENES ((int)(sizeof(scenes) / sizeof(scenes[0])))
+
+static const pbng_scene *find_scene(const char *name)
+{
+  for (int k = 0; k < NSCENES; ++k)
+    if (!strcmp(scenes[k].name, name)) return &scenes[k];
+  return NULL;
+}
+
+void pbng_scene_names(const char *sep, char *buf, size_t len)
+{
+  size_t used = 0;
+  if (len) buf[0] = 0;
+  for (int k = 0; k < NSCENES && used < len; ++k) {
+    const int n = snprintf(buf + used, len - used, "%s%s", k ? sep : "", scenes[k].name);
+    used += n > 0 ? (size_t)n : 0;
+  }
+}
+
+PetscErrorCode pbng_scene_print_help(MPI_Comm comm)
 {
   PetscFunctionBeginUser;
-  base_defaults(cfg);
-  if (!strcmp(scene, "box_stretch_twist")) PetscCall(scene_box_stretch_twist(cfg));
-  else if (!strcmp(scene, "bar_gravity")) PetscCall(scene_bar_gravity(cfg));
-  else if (!strcmp(scene, "box")) PetscCall(scene_box(cfg));
-  else if (!strcmp(scene, "block_drop_dynamic")) PetscCall(scene_block_drop_dynamic(cfg));
-  else if (!strcmp(scene, "two_blocks_hanging")) PetscCall(scene_two_blocks_hanging(cfg));
-  else if (!strcmp(scene, "two_blocks_colliding")) PetscCall(scene_two_blocks_colliding(cfg));
-  else if (!strcmp(scene, "objects_dropping")) PetscCall(scene_objects_dropping(cfg));
-  else if (!strcmp(scene, "bar_fold")) PetscCall(scene_bar_fold(cfg));
-  else if (!strcmp(scene, "cloth_stretch")) PetscCall(scene_cloth_stretch(cfg));
-  else if (!strcmp(scene, "cloth_drape")) PetscCall(scene_cloth_drape(cfg));
-  else if (!strcmp(scene, "beam_pull")) PetscCall(scene_beam_pull(cfg));
-  else if (!strcmp(scene, "plastic_twist")) PetscCall(scene_plastic_twist(cfg));
-  else if (!strcmp(scene, "cylinder_twist")) PetscCall(scene_cylinder_twist(cfg));
-  else if (!strcmp(scene, "cloth_on_table")) PetscCall(scene_cloth_on_table(cfg));
-  else if (!strcmp(scene, "projectile_sheet")) PetscCall(scene_projectile_sheet(cfg));
-  else PetscCheck(!strcmp(scene, "none"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
-                  "-scene: unknown scene \"%s\" (known: box_stretch_twist, bar_gravity, block_drop_dynamic, two_blocks_hanging, two_blocks_colliding, "
-                  "objects_dropping, bar_fold, cloth_stretch, cloth_drape, beam_pull, plastic_twist, cylinder_twist, cloth_on_table, projectile_sheet, box, "
-                  "none)", scene);
-  PetscCall(PetscStrncpy(cfg->scene, scene, sizeof(cfg->scene)));
+  PetscCall(PetscPrintf(comm, "Scenes (-scene NAME; docs/options.md#scenes):\n"));
+  for (int k = 0; k < NSCENES; ++k)
+    PetscCall(PetscPrintf(comm, "  %-22s %s [%s]\n", scenes[k].name, scenes[k].help, scenes[k].solver->name));
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_scene_defaults(const char *name, pbng_config *cfg)
+{
+  const pbng_scene *scene = find_scene(name);
+  char known[512];
+
+  PetscFunctionBeginUser;
+  pbng_scene_names(", ", known, sizeof(known));
+  PetscCheck(scene, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "-scene: unknown scene \"%s\" (known: %s)", name, known);
+  base_defaults(cfg);
+  PetscCall(PetscStrncpy(cfg->scene, scene->name, sizeof(cfg->scene)));
+  PetscCall(PetscStrncpy(cfg->solver, scene->solver->name, sizeof(cfg->solver)));
+  cfg->sheet_shape = scene->sheet;
+  if (scene->defaults) PetscCall(scene->defaults(cfg));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_read_scene_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  PetscFunctionBeginUser;
+  for (int k = 0; k < NSCENES; ++k)
+    if (scenes[k].options) PetscCall(scenes[k].options(PetscOptionsObject, cfg, !strcmp(cfg->scene, scenes[k].name)));
+  PetscFunctionReturn(0);
+}
+
+void pbng_config_scene_step(pbng_config *cfg, PetscBool dt_set, PetscInt *frames, PetscBool frames_set)
+{
+  const pbng_scene *scene = find_scene(cfg->scene);
+  if (scene && scene->step) scene->step(cfg, dt_set, frames, frames_set);
 }
 
 PetscErrorCode pbng_config_set_grid_elements(pbng_config *cfg, const char *element, const char *split, MPI_Comm comm)

@@ -23,13 +23,18 @@
 #ifndef PBNG_CORE_GPBD_LOCAL_H
 #define PBNG_CORE_GPBD_LOCAL_H
 
-#include "core/gpbd_energy.h"
+#include "core/gpbd_strain.h"
+
+/* The energy of a term at positions y (3n), with dU/dy into grad (3n) and d^2U/dy^2 into hess (3n x 3n,
+ * row-major, symmetric) when they are given. Returns +INFINITY outside the energy's domain (then grad and
+ * hess are not written). */
+typedef double (*pbng_gpbd_energy_fn)(const void *ctx, const double *y, double *grad, double *hess);
 
 enum { PBNG_GPBD_MAX_NODES = 6, PBNG_GPBD_MAX_DOF = 18, PBNG_GPBD_MAX_K = 6 };
 #define PBNG_GPBD_ROUNDOFF_DECREASE 1e-12
 
 /* A force term as the local solve sees it: n nodes, k strain dimensions, the energy U(y) with its
- * gradient and (for the Hessian of phi) d^2U/dy^2 (core/gpbd_energy.h: tetrahedra exact, cloth
+ * gradient and (for the Hessian of phi) d^2U/dy^2 (pbng's materials, methods/gpbd/gpbd_terms.h; the seed's energies in tests/gpbd_seed_energy.h: tetrahedra exact, cloth
  * Gauss-Newton in the bending rows; a k = 1 XPBD constraint: grad C grad C^T / alpha, App. A). */
 typedef struct {
   int nnodes, k;

@@ -123,8 +123,3 @@ double pbng_stvk_energy_inversion_safe(double mu, double lambda, const double F[
   }
   return mu * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]) + 0.5 * lambda * tr * tr;
 }
-
-void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9])
-{
-  (void)pbng_stvk_energy_inversion_safe(mu, lambda, F, P);
-}

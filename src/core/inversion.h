@@ -20,8 +20,8 @@ void pbng_svd3_rotations(const double F[9], double U[9], double s[3], double V[9
 /* The seed's StVK first Piola-Kirchhoff stress with inversion handling: with F = U diag(s) V^T as above,
  * each s_i below PBNG_STVK_CLAMP_STRETCH (inverted ones included) replaced by it, P^ = diag(t) S(diag(t))
  * with S = 2 mu E + lambda tr(E) I, E = (diag(t)^2 - I)/2, and P = U P^ V^T. Equals the plain StVK
- * P = F S while every s_i >= PBNG_STVK_CLAMP_STRETCH; bounded for every F; continuous across det F = 0. */
-void pbng_stvk_stress_inversion_safe(double mu, double lambda, const double F[9], double P[9]);
+ * P = F S while every s_i >= PBNG_STVK_CLAMP_STRETCH; bounded for every F; continuous across det F = 0.
+ * Returns the energy density that goes with it; P written when given. */
 
 /* The energy that goes with it (the seed's energy constraint C = E needs one), and the stress above into
  * P when P is given (one SVD for both): StVK's Psi = mu tr(E^2) + lambda/2 tr(E)^2 of the clamped diag(t).

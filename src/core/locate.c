@@ -37,18 +37,6 @@ double pbng_point_tet_distance(const double *const X[4], const double q[3], doub
   return sqrt(best);
 }
 
-double pbng_tet_longest_edge(const double *const X[4])
-{
-  double h2 = 0;
-  for (int a = 0; a < 4; ++a)
-    for (int b = a + 1; b < 4; ++b) {
-      double d2 = 0;
-      for (int k = 0; k < 3; ++k) d2 += (X[a][k] - X[b][k]) * (X[a][k] - X[b][k]);
-      if (d2 > h2) h2 = d2;
-    }
-  return sqrt(h2);
-}
-
 /* ---- Every element kind ---------------------------------------------------------------------- */
 
 #define REFERENCE_INSIDE_TOL 1e-12 /* inside: converged reference coordinates this close to the reference element */

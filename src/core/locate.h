@@ -21,9 +21,6 @@ int pbng_tri_barycentric(const double *const X[3], const double q[3], double w[3
  * coordinates of its closest point (all >= 0). */
 double pbng_point_tet_distance(const double *const X[4], const double q[3], double wclosest[4]);
 
-/* Longest edge of the tetrahedron X[0..3]. */
-double pbng_tet_longest_edge(const double *const X[4]);
-
 /* ---- Every element kind: X[t->nodes][3] are the element's node positions (Gmsh order). ---- */
 
 /* The element's longest edge: the sides of its faces between consecutive corners (a tetrahedron's

@@ -21,17 +21,6 @@ void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lam
   *lambda = youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson));
 }
 
-int pbng_material_kind_from_name(const char *name, pbng_material_kind *kind)
-{
-  if (!name) return -1;
-  for (int k = 0; k < PBNG_MATERIAL_COUNT; ++k)
-    if (strcmp(name, material_names[k]) == 0) {
-      *kind = (pbng_material_kind)k;
-      return 0;
-    }
-  return -1;
-}
-
 const char *pbng_material_kind_name(pbng_material_kind kind)
 {
   if ((int)kind < 0 || kind >= PBNG_MATERIAL_COUNT) return "unknown";

@@ -27,8 +27,7 @@ typedef struct {
 /* Eq. 9: mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu)). */
 void pbng_lame_parameters(double youngs, double poisson, double *mu, double *lambda);
 
-/* Name <-> kind ("corotated", "neohookean", "stable_neohookean", "stvk", "neohookean_log"). Returns 0, or -1 for an unknown name. */
-int pbng_material_kind_from_name(const char *name, pbng_material_kind *kind);
+/* The kind's name ("corotated", "neohookean", "stable_neohookean", "stvk", "neohookean_log"; -material's values). */
 const char *pbng_material_kind_name(pbng_material_kind kind);
 
 /* A kernel reached with a kind pbng_material_init rejects: an internal error, reported naming the kind,

@@ -8,13 +8,14 @@
 /* Whether released set bc still holds at time t (t <= release, within rounding of frame times k dt). */
 static int holds(const pbng_bc *bc, double t) { return bc->release > 0 && t <= bc->release * (1.0 + 1e-12); }
 
-int pbng_problem_handle_target(const pbng_problem *pb, int32_t i, double xD[3])
+void pbng_problem_set_time(pbng_problem *pb, double t)
 {
-  if (!pb->handle || pb->handle[i] < 0) return 0;
-  const pbng_bc *bc = &pb->bcs->bc[pb->handle[i]];
-  if (!holds(bc, pb->time)) return 0;
-  pbng_motion_apply(&bc->motion, &pb->dm->X[3 * i], pb->time, xD);
-  return 1;
+  pb->time = t;
+  for (int32_t i = 0; pb->handle_held && i < pb->dm->nlocal; ++i) {
+    const pbng_bc *bc = pb->handle[i] >= 0 ? &pb->bcs->bc[pb->handle[i]] : NULL;
+    pb->handle_held[i] = bc && holds(bc, t);
+    if (pb->handle_held[i]) pbng_motion_apply(&bc->motion, &pb->dm->X[3 * i], t, &pb->handle_xD[3 * i]);
+  }
 }
 
 int pbng_problem_handles_active(const pbng_problem *pb)
@@ -47,6 +48,8 @@ PetscErrorCode pbng_problem_set_handles(pbng_problem *pb, double extent, double 
   PetscCheck(penalty > 0 && isfinite(penalty), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-release_penalty %g must be positive and finite", penalty);
   PetscCall(PetscMalloc1(dm->nlocal + 1, &pb->handle));
   PetscCall(PetscCalloc1(dm->nowned + 1, &pb->handle_k));
+  PetscCall(PetscCalloc1(dm->nlocal + 1, &pb->handle_held));
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nlocal + 3, &pb->handle_xD));
   for (int32_t i = 0; i < dm->nlocal; ++i) {
     pb->handle[i] = -1;
     if (dm->node_bc[i] >= 0) continue; /* held by another set */
@@ -56,5 +59,6 @@ PetscErrorCode pbng_problem_set_handles(pbng_problem *pb, double extent, double 
   for (int32_t i = 0; i < dm->nowned; ++i)
     if (pb->handle[i] >= 0) pb->handle_k[i] = penalty * rest_node_stiffness(pb, i), ++mine; /* handle_k is still 0: no spring in A */
   PetscCallMPI(MPI_Allreduce(&mine, &pb->handle_nodes, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  pbng_problem_set_time(pb, pb->time);
   PetscFunctionReturn(0);
 }

@@ -124,6 +124,8 @@ PetscErrorCode pbng_problem_destroy(pbng_problem *pb)
   PetscCall(PetscFree(pb->plastic_strain));
   PetscCall(PetscFree(pb->handle));
   PetscCall(PetscFree(pb->handle_k));
+  PetscCall(PetscFree(pb->handle_held));
+  PetscCall(PetscFree(pb->handle_xD));
   PetscCall(PetscFree(pb->sheet_table));
   PetscCall(PetscFree(pb->sheet_material));
   PetscCall(pbng_pd_terms_destroy(&pb->pd));
@@ -190,7 +192,7 @@ PetscErrorCode pbng_problem_begin_frame(pbng_problem *pb, double t)
   const pbng_dmesh *dm = pb->dm;
 
   PetscFunctionBeginUser;
-  pb->time = t;
+  pbng_problem_set_time(pb, t);
   pbng_problem_prescribed_positions(pb, t, pb->x); /* Eq. 12: prescribed nodes (owned and ghost) follow their motion */
   if (pb->mode != PBNG_MODE_DYNAMIC) PetscFunctionReturn(0);
   for (int32_t i = 0; i < dm->nowned; ++i)

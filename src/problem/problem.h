@@ -59,6 +59,8 @@ typedef struct {
   pbng_plasticity plasticity; /* its yield, creep and maximum */
   int8_t *handle;           /* [nlocal] the released boundary set (pbng_bc.release > 0) holding node i, -1 elsewhere; NULL: none */
   double *handle_k;         /* [nowned] spring stiffness tying an owned handle node to its set's motion */
+  uint8_t *handle_held;     /* [nlocal] 1: node i's released set holds it at pb->time (pbng_problem_set_time) */
+  double *handle_xD;        /* [nlocal][3] its target x_D(X, pb->time) while held */
   int64_t handle_nodes;     /* nodes of released sets (all ranks) */
   struct pbng_pd_terms *pd; /* peridynamic membranes in place of the tri3/bend4 energies (-sheet_model peridynamic,
                                problem/pd_terms.h), or NULL */
@@ -113,8 +115,16 @@ PetscErrorCode pbng_problem_plastic_update(pbng_problem *pb, double dt, int64_t 
  * stiffness k_i = penalty tr(A_i) / 3 (A_i the node's PBNG block at rest, so the spring outweighs the
  * node's elastic stiffness by `penalty`) while t <= release; afterwards they move freely. Collective. */
 PetscErrorCode pbng_problem_set_handles(pbng_problem *pb, double extent, double penalty);
-/* Whether local node i is held by its released set at the frame's time pb->time; then its target x_D. */
-int pbng_problem_handle_target(const pbng_problem *pb, int32_t i, double xD[3]);
+/* Whether local node i is held by its released set at the frame's time pb->time; then its target x_D (computed
+ * once per frame by pbng_problem_set_time, read here by the node kernels). */
+static inline int pbng_problem_handle_target(const pbng_problem *pb, int32_t i, double xD[3])
+{
+  if (!pb->handle_held || !pb->handle_held[i]) return 0;
+  for (int d = 0; d < 3; ++d) xD[d] = pb->handle_xD[3 * i + d];
+  return 1;
+}
+/* The problem's time t (a frame's end): the released sets' targets x_D(X, t) and which of them still hold. */
+void pbng_problem_set_time(pbng_problem *pb, double t);
 /* A frame's first iterate: the nodes a released set holds at pb->time placed at their targets x_D (owned
  * and ghost copies alike; the spring's force is then only what the elements pull with, as for a
  * prescribed node). Not at frame 0, whose state is the start (rest, -initial, -initial_state). */

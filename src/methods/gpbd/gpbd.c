@@ -482,7 +482,7 @@ PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
 {
   PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, project = o->gpbd_seed_drift ? PETSC_FALSE : PETSC_TRUE,
             project_sheets = o->gpbd_sheet_projection_off ? PETSC_FALSE : PETSC_TRUE;
-  const int mine = !strcmp(selected, "gpbd");
+  const int mine = !strcmp(selected, pbng_solver_gpbd_ops.name);
   PetscInt newton_max = o->gpbd_newton_max > 0 ? o->gpbd_newton_max : 20, substeps = o->gpbd_substeps > 0 ? o->gpbd_substeps : 1;
 
   PetscFunctionBeginUser;

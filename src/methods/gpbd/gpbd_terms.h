@@ -6,7 +6,7 @@
  * g_a = dN_a/dX (core/element.h pbng_tet_shape_gradient from B = Dm^-1), F = Ds B. Exact, not projected
  * (the local solve makes its k x k Hessian definite). Every pbng material is finite for det F <= 0, so
  * the energy is +INFINITY only for a non-finite value (diverged positions).
- * (The kernels' own Eq. 20 / 21 models, core/gpbd_energy.h: Eq. 20 is pbng's `neohookean_log`, Eq. 21
+ * (The kernels' own Eq. 20 / 21 models, tests/gpbd_seed_energy.h: Eq. 20 is pbng's `neohookean_log`, Eq. 21
  * `neohookean` up to a constant.)
  * Sheet terms (issue 18's tri3 membranes and bend4 stencils, problem/sheet_terms.h) with the problem's own
  * sheet energies, so a GPBD run minimises the objective of PBNG and Newton on sheets too:

@@ -174,7 +174,7 @@ static PetscErrorCode cpbd_set_from_options(PetscOptionItems *PetscOptionsObject
 {
   PetscBool set_sub, set_dt, set_it, set_damp, set_inv, inversion = o->cpbd_inversion ? PETSC_TRUE : PETSC_FALSE;
   PetscInt substeps = o->cpbd_substeps, iterations = o->cpbd_iterations;
-  const int mine = !strcmp(selected, "continuum_pbd");
+  const int mine = !strcmp(selected, pbng_solver_continuum_pbd_ops.name);
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsInt("-continuum_pbd_substeps", "dynamic: substeps per frame, -continuum_pbd_iterations sweeps each (default: -iters / them)",

@@ -145,7 +145,7 @@ PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObjec
   const char *splits[PBNG_SPLIT_COUNT];
   PetscBool set_split, set_sub, set_dt, set_it;
   PetscInt substeps = o->ho_substeps, iterations = o->ho_iterations;
-  const int mine = !strcmp(selected, "xpbd_ho");
+  const int mine = !strcmp(selected, pbng_solver_xpbd_ho_ops.name);
 
   PetscFunctionBeginUser;
   for (int k = 0; k < PBNG_SPLIT_COUNT; ++k) splits[k] = pbng_split_kind_name((pbng_split_kind)k);

@@ -7,7 +7,7 @@
 #include "methods/solver.h"
 #include <string.h>
 
-static PetscErrorCode pbng_create(pbng_solver *s)
+static PetscErrorCode single_level_create(pbng_solver *s)
 {
   pbng_sweeper *sw;
   
@@ -18,13 +18,13 @@ static PetscErrorCode pbng_create(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode pbng_begin_frame(pbng_solver *s)
+static PetscErrorCode single_level_begin_frame(pbng_solver *s)
 {
   pbng_sweeper_restart(s->data);
   return 0;
 }
 
-static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
+static PetscErrorCode single_level_iterate(pbng_solver *s, int l)
 {
   pbng_sweeper *sw = s->data;
 
@@ -35,7 +35,7 @@ static PetscErrorCode pbng_iterate(pbng_solver *s, int l)
 }
 
 /* -monitor with -vbd_line_search: the node steps the line search shortened and refused so far (all ranks). */
-static PetscErrorCode pbng_monitor(pbng_solver *s, char *buf, size_t len)
+static PetscErrorCode single_level_monitor(pbng_solver *s, char *buf, size_t len)
 {
   pbng_sweeper *sw = s->data;
   long long mine[2] = {sw->ls_halved, sw->ls_kept}, all[2];
@@ -48,7 +48,7 @@ static PetscErrorCode pbng_monitor(pbng_solver *s, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode pbng_destroy(pbng_solver *s)
+static PetscErrorCode single_level_destroy(pbng_solver *s)
 {
   PetscFunctionBeginUser;
   if (s->data) PetscCall(pbng_sweeper_destroy(s->data));
@@ -57,7 +57,7 @@ static PetscErrorCode pbng_destroy(pbng_solver *s)
 }
 
 /* Checkpoint state: the acceleration history x^{l-1} and omega_l (Eq. 39/40). */
-static PetscErrorCode pbng_state(pbng_solver *s, pbng_state_field *fields, int *n)
+static PetscErrorCode single_level_state(pbng_solver *s, pbng_state_field *fields, int *n)
 {
   pbng_sweeper *sw = s->data;
   const int32_t nfree = s->pb->dm->nfree;
@@ -140,4 +140,4 @@ const pbng_solver_ops pbng_solver_pbng_ops = {
   .name = "pbng",
   .kind = {.contacts = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
            .set_from_options = pbng_pbng_set_from_options},
-  .create = pbng_create, .begin_frame = pbng_begin_frame, .iterate = pbng_iterate, .destroy = pbng_destroy, .monitor = pbng_monitor, .state = pbng_state};
+  .create = single_level_create, .begin_frame = single_level_begin_frame, .iterate = single_level_iterate, .destroy = single_level_destroy, .monitor = single_level_monitor, .state = single_level_state};

@@ -409,7 +409,7 @@ PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject,
 {
   PetscInt d_every = o->sissm_d_every > 0 ? o->sissm_d_every : 1;
   PetscBool set_form, set_len, set_cheb, set_rho, set_check, set_every, check = o->sissm_check_energy ? PETSC_TRUE : PETSC_FALSE, len = o->sissm_step_length ? PETSC_TRUE : PETSC_FALSE, cheb = o->sissm_chebyshev ? PETSC_TRUE : PETSC_FALSE;
-  const int mine = !strcmp(selected, "sissm");
+  const int mine = !strcmp(selected, pbng_solver_sissm_ops.name);
 
   PetscFunctionBeginUser;
   if (o->sissm_rho == 0) o->sissm_rho = 0.95, len = PETSC_TRUE; /* not read yet: the defaults */

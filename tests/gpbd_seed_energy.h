@@ -1,4 +1,6 @@
-/* Energies of GPBD's force terms (issue 19; seed generalized-position-based-dynamics.txt Sec. 4) as
+/* The GPBD seed's own energies (issue 19; seed generalized-position-based-dynamics.txt Sec. 4), kept for the
+ * tests of the local solve (tests/test_gpbd_kernels.c): runs give GPBD pbng's materials instead
+ * (src/methods/gpbd/gpbd_terms.c). Energies of GPBD's force terms as
  * functions of the term's node positions x, with dU/dx and d^2U/dx^2, and the adapters that give them to
  * the local solve (core/gpbd_local.h) through one callback type.
  *  - tetrahedron, Lame parameters mu, lambda from E, nu (core/material.h pbng_lame_parameters, Eq. 9 of
@@ -23,15 +25,12 @@
  *    membrane rows exact, the bending rows Gauss-Newton (their own second derivatives dropped,
  *    docs/gpbd.md).
  * Pure functions, no allocation. */
-#ifndef PBNG_CORE_GPBD_ENERGY_H
-#define PBNG_CORE_GPBD_ENERGY_H
+#ifndef PBNG_TESTS_GPBD_SEED_ENERGY_H
+#define PBNG_TESTS_GPBD_SEED_ENERGY_H
 
+#include "core/gpbd_local.h"
 #include "core/gpbd_strain.h"
 
-/* The energy of a term at positions y (3n), with dU/dy into grad (3n) and d^2U/dy^2 into hess (3n x 3n,
- * row-major, symmetric) when they are given. Returns +INFINITY outside the energy's domain (then grad and
- * hess are not written). */
-typedef double (*pbng_gpbd_energy_fn)(const void *ctx, const double *y, double *grad, double *hess);
 
 /* ---- tetrahedron ---- */
 

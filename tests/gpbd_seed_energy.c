@@ -1,4 +1,4 @@
-#include "core/gpbd_energy.h"
+#include "gpbd_seed_energy.h"
 #include <math.h>
 #include <string.h>
 #include "core/element.h"
