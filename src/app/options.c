@@ -652,7 +652,7 @@ PetscErrorCode pbng_config_from_options(pbng_config *cfg)
   PetscCall(ierr);
   PetscCall(pbng_config_choose_fast_solver(cfg));
   PetscCall(pbng_solver_options_read(&cfg->solver_opt, cfg->solver)); /* each solver's own section */
-  if (cfg->solver_opt.pseudo_dt == 0) cfg->solver_opt.pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
+  if (cfg->solver_opt.xpbd.pseudo_dt == 0) cfg->solver_opt.xpbd.pseudo_dt = cfg->dt; /* XPBD-QS: pseudo step = frame step unless given */
   PetscCall(fix_frame_iterations(cfg));
   PetscCheck(cfg->output[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-output: empty file name");
   if (!cfg->checkpoint[0]) {

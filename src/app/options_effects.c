@@ -121,7 +121,7 @@ static int pd_contact_step_on(const effect_context *c) { return c->cfg->pd.conta
 static int solver_is(const effect_context *c, const pbng_solver_ops *ops) { return pbng_solver_find(c->cfg->solver, 1) == ops; }
 static int solver_newton(const effect_context *c) { return solver_is(c, &pbng_solver_newton_ops); }
 static int solver_sissm(const effect_context *c) { return solver_is(c, &pbng_solver_sissm_ops); }
-static int sissm_chebyshev(const effect_context *c) { return c->cfg->solver_opt.sissm_chebyshev; }
+static int sissm_chebyshev(const effect_context *c) { return c->cfg->solver_opt.sissm.chebyshev; }
 static int no_monitor(const effect_context *c) { return !c->cfg->monitor; }
 
 static int solver_makes_guess(const effect_context *c)

@@ -537,8 +537,8 @@ static PetscErrorCode print_default_choices(const run_state *st)
   PetscFunctionBeginUser;
   if (cfg->fast_levels) {
     char ngmres[64] = "";
-    if (cfg->solver_opt.multilevel_ngmres > 0) snprintf(ngmres, sizeof(ngmres), ", nonlinear GMRES over %d cycles", cfg->solver_opt.multilevel_ngmres);
-    const char *agg = cfg->solver_opt.coarse_aggregation == PBNG_AGGREGATION_ANY ? " and aggregation below them" : "";
+    if (cfg->solver_opt.ml.ngmres > 0) snprintf(ngmres, sizeof(ngmres), ", nonlinear GMRES over %d cycles", cfg->solver_opt.ml.ngmres);
+    const char *agg = cfg->solver_opt.ml.aggregation == PBNG_AGGREGATION_ANY ? " and aggregation below them" : "";
     PetscCall(PetscPrintf(st->comm, "defaults: multilevel PBNG, %d levels%s, %s smoother%s (-multilevel auto; any of -solver, -accel, -multilevel replaces it)\n",
                           cfg->fast_levels, agg, cfg->solver_opt.sweep.accel == PBNG_ACCEL_NONE ? "plain PBNG" : pbng_accel_name(cfg->solver_opt.sweep.accel),
                           ngmres));

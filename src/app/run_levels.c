@@ -155,7 +155,7 @@ PetscErrorCode run_make_coarse_meshes(run_state *st, pbng_config *cfg, const pbn
   PetscCall(run_agree_on_rank0(st->comm, ierr));
   PetscCallMPI(MPI_Bcast(counts, 2, MPI_INT, 0, st->comm));
   made = counts[0];
-  if (cfg->solver_opt.coarse_aggregation == PBNG_AGGREGATION_AUTO) cfg->solver_opt.coarse_aggregation = counts[1];
+  if (cfg->solver_opt.ml.aggregation == PBNG_AGGREGATION_AUTO) cfg->solver_opt.ml.aggregation = counts[1];
   if (!cfg->multilevel_auto) {
     cfg->solver_opt.multilevel = made + 1; /* the meshes made; the rest of -multilevel L by aggregation */
     PetscFunctionReturn(0);
@@ -351,7 +351,7 @@ PetscErrorCode run_build_levels(run_state *st)
   }
   PetscCall(PetscFree(springs.s));
   PetscCall(PetscFree(st->made_levels));
-  const int agg = cfg->solver_opt.coarse_aggregation;
+  const int agg = cfg->solver_opt.ml.aggregation;
   char count[32] = "levels"; /* PBNG_AGGREGATION_ANY: as many as GAMG makes */
   if (agg > 0) snprintf(count, sizeof(count), "%d level%s", agg, agg > 1 ? "s" : "");
   if (agg > 0 || agg == PBNG_AGGREGATION_ANY)

@@ -22,12 +22,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->youngs = 1e5;
   cfg->poisson = 0.3;
   cfg->density = 10;
-  /* Sec. 7.2 defaults; weak blocks on; XPBD-QS 1 iteration per pseudo step; single-level */
-  cfg->solver_opt = (pbng_solver_options){.sweep = {.accel = PBNG_ACCEL_NONE, .omega = 1.7, .rho = 0.95, .gamma = 1.7, .weak_blocks = 1}, .weak_first = 0,
-                                          .pseudo_dt = 0.0, .substeps = 1, .ho_iterations = 1, .cpbd_iterations = 5, .cpbd_inversion = 1, .multilevel = 1, .correction_search = PBNG_CORRECTION_ENERGY,
-                                          .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .multilevel_ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT,
-                                          .coarse_reuse = PBNG_COARSE_REUSE_AUTO,
-                                          .coarse_aggregation = PBNG_AGGREGATION_AUTO, .newton_hessian = PBNG_HESSIAN_PSD_STRESS};
+  pbng_solver_options_defaults(&cfg->solver_opt); /* each method's own (its module), single-level */
   cfg->mode = PBNG_MODE_QUASISTATIC;
   cfg->dt = 0.033;
   cfg->frames = 10;
@@ -392,7 +387,7 @@ static PetscErrorCode scene_cylinder_twist(pbng_config *cfg)
   cfg->frames = 375;
   cfg->iters = CYL_ITERS;
   cfg->rtol = CYL_RTOL;
-  cfg->solver_opt.sissm_chebyshev = 1; /* the seed's acceleration (Sec. 7.4): ~45 % fewer iterations here (-sissm_chebyshev 0: plain) */
+  cfg->solver_opt.sissm.chebyshev = 1; /* the seed's acceleration (Sec. 7.4): ~45 % fewer iterations here (-sissm_chebyshev 0: plain) */
   cfg->sheet_opt.thickness = 3.2e-3;
   cfg->sheet_opt.density = 1000;
   cfg->pd.model = PBNG_SHEET_MODEL_PERIDYNAMIC; /* the rest of cfg->pd (its contact step) keeps base_defaults' values */
@@ -464,7 +459,7 @@ static void seed_contact_scene(pbng_config *cfg, double xi, double s0, double k_
   cfg->mode = PBNG_MODE_DYNAMIC;
   cfg->dt = dt;
   cfg->gravity[1] = -9.8;
-  cfg->solver_opt.sissm_chebyshev = 1;
+  cfg->solver_opt.sissm.chebyshev = 1;
   cfg->sheet_opt.thickness = xi;
   cfg->sheet_opt.density = 1000;
   cfg->pd.model = PBNG_SHEET_MODEL_PERIDYNAMIC;

@@ -1,5 +1,6 @@
 /* Incremental recoloring for contacts (paper Sec. 9.1; contact_colors.h). */
 #include "contact/contact_colors.h"
+#include "core/grow.h"
 #include <stdlib.h>
 #include <string.h>
 #include "core/adjacency.h"
@@ -36,10 +37,7 @@ typedef struct {
 static PetscErrorCode push(buffer *b, int64_t x)
 {
   PetscFunctionBeginUser;
-  if (b->n == b->cap) {
-    b->cap = 2 * b->cap + 64;
-    PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)b->cap, &b->v));
-  }
+  PetscCall(pbng_grow(&b->v, sizeof(*b->v), b->n + 1, &b->cap));
   b->v[b->n++] = x;
   PetscFunctionReturn(0);
 }
@@ -119,7 +117,7 @@ static PetscErrorCode choose_colors(const int64_t *all, int64_t len, int64_t *no
 {
   to_color *v;
   int64_t n = 0;
-  int32_t cap = 64;
+  int64_t cap = 64;
   uint8_t *used;
 
   PetscFunctionBeginUser;
@@ -135,10 +133,9 @@ static PetscErrorCode choose_colors(const int64_t *all, int64_t len, int64_t *no
       const int64_t u = find_node(v, n, v[k].neighbours[2 * q]);
       const int64_t c = u >= 0 && u < k ? v[u].color : v[k].neighbours[2 * q + 1];
       if (c >= cap) {
-        const int32_t grown = (int32_t)(2 * c + 2);
-        PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)grown, &used));
-        memset(used + cap, 0, (size_t)(grown - cap));
-        cap = grown;
+        const int64_t old = cap;
+        PetscCall(pbng_grow(&used, sizeof(*used), c + 1, &cap));
+        memset(used + old, 0, (size_t)(cap - old));
       }
       used[c] = 1;
     }

@@ -2,6 +2,7 @@
  * every rank owning one of their nodes, their contact ghosts, the sweep's schedule and the dynamic halo
  * (contacts.h). The incremental recoloring is contact_colors.c. */
 #include "contact/contacts.h"
+#include "core/grow.h"
 #include "contact/contact_colors.h"
 #include <inttypes.h>
 #include <math.h>
@@ -398,7 +399,7 @@ static PetscErrorCode ensure_term_capacity(pbng_contacts *ct, int32_t n)
 {
   PetscFunctionBeginUser;
   if (n <= ct->capacity) PetscFunctionReturn(0);
-  const int32_t cap = n + n / 2 + 16;
+  const int32_t cap = (int32_t)pbng_grown_capacity(n, ct->capacity); /* four arrays side by side */
   PetscCall(PetscRealloc(sizeof(pbng_weak_constraint) * (size_t)cap, &ct->term));
   PetscCall(PetscRealloc(sizeof(ct->key[0]) * (size_t)cap, &ct->key));
   PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)cap, &ct->counted));

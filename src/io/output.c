@@ -19,6 +19,7 @@
  *  - Frame attributes are stored on the frame group /frames/NNNNNN and, identically, on its
  *    positions dataset, so readers may look at either. */
 #include "io/output_private.h"
+#include "core/grow.h"
 #include "core/sorted_ids.h"
 
 #include <errno.h>
@@ -121,11 +122,7 @@ static PetscErrorCode remember_field(pbng_output *out, const char *path, int nco
   }
   PetscCheck(!per_frame || out->nframe_fields < PBNG_OUTPUT_MAX_FRAME_FIELDS, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "output: '%s': frame field '%s': at most %d frame fields", out->path, path, PBNG_OUTPUT_MAX_FRAME_FIELDS);
-  if (out->nfields == out->capfields) {
-    int cap = out->capfields ? 2 * out->capfields : 8;
-    PetscCall(PetscRealloc(sizeof(output_field) * (size_t)cap, &out->fields));
-    out->capfields = cap;
-  }
+  PetscCall(pbng_grow(&out->fields, sizeof(*out->fields), out->nfields + 1, &out->capfields));
   *index = out->nfields;
   d = &out->fields[out->nfields++];
   base = base ? base + 1 : path;
@@ -552,11 +549,7 @@ static PetscErrorCode output_write_frame(pbng_output *out, int frame, int64_t nl
   TRY(write_frame_attrs(grp, finfo));
   H5TRY(dset = H5Dopen2(out->file, dname, H5P_DEFAULT), "cannot open dataset '%s'", dname);
   TRY(write_frame_attrs(dset, finfo));
-  if (out->nframes == out->capframes) {
-    int cap = out->capframes ? 2 * out->capframes : 16;
-    TRY(PetscRealloc(sizeof(frame_entry) * (size_t)cap, &out->framelist));
-    out->capframes = cap;
-  }
+  TRY(pbng_grow(&out->framelist, sizeof(*out->framelist), out->nframes + 1, &out->capframes));
   out->framelist[out->nframes++] = (frame_entry){.index = frame, .time = finfo->time};
   H5TRY(root = H5Gopen2(out->file, "/", H5P_DEFAULT), "cannot open the root group of '%s'", out->partial);
   TRY(attr_int(root, "frames_written", out->nframes));
@@ -798,11 +791,7 @@ static PetscErrorCode recall_frames(pbng_output *out, int keep)
     H5TRY(attr = H5Aopen(grp, "time", H5P_DEFAULT), "'%s' has no time attribute", gname);
     H5TRY(H5Aread(attr, H5T_NATIVE_DOUBLE, &time), "cannot read the time of '%s'", gname);
     pbng_h5_close(&attr);
-    if (out->nframes == out->capframes) {
-      int cap = out->capframes ? 2 * out->capframes : 16;
-      TRY(PetscRealloc(sizeof(frame_entry) * (size_t)cap, &out->framelist));
-      out->capframes = cap;
-    }
+    TRY(pbng_grow(&out->framelist, sizeof(*out->framelist), out->nframes + 1, &out->capframes));
     out->framelist[out->nframes] = (frame_entry){.index = k, .time = time};
     TRY(recall_frame_fields(out, grp, gname, &out->framelist[out->nframes++]));
     pbng_h5_close(&grp);

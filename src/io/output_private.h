@@ -67,9 +67,11 @@ struct pbng_output {
   char topology[64];
   PetscBool have_elements, no_xdmf;
   output_field *fields;
-  int nfields, capfields, nframe_fields;
+  int nfields, nframe_fields;
+  int64_t capfields;
   frame_entry *framelist;
-  int nframes, capframes;
+  int nframes;
+  int64_t capframes;
 };
 
 /* ------------------------------------------------------------------------------------------------ */

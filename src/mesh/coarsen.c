@@ -1,4 +1,5 @@
 #include "mesh/coarsen.h"
+#include "core/grow.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,20 +13,14 @@ pbng_coarsen_options pbng_coarsen_defaults(void) { return (pbng_coarsen_options)
 /* A growable list of int32. */
 typedef struct {
   int32_t *item;
-  int32_t n, cap;
+  int32_t n;
+  int64_t cap;
 } int_list;
 
 static PetscErrorCode list_push(int_list *l, int32_t v)
 {
   PetscFunctionBeginUser;
-  if (l->n == l->cap) {
-    int32_t *grown;
-    const int32_t cap = l->cap ? 2 * l->cap : 8;
-    PetscCall(PetscMalloc1(cap, &grown));
-    if (l->n) PetscCall(PetscArraycpy(grown, l->item, l->n));
-    PetscCall(PetscFree(l->item));
-    l->item = grown, l->cap = cap;
-  }
+  PetscCall(pbng_grow(&l->item, sizeof(*l->item), l->n + 1, &l->cap));
   l->item[l->n++] = v;
   PetscFunctionReturn(0);
 }

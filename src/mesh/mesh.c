@@ -1,4 +1,5 @@
 #include "mesh/mesh.h"
+#include "core/csr.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,17 +324,15 @@ static int32_t smallest_node(const int32_t *v, int n)
 static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, const mesh_records *rec)
 {
   const int nen = mesh->nen; /* padded rows compare as they are: -1 sorts first, and kinds differ in node count */
-  int64_t *start, *members;
+  int64_t *start;
+  int32_t *members, *smallest;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1((size_t)mesh->nnodes + 1, &start));
-  PetscCall(PetscMalloc1((size_t)mesh->nelems, &members));
-  for (int64_t e = 0; e < mesh->nelems; ++e) ++start[smallest_node(&mesh->elems[(size_t)e * nen], nen) + 1];
-  for (int64_t i = 0; i < mesh->nnodes; ++i) start[i + 1] += start[i];
-  for (int64_t e = 0; e < mesh->nelems; ++e)
-    members[start[smallest_node(&mesh->elems[(size_t)e * nen], nen)]++] = e; /* start[i] now ends bucket i; restored below */
-  for (int64_t i = mesh->nnodes; i > 0; --i) start[i] = start[i - 1];
-  start[0] = 0;
+  PetscCall(PetscMalloc1((size_t)mesh->nelems + 1, &smallest));
+  for (int64_t e = 0; e < mesh->nelems; ++e) smallest[e] = smallest_node(&mesh->elems[(size_t)e * nen], nen);
+  PetscErrorCode ierr = pbng_csr_by_key64(mesh->nelems, smallest, 1, mesh->nnodes, &start, &members);
+  PetscCall(PetscFree(smallest));
+  PetscCall(ierr);
   int found = 0;
   int64_t dup_a = -1, dup_b = -1;
   for (int64_t i = 0; i < mesh->nnodes && !found; ++i)

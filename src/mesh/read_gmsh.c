@@ -12,6 +12,7 @@
  * files, followed by the section and the node / element concerned. MSH 1.0, 3.0 and 4.0 are rejected. */
 #include "mesh/mesh.h"
 #include <ctype.h>
+#include "core/grow.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -395,10 +396,7 @@ static PetscErrorCode gm_group_index(gm_reader *r, int dim, int tag, int *g)
 static PetscErrorCode gm_group_append(gm_group *grp, int n, const int32_t *nodes)
 {
   PetscFunctionBeginUser;
-  if (grp->n + n > grp->cap) {
-    grp->cap = 2 * grp->cap + n + 16;
-    PetscCall(PetscRealloc(sizeof(int32_t) * (size_t)grp->cap, &grp->nodes));
-  }
+  PetscCall(pbng_grow(&grp->nodes, sizeof(*grp->nodes), grp->n + n, &grp->cap));
   memcpy(&grp->nodes[grp->n], nodes, sizeof(int32_t) * (size_t)n);
   grp->n += n;
   PetscFunctionReturn(0);
@@ -440,10 +438,7 @@ static PetscErrorCode gm_read_physical_names(gm_reader *r)
 static PetscErrorCode gm_pool_push(gm_reader *r, int v)
 {
   PetscFunctionBeginUser;
-  if (r->npool == r->pool_cap) {
-    r->pool_cap = 2 * r->pool_cap + 16;
-    PetscCall(PetscRealloc(sizeof(int) * (size_t)r->pool_cap, &r->pool));
-  }
+  PetscCall(pbng_grow(&r->pool, sizeof(*r->pool), r->npool + 1, &r->pool_cap));
   r->pool[r->npool++] = v;
   PetscFunctionReturn(0);
 }
@@ -653,15 +648,10 @@ static PetscErrorCode gm_keep_element(gm_reader *r, long long etag, int type, co
   const int nen = kind->nodes;
 
   PetscFunctionBeginUser;
-  if (r->nelems == r->elem_cap) {
-    r->elem_cap = 2 * r->elem_cap + 64;
-    PetscCall(PetscRealloc(sizeof(uint8_t) * (size_t)r->elem_cap, &r->kind));
-    if (r->etag) PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)r->elem_cap, &r->etag));
-  }
-  if (r->nvalues + nen > r->value_cap) {
-    r->value_cap = 2 * r->value_cap + 64 * PBNG_MAX_ELEMENT_NODES;
-    PetscCall(PetscRealloc(sizeof(int32_t) * (size_t)r->value_cap, &r->elems));
-  }
+  const int64_t elem_cap = r->elem_cap;
+  PetscCall(pbng_grow(&r->kind, sizeof(*r->kind), r->nelems + 1, &r->elem_cap));
+  if (r->etag && r->elem_cap != elem_cap) PetscCall(PetscRealloc(sizeof(*r->etag) * (size_t)r->elem_cap, &r->etag)); /* beside kind */
+  PetscCall(pbng_grow(&r->elems, sizeof(*r->elems), r->nvalues + nen, &r->value_cap));
   PetscCall(gm_note_tag(r, r->nelems, etag));
   r->kind[r->nelems++] = (uint8_t)kind->kind;
   memcpy(&r->elems[r->nvalues], nodes, sizeof(int32_t) * (size_t)nen);
@@ -673,10 +663,7 @@ static PetscErrorCode gm_keep_element(gm_reader *r, long long etag, int type, co
 static PetscErrorCode gm_group_add_triangle(gm_group *grp, int64_t e)
 {
   PetscFunctionBeginUser;
-  if (grp->ntri == grp->tri_cap) {
-    grp->tri_cap = 2 * grp->tri_cap + 16;
-    PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)grp->tri_cap, &grp->tri));
-  }
+  PetscCall(pbng_grow(&grp->tri, sizeof(*grp->tri), grp->ntri + 1, &grp->tri_cap));
   grp->tri[grp->ntri++] = e;
   PetscFunctionReturn(0);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mesh/mesh.h"
+#include "core/grow.h"
 
 #define WC_HEADER "pbng-weak-constraints"
 
@@ -115,10 +116,7 @@ static PetscErrorCode read_all(wc_file *w, pbng_mesh *mesh)
   PetscCheck(ok && version == 1 && at_line_end(w), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
              "%s:%ld: unsupported weak-constraint format version (this pbng reads version 1)", w->path, w->lineno);
   while (next_data_line(w)) {
-    if (n == cap) {
-      cap = cap ? 2 * cap : 256;
-      PetscCall(PetscRealloc(sizeof(pbng_weak_constraint) * (size_t)cap, &list));
-    }
+    PetscCall(pbng_grow(&list, sizeof(*list), n + 1, &cap));
     PetscCall(parse_constraint(w, mesh->nnodes, &list[n]));
     ++n;
   }

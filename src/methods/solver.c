@@ -44,6 +44,14 @@ static int reads_shared_options(int k)
   return 0;
 }
 
+void pbng_solver_options_defaults(pbng_solver_options *opt)
+{
+  memset(opt, 0, sizeof(*opt));
+  opt->multilevel = 1;
+  for (int k = 0; k < pbng_solver_count(); ++k)
+    if (solver_table[k]->kind.options_defaults) solver_table[k]->kind.options_defaults(opt);
+}
+
 PetscErrorCode pbng_solver_options_read(pbng_solver_options *opt, const char *selected)
 {
   PetscFunctionBeginUser;

@@ -7,79 +7,28 @@
 #include "problem/problem.h"
 #include "core/state.h"
 #include "problem/hierarchy.h"
-#include "methods/pbng/sweep.h"
+#include "methods/gpbd/gpbd.h"
+#include "methods/multilevel/multilevel.h"
+#include "methods/newton/newton.h"
+#include "methods/pbd/pbd_options.h"
+#include "methods/pbng/pbng.h"
+#include "methods/sissm/sissm.h"
 
-/* How the multilevel solver scales each interpolated coarse correction d (x <- x + alpha d):
- *   none    alpha = 1 (plain FAS);
- *   energy  backtracking on the level's objective E(x) - b.x (Armijo), from alpha = 1, with the
- *           quadratic model of E along d; where the energy change is below its round-off, the
- *           secant rule below decides;
- *   secant  alpha from the directional derivative (F(x) - b).d at x and at x + d. */
-typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORRECTION_SECANT = 2 } pbng_correction_search;
-
-/* -multilevel_ngmres's default: the last 4 iterates combined (measured on five meshes against 0, 1, 3 and 6:
- * 2.1-3.8x fewer cycles than plain FAS cycles, 3.0x on a P2 tube; 6 hardly fewer; docs/multilevel.md#nonlinear-gmres-over-the-cycles) */
-#define PBNG_MULTILEVEL_NGMRES_DEFAULT 4
-
-/* -multilevel_coarse_reuse auto (PBNG_COARSE_REUSE_AUTO, the default): the coarsest level's matrix kept over the Newton
- * steps of one cycle (M = 1) where that level has at least 1 / PBNG_COARSE_REUSE_SHARE of the finest level's nodes (its
- * factorisations then are much of a cycle's cost: a 3.4K-node beam over 486 coarse nodes 0.68x the time), else assembled
- * at every step (M = 0: a 27K-node beam over 556 coarse nodes took 1.16x the time with M = 1; measured in
- * docs/multilevel.md#the-coarse-matrix-kept-over-newton-steps) */
-#define PBNG_COARSE_REUSE_AUTO  (-1)
-#define PBNG_COARSE_REUSE_SHARE 10
-
-/* -multilevel_aggregation N: levels below the coarsest mesh level made by aggregation of its matrix (PETSc's
- * PCGAMG with the 12 linear fields, unsmoothed; CG) inside its Newton solve, in place of the direct factorisation (0: none).
- * PBNG_AGGREGATION_AUTO (the default): where the coarse meshes stop short of -multilevel L (edge collapses stall on
- * thin walls, shells, several bodies) the levels left; under -multilevel auto, as many as GAMG makes when the collapses
- * stall with the coarsest mesh above PBNG_AGGREGATION_DIRECT_NODES nodes (PBNG_AGGREGATION_ANY); else 0. */
-#define PBNG_AGGREGATION_AUTO         (-1)
-#define PBNG_AGGREGATION_ANY          (-2)
-#define PBNG_AGGREGATION_DIRECT_NODES 2000
-
+/* What a solver is given: the levels (the run builds them, so the shared part) and each method's own options, each
+ * a struct of its own folder with its defaults and set_from_options registered with the method (its kind's
+ * options_defaults and set_from_options below). A method reads its own part; the app sets scene defaults in them. */
 typedef struct {
-  pbng_sweep_options sweep; /* PBNG's sweep: -accel, -omega, -rho, -gamma, -weak_blocks */
-  int weak_first;   /* PBD/XPBD: project the weak constraints before the elements (-xpbd_order weak_first) */
-  double pseudo_dt; /* XPBD-QS: pseudo-time step */
-  int substeps;     /* XPBD-QS: iterations per pseudo-time step */
-  int ho_split;     /* the seed's XPBD: -xpbd_ho_split (a pbng_split_kind) */
-  int ho_substeps;  /* the seed's XPBD, dynamic: substeps per frame (-xpbd_ho_substeps; 0: not given) */
-  double ho_dt;     /* the seed's XPBD, quasistatic: pseudo-time step (-xpbd_ho_dt; 0: not given, -dt) */
-  int ho_iterations; /* the seed's XPBD: solver iterations per (pseudo) step, n_it of Alg. 1 (-xpbd_ho_iterations) */
-  int cpbd_substeps;   /* the continuum seed's solver, dynamic: substeps per frame (-continuum_pbd_substeps; 0: not given) */
-  double cpbd_dt;      /* ..., quasistatic: pseudo-time step (-continuum_pbd_dt; 0: -dt) */
-  int cpbd_iterations; /* ...: constraint sweeps per (pseudo) step (-continuum_pbd_iterations) */
-  double cpbd_damping; /* ...: velocities scaled by 1 - damping after each step (Alg. 1 line 12; -continuum_pbd_damping) */
-  int cpbd_inversion;  /* ...: StVK's inversion handling (-continuum_pbd_inversion) */
-  int multilevel;   /* PBNG: levels including the finest (-multilevel; 1: single-level) */
+  int multilevel;                  /* PBNG: levels including the finest (-multilevel; 1: single-level) */
   const pbng_hierarchy *hierarchy; /* the coarse levels of a multilevel run (set by the run) */
-  pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
-  int correction_search_given;               /* -multilevel_linesearch was given (else none with contacts) */
-  int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
-  int multilevel_ngmres;     /* -multilevel_ngmres m: the last m cycles' iterates combined by nonlinear GMRES (0: none) */
-  int coarse_aggregation;    /* -multilevel_aggregation N: smoothed-aggregation levels in the coarsest level's Newton solve */
-  PetscBool aggregation_check; /* -multilevel_aggregation_check: a testing aid (multilevel.c check_aggregation) */
-  int coarse_reuse;          /* -multilevel_coarse_reuse M: the coarse Newton's matrix serves the steps of M cycles (0: each step its own;
-                                PBNG_COARSE_REUSE_AUTO: by the levels' sizes) */
-  char newton_preconditioner[32]; /* -newton_preconditioner: the linear solver preset ("": the default) */
-  int newton_hessian;        /* -newton_projection / -newton_exact_hessian (a pbng_hessian_kind; 0: the default) */
-  int newton_npc;            /* -newton_npc pbng */
-  int gpbd_form;             /* GPBD: -gpbd_form (0 jacobi, 1 gs) */
-  double gpbd_omega;         /* GPBD Jacobi: over-relaxation in [1, 2) (-gpbd_omega; 0: not read yet, 1) */
-  int gpbd_newton_max;       /* GPBD: local Newton steps at most (-gpbd_newton_max; 0: not read yet, 20) */
-  int gpbd_hessian_fix;      /* GPBD: -gpbd_hessian_fix (0 qr_gershgorin, 1 eigen_clamp, 2 qr_when_indefinite) */
-  int gpbd_seed_drift;       /* GPBD: -gpbd_subspace_projection 0 (the seed's rule: d_i not projected on its subspace) */
-  int gpbd_sheet_projection_off; /* GPBD: -gpbd_sheet_projection 0 (sheet terms not projected as -gpbd_subspace_projection does for tetrahedra) */
-  double gpbd_uninvert_min;  /* GPBD: -gpbd_uninvert_min (< 0: no inverted-element projection; 0 in the options: not read yet) */
-  double gpbd_dt;            /* GPBD quasistatic: pseudo-time step (-gpbd_dt; 0: -dt) */
-  int gpbd_substeps;         /* GPBD quasistatic: iterations per pseudo-time step (-gpbd_substeps; 0: not given, 1) */
-  int sissm_form;            /* SISSM: -sissm_form (0 exact, 1 seed) */
-  int sissm_step_length;     /* SISSM: -sissm_step_length (Eq. 33 on; 0: alpha = 1) */
-  int sissm_chebyshev;       /* SISSM: -sissm_chebyshev */
-  double sissm_rho;          /* SISSM: -sissm_rho, Chebyshev's spectral radius estimate */
-  int sissm_check_energy;    /* SISSM: -sissm_check_energy (count vertex steps that raise E_i; tests) */
-  int sissm_d_every;         /* SISSM exact form: -sissm_d_every, D rebuilt every N iterations of a frame (1: every one) */
+  pbng_sweep_options sweep;        /* methods/pbng: PBNG's sweep (-accel, -omega, -rho, -gamma, -weak_blocks), also the
+                                      multilevel smoother and Newton's -newton_npc */
+  pbng_multilevel_options ml;      /* methods/multilevel */
+  pbng_newton_options newton;      /* methods/newton */
+  pbng_xpbd_options xpbd;          /* methods/pbd: pbd, xpbd, xpbd_qs */
+  pbng_xpbd_ho_options xpbd_ho;    /* methods/pbd: the seed's XPBD */
+  pbng_continuum_pbd_options cpbd; /* methods/pbd: the continuum seed's solver */
+  pbng_gpbd_options gpbd;          /* methods/gpbd */
+  pbng_sissm_options sissm;        /* methods/sissm */
 } pbng_solver_options;
 
 typedef struct pbng_solver pbng_solver;
@@ -109,6 +58,8 @@ typedef struct {
    * lists them all): selected is the -solver value; an option given for another solver is an error
    * naming it. */
   PetscErrorCode (*set_from_options)(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
+  /* Sets the defaults of the method's own part of the options (before the scene's and the user's). */
+  void (*options_defaults)(pbng_solver_options *opt);
   /* Reporting: the suffix of each -monitor line and the extra summary line, from the Krylov
    * iterations of the frame / run (NULL: nothing to add). */
   void (*iteration_suffix)(long long linear, char *buf, size_t len);
@@ -162,6 +113,8 @@ void pbng_solver_names(char *buf, size_t len);
 /* The solver a run with -solver `name` and these options uses (-solver pbng -multilevel L > 1: the
  * multilevel one). NULL for an unknown name. */
 const pbng_solver_ops *pbng_solver_resolve(const char *name, const pbng_solver_options *opt);
+/* Every kind's options_defaults: the options before a scene or the user set any. */
+void pbng_solver_options_defaults(pbng_solver_options *opt);
 /* Every kind's set_from_options, each in its own options section (collective on PETSC_COMM_WORLD). */
 PetscErrorCode pbng_solver_options_read(pbng_solver_options *opt, const char *selected);
 /* Whether option `name` (without its dash) belongs to a PETSc object of `ops` (its petsc_prefixes). */
@@ -175,15 +128,6 @@ PetscErrorCode pbng_solver_destroy(pbng_solver *s);
 
 /* 1 for the constraint-based solvers (pbd, xpbd, xpbd_qs, xpbd_ho): they need the constraint colors. */
 int pbng_solver_uses_constraint_colors(const char *name);
-
-/* Each kind's own options (their modules): */
-PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
-PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
-PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
-PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
-PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
-PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
-PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected);
 
 /* An option whose value is one of names[0..n): *value its index (unchanged when not given; its name is
  * the shown default). Anything else is an error: "<option>: unknown <noun>"X" (known: a, b, c)" (noun

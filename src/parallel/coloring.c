@@ -1,4 +1,6 @@
 #include "parallel/coloring.h"
+#include "core/csr.h"
+#include "core/grow.h"
 #include <string.h>
 
 /* A CSR view: row r is list[start[r] .. start[r+1]) (or list[stride r .. stride (r+1)) when start is
@@ -18,22 +20,14 @@ static int64_t entry(const csr_view *v, int64_t k) { return v->list ? v->list[k]
 PetscErrorCode pbng_node_elements_build(const pbng_mesh *mesh, pbng_node_elements *adj)
 {
   const int nen = mesh->nen;
-  int64_t *fill;
 
   PetscFunctionBeginUser;
   PetscCheck(mesh->nelems <= INT32_MAX / nen, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "%s: %" PRId64 " elements exceed the node-element adjacency's int32 range", mesh->source, mesh->nelems);
   adj->nnodes = mesh->nnodes;
-  PetscCall(PetscCalloc1(mesh->nnodes + 1, &adj->start));
-  PetscCall(PetscMalloc1(mesh->nelems * nen, &adj->entry));
-  for (int64_t k = 0; k < mesh->nelems * nen; ++k)
-    if (mesh->elems[k] >= 0) adj->start[mesh->elems[k] + 1]++; /* padding of mixed kinds' rows left out */
-  for (int64_t i = 0; i < mesh->nnodes; ++i) adj->start[i + 1] += adj->start[i];
-  PetscCall(PetscMalloc1(mesh->nnodes, &fill));
-  memcpy(fill, adj->start, sizeof(int64_t) * mesh->nnodes);
-  for (int64_t e = 0; e < mesh->nelems; ++e) /* element order, so each list is sorted */
-    for (int a = 0, n = pbng_mesh_element_nodes(mesh, e); a < n; ++a) adj->entry[fill[mesh->elems[e * nen + a]]++] = (int32_t)(nen * e + a);
-  PetscCall(PetscFree(fill));
+  /* entry nen e + a (pbng_adj_entry) is element row position k = nen e + a: the rows' positions by node, in element
+   * order (each list sorted), the padding of mixed kinds' rows (-1) left out */
+  PetscCall(pbng_csr_by_key64(mesh->nelems * nen, mesh->elems, 1, mesh->nnodes, &adj->start, &adj->entry));
   PetscFunctionReturn(0);
 }
 
@@ -48,19 +42,15 @@ PetscErrorCode pbng_node_elements_destroy(pbng_node_elements *adj)
 /* Node -> incident weak constraints (CSR of constraint indices, increasing). */
 static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **start, int32_t **entry)
 {
-  int64_t *fill;
+  int32_t *slot_node; /* [nweak][PBNG_WC_MAX_NODES] each constraint's nodes, -1 in its unused slots */
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(mesh->nnodes + 1, start));
+  PetscCall(PetscMalloc1(mesh->nweak * PBNG_WC_MAX_NODES + 1, &slot_node));
   for (int64_t c = 0; c < mesh->nweak; ++c)
-    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*start)[mesh->weak[c].node[j] + 1]++;
-  for (int64_t i = 0; i < mesh->nnodes; ++i) (*start)[i + 1] += (*start)[i];
-  PetscCall(PetscMalloc1((*start)[mesh->nnodes] + 1, entry));
-  PetscCall(PetscMalloc1(mesh->nnodes + 1, &fill));
-  memcpy(fill, *start, sizeof(int64_t) * mesh->nnodes);
-  for (int64_t c = 0; c < mesh->nweak; ++c)
-    for (int j = 0; j < mesh->weak[c].nnodes; ++j) (*entry)[fill[mesh->weak[c].node[j]]++] = (int32_t)c;
-  PetscCall(PetscFree(fill));
+    for (int j = 0; j < PBNG_WC_MAX_NODES; ++j) slot_node[c * PBNG_WC_MAX_NODES + j] = j < mesh->weak[c].nnodes ? (int32_t)mesh->weak[c].node[j] : -1;
+  PetscErrorCode ierr = pbng_csr_by_key64(mesh->nweak * PBNG_WC_MAX_NODES, slot_node, PBNG_WC_MAX_NODES, mesh->nnodes, start, entry);
+  PetscCall(PetscFree(slot_node));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -181,9 +171,9 @@ static PetscErrorCode greedy_item_coloring(const csr_view *item_nodes, const csr
     int32_t c = 0;
     while (c < cap && forbidden[c] == i) ++c;
     if (c == cap) { /* every color so far is taken around this item */
-      PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)(2 * cap), &forbidden));
-      for (int64_t k = cap; k < 2 * cap; ++k) forbidden[k] = -1;
-      cap *= 2;
+      const int64_t old = cap;
+      PetscCall(pbng_grow(&forbidden, sizeof(*forbidden), cap + 1, &cap));
+      for (int64_t k = old; k < cap; ++k) forbidden[k] = -1;
     }
     color[i] = c;
     if (c + 1 > maxc) maxc = c + 1;
@@ -248,18 +238,9 @@ PetscErrorCode pbng_constraint_colors_destroy(pbng_constraint_colors *cc)
 
 PetscErrorCode pbng_color_groups_build(int ncolors, int32_t n, const int32_t *color, pbng_color_groups *g)
 {
-  int32_t *fill;
-
   PetscFunctionBeginUser;
   g->ncolors = ncolors;
-  PetscCall(PetscCalloc1(ncolors + 1, &g->start));
-  PetscCall(PetscMalloc1(n + 1, &g->item));
-  for (int32_t k = 0; k < n; ++k) g->start[color[k] + 1]++;
-  for (int c = 0; c < ncolors; ++c) g->start[c + 1] += g->start[c];
-  PetscCall(PetscMalloc1(ncolors + 1, &fill));
-  memcpy(fill, g->start, sizeof(int32_t) * (size_t)ncolors);
-  for (int32_t k = 0; k < n; ++k) g->item[fill[color[k]]++] = k;
-  PetscCall(PetscFree(fill));
+  PetscCall(pbng_csr_by_key32(n, color, 1, ncolors, &g->start, &g->item));
   PetscFunctionReturn(0);
 }
 

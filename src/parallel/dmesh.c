@@ -1,4 +1,5 @@
 #include "parallel/dmesh.h"
+#include "core/csr.h"
 #include "core/adjacency.h"
 #include <math.h>
 #include <stdlib.h>
@@ -267,22 +268,11 @@ static void sort_by_global_element(int32_t *list, int32_t n, const int64_t *glob
 static PetscErrorCode build_adjacency(pbng_dmesh *dm)
 {
   const int nen = dm->nen;
-  int32_t *fill;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(dm->nowned + 1, &dm->adj_start));
-  for (int64_t k = 0; k < (int64_t)dm->nelems * nen; ++k)
-    if (dm->elems[k] >= 0 && dm->elems[k] < dm->nowned) dm->adj_start[dm->elems[k] + 1]++; /* not the padding of mixed kinds' rows */
-  for (int32_t i = 0; i < dm->nowned; ++i) dm->adj_start[i + 1] += dm->adj_start[i];
-  PetscCall(PetscMalloc1(dm->adj_start[dm->nowned] + 1, &dm->adj));
-  PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
-  memcpy(fill, dm->adj_start, sizeof(int32_t) * (size_t)dm->nowned);
-  for (int32_t e = 0; e < dm->nelems; ++e)
-    for (int a = 0; a < nen; ++a) {
-      const int32_t i = dm->elems[e * nen + a];
-      if (i >= 0 && i < dm->nowned) dm->adj[fill[i]++] = pbng_adj_entry(nen, e, a);
-    }
-  PetscCall(PetscFree(fill));
+  /* the owned nodes' rows (ghosts and the padding of mixed kinds' rows left out); entry nen e + a (pbng_adj_entry) is
+   * row position k = nen e + a */
+  PetscCall(pbng_csr_by_key32((int64_t)dm->nelems * nen, dm->elems, 1, dm->nowned, &dm->adj_start, &dm->adj));
   for (int32_t i = 0; i < dm->nowned; ++i)
     sort_by_global_element(&dm->adj[dm->adj_start[i]], dm->adj_start[i + 1] - dm->adj_start[i], dm->global_elem, nen);
   PetscFunctionReturn(0);
@@ -322,23 +312,16 @@ static PetscErrorCode build_weak(pbng_dmesh *dm, const pbng_submesh *sub, const 
 /* Weak constraints of every owned node, in increasing global constraint order. */
 static PetscErrorCode build_weak_adjacency(pbng_dmesh *dm)
 {
-  int32_t *fill;
+  int32_t *slot_node; /* [nweak][PBNG_WC_MAX_NODES] each constraint's local nodes, -1 in its unused slots */
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(dm->nowned + 1, &dm->wadj_start));
+  PetscCall(PetscMalloc1((int64_t)dm->nweak * PBNG_WC_MAX_NODES + 1, &slot_node));
   for (int32_t c = 0; c < dm->nweak; ++c)
-    for (int j = 0; j < dm->weak[c].nnodes; ++j)
-      if (dm->weak[c].node[j] < dm->nowned) dm->wadj_start[dm->weak[c].node[j] + 1]++;
-  for (int32_t i = 0; i < dm->nowned; ++i) dm->wadj_start[i + 1] += dm->wadj_start[i];
-  PetscCall(PetscMalloc1(dm->wadj_start[dm->nowned] + 1, &dm->wadj));
-  PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
-  memcpy(fill, dm->wadj_start, sizeof(int32_t) * (size_t)dm->nowned);
-  for (int32_t c = 0; c < dm->nweak; ++c)
-    for (int j = 0; j < dm->weak[c].nnodes; ++j) {
-      const int64_t i = dm->weak[c].node[j];
-      if (i < dm->nowned) dm->wadj[fill[i]++] = PBNG_WC_MAX_NODES * c + j;
-    }
-  PetscCall(PetscFree(fill));
+    for (int j = 0; j < PBNG_WC_MAX_NODES; ++j) slot_node[(int64_t)c * PBNG_WC_MAX_NODES + j] = j < dm->weak[c].nnodes ? (int32_t)dm->weak[c].node[j] : -1;
+  /* entry PBNG_WC_MAX_NODES c + j is slot position k (stride 1), the owned nodes' rows */
+  PetscErrorCode ierr = pbng_csr_by_key32((int64_t)dm->nweak * PBNG_WC_MAX_NODES, slot_node, 1, dm->nowned, &dm->wadj_start, &dm->wadj);
+  PetscCall(PetscFree(slot_node));
+  PetscCall(ierr);
   for (int32_t i = 0; i < dm->nowned; ++i)
     sort_by_global_element(&dm->wadj[dm->wadj_start[i]], dm->wadj_start[i + 1] - dm->wadj_start[i], dm->global_weak, PBNG_WC_MAX_NODES);
   PetscFunctionReturn(0);

@@ -1,4 +1,5 @@
 #include "parallel/locate.h"
+#include "core/csr.h"
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -146,16 +147,13 @@ static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent
     g->lo[k] = ne > 0 ? ext->box[k] : 0.0;
     g->n[k] = (int)fmax(fmin(ceil(L[k] / g->h), 1024.0), 1.0);
   }
-  const int64_t ncells = (int64_t)g->n[0] * g->n[1] * g->n[2];
-  PetscCall(PetscCalloc1(ncells + 1, &g->start));
-  PetscCall(PetscMalloc1((size_t)ne + 1, &g->elem));
-  for (int32_t e = 0; e < m->nelems; ++e)
-    if (locatable(m, e)) g->start[centroid_cell(g, m, e) + 1]++;
-  for (int64_t c = 0; c < ncells; ++c) g->start[c + 1] += g->start[c];
-  for (int32_t e = 0; e < m->nelems; ++e)
-    if (locatable(m, e)) g->elem[g->start[centroid_cell(g, m, e)]++] = e;
-  for (int64_t c = ncells; c > 0; --c) g->start[c] = g->start[c - 1]; /* the fill advanced start[c] to start[c+1] */
-  g->start[0] = 0;
+  const int64_t ncells = (int64_t)g->n[0] * g->n[1] * g->n[2]; /* at most 1024^3 */
+  int32_t *cell;
+  PetscCall(PetscMalloc1((size_t)m->nelems + 1, &cell));
+  for (int32_t e = 0; e < m->nelems; ++e) cell[e] = locatable(m, e) ? (int32_t)centroid_cell(g, m, e) : -1;
+  PetscErrorCode ierr = pbng_csr_by_key32(m->nelems, cell, 1, (int32_t)ncells, &g->start, &g->elem); /* each element once, by its centroid's cell */
+  PetscCall(PetscFree(cell));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 

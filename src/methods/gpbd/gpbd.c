@@ -312,7 +312,7 @@ static PetscErrorCode check_setting(const pbng_solver *s)
             "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4) and weak constraints; this mesh has %s elements (docs/gpbd_solver.md)",
             label);
   }
-  PetscCheck(pb->mode == PBNG_MODE_QUASISTATIC || (s->opt.gpbd_dt == 0 && s->opt.gpbd_substeps == 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(pb->mode == PBNG_MODE_QUASISTATIC || (s->opt.gpbd.dt == 0 && s->opt.gpbd.substeps == 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-gpbd_dt and -gpbd_substeps are for -mode quasistatic (pseudo time); a dynamic frame is one backward-Euler step of -dt");
   PetscFunctionReturn(0);
 }
@@ -327,7 +327,7 @@ static PetscErrorCode jacobi_coefficients(pbng_solver *s, gpbd_data *g)
   memset(work, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
   for (int32_t i = 0; i < dm->nowned; ++i) work[3 * i] = (double)(dm->adj_start[i + 1] - dm->adj_start[i]);
   if (s->pb->halo) PetscCall(pbng_halo_exchange(s->pb->halo, -1, work));
-  for (int32_t i = 0; i < dm->nlocal; ++i) g->coef[i] = g->cs.inv_mass[i] > 0 && work[3 * i] > 0 ? s->opt.gpbd_omega / work[3 * i] : 0.0;
+  for (int32_t i = 0; i < dm->nlocal; ++i) g->coef[i] = g->cs.inv_mass[i] > 0 && work[3 * i] > 0 ? s->opt.gpbd.omega / work[3 * i] : 0.0;
   PetscFunctionReturn(0);
 }
 
@@ -341,15 +341,15 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   PetscCall(check_setting(s));
   PetscCall(PetscNew(&g));
   s->data = g;
-  g->form = s->opt.gpbd_form;
-  g->h = pb->mode == PBNG_MODE_DYNAMIC ? pb->dt : (s->opt.gpbd_dt > 0 ? s->opt.gpbd_dt : pb->dt);
+  g->form = s->opt.gpbd.form;
+  g->h = pb->mode == PBNG_MODE_DYNAMIC ? pb->dt : (s->opt.gpbd.dt > 0 ? s->opt.gpbd.dt : pb->dt);
   pbng_gpbd_newton_defaults(&g->newton);
-  g->newton.newton_max = s->opt.gpbd_newton_max;
-  g->newton.fix = fix_kinds[s->opt.gpbd_hessian_fix];
+  g->newton.newton_max = s->opt.gpbd.newton_max;
+  g->newton.fix = fix_kinds[s->opt.gpbd.hessian_fix];
   g->newton.gtol = 1e-14; /* |grad phi| is a strain: below this, round-off (the relative 1e-10 is out of reach near the fixed point) */
-  g->project = s->opt.gpbd_seed_drift == 0;
-  g->project_sheets = !s->opt.gpbd_sheet_projection_off;
-  g->uninvert_min = s->opt.gpbd_uninvert_min;
+  g->project = s->opt.gpbd.seed_drift == 0;
+  g->project_sheets = !s->opt.gpbd.sheet_projection_off;
+  g->uninvert_min = s->opt.gpbd.uninvert_min;
   PetscCall(pbng_constraint_sweep_create(s, g->h, 0, &g->cs));
   g->stride = 3 * dm->nen;
   g->nterms = g->form == GPBD_FORM_JACOBI ? dm->nelems : dm->nowned_elems;
@@ -424,7 +424,7 @@ static PetscErrorCode next_pseudo_step(pbng_solver *s)
 static PetscErrorCode gpbd_iterate(pbng_solver *s, int l)
 {
   gpbd_data *g = s->data;
-  const int substeps = s->opt.gpbd_substeps > 0 ? s->opt.gpbd_substeps : 1;
+  const int substeps = s->opt.gpbd.substeps > 0 ? s->opt.gpbd.substeps : 1;
 
   PetscFunctionBeginUser;
   if (s->pb->mode == PBNG_MODE_QUASISTATIC && l > 0 && l % substeps == 0) PetscCall(next_pseudo_step(s));
@@ -478,23 +478,23 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
 /* ---- options ------------------------------------------------------------------------------------ */
 
-PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, project = o->gpbd_seed_drift ? PETSC_FALSE : PETSC_TRUE,
-            project_sheets = o->gpbd_sheet_projection_off ? PETSC_FALSE : PETSC_TRUE;
+  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
+            project_sheets = o->gpbd.sheet_projection_off ? PETSC_FALSE : PETSC_TRUE;
   const int mine = !strcmp(selected, pbng_solver_gpbd_ops.name);
-  PetscInt newton_max = o->gpbd_newton_max > 0 ? o->gpbd_newton_max : 20, substeps = o->gpbd_substeps > 0 ? o->gpbd_substeps : 1;
+  PetscInt newton_max = o->gpbd.newton_max > 0 ? o->gpbd.newton_max : 20, substeps = o->gpbd.substeps > 0 ? o->gpbd.substeps : 1;
 
   PetscFunctionBeginUser;
-  if (o->gpbd_omega == 0) o->gpbd_omega = 1.0;
-  if (o->gpbd_uninvert_min == 0) o->gpbd_uninvert_min = PBNG_GPBD_UNINVERT_MIN; /* not read yet (an explicit 0 is the seed's rule) */
+  if (o->gpbd.omega == 0) o->gpbd.omega = 1.0;
+  if (o->gpbd.uninvert_min == 0) o->gpbd.uninvert_min = PBNG_GPBD_UNINVERT_MIN; /* not read yet (an explicit 0 is the seed's rule) */
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-gpbd_form", "jacobi (every element from the same x, averaged per node, x omega) | gs (Gauss-Seidel over the constraint colors)",
-                                      "form ", form_names, 2, &o->gpbd_form, &set_form));
-  PetscCall(PetscOptionsReal("-gpbd_omega", "jacobi: over-relaxation omega in [1, 2) of the per-node average", NULL, o->gpbd_omega, &o->gpbd_omega, &set_omega));
+                                      "form ", form_names, 2, &o->gpbd.form, &set_form));
+  PetscCall(PetscOptionsReal("-gpbd_omega", "jacobi: over-relaxation omega in [1, 2) of the per-node average", NULL, o->gpbd.omega, &o->gpbd.omega, &set_omega));
   PetscCall(PetscOptionsInt("-gpbd_newton_max", "local Newton steps per term at most (the seed's i_N)", NULL, newton_max, &newton_max, &set_newton));
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-gpbd_hessian_fix",
                                       "qr_gershgorin (the seed's Eq. 23) | eigen_clamp (exact) | qr_when_indefinite (the seed's shift only when needed)",
-                                      "Hessian fix ", fix_names, 3, &o->gpbd_hessian_fix, &set_fix));
+                                      "Hessian fix ", fix_names, 3, &o->gpbd.hessian_fix, &set_fix));
   PetscCall(PetscOptionsBool("-gpbd_subspace_projection",
                              "project each d_i on its strain subspace col(W S_i^T) before the local solve: the fixed point is then the exact backward-Euler step (0: the seed's rule, Sec. 3.2, which stalls short of it)",
                              NULL, project, &project, &set_proj));
@@ -503,22 +503,22 @@ PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
                              NULL, project_sheets, &project_sheets, &set_sproj));
   PetscCall(PetscOptionsReal("-gpbd_uninvert_min",
                              "an element with det F <= 0 is first projected to det F > 0 (Sec. 4.1: smallest singular value negated, at least this; < 0: never)",
-                             NULL, o->gpbd_uninvert_min, &o->gpbd_uninvert_min, &set_uninv));
-  PetscCall(PetscOptionsReal("-gpbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->gpbd_dt, &o->gpbd_dt, &set_dt));
+                             NULL, o->gpbd.uninvert_min, &o->gpbd.uninvert_min, &set_uninv));
+  PetscCall(PetscOptionsReal("-gpbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->gpbd.dt, &o->gpbd.dt, &set_dt));
   PetscCall(PetscOptionsInt("-gpbd_substeps", "quasistatic: iterations (sweeps) per pseudo-time step", NULL, substeps, &substeps, &set_sub));
   PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-gpbd_form, -gpbd_omega, -gpbd_newton_max, -gpbd_hessian_fix, -gpbd_subspace_projection, -gpbd_sheet_projection, -gpbd_uninvert_min, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
-  o->gpbd_seed_drift = !project;
-  o->gpbd_sheet_projection_off = project_sheets ? 0 : 1;
-  PetscCheck(o->gpbd_omega >= 1.0 && o->gpbd_omega < 2.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-gpbd_omega %g: must be in [1, 2) (the seed's over-relaxation range)", o->gpbd_omega);
-  PetscCheck(!set_omega || o->gpbd_form == GPBD_FORM_JACOBI, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-gpbd_omega is for -gpbd_form jacobi");
+  o->gpbd.seed_drift = !project;
+  o->gpbd.sheet_projection_off = project_sheets ? 0 : 1;
+  PetscCheck(o->gpbd.omega >= 1.0 && o->gpbd.omega < 2.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-gpbd_omega %g: must be in [1, 2) (the seed's over-relaxation range)", o->gpbd.omega);
+  PetscCheck(!set_omega || o->gpbd.form == GPBD_FORM_JACOBI, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-gpbd_omega is for -gpbd_form jacobi");
   PetscCheck(newton_max >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_newton_max %d: must be >= 1", (int)newton_max);
-  PetscCheck(!set_dt || (o->gpbd_dt > 0 && isfinite(o->gpbd_dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_dt %g: must be > 0", o->gpbd_dt);
-  PetscCheck(isfinite(o->gpbd_uninvert_min), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_min: must be a finite number");
+  PetscCheck(!set_dt || (o->gpbd.dt > 0 && isfinite(o->gpbd.dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_dt %g: must be > 0", o->gpbd.dt);
+  PetscCheck(isfinite(o->gpbd.uninvert_min), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_min: must be a finite number");
   PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_substeps %d: must be >= 1", (int)substeps);
-  o->gpbd_newton_max = (int)newton_max;
-  o->gpbd_substeps = set_sub ? (int)substeps : 0; /* 0: not given (1) */
+  o->gpbd.newton_max = (int)newton_max;
+  o->gpbd.substeps = set_sub ? (int)substeps : 0; /* 0: not given (1) */
   PetscFunctionReturn(0);
 }
 

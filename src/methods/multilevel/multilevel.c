@@ -627,15 +627,15 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   PetscCall(PetscNew(&ml));
   s->data = ml;
   ml->nlevels = h->nlevels;
-  ml->search = s->opt.correction_search;
+  ml->search = s->opt.ml.correction_search;
   /* With contacts the energy along a correction rises at any coarse mismatch normal to a contact (k_n
    * times its square) which the post-smoothing's contact step removes at once: backtracking then takes
    * steps of 1e-3 and stalls, full corrections converge (docs/contact.md#multilevel) */
-  if (s->pb->contacts && !s->opt.correction_search_given) ml->search = PBNG_CORRECTION_NONE;
-  ml->coarse_hessian = s->opt.coarse_hessian;
-  ml->coarse_reuse = s->opt.coarse_reuse;
-  ml->aggregation_check = s->opt.aggregation_check;
-  ml->aggregation = s->opt.coarse_aggregation == PBNG_AGGREGATION_AUTO ? 0 : s->opt.coarse_aggregation;
+  if (s->pb->contacts && !s->opt.ml.correction_search_given) ml->search = PBNG_CORRECTION_NONE;
+  ml->coarse_hessian = s->opt.ml.coarse_hessian;
+  ml->coarse_reuse = s->opt.ml.coarse_reuse;
+  ml->aggregation_check = s->opt.ml.aggregation_check;
+  ml->aggregation = s->opt.ml.aggregation == PBNG_AGGREGATION_AUTO ? 0 : s->opt.ml.aggregation;
   if (ml->coarse_reuse == PBNG_COARSE_REUSE_AUTO) /* the levels' sizes: PBNG_COARSE_REUSE_SHARE */
     ml->coarse_reuse = PBNG_COARSE_REUSE_SHARE * h->coarse[0].dm.nglobal_nodes >= s->pb->dm->nglobal_nodes;
   PetscCall(PetscCalloc1(ml->nlevels, &ml->level));
@@ -653,7 +653,7 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   PetscCall(create_fas(s));
   PetscCall(pbng_level_create_home_vec(&ml->level[ml->nlevels - 1], &ml->X));
   PetscCall(set_up_fas(ml));
-  ml->ngmres_m = s->opt.multilevel_ngmres;
+  ml->ngmres_m = s->opt.ml.ngmres;
   if (ml->ngmres_m > 0) PetscCall(ngmres_create(ml, s->pb->dm));
   PetscFunctionReturn(0);
 }
@@ -943,36 +943,39 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
 
 /* ---- options ---------------------------------------------------------------------------------- */
 
+/* the energy line search, projected coarse Newton, nonlinear GMRES over 4 cycles, automatic aggregation and reuse */
+static void multilevel_defaults(pbng_solver_options *o) { o->ml = (pbng_multilevel_options){.correction_search = PBNG_CORRECTION_ENERGY, .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT, .aggregation = PBNG_AGGREGATION_AUTO, .coarse_reuse = PBNG_COARSE_REUSE_AUTO}; }
+
 /* -multilevel_linesearch and -multilevel_coarse_hessian (-multilevel itself shapes the run's mesh
  * hierarchy and is read with the meshes). */
-PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+static PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
   static const char *const searches[] = {"none", "energy", "secant"}; /* pbng_correction_search order */
   static const char *const hessians[] = {"modified", "stress", "element", "exact"};
   static const pbng_hessian_kind hessian_kinds[] = {PBNG_HESSIAN_MODIFIED, PBNG_HESSIAN_PSD_STRESS, PBNG_HESSIAN_PSD_ELEMENT, PBNG_HESSIAN_EXACT};
-  int search = (int)o->correction_search, hessian = 0;
+  int search = (int)o->ml.correction_search, hessian = 0;
   PetscBool search_set, hessian_set;
 
   PetscFunctionBeginUser;
   (void)selected;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_linesearch", "scaling of each coarse correction: none | energy | secant", "",
                                       searches, 3, &search, &search_set));
-  o->correction_search = (pbng_correction_search)search;
-  o->correction_search_given = search_set;
+  o->ml.correction_search = (pbng_correction_search)search;
+  o->ml.correction_search_given = search_set;
   PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
-  while (hessian_kinds[hessian] != (pbng_hessian_kind)o->coarse_hessian) ++hessian;
+  while (hessian_kinds[hessian] != (pbng_hessian_kind)o->ml.coarse_hessian) ++hessian;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_coarse_hessian",
                                       "the coarsest level's Newton matrix: modified (PBNG's Eq. 37 as element matrices) | stress | element (PSD projections) | exact",
                                       "", hessians, 4, &hessian, &hessian_set));
-  o->coarse_hessian = (int)hessian_kinds[hessian];
+  o->ml.coarse_hessian = (int)hessian_kinds[hessian];
   PetscBool ngmres_set;
   PetscCall(PetscOptionsRangeInt("-multilevel_ngmres", "the last m cycles' iterates combined by nonlinear GMRES (0: plain FAS cycles)", "",
-                                 o->multilevel_ngmres, &o->multilevel_ngmres, &ngmres_set, 0, 32));
+                                 o->ml.ngmres, &o->ml.ngmres, &ngmres_set, 0, 32));
   PetscCheck(!ngmres_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_ngmres is for -multilevel L with L > 1");
   PetscCheck(!hessian_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_hessian is for -multilevel L with L > 1");
   char reuse[16] = "auto";
   PetscBool reuse_set;
-  if (o->coarse_reuse >= 0) snprintf(reuse, sizeof(reuse), "%d", o->coarse_reuse);
+  if (o->ml.coarse_reuse >= 0) snprintf(reuse, sizeof(reuse), "%d", o->ml.coarse_reuse);
   PetscCall(PetscOptionsString("-multilevel_coarse_reuse",
                                "the coarsest level's Newton matrix (and factorisation) serves the steps of M cycles (0: each step assembles its own; "
                                "auto: 1 where the coarsest level has >= 1/10 of the finest's nodes, else 0)",
@@ -982,19 +985,21 @@ PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOptionsOb
     const int kind = pbng_parse_auto_or_integer(reuse, &m);
     PetscCheck(kind == 1 || (kind == 0 && m >= 0 && m <= 1000), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
                "-multilevel_coarse_reuse %s: must be auto or an integer in 0..1000", reuse);
-    o->coarse_reuse = kind == 1 ? PBNG_COARSE_REUSE_AUTO : (int)m;
+    o->ml.coarse_reuse = kind == 1 ? PBNG_COARSE_REUSE_AUTO : (int)m;
   }
   PetscCheck(!reuse_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_coarse_reuse is for -multilevel L with L > 1");
   PetscBool aggregation_set;
-  PetscInt aggregation = o->coarse_aggregation < 0 ? 0 : o->coarse_aggregation;
+  PetscInt aggregation = o->ml.aggregation < 0 ? 0 : o->ml.aggregation;
   PetscCall(PetscOptionsRangeInt("-multilevel_aggregation",
                                  "levels below the coarsest mesh level by aggregation (PCGAMG) in its Newton solve (0: a direct factorisation; "
                                  "default: the levels the coarse meshes could not make)",
                                  "", aggregation, &aggregation, &aggregation_set, 0, 20));
-  if (aggregation_set) o->coarse_aggregation = (int)aggregation;
+  if (aggregation_set) o->ml.aggregation = (int)aggregation;
+  PetscBool check = o->ml.aggregation_check ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-multilevel_aggregation_check",
                              "testing aid: after the first cycle, print how far the linear fields lie from the aggregation's first prolongator's range", "",
-                             o->aggregation_check, &o->aggregation_check, NULL));
+                             check, &check, NULL));
+  o->ml.aggregation_check = check;
   PetscCheck(!aggregation_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_aggregation is for -multilevel L with L > 1");
   PetscFunctionReturn(0);
 }
@@ -1003,7 +1008,7 @@ const pbng_solver_ops pbng_solver_multilevel_ops = {
   .name = "multilevel",
   .kind = {.contacts = 1, .plasticity = 1, .contact_every = 1, .chosen_by = "the multilevel solver (-solver pbng -multilevel L with L > 1)",
            .help = "PBNG as the smoother of PETSc's FAS (and every -snes_*, -fas_* option of it)", .petsc_prefixes = "snes_,fas_,",
-           .set_from_options = pbng_multilevel_set_from_options},
+           .set_from_options = pbng_multilevel_set_from_options, .options_defaults = multilevel_defaults},
   .create = multilevel_create, .begin_frame = multilevel_begin_frame, .iterate = multilevel_iterate, .destroy = multilevel_destroy,
   .monitor = multilevel_monitor, .state = multilevel_state, .restored = multilevel_restored, .level_stats = multilevel_level_stats,
   .current_residual = multilevel_current_residual, .stop_allowed = multilevel_stop_allowed};

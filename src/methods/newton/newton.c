@@ -129,9 +129,9 @@ static PetscErrorCode newton_create(pbng_solver *s)
 {
   newton_data *d;
   pbng_problem *pb = s->pb;
-  const pbng_hessian_kind hessian = (pbng_hessian_kind)s->opt.newton_hessian;
+  const pbng_hessian_kind hessian = (pbng_hessian_kind)s->opt.newton.hessian;
   pbng_sweep_options sweep = s->opt.sweep;
-  const PetscBool npc = s->opt.newton_npc ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool npc = s->opt.newton.npc ? PETSC_TRUE : PETSC_FALSE;
   PetscBool left = PETSC_FALSE;
 
   PetscFunctionBeginUser;
@@ -140,7 +140,7 @@ static PetscErrorCode newton_create(pbng_solver *s)
   s->data = d;
   if (npc) PetscCall(npc_on_left(&left));
   if (!npc) sweep.weak_blocks = 0; /* no sweeps without the preconditioner: nothing to set up */
-  if (!left) PetscCall(apply_preconditioner_preset(s->opt.newton_preconditioner));
+  if (!left) PetscCall(apply_preconditioner_preset(s->opt.newton.preconditioner));
   PetscCall(pbng_level_create(pb, &sweep, -1, &d->level));
   PetscCall(SNESCreate(pb->dm->comm, &d->snes));
   PetscCall(SNESSetOptionsPrefix(d->snes, "newton_"));
@@ -249,11 +249,14 @@ static PetscErrorCode newton_destroy(pbng_solver *s)
 
 /* ---- options and reporting --------------------------------------------------------------------- */
 
+/* the default preset, per-stress PSD projection, no nonlinear preconditioner */
+static void newton_defaults(pbng_solver_options *o) { o->newton = (pbng_newton_options){.hessian = PBNG_HESSIAN_PSD_STRESS}; }
+
 /* -newton_preconditioner, -newton_projection, -newton_exact_hessian, -newton_npc: read (and listed by
  * -help) when Newton is the solver; otherwise left unread, so that the check for unused options names
  * them as Newton's. Every other -newton_* option belongs to PETSc's SNES/KSP/PC and is read when the
  * solver sets up. */
-PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+static PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
   PetscBool help, set;
   char npc[32] = "none";
@@ -261,17 +264,17 @@ PetscErrorCode pbng_newton_set_from_options(PetscOptionItems *PetscOptionsObject
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (strcmp(selected, pbng_solver_newton_ops.name) && !help) PetscFunctionReturn(0);
-  if (!o->newton_preconditioner[0]) PetscCall(PetscStrncpy(o->newton_preconditioner, NEWTON_DEFAULT_PRECONDITIONER, sizeof(o->newton_preconditioner)));
-  PetscCall(PetscOptionsString("-newton_preconditioner", "linear solver preset: bjacobi_icc | hypre | gamg (CG in each)", NULL, o->newton_preconditioner,
-                               o->newton_preconditioner, sizeof(o->newton_preconditioner), &set));
-  PetscCheck(!strcmp(o->newton_preconditioner, "gamg") || !strcmp(o->newton_preconditioner, "hypre") || !strcmp(o->newton_preconditioner, "bjacobi_icc"),
+  if (!o->newton.preconditioner[0]) PetscCall(PetscStrncpy(o->newton.preconditioner, NEWTON_DEFAULT_PRECONDITIONER, sizeof(o->newton.preconditioner)));
+  PetscCall(PetscOptionsString("-newton_preconditioner", "linear solver preset: bjacobi_icc | hypre | gamg (CG in each)", NULL, o->newton.preconditioner,
+                               o->newton.preconditioner, sizeof(o->newton.preconditioner), &set));
+  PetscCheck(!strcmp(o->newton.preconditioner, "gamg") || !strcmp(o->newton.preconditioner, "hypre") || !strcmp(o->newton.preconditioner, "bjacobi_icc"),
              PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_preconditioner: unknown preset \"%s\" (known: gamg, hypre, bjacobi_icc)",
-             o->newton_preconditioner);
-  PetscCall(read_hessian_kind(PetscOptionsObject, &o->newton_hessian));
+             o->newton.preconditioner);
+  PetscCall(read_hessian_kind(PetscOptionsObject, &o->newton.hessian));
   PetscCall(PetscOptionsString("-newton_npc", "nonlinear preconditioner: none | pbng (PBNG sweeps; -newton_snes_npc_side left|right)", NULL, npc, npc,
                                sizeof(npc), &set));
   PetscCheck(!strcmp(npc, "none") || !strcmp(npc, "pbng"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-newton_npc: unknown \"%s\" (known: none, pbng)", npc);
-  o->newton_npc = !strcmp(npc, "pbng");
+  o->newton.npc = !strcmp(npc, "pbng");
   PetscFunctionReturn(0);
 }
 
@@ -287,6 +290,6 @@ const pbng_solver_ops pbng_solver_newton_ops = {
   .name = "newton",
   .kind = {.contacts = 1, .plasticity = 1, .peridynamics = 1, .contact_every = 1, .selectable = 1, .chosen_by = "-solver newton",
            .help = "PETSc SNES Newton on the same partition (and every -newton_snes_*, -newton_ksp_*, -newton_pc_* option)",
-           .petsc_prefixes = "newton_,", .set_from_options = pbng_newton_set_from_options, .iteration_suffix = newton_iteration_suffix,
+           .petsc_prefixes = "newton_,", .set_from_options = pbng_newton_set_from_options, .options_defaults = newton_defaults, .iteration_suffix = newton_iteration_suffix,
            .summary_line = newton_summary_line},
   .create = newton_create, .begin_frame = newton_begin_frame, .iterate = newton_iterate, .destroy = newton_destroy};

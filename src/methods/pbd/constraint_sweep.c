@@ -161,7 +161,7 @@ PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *
 {
   PetscFunctionBeginUser;
   for (int phase = 0; phase < 2; ++phase) {
-    const int weak = (phase == 0) == (s->opt.weak_first != 0);
+    const int weak = (phase == 0) == (s->opt.xpbd.weak_first != 0);
     const pbng_color_groups *cl = weak ? &cs->weak : &cs->elem;
     for (int c = 0; c < cl->ncolors; ++c) {
       PetscCall(PetscLogEventBegin(cs->ev_project, 0, 0, 0, 0));

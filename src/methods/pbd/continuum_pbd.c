@@ -37,19 +37,19 @@ static PetscErrorCode cpbd_create(pbng_solver *s)
   cpbd_data *d;
 
   PetscFunctionBeginUser;
-  PetscCheck(pb->mode == PBNG_MODE_DYNAMIC || s->opt.cpbd_substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(pb->mode == PBNG_MODE_DYNAMIC || s->opt.cpbd.substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-continuum_pbd_substeps is for -mode dynamic; quasistatic frames take one pseudo step per -continuum_pbd_iterations sweeps");
-  PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || s->opt.cpbd_dt == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || s->opt.cpbd.dt == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-continuum_pbd_dt is for -mode quasistatic; a dynamic frame's substeps are -dt / -continuum_pbd_substeps");
   PetscCall(PetscNew(&d));
   s->data = d;
-  d->damping = s->opt.cpbd_damping;
-  d->inversion = s->opt.cpbd_inversion;
+  d->damping = s->opt.cpbd.damping;
+  d->inversion = s->opt.cpbd.inversion;
   d->rest_psi = pbng_energy_density(&pb->mat, identity);
-  const int substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.cpbd_substeps : 0;
+  const int substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.cpbd.substeps : 0;
   PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || substeps >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-solver continuum_pbd: substeps not resolved");
-  const double h = substeps ? pb->dt / substeps : (s->opt.cpbd_dt > 0 ? s->opt.cpbd_dt : pb->dt);
-  PetscCall(pbng_substepper_create(s, substeps, s->opt.cpbd_iterations, h, 1, &d->st));
+  const double h = substeps ? pb->dt / substeps : (s->opt.cpbd.dt > 0 ? s->opt.cpbd.dt : pb->dt);
+  PetscCall(pbng_substepper_create(s, substeps, s->opt.cpbd.iterations, h, 1, &d->st));
   PetscFunctionReturn(0);
 }
 
@@ -165,25 +165,28 @@ static PetscErrorCode cpbd_restored(pbng_solver *s) { return pbng_substepper_res
 
 static int cpbd_frame_iterations(const pbng_solver_options *opt, int dynamic, int iters)
 {
-  return dynamic ? pbng_substep_iterations(opt->cpbd_substeps, opt->cpbd_iterations, iters) : 0;
+  return dynamic ? pbng_substep_iterations(opt->cpbd.substeps, opt->cpbd.iterations, iters) : 0;
 }
 
-static void cpbd_set_frame_iterations(pbng_solver_options *opt, int n) { opt->cpbd_substeps = n / opt->cpbd_iterations; }
+static void cpbd_set_frame_iterations(pbng_solver_options *opt, int n) { opt->cpbd.substeps = n / opt->cpbd.iterations; }
+
+/* five sweeps per step, StVK's inversion handling on */
+static void cpbd_defaults(pbng_solver_options *o) { o->cpbd = (pbng_continuum_pbd_options){.iterations = 5, .inversion = 1}; }
 
 static PetscErrorCode cpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscBool set_sub, set_dt, set_it, set_damp, set_inv, inversion = o->cpbd_inversion ? PETSC_TRUE : PETSC_FALSE;
-  PetscInt substeps = o->cpbd_substeps, iterations = o->cpbd_iterations;
+  PetscBool set_sub, set_dt, set_it, set_damp, set_inv, inversion = o->cpbd.inversion ? PETSC_TRUE : PETSC_FALSE;
+  PetscInt substeps = o->cpbd.substeps, iterations = o->cpbd.iterations;
   const int mine = !strcmp(selected, pbng_solver_continuum_pbd_ops.name);
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsInt("-continuum_pbd_substeps", "dynamic: substeps per frame, -continuum_pbd_iterations sweeps each (default: -iters / them)",
                             NULL, substeps, &substeps, &set_sub));
-  PetscCall(PetscOptionsReal("-continuum_pbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->cpbd_dt, &o->cpbd_dt, &set_dt));
+  PetscCall(PetscOptionsReal("-continuum_pbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->cpbd.dt, &o->cpbd.dt, &set_dt));
   PetscCall(PetscOptionsInt("-continuum_pbd_iterations", "constraint sweeps per (pseudo) step (Alg. 1 lines 3-9; the seed: 5)", NULL, iterations,
                             &iterations, &set_it));
   PetscCall(PetscOptionsReal("-continuum_pbd_damping", "velocities scaled by 1 - damping after each step (Alg. 1 line 12), in [0, 1)", NULL,
-                             o->cpbd_damping, &o->cpbd_damping, &set_damp));
+                             o->cpbd.damping, &o->cpbd.damping, &set_damp));
   PetscCall(PetscOptionsBool("-continuum_pbd_inversion", "StVK: the seed's inversion handling (clamped stretches, reflection on the smallest)", NULL,
                              inversion, &inversion, &set_inv));
   PetscCheck(mine || !(set_sub || set_dt || set_it || set_damp || set_inv), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
@@ -191,13 +194,13 @@ static PetscErrorCode cpbd_set_from_options(PetscOptionItems *PetscOptionsObject
              "-solver continuum_pbd");
   PetscCheck(iterations >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-continuum_pbd_iterations %d: must be >= 1", (int)iterations);
   PetscCheck(!set_sub || substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-continuum_pbd_substeps %d: must be >= 1", (int)substeps);
-  PetscCheck(!set_dt || (o->cpbd_dt > 0 && isfinite(o->cpbd_dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-continuum_pbd_dt %g: must be > 0",
-             o->cpbd_dt);
-  PetscCheck(o->cpbd_damping >= 0 && o->cpbd_damping < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-continuum_pbd_damping %g: must be in [0, 1)",
-             o->cpbd_damping);
-  o->cpbd_substeps = (int)substeps;
-  o->cpbd_iterations = (int)iterations;
-  o->cpbd_inversion = inversion == PETSC_TRUE;
+  PetscCheck(!set_dt || (o->cpbd.dt > 0 && isfinite(o->cpbd.dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-continuum_pbd_dt %g: must be > 0",
+             o->cpbd.dt);
+  PetscCheck(o->cpbd.damping >= 0 && o->cpbd.damping < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-continuum_pbd_damping %g: must be in [0, 1)",
+             o->cpbd.damping);
+  o->cpbd.substeps = (int)substeps;
+  o->cpbd.iterations = (int)iterations;
+  o->cpbd.inversion = inversion == PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -205,7 +208,7 @@ const pbng_solver_ops pbng_solver_continuum_pbd_ops = {
   .name = "continuum_pbd",
   .kind = {.selectable = 1, .chosen_by = "-solver continuum_pbd",
            .help = "the continuum seed's position-based energy reduction (Bender et al. 2014): C = E per element, every kind and sheets",
-           .constraint_colors = 1, .own_guess = 1, .plasticity = 1, .set_from_options = cpbd_set_from_options,
+           .constraint_colors = 1, .own_guess = 1, .plasticity = 1, .set_from_options = cpbd_set_from_options, .options_defaults = cpbd_defaults,
            .frame_iterations = cpbd_frame_iterations, .set_frame_iterations = cpbd_set_frame_iterations},
   .create = cpbd_create, .begin_frame = cpbd_begin_frame, .iterate = cpbd_iterate, .destroy = cpbd_destroy, .state = cpbd_state,
   .restored = cpbd_restored};

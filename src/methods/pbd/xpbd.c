@@ -60,7 +60,7 @@ static PetscErrorCode cb_create(pbng_solver *s, cb_method method)
   PetscCall(PetscNew(&d));
   s->data = d;
   d->method = method;
-  PetscCall(pbng_constraint_sweep_create(s, method == METHOD_XPBD_QS ? s->opt.pseudo_dt : s->pb->dt, method == METHOD_PBD, &d->cs));
+  PetscCall(pbng_constraint_sweep_create(s, method == METHOD_XPBD_QS ? s->opt.xpbd.pseudo_dt : s->pb->dt, method == METHOD_PBD, &d->cs));
   PetscFunctionReturn(0);
 }
 
@@ -129,7 +129,7 @@ static PetscErrorCode cb_iterate(pbng_solver *s, int l)
   cb_data *d = s->data;
 
   PetscFunctionBeginUser;
-  if (d->method == METHOD_XPBD_QS && l > 0 && l % s->opt.substeps == 0) PetscCall(next_pseudo_step(s));
+  if (d->method == METHOD_XPBD_QS && l > 0 && l % s->opt.xpbd.substeps == 0) PetscCall(next_pseudo_step(s));
   PetscCall(pbng_constraint_sweep_run(s, &d->cs, project_element));
   PetscFunctionReturn(0);
 }
@@ -213,12 +213,15 @@ static PetscErrorCode cb_restored(pbng_solver *s)
 
 /* ---- options (one set for the three constraint solvers) ----------------------------------------- */
 
+/* the elements first (the paper's XPBD-QS), one iteration per pseudo step of -dt */
+static void xpbd_defaults(pbng_solver_options *o) { o->xpbd = (pbng_xpbd_options){.weak_first = 0, .pseudo_dt = 0.0, .substeps = 1}; }
+
 /* -xpbd_order, -xpbd_qs_dt, -xpbd_qs_substeps: only with the constraint solvers they apply to. */
-PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+static PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
   char order[32] = "elastic_first";
   PetscBool set_order, set_dt, set_sub;
-  PetscInt substeps = o->substeps;
+  PetscInt substeps = o->xpbd.substeps;
   const pbng_solver_ops *ops = pbng_solver_find(selected, 1);
   const int constraints = ops && ops->kind.constraint_colors, qs = ops == &pbng_solver_xpbd_qs_ops;
 
@@ -227,21 +230,21 @@ PetscErrorCode pbng_xpbd_set_from_options(PetscOptionItems *PetscOptionsObject, 
                                &set_order));
   PetscCheck(!strcmp(order, "elastic_first") || !strcmp(order, "weak_first"), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-xpbd_order: unknown order \"%s\" (known: elastic_first, weak_first)", order);
-  o->weak_first = !strcmp(order, "weak_first");
-  PetscCall(PetscOptionsReal("-xpbd_qs_dt", "xpbd_qs: pseudo-time step (0: -dt)", NULL, o->pseudo_dt, &o->pseudo_dt, &set_dt));
+  o->xpbd.weak_first = !strcmp(order, "weak_first");
+  PetscCall(PetscOptionsReal("-xpbd_qs_dt", "xpbd_qs: pseudo-time step (0: -dt)", NULL, o->xpbd.pseudo_dt, &o->xpbd.pseudo_dt, &set_dt));
   PetscCall(PetscOptionsInt("-xpbd_qs_substeps", "xpbd_qs: iterations per pseudo-time step", NULL, substeps, &substeps, &set_sub));
   PetscCheck(!set_order || constraints, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_order is for -solver pbd | xpbd | xpbd_qs | xpbd_ho");
   PetscCheck(!(set_dt || set_sub) || qs, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-xpbd_qs_dt and -xpbd_qs_substeps are for -solver xpbd_qs");
-  PetscCheck(o->pseudo_dt >= 0 && isfinite(o->pseudo_dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_dt %g: must be > 0", o->pseudo_dt);
+  PetscCheck(o->xpbd.pseudo_dt >= 0 && isfinite(o->xpbd.pseudo_dt), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_dt %g: must be > 0", o->xpbd.pseudo_dt);
   PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_qs_substeps %d: must be >= 1", (int)substeps);
-  o->substeps = (int)substeps;
+  o->xpbd.substeps = (int)substeps;
   PetscFunctionReturn(0);
 }
 
 #define CB_OPS(NAME, HELP, CREATE, MONITOR, CONTACT_EVERY)                                                                                 \
   {.name = NAME,                                                                                                                           \
    .kind = {.selectable = 1, .chosen_by = "-solver " NAME, .help = HELP, .constraint_colors = 1, .own_guess = 1, .contacts = 1,            \
-            .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options},                                  \
+            .contact_every = CONTACT_EVERY, .set_from_options = pbng_xpbd_set_from_options, .options_defaults = xpbd_defaults},                                  \
    .create = CREATE, .begin_frame = cb_begin_frame, .iterate = cb_iterate, .destroy = cb_destroy, .monitor = MONITOR, .state = cb_state,   \
    .restored = cb_restored}
 /* Contacts: detected at each frame start (a dynamic frame is one step) and, in quasistatic frames, every

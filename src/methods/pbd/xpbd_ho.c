@@ -27,12 +27,12 @@ static PetscErrorCode check_volume_material(const pbng_solver *s, pbng_energy_sp
   const pbng_problem *pb = s->pb;
 
   PetscFunctionBeginUser;
-  PetscCheck(pb->mat.kind != PBNG_MATERIAL_STVK || s->opt.ho_split == PBNG_SPLIT_STABLE, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(pb->mat.kind != PBNG_MATERIAL_STVK || s->opt.xpbd_ho.split == PBNG_SPLIT_STABLE, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-xpbd_ho_split macklin is a neo-Hookean split; StVK has one split (Table 2: tr(E^2) and tr(E)^2), -xpbd_ho_split stable");
   PetscCheck(pb->mat.kind != PBNG_MATERIAL_STVK || pb->mat.k_volume >= 0.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-solver xpbd_ho: StVK with -poisson %g has lambda = %g < 0, a negative stiffness with no compliance; use nu >= 0",
              pb->mat.poisson, pb->mat.k_volume);
-  PetscCheck(!pbng_energy_split_init(&pb->mat, (pbng_split_kind)s->opt.ho_split, split), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+  PetscCheck(!pbng_energy_split_init(&pb->mat, (pbng_split_kind)s->opt.xpbd_ho.split, split), PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "-solver xpbd_ho: the %s energy has no split into the seed's constraint terms (Table 2); use -material neohookean, "
              "stable_neohookean or stvk",
              pbng_material_kind_name(pb->mat.kind));
@@ -51,9 +51,9 @@ static PetscErrorCode check_setting(const pbng_solver *s, pbng_energy_split *spl
   PetscCall(pbng_constraint_mesh_kinds(pb->dm, &kinds));
   memset(split, 0, sizeof(*split));
   if (kinds & ~PBNG_SHEET_KINDS_MASK) PetscCall(check_volume_material(s, split));
-  PetscCheck(dynamic || s->opt.ho_substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(dynamic || s->opt.xpbd_ho.substeps == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-xpbd_ho_substeps is for -mode dynamic; quasistatic frames take one pseudo step per iteration (-xpbd_ho_dt)");
-  PetscCheck(!dynamic || s->opt.ho_dt == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(!dynamic || s->opt.xpbd_ho.dt == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-xpbd_ho_dt is for -mode quasistatic; a dynamic frame's substeps are -dt / -xpbd_ho_substeps");
   PetscFunctionReturn(0);
 }
@@ -71,10 +71,10 @@ static PetscErrorCode ho_create(pbng_solver *s)
   PetscCall(PetscNew(&d));
   s->data = d;
   d->split = split;
-  const int substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.ho_substeps : 0;
+  const int substeps = pb->mode == PBNG_MODE_DYNAMIC ? s->opt.xpbd_ho.substeps : 0;
   PetscCheck(pb->mode != PBNG_MODE_DYNAMIC || substeps >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-solver xpbd_ho: substeps not resolved");
-  const double h = substeps ? pb->dt / substeps : (s->opt.ho_dt > 0 ? s->opt.ho_dt : pb->dt);
-  PetscCall(pbng_substepper_create(s, substeps, s->opt.ho_iterations, h, 0, &d->st));
+  const double h = substeps ? pb->dt / substeps : (s->opt.xpbd_ho.dt > 0 ? s->opt.xpbd_ho.dt : pb->dt);
+  PetscCall(pbng_substepper_create(s, substeps, s->opt.xpbd_ho.iterations, h, 0, &d->st));
   PetscFunctionReturn(0);
 }
 
@@ -135,40 +135,43 @@ static PetscErrorCode ho_restored(pbng_solver *s) { return pbng_substepper_resto
 /* Dynamic frames are exactly their substeps x n_it iterations (substeps default: -iters / n_it). */
 static int ho_frame_iterations(const pbng_solver_options *opt, int dynamic, int iters)
 {
-  return dynamic ? pbng_substep_iterations(opt->ho_substeps, opt->ho_iterations, iters) : 0;
+  return dynamic ? pbng_substep_iterations(opt->xpbd_ho.substeps, opt->xpbd_ho.iterations, iters) : 0;
 }
 
-static void ho_set_frame_iterations(pbng_solver_options *opt, int n) { opt->ho_substeps = n / opt->ho_iterations; }
+static void ho_set_frame_iterations(pbng_solver_options *opt, int n) { opt->xpbd_ho.substeps = n / opt->xpbd_ho.iterations; }
 
-PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+/* one solver iteration per step (Alg. 1's n_it); substeps and dt from the frame unless given */
+static void xpbd_ho_defaults(pbng_solver_options *o) { o->xpbd_ho = (pbng_xpbd_ho_options){.iterations = 1}; }
+
+static PetscErrorCode pbng_xpbd_ho_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
   const char *splits[PBNG_SPLIT_COUNT];
   PetscBool set_split, set_sub, set_dt, set_it;
-  PetscInt substeps = o->ho_substeps, iterations = o->ho_iterations;
+  PetscInt substeps = o->xpbd_ho.substeps, iterations = o->xpbd_ho.iterations;
   const int mine = !strcmp(selected, pbng_solver_xpbd_ho_ops.name);
 
   PetscFunctionBeginUser;
   for (int k = 0; k < PBNG_SPLIT_COUNT; ++k) splits[k] = pbng_split_kind_name((pbng_split_kind)k);
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-xpbd_ho_split",
                                       "stable (the seed's Eq. 24-28; StVK: Table 2's, its only split) | macklin (Table 2's Neo-Hooke, Macklin et al. 2021)", "split ", splits,
-                                      PBNG_SPLIT_COUNT, &o->ho_split, &set_split));
+                                      PBNG_SPLIT_COUNT, &o->xpbd_ho.split, &set_split));
   PetscCall(PetscOptionsInt("-xpbd_ho_substeps", "dynamic: substeps per frame, n_it iterations each (default: -iters / n_it)", NULL, substeps, &substeps,
                             &set_sub));
-  PetscCall(PetscOptionsReal("-xpbd_ho_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->ho_dt, &o->ho_dt, &set_dt));
+  PetscCall(PetscOptionsReal("-xpbd_ho_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->xpbd_ho.dt, &o->xpbd_ho.dt, &set_dt));
   PetscCall(PetscOptionsInt("-xpbd_ho_iterations", "sweeps per (pseudo) step, n_it of Alg. 1", NULL, iterations, &iterations, &set_it));
   PetscCheck(mine || !(set_split || set_sub || set_dt || set_it), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-xpbd_ho_split, -xpbd_ho_substeps, -xpbd_ho_dt and -xpbd_ho_iterations are for -solver xpbd_ho");
   PetscCheck(iterations >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_iterations %d: must be >= 1", (int)iterations);
   PetscCheck(!set_sub || substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_substeps %d: must be >= 1", (int)substeps);
-  PetscCheck(!set_dt || (o->ho_dt > 0 && isfinite(o->ho_dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_dt %g: must be > 0", o->ho_dt);
-  o->ho_substeps = (int)substeps;
-  o->ho_iterations = (int)iterations;
+  PetscCheck(!set_dt || (o->xpbd_ho.dt > 0 && isfinite(o->xpbd_ho.dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-xpbd_ho_dt %g: must be > 0", o->xpbd_ho.dt);
+  o->xpbd_ho.substeps = (int)substeps;
+  o->xpbd_ho.iterations = (int)iterations;
   PetscFunctionReturn(0);
 }
 
 const pbng_solver_ops pbng_solver_xpbd_ho_ops = {
   .name = "xpbd_ho",
   .kind = {.selectable = 1, .chosen_by = "-solver xpbd_ho", .help = "the seed's XPBD with energy constraints, every element kind (Saillant et al. 2024)",
-           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options,
+           .constraint_colors = 1, .own_guess = 1, .contacts = 1, .contact_every = 10, .set_from_options = pbng_xpbd_ho_set_from_options, .options_defaults = xpbd_ho_defaults,
            .frame_iterations = ho_frame_iterations, .set_frame_iterations = ho_set_frame_iterations},
   .create = ho_create, .begin_frame = ho_begin_frame, .iterate = ho_iterate, .destroy = ho_destroy, .state = ho_state, .restored = ho_restored};

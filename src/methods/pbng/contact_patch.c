@@ -1,5 +1,6 @@
 /* PBNG's joint step on the nodes of the contacts (contact_patch.h). */
 #include "methods/pbng/contact_patch.h"
+#include "core/grow.h"
 #include <stdlib.h>
 #include <string.h>
 #include "core/adjacency.h"
@@ -105,7 +106,8 @@ static PetscErrorCode find_patch(pbng_contact_patch *cp, const pbng_contacts *ct
 
 /* A row in the making: column patch indices and their 3x3 blocks. */
 typedef struct {
-  int32_t n, cap;
+  int32_t n;
+  int64_t cap;
   int64_t *col;
   double (*block)[9];
 } row_builder;
@@ -116,11 +118,9 @@ static PetscErrorCode row_add(row_builder *r, int64_t col, const double *b, int 
   int32_t k = 0;
   while (k < r->n && r->col[k] != col) ++k;
   if (k == r->n) {
-    if (r->n == r->cap) {
-      r->cap = 2 * r->cap + 32;
-      PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)r->cap, &r->col));
-      PetscCall(PetscRealloc(sizeof(double[9]) * (size_t)r->cap, &r->block));
-    }
+    const int64_t cap = r->cap;
+    PetscCall(pbng_grow(&r->col, sizeof(*r->col), r->n + 1, &r->cap));
+    if (r->cap != cap) PetscCall(PetscRealloc(sizeof(*r->block) * (size_t)r->cap, &r->block)); /* beside col */
     r->col[k] = col, memset(r->block[k], 0, sizeof(r->block[k])), ++r->n;
   }
   for (int i = 0; i < 3; ++i)
@@ -184,13 +184,14 @@ static PetscErrorCode pack_rows(const pbng_contact_patch *cp, const pbng_problem
 {
   const pbng_dmesh *dm = pb->dm;
   row_builder r = {0, 0, NULL, NULL};
-  int64_t icap = 64, rcap = 64;
+  int64_t icap = 0, rcap = 0;
   double *Ke;
 
   PetscFunctionBeginUser;
   *nint = *nreal = 0;
-  PetscCall(PetscMalloc1(icap, ints));
-  PetscCall(PetscMalloc1(rcap, reals));
+  *ints = NULL, *reals = NULL;
+  PetscCall(pbng_grow(ints, sizeof(**ints), 1, &icap)); /* never NULL, even with no row */
+  PetscCall(pbng_grow(reals, sizeof(**reals), 1, &rcap));
   PetscCall(PetscMalloc1(9 * PBNG_MAX_ELEMENT_NODES * PBNG_MAX_ELEMENT_NODES, &Ke));
   for (int32_t m = 0; m < cp->nmine; ++m) {
     const int32_t i = cp->mine[m];
@@ -199,14 +200,8 @@ static PetscErrorCode pack_rows(const pbng_contact_patch *cp, const pbng_problem
     pbng_node_force(pb, i, pb->x, f, NULL, 1);
     if (b)
       for (int k = 0; k < 3; ++k) f[k] += b[3 * (int64_t)i + k];
-    if (*nint + 2 + r.n > icap) {
-      icap = 2 * (*nint + 2 + r.n);
-      PetscCall(PetscRealloc(sizeof(int64_t) * (size_t)icap, ints));
-    }
-    if (*nreal + 3 + 9 * r.n > rcap) {
-      rcap = 2 * (*nreal + 3 + 9 * r.n);
-      PetscCall(PetscRealloc(sizeof(double) * (size_t)rcap, reals));
-    }
+    PetscCall(pbng_grow(ints, sizeof(**ints), *nint + 2 + r.n, &icap));
+    PetscCall(pbng_grow(reals, sizeof(**reals), *nreal + 3 + 9 * r.n, &rcap));
     (*ints)[(*nint)++] = patch_index(cp, dm->global_node[i]);
     (*ints)[(*nint)++] = r.n;
     for (int32_t k = 0; k < r.n; ++k) (*ints)[(*nint)++] = r.col[k];

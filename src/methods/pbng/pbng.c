@@ -4,6 +4,7 @@
  * With weak constraints, each iteration ends with one joint step per weak constraint on all its
  * nodes (-weak_blocks, on by default; off is the paper's node-only PBNG). The sweep itself is
  * src/methods/pbng/sweep.c; this solver iterates it once per iteration with b = 0. */
+#include "methods/pbng/sweep.h"
 #include "methods/solver.h"
 #include <string.h>
 
@@ -126,7 +127,10 @@ static PetscErrorCode read_acceleration_parameters(PetscOptionItems *PetscOption
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected)
+/* Sec. 7.2's SOR and Chebyshev parameters; plain sweeps; weak blocks on */
+static void single_level_defaults(pbng_solver_options *o) { o->sweep = (pbng_sweep_options){.accel = PBNG_ACCEL_NONE, .omega = 1.7, .rho = 0.95, .gamma = 1.7, .weak_blocks = 1}; }
+
+static PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *opt, const char *selected)
 {
   const int mine = !strcmp(selected, pbng_solver_pbng_ops.name);
 
@@ -139,5 +143,5 @@ PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsObject, 
 const pbng_solver_ops pbng_solver_pbng_ops = {
   .name = "pbng",
   .kind = {.contacts = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
-           .set_from_options = pbng_pbng_set_from_options},
+           .set_from_options = pbng_pbng_set_from_options, .options_defaults = single_level_defaults},
   .create = single_level_create, .begin_frame = single_level_begin_frame, .iterate = single_level_iterate, .destroy = single_level_destroy, .monitor = single_level_monitor, .state = single_level_state};

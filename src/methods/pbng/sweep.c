@@ -1,4 +1,5 @@
 #include "methods/pbng/sweep.h"
+#include "core/chebyshev.h"
 #include <inttypes.h>
 #include <string.h>
 #include "core/dense.h"
@@ -225,13 +226,6 @@ static PetscErrorCode setup_weak_blocks(pbng_sweeper *sw)
              "-weak_blocks: weak constraint %" PRId64 " has nodes on several ranks: partition the mesh again with pbng-partition", first);
   PetscCall(pbng_color_groups_build(dm->nblock_colors, dm->nowned_weak, dm->block_color, &sw->blocks));
   PetscFunctionReturn(0);
-}
-
-double pbng_chebyshev_omega(int l, double rho, double omega_l)
-{
-  if (l < 2) return 1.0;
-  if (l == 2) return 2.0 / (2.0 - rho * rho);
-  return 4.0 / (4.0 - rho * rho * omega_l);
 }
 
 /* Eq. 39 / Eq. 40 applied to the owned free nodes after the sweep; x holds x_PBNG^{l+1}. */

@@ -9,19 +9,8 @@
 #define PBNG_METHODS_PBNG_SWEEP_H
 
 #include "methods/pbng/contact_patch.h"
+#include "methods/pbng/pbng.h"
 #include "problem/problem.h"
-
-typedef enum { PBNG_ACCEL_NONE = 0, PBNG_ACCEL_SOR = 1, PBNG_ACCEL_CHEBYSHEV = 2 } pbng_accel;
-
-typedef struct {
-  pbng_accel accel;
-  double omega;    /* SOR relaxation (Eq. 40), paper: 1.7 */
-  double rho;      /* Chebyshev spectral radius estimate (Eq. 39), paper: 0.95 */
-  double gamma;    /* Chebyshev relaxation (Eq. 39), paper: 1.7 */
-  int weak_blocks; /* a joint step per weak constraint (static ones and contacts) after each sweep */
-  int vbd_line_search; /* VBD's backtracking line search after each node step (pbng_node_line_search) */
-  int vbd_exact_block; /* VBD's node block (pbng_node_exact_block) instead of Eq. 36-38 */
-} pbng_sweep_options;
 
 typedef struct {
   pbng_problem *pb;
@@ -47,11 +36,5 @@ void pbng_sweeper_restart(pbng_sweeper *sw);
  * weak blocks, the acceleration. b: right-hand side [nfree][3] of the owned free nodes (the step
  * solves F_i(x) = b_i, i.e. f_i(x) + b_i = 0 with f_i the node force of pbng_node_force), or NULL for b = 0. */
 PetscErrorCode pbng_sweeper_iterate(pbng_sweeper *sw, int l, const double *b);
-
-/* Chebyshev weight omega_{l+1} of Eq. 39 after iteration l (0-based) from omega_l, with the spectral radius estimate rho. */
-double pbng_chebyshev_omega(int l, double rho, double omega_l);
-
-/* The acceleration's name: "none" | "sor" | "chebyshev" (-accel). */
-const char *pbng_accel_name(pbng_accel accel);
 
 #endif

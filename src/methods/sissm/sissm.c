@@ -20,6 +20,7 @@
  * (gamma = 1) with -sissm_rho. docs/peridynamics.md#sissm. */
 #include <math.h>
 #include <string.h>
+#include "core/chebyshev.h"
 #include "core/element.h"
 #include "core/mat3.h"
 #include "core/peridynamics_hessian.h"
@@ -161,7 +162,7 @@ static void ring_slots(const pbng_pd_terms *pd, int form, int32_t r, const doubl
 
 /* Whether this iteration builds D: always without -sissm_d_every N > 1 (no cache), else the frame's first
  * iteration (or the first after a restart) and every N-th. */
-static int rebuilds_d(const pbng_solver *s, const sissm_data *d, int l) { return !d->slot_d || !d->d_valid || l % s->opt.sissm_d_every == 0; }
+static int rebuilds_d(const pbng_solver *s, const sissm_data *d, int l) { return !d->slot_d || !d->d_valid || l % s->opt.sissm.d_every == 0; }
 
 /* ---- the vertex step ---------------------------------------------------------------------------- */
 
@@ -229,7 +230,7 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
   pbng_problem *pb = s->pb;
   pbng_pd_terms *pd = pb->pd;
   const pbng_dmesh *dm = pb->dm;
-  const int form = s->opt.sissm_form, step_len = s->opt.sissm_step_length;
+  const int form = s->opt.sissm.form, step_len = s->opt.sissm.step_length;
   const int64_t n3 = 3 * (int64_t)dm->nfree;
   double *ynew = &d->slot[0]; /* reused below only after the gather */
   long long shortened = 0;
@@ -248,9 +249,9 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
 #pragma omp parallel for schedule(static) reduction(+ : shortened)
   for (int32_t i = 0; i < dm->nfree; ++i) shortened += vertex_step(pb, d, step_len, i, &d->node[SLOT_W * (int64_t)i], &ynew[3 * (int64_t)i]);
   d->shortened = shortened;
-  if (s->opt.sissm_check_energy) d->increases = count_increases(pb, d, ynew);
-  if (s->opt.sissm_chebyshev) {
-    const double w = pbng_chebyshev_omega(l, s->opt.sissm_rho, d->omega_prev); /* PBNG's Eq. 39 */
+  if (s->opt.sissm.check_energy) d->increases = count_increases(pb, d, ynew);
+  if (s->opt.sissm.chebyshev) {
+    const double w = pbng_chebyshev_omega(l, s->opt.sissm.rho, d->omega_prev); /* PBNG's Eq. 39 */
     if (l == 0) memcpy(d->y_prev, pb->x, sizeof(double) * (size_t)n3);
 #pragma omp parallel for schedule(static)
     for (int64_t k = 0; k < n3; ++k) {
@@ -332,8 +333,8 @@ static PetscErrorCode sissm_create(pbng_solver *s)
     o.dhat = pbng_pd_contact_dhat(co, xi);
     PetscCall(pbng_pd_contact_create(dm, &o, xi, &d->contact));
   }
-  if (s->opt.sissm_d_every > 1 && s->opt.sissm_form == SISSM_FORM_EXACT) PetscCall(PetscMalloc1(3 * (int64_t)nslots + 3, &d->slot_d));
-  if (s->opt.sissm_check_energy) {
+  if (s->opt.sissm.d_every > 1 && s->opt.sissm.form == SISSM_FORM_EXACT) PetscCall(PetscMalloc1(3 * (int64_t)nslots + 3, &d->slot_d));
+  if (s->opt.sissm.check_energy) {
     PetscCall(PetscMalloc1(nslots + 1, &d->slot_ring));
     for (int32_t r = 0; r < pb->pd->nrings; ++r)
       for (int32_t k = pb->pd->slot_start[r]; k < pb->pd->slot_start[r + 1]; ++k) d->slot_ring[k] = r;
@@ -369,7 +370,7 @@ static PetscErrorCode sissm_monitor(pbng_solver *s, char *buf, size_t len)
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, s->pb->dm->comm));
-  int used = s->opt.sissm_check_energy ? snprintf(buf, len, "  shortened %lld  increases %lld", all[0], all[1]) : snprintf(buf, len, "  shortened %lld", all[0]);
+  int used = s->opt.sissm.check_energy ? snprintf(buf, len, "  shortened %lld  increases %lld", all[0], all[1]) : snprintf(buf, len, "  shortened %lld", all[0]);
   if (d->contact && used > 0 && (size_t)used < len) {
     const pbng_pd_contact_stats *c = &d->contact_stats;
     snprintf(buf + used, len - (size_t)used, "  contact pairs %" PRId64 " clamped %" PRId64 " reverted %" PRId64 " steps %d min_distance %.3e halo %" PRId64 "/%" PRId64,
@@ -405,20 +406,20 @@ static PetscErrorCode sissm_restored(pbng_solver *s)
 
 /* ---- options ------------------------------------------------------------------------------------ */
 
-PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
+static PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscInt d_every = o->sissm_d_every > 0 ? o->sissm_d_every : 1;
-  PetscBool set_form, set_len, set_cheb, set_rho, set_check, set_every, check = o->sissm_check_energy ? PETSC_TRUE : PETSC_FALSE, len = o->sissm_step_length ? PETSC_TRUE : PETSC_FALSE, cheb = o->sissm_chebyshev ? PETSC_TRUE : PETSC_FALSE;
+  PetscInt d_every = o->sissm.d_every > 0 ? o->sissm.d_every : 1;
+  PetscBool set_form, set_len, set_cheb, set_rho, set_check, set_every, check = o->sissm.check_energy ? PETSC_TRUE : PETSC_FALSE, len = o->sissm.step_length ? PETSC_TRUE : PETSC_FALSE, cheb = o->sissm.chebyshev ? PETSC_TRUE : PETSC_FALSE;
   const int mine = !strcmp(selected, pbng_solver_sissm_ops.name);
 
   PetscFunctionBeginUser;
-  if (o->sissm_rho == 0) o->sissm_rho = 0.95, len = PETSC_TRUE; /* not read yet: the defaults */
+  if (o->sissm.rho == 0) o->sissm.rho = 0.95, len = PETSC_TRUE; /* not read yet: the defaults */
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-sissm_form",
                                       "exact (the exact gradient, preconditioned by Eq. 25's D) | seed (Eq. 25 as printed: fixed point exact only for affine rings)",
-                                      "form ", form_names, 2, &o->sissm_form, &set_form));
+                                      "form ", form_names, 2, &o->sissm.form, &set_form));
   PetscCall(PetscOptionsBool("-sissm_step_length", "Eq. 33's per-vertex step length (0: alpha = 1)", NULL, len, &len, &set_len));
   PetscCall(PetscOptionsBool("-sissm_chebyshev", "Chebyshev acceleration of the iterates (PBNG's Eq. 39, gamma = 1)", NULL, cheb, &cheb, &set_cheb));
-  PetscCall(PetscOptionsReal("-sissm_rho", "-sissm_chebyshev: spectral radius estimate in (0, 1)", NULL, o->sissm_rho, &o->sissm_rho, &set_rho));
+  PetscCall(PetscOptionsReal("-sissm_rho", "-sissm_chebyshev: spectral radius estimate in (0, 1)", NULL, o->sissm.rho, &o->sissm.rho, &set_rho));
   PetscCall(PetscOptionsBool("-sissm_check_energy",
                              "count the vertex steps that raise their vertex energy E_i, others held (-monitor shows them; serial work, for tests)", NULL, check,
                              &check, &set_check));
@@ -427,13 +428,13 @@ PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptionsObject,
   PetscCheck(mine || !(set_form || set_len || set_cheb || set_rho || set_check || set_every), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-sissm_form, -sissm_step_length, -sissm_chebyshev, -sissm_rho, -sissm_check_energy and -sissm_d_every are for -solver sissm");
   PetscCheck(d_every >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sissm_d_every %d: must be >= 1", (int)d_every);
-  PetscCheck(d_every == 1 || o->sissm_form == SISSM_FORM_EXACT, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(d_every == 1 || o->sissm.form == SISSM_FORM_EXACT, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-sissm_d_every is for -sissm_form exact (the seed form's D is its springs')");
-  o->sissm_d_every = (int)d_every;
-  PetscCheck(o->sissm_rho > 0 && o->sissm_rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sissm_rho %g: must be in (0, 1)", o->sissm_rho);
-  o->sissm_step_length = len ? 1 : 0;
-  o->sissm_chebyshev = cheb ? 1 : 0;
-  o->sissm_check_energy = check ? 1 : 0;
+  o->sissm.d_every = (int)d_every;
+  PetscCheck(o->sissm.rho > 0 && o->sissm.rho < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sissm_rho %g: must be in (0, 1)", o->sissm.rho);
+  o->sissm.step_length = len ? 1 : 0;
+  o->sissm.chebyshev = cheb ? 1 : 0;
+  o->sissm.check_energy = check ? 1 : 0;
   PetscFunctionReturn(0);
 }
 
