@@ -1,4 +1,5 @@
 #include "contact/contact_detect.h"
+#include "contact/box_hash.h"
 #include <math.h>
 #include <string.h>
 #include "parallel/halo.h"
@@ -21,17 +22,9 @@ typedef struct {
   uint8_t bits[FILTER_CELLS * FILTER_CELLS * FILTER_CELLS / 8];
 } occupancy;
 
-/* A spatial hash of the triangles' grown boxes: cell (i, j, k) = floor(x / h) lists, in its bucket,
- * every triangle whose grown box overlaps it (other cells hashing to the same bucket add candidates
- * that the box test removes). Triangles covering more than HASH_MAX_CELLS cells are in `large`. */
+/* The broad phase (contact/box_hash.h) over the triangles' grown boxes, cells of the median box's longest side;
+ * triangles covering more than HASH_MAX_CELLS cells are candidates of every vertex. */
 #define HASH_MAX_CELLS 512
-typedef struct {
-  double h;
-  uint64_t mask;  /* buckets - 1 (a power of two) */
-  int64_t *start; /* [buckets + 1] */
-  int32_t *tri;   /* [start[buckets]] */
-  int32_t nlarge, *large;
-} spatial_hash;
 
 struct pbng_contact_detector {
   const pbng_dmesh *dm;
@@ -214,120 +207,19 @@ static PetscErrorCode exchange_surface_halo(const pbng_contact_detector *det, co
 
 /* ---- broad phase: the spatial hash ---- */
 
-/* The k-th smallest of v[0 .. n) (v is reordered): quickselect, median-of-three pivots. */
-static double kth_smallest(double *v, int64_t n, int64_t k)
+/* The hash of the triangles' grown boxes. */
+static PetscErrorCode spatial_hash_build(const placed_triangle *t, int32_t n, pbng_box_hash *g)
 {
-  int64_t lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    const double a = v[lo], b = v[mid], c = v[hi];
-    const double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-    int64_t i = lo, j = hi;
-    while (i <= j) {
-      while (v[i] < pivot) ++i;
-      while (v[j] > pivot) --j;
-      if (i <= j) {
-        const double t = v[i];
-        v[i++] = v[j], v[j--] = t;
-      }
-    }
-    if (k <= j) hi = j;
-    else if (k >= i) lo = i;
-    else return v[k];
-  }
-  return v[k];
-}
-
-/* The cell edge: the median over the triangles of their grown box's longest side, so that a median
- * triangle covers at most 2 cells per axis. */
-static PetscErrorCode hash_cell_size(const placed_triangle *t, int32_t n, double *h)
-{
-  double *ext;
+  double(*box)[6], h;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(n + 1, &ext));
-  for (int32_t k = 0; k < n; ++k) ext[k] = fmax(t[k].hi[0] - t[k].lo[0], fmax(t[k].hi[1] - t[k].lo[1], t[k].hi[2] - t[k].lo[2]));
-  *h = n > 0 ? kth_smallest(ext, n, n / 2) : 1.0;
-  PetscCall(PetscFree(ext));
-  PetscFunctionReturn(0);
-}
-
-static int64_t hash_cell(const spatial_hash *g, double x)
-{
-  const double c = floor(x / g->h), lim = 1099511627776.0; /* 2^40: far beyond any mesh, no overflow */
-  return (int64_t)(c < -lim ? -lim : c > lim ? lim : c);
-}
-
-static uint64_t hash_bucket(const spatial_hash *g, int64_t i, int64_t j, int64_t k)
-{
-  uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)j * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)k * 0x165667B19E3779F9ull;
-  h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-  return h & g->mask;
-}
-
-/* The cells a triangle's grown box covers, [c[0]..c[1]] x [c[2]..c[3]] x [c[4]..c[5]]; returns their number. */
-static int64_t covered_cells(const spatial_hash *g, const placed_triangle *t, int64_t c[6])
-{
-  int64_t n = 1;
-  for (int k = 0; k < 3; ++k) c[2 * k] = hash_cell(g, t->lo[k]), c[2 * k + 1] = hash_cell(g, t->hi[k]), n *= c[2 * k + 1] - c[2 * k] + 1;
-  return n;
-}
-
-/* Visits the buckets of triangle t's cells: pass 0 counts (start[b + 1]), pass 1 fills (fill[b]);
- * a triangle is listed once per bucket (last[b]: the last triangle listed there). */
-static void hash_triangle(spatial_hash *g, const placed_triangle *t, int32_t id, int pass, int32_t *last, int64_t *fill)
-{
-  int64_t c[6];
-  covered_cells(g, t, c);
-  for (int64_t k = c[4]; k <= c[5]; ++k)
-    for (int64_t j = c[2]; j <= c[3]; ++j)
-      for (int64_t i = c[0]; i <= c[1]; ++i) {
-        const uint64_t b = hash_bucket(g, i, j, k);
-        if (last[b] == id) continue;
-        last[b] = id;
-        if (pass == 0) g->start[b + 1]++;
-        else g->tri[fill[b]++] = id;
-      }
-}
-
-static PetscErrorCode spatial_hash_build(const placed_triangle *t, int32_t n, spatial_hash *g)
-{
-  int64_t entries = 0, c[6], *fill;
-  int32_t *last;
-
-  PetscFunctionBeginUser;
-  memset(g, 0, sizeof(*g));
-  PetscCall(hash_cell_size(t, n, &g->h));
-  PetscCall(PetscMalloc1(n + 1, &g->large));
-  for (int32_t k = 0; k < n; ++k) {
-    const int64_t cells = covered_cells(g, &t[k], c);
-    if (cells > HASH_MAX_CELLS) g->large[g->nlarge++] = k;
-    else entries += cells;
-  }
-  uint64_t buckets = 16;
-  while (buckets < 2 * (uint64_t)entries) buckets *= 2;
-  g->mask = buckets - 1;
-  PetscCall(PetscCalloc1(buckets + 1, &g->start));
-  PetscCall(PetscMalloc2(buckets, &last, buckets, &fill));
-  for (int pass = 0; pass < 2; ++pass) {
-    for (uint64_t b = 0; b < buckets; ++b) last[b] = -1;
-    if (pass == 1) {
-      for (uint64_t b = 0; b < buckets; ++b) g->start[b + 1] += g->start[b], fill[b] = g->start[b];
-      PetscCall(PetscMalloc1(g->start[buckets] + 1, &g->tri));
-    }
-    for (int32_t k = 0; k < n; ++k)
-      if (covered_cells(g, &t[k], c) <= HASH_MAX_CELLS) hash_triangle(g, &t[k], k, pass, last, fill);
-  }
-  PetscCall(PetscFree2(last, fill));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode spatial_hash_destroy(spatial_hash *g)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree(g->start));
-  PetscCall(PetscFree(g->tri));
-  PetscCall(PetscFree(g->large));
+  PetscCall(PetscMalloc1(n + 1, &box));
+  for (int32_t k = 0; k < n; ++k)
+    for (int a = 0; a < 3; ++a) box[k][a] = t[k].lo[a], box[k][3 + a] = t[k].hi[a];
+  PetscCall(pbng_box_hash_median_edge(n, (const double(*)[6])box, &h));
+  PetscErrorCode ierr = pbng_box_hash_create(n, (const double(*)[6])box, h, HASH_MAX_CELLS, g);
+  PetscCall(PetscFree(box));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -474,7 +366,7 @@ static int candidate(const pbng_contact_detector *det, int32_t v, const double x
 
 /* Vertex v's answer: the triangles listed in its cell's bucket and the large ones, and the number of
  * obstacles with phi < d. Adds the candidates tested to *candidates. */
-static void answer_vertex(const pbng_contact_detector *det, const double *x, const placed_triangle *tris, const spatial_hash *g, int32_t v,
+static void answer_vertex(const pbng_contact_detector *det, const double *x, const placed_triangle *tris, const pbng_box_hash *g, int32_t v,
                           vertex_answer *ans, int64_t *candidates)
 {
   const double *xv = &x[3 * (int64_t)det->surf.vert[v]];
@@ -483,8 +375,8 @@ static void answer_vertex(const pbng_contact_detector *det, const double *x, con
   const int point = vertex_normal(&det->surf, x, v, nv) == 0;
   nearest_pairs near = {.n = 0};
   ans->nobstacles = 0;
-  const uint64_t b = hash_bucket(g, hash_cell(g, xv[0]), hash_cell(g, xv[1]), hash_cell(g, xv[2]));
-  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, point, tris, g->tri[k], &near);
+  const uint64_t b = pbng_box_hash_bucket(g, pbng_box_hash_cell(g, xv[0]), pbng_box_hash_cell(g, xv[1]), pbng_box_hash_cell(g, xv[2]));
+  for (int64_t k = g->start[b]; k < g->start[b + 1]; ++k) n += candidate(det, v, xv, nv, point, tris, g->item[k], &near);
   for (int32_t k = 0; k < g->nlarge; ++k) n += candidate(det, v, xv, nv, point, tris, g->large[k], &near);
   valley_records(tris, &near, det->opt.sheet_offset, ans);
   for (int o = 0; o < det->opt.nobstacles; ++o) {
@@ -533,7 +425,7 @@ PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, 
   const double t0 = MPI_Wtime();
   placed_triangle *tris;
   int32_t nhalo;
-  spatial_hash g;
+  pbng_box_hash g;
   vertex_answer *ans;
   int32_t *first;
   int64_t candidates = 0;
@@ -564,7 +456,7 @@ PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, 
   det->stats.surface_vertices = s->nvert, det->stats.surface_triangles = s->nheld, det->stats.halo_triangles = nhalo;
   det->stats.candidates = candidates;
   PetscCall(PetscFree2(ans, first));
-  PetscCall(spatial_hash_destroy(&g));
+  PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(tris));
   det->stats.seconds = MPI_Wtime() - t0;
   PetscFunctionReturn(0);

@@ -5,7 +5,11 @@
 #include "core/barrier.h"
 #include "core/ccd.h"
 #include "core/element.h"
+#include "core/grow.h"
+#include "core/sorted_ids.h"
 #include "core/vec3.h"
+#include "contact/box_hash.h"
+#include "contact/surface.h"
 #include "parallel/halo.h"
 
 enum { PAIR_VT = 0, PAIR_EE = 1, PAIR_VO = 2 };
@@ -14,15 +18,6 @@ typedef struct {
   int kind;
   int32_t v[4]; /* VT: vertex, triangle corners; EE: edge a, edge b; VO: vertex, obstacle index in v[1] */
 } pair;
-
-/* A point-to-point exchange of per-vertex values between ranks: each rank sends the values of its owned
- * vertices sidx[sdispl[r] .. sdispl[r+1]) to rank r and receives the values of ridx[rdispl[r] ..) from it
- * (compact indices; both sides list a rank's vertices in the same order). */
-typedef struct {
-  int *scount, *sdispl, *rcount, *rdispl; /* [size], [size + 1] */
-  int32_t *sidx, *ridx;
-  double *sbuf, *rbuf;
-} exchange_plan;
 
 struct pbng_pd_contact {
   pbng_pd_contact_options opt;
@@ -38,14 +33,14 @@ struct pbng_pd_contact {
   int32_t (*edge)[2];     /* compact ends, a < b */
   int32_t *nbr_start, *nbr, *nbr_edge; /* vertex adjacency through edges (sorted), and each entry's edge */
   int32_t *vt_start, *vt; /* vertex -> its triangles */
-  int32_t *body;          /* [nv] connected component (through mesh edges): its smallest compact index */
+  int64_t *body;          /* [nv] body (pbng_body_labels: the smallest global node id of its component) */
   double *rest;           /* [nv][3] rest positions */
   double rest_exclusion;  /* in effect (pbng_pd_contact_rest_exclusion) */
   double longest_edge;    /* at rest */
   int32_t nmine;          /* this rank's owned surface vertices */
   int32_t *mine;          /* [nmine] their compact indices, increasing */
-  exchange_plan ghosts;   /* owned -> the ranks holding them as ghosts (static) */
-  exchange_plan halo;     /* owned -> the ranks whose pairs need them (rebuilt per projection) */
+  pbng_halo ghosts;       /* owned -> the ranks holding them as ghosts (static; compact indices, one color) */
+  pbng_halo halo;         /* owned -> the ranks whose pairs need them (rebuilt per projection) */
   uint8_t *active;        /* [nv] 1: positions known here in this projection (owned, ghosts, halo) */
   int32_t nactive, *active_list;
   int32_t nltri, nledge;  /* the primitives whose vertices are all active, in increasing global order */
@@ -58,12 +53,6 @@ struct pbng_pd_contact {
 };
 
 /* ---- topology ---------------------------------------------------------------------------------------- */
-
-static int compare_i64(const void *a, const void *b)
-{
-  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
 
 static int compare_i64_pair(const void *a, const void *b)
 {
@@ -105,8 +94,7 @@ static int compare_pair(const void *a, const void *b)
 
 static int32_t compact_of(const pbng_pd_contact *c, int64_t g)
 {
-  const int64_t *p = bsearch(&g, c->gid, (size_t)c->nv, sizeof(int64_t), compare_i64);
-  return p ? (int32_t)(p - c->gid) : -1;
+  return (int32_t)pbng_sorted_index(c->gid, c->nv, g);
 }
 
 /* Every rank's tri3 rows as corner global ids, sorted (partition-independent order). */
@@ -164,7 +152,7 @@ static PetscErrorCode build_topology(pbng_pd_contact *c, int ntri, const int64_t
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(3 * (int64_t)ntri + 1, &g));
   memcpy(g, tris, sizeof(int64_t) * 3 * (size_t)ntri);
-  qsort(g, 3 * (size_t)ntri, sizeof(int64_t), compare_i64);
+  qsort(g, 3 * (size_t)ntri, sizeof(int64_t), pbng_compare_int64);
   for (int64_t k = 0; k < 3 * (int64_t)ntri; ++k)
     if (k == 0 || g[k] != g[m - 1]) g[m++] = g[k];
   c->nv = m;
@@ -186,27 +174,6 @@ static PetscErrorCode build_topology(pbng_pd_contact *c, int ntri, const int64_t
   c->nedge = m;
   c->edge = e;
   PetscCall(build_adjacency(c));
-  PetscFunctionReturn(0);
-}
-
-/* The root of v in the union-find forest parent (path halving). */
-static int32_t find_root(int32_t *parent, int32_t v)
-{
-  while (parent[v] != v) parent[v] = parent[parent[v]], v = parent[v];
-  return v;
-}
-
-/* body[v]: the smallest compact index of v's connected component through the mesh edges. */
-static PetscErrorCode label_bodies(pbng_pd_contact *c)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(c->nv + 1, &c->body));
-  for (int32_t v = 0; v < c->nv; ++v) c->body[v] = v;
-  for (int32_t k = 0; k < c->nedge; ++k) {
-    const int32_t a = find_root(c->body, c->edge[k][0]), b = find_root(c->body, c->edge[k][1]);
-    if (a != b) c->body[PetscMax(a, b)] = PetscMin(a, b); /* the smaller index stays the root */
-  }
-  for (int32_t v = 0; v < c->nv; ++v) c->body[v] = find_root(c->body, v);
   PetscFunctionReturn(0);
 }
 
@@ -234,10 +201,11 @@ typedef struct {
   int32_t v;
   uint8_t free;
   double x[3];
+  int64_t body;
 } vertex_item;
 
-/* local[], owned[], this rank's owned surface vertices; free flags and rest positions of the whole surface
- * (gathered once). */
+/* local[], owned[], this rank's owned surface vertices; free flags, rest positions and bodies of the whole surface
+ * (gathered once; the bodies are the contact code's one labelling, pbng_body_labels). */
 static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
 {
   int64_t *key;
@@ -247,7 +215,7 @@ static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(2 * (int64_t)dm->nlocal + 2, &key));
   for (int32_t i = 0; i < dm->nlocal; ++i) key[2 * i] = dm->global_node[i], key[2 * i + 1] = i;
-  qsort(key, (size_t)dm->nlocal, 2 * sizeof(int64_t), compare_i64);
+  qsort(key, (size_t)dm->nlocal, 2 * sizeof(int64_t), pbng_compare_int64);
   PetscCall(PetscMalloc1(c->nv + 1, &c->local));
   PetscCall(PetscCalloc1(c->nv + 1, &c->owned));
   PetscCall(PetscMalloc1(c->nv + 1, &c->mine));
@@ -263,67 +231,28 @@ static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
     if (c->local[v] >= 0 && c->local[v] < dm->nowned) c->mine[c->nmine++] = v, c->owned[v] = 1;
   }
   PetscCall(PetscFree(key));
+  int64_t *body, nbodies;
+  int rounds;
+  PetscCall(PetscMalloc1(dm->nlocal + 1, &body));
+  PetscCall(pbng_body_labels(dm, body, &nbodies, &rounds));
   PetscCall(PetscCalloc1(c->nmine + 1, &mine)); /* zeroed: the items' padding is sent too */
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k], i = c->local[v];
-    mine[k].v = v, mine[k].free = i < dm->nfree;
+    mine[k].v = v, mine[k].free = i < dm->nfree, mine[k].body = body[i];
     for (int a = 0; a < 3; ++a) mine[k].x[a] = dm->X[3 * (int64_t)i + a];
   }
+  PetscCall(PetscFree(body));
   PetscCall(pbng_allgather_items(dm->comm, sizeof(vertex_item), c->nmine, mine, &total, (void **)&all));
   PetscCheck(total == c->nv, dm->comm, PETSC_ERR_PLIB, "pd contact: %d owned surface vertices over the ranks, %d in the surface", total, (int)c->nv);
   PetscCall(PetscMalloc1(c->nv + 1, &c->free));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->rest));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->body));
   for (int k = 0; k < total; ++k) {
-    c->free[all[k].v] = all[k].free;
+    c->free[all[k].v] = all[k].free, c->body[all[k].v] = all[k].body;
     memcpy(&c->rest[3 * (int64_t)all[k].v], all[k].x, sizeof(all[k].x));
   }
   PetscCall(PetscFree(mine));
   PetscCall(PetscFree(all));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode plan_destroy(exchange_plan *p)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree4(p->scount, p->sdispl, p->rcount, p->rdispl));
-  PetscCall(PetscFree(p->sidx));
-  PetscCall(PetscFree(p->ridx));
-  PetscCall(PetscFree(p->sbuf));
-  PetscCall(PetscFree(p->rbuf));
-  PetscFunctionReturn(0);
-}
-
-/* A plan from one side's lists: count[r] vertices idx (grouped by rank r, PetscMalloc'd; the plan takes it)
- * sent to r (sending = 1) or wanted from r (sending = 0); the other side learns its lists. Collective. */
-static PetscErrorCode plan_create(const pbng_pd_contact *c, int sending, const int *count, int32_t *idx, exchange_plan *p)
-{
-  int *kc, *kd, *oc, *od;
-  int32_t *other;
-
-  PetscFunctionBeginUser;
-  PetscCall(plan_destroy(p));
-  PetscCall(PetscMalloc4(c->size, &p->scount, c->size + 1, &p->sdispl, c->size, &p->rcount, c->size + 1, &p->rdispl));
-  kc = sending ? p->scount : p->rcount, kd = sending ? p->sdispl : p->rdispl;
-  oc = sending ? p->rcount : p->scount, od = sending ? p->rdispl : p->sdispl;
-  memcpy(kc, count, sizeof(int) * (size_t)c->size);
-  PetscCallMPI(MPI_Alltoall(kc, 1, MPI_INT, oc, 1, MPI_INT, c->comm));
-  kd[0] = od[0] = 0;
-  for (int r = 0; r < c->size; ++r) kd[r + 1] = kd[r] + kc[r], od[r + 1] = od[r] + oc[r];
-  PetscCall(PetscMalloc1(od[c->size] + 1, &other));
-  PetscCall(pbng_alltoallv_items(idx, kc, kd, other, oc, od, sizeof(int32_t), c->comm));
-  p->sidx = sending ? idx : other, p->ridx = sending ? other : idx;
-  PetscCall(PetscMalloc1(3 * (int64_t)p->sdispl[c->size] + 3, &p->sbuf));
-  PetscCall(PetscMalloc1(3 * (int64_t)p->rdispl[c->size] + 3, &p->rbuf));
-  PetscFunctionReturn(0);
-}
-
-/* v[3 per compact vertex]: the owners' values of the plan's vertices sent to the ranks that hold them. */
-static PetscErrorCode plan_exchange(const pbng_pd_contact *c, exchange_plan *p, double *v)
-{
-  PetscFunctionBeginUser;
-  for (int32_t k = 0; k < p->sdispl[c->size]; ++k) memcpy(&p->sbuf[3 * (int64_t)k], &v[3 * (int64_t)p->sidx[k]], 3 * sizeof(double));
-  PetscCall(pbng_alltoallv_items(p->sbuf, p->scount, p->sdispl, p->rbuf, p->rcount, p->rdispl, 3 * sizeof(double), c->comm));
-  for (int32_t k = 0; k < p->rdispl[c->size]; ++k) memcpy(&v[3 * (int64_t)p->ridx[k]], &p->rbuf[3 * (int64_t)k], 3 * sizeof(double));
   PetscFunctionReturn(0);
 }
 
@@ -343,7 +272,7 @@ static PetscErrorCode build_ghost_plan(const pbng_dmesh *dm, pbng_pd_contact *c)
   PetscCall(PetscMalloc1(n + 1, &idx));
   for (int32_t k = 0; k < n; ++k) idx[k] = (int32_t)key[2 * k + 1];
   PetscCall(PetscFree(key));
-  PetscCall(plan_create(c, 0, count, idx, &c->ghosts));
+  PetscCall(pbng_halo_create_from_one_side(c->comm, 0, count, idx, &c->ghosts));
   PetscCall(PetscFree(count));
   PetscFunctionReturn(0);
 }
@@ -399,7 +328,8 @@ static PetscErrorCode build_halo_plan(pbng_pd_contact *c, double r)
     for (int32_t k = 0; k < c->nmine; ++k)
       if (boxes_within(nb[k], &nb[k][3], &boxes[6 * q], &boxes[6 * q + 3], r)) idx[n++] = c->mine[k];
   }
-  PetscCall(plan_create(c, 1, count, idx, &c->halo));
+  PetscCall(pbng_halo_destroy(&c->halo)); /* the last projection's */
+  PetscCall(pbng_halo_create_from_one_side(c->comm, 1, count, idx, &c->halo));
   PetscCall(PetscFree3(boxes, nb, count));
   PetscFunctionReturn(0);
 }
@@ -419,8 +349,8 @@ static PetscErrorCode build_active_primitives(pbng_pd_contact *c)
   for (int32_t k = 0; k < c->nactive; ++k) c->active[c->active_list[k]] = 0;
   c->nactive = 0;
   for (int32_t k = 0; k < c->nmine; ++k) activate(c, c->mine[k]);
-  for (int32_t k = 0; k < c->ghosts.rdispl[c->size]; ++k) activate(c, c->ghosts.ridx[k]);
-  for (int32_t k = 0; k < c->halo.rdispl[c->size]; ++k) activate(c, c->halo.ridx[k]);
+  for (int32_t k = 0; k < c->ghosts.recv_start[c->ghosts.nneighbors]; ++k) activate(c, c->ghosts.recv_node[k]);
+  for (int32_t k = 0; k < c->halo.recv_start[c->halo.nneighbors]; ++k) activate(c, c->halo.recv_node[k]);
   qsort(c->active_list, (size_t)c->nactive, sizeof(int32_t), compare_i32);
   for (int32_t k = 0; k < c->nactive; ++k) cap += c->vt_start[c->active_list[k] + 1] - c->vt_start[c->active_list[k]] + c->nbr_start[c->active_list[k] + 1] - c->nbr_start[c->active_list[k]];
   PetscCall(PetscMalloc1(cap + 1, &ids));
@@ -460,42 +390,17 @@ static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, doub
     const int32_t v = c->mine[k];
     memcpy(&c->y[3 * (int64_t)v], x ? &x[3 * (int64_t)c->local[v]] : &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
   }
-  PetscCall(plan_exchange(c, &c->ghosts, c->y));
-  PetscCall(plan_exchange(c, &c->ghosts, c->z_prev));
+  PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->y));
+  PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->z_prev));
   PetscCall(build_halo_plan(c, r));
-  PetscCall(plan_exchange(c, &c->halo, c->y));
-  PetscCall(plan_exchange(c, &c->halo, c->z_prev));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
   PetscCall(build_active_primitives(c));
   for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
   PetscFunctionReturn(0);
 }
 
-/* ---- broad phase -------------------------------------------------------------------------------------- */
-
-typedef struct {
-  int64_t key;
-  int32_t id;
-} cell_item;
-
-/* The hashed cells: items grouped by bucket (hash of the cell key & mask), in insertion order within one. */
-typedef struct {
-  cell_item *item;
-  int64_t *start; /* [mask + 2] */
-  int64_t mask;
-  double (*box)[6]; /* each item's box (lo, hi), grown by r */
-} cell_table;
-
-/* The bucket of a cell key: splitmix64's finaliser (every bit of the key reaches the low bits), masked. */
-static int64_t bucket_of(int64_t key, int64_t mask)
-{
-  uint64_t z = (uint64_t)key;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return (int64_t)(z ^ (z >> 31)) & mask;
-}
-
-/* A cell's key (coordinates wrapped to 21 bits: distant cells may share a key, which only adds candidates). */
-static int64_t cell_key(int64_t i, int64_t j, int64_t k) { return ((i & 0x1FFFFF) << 42) | ((j & 0x1FFFFF) << 21) | (k & 0x1FFFFF); }
+/* ---- broad phase (contact/box_hash.h) ------------------------------------------------------------------ */
 
 /* The box of the vertices v[0..n) of a primitive at za and zb, grown by r. */
 static void swept_box(const int32_t *v, int n, const double *za, const double *zb, double r, double lo[3], double hi[3])
@@ -508,74 +413,29 @@ static void swept_box(const int32_t *v, int n, const double *za, const double *z
     }
 }
 
-/* The cells a box covers: [c0, c1] per axis; 0 when too many (a box of more than 4096 cells is treated as
- * the caller's fallback: every primitive is a candidate). */
-static int box_cells(double h, const double lo[3], const double hi[3], int64_t c0[3], int64_t c1[3])
-{
-  double n = 1;
-  for (int a = 0; a < 3; ++a) c0[a] = (int64_t)floor(lo[a] / h), c1[a] = (int64_t)floor(hi[a] / h), n *= (double)(c1[a] - c0[a] + 1);
-  return n <= 4096;
-}
+/* A box of more than this many cells is a candidate of every query (the caller's fallback), and a query's box of more
+ * than this many cells takes every item as a candidate. */
+#define PD_HASH_MAX_CELLS 4096
 
 static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v)
 {
   PetscFunctionBeginUser;
-  if (c->npairs == c->cap) {
-    pair *p;
-    c->cap = c->cap ? 2 * c->cap : 1024;
-    PetscCall(PetscMalloc1(c->cap, &p));
-    if (c->npairs) memcpy(p, c->pairs, sizeof(pair) * (size_t)c->npairs);
-    PetscCall(PetscFree(c->pairs));
-    c->pairs = p;
-  }
+  PetscCall(pbng_grow(&c->pairs, sizeof(*c->pairs), c->npairs + 1, &c->cap));
   c->pairs[c->npairs].kind = kind;
   memcpy(c->pairs[c->npairs].v, v, sizeof(int32_t) * 4);
   ++c->npairs;
   PetscFunctionReturn(0);
 }
 
-/* The items (primitives `prims` of n vertices each) in the cells of their swept boxes grown by r. */
+/* The broad phase (contact/box_hash.h) over the items: primitives `prims` of n vertices each, their boxes swept from za
+ * to zb and grown by r (box[count], kept for the overlap test), cells of edge c->cell. */
 static PetscErrorCode hash_primitives(const pbng_pd_contact *c, const int32_t *prims, int n, int32_t count, const double *za, const double *zb, double r,
-                                      cell_table *table, uint8_t *big)
+                                      pbng_box_hash *g, double (**box)[6])
 {
-  int64_t cap = 8 * (int64_t)count + 16, m = 0;
-  cell_item *it;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(cap, &it));
-  PetscCall(PetscMalloc1(count + 1, &table->box));
-  for (int32_t p = 0; p < count; ++p) {
-    double lo[3], hi[3];
-    int64_t c0[3], c1[3];
-    swept_box(&prims[n * (int64_t)p], n, za, zb, r, lo, hi);
-    memcpy(table->box[p], lo, sizeof(lo)), memcpy(&table->box[p][3], hi, sizeof(hi));
-    big[p] = !box_cells(c->cell, lo, hi, c0, c1);
-    if (big[p]) continue;
-    for (int64_t i = c0[0]; i <= c1[0]; ++i)
-      for (int64_t j = c0[1]; j <= c1[1]; ++j)
-        for (int64_t k = c0[2]; k <= c1[2]; ++k) {
-          if (m == cap) {
-            cell_item *q;
-            PetscCall(PetscMalloc1(2 * cap, &q));
-            memcpy(q, it, sizeof(cell_item) * (size_t)m);
-            PetscCall(PetscFree(it));
-            it = q, cap *= 2;
-          }
-          it[m].key = cell_key(i, j, k), it[m].id = p, ++m;
-        }
-  }
-  /* counting sort into 2^k >= 2 m buckets (no comparison sort: the broad phase runs once per projection) */
-  int64_t nb = 1;
-  while (nb < 2 * m) nb *= 2;
-  table->mask = nb - 1;
-  PetscCall(PetscCalloc1(nb + 1, &table->start));
-  PetscCall(PetscMalloc1(m + 1, &table->item));
-  for (int64_t k = 0; k < m; ++k) ++table->start[bucket_of(it[k].key, table->mask) + 1];
-  for (int64_t b = 0; b < nb; ++b) table->start[b + 1] += table->start[b];
-  for (int64_t k = 0; k < m; ++k) table->item[table->start[bucket_of(it[k].key, table->mask)]++] = it[k];
-  for (int64_t b = nb; b > 0; --b) table->start[b] = table->start[b - 1];
-  table->start[0] = 0;
-  PetscCall(PetscFree(it));
+  PetscCall(PetscMalloc1(count + 1, box));
+  for (int32_t p = 0; p < count; ++p) swept_box(&prims[n * (int64_t)p], n, za, zb, r, &(*box)[p][0], &(*box)[p][3]);
+  PetscCall(pbng_box_hash_create(count, (const double(*)[6]) * box, c->cell, PD_HASH_MAX_CELLS, g));
   PetscFunctionReturn(0);
 }
 
@@ -617,49 +477,38 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   PetscFunctionReturn(0);
 }
 
-/* Calls add_pair for each (query, item) whose boxes overlap (found through a shared cell; or whose item box was
- * too big), once, keeping those the filter admits. Queries: primitives of nq vertices; items as hashed. */
+/* The pairs of each query (nq vertices, box swept from za to zb) with the items of the hash g whose grown boxes overlap
+ * its box, the large items, or every item when the query's box covers too many cells; `same`: queries and items are
+ * one list (each pair once). */
 static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries, int nq, int32_t nquery, const int32_t *items_v, int ni, int32_t nitem,
-                            const cell_table *table, const uint8_t *big, const double *za, const double *zb, int same)
+                            const pbng_box_hash *g, const double (*box)[6], const double *za, const double *zb, int same)
 {
   int32_t *stamp;
 
-  int32_t *bigs, nbig = 0;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(nitem + 1, &stamp, nitem + 1, &bigs));
-  for (int32_t p = 0; p < nitem; ++p) {
-    stamp[p] = -1;
-    if (big[p]) bigs[nbig++] = p;
-  }
+  PetscCall(PetscMalloc1(nitem + 1, &stamp));
+  for (int32_t p = 0; p < nitem; ++p) stamp[p] = -1;
   for (int32_t q = 0; q < nquery; ++q) {
     const int32_t *qv = &queries[nq * (int64_t)q];
-    double lo[3], hi[3];
-    int64_t c0[3], c1[3];
-    int all = 0;
-    swept_box(qv, nq, za, zb, 0.0, lo, hi);
-    if (!box_cells(c->cell, lo, hi, c0, c1)) all = 1;
-    for (int pass = 0; pass < 2; ++pass) {
-      /* pass 0: the big items (and every item when the query's box is big); pass 1: the hashed cells */
-      if (pass == 0) {
-        for (int32_t b = 0, nb = all ? nitem : nbig; b < nb; ++b) {
-          const int32_t p = all ? b : bigs[b];
-          PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same));
-        }
-        continue;
-      }
-      if (all) continue;
-      for (int64_t i = c0[0]; i <= c1[0]; ++i)
-        for (int64_t j = c0[1]; j <= c1[1]; ++j)
-          for (int64_t k = c0[2]; k <= c1[2]; ++k) {
-            const int64_t key = cell_key(i, j, k), b = bucket_of(key, table->mask);
-            for (int64_t s = table->start[b]; s < table->start[b + 1]; ++s)
-              if (table->item[s].key == key && boxes_within(lo, hi, table->box[table->item[s].id], &table->box[table->item[s].id][3], 0))
-                PetscCall(consider(c, kind, q, qv, nq, table->item[s].id, &items_v[ni * (int64_t)table->item[s].id], ni, stamp, same));
-          }
+    double qbox[6];
+    int64_t cc[6];
+    swept_box(qv, nq, za, zb, 0.0, &qbox[0], &qbox[3]);
+    if (pbng_box_hash_cells(g, qbox, cc) > PD_HASH_MAX_CELLS) {
+      for (int32_t p = 0; p < nitem; ++p) PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same));
+      continue;
     }
+    for (int32_t l = 0; l < g->nlarge; ++l) PetscCall(consider(c, kind, q, qv, nq, g->large[l], &items_v[ni * (int64_t)g->large[l]], ni, stamp, same));
+    for (int64_t i = cc[0]; i <= cc[1]; ++i)
+      for (int64_t j = cc[2]; j <= cc[3]; ++j)
+        for (int64_t k = cc[4]; k <= cc[5]; ++k) {
+          const uint64_t b = pbng_box_hash_bucket(g, i, j, k);
+          for (int64_t s = g->start[b]; s < g->start[b + 1]; ++s) {
+            const int32_t p = g->item[s];
+            if (boxes_within(&qbox[0], &qbox[3], &box[p][0], &box[p][3], 0)) PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same));
+          }
+        }
   }
-  PetscCall(PetscFree2(stamp, bigs));
+  PetscCall(PetscFree(stamp));
   PetscFunctionReturn(0);
 }
 
@@ -667,22 +516,19 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
  * and every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
 static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
 {
-  cell_table table;
-  uint8_t *big;
+  pbng_box_hash g;
+  double(*box)[6];
 
   PetscFunctionBeginUser;
   c->npairs = 0;
-  PetscCall(PetscMalloc1(PetscMax(c->nltri, c->nledge) + 1, &big));
-  PetscCall(hash_primitives(c, &c->ltri[0][0], 3, c->nltri, za, zb, r, &table, big));
-  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &table, big, za, zb, 0));
-  PetscCall(PetscFree(table.item));
-  PetscCall(PetscFree(table.start));
-  PetscCall(PetscFree(table.box));
-  PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &table, big));
-  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &table, big, za, zb, 1));
-  PetscCall(PetscFree(table.item));
-  PetscCall(PetscFree(table.start));
-  PetscCall(PetscFree(table.box));
+  PetscCall(hash_primitives(c, &c->ltri[0][0], 3, c->nltri, za, zb, r, &g, &box));
+  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &g, (const double(*)[6])box, za, zb, 0));
+  PetscCall(pbng_box_hash_destroy(&g));
+  PetscCall(PetscFree(box));
+  PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &g, &box));
+  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &g, (const double(*)[6])box, za, zb, 1));
+  PetscCall(pbng_box_hash_destroy(&g));
+  PetscCall(PetscFree(box));
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k];
     if (!c->free[v]) continue;
@@ -696,7 +542,6 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
       }
     }
   }
-  PetscCall(PetscFree(big));
   if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
   PetscFunctionReturn(0);
 }
@@ -780,7 +625,7 @@ static int pair_counted_here(const pbng_pd_contact *c, const pair *p)
 }
 
 /* The owned vertices' z sent to the ranks that hold them (the halo's plan covers the ghosts). Collective. */
-static PetscErrorCode share_z(pbng_pd_contact *c) { return plan_exchange(c, &c->halo, c->z); }
+static PetscErrorCode share_z(pbng_pd_contact *c) { return pbng_halo_exchange(&c->halo, 0, c->z); }
 
 /* Alg. 2 lines 4-17 with the check of the header's step 2: every owned free vertex moved back along its move to
  * its time of impact, then any pair closer than xi sends its owned vertices to z_prev, all such pairs of the
@@ -936,7 +781,6 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   PetscCall(build_topology(c, ntri, tris));
   PetscCall(PetscFree(tris));
   PetscCall(build_ownership(dm, c));
-  PetscCall(label_bodies(c));
   PetscCall(build_ghost_plan(dm, c));
   c->rest_exclusion = pbng_pd_contact_rest_exclusion(o, xi, o->dhat);
   PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
@@ -980,8 +824,8 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->body));
   PetscCall(PetscFree((*c)->rest));
   PetscCall(PetscFree((*c)->mine));
-  PetscCall(plan_destroy(&(*c)->ghosts));
-  PetscCall(plan_destroy(&(*c)->halo));
+  PetscCall(pbng_halo_destroy(&(*c)->ghosts));
+  PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));

@@ -22,8 +22,10 @@
  * and rest positions are replicated and the per-vertex arrays are indexed by surface vertex (memory O(surface)
  * per rank, ~150 bytes a vertex); the positions sent, the pairs and the work are O(owned surface + halo), plus
  * O(ranks) per projection for the regions' boxes (an MPI_Allgather) and the tests against them.
+ * Built on the contact code's shared pieces: the bodies of pbng_body_labels (contact/surface.h), the broad phase of
+ * contact/box_hash.h, point-to-point exchanges as halo plans (pbng_halo_create_from_one_side, parallel/halo.h).
  * Pairs exclude primitives that share a vertex or whose vertices are joined by a mesh edge (a one-ring apart),
- * and primitives of one body (connected through mesh edges) closer than the rest exclusion (default xi + dhat,
+ * and primitives of one body (a connected component of the elements) closer than the rest exclusion (default xi + dhat,
  * the barrier's reach) in the rest configuration: such pairs are neighbours in the material, and would feel the
  * barrier at rest (at the seed's resolutions the edges are shorter than xi + dhat, so two-ring pairs would).
  * A sheet is two-sided. */

@@ -290,27 +290,39 @@ static int spread_set_minimum(int32_t nlocal, int32_t *parent, int64_t *setmin, 
 /* Bodies: labels start as the nodes' global ids; a round takes each local set's minimum, then each
  * owned node the minimum over its ghost copies, then gives it back to them; rounds repeat until none
  * changes a label on any rank. The labels are then the smallest global id of each component. */
-static PetscErrorCode label_bodies(const pbng_dmesh *dm, const pbng_ghost_plan *plan, pbng_surface *s)
+static PetscErrorCode label_bodies(const pbng_dmesh *dm, const pbng_ghost_plan *plan, int64_t *body, int64_t *nbodies, int *rounds)
 {
   int32_t *parent;
   int64_t *setmin, *before, mine = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(dm->nlocal + 1, &s->body));
   PetscCall(PetscMalloc3(dm->nlocal + 1, &parent, dm->nlocal + 1, &setmin, dm->nlocal + 1, &before));
   PetscCall(join_local_elements(dm, parent));
-  for (int32_t i = 0; i < dm->nlocal; ++i) s->body[i] = dm->global_node[i];
-  for (int changed = 1; changed; ++s->body_rounds) {
-    memcpy(before, s->body, sizeof(int64_t) * (size_t)dm->nlocal);
-    spread_set_minimum(dm->nlocal, parent, setmin, s->body);
-    PetscCall(pbng_ghost_plan_reverse_min(plan, s->body));
-    PetscCall(pbng_ghost_plan_forward(plan, s->body));
-    int mine_changed = memcmp(before, s->body, sizeof(int64_t) * (size_t)dm->nlocal) != 0;
+  for (int32_t i = 0; i < dm->nlocal; ++i) body[i] = dm->global_node[i];
+  *rounds = 0;
+  for (int changed = 1; changed; ++*rounds) {
+    memcpy(before, body, sizeof(int64_t) * (size_t)dm->nlocal);
+    spread_set_minimum(dm->nlocal, parent, setmin, body);
+    PetscCall(pbng_ghost_plan_reverse_min(plan, body));
+    PetscCall(pbng_ghost_plan_forward(plan, body));
+    int mine_changed = memcmp(before, body, sizeof(int64_t) * (size_t)dm->nlocal) != 0;
     PetscCallMPI(MPI_Allreduce(&mine_changed, &changed, 1, MPI_INT, MPI_LOR, dm->comm));
   }
-  for (int32_t i = 0; i < dm->nowned; ++i) mine += dm->adj_start[i + 1] > dm->adj_start[i] && s->body[i] == dm->global_node[i];
-  PetscCallMPI(MPI_Allreduce(&mine, &s->nbodies, 1, MPI_INT64_T, MPI_SUM, dm->comm));
+  for (int32_t i = 0; i < dm->nowned; ++i) mine += dm->adj_start[i + 1] > dm->adj_start[i] && body[i] == dm->global_node[i];
+  PetscCallMPI(MPI_Allreduce(&mine, nbodies, 1, MPI_INT64_T, MPI_SUM, dm->comm));
   PetscCall(PetscFree3(parent, setmin, before));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_body_labels(const pbng_dmesh *dm, int64_t *body, int64_t *nbodies, int *rounds)
+{
+  pbng_ghost_plan plan;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_ghost_plan_create(dm, &plan));
+  PetscErrorCode ierr = label_bodies(dm, &plan, body, nbodies, rounds);
+  PetscCall(pbng_ghost_plan_destroy(&plan));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -326,7 +338,8 @@ PetscErrorCode pbng_surface_create(const pbng_dmesh *dm, pbng_surface *s)
   PetscCall(list_vertices(dm, s));
   PetscCall(incident_triangles(dm, s));
   PetscCall(element_neighbours(dm, s));
-  PetscCall(label_bodies(dm, &plan, s));
+  PetscCall(PetscMalloc1(dm->nlocal + 1, &s->body));
+  PetscCall(label_bodies(dm, &plan, s->body, &s->nbodies, &s->body_rounds));
   PetscCall(pbng_ghost_plan_destroy(&plan));
   PetscFunctionReturn(0);
 }

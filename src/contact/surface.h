@@ -41,6 +41,11 @@ typedef struct {
   int body_rounds;             /* rounds of the label propagation */
 } pbng_surface;
 
+/* Collective. The bodies alone (the one body labelling of the contact code: the surface's, and the barrier contact
+ * step's, contact/pd_contact.c): body[nlocal] each local node's label, the smallest global node id of its connected
+ * component of the element graph; *nbodies over the whole mesh; *rounds of the label propagation. */
+PetscErrorCode pbng_body_labels(const pbng_dmesh *dm, int64_t *body, int64_t *nbodies, int *rounds);
+
 /* Collective. The surface of dm (its topology only: positions are not used). */
 PetscErrorCode pbng_surface_create(const pbng_dmesh *dm, pbng_surface *s);
 PetscErrorCode pbng_surface_destroy(pbng_surface *s);

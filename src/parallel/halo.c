@@ -204,6 +204,37 @@ PetscErrorCode pbng_halo_create_from_lists(MPI_Comm comm, int ncolors, int nneig
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_halo_create_from_one_side(MPI_Comm comm, int sending, const int *count, int32_t *idx, pbng_halo *h)
+{
+  int size, *other_count, *displ, *other_displ, *neighbor, N = 0;
+  int32_t *other, *send_start, *recv_start;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc3(size, &other_count, size + 1, &displ, size + 1, &other_displ));
+  PetscCallMPI(MPI_Alltoall(count, 1, MPI_INT, other_count, 1, MPI_INT, comm));
+  displ[0] = other_displ[0] = 0;
+  for (int r = 0; r < size; ++r) displ[r + 1] = displ[r] + count[r], other_displ[r + 1] = other_displ[r] + other_count[r];
+  PetscCall(PetscMalloc1(other_displ[size] + 1, &other));
+  PetscCall(pbng_alltoallv_items(idx, count, displ, other, other_count, other_displ, sizeof(int32_t), comm));
+  for (int r = 0; r < size; ++r) N += count[r] + other_count[r] > 0;
+  PetscCall(PetscMalloc1(N + 1, &neighbor)); /* separate allocations: the plan frees each (pbng_halo_destroy) */
+  PetscCall(PetscMalloc1(N + 1, &send_start));
+  PetscCall(PetscMalloc1(N + 1, &recv_start));
+  const int *scount = sending ? count : other_count, *rcount = sending ? other_count : count;
+  int32_t *send_node = sending ? idx : other, *recv_node = sending ? other : idx;
+  send_start[0] = recv_start[0] = 0;
+  for (int r = 0, n = 0; r < size; ++r) /* ranks in order: both sides' lists of a neighbour are contiguous, in rank order */
+    if (count[r] + other_count[r] > 0) {
+      neighbor[n] = r;
+      send_start[n + 1] = send_start[n] + scount[r], recv_start[n + 1] = recv_start[n] + rcount[r];
+      ++n;
+    }
+  PetscCall(PetscFree3(other_count, displ, other_displ));
+  PetscCall(pbng_halo_create_from_lists(comm, 1, N, neighbor, send_start, send_node, recv_start, recv_node, h));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_halo_destroy(pbng_halo *h)
 {
   PetscFunctionBeginUser;

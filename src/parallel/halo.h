@@ -26,6 +26,10 @@ PetscErrorCode pbng_halo_create(const pbng_dmesh *dm, pbng_halo *h);
  * order a (color, neighbour) list alike). Takes ownership of the arrays (PetscMalloc'd). */
 PetscErrorCode pbng_halo_create_from_lists(MPI_Comm comm, int ncolors, int nneighbors, int *neighbor, int32_t *send_start, int32_t *send_node,
                                            int32_t *recv_start, int32_t *recv_node, pbng_halo *h);
+/* A one-color plan from one side's lists: count[r] entries of idx (grouped by rank r; the plan takes idx) that this
+ * rank sends to rank r (sending = 1) or wants from it (sending = 0), as indices into the arrays exchanged; the other
+ * side learns its lists, in the same order, through an all-to-all. Every rank passes the same `sending`. Collective. */
+PetscErrorCode pbng_halo_create_from_one_side(MPI_Comm comm, int sending, const int *count, int32_t *idx, pbng_halo *h);
 PetscErrorCode pbng_halo_destroy(pbng_halo *h);
 
 /* Starts / completes the exchange of color c (c = -1: every color) of positions x[nlocal][3]. */
