@@ -295,7 +295,8 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   PetscCheck(!files_set || levels == nfiles + 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel %d with %d -mesh_levels files: the levels are the -mesh file and its %d coarser meshes", (int)levels, (int)nfiles,
              (int)nfiles);
-  PetscCheck(!(levels_set || files_set) || pbng_solver_find(cfg->solver, 1) == &pbng_solver_pbng_ops, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  const pbng_solver_ops *ops = pbng_solver_find(cfg->solver, 1);
+  PetscCheck(!(levels_set || files_set) || (ops && ops->kind.multilevel), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-multilevel and -mesh_levels are for -solver pbng (the solver is %s)", cfg->solver);
   if (cfg->multilevel_auto) levels = 1; /* resolved with the defaults (options_defaults.c) */
   PetscCheck(levels == 1 || cfg->mesh_source != PBNG_MESH_OBJECTS, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,

@@ -92,7 +92,8 @@ PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg)
   PetscCall(any_option_given(solver_options, &given));
   const int wanted = cfg->multilevel_auto || !given;
   cfg->multilevel_auto = 0;
-  if (!wanted || cfg->mode != PBNG_MODE_QUASISTATIC || cfg->rtol <= 0 || pbng_solver_find(cfg->solver, 1) != &pbng_solver_pbng_ops) PetscFunctionReturn(0); /* -rtol 0: the paper's fixed single level */
+  const pbng_solver_ops *ops = pbng_solver_find(cfg->solver, 1);
+  if (!wanted || cfg->mode != PBNG_MODE_QUASISTATIC || cfg->rtol <= 0 || !ops || !ops->kind.multilevel) PetscFunctionReturn(0); /* -rtol 0: the paper's fixed single level */
   const char *why = multilevel_unavailable(cfg);
   if (!why && cfg->mesh_source != PBNG_MESH_FILE && automatic_levels(cfg) < 2) why = "the generated mesh has no coarser level of 3 nodes per axis";
   if (why) {

@@ -118,9 +118,14 @@ static int pd_contact_step_on(const effect_context *c) { return c->cfg->pd.conta
 
 /* ---- solvers -------------------------------------------------------------------------------------------------- */
 
-static int solver_is(const effect_context *c, const pbng_solver_ops *ops) { return pbng_solver_find(c->cfg->solver, 1) == ops; }
-static int solver_newton(const effect_context *c) { return solver_is(c, &pbng_solver_newton_ops); }
-static int solver_sissm(const effect_context *c) { return solver_is(c, &pbng_solver_sissm_ops); }
+/* The registry's capability flags of the run's solver. */
+static const pbng_solver_kind *solver_kind(const effect_context *c)
+{
+  const pbng_solver_ops *ops = pbng_solver_find(c->cfg->solver, 1);
+  return ops ? &ops->kind : NULL;
+}
+static int solver_assembles_rings(const effect_context *c) { return solver_kind(c) && solver_kind(c)->ring_matrices; }
+static int solver_barrier_contact(const effect_context *c) { return solver_kind(c) && solver_kind(c)->barrier_contact; }
 static int sissm_chebyshev(const effect_context *c) { return c->cfg->solver_opt.sissm.chebyshev; }
 static int no_monitor(const effect_context *c) { return !c->cfg->monitor; }
 
@@ -175,8 +180,8 @@ static const condition SQUARE_SHEET = {generated_square_sheet,
                                        "the mesh is not a generated square sheet (the scenes with one: pbng -help)"};
 static const condition PD_NEOHOOKEAN = {pd_neohookean, "the peridynamic material is -pd_material stretching, which has no s1"};
 static const condition PD_CONTACT_STEP = {pd_contact_step_on, "the contact local step is off"};
-static const condition SISSM = {solver_sissm, "the contact local step is SISSM's and the solver is not -solver sissm"};
-static const condition NEWTON = {solver_newton, "the ring matrices are Newton's and the solver is not -solver newton"};
+static const condition SISSM = {solver_barrier_contact, "the contact local step is SISSM's and the solver is not -solver sissm"};
+static const condition NEWTON = {solver_assembles_rings, "the ring matrices are Newton's and the solver is not -solver newton"};
 static const condition SISSM_CHEBYSHEV = {sissm_chebyshev, "-sissm_chebyshev is off"};
 static const condition NO_MONITOR = {no_monitor, "-monitor evaluates the residual after every iteration"};
 static const condition SOLVER_GUESS = {solver_makes_guess, "the solver starts each step from its own prediction x + dt v + dt^2 g"};

@@ -183,7 +183,7 @@ static int frame_converged(const run_state *st, double r, double r0) { return re
 /* An iteration that costs far more than a residual evaluation: a multilevel cycle or a Newton step. */
 static int iteration_is_costly(const run_state *st)
 {
-  return st->solver.ops == &pbng_solver_newton_ops || st->cfg->solver_opt.multilevel > 1;
+  return st->solver.ops->kind.costly_iterations;
 }
 
 /* Whether the residual is evaluated after iteration `done` (1, 2, ...) of a frame, to check -rtol. -residual_every K:

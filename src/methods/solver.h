@@ -50,6 +50,11 @@ typedef struct {
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
   int plasticity;          /* handles the elastoplastic state and released boundary sets (issue 18) */
   int peridynamics;        /* handles peridynamic membranes (-sheet_model peridynamic, issue 20) */
+  int multilevel;          /* runs multilevel with -multilevel L > 1 (pbng_solver_resolve), so the fast default applies */
+  int costly_iterations;   /* an iteration costs far more than a residual evaluation (a Newton step, a multilevel cycle):
+                              the run checks the residual after every one */
+  int ring_matrices;       /* assembles the peridynamic rings' matrices (-pd_hessian acts) */
+  int barrier_contact;     /* runs the peridynamic membranes' barrier contact step (-pd_contact*, -pd_obstacle act) */
   int contact_every;       /* quasistatic: its default -contact_every (iterations between detections within a frame) */
   /* Prefixes of the options of PETSc objects the solver creates and reads only when it sets up
    * ("newton_"), each followed by a comma; NULL: none. */

@@ -1006,7 +1006,7 @@ static PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOp
 
 const pbng_solver_ops pbng_solver_multilevel_ops = {
   .name = "multilevel",
-  .kind = {.contacts = 1, .plasticity = 1, .contact_every = 1, .chosen_by = "the multilevel solver (-solver pbng -multilevel L with L > 1)",
+  .kind = {.costly_iterations = 1, .contacts = 1, .plasticity = 1, .contact_every = 1, .chosen_by = "the multilevel solver (-solver pbng -multilevel L with L > 1)",
            .help = "PBNG as the smoother of PETSc's FAS (and every -snes_*, -fas_* option of it)", .petsc_prefixes = "snes_,fas_,",
            .set_from_options = pbng_multilevel_set_from_options, .options_defaults = multilevel_defaults},
   .create = multilevel_create, .begin_frame = multilevel_begin_frame, .iterate = multilevel_iterate, .destroy = multilevel_destroy,

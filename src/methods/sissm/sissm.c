@@ -441,6 +441,6 @@ static PetscErrorCode pbng_sissm_set_from_options(PetscOptionItems *PetscOptions
 const pbng_solver_ops pbng_solver_sissm_ops = {
   .name = "sissm",
   .kind = {.selectable = 1, .chosen_by = "-solver sissm", .help = "projective peridynamics' SISSM (Lu et al.; -sheet_model peridynamic, -mode dynamic)",
-           .peridynamics = 1, .set_from_options = pbng_sissm_set_from_options},
+           .peridynamics = 1, .barrier_contact = 1, .set_from_options = pbng_sissm_set_from_options},
   .create = sissm_create, .begin_frame = sissm_begin_frame, .iterate = sissm_iterate, .destroy = sissm_destroy, .monitor = sissm_monitor,
   .state = sissm_state, .restored = sissm_restored};
