@@ -39,6 +39,8 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
           (long long)s->halo_bytes_per_iteration);
   fprintf(f, "  \"halo_seconds\": %.9g,\n", s->halo_seconds);
   fprintf(f, "  \"multilevel\": %d,\n", s->nlevels);
+  fprintf(f, "  \"iteration_reductions\": %.0f,\n  \"iteration_messages\": %.0f,\n  \"iteration_message_bytes\": %.0f,\n", s->iteration_comm.reductions,
+          s->iteration_comm.messages, s->iteration_comm.bytes);
   if (s->contact)
     fprintf(f, "  \"contacts_final\": %lld,\n  \"contacts_max\": %lld,\n  \"contact_detect_seconds\": %.9g,\n  \"contact_recolor_seconds\": %.9g,\n"
                "  \"contact_update_seconds\": %.9g,\n",
@@ -50,8 +52,10 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
       fprintf(f, "    {\"level\": %d, \"name\": ", l);
       json_string(f, r->name);
       fprintf(f, ", \"nodes\": %lld, \"elements\": %lld, \"seconds\": %.9g, \"sweeps\": %lld, \"function_evaluations\": %lld, "
-                 "\"objective_evaluations\": %lld, \"jacobian_evaluations\": %lld}%s\n",
-              (long long)r->nodes, (long long)r->elements, r->seconds, r->sweeps, r->functions, r->objectives, r->jacobians, l ? "," : "");
+                 "\"objective_evaluations\": %lld, \"jacobian_evaluations\": %lld, \"halo_seconds\": %.9g, \"reductions\": %.0f, \"messages\": %.0f, "
+                 "\"message_bytes\": %.0f}%s\n",
+              (long long)r->nodes, (long long)r->elements, r->seconds, r->sweeps, r->functions, r->objectives, r->jacobians, r->halo_seconds,
+              r->comm.reductions, r->comm.messages, r->comm.bytes, l ? "," : "");
     }
     fprintf(f, "  ],\n");
   }
@@ -106,9 +110,23 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
   }
   if (s->nlevels > 1) {
     PetscCall(PetscPrintf(comm, "         %d FAS cycles on %d levels; time in each level's own work (slowest rank):\n", s->iterations, s->nlevels));
-    for (int l = s->nlevels - 1; l >= 0; --l)
-      PetscCall(PetscPrintf(comm, "         %s: %.3f s, %lld sweeps, %lld residuals, %lld energies, %lld matrices\n", s->level[l].name,
-                            s->level[l].seconds, s->level[l].sweeps, s->level[l].functions, s->level[l].objectives, s->level[l].jacobians));
+    for (int l = s->nlevels - 1; l >= 0; --l) {
+      const pbng_level_report *r = &s->level[l];
+      PetscCall(PetscPrintf(comm, "         %s: %.3f s, %lld sweeps, %lld residuals, %lld energies, %lld matrices", r->name, r->seconds, r->sweeps,
+                            r->functions, r->objectives, r->jacobians));
+      if (s->ranks > 1)
+        PetscCall(PetscPrintf(comm, "; halo %.3f s, %.0f reductions, %.0f messages (%.3f MB)", r->halo_seconds, r->comm.reductions, r->comm.messages,
+                              r->comm.bytes / 1e6));
+      PetscCall(PetscPrintf(comm, "\n"));
+    }
+    if (s->ranks > 1 && s->iterations > 0) {
+      pbng_comm_counts levels = {0, 0, 0};
+      for (int l = 0; l < s->nlevels; ++l) levels.reductions += s->level[l].comm.reductions, levels.messages += s->level[l].comm.messages;
+      PetscCall(PetscPrintf(comm, "         per cycle (busiest rank): %.1f reductions (%.1f in the levels' work, %.1f in the transfers, line searches "
+                                  "and checks), %.1f messages\n",
+                            s->iteration_comm.reductions / s->iterations, levels.reductions / s->iterations,
+                            (s->iteration_comm.reductions - levels.reductions) / s->iterations, s->iteration_comm.messages / s->iterations));
+    }
   }
   if (s->contact) {
     const double update = s->contact_detect_seconds + s->contact_recolor_seconds + s->contact_update_seconds;

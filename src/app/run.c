@@ -276,7 +276,11 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     if (spent) break;
     PetscCall(PetscLogEventBegin(st->ev.iterate, 0, 0, 0, 0));
     const double t0 = MPI_Wtime();
+    pbng_comm_counts c0, c1;
+    pbng_comm_counts_now(&c0);
     PetscCall(pbng_solver_iterate(&st->solver, l));
+    pbng_comm_counts_now(&c1);
+    pbng_comm_counts_add_since(&st->iteration_comm, &c0, &c1);
     PetscCall(test_failure(st, "iteration"));
     fr->seconds += MPI_Wtime() - t0;
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
@@ -654,7 +658,10 @@ static PetscErrorCode summarize_levels(run_state *st, pbng_run_summary *sum)
     PetscCall(PetscStrncpy(r->name, l == h->nlevels - 1 ? h->fine_name : h->coarse[l].name, sizeof(r->name)));
     r->nodes = dm->nglobal_nodes, r->elements = dm->nglobal_elems;
     r->sweeps = stats.sweeps, r->functions = stats.functions, r->objectives = stats.objectives, r->jacobians = stats.jacobians;
-    PetscCallMPI(MPI_Allreduce(&stats.seconds, &r->seconds, 1, MPI_DOUBLE, MPI_MAX, st->comm));
+    const double mine[5] = {stats.seconds, stats.halo_seconds, stats.comm.reductions, stats.comm.messages, stats.comm.bytes};
+    double most[5];
+    PetscCallMPI(MPI_Allreduce(mine, most, 5, MPI_DOUBLE, MPI_MAX, st->comm));
+    r->seconds = most[0], r->halo_seconds = most[1], r->comm = (pbng_comm_counts){most[2], most[3], most[4]};
   }
   PetscFunctionReturn(0);
 }
@@ -752,6 +759,10 @@ PetscErrorCode pbng_run(MPI_Comm comm, pbng_config *cfg, const char *command_lin
     return ierr;
   }
   PetscCallMPI(MPI_Allreduce(&st.solver.halo_seconds, &sum->halo_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+  const double comm_mine[3] = {st.iteration_comm.reductions, st.iteration_comm.messages, st.iteration_comm.bytes};
+  double comm_most[3];
+  PetscCallMPI(MPI_Allreduce(comm_mine, comm_most, 3, MPI_DOUBLE, MPI_MAX, comm));
+  sum->iteration_comm = (pbng_comm_counts){comm_most[0], comm_most[1], comm_most[2]};
   PetscCall(summarize_levels(&st, sum));
   run_summarize_contacts(&st, sum);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum->solver_seconds, 1, MPI_DOUBLE, MPI_MAX, comm)); /* the slowest rank's */

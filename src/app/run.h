@@ -18,6 +18,8 @@ typedef struct {
   int64_t nodes, elements;
   double seconds;
   long long sweeps, functions, objectives, jacobians;
+  double halo_seconds;          /* the slowest rank's */
+  pbng_comm_counts comm;        /* the busiest rank's reductions, messages and bytes (each its own maximum) */
 } pbng_level_report;
 
 typedef struct {
@@ -48,6 +50,8 @@ typedef struct {
   int64_t contacts_last, contacts_max;                  /* contacts in force at the end, and at most */
   double contact_detect_seconds, contact_recolor_seconds, contact_update_seconds; /* summed over detections (slowest rank each) */
   int nlevels;                                          /* multilevel: levels (iterations are cycles), else 1 */
+  pbng_comm_counts iteration_comm;                      /* communication inside the iterations (the busiest rank's, each
+                                                           count its own maximum) */
   pbng_level_report level[PBNG_MAX_LEVELS];             /* [nlevels], level[0] the coarsest */
 } pbng_run_summary;
 

@@ -25,6 +25,7 @@ typedef struct {
   pbng_dmesh dm;
   pbng_problem pb;
   pbng_solver solver;
+  pbng_comm_counts iteration_comm; /* communication inside the solver's iterations, this rank (since the start or restart) */
   pbng_output *out;
   pbng_halo halo;
   pbng_hierarchy hierarchy; /* -multilevel: the coarse levels */

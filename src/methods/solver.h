@@ -4,6 +4,7 @@
 #ifndef PBNG_METHODS_SOLVER_H
 #define PBNG_METHODS_SOLVER_H
 
+#include "parallel/reduce.h"
 #include "problem/problem.h"
 #include "core/state.h"
 #include "problem/hierarchy.h"
@@ -38,6 +39,8 @@ typedef struct pbng_solver pbng_solver;
 typedef struct {
   double seconds;
   long long sweeps, functions, objectives, jacobians;
+  double halo_seconds;   /* of the seconds: in its sweeps' per-color halo exchanges */
+  pbng_comm_counts comm; /* its communication (this rank): reductions, messages, bytes */
 } pbng_level_stats;
 
 /* How a solver kind is chosen and configured (the registry's part of pbng_solver_ops). */

@@ -106,3 +106,17 @@ PetscErrorCode pbng_reproducible_sum(MPI_Comm comm, int narrays, const double *c
   PetscCheck(!isnan(*sum), comm, PETSC_ERR_FP, "non-finite value in a global sum (the solution diverged?)");
   PetscFunctionReturn(0);
 }
+
+void pbng_comm_counts_now(pbng_comm_counts *c)
+{
+  c->reductions = petsc_allreduce_ct;
+  c->messages = petsc_isend_ct + petsc_send_ct;
+  c->bytes = petsc_isend_len + petsc_send_len;
+}
+
+void pbng_comm_counts_add_since(pbng_comm_counts *into, const pbng_comm_counts *earlier, const pbng_comm_counts *later)
+{
+  into->reductions += later->reductions - earlier->reductions;
+  into->messages += later->messages - earlier->messages;
+  into->bytes += later->bytes - earlier->bytes;
+}

@@ -34,4 +34,15 @@ PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double
 PetscErrorCode pbng_reproducible_sum(MPI_Comm comm, int narrays, const double *const *arrays, const int64_t *counts,
                                      double *sum);
 
+/* Communication so far, as PETSc's logging counts it on this rank (its MPI macros count pbng's own calls too):
+ * reductions (all-reduces and all-to-alls on a communicator of more than one rank; none on one rank), messages
+ * sent point to point and their bytes. Differences of two readings give the work between them. */
+typedef struct {
+  double reductions, messages, bytes;
+} pbng_comm_counts;
+
+void pbng_comm_counts_now(pbng_comm_counts *c);
+/* into += (later - earlier). */
+void pbng_comm_counts_add_since(pbng_comm_counts *into, const pbng_comm_counts *earlier, const pbng_comm_counts *later);
+
 #endif

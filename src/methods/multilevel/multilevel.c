@@ -904,7 +904,7 @@ static PetscErrorCode multilevel_level_stats(pbng_solver *s, int l, pbng_level_s
   const pbng_level *lev = &ml->level[l];
 
   *st = (pbng_level_stats){.seconds = lev->seconds, .sweeps = lev->sweeps, .functions = lev->functions, .objectives = lev->objectives,
-                           .jacobians = lev->jacobians};
+                           .jacobians = lev->jacobians, .halo_seconds = lev->sweeper.halo_seconds, .comm = lev->comm};
   return 0;
 }
 

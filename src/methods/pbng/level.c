@@ -169,16 +169,25 @@ static PetscErrorCode load_along(pbng_level *lev, Vec X, PetscReal alpha, Vec D)
   PetscFunctionReturn(0);
 }
 
-/* Every callback runs inside the level's log stage and adds its wall time to the level's. */
-static PetscErrorCode enter(pbng_level *lev, double *t0)
+/* Every callback runs inside the level's log stage and adds its wall time and its communication to the level's. */
+typedef struct {
+  double t;
+  pbng_comm_counts comm;
+} level_mark;
+
+static PetscErrorCode enter(pbng_level *lev, level_mark *m)
 {
-  *t0 = MPI_Wtime();
+  m->t = MPI_Wtime();
+  pbng_comm_counts_now(&m->comm);
   return lev->stage >= 0 ? PetscLogStagePush(lev->stage) : 0;
 }
 
-static PetscErrorCode leave(pbng_level *lev, double t0)
+static PetscErrorCode leave(pbng_level *lev, const level_mark *m)
 {
-  lev->seconds += MPI_Wtime() - t0;
+  pbng_comm_counts now;
+  pbng_comm_counts_now(&now);
+  pbng_comm_counts_add_since(&lev->comm, &m->comm, &now);
+  lev->seconds += MPI_Wtime() - m->t;
   return lev->stage >= 0 ? PetscLogStagePop() : 0;
 }
 
@@ -188,11 +197,11 @@ static PetscErrorCode level_function(SNES snes, Vec X, Vec F, void *ctx)
   pbng_level *lev = ctx;
   const pbng_problem *pb = lev->pb;
   PetscScalar *r;
-  double t0;
+  level_mark mark;
 
   PetscFunctionBeginUser;
   (void)snes;
-  PetscCall(enter(lev, &t0));
+  PetscCall(enter(lev, &mark));
   PetscCall(pbng_level_load(lev, X));
   PetscCall(pbng_problem_ring_forces(pb));
   PetscCall(VecGetArray(F, &r));
@@ -205,7 +214,7 @@ static PetscErrorCode level_function(SNES snes, Vec X, Vec F, void *ctx)
   }
   PetscCall(VecRestoreArray(F, &r));
   lev->functions++;
-  PetscCall(leave(lev, t0));
+  PetscCall(leave(lev, &mark));
   PetscFunctionReturn(0);
 }
 
@@ -216,10 +225,10 @@ static PetscErrorCode level_ngs(SNES snes, Vec X, Vec B, void *ctx)
   PetscInt sweeps = 1;
   PetscBool is_ngs;
   const PetscScalar *b = NULL;
-  double t0;
+  level_mark mark;
 
   PetscFunctionBeginUser;
-  PetscCall(enter(lev, &t0));
+  PetscCall(enter(lev, &mark));
   PetscCall(PetscObjectTypeCompare((PetscObject)snes, SNESNGS, &is_ngs));
   if (is_ngs) PetscCall(SNESNGSGetSweeps(snes, &sweeps));
   PetscCall(pbng_level_load(lev, X));
@@ -229,7 +238,7 @@ static PetscErrorCode level_ngs(SNES snes, Vec X, Vec B, void *ctx)
   if (B) PetscCall(VecRestoreArrayRead(B, &b));
   PetscCall(pbng_level_store(lev, X));
   lev->sweeps += sweeps;
-  PetscCall(leave(lev, t0));
+  PetscCall(leave(lev, &mark));
   PetscFunctionReturn(0);
 }
 
@@ -252,25 +261,25 @@ static PetscErrorCode objective_here(pbng_level *lev, SNES snes, PetscReal *obj)
 static PetscErrorCode level_objective(SNES snes, Vec X, PetscReal *obj, void *ctx)
 {
   pbng_level *lev = ctx;
-  double t0;
+  level_mark mark;
 
   PetscFunctionBeginUser;
-  PetscCall(enter(lev, &t0));
+  PetscCall(enter(lev, &mark));
   PetscCall(pbng_level_load(lev, X));
   PetscCall(objective_here(lev, snes, obj));
-  PetscCall(leave(lev, t0));
+  PetscCall(leave(lev, &mark));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *obj)
 {
-  double t0;
+  level_mark mark;
 
   PetscFunctionBeginUser;
-  PetscCall(enter(lev, &t0));
+  PetscCall(enter(lev, &mark));
   PetscCall(load_along(lev, X, alpha, D));
   PetscCall(objective_here(lev, snes, obj));
-  PetscCall(leave(lev, t0));
+  PetscCall(leave(lev, &mark));
   PetscFunctionReturn(0);
 }
 
@@ -281,10 +290,10 @@ PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscRe
   Vec B;
   const PetscScalar *b = NULL, *d;
   pbng_exact_sum sum;
-  double t0;
+  level_mark mark;
 
   PetscFunctionBeginUser;
-  PetscCall(enter(lev, &t0));
+  PetscCall(enter(lev, &mark));
   PetscCall(load_along(lev, X, alpha, D));
   PetscCall(pbng_problem_ring_forces(pb));
   PetscCall(SNESGetRhs(snes, &B));
@@ -310,24 +319,24 @@ PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscRe
   if (B) PetscCall(VecRestoreArrayRead(B, &b));
   PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, slope)); /* NaN at a point where a force is not finite */
   lev->functions++;
-  PetscCall(leave(lev, t0));
+  PetscCall(leave(lev, &mark));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode level_jacobian(SNES snes, Vec X, Mat J, Mat P, void *ctx)
 {
   pbng_level *lev = ctx;
-  double t0;
+  level_mark mark;
 
   PetscFunctionBeginUser;
   (void)snes, (void)J;
   if (lev->K_keep && lev->K_current) PetscFunctionReturn(0); /* P's state unchanged: the PC keeps its factorisation */
-  PetscCall(enter(lev, &t0));
+  PetscCall(enter(lev, &mark));
   PetscCall(pbng_level_load(lev, X));
   PetscCall(pbng_stiffness_assemble(lev->pb, &lev->map, lev->hessian, P));
   lev->K_current = 1;
   lev->jacobians++;
-  PetscCall(leave(lev, t0));
+  PetscCall(leave(lev, &mark));
   PetscFunctionReturn(0);
 }
 

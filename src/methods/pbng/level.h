@@ -15,6 +15,7 @@
 
 #include <petscsnes.h>
 #include "parallel/dofs.h"
+#include "parallel/reduce.h"
 #include "problem/assembly.h"
 #include "methods/pbng/sweep.h"
 
@@ -35,6 +36,7 @@ typedef struct {
   int K_keep;                /* the Jacobian callback keeps a current K (its factorisation too) instead of assembling anew */
   int K_linear_modes;        /* K's near-null space: the 12 linear fields (aggregation below it), else the 6 rigid modes */
   double seconds;            /* wall time in this level's callbacks */
+  pbng_comm_counts comm;     /* communication in this level's callbacks (this rank) */
   long long sweeps, functions, objectives, jacobians;
 } pbng_level;
 
