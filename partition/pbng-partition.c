@@ -58,6 +58,11 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-weak", o->cfg.weak_file, sizeof(o->cfg.weak_file), &set));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-weak_stiffness", &o->cfg.weak_stiffness, &given.weak_stiffness));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &o->cfg.scale, &given.scale));
+  PetscErrorCode ierr = 0; /* -bind_distance, -bind_stiffness: read as pbng reads them */
+  PetscOptionsBegin(PETSC_COMM_SELF, NULL, "pbng-partition: bindings", NULL);
+  ierr = pbng_config_read_binding_options(PetscOptionsObject, &o->cfg);
+  PetscOptionsEnd();
+  PetscCall(ierr);
   /* sheets: a file's triangles get their bending stencils when k_b > 0, as pbng would add them */
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-sheet_bending_stiffness", &o->cfg.sheet_opt.bending_stiffness, NULL));
   PetscCheck(o->cfg.sheet_opt.bending_stiffness >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_bending_stiffness %g: must be >= 0",

@@ -81,6 +81,8 @@ typedef struct {
   int cells[3];                /* -cells NX,NY,NZ: the generated box's or bar's cells per axis (0: from -res) */
   char mesh_file[PETSC_MAX_PATH_LEN];
   char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
+  double bind_distance;               /* -bind_distance d: connective tissue between bodies within d at rest (0: none; contact/bindings.h) */
+  double bind_k[2];                   /* -bind_stiffness k or k_n,k_t of those bindings */
   int nmesh_levels;                   /* -mesh_levels C1,C2,...: coarser meshes of -mesh, finest first */
   pbng_coarsen_options coarsen;       /* -multilevel with -mesh alone: how its coarse meshes are made */
   char mesh_levels[PBNG_MAX_LEVELS - 1][PETSC_MAX_PATH_LEN];
@@ -163,8 +165,11 @@ PetscErrorCode pbng_config_read_scene_options(PetscOptionItems *PetscOptionsObje
  * -dt (and -frames) are given. */
 void pbng_config_scene_step(pbng_config *cfg, PetscBool dt_set, PetscInt *frames, PetscBool frames_set);
 
+/* -bind_distance and -bind_stiffness (pbng and pbng-partition alike). */
+PetscErrorCode pbng_config_read_binding_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg);
+
 /* The configured mesh: a generated scene mesh or a mesh file (pbng_mesh_read), with the weak
- * constraints of -weak FILE added. */
+ * constraints of -weak FILE and the bindings of -bind_distance added (on one process, the whole mesh). */
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
 
 /* -res of generated coarse level k (k = 1, 2, ...: coarsenings of the finest): about half the nodes

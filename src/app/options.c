@@ -107,6 +107,7 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
                                cfg->weak_file, sizeof(cfg->weak_file), &set));
   PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
                              cfg->weak_stiffness, &cfg->weak_stiffness, &given.weak_stiffness));
+  PetscCall(pbng_config_read_binding_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsReal("-scale", "objects_dropping: refine every object s times per length (nodes ~ s^3)", NULL, cfg->scale, &cfg->scale,
                              &given.scale));
   PetscInt objects = cfg->objects;
@@ -116,6 +117,26 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCheck(help || cfg->mesh_source != PBNG_MESH_FILE || cfg->mesh_file[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
              "no mesh: give -scene NAME or -mesh FILE (see -help)");
   PetscCall(pbng_config_check_mesh_parameters(cfg, &given, PETSC_COMM_WORLD));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_read_binding_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
+{
+  PetscReal k[3] = {cfg->bind_k[0], cfg->bind_k[1], 0};
+  PetscInt nk = 3; /* room for a third value, so that one is seen and refused */
+  PetscBool set_d, set_k;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-bind_distance", "connective tissue: bind, at rest, each surface vertex within this distance of another body's surface "
+                             "(weak constraints; 0: none)", NULL, cfg->bind_distance, &cfg->bind_distance, &set_d));
+  PetscCall(PetscOptionsRealArray("-bind_stiffness", "the bindings' stiffness: k (isotropic) or k_n,k_t (along the surface's normal, across)", NULL, k,
+                                  &nk, &set_k));
+  PetscCheck(!set_d || (cfg->bind_distance > 0 && isfinite(cfg->bind_distance)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-bind_distance %g: must be > 0", cfg->bind_distance);
+  PetscCheck(!set_k || nk == 1 || nk == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bind_stiffness: give k or k_n,k_t");
+  if (set_k) cfg->bind_k[0] = k[0], cfg->bind_k[1] = nk == 2 ? k[1] : k[0];
+  PetscCheck(cfg->bind_k[0] >= 0 && cfg->bind_k[1] >= 0 && cfg->bind_k[0] + cfg->bind_k[1] > 0 && isfinite(cfg->bind_k[0]) && isfinite(cfg->bind_k[1]),
+             PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bind_stiffness %g,%g: need k_n, k_t >= 0, finite, not both 0", cfg->bind_k[0], cfg->bind_k[1]);
   PetscFunctionReturn(0);
 }
 

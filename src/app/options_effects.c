@@ -35,6 +35,7 @@ static int has_volume(const effect_context *c) { return !c->mesh.known || c->mes
 static int has_sheets(const effect_context *c) { return !c->mesh.known || c->mesh.has_sheets; }
 static int has_weak(const effect_context *c) { return !c->mesh.known || c->mesh.has_weak; }
 static int has_weak_or_contacts(const effect_context *c) { return has_weak(c) || c->cfg->contact; }
+static int binds_bodies(const effect_context *c) { return c->cfg->bind_distance > 0; }
 
 /* ---- the run's physics ---------------------------------------------------------------------------------------- */
 
@@ -165,6 +166,7 @@ typedef struct {
 static const condition VOLUME = {has_volume, "the mesh has no volume elements"};
 static const condition SHEETS = {has_sheets, "the mesh has no sheet elements (tri3)"};
 static const condition WEAK = {has_weak, "the mesh has no weak constraints"};
+static const condition BINDINGS = {binds_bodies, "no bodies are bound (-bind_distance)"};
 static const condition WEAK_OR_CONTACTS = {has_weak_or_contacts, "the mesh has no weak constraints and the run no contacts"};
 static const condition MASSES = {masses_act, "quasistatic frames without gravity have no load from the masses (and the solver no pseudo time)"};
 static const condition TIME = {time_step_acts,
@@ -209,6 +211,8 @@ typedef struct {
 } effect_rule;
 
 static const effect_rule rules[] = {
+  /* connective tissue (contact/bindings.h) */
+  {FOR_RUN, "-bind_stiffness", &BINDINGS, "give -bind_distance"},
   /* the volume material (Sec. 5), masses and loads */
   {FOR_RUN, "-material", &VOLUME, "sheets: -sheet_membrane, -sheet_model"},
   {FOR_RUN, "-youngs", &VOLUME, "sheets: -sheet_youngs (peridynamic membranes: -pd_s0)"},

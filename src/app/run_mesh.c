@@ -99,6 +99,8 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
   PetscFunctionBeginUser;
   PetscCheck(!st->cfg->weak_file[0], st->comm, PETSC_ERR_ARG_INCOMP,
              "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
+  PetscCheck(st->cfg->bind_distance == 0, st->comm, PETSC_ERR_ARG_INCOMP,
+             "-bind_distance with a partitioned mesh: give it to pbng-partition (-bind_distance d) instead");
   PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
   head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = sub->nglobal_weak;
   set_header_layout(head, pbng_mesh_layout(&sub->mesh));

@@ -1,10 +1,12 @@
 /* The paper's scenes (Sec. 10) as configuration defaults. */
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "app/config.h"
 #include "app/errors.h"
+#include "contact/bindings.h"
 #include "mesh/generate.h"
 #include "mesh/generate_objects.h"
 #include "mesh/generate_shapes.h"
@@ -31,6 +33,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->tolerance_iters = PBNG_TOLERANCE_ITERS;
   cfg->residual_every = 0; /* automatic: run.c residual_check_due */
   cfg->weak_stiffness = 1e8;
+  cfg->bind_k[0] = cfg->bind_k[1] = 1e8; /* the paper's connective tissue (Sec. 10.2.2): isotropic, k = 1e8 */
   cfg->scale = 1;
   cfg->objects = 40;
   cfg->contact_opt = (pbng_contact_options){.detect = {.distance = 0.0, .sheet_offset = -1, .self = 1}, .k_n = 1e8, .k_t = 0.0, .unilateral = 0}; /* the paper's (Sec. 10.2) */
@@ -812,6 +815,13 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   }
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
+  if (cfg->bind_distance > 0) {
+    const pbng_binding_options o = {.distance = cfg->bind_distance, .k_n = cfg->bind_k[0], .k_t = cfg->bind_k[1]};
+    int64_t n;
+    PetscCall(pbng_mesh_bind_bodies(mesh, &o, &n));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)\n", n,
+                          cfg->bind_distance));
+  }
   PetscFunctionReturn(0);
 }
 
