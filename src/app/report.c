@@ -121,11 +121,14 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
     }
     if (s->ranks > 1 && s->iterations > 0) {
       pbng_comm_counts levels = {0, 0, 0};
-      for (int l = 0; l < s->nlevels; ++l) levels.reductions += s->level[l].comm.reductions, levels.messages += s->level[l].comm.messages;
+      double level_seconds = 0;
+      for (int l = 0; l < s->nlevels; ++l)
+        levels.reductions += s->level[l].comm.reductions, levels.messages += s->level[l].comm.messages, level_seconds += s->level[l].seconds;
       PetscCall(PetscPrintf(comm, "         per cycle (busiest rank): %.1f reductions (%.1f in the levels' work, %.1f in the transfers, line searches "
-                                  "and checks), %.1f messages\n",
+                                  "and checks), %.1f messages; %.4f s outside the levels' work (the solver time less the levels', slowest ranks)\n",
                             s->iteration_comm.reductions / s->iterations, levels.reductions / s->iterations,
-                            (s->iteration_comm.reductions - levels.reductions) / s->iterations, s->iteration_comm.messages / s->iterations));
+                            (s->iteration_comm.reductions - levels.reductions) / s->iterations, s->iteration_comm.messages / s->iterations,
+                            PetscMax(s->solver_seconds - level_seconds, 0.0) / s->iterations));
     }
   }
   if (s->contact) {
