@@ -74,24 +74,35 @@ static double to_double(int64_t *limb)
   return sign * value;
 }
 
-PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum)
+enum { EXACT_WORDS = PBNG_EXACT_LIMBS + 2, EXACT_SUMS_MAX = 4 };
+
+PetscErrorCode pbng_exact_sums_allreduce(MPI_Comm comm, int n, pbng_exact_sum *s, double *sum)
 {
-  int64_t mine[PBNG_EXACT_LIMBS + 2], total[PBNG_EXACT_LIMBS + 2];
+  int64_t mine[EXACT_SUMS_MAX * EXACT_WORDS], total[EXACT_SUMS_MAX * EXACT_WORDS];
 
   PetscFunctionBeginUser;
-  normalise(s->limb), s->pending = 0; /* each rank's limbs below 2^32: any number of ranks adds up safely */
-  memcpy(mine, s->limb, sizeof(s->limb));
-  mine[PBNG_EXACT_LIMBS] = s->not_finite;
-  mine[PBNG_EXACT_LIMBS + 1] = s->infinite;
-  PetscCallMPI(MPI_Allreduce(mine, total, PBNG_EXACT_LIMBS + 2, MPI_INT64_T, MPI_SUM, comm));
-  if (total[PBNG_EXACT_LIMBS] || total[PBNG_EXACT_LIMBS + 1]) {
-    *sum = total[PBNG_EXACT_LIMBS] ? NAN : INFINITY;
-    PetscFunctionReturn(0);
+  PetscCheck(n >= 1 && n <= EXACT_SUMS_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "exact sums: %d in one reduction (1..%d)", n, (int)EXACT_SUMS_MAX);
+  for (int k = 0; k < n; ++k) {
+    int64_t *w = &mine[k * EXACT_WORDS];
+    normalise(s[k].limb), s[k].pending = 0; /* each rank's limbs below 2^32: any number of ranks adds up safely */
+    memcpy(w, s[k].limb, sizeof(s[k].limb));
+    w[PBNG_EXACT_LIMBS] = s[k].not_finite;
+    w[PBNG_EXACT_LIMBS + 1] = s[k].infinite;
   }
-  normalise(total);
-  *sum = to_double(total);
+  PetscCallMPI(MPI_Allreduce(mine, total, n * EXACT_WORDS, MPI_INT64_T, MPI_SUM, comm));
+  for (int k = 0; k < n; ++k) {
+    int64_t *w = &total[k * EXACT_WORDS];
+    if (w[PBNG_EXACT_LIMBS] || w[PBNG_EXACT_LIMBS + 1]) {
+      sum[k] = w[PBNG_EXACT_LIMBS] ? NAN : INFINITY;
+      continue;
+    }
+    normalise(w);
+    sum[k] = to_double(w);
+  }
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum) { return pbng_exact_sums_allreduce(comm, 1, s, sum); }
 
 PetscErrorCode pbng_reproducible_sum(MPI_Comm comm, int narrays, const double *const *arrays, const int64_t *counts,
                                      double *sum)

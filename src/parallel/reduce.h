@@ -28,6 +28,8 @@ void pbng_exact_sum_merge(pbng_exact_sum *into, const pbng_exact_sum *from);
 /* *sum = the sum over every rank's s, rounded once to a double; NaN when any rank added a NaN or -inf
  * term, else +inf when any added +inf. The same value on every rank. Collective; s is left normalised. */
 PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum);
+/* n (1..4) such sums in one reduction: sum[k] of s[k] (fewer synchronisations: an energy and a slope together). */
+PetscErrorCode pbng_exact_sums_allreduce(MPI_Comm comm, int n, pbng_exact_sum *s, double *sum);
 
 /* *sum = the sum over all ranks of every entry of arrays[0..narrays-1] (counts[k] entries each), as
  * above. Collective. A non-finite term is an error (PETSC_ERR_FP). */

@@ -890,7 +890,7 @@ static void add_element_energies(const pbng_problem *pb, pbng_exact_sum *sum)
 
 /* The rank's share of the energy, summed exactly as each term is computed (no array of terms): its
  * owned elements (Eq. 15), its counted weak constraints (Eq. 18) and its owned nodes (node_energy). */
-static void local_energy(const pbng_problem *pb, const double *b, pbng_exact_sum *sum)
+void pbng_problem_energy_local(const pbng_problem *pb, const double *b, pbng_exact_sum *sum)
 {
   const pbng_dmesh *dm = pb->dm;
   pbng_exact_sum_zero(sum);
@@ -916,7 +916,7 @@ PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, doub
   pbng_exact_sum sum;
 
   PetscFunctionBeginUser;
-  local_energy(pb, b, &sum);
+  pbng_problem_energy_local(pb, b, &sum);
   /* independent of the rank and thread counts; NaN if a term is NaN, +inf if one is +inf (neohookean_log, an inverted element) */
   PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, energy));
   PetscFunctionReturn(0);

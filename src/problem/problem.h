@@ -11,6 +11,7 @@
 #include "contact/contacts.h"
 #include "parallel/dmesh.h"
 #include "parallel/halo.h"
+#include "parallel/reduce.h"
 #include "problem/geometry.h"
 #include "core/sheet_material.h"
 #include "core/plasticity.h"
@@ -212,6 +213,8 @@ PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, d
 /* The total energy alone (as pbng_problem_residual), minus sum_i b_i . x_i over the owned free nodes
  * when b [nfree][3] is given: the objective of a level solving F(x) = b. NaN when not finite. Collective. */
 PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, double *energy);
+/* This rank's part of it, not reduced (so that a caller can reduce it together with other sums). */
+void pbng_problem_energy_local(const pbng_problem *pb, const double *b, pbng_exact_sum *sum);
 /* The lowest global number of an owned element whose energy is +inf (neohookean_log: a point with J <= 0,
  * where the log barrier has no value), or -1 when there is none. Collective. */
 PetscErrorCode pbng_problem_first_infinite_element(const pbng_problem *pb, int64_t *gid);

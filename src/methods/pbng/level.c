@@ -283,6 +283,35 @@ PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, Pet
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_level_objective_and_slope(pbng_level *lev, SNES snes, Vec X, Vec F, Vec D, PetscReal *obj, PetscReal *slope)
+{
+  const int32_t n = 3 * lev->pb->dm->nfree;
+  const PetscScalar *b = NULL, *f, *d;
+  pbng_exact_sum sum[2];
+  double value[2];
+  level_mark mark;
+  Vec B;
+
+  PetscFunctionBeginUser;
+  PetscCall(enter(lev, &mark));
+  PetscCall(pbng_level_load(lev, X));
+  PetscCall(SNESGetRhs(snes, &B));
+  if (B) PetscCall(VecGetArrayRead(B, &b));
+  pbng_problem_energy_local(lev->pb, b, &sum[0]); /* E(x) - b.x: objective_here's, not reduced */
+  if (B) PetscCall(VecRestoreArrayRead(B, &b));
+  PetscCall(VecGetArrayRead(F, &f));
+  PetscCall(VecGetArrayRead(D, &d));
+  pbng_exact_sum_zero(&sum[1]);
+  for (int32_t k = 0; k < n; k += 3) pbng_exact_sum_add(&sum[1], f[k] * d[k] + f[k + 1] * d[k + 1] + f[k + 2] * d[k + 2]);
+  PetscCall(VecRestoreArrayRead(D, &d));
+  PetscCall(VecRestoreArrayRead(F, &f));
+  PetscCall(pbng_exact_sums_allreduce(lev->pb->dm->comm, 2, sum, value));
+  *obj = value[0], *slope = value[1];
+  lev->objectives++;
+  PetscCall(leave(lev, &mark));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *slope)
 {
   const pbng_problem *pb = lev->pb;

@@ -69,6 +69,9 @@ PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X);
  * positions: when X is home it is displaced first (pbng_level_displace_home avoids the copy). */
 PetscErrorCode pbng_level_objective_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *obj);
 PetscErrorCode pbng_level_slope_along(pbng_level *lev, SNES snes, Vec X, PetscReal alpha, Vec D, PetscReal *slope);
+/* The objective at X (as the SNES objective callback) and F.D for a given function vector F, in one reduction: a
+ * line search's start (both exact sums, independent of the rank and thread counts). */
+PetscErrorCode pbng_level_objective_and_slope(pbng_level *lev, SNES snes, Vec X, Vec F, Vec D, PetscReal *obj, PetscReal *slope);
 
 /* Sets function, NGS and objective on snes (its DM); and the Jacobian when the level has K. */
 PetscErrorCode pbng_level_set_callbacks(pbng_level *lev, SNES snes);
