@@ -2,6 +2,7 @@
  * every rank owning one of their nodes, their contact ghosts, the sweep's schedule and the dynamic halo
  * (contacts.h). The incremental recoloring is contact_colors.c. */
 #include "contact/contacts.h"
+#include "core/csr.h"
 #include "core/grow.h"
 #include "contact/contact_colors.h"
 #include <inttypes.h>
@@ -74,20 +75,19 @@ static PetscErrorCode build_holders(pbng_contacts *ct, const pbng_halo *halo)
   const pbng_dmesh *dm = ct->dm;
   const int N = halo ? halo->nneighbors : 0, C = halo ? halo->ncolors : 0;
 
+  const int32_t nsent = halo ? halo->send_start[C * N] : 0;
+  int32_t *neighbor_of; /* [nsent]: the rank each send-list entry goes to */
+
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(dm->nowned + 1, &ct->holder_start));
+  PetscCall(PetscMalloc1(nsent + 1, &neighbor_of));
   for (int c = 0; c < C; ++c)
     for (int n = 0; n < N; ++n)
-      for (int32_t k = halo->send_start[c * N + n]; k < halo->send_start[c * N + n + 1]; ++k) ct->holder_start[halo->send_node[k] + 1]++;
-  for (int32_t i = 0; i < dm->nowned; ++i) ct->holder_start[i + 1] += ct->holder_start[i];
-  PetscCall(PetscMalloc1(ct->holder_start[dm->nowned] + 1, &ct->holder));
-  int32_t *fill;
-  PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
-  memcpy(fill, ct->holder_start, sizeof(int32_t) * (size_t)dm->nowned);
-  for (int c = 0; c < C; ++c)
-    for (int n = 0; n < N; ++n)
-      for (int32_t k = halo->send_start[c * N + n]; k < halo->send_start[c * N + n + 1]; ++k) ct->holder[fill[halo->send_node[k]]++] = halo->neighbor[n];
-  PetscCall(PetscFree(fill));
+      for (int32_t k = halo->send_start[c * N + n]; k < halo->send_start[c * N + n + 1]; ++k) neighbor_of[k] = halo->neighbor[n];
+  /* the entries by owned node (in send-list order), then each entry as its rank */
+  PetscErrorCode ierr = pbng_csr_by_key32(nsent, halo ? halo->send_node : neighbor_of, 1, dm->nowned, &ct->holder_start, &ct->holder);
+  for (int32_t j = 0; !ierr && j < ct->holder_start[dm->nowned]; ++j) ct->holder[j] = neighbor_of[ct->holder[j]];
+  PetscCall(PetscFree(neighbor_of));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -413,28 +413,26 @@ static PetscErrorCode build_terms(pbng_contacts *ct, int32_t nitems, const pbng_
 {
   const pbng_dmesh *dm = ct->dm;
 
+  int32_t *slot_node; /* [nitems][PBNG_WC_MAX_NODES] each term's owned nodes, -1 in its other and unused slots */
+
   PetscFunctionBeginUser;
   PetscCall(ensure_term_capacity(ct, nitems));
   ct->n = nitems;
-  PetscCall(PetscArrayzero(ct->adj_start, dm->nowned + 1));
+  PetscCall(PetscMalloc1((int64_t)nitems * PBNG_WC_MAX_NODES + 1, &slot_node));
   for (int32_t k = 0; k < nitems; ++k) {
     term_from_item(ct, &items[k], &ct->term[k]);
     memcpy(ct->key[k], items[k].key, sizeof(ct->key[k]));
     ct->slots[k] = items[k].slots;
     ct->counted[k] = items[k].owner[0] == dm->rank;
-    for (int j = 0; j < ct->term[k].nnodes; ++j)
-      if (ct->term[k].node[j] < dm->nowned) ct->adj_start[ct->term[k].node[j] + 1]++;
+    for (int j = 0; j < PBNG_WC_MAX_NODES; ++j)
+      slot_node[(int64_t)k * PBNG_WC_MAX_NODES + j] = j < ct->term[k].nnodes && ct->term[k].node[j] < dm->nowned ? (int32_t)ct->term[k].node[j] : -1;
   }
-  for (int32_t i = 0; i < dm->nowned; ++i) ct->adj_start[i + 1] += ct->adj_start[i];
+  /* entry PBNG_WC_MAX_NODES k + j is slot position k (stride 1): each owned node's terms, in term order */
+  PetscCall(PetscFree(ct->adj_start));
   PetscCall(PetscFree(ct->adj));
-  PetscCall(PetscMalloc1(ct->adj_start[dm->nowned] + 1, &ct->adj));
-  int32_t *fill;
-  PetscCall(PetscMalloc1(dm->nowned + 1, &fill));
-  memcpy(fill, ct->adj_start, sizeof(int32_t) * (size_t)dm->nowned);
-  for (int32_t k = 0; k < nitems; ++k)
-    for (int j = 0; j < ct->term[k].nnodes; ++j)
-      if (ct->term[k].node[j] < dm->nowned) ct->adj[fill[ct->term[k].node[j]]++] = PBNG_WC_MAX_NODES * k + j;
-  PetscCall(PetscFree(fill));
+  PetscErrorCode ierr = pbng_csr_by_key32((int64_t)nitems * PBNG_WC_MAX_NODES, slot_node, 1, dm->nowned, &ct->adj_start, &ct->adj);
+  PetscCall(PetscFree(slot_node));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -490,30 +488,22 @@ static PetscErrorCode build_schedule(pbng_contacts *ct, const uint8_t *contact_s
   const pbng_dmesh *dm = ct->dm;
   const int C = ct->ncolors;
 
+  int32_t *group, *start; /* group 2 c: color c's nodes other ranks hold; 2 c + 1: its others */
+
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(dm->nfree + 1, &group));
+  for (int32_t i = 0; i < dm->nfree; ++i) group[i] = 2 * ct->color[i] + !(static_interface(ct, i) || contact_shared[i]);
+  PetscCall(PetscFree(ct->sched_node));
+  PetscErrorCode ierr = pbng_csr_by_key32(dm->nfree, group, 1, 2 * C, &start, &ct->sched_node);
+  PetscCall(PetscFree(group));
+  PetscCall(ierr);
   PetscCall(PetscFree(ct->sched_start));
   PetscCall(PetscFree(ct->sched_split));
   PetscCall(PetscCalloc1(C + 1, &ct->sched_start));
   PetscCall(PetscCalloc1(C + 1, &ct->sched_split));
-  if (!ct->sched_node) PetscCall(PetscMalloc1(dm->nfree + 1, &ct->sched_node));
-  for (int32_t i = 0; i < dm->nfree; ++i) {
-    ct->sched_start[ct->color[i] + 1]++;
-    if (static_interface(ct, i) || contact_shared[i]) ct->sched_split[ct->color[i]]++;
-  }
-  for (int c = 0; c < C; ++c) ct->sched_start[c + 1] += ct->sched_start[c];
-  int32_t *iface, *inner;
-  PetscCall(PetscMalloc2(C + 1, &iface, C + 1, &inner));
-  for (int c = 0; c < C; ++c) {
-    iface[c] = ct->sched_start[c];
-    inner[c] = ct->sched_start[c] + ct->sched_split[c];
-    ct->sched_split[c] = inner[c];
-  }
-  for (int32_t i = 0; i < dm->nfree; ++i) {
-    const int c = ct->color[i];
-    if (static_interface(ct, i) || contact_shared[i]) ct->sched_node[iface[c]++] = i;
-    else ct->sched_node[inner[c]++] = i;
-  }
-  PetscCall(PetscFree2(iface, inner));
+  for (int c = 0; c <= C; ++c) ct->sched_start[c] = start[2 * c];
+  for (int c = 0; c < C; ++c) ct->sched_split[c] = start[2 * c + 1];
+  PetscCall(PetscFree(start));
   PetscFunctionReturn(0);
 }
 

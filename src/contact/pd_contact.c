@@ -1,4 +1,5 @@
 #include "contact/pd_contact.h"
+#include "core/csr.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,27 +120,17 @@ static PetscErrorCode gather_triangles(const pbng_dmesh *dm, int *ntri, int64_t 
 /* The vertex -> edge adjacency (nbr, with each entry's edge in nbr_edge) and vertex -> triangle incidence. */
 static PetscErrorCode build_adjacency(pbng_pd_contact *c)
 {
-  int32_t *fill;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(c->nv + 1, &c->nbr_start));
-  PetscCall(PetscMalloc2(2 * (int64_t)c->nedge + 1, &c->nbr, 2 * (int64_t)c->nedge + 1, &c->nbr_edge));
-  for (int32_t k = 0; k < c->nedge; ++k) ++c->nbr_start[c->edge[k][0] + 1], ++c->nbr_start[c->edge[k][1] + 1];
-  for (int32_t v = 0; v < c->nv; ++v) c->nbr_start[v + 1] += c->nbr_start[v];
-  PetscCall(PetscCalloc1(c->nv + 1, &fill));
-  for (int32_t k = 0; k < c->nedge; ++k) /* edges are sorted, so each vertex's entries come out sorted */
-    for (int s = 0; s < 2; ++s) {
-      const int32_t v = c->edge[k][s], at = c->nbr_start[v] + fill[v]++;
-      c->nbr[at] = c->edge[k][1 - s], c->nbr_edge[at] = k;
+  /* each vertex's edges (the edges' end positions by vertex, as edges k; edges are sorted, so each vertex's entries
+   * come out sorted), and the other end of each */
+  PetscCall(pbng_csr_by_key32(2 * (int64_t)c->nedge, &c->edge[0][0], 2, c->nv, &c->nbr_start, &c->nbr_edge));
+  PetscCall(PetscMalloc1(2 * (int64_t)c->nedge + 1, &c->nbr));
+  for (int32_t v = 0; v < c->nv; ++v)
+    for (int32_t j = c->nbr_start[v]; j < c->nbr_start[v + 1]; ++j) {
+      const int32_t *e = c->edge[c->nbr_edge[j]];
+      c->nbr[j] = e[0] == v ? e[1] : e[0];
     }
-  PetscCall(PetscCalloc1(c->nv + 1, &c->vt_start));
-  PetscCall(PetscMalloc1(3 * (int64_t)c->ntri + 1, &c->vt));
-  for (int32_t t = 0; t < c->ntri; ++t)
-    for (int a = 0; a < 3; ++a) ++c->vt_start[c->tri[t][a] + 1];
-  for (int32_t v = 0; v < c->nv; ++v) c->vt_start[v + 1] += c->vt_start[v], fill[v] = 0;
-  for (int32_t t = 0; t < c->ntri; ++t)
-    for (int a = 0; a < 3; ++a) c->vt[c->vt_start[c->tri[t][a]] + fill[c->tri[t][a]]++] = t;
-  PetscCall(PetscFree(fill));
+  PetscCall(pbng_csr_by_key32(3 * (int64_t)c->ntri, &c->tri[0][0], 3, c->nv, &c->vt_start, &c->vt)); /* each vertex's triangles */
   PetscFunctionReturn(0);
 }
 
@@ -818,7 +809,8 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->tri));
   PetscCall(PetscFree((*c)->edge));
   PetscCall(PetscFree((*c)->nbr_start));
-  PetscCall(PetscFree2((*c)->nbr, (*c)->nbr_edge));
+  PetscCall(PetscFree((*c)->nbr));
+  PetscCall(PetscFree((*c)->nbr_edge));
   PetscCall(PetscFree((*c)->vt_start));
   PetscCall(PetscFree((*c)->vt));
   PetscCall(PetscFree((*c)->body));

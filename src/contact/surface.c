@@ -1,4 +1,5 @@
 #include "contact/surface.h"
+#include "core/csr.h"
 #include <stdlib.h>
 #include <string.h>
 #include "core/adjacency.h"
@@ -187,23 +188,18 @@ static PetscErrorCode list_vertices(const pbng_dmesh *dm, pbng_surface *s)
 /* Per owned surface vertex, the triangles having it as a corner, by increasing key. */
 static PetscErrorCode incident_triangles(const pbng_dmesh *dm, pbng_surface *s)
 {
-  int32_t *index, *fill;
+  int32_t *index, *corner_vertex;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(dm->nowned + 1, &index));
   for (int32_t i = 0; i < dm->nowned; ++i) index[i] = -1;
   for (int32_t v = 0; v < s->nvert; ++v) index[s->vert[v]] = v;
-  PetscCall(PetscCalloc1(s->nvert + 1, &s->vtri_start));
+  PetscCall(PetscMalloc1(3 * (int64_t)s->ntri + 1, &corner_vertex)); /* each triangle corner's owned surface vertex, or -1 */
   for (int32_t t = 0; t < s->ntri; ++t)
-    for (int k = 0; k < 3; ++k)
-      if (s->tri[t].node[k] < dm->nowned) s->vtri_start[index[s->tri[t].node[k]] + 1]++;
-  for (int32_t v = 0; v < s->nvert; ++v) s->vtri_start[v + 1] += s->vtri_start[v];
-  PetscCall(PetscMalloc1(s->vtri_start[s->nvert] + 1, &s->vtri));
-  PetscCall(PetscMalloc1(s->nvert + 1, &fill));
-  memcpy(fill, s->vtri_start, sizeof(int32_t) * (size_t)s->nvert);
-  for (int32_t t = 0; t < s->ntri; ++t)
-    for (int k = 0; k < 3; ++k)
-      if (s->tri[t].node[k] < dm->nowned) s->vtri[fill[index[s->tri[t].node[k]]]++] = t;
+    for (int k = 0; k < 3; ++k) corner_vertex[3 * (int64_t)t + k] = s->tri[t].node[k] < dm->nowned ? index[s->tri[t].node[k]] : -1;
+  PetscErrorCode ierr = pbng_csr_by_key32(3 * (int64_t)s->ntri, corner_vertex, 3, s->nvert, &s->vtri_start, &s->vtri);
+  PetscCall(PetscFree(corner_vertex));
+  PetscCall(ierr);
   for (int32_t v = 0; v < s->nvert; ++v) { /* insertion sort by key: lists are short */
     int32_t *list = &s->vtri[s->vtri_start[v]];
     for (int32_t j = 1; j < s->vtri_start[v + 1] - s->vtri_start[v]; ++j) {
@@ -213,7 +209,6 @@ static PetscErrorCode incident_triangles(const pbng_dmesh *dm, pbng_surface *s)
       list[k + 1] = t;
     }
   }
-  PetscCall(PetscFree(fill));
   PetscCall(PetscFree(index));
   PetscFunctionReturn(0);
 }

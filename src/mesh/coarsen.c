@@ -1,4 +1,5 @@
 #include "mesh/coarsen.h"
+#include "core/csr.h"
 #include "core/grow.h"
 #include <math.h>
 #include <stdio.h>
@@ -262,14 +263,8 @@ static PetscErrorCode classify(work_mesh *w)
   nbf = faces.n / 3;
   PetscCall(PetscMalloc1(nbf + 1, &normal));
   for (int64_t k = 0; k < nbf; ++k) face_normal(pos(w, faces.item[3 * k]), pos(w, faces.item[3 * k + 1]), pos(w, faces.item[3 * k + 2]), normal[k]);
-  /* node -> boundary faces (CSR) */
-  PetscCall(PetscCalloc1(w->nv + 1, &start));
-  PetscCall(PetscMalloc1(3 * nbf + 1, &face_of));
-  for (int64_t k = 0; k < 3 * nbf; ++k) start[faces.item[k] + 1]++;
-  for (int64_t v = 0; v < w->nv; ++v) start[v + 1] += start[v];
-  for (int64_t k = 0; k < 3 * nbf; ++k) face_of[start[faces.item[k]]++] = (int32_t)(k / 3);
-  for (int64_t v = w->nv; v > 0; --v) start[v] = start[v - 1];
-  start[0] = 0;
+  /* node -> boundary faces (CSR: the faces' corner positions k by node, as faces k / 3) */
+  PetscCall(pbng_csr_by_key32(3 * nbf, faces.item, 3, w->nv, &start, &face_of));
   PetscCall(PetscFree(faces.item));
   for (int64_t v = 0; v < w->nv; ++v) {
     int groups = 0;

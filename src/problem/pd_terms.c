@@ -1,4 +1,5 @@
 #include "problem/pd_terms.h"
+#include "core/csr.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,20 +130,9 @@ static const char *ring_rest(const pbng_dmesh *dm, const double *thickness, cons
 /* inc: every slot, grouped by node (rings in increasing global centre order within a node). */
 static PetscErrorCode build_incidence(int32_t nlocal, pbng_pd_terms *pd)
 {
-  const int32_t nslots = pd->slot_start[pd->nrings];
-  int32_t *fill;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(nlocal + 1, &pd->inc_start));
-  PetscCall(PetscMalloc1(nslots + 1, &pd->inc));
-  PetscCall(PetscCalloc1(nlocal + 1, &fill));
-  for (int32_t s = 0; s < nslots; ++s) ++pd->inc_start[pd->slot_node[s] + 1];
-  for (int32_t i = 0; i < nlocal; ++i) pd->inc_start[i + 1] += pd->inc_start[i];
-  for (int32_t s = 0; s < nslots; ++s) { /* slots in ring order: each node's list ends up by ring */
-    const int32_t i = pd->slot_node[s];
-    pd->inc[pd->inc_start[i] + fill[i]++] = s;
-  }
-  PetscCall(PetscFree(fill));
+  /* slots in ring order: each node's list ends up by ring */
+  PetscCall(pbng_csr_by_key32(pd->slot_start[pd->nrings], pd->slot_node, 1, nlocal, &pd->inc_start, &pd->inc));
   PetscFunctionReturn(0);
 }
 
