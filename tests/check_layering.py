@@ -56,6 +56,17 @@ def source_folders(src):
     return out
 
 
+def report(name, problems, kept):
+    """Prints each problem and a closing line; the exit code (0: kept, 1: broken). Shared with check_names.py."""
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"{name}: {len(problems)} problem(s)")
+        return 1
+    print(f"{name}: {kept}")
+    return 0
+
+
 def main(src, md_path):
     rooms, allowed = read_table(md_path)
     problems = []
@@ -101,13 +112,7 @@ def main(src, md_path):
                         problems.append(f"{where}: upward include ({a} below {b} in the order {' < '.join(top)})")
                     elif allowed[mine] is not None and theirs not in allowed[mine] and target not in allowed[mine]:
                         problems.append(f"{where}: src/{mine}/ may not include src/{theirs}/ (docs/architecture.md#rooms-and-layers)")
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"layering: {len(problems)} problem(s)")
-        return 1
-    print(f"layering: {len(rooms)} rooms, order {' < '.join(top)}: every include kept")
-    return 0
+    return report("layering", problems, f"{len(rooms)} rooms, order {' < '.join(top)}: every include kept")
 
 
 if __name__ == "__main__":

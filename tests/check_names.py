@@ -15,6 +15,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_layering import report  # noqa: E402
+
 ALSO_OTHER_THINGS = {"pbng", "box", "none"}
 LITERAL = re.compile(r'"([a-z_0-9]+)"')
 
@@ -33,15 +36,9 @@ def strip_comments(text):
             j = n if j < 0 else j
             out.append(" " * (j - i))
             i = j
-        elif text[i] == '"':
+        elif text[i] in "\"'":  # a string or character literal, kept whole (escapes skipped)
             j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        elif text[i] == "'":
-            j = i + 1
-            while j < n and text[j] != "'":
+            while j < n and text[j] != text[i]:
                 j += 2 if text[j] == "\\" else 1
             out.append(text[i:j + 1])
             i = j + 1
@@ -127,13 +124,7 @@ def main(src, md_path):
         for want, have in zip(scenes, docs):
             if have != want:
                 problems.append(f"{md_path}: scene {want[0]}: {have[1:]} where the table says {want[1:]}")
-    for p in problems:
-        print(p)
-    if problems:
-        print(f"names: {len(problems)} problem(s)")
-        return 1
-    print(f"names: {len(owners)} solvers and {len(scenes)} scenes named only in their modules; docs/options.md lists the scene table")
-    return 0
+    return report("names", problems, f"{len(owners)} solvers and {len(scenes)} scenes named only in their modules; docs/options.md lists the scene table")
 
 
 if __name__ == "__main__":
