@@ -135,6 +135,8 @@ typedef struct {
   PetscBool contact;                  /* collisions (issue 17): -contact, a contact scene, or any -contact_* / -obstacle option */
   pbng_contact_options contact_opt;   /* distance, self-contact, obstacles, stiffness, model */
   int contact_every;                  /* -contact_every K: detect every K iterations within a frame too (0: at frame starts only) */
+  int contact_backoff;                /* -contact_backoff: periodic detections after K, 2K, 4K, ... iterations (frames to a tolerance; default on unless -contact_every is given) */
+  double contact_freeze;              /* -contact_freeze F: no detection every K once a frame's residual is within F times its tolerance (0: never) */
   pbng_sheet_options sheet_opt;      /* tri3/bend4 terms (issue 18) */
   pbng_sheet_material sheet;          /* ... and the material made from them (pbng_config_read_sheet_options) */
   int nsheet_groups;                  /* -sheetK_group NAME (K = 0..7): sheets of a physical group with their own material */

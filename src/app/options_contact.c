@@ -27,7 +27,7 @@ PetscErrorCode pbng_options_parse_obstacles(const char *option, const char *text
 PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   pbng_contact_options *o = &cfg->contact_opt;
-  PetscBool on = cfg->contact, set_on, given[8] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool on = cfg->contact, set_on, given[10] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
   const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
   const int every_default = cfg->mode == PBNG_MODE_QUASISTATIC && ops ? (ops->kind.contact_every > 0 ? ops->kind.contact_every : 1) : 0;
   PetscInt every = cfg->contact_every >= 0 ? cfg->contact_every : every_default;
@@ -53,8 +53,16 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
                                "container:lx,ly,lz,hx,hy,hz | sphere:cx,cy,cz,r", NULL, obstacles, obstacles, sizeof(obstacles), &given[6]));
   PetscCall(PetscOptionsReal("-contact_thickness", "contact: h, the gap kept between a vertex and a sheet (two-sided: either side; 0 <= h < "
                              "-contact_distance; default: half the contact distance)", NULL, o->detect.sheet_offset, &o->detect.sheet_offset, &given[7]));
+  PetscCall(PetscOptionsReal("-contact_freeze", "contact: no detection every -contact_every iterations once the frame's residual is within F times "
+                             "its tolerance: the frame converges on a fixed set, then its end is checked by a detection (0: never frozen; "
+                             "default 10, 0 when -contact_every is given)", NULL, cfg->contact_freeze, &cfg->contact_freeze, &given[8]));
+  PetscBool backoff = cfg->contact_backoff > 0 || (cfg->contact_backoff < 0 && !given[4]) ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-contact_backoff", "contact: in frames to a tolerance, the periodic detections after K, 2K, 4K, ... iterations "
+                             "(K = -contact_every) instead of every K (default: on, off when -contact_every is given)", NULL, backoff, &backoff, &given[9]));
+  cfg->contact_backoff = backoff ? 1 : 0;
+  if (given[4] && !given[8]) cfg->contact_freeze = 0; /* -contact_every K alone: a detection every K iterations to the frame's end */
   int any_given = 0;
-  for (int k = 0; k < 8; ++k) any_given |= given[k];
+  for (int k = 0; k < 10; ++k) any_given |= given[k];
   PetscCheck(!(set_on && !on && any_given), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-contact 0 with contact options: leave -contact out or the others");
   cfg->contact = on || any_given;
   if (given[6]) PetscCall(pbng_options_parse_obstacles("-obstacle", obstacles, PBNG_MAX_OBSTACLES, o->detect.obstacle, &o->detect.nobstacles));
@@ -70,5 +78,7 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
              "-contact_model unilateral acts along the normal only: -contact_tangential_stiffness %g must be 0", o->k_t);
   PetscCheck(every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-contact_every %d: must be >= 0", (int)every);
   cfg->contact_every = (int)every;
+  PetscCheck(cfg->contact_freeze >= 0 && isfinite(cfg->contact_freeze), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-contact_freeze %g: must be >= 0 (0: detections every -contact_every iterations up to the frame's end)", cfg->contact_freeze);
   PetscFunctionReturn(0);
 }
