@@ -560,7 +560,12 @@ def read_weak_constraints(rep, h5, n):
     ok &= rep.check(np.allclose(w.sum(axis=1), 0, atol=1e-12), "weak constraint weights do not sum to 0 (sides of 1 - 1)")
     Ks = K.reshape(-1, 3, 3)
     ok &= rep.check(np.allclose(Ks, Ks.transpose(0, 2, 1)), "weak constraint stiffness not symmetric")
-    return {"nodes": nodes, "weights": w, "K": Ks} if ok else None
+    target = np.zeros((len(nodes), 3))
+    if "constraints/weak/target" in h5:  # a binding's rest offset (-bind_distance); older files have none
+        t = check_dataset(rep, h5, "constraints/weak/target", np.float64, (len(nodes), 3))
+        ok &= rep.check(t is not None and np.isfinite(t).all(), "weak constraint targets missing or not finite")
+        target = t if t is not None else target
+    return {"nodes": nodes, "weights": w, "K": Ks, "target": target} if ok else None
 
 
 def weak_terms(weak, x):
@@ -570,7 +575,7 @@ def weak_terms(weak, x):
         return 0.0, np.zeros((n, 3)), np.zeros(n)
     idx = np.maximum(weak["nodes"], 0)
     a = weak["weights"]
-    C = np.einsum("cj,cjd->cd", a, x[idx])
+    C = np.einsum("cj,cjd->cd", a, x[idx]) - weak["target"]
     KC = np.einsum("cij,cj->ci", weak["K"], C)
     energy = 0.5 * float(np.einsum("ci,ci->", C, KC))
     fj = -a[:, :, None] * KC[:, None, :]
@@ -578,7 +583,7 @@ def weak_terms(weak, x):
     for d in range(3):
         f[:, d] = np.bincount(idx.reshape(-1), weights=fj[:, :, d].reshape(-1), minlength=n)
     # C is a difference of terms of size sum_j |a_j| |x_j|: its round-off, times |K|, times |a_j|
-    scale_c = np.abs(weak["K"]).sum(axis=(1, 2)) * np.einsum("cj,cjd->c", np.abs(a), np.abs(x[idx]))
+    scale_c = np.abs(weak["K"]).sum(axis=(1, 2)) * (np.einsum("cj,cjd->c", np.abs(a), np.abs(x[idx])) + np.abs(weak["target"]).sum(axis=1))
     size = np.abs(a) * scale_c[:, None]
     mag = np.bincount(idx.reshape(-1), weights=size.reshape(-1), minlength=n)
     return energy, f, mag

@@ -21,7 +21,8 @@ typedef enum {
   PBNG_MESH_FILE,
   PBNG_MESH_COLLIDING_BLOCKS,
   PBNG_MESH_OBJECTS,
-  PBNG_MESH_SHEET /* a generated sheet (issue 18): its shape is the scene's (pbng_sheet_shape) */
+  PBNG_MESH_SHEET, /* a generated sheet (issue 18): its shape is the scene's (pbng_sheet_shape) */
+  PBNG_MESH_MUSCLES /* the muscles scene's arm (mesh/generate_muscles.h): coarse levels made from it as from a file */
 } pbng_mesh_source;
 
 /* The shape of a scene's generated sheet (PBNG_MESH_SHEET). */
@@ -181,6 +182,10 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh);
  * the grid halves. Coarse generated levels are of the fine kind's linear kind: tet4 of the same split,
  * or hex8 (docs/multilevel.md). */
 int pbng_config_coarse_res(const pbng_config *cfg, int k);
+
+/* Whether the coarse levels of -multilevel are made from the fine mesh by edge collapses (mesh/coarsen.h) rather than
+ * generated or read: a mesh file without -mesh_levels, and the muscles scene's arm. */
+int pbng_config_coarsens_fine_mesh(const pbng_config *cfg);
 /* With -cells: level k's cells per axis (each axis coarsened as -res is). */
 void pbng_config_coarse_cells(const pbng_config *cfg, int k, int cells[3]);
 

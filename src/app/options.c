@@ -108,7 +108,7 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
                              cfg->weak_stiffness, &cfg->weak_stiffness, &given.weak_stiffness));
   PetscCall(pbng_config_read_binding_options(PetscOptionsObject, cfg));
-  PetscCall(PetscOptionsReal("-scale", "objects_dropping: refine every object s times per length (nodes ~ s^3)", NULL, cfg->scale, &cfg->scale,
+  PetscCall(PetscOptionsReal("-scale", "objects_dropping, muscles, cylinder_twist, cloth_on_table, projectile_sheet: refine the generated mesh s times per length", NULL, cfg->scale, &cfg->scale,
                              &given.scale));
   PetscInt objects = cfg->objects;
   PetscCall(PetscOptionsInt("-objects", "objects_dropping: the number of objects", NULL, objects, &objects, &given.objects));
@@ -326,11 +326,11 @@ static PetscErrorCode read_multilevel_options(PetscOptionItems *PetscOptionsObje
   o->multilevel = (int)levels;
   int usable = 0; /* coarser levels a generated mesh can have */
   while (usable < PBNG_MAX_LEVELS && pbng_config_coarse_res(cfg, usable + 1) > 0) ++usable;
-  PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+  PetscCheck(pbng_config_coarsens_fine_mesh(cfg) || cfg->mesh_source == PBNG_MESH_FILE || levels - 1 <= usable, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-multilevel %d: the generated mesh (%s %d%s) has only %d coarser level%s with at least 2 nodes per axis", (int)levels,
              cfg->cells[0] > 0 ? "-cells" : "-res", cfg->cells[0] > 0 ? cfg->cells[0] : cfg->res, cfg->cells[0] > 0 ? ",..." : "", usable,
              usable == 1 ? "" : "s");
-  PetscCall(read_coarsen_options(PetscOptionsObject, cfg, (o->multilevel > 1 || !levels_set || cfg->multilevel_auto) && cfg->mesh_source == PBNG_MESH_FILE && !files_set));
+  PetscCall(read_coarsen_options(PetscOptionsObject, cfg, (o->multilevel > 1 || !levels_set || cfg->multilevel_auto) && pbng_config_coarsens_fine_mesh(cfg) && !files_set));
   PetscFunctionReturn(0);
 }
 

@@ -95,14 +95,14 @@ PetscErrorCode pbng_config_choose_fast_solver(pbng_config *cfg)
   const pbng_solver_ops *ops = pbng_solver_find(cfg->solver, 1);
   if (!wanted || cfg->mode != PBNG_MODE_QUASISTATIC || cfg->rtol <= 0 || !ops || !ops->kind.multilevel) PetscFunctionReturn(0); /* -rtol 0: the paper's fixed single level */
   const char *why = multilevel_unavailable(cfg);
-  if (!why && cfg->mesh_source != PBNG_MESH_FILE && automatic_levels(cfg) < 2) why = "the generated mesh has no coarser level of 3 nodes per axis";
+  if (!why && !pbng_config_coarsens_fine_mesh(cfg) && automatic_levels(cfg) < 2) why = "the generated mesh has no coarser level of 3 nodes per axis";
   if (why) {
     snprintf(cfg->default_note, sizeof(cfg->default_note), "%s", why);
     PetscFunctionReturn(0);
   }
   PetscCall(PetscOptionsHasName(NULL, NULL, "-accel", &given));
   if (!given) cfg->solver_opt.sweep.accel = measured_smoother_applies(cfg) ? cfg->fast_smoother : PBNG_ACCEL_NONE;
-  if (cfg->mesh_source == PBNG_MESH_FILE) { /* the levels of a file's coarsening: at setup */
+  if (pbng_config_coarsens_fine_mesh(cfg)) { /* the levels of a file's (or the arm's) coarsening: at setup */
     cfg->multilevel_auto = 1;
     cfg->solver_opt.multilevel = PBNG_MAX_LEVELS;
     PetscFunctionReturn(0);

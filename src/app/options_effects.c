@@ -366,7 +366,7 @@ void pbng_config_generated_mesh_facts(const pbng_config *cfg, pbng_mesh_facts *f
 {
   const int sheet = cfg->mesh_source == PBNG_MESH_SHEET;
   *facts = (pbng_mesh_facts){.known = cfg->mesh_source != PBNG_MESH_FILE, .has_volume = !sheet, .has_sheets = sheet,
-                             .has_weak = cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS || cfg->weak_file[0]};
+                             .has_weak = cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS || cfg->weak_file[0] || cfg->bind_distance > 0};
 }
 
 PetscErrorCode pbng_config_check_option_effects(const pbng_config *cfg, const pbng_mesh_facts *mesh)

@@ -16,7 +16,7 @@
 /* Whether the coarse levels are made from the fine mesh (a mesh file, no -mesh_levels). */
 static int levels_made_from_fine(const pbng_config *cfg)
 {
-  return cfg->solver_opt.multilevel > 1 && cfg->mesh_source == PBNG_MESH_FILE && cfg->nmesh_levels == 0; /* -multilevel L > 1: -solver pbng only */
+  return cfg->solver_opt.multilevel > 1 && pbng_config_coarsens_fine_mesh(cfg); /* -multilevel L > 1: -solver pbng only */
 }
 
 /* One coarsening of `finer` into *coarse (rank 0): with the run's -multilevel_coarsen_* first; when that does not reach
@@ -183,6 +183,10 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   case PBNG_MESH_STACKED_BLOCKS:
   case PBNG_MESH_COLLIDING_BLOCKS: snprintf(buf, len, "generated stacked blocks, res %d", res); break;
   case PBNG_MESH_OBJECTS: snprintf(buf, len, "generated %d objects, scale %g", cfg->objects, cfg->scale); break;
+  case PBNG_MESH_MUSCLES:
+    if (k == 0) snprintf(buf, len, "generated arm, scale %g", cfg->scale);
+    else snprintf(buf, len, "generated arm coarsened %d time%s", k, k > 1 ? "s" : "");
+    break;
   case PBNG_MESH_SHEET: snprintf(buf, len, "generated sheet, res %d", res); break;
   case PBNG_MESH_FILE:
     if (k == 0) snprintf(buf, len, "%s", cfg->mesh_file);

@@ -354,6 +354,8 @@ static PetscErrorCode write_weak_constraints(run_state *st)
                                     dm->global_weak, rows.stiffness));
   PetscCall(pbng_output_write_table(st->out, "/constraints/weak/spring", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 5, dm->nowned_weak,
                                     dm->global_weak, rows.spring));
+  PetscCall(pbng_output_write_table(st->out, "/constraints/weak/target", PBNG_OUTPUT_DOUBLE, dm->nglobal_weak, 3, dm->nowned_weak,
+                                    dm->global_weak, rows.target));
   PetscCall(pbng_weak_rows_free(&rows));
   PetscFunctionReturn(0);
 }

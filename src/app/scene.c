@@ -8,6 +8,7 @@
 #include "app/errors.h"
 #include "contact/bindings.h"
 #include "mesh/generate.h"
+#include "mesh/generate_muscles.h"
 #include "mesh/generate_objects.h"
 #include "mesh/generate_shapes.h"
 #include "mesh/sheet.h"
@@ -514,6 +515,57 @@ static PetscErrorCode scene_projectile_sheet(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* Issue 41, the PBNG paper's flagship (Sec. 10.2.2, Fig. 1, 2, 10): an upper arm of PBNG_ARM_MUSCLES fusiform muscles
+ * around the humerus (mesh/generate_muscles.h), bound to each other by connective tissue (-bind_distance: 0.2 times the
+ * cell across a belly, k = 1e8 isotropic, each keeping its rest offset) and pressed together by contacts (k_n = 1e8, k_t = 0,
+ * -contact_distance 0.25 times that cell); the bones and the
+ * tendons are rigid sets: "upper_arm" held, "forearm" turned about the elbow's axis (z through the origin) by -flexion
+ * degrees (90) over t in [0, 1], held after. Corotated, E = 1e5, nu = 0.3, rho = 1000 (the paper's), no gravity,
+ * quasistatic frames of 0.1: 10 frames to the full flexion. -scale s refines the mesh (nodes ~ s^3; docs/muscles.md). */
+#define ARM_FLEXION 90.0 /* degrees */
+#define ARM_FLEXION_TIME 1.0
+#define ARM_BIND_FRACTION 0.2     /* the bindings' distance, in cells across a belly */
+#define ARM_CONTACT_FRACTION 0.25 /* the contact distance, in cells across a belly (the default, half the mean surface edge, is
+                                     ~0.55 of it: records of near-touching neighbours beyond the bound strip drew them together) */
+
+static PetscErrorCode scene_muscles(pbng_config *cfg)
+{
+  double flexion = ARM_FLEXION, scale = 1;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-flexion", &flexion, &set));
+  PetscCheck(flexion >= 0 && flexion <= 150, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-flexion %g: must be in [0, 150] degrees", flexion);
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-scale", &scale, &set)); /* checked with the other mesh parameters */
+  const pbng_motion flex = {.axis = {0, 0, 1}, .center = {0, 0, 0}, .rotation_rate = flexion * PETSC_PI / 180 / ARM_FLEXION_TIME, .until = ARM_FLEXION_TIME};
+  cfg->mesh_source = PBNG_MESH_MUSCLES;
+  cfg->material = PBNG_MATERIAL_COROTATED;
+  cfg->youngs = 1e5;
+  cfg->poisson = 0.3;
+  cfg->density = 1000;
+  cfg->dt = 0.1;
+  cfg->frames = 10;
+  cfg->contact = PETSC_TRUE;
+  const double h = scale > 0 && isfinite(scale) ? pbng_arm_cell_size(scale) : 0;
+  cfg->bind_distance = ARM_BIND_FRACTION * h;
+  cfg->contact_opt.detect.distance = ARM_CONTACT_FRACTION * h;
+  PetscCall(pbng_bc_add_group(&cfg->bcs, "upper_arm", "upper_arm", NULL));
+  PetscCall(pbng_bc_add_group(&cfg->bcs, "forearm", "forearm", &flex));
+  PetscFunctionReturn(0);
+}
+
+/* -flexion: read by the scene's defaults; registered here for -help, an error with another scene. */
+static PetscErrorCode read_flexion_option(PetscOptionItems *PetscOptionsObject, const pbng_config *cfg, int mine)
+{
+  PetscReal flexion = ARM_FLEXION;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsReal("-flexion", "muscles: the elbow's flexion at t = 1, degrees (0..150)", NULL, flexion, &flexion, &set));
+  PetscCheck(!set || mine, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-flexion is for -scene muscles (not %s)", cfg->scene);
+  PetscFunctionReturn(0);
+}
+
 /* A plain Res-N unit box with no boundary conditions: add them with -fix_box / -bcK_*. */
 static PetscErrorCode scene_box(pbng_config *cfg)
 {
@@ -591,6 +643,8 @@ static const pbng_scene scenes[] = {
    &pbng_solver_sissm_ops, PBNG_SHEET_SHAPE_SCALED, NULL, NULL},
   {"projectile_sheet", "an elastic shell shot into a hanging sheet, barrier contact (the peridynamic seed's Fig. 11)", scene_projectile_sheet,
    &pbng_solver_sissm_ops, PBNG_SHEET_SHAPE_PROJECTILE, NULL, NULL},
+  {"muscles", "an upper arm of 8 muscles bound by connective tissue, with contacts, flexed at the elbow, quasistatic (Sec. 10.2.2, Fig. 1, 10)",
+   scene_muscles, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, read_flexion_option, NULL},
   {"box", "a plain Res-N unit box without boundary sets (add -fix_box, -bcK_*)", scene_box, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL,
    NULL},
   {"none", "no scene: the mesh comes from -mesh FILE", NULL, &pbng_solver_pbng_ops, PBNG_SHEET_SHAPE_NONE, NULL, NULL},
@@ -704,6 +758,7 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
   PetscCheck(!res_set || cfg->mesh_source != PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
              "-res does not size the objects of -scene objects_dropping: use -scale");
   PetscCheck(!res_set || !is_cylinder(cfg), comm, PETSC_ERR_ARG_INCOMP, "-res does not size the cylinder of -scene cylinder_twist: use -scale");
+  PetscCheck(!res_set || cfg->mesh_source != PBNG_MESH_MUSCLES, comm, PETSC_ERR_ARG_INCOMP, "-res does not size the arm of -scene muscles: use -scale");
   PetscCheck(!res_set || (!is_table(cfg) && !is_projectile(cfg)), comm, PETSC_ERR_ARG_INCOMP, "-res does not size the sheet of -scene %s: use -scale",
              cfg->scene);
   PetscCheck(!bar_length_set || (cfg->mesh_source == PBNG_MESH_BAR && strcmp(cfg->scene, "bar_fold")), comm, PETSC_ERR_ARG_INCOMP,
@@ -712,9 +767,9 @@ PetscErrorCode pbng_config_check_mesh_parameters(const pbng_config *cfg, const p
   PetscCheck(cfg->scale > 0 && cfg->scale <= 32, comm, PETSC_ERR_ARG_OUTOFRANGE, "-scale %g: must be in (0, 32]", cfg->scale);
   PetscCheck(cfg->objects >= 1 && cfg->objects <= PBNG_OBJECTS_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "-objects %d: must be 1..%d", cfg->objects,
              PBNG_OBJECTS_MAX);
-  PetscCheck(!given->scale || cfg->mesh_source == PBNG_MESH_OBJECTS || is_cylinder(cfg) || is_table(cfg) || is_projectile(cfg), comm, PETSC_ERR_ARG_INCOMP,
-             "-scale is for the generated objects of -scene objects_dropping, the cylinder of -scene cylinder_twist and the sheets of -scenes "
-             "cloth_on_table and projectile_sheet (without -mesh)");
+  PetscCheck(!given->scale || cfg->mesh_source == PBNG_MESH_OBJECTS || cfg->mesh_source == PBNG_MESH_MUSCLES || is_cylinder(cfg) || is_table(cfg) || is_projectile(cfg), comm, PETSC_ERR_ARG_INCOMP,
+             "-scale is for the generated objects of -scene objects_dropping, the arm of -scene muscles, the cylinder of -scene cylinder_twist "
+             "and the sheets of -scenes cloth_on_table and projectile_sheet (without -mesh)");
   PetscCheck(!given->objects || cfg->mesh_source == PBNG_MESH_OBJECTS, comm, PETSC_ERR_ARG_INCOMP,
              "-objects is for the generated objects of -scene objects_dropping (without -mesh)");
   PetscCheck(!weak_stiffness_set || cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS, comm, PETSC_ERR_ARG_INCOMP,
@@ -812,6 +867,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
+  case PBNG_MESH_MUSCLES: PetscCall(pbng_generate_muscles(cfg->scale, mesh)); break;
   case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
   case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, cfg->res, 0, mesh)); break;
   }
@@ -827,10 +883,15 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
+int pbng_config_coarsens_fine_mesh(const pbng_config *cfg)
+{
+  return (cfg->mesh_source == PBNG_MESH_FILE && cfg->nmesh_levels == 0) || cfg->mesh_source == PBNG_MESH_MUSCLES;
+}
+
 int pbng_config_coarse_res(const pbng_config *cfg, int k)
 {
   int n = is_table(cfg) || is_projectile(cfg) ? scaled_sheet_res(cfg) : cfg->res;
-  if (cfg->mesh_source == PBNG_MESH_OBJECTS) return 0; /* no generated coarse levels */
+  if (cfg->mesh_source == PBNG_MESH_OBJECTS || cfg->mesh_source == PBNG_MESH_MUSCLES) return 0; /* no generated coarse levels */
   if (is_cylinder(cfg)) { /* the cylinder's vertices along (around halves alike: cylinder_counts) */
     int64_t around, along, finer_around, finer_along;
     cylinder_counts(cfg, k, &around, &along);
@@ -856,7 +917,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
 
   PetscFunctionBeginUser;
   *made = 1;
-  PetscCheck(cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+  PetscCheck(pbng_config_coarsens_fine_mesh(cfg) || cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "coarse level %d of a generated mesh with -res %d would have fewer than 2 nodes per axis", k, cfg->res); /* checked with the options */
   if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) {
     PetscCall(generate_cells(cfg, k, &linear, mesh));
@@ -875,6 +936,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
     if (k <= cfg->nmesh_levels && cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* as the fine file's */
     break;
   case PBNG_MESH_OBJECTS: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "the objects of -scene objects_dropping have no coarse levels"); /* refused with the options */
+  case PBNG_MESH_MUSCLES: *made = 0; break; /* coarsened from the fine arm (run_levels.c) */
   case PBNG_MESH_SHEET: /* the same sheet at a coarser res, its own stencils (docs/sheets_multilevel.md) */
     PetscCall(generate_sheet(cfg, res, k, mesh));
     break;

@@ -32,8 +32,9 @@ static PetscErrorCode whole_mesh_subdomain(const pbng_mesh *mesh, pbng_dmesh *dm
 }
 
 /* The binding of a vertex-triangle record: the vertex on one side, the closest point's corners of non-zero weight on
- * the other. */
-static PetscErrorCode binding_of(const pbng_contact_record *r, const pbng_binding_options *o, pbng_weak_constraint *c)
+ * the other, its target the rest offset between them (X: the rest positions), so that the binding holds the surfaces
+ * as they are at rest rather than pulling them together. */
+static PetscErrorCode binding_of(const pbng_contact_record *r, const pbng_binding_options *o, const double *X, pbng_weak_constraint *c)
 {
   const double one = 1.0;
   int64_t corner[3];
@@ -45,6 +46,7 @@ static PetscErrorCode binding_of(const pbng_contact_record *r, const pbng_bindin
     if (r->w[a] > 0) corner[n] = r->tri_gid[a], w[n++] = r->w[a];
   const char *why = pbng_weak_constraint_init(1, &r->vertex_gid, &one, n, corner, w, o->k_n, o->k_t, o->k_n == o->k_t ? NULL : r->normal, c);
   PetscCheck(!why, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-bind_distance: the binding of node %" PRId64 ": %s", r->vertex_gid, why);
+  pbng_weak_constraint_violation(c, X, c->target); /* the rest offset t = X_v - sum_j w_j X_j: C = 0 at rest */
   PetscFunctionReturn(0);
 }
 
@@ -68,7 +70,7 @@ PetscErrorCode pbng_mesh_bind_bodies(pbng_mesh *mesh, const pbng_binding_options
   for (int32_t k = 0; k < nrec; ++k) {
     if (rec[k].kind != PBNG_CONTACT_TRIANGLE) continue;
     PetscCall(pbng_grow(&bind, sizeof(*bind), n + 1, &cap));
-    PetscCall(binding_of(&rec[k], o, &bind[n++]));
+    PetscCall(binding_of(&rec[k], o, mesh->X, &bind[n++]));
   }
   PetscCall(PetscFree(rec));
   PetscCall(pbng_contact_detector_destroy(&det));

@@ -30,6 +30,7 @@ struct pbng_contact_detector {
   const pbng_dmesh *dm;
   pbng_contact_detect_options opt;
   pbng_surface surf;
+  int64_t *bound; /* [PBNG_CONTACT_BOUND_BODIES nlocal]: the bodies a local node is bound to by a weak constraint (-1: none) */
   pbng_contact_detect_stats stats;
 };
 
@@ -258,7 +259,16 @@ static int shares_element(const int64_t *nbr, int32_t n, const int64_t gid[3])
   return 0;
 }
 
-/* Whether triangle t may pair with vertex v at all: not one of its corners; of another body, or with
+/* Whether local node i is bound to `body` (bound_to_bodies). */
+static int bound_to(const pbng_contact_detector *det, int32_t i, int64_t body)
+{
+  for (int k = 0; k < PBNG_CONTACT_BOUND_BODIES; ++k)
+    if (det->bound[PBNG_CONTACT_BOUND_BODIES * i + k] == body) return 1;
+  return 0;
+}
+
+/* Whether triangle t may pair with vertex v at all: not one of its corners; not of a body v is bound to (the
+ * binding holds v on that surface: connective tissue, docs/contact.md#the-rules); of another body, or with
  * self-contact of the same body but no corner sharing an element with v. */
 static int pair_allowed(const pbng_contact_detector *det, int32_t v, const placed_triangle *t)
 {
@@ -266,7 +276,7 @@ static int pair_allowed(const pbng_contact_detector *det, int32_t v, const place
   const int32_t i = s->vert[v];
   const int64_t gid = det->dm->global_node[i];
   if (t->gid[0] == gid || t->gid[1] == gid || t->gid[2] == gid) return 0;
-  if (t->body != s->body[i]) return 1;
+  if (t->body != s->body[i]) return !bound_to(det, i, t->body);
   return det->opt.self && !shares_element(&s->nbr[s->nbr_start[v]], s->nbr_start[v + 1] - s->nbr_start[v], t->gid);
 }
 
@@ -477,6 +487,38 @@ static PetscErrorCode check_options(MPI_Comm comm, const pbng_contact_detect_opt
   PetscFunctionReturn(0);
 }
 
+/* Marks local node i as bound to `body` (up to PBNG_CONTACT_BOUND_BODIES bodies; further ones are not kept). */
+static void add_bound_body(int64_t *bound, int32_t i, int64_t body)
+{
+  int64_t *slot = &bound[PBNG_CONTACT_BOUND_BODIES * i];
+  for (int k = 0; k < PBNG_CONTACT_BOUND_BODIES; ++k) {
+    if (slot[k] == body) return;
+    if (slot[k] < 0) {
+      slot[k] = body;
+      return;
+    }
+  }
+}
+
+/* The bodies each local node is bound to: a weak constraint joins the nodes of its two sides (the signs of its
+ * weights, Eq. 18-19), and a node on one side is bound to the bodies of the other side's nodes when they are of another
+ * body. Every constraint with an owned node is held here, so an owned vertex's list is complete. */
+static PetscErrorCode bound_to_bodies(const pbng_dmesh *dm, const pbng_surface *s, int64_t **bound)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(PBNG_CONTACT_BOUND_BODIES * (size_t)dm->nlocal + 1, bound));
+  for (int64_t k = 0; k < PBNG_CONTACT_BOUND_BODIES * (int64_t)dm->nlocal; ++k) (*bound)[k] = -1;
+  for (int32_t c = 0; c < dm->nweak; ++c) {
+    const pbng_weak_constraint *w = &dm->weak[c];
+    for (int a = 0; a < w->nnodes; ++a)
+      for (int b = 0; b < w->nnodes; ++b) {
+        const int32_t i = (int32_t)w->node[a], j = (int32_t)w->node[b];
+        if ((w->a[a] > 0) != (w->a[b] > 0) && s->body[i] != s->body[j]) add_bound_body(*bound, i, s->body[j]);
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_contact_detector_create(const pbng_dmesh *dm, const pbng_contact_detect_options *opt, pbng_contact_detector **det)
 {
   pbng_contact_detector *D;
@@ -486,6 +528,7 @@ PetscErrorCode pbng_contact_detector_create(const pbng_dmesh *dm, const pbng_con
   PetscCall(PetscNew(&D));
   D->dm = dm, D->opt = *opt;
   PetscCall(pbng_surface_create(dm, &D->surf));
+  PetscCall(bound_to_bodies(dm, &D->surf, &D->bound));
   D->stats.surface_vertices = D->surf.nvert, D->stats.surface_triangles = D->surf.nheld;
   *det = D;
   PetscFunctionReturn(0);
@@ -496,6 +539,7 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det)
   PetscFunctionBeginUser;
   if (!*det) PetscFunctionReturn(0);
   PetscCall(pbng_surface_destroy(&(*det)->surf));
+  PetscCall(PetscFree((*det)->bound));
   PetscCall(PetscFree(*det));
   PetscFunctionReturn(0);
 }

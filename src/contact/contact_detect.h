@@ -17,6 +17,9 @@
 #include "parallel/dmesh.h"
 #include "contact/surface.h"
 
+/* The bodies a node can be bound to that the detector keeps (a node bound to more: the first ones, by constraint order). */
+#define PBNG_CONTACT_BOUND_BODIES 2
+
 typedef struct {
   double distance;      /* d (-contact_distance, > 0): a vertex within d of a triangle (either side) or closer than d to an obstacle */
   double sheet_offset;  /* h (-contact_thickness, 0 <= h < d): a vertex in contact with a sheet is kept h from it */

@@ -104,6 +104,7 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscCall(create_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES));
   PetscCall(create_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES));
   PetscCall(create_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5));
+  PetscCall(create_rows(w->file, f, "/weak/target", H5T_NATIVE_DOUBLE, 3));
   PetscCall(create_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1));
   PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
@@ -155,7 +156,7 @@ static PetscErrorCode create_file(const char *path, int nparts, int64_t nnodes, 
   PetscFunctionReturn(0);
 }
 
-/* The part's weak constraints as rows: nodes (-1 past nnodes), signed weights, spring k_n, k_t, n. */
+/* The part's weak constraints as rows: nodes (-1 past nnodes), signed weights, spring k_n, k_t, n, target. */
 static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_submesh *sub)
 {
   const pbng_mesh *m = &sub->mesh;
@@ -168,6 +169,7 @@ static PetscErrorCode append_weak(pbng_partfile_writer *w, int p, const pbng_sub
   PetscCall(append_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, w->weak_rows, m->nweak, rows.nodes));
   PetscCall(append_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, w->weak_rows, m->nweak, rows.weights));
   PetscCall(append_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5, w->weak_rows, m->nweak, rows.spring));
+  PetscCall(append_rows(w->file, f, "/weak/target", H5T_NATIVE_DOUBLE, 3, w->weak_rows, m->nweak, rows.target));
   PetscCall(append_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1, w->weak_rows, m->nweak, sub->global_weak));
   PetscCall(append_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1, w->weak_rows, m->nweak, sub->cc.weak));
   PetscCall(append_rows(w->file, f, "/weak/block_color", H5T_NATIVE_INT32, 1, w->weak_rows, m->nweak, sub->cc.block));
@@ -446,6 +448,8 @@ static PetscErrorCode read_weak(hid_t file, const char *fname, int p, pbng_subme
   PetscCall(read_rows(file, fname, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, range[0], n, rows.nodes));
   PetscCall(read_rows(file, fname, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, range[0], n, rows.weights));
   PetscCall(read_rows(file, fname, "/weak/spring", H5T_NATIVE_DOUBLE, 5, range[0], n, rows.spring));
+  if (H5Lexists(file, "/weak/target", H5P_DEFAULT) > 0) /* files written before targets existed: 0 */
+    PetscCall(read_rows(file, fname, "/weak/target", H5T_NATIVE_DOUBLE, 3, range[0], n, rows.target));
   PetscCall(read_rows(file, fname, "/weak/global", H5T_NATIVE_INT64, 1, range[0], n, sub->global_weak));
   PetscCall(PetscMalloc1(n + 1, &sub->mesh.weak));
   sub->mesh.nweak = n;

@@ -7,15 +7,16 @@ PetscErrorCode pbng_weak_rows_alloc(int64_t n, pbng_weak_rows *rows)
 {
   PetscFunctionBeginUser;
   rows->n = n;
-  PetscCall(PetscMalloc4(PBNG_WC_MAX_NODES * n + 1, &rows->nodes, PBNG_WC_MAX_NODES * n + 1, &rows->weights, 9 * n + 1, &rows->stiffness,
-                         5 * n + 1, &rows->spring));
+  PetscCall(PetscMalloc5(PBNG_WC_MAX_NODES * n + 1, &rows->nodes, PBNG_WC_MAX_NODES * n + 1, &rows->weights, 9 * n + 1, &rows->stiffness,
+                         5 * n + 1, &rows->spring, 3 * n + 1, &rows->target));
+  for (int64_t k = 0; k < 3 * n; ++k) rows->target[k] = 0; /* files written before targets existed have none */
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_weak_rows_free(pbng_weak_rows *rows)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree4(rows->nodes, rows->weights, rows->stiffness, rows->spring));
+  PetscCall(PetscFree5(rows->nodes, rows->weights, rows->stiffness, rows->spring, rows->target));
   memset(rows, 0, sizeof(*rows));
   PetscFunctionReturn(0);
 }
@@ -33,6 +34,7 @@ PetscErrorCode pbng_weak_rows_pack(int64_t n, const pbng_weak_constraint *c, con
     memcpy(&rows->stiffness[9 * k], c[k].K, sizeof(c[k].K));
     const double spring[5] = {c[k].k_n, c[k].k_t, c[k].n[0], c[k].n[1], c[k].n[2]};
     memcpy(&rows->spring[5 * k], spring, sizeof(spring));
+    memcpy(&rows->target[3 * k], c[k].target, sizeof(c[k].target));
   }
   PetscFunctionReturn(0);
 }
@@ -55,6 +57,10 @@ const char *pbng_weak_rows_unpack(const pbng_weak_rows *rows, int64_t nnodes, pb
       if (!isfinite(sp[p])) return "a weak constraint has a non-finite stiffness or normal";
     if (sp[0] < 0 || sp[1] < 0) return "a weak constraint has a negative stiffness";
     pbng_weak_constraint_set_stiffness(&c[k], sp[0], sp[1], &sp[2]);
+    for (int d = 0; d < 3; ++d) {
+      c[k].target[d] = rows->target[3 * k + d];
+      if (!isfinite(c[k].target[d])) return "a weak constraint has a non-finite target";
+    }
   }
   return NULL;
 }

@@ -18,7 +18,7 @@ void pbng_weak_spring_from(const pbng_weak_constraint *c, const double *X, int64
   for (int side = 0; side < 2; ++side)
     for (int k = 0; k < 3; ++k) s->p[side][k] /= s->scale > 0 ? s->scale : 1.0;
   s->k_n = c->k_n, s->k_t = c->k_t;
-  for (int k = 0; k < 3; ++k) s->n[k] = c->n[k];
+  for (int k = 0; k < 3; ++k) s->n[k] = c->n[k], s->target[k] = c->target[k] / (s->scale > 0 ? s->scale : 1.0);
 }
 
 static int by_id(const void *a, const void *b)
@@ -107,6 +107,7 @@ static PetscErrorCode spring_constraint(const pbng_weak_spring *s, const pbng_po
   const char *err = pbng_weak_constraint_init(m[0], nodes[0], w[0], m[1], nodes[1], w[1], k2 * s->k_n, k2 * s->k_t, s->k_n == s->k_t ? NULL : s->n, c);
   PetscCheck(!err || !strcmp(err, "weak constraint: needs two distinct nodes"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "weak constraint %" PRId64 " on %s: %s",
              s->id, name, err);
+  for (int d = 0; d < 3 && !err; ++d) c->target[d] = s->target[d]; /* C' = x'(p0) - x'(p1) - t / s: C / s at the fine rest */
   *kept = !err && drop_cancelled(c);
   PetscFunctionReturn(0);
 }

@@ -16,6 +16,7 @@ typedef struct {
   double p[2][3]; /* the sides' rest points */
   double scale;   /* s */
   double k_n, k_t, n[3];
+  double target[3]; /* the rest offset per unit scale: the fine target / s (the coarse constraint's target) */
 } pbng_weak_spring;
 
 /* A constraint as a spring: X holds the rest positions its node[] values index. */
