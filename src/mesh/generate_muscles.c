@@ -104,7 +104,7 @@ static spindle arm_body(const pbng_arm *arm, int b)
 
 /* Node lists of the arm's sets as they are filled. */
 enum { SET_UPPER_ARM, SET_FOREARM, SET_BONES, SET_MUSCLES, SET_FLEXORS, SET_EXTENSORS, SET_COUNT };
-static const char *const set_names[SET_COUNT] = {"upper_arm", "forearm", "bones", "muscles", "flexors", "extensors"};
+static const char *const set_names[SET_COUNT] = {"upper_arm", "forearm", "bones", "all_muscles", "flexors", "extensors"};
 
 typedef struct {
   int32_t *nodes[SET_COUNT];

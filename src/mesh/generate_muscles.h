@@ -13,7 +13,7 @@
  * The muscles with an anterior angle (cos a > 0) are the flexors: their distal tendons (the layers with t <= the
  * tendon fraction) belong to the forearm and follow its rotation about the elbow's axis; the others' distal tendons,
  * and every proximal tendon, are held with the humerus. Node sets: "upper_arm" (the humerus and the tendons held
- * with it), "forearm" (the forearm bone and the flexors' distal tendons), "bones", "muscles", "flexors",
+ * with it), "forearm" (the forearm bone and the flexors' distal tendons), "bones", "all_muscles", "flexors",
  * "extensors", and "muscleK" (K = 1..n) for each muscle. Each muscle and bone is a separate body (a connected
  * component): the connective tissue between the muscles is made by -bind_distance (contact/bindings.h). */
 #ifndef PBNG_MESH_GENERATE_MUSCLES_H
