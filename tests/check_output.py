@@ -2469,7 +2469,7 @@ def check_free_fall(rep, mesh, attrs, frames):
         rep.check(err <= tol, f"free fall: frame {n:06d} off the rigid backward-Euler path by {err:.3e} > {tol:.3e}")
 
 
-def check_compare(rep, h5, other_path, rtol, frames):
+def check_compare(rep, h5, other_path, rtol, frames, upto=None):
     """Same mesh (rest_positions, tetrahedra or elements, fixed_nodes exactly) and positions within rtol."""
     try:
         other = h5py.File(other_path, "r")
@@ -2485,6 +2485,8 @@ def check_compare(rep, h5, other_path, rtol, frames):
         if not rep.check(len(names) == len(frames), f"compare: {len(names)} frames in {other_path}, {len(frames)} here"):
             return
         for k, (x, a) in enumerate(frames):
+            if upto is not None and k > upto:
+                break
             y = other[f"frames/{names[k]}/positions"][()]
             if not rep.check(y.shape == x.shape, f"compare: frame {k:06d} shape {y.shape} vs {x.shape}"):
                 continue
@@ -2503,6 +2505,7 @@ def parse_args(argv):
     p.add_argument("--free-fall", action="store_true")
     p.add_argument("--compare", default=None)
     p.add_argument("--rtol", type=float, default=None)
+    p.add_argument("--compare-upto", type=int, default=None, help="--compare: frames 0..K only (the rest are not compared)")
     p.add_argument("--max-penetration", type=float, default=None,
                    help="fail when a surface vertex lies deeper than this inside another body or beyond an obstacle")
     p.add_argument("--max-self-penetration", type=float, default=None,
@@ -2578,7 +2581,7 @@ def run(args):
         if args.patch_test:
             check_patch_test(rep, mesh, frames)
         if args.compare is not None:
-            check_compare(rep, h5, args.compare, args.rtol, frames)
+            check_compare(rep, h5, args.compare, args.rtol, frames, args.compare_upto)
     return rep, frames
 
 
