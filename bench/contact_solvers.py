@@ -27,12 +27,9 @@ numpy + h5py; run with /usr/bin/python3.
 """
 
 import argparse
-import csv
-import datetime
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +39,7 @@ import h5py
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import check_output  # noqa: E402  (the independent penetration check)
+from rows_csv import results_path, write_rows  # noqa: E402
 
 
 def parse():
@@ -112,8 +110,7 @@ def mean(values):
 
 def main():
     args = parse()
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M")
-    out = args.out or os.path.join(HERE, "results", f"contact-solvers-{'' if args.scene == 'two_blocks_colliding' else 'bar-fold-'}{socket.gethostname().split('.')[0][:8]}-{stamp}.csv")
+    out = args.out or results_path(HERE, "contact-solvers" + ("" if args.scene == "two_blocks_colliding" else "-bar-fold"))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models.split(","):
@@ -132,11 +129,7 @@ def main():
                 for x in touching:
                     print(f"    frame {x['frame']:3d}  contacts {x['contacts']:4d}  residual {x['residual']:.3e}  relative "
                           f"{x['relative_residual']:.3e}  penetration {x['max_penetration']:.3e}  {x['ms_per_iteration']:.3f} ms/iteration")
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"results: {out}")
+    write_rows(out, rows)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""The muscles scene (issue 41; docs/muscles.md): an upper arm of 8 muscles bound by connective tissue, flexed at the
+elbow in quasistatic frames with contacts, run as a user types it by each configuration of --configs, on --ranks ranks:
+
+    mpiexec -n R --bind-to none build/bin/pbng -scene muscles -scale S [config options] -threads T \\
+        -output X.h5 -summary X.json
+
+Configurations (--configs, comma-separated):
+    default      nothing more: multilevel PBNG, each frame to -rtol 1e-3 (the user's command)
+    single       -solver pbng -iters 20000 (single-level PBNG to the same tolerance)
+    newton       -solver newton (its default preset, bjacobi_icc: the best measured, docs/newton.md)
+    pbd          -solver pbd -rtol 0 -iters N (the constraint baseline, fixed iterations: it has no residual to stop at)
+    xpbd_qs      -solver xpbd_qs -rtol 0 -iters N (the paper's XPBD-QS: element constraints, then the weak ones)
+    xpbd_flip    -solver xpbd_qs -xpbd_order weak_first -rtol 0 -iters N ("flipped": weak constraints first)
+(N = --pbd-iters, 100 by default.) Per run and frame: the iterations, the residual relative to the frame's first (the
+problem's: elastic, binding and contact forces; for the constraint solvers it is reported, not stopped at), the contacts,
+and from the output alone (independent of pbng's bookkeeping): the largest binding violation |C| = |sum a_j x_j - t|
+relative to a muscle's belly radius (0.02 m) — the gap opened between bound surfaces; the largest principal stretch
+of any tetrahedron (singular values of F); the deepest vertex inside another body (tests/check_output.py
+frame_penetrations, winding numbers). Per run: the wall time of the whole command, its seconds per frame, the
+detection and recoloring share of the frames (the summary's contacts line), and whether every frame reached -rtol.
+A run that fails (a divergence) is reported and the others go on.
+
+    /usr/bin/python3 bench/muscles.py [--scale 1] [--ranks 2] [--threads 1] [--frames 10] [--configs default,single,newton]
+                                      [--pbd-iters 100] [--repeats 1]
+
+--scale 2.1 is the paper's size (~284K nodes). Results: bench/results/muscles-<host>-<stamp>.csv (one row per run and
+frame) and the per-run lines printed. Standard library + numpy + h5py; run with /usr/bin/python3.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import check_output  # noqa: E402  (the independent penetration check)
+from rows_csv import results_path, write_rows  # noqa: E402
+
+BELLY_RADIUS = 0.02  # src/mesh/generate_muscles.c pbng_arm_default
+
+CONFIGS = {
+    "default": [],
+    "single": ["-solver", "pbng", "-iters", "20000"],
+    "newton": ["-solver", "newton"],
+    "pbd": ["-solver", "pbd", "-rtol", "0", "-iters", "{N}"],
+    "xpbd_qs": ["-solver", "xpbd_qs", "-rtol", "0", "-iters", "{N}"],
+    "xpbd_flip": ["-solver", "xpbd_qs", "-xpbd_order", "weak_first", "-rtol", "0", "-iters", "{N}"],
+}
+
+
+def parse():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pbng", default=os.path.join(HERE, "..", "build", "bin", "pbng"))
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--configs", default="default,single,newton")
+    ap.add_argument("--pbd-iters", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=1, help="runs per configuration (the median wall time is reported)")
+    ap.add_argument("--out", default=None, help="CSV path (default bench/results/muscles-<host>-<stamp>.csv)")
+    return ap.parse_args()
+
+
+def binding_gaps(f, frames):
+    """Per frame, max |C| / belly radius over the bindings (C = sum_j a_j x_j - target)."""
+    if "constraints/weak" not in f:
+        return [0.0] * len(frames)
+    nodes, w = f["constraints/weak/nodes"][()], f["constraints/weak/weights"][()]
+    t = f["constraints/weak/target"][()] if "constraints/weak/target" in f else np.zeros((len(nodes), 3))
+    idx = np.maximum(nodes, 0)
+    return [float(np.linalg.norm(np.einsum("cj,cjd->cd", w, x[idx]) - t, axis=1).max()) / BELLY_RADIUS for x, _ in frames]
+
+
+def largest_stretch(mesh, frames):
+    """Per frame, the largest singular value of F = Ds Dm^-1 over the tetrahedra."""
+    tets, X = mesh["tets"], mesh["X"]
+    Dm_inv = np.linalg.inv(np.stack([X[tets[:, j]] - X[tets[:, 0]] for j in (1, 2, 3)], axis=2))
+    out = []
+    for x, _ in frames:
+        Ds = np.stack([x[tets[:, j]] - x[tets[:, 0]] for j in (1, 2, 3)], axis=2)
+        out.append(float(np.linalg.svd(Ds @ Dm_inv, compute_uv=False).max()))
+    return out
+
+
+def run(args, tmp, name, repeat):
+    tag = f"{name}-{repeat}"
+    h5, js = os.path.join(tmp, tag + ".h5"), os.path.join(tmp, tag + ".json")
+    extra = [a.replace("{N}", str(args.pbd_iters)) for a in CONFIGS[name]]
+    cmd = [args.mpiexec, "-n", str(args.ranks), "--bind-to", "none", args.pbng, "-scene", "muscles", "-scale", f"{args.scale:g}",
+           "-frames", str(args.frames)] + extra + ["-threads", str(args.threads), "-output", h5, "-summary", js]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
+    t0 = time.monotonic()
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    shown = " ".join(cmd[:5] + ["build/bin/pbng"] + cmd[6:-4])
+    if out.returncode != 0:
+        tail = "\n".join((out.stdout + out.stderr).strip().splitlines()[-3:])
+        print(f"{shown}: failed ({out.returncode}) after {wall:.1f} s:\n{tail}")
+        return [], {"command": shown, "wall": wall, "failed": True}
+    contacts = [int(m.group(1)) for m in re.finditer(r"^frame +\d+/\d+ .* contacts (\d+)\b", out.stdout, re.M)]
+    share = re.search(r"contacts: .*\(([0-9.]+)% of the frames", out.stdout)
+    rep = check_output.Report()
+    with h5py.File(h5, "r") as f:
+        mesh = check_output.check_mesh(rep, f)
+        frames = check_output.check_frames(rep, f, len(mesh["X"]))
+        depth = check_output.frame_penetrations(f, mesh, frames)
+        gaps = binding_gaps(f, frames)
+    stretch = largest_stretch(mesh, frames)
+    with open(js) as f:
+        summary = json.load(f)
+    rows = []
+    for k in range(1, len(frames)):
+        a = frames[k][1]
+        rows.append({"config": name, "repeat": repeat, "scale": args.scale, "nodes": len(mesh["X"]), "frame": k,
+                     "contacts": contacts[k - 1] if k - 1 < len(contacts) else 0, "iterations": int(a["iterations"]),
+                     "relative_residual": a["relative_residual"], "seconds": a["seconds"], "binding_gap_per_radius": gaps[k],
+                     "largest_stretch": stretch[k], "max_penetration": depth[k][0] if depth else float("nan")})
+    totals = {"command": shown, "wall": wall, "failed": False, "solver_seconds": summary.get("solver_seconds"),
+              "detection_share_percent": float(share.group(1)) if share else float("nan"),
+              "all_converged": "every frame reached it" in out.stdout}
+    return rows, totals
+
+
+def main():
+    args = parse()
+    out = args.out or results_path(HERE, "muscles")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.configs.split(","):
+            walls = []
+            for repeat in range(args.repeats):
+                r, t = run(args, tmp, name, repeat)
+                walls.append(t["wall"])
+                rows += r
+            if t["failed"] or not r:
+                continue
+            print(t["command"])
+            print(f"  {name:9s}: wall {statistics.median(walls):.1f} s (median of {len(walls)}), {statistics.median(walls) / args.frames:.2f} s a "
+                  f"frame; solver {t['solver_seconds']:.1f} s; every frame to -rtol: {'yes' if t['all_converged'] else 'no'}; detection and "
+                  f"recoloring {t['detection_share_percent']:.1f} % of the frames; contacts at the end {r[-1]['contacts']}; largest binding "
+                  f"gap {max(x['binding_gap_per_radius'] for x in r):.2e} of the belly radius; largest stretch "
+                  f"{max(x['largest_stretch'] for x in r):.3f}; deepest penetration {max(x['max_penetration'] for x in r):.2e} m; last "
+                  f"frame's relative residual {r[-1]['relative_residual']:.2e}")
+    if rows:
+        write_rows(out, rows)
+
+
+if __name__ == "__main__":
+    main()
