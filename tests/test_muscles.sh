@@ -2,7 +2,7 @@
 # The muscles scene (issue 41; docs/muscles.md) at -scale 0.4:
 #  - the generated counts equal an independent count from the layout (docs/options.md#scenes): per muscle
 #    (c + 1)^2 (l + 1) nodes and 6 c^2 l tetrahedra, c = even(round(8 s)), l = round(44 s); per bone (b + 1)^2 (m + 1)
-#    nodes, 6 b^2 m tetrahedra, b = even(round(4 s)), m = round(length / (2 r_bone / b)) (humerus 0.26, forearm 0.14);
+#    nodes, 6 b^2 m tetrahedra, b = max(4, even(round(4 s))), m = round(length / (2 r_bone / b)) (humerus 0.24, forearm 0.14);
 #  - the rest state is an equilibrium (bindings keep their rest offset): -flexion 0 needs no iteration;
 #  - the 10 flexion frames, on 1 rank x 2 threads and 2 ranks x 1 thread: every frame to -rtol 1e-3, contacts in force
 #    at the end, the independent checker's residual (with the bindings' rest offsets and each frame's contacts) within
@@ -23,10 +23,10 @@ arm=(-scene muscles -scale 0.4)
 read -r nodes tets < <("$PY" - <<'PYEOF'
 s = 0.4
 even = lambda n: max(2, n + n % 2)
-c, l, b = even(round(8 * s)), max(4, round(44 * s)), even(round(4 * s))
+c, l, b = even(round(8 * s)), max(4, round(44 * s)), max(4, even(round(4 * s)))
 h_bone = 2 * 0.01 / b
 muscle_nodes, muscle_tets = (c + 1) ** 2 * (l + 1), 6 * c * c * l
-bone_layers = [max(2, round(length / h_bone)) for length in (0.26, 0.14)]
+bone_layers = [max(2, round(length / h_bone)) for length in (0.24, 0.14)]
 nodes = 8 * muscle_nodes + sum((b + 1) ** 2 * (m + 1) for m in bone_layers)
 tets = 8 * muscle_tets + sum(6 * b * b * m for m in bone_layers)
 print(nodes, tets)

@@ -518,15 +518,16 @@ static PetscErrorCode scene_projectile_sheet(pbng_config *cfg)
 /* Issue 41, the PBNG paper's flagship (Sec. 10.2.2, Fig. 1, 2, 10): an upper arm of PBNG_ARM_MUSCLES fusiform muscles
  * around the humerus (mesh/generate_muscles.h), bound to each other by connective tissue (-bind_distance: 0.2 times the
  * cell across a belly, k = 1e8 isotropic, each keeping its rest offset) and pressed together by contacts (k_n = 1e8, k_t = 0,
- * -contact_distance 0.25 times that cell); the bones and the
+ * -contact_distance the bindings' distance; multilevel corrections with the secant line search); the bones and the
  * tendons are rigid sets: "upper_arm" held, "forearm" turned about the elbow's axis (z through the origin) by -flexion
  * degrees (90) over t in [0, 1], held after. Corotated, E = 1e5, nu = 0.3, rho = 1000 (the paper's), no gravity,
  * quasistatic frames of 0.1: 10 frames to the full flexion. -scale s refines the mesh (nodes ~ s^3; docs/muscles.md). */
 #define ARM_FLEXION 90.0 /* degrees */
 #define ARM_FLEXION_TIME 1.0
 #define ARM_BIND_FRACTION 0.2     /* the bindings' distance, in cells across a belly */
-#define ARM_CONTACT_FRACTION 0.25 /* the contact distance, in cells across a belly (the default, half the mean surface edge, is
-                                     ~0.55 of it: records of near-touching neighbours beyond the bound strip drew them together) */
+#define ARM_CONTACT_FRACTION 0.2 /* the contact distance, in cells across a belly: the bindings' (the default, half the mean surface
+                                   edge, is ~0.55 of it: records of near-touching neighbours beyond the bound strip drew them
+                                   together; at 0.25 the paper-size arm's frame 2 diverged) */
 
 static PetscErrorCode scene_muscles(pbng_config *cfg)
 {
@@ -549,6 +550,10 @@ static PetscErrorCode scene_muscles(pbng_config *cfg)
   const double h = scale > 0 && isfinite(scale) ? pbng_arm_cell_size(scale) : 0;
   cfg->bind_distance = ARM_BIND_FRACTION * h;
   cfg->contact_opt.detect.distance = ARM_CONTACT_FRACTION * h;
+  /* multilevel PBNG: each coarse correction scaled by the secant line search (with contacts the default is none: at the
+   * paper's size new contacts then made the full corrections diverge in frame 2; docs/muscles.md) */
+  cfg->solver_opt.ml.correction_search = PBNG_CORRECTION_SECANT;
+  cfg->solver_opt.ml.correction_search_given = 1;
   PetscCall(pbng_bc_add_group(&cfg->bcs, "upper_arm", "upper_arm", NULL));
   PetscCall(pbng_bc_add_group(&cfg->bcs, "forearm", "forearm", &flex));
   PetscFunctionReturn(0);

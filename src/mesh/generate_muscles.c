@@ -10,7 +10,7 @@
 void pbng_arm_default(pbng_arm *arm)
 {
   *arm = (pbng_arm){.bone_radius = 0.01,
-                    .humerus = {0.04, 0.30},
+                    .humerus = {0.06, 0.30},
                     .forearm = {-0.16, -0.02},
                     .muscle_y = {-0.04, 0.27},
                     .belly_radius = 0.02,
@@ -24,7 +24,7 @@ void pbng_arm_cells(double scale, int *muscle_cells, int *muscle_layers, int *bo
   const long m = lround(8 * scale), l = lround(44 * scale), b = lround(4 * scale);
   *muscle_cells = pbng_shape_even_cells(m < 2 ? 2 : (int)m);
   *muscle_layers = l < 4 ? 4 : (int)l;
-  *bone_cells = pbng_shape_even_cells(b < 2 ? 2 : (int)b);
+  *bone_cells = pbng_shape_even_cells(b < 4 ? 4 : (int)b); /* a coarser bone's corners poke into the muscles between their vertices */
 }
 
 double pbng_arm_cell_size(double scale)

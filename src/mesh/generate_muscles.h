@@ -39,7 +39,7 @@ typedef struct {
 void pbng_arm_default(pbng_arm *arm);
 
 /* Cells across a muscle's belly at -scale s (even(round(8 s)), at least 2), its layers along (round(44 s), at least 4),
- * and cells across a bone (even(round(4 s)), at least 2). */
+ * and cells across a bone (even(round(4 s)), at least 4). */
 void pbng_arm_cells(double scale, int *muscle_cells, int *muscle_layers, int *bone_cells);
 
 /* The cell size across a muscle's belly at -scale s: 2 r_belly / muscle cells. */

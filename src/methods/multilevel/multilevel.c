@@ -961,7 +961,7 @@ static PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOp
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_linesearch", "scaling of each coarse correction: none | energy | secant", "",
                                       searches, 3, &search, &search_set));
   o->ml.correction_search = (pbng_correction_search)search;
-  o->ml.correction_search_given = search_set;
+  o->ml.correction_search_given = search_set || o->ml.correction_search_given; /* given, or a scene's choice */
   PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
   while (hessian_kinds[hessian] != (pbng_hessian_kind)o->ml.coarse_hessian) ++hessian;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_coarse_hessian",

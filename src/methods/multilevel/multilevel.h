@@ -35,7 +35,7 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
 
 typedef struct {
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
-  int correction_search_given;               /* -multilevel_linesearch was given (else none with contacts) */
+  int correction_search_given;               /* -multilevel_linesearch was given or a scene chose it (else none with contacts) */
   int coarse_hessian;        /* -multilevel_coarse_hessian: the coarse Newton's matrix (a pbng_hessian_kind) */
   int ngmres;                /* -multilevel_ngmres m: the last m cycles' iterates combined by nonlinear GMRES (0: none) */
   int aggregation;           /* -multilevel_aggregation N: aggregation levels in the coarsest level's Newton solve */
