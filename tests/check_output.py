@@ -37,7 +37,7 @@ Materials, Lame mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)):
 
 Forces and energy.  Lumped mass m_i = sum_{e ni i} rho V_e / 4, f_ext_i = m_i g,
     f_int_i = -sum_e V_e P_e grad N_i^e.
-    Weak constraints (/constraints/weak/, optional): C_c = sum_j a_j x_j over the
+    Weak constraints (/constraints/weak/, optional): C_c = sum_j a_j x_j - t_c (target, a binding's rest offset) over the
     row's nodes (signed weights a_j), energy 1/2 C^T K C, force -a_j K C on node j.
     Handles of a released boundary set (/mesh/handle_stiffness k [N], optional): in a frame
     holding /frames/N/handle_targets T [N, 3], node i gets the force k_i (T_i - x_i) and the
