@@ -71,7 +71,7 @@ PYEOF
 expect_error "zero distance" "-bind_distance 0" "$PBNG" "${blocks[@]}" -bind_distance 0 -output "$TMP/bad.h5"
 expect_error "negative distance" "-bind_distance -1" "$PBNG" "${blocks[@]}" -bind_distance -1 -output "$TMP/bad.h5"
 expect_error "negative stiffness" "need k_n, k_t >= 0, finite, not both 0" "$PBNG" "${blocks[@]}" -bind_distance 0.4 -bind_stiffness -1 -output "$TMP/bad.h5"
-expect_error "three stiffness values" "-bind_stiffness: give k or k_n,k_t" "$PBNG" "${blocks[@]}" -bind_distance 0.4 -bind_stiffness 1,2,3 -output "$TMP/bad.h5"
+expect_error "three stiffness values" "-bind_stiffness: more than 2 values" "$PBNG" "${blocks[@]}" -bind_distance 0.4 -bind_stiffness 1,2,3 -output "$TMP/bad.h5"
 expect_error "stiffness without distance" "-bind_stiffness has no effect" "$PBNG" "${blocks[@]}" -bind_stiffness 1e5 -output "$TMP/bad.h5"
 expect_error "partitioned input" "-bind_distance with a partitioned mesh: give it to pbng-partition" "$PBNG" -mesh "$TMP/b.p2.h5" -contact 0 \
   -frames 0 -bind_distance 0.4 -output "$TMP/bad.h5"

@@ -122,15 +122,15 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
 
 PetscErrorCode pbng_config_read_binding_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
-  PetscReal k[3] = {cfg->bind_k[0], cfg->bind_k[1], 0};
-  PetscInt nk = 3; /* room for a third value, so that one is seen and refused */
+  double k[2] = {cfg->bind_k[0], cfg->bind_k[1]};
+  PetscInt nk = 2; /* at most 2 values: a third is refused by read_real_list */
   PetscBool set_d, set_k;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsReal("-bind_distance", "connective tissue: bind, at rest, each surface vertex within this distance of another body's surface "
                              "(weak constraints; 0: none)", NULL, cfg->bind_distance, &cfg->bind_distance, &set_d));
-  PetscCall(PetscOptionsRealArray("-bind_stiffness", "the bindings' stiffness: k (isotropic) or k_n,k_t (along the surface's normal, across)", NULL, k,
-                                  &nk, &set_k));
+  PetscCall(read_real_list(PetscOptionsObject, "-bind_stiffness", "the bindings' stiffness: k (isotropic) or k_n,k_t (along the surface's normal, across)",
+                           k, &nk, &set_k)); /* not PetscOptionsRealArray: it leaks on a malformed value (found by tests/test_fuzz.sh) */
   PetscCheck(!set_d || (cfg->bind_distance > 0 && isfinite(cfg->bind_distance)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-bind_distance %g: must be > 0", cfg->bind_distance);
   PetscCheck(!set_k || nk == 1 || nk == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bind_stiffness: give k or k_n,k_t");

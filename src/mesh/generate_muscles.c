@@ -148,7 +148,7 @@ static PetscErrorCode add_arm_sets(const pbng_arm *arm, const int64_t *first, co
   }
   for (int k = 0; k < SET_COUNT; ++k) PetscCall(pbng_mesh_add_node_set(mesh, set_names[k], sets.count[k], sets.nodes[k]));
   for (int b = 0; b < PBNG_ARM_MUSCLES; ++b) {
-    char name[16];
+    char name[32];
     snprintf(name, sizeof(name), "muscle%d", b + 1);
     for (int64_t v = first[b]; v < first[b + 1]; ++v) sets.nodes[0][v - first[b]] = (int32_t)v;
     PetscCall(pbng_mesh_add_node_set(mesh, name, first[b + 1] - first[b], sets.nodes[0]));
