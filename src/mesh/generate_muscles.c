@@ -161,8 +161,9 @@ PetscErrorCode pbng_generate_muscles(double scale, pbng_mesh *mesh)
 {
   pbng_arm arm;
   pbng_mesh parts[ARM_BODIES];
-  int64_t first[ARM_BODIES + 1] = {0}, elems = 0;
+  int64_t first[ARM_BODIES + 1];
   int cells, layers, bone_cells, body_layers[ARM_BODIES];
+  char what[64];
 
   PetscFunctionBeginUser;
   PetscCheck(scale > 0 && isfinite(scale), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "muscles: scale %g (need > 0)", scale);
@@ -175,18 +176,9 @@ PetscErrorCode pbng_generate_muscles(double scale, pbng_mesh *mesh)
     const long bl = lround((s.y[1] - s.y[0]) / bone_h);
     body_layers[b] = b < PBNG_ARM_MUSCLES ? layers : (bl < 2 ? 2 : (int)bl);
     PetscCall(generate_spindle(&arm, &s, b < PBNG_ARM_MUSCLES ? cells : bone_cells, body_layers[b], &parts[b]));
-    first[b + 1] = first[b] + parts[b].nnodes, elems += parts[b].nelems;
   }
-  PetscCheck(first[ARM_BODIES] < INT32_MAX && elems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "muscles: %" PRId64 " nodes and %" PRId64 " tetrahedra at -scale %g (at most 2^31 - 1 each)", first[ARM_BODIES], elems, scale);
-  PetscCall(pbng_mesh_alloc(mesh, PBNG_ELEMENT_TET4, first[ARM_BODIES], elems));
-  elems = 0;
-  for (int b = 0; b < ARM_BODIES; ++b) {
-    PetscCall(PetscArraycpy(&mesh->X[3 * first[b]], parts[b].X, 3 * parts[b].nnodes));
-    for (int64_t k = 0; k < 4 * parts[b].nelems; ++k) mesh->elems[4 * elems + k] = parts[b].elems[k] + (int32_t)first[b];
-    elems += parts[b].nelems;
-    PetscCall(pbng_mesh_destroy(&parts[b]));
-  }
+  snprintf(what, sizeof(what), "muscles at -scale %g", scale);
+  PetscCall(pbng_mesh_join_bodies(ARM_BODIES, parts, what, first, mesh));
   PetscCall(add_arm_sets(&arm, first, body_layers, mesh));
   snprintf(mesh->source, sizeof(mesh->source), "upper arm of %d muscles and 2 bones (scale %g: %d cells across a belly, %d layers)", PBNG_ARM_MUSCLES,
            scale, cells, layers);

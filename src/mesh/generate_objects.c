@@ -119,7 +119,8 @@ static PetscErrorCode add_kind_sets(int n, const int64_t *first, pbng_mesh *mesh
 PetscErrorCode pbng_generate_objects(int n, double scale, pbng_mesh *mesh)
 {
   pbng_mesh *parts;
-  int64_t *first, elems = 0;
+  int64_t *first;
+  char what[64];
   const double h = pbng_objects_cell_size(scale);
 
   PetscFunctionBeginUser;
@@ -130,18 +131,9 @@ PetscErrorCode pbng_generate_objects(int n, double scale, pbng_mesh *mesh)
     pbng_solid s;
     pbng_objects_solid(i, &s);
     PetscCall(pbng_generate_solid(&s, h, &parts[i]));
-    first[i + 1] = first[i] + parts[i].nnodes, elems += parts[i].nelems;
   }
-  PetscCheck(first[n] < INT32_MAX && elems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "objects: %" PRId64 " nodes and %" PRId64 " tetrahedra at -scale %g (at most 2^31 - 1 each)", first[n], elems, scale);
-  PetscCall(pbng_mesh_alloc(mesh, PBNG_ELEMENT_TET4, first[n], elems));
-  elems = 0;
-  for (int i = 0; i < n; ++i) {
-    PetscCall(PetscArraycpy(&mesh->X[3 * first[i]], parts[i].X, 3 * parts[i].nnodes));
-    for (int64_t k = 0; k < 4 * parts[i].nelems; ++k) mesh->elems[4 * elems + k] = parts[i].elems[k] + (int32_t)first[i];
-    elems += parts[i].nelems;
-    PetscCall(pbng_mesh_destroy(&parts[i]));
-  }
+  snprintf(what, sizeof(what), "objects at -scale %g", scale);
+  PetscCall(pbng_mesh_join_bodies(n, parts, what, first, mesh));
   PetscCall(add_kind_sets(n, first, mesh));
   PetscCall(PetscFree2(parts, first));
   snprintf(mesh->source, sizeof(mesh->source), "%d objects (scale %g)", n, scale);

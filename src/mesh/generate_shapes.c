@@ -1,5 +1,6 @@
 /* Structured tetrahedral meshes of simple solids (generate_shapes.h). */
 #include "mesh/generate_shapes.h"
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,6 +191,26 @@ PetscErrorCode pbng_generate_cylinder(double radius, double height, int cells, p
   const mapped_grid g = {.cells = {n, n, layers < 1 ? 1 : (int)layers}, .mirror = {1, 1, 0}, .param = {radius, height}, .map = map_cylinder};
   snprintf(what, sizeof(what), "cylinder r %g h %g, %d cells across, %d layers", radius, height, n, g.cells[2]);
   PetscCall(generate_mapped_grid(&g, what, mesh));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_join_bodies(int n, pbng_mesh *parts, const char *what, int64_t *first, pbng_mesh *mesh)
+{
+  int64_t elems = 0;
+
+  PetscFunctionBeginUser;
+  first[0] = 0;
+  for (int i = 0; i < n; ++i) first[i + 1] = first[i] + parts[i].nnodes, elems += parts[i].nelems;
+  PetscCheck(first[n] < INT32_MAX && elems < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s: %" PRId64 " nodes and %" PRId64 " tetrahedra (at most 2^31 - 1 each)", what, first[n], elems);
+  PetscCall(pbng_mesh_alloc(mesh, PBNG_ELEMENT_TET4, first[n], elems));
+  elems = 0;
+  for (int i = 0; i < n; ++i) {
+    PetscCall(PetscArraycpy(&mesh->X[3 * first[i]], parts[i].X, 3 * parts[i].nnodes));
+    for (int64_t k = 0; k < 4 * parts[i].nelems; ++k) mesh->elems[4 * elems + k] = parts[i].elems[k] + (int32_t)first[i];
+    elems += parts[i].nelems;
+    PetscCall(pbng_mesh_destroy(&parts[i]));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -61,6 +61,11 @@ PetscErrorCode pbng_sheet_icosphere(double radius, const double center[3], int l
  * two bodies as one sheet (their triangles share no vertex). out must not be a or b. */
 PetscErrorCode pbng_sheet_merge(const pbng_sheet *a, const pbng_sheet *b, pbng_sheet *out);
 
+/* One mesh of linear tetrahedra from n separate ones (each its own body), parts[i]'s nodes at [first[i], first[i + 1])
+ * (first: n + 1 entries, filled here); the parts are destroyed. `what` names the mesh in the error when it would exceed
+ * 2^31 - 1 nodes or tetrahedra (the objects of objects_dropping, the muscles' arm). */
+PetscErrorCode pbng_mesh_join_bodies(int n, pbng_mesh *parts, const char *what, int64_t *first, pbng_mesh *mesh);
+
 /* Cells across a disk or ball: `cells` rounded up to even, at least 2. */
 int pbng_shape_even_cells(int cells);
 
