@@ -17,7 +17,7 @@ problem's: elastic, binding and contact forces; for the constraint solvers it is
 and from the output alone (independent of pbng's bookkeeping): the largest binding violation |C| = |sum a_j x_j - t|
 relative to a muscle's belly radius (0.02 m) over the bindings with a free node — the gap opened between bound
 surfaces; the largest principal stretch
-of any tetrahedron (singular values of F); the deepest vertex inside another body (tests/check_output.py
+of any tetrahedron (singular values of F) and the inverted ones (det F <= 0); the deepest vertex inside another body (tests/check_output.py
 frame_penetrations, winding numbers). Per run: the wall time of the whole command, its seconds per frame, the
 detection and recoloring share of the frames (the summary's contacts line), and whether every frame reached -rtol.
 A run that fails (a divergence) is reported and the others go on.
@@ -89,14 +89,14 @@ def binding_gaps(f, mesh, frames):
     return [float(np.linalg.norm(np.einsum("cj,cjd->cd", w[free], x[idx[free]]) - t[free], axis=1).max()) / BELLY_RADIUS for x, _ in frames]
 
 
-def largest_stretch(mesh, frames):
-    """Per frame, the largest singular value of F = Ds Dm^-1 over the tetrahedra."""
+def element_strain(mesh, frames):
+    """Per frame, the largest singular value of F = Ds Dm^-1 over the tetrahedra and how many have det F <= 0 (inverted)."""
     tets, X = mesh["tets"], mesh["X"]
     Dm_inv = np.linalg.inv(np.stack([X[tets[:, j]] - X[tets[:, 0]] for j in (1, 2, 3)], axis=2))
     out = []
     for x, _ in frames:
-        Ds = np.stack([x[tets[:, j]] - x[tets[:, 0]] for j in (1, 2, 3)], axis=2)
-        out.append(float(np.linalg.svd(Ds @ Dm_inv, compute_uv=False).max()))
+        F = np.stack([x[tets[:, j]] - x[tets[:, 0]] for j in (1, 2, 3)], axis=2) @ Dm_inv
+        out.append((float(np.linalg.svd(F, compute_uv=False).max()), int((np.linalg.det(F) <= 0).sum())))
     return out
 
 
@@ -123,7 +123,7 @@ def run(args, tmp, name, repeat):
         frames = check_output.check_frames(rep, f, len(mesh["X"]))
         depth = check_output.frame_penetrations(f, mesh, frames)
         gaps = binding_gaps(f, mesh, frames)
-    stretch = largest_stretch(mesh, frames)
+    strain = element_strain(mesh, frames)
     with open(js) as f:
         summary = json.load(f)
     rows = []
@@ -132,7 +132,7 @@ def run(args, tmp, name, repeat):
         rows.append({"config": name, "repeat": repeat, "scale": args.scale, "nodes": len(mesh["X"]), "frame": k,
                      "contacts": contacts[k - 1] if k - 1 < len(contacts) else 0, "iterations": int(a["iterations"]),
                      "relative_residual": a["relative_residual"], "seconds": a["seconds"], "binding_gap_per_radius": gaps[k],
-                     "largest_stretch": stretch[k], "max_penetration": depth[k][0] if depth else float("nan")})
+                     "largest_stretch": strain[k][0], "inverted": strain[k][1], "max_penetration": depth[k][0] if depth else float("nan")})
     totals = {"command": shown, "wall": wall, "failed": False, "solver_seconds": summary.get("solver_seconds"),
               "detection_share_percent": float(share.group(1)) if share else float("nan"),
               "all_converged": "every frame reached it" in out.stdout}
@@ -157,7 +157,7 @@ def main():
                   f"frame; solver {t['solver_seconds']:.1f} s; every frame to -rtol: {'yes' if t['all_converged'] else 'no'}; detection and "
                   f"recoloring {t['detection_share_percent']:.1f} % of the frames; contacts at the end {r[-1]['contacts']}; largest binding "
                   f"gap {max(x['binding_gap_per_radius'] for x in r):.2e} of the belly radius; largest stretch "
-                  f"{max(x['largest_stretch'] for x in r):.3f}; deepest penetration {max(x['max_penetration'] for x in r):.2e} m; last "
+                  f"{max(x['largest_stretch'] for x in r):.3f}; inverted tetrahedra at the end {r[-1]['inverted']}; deepest penetration {max(x['max_penetration'] for x in r):.2e} m; last "
                   f"frame's relative residual {r[-1]['relative_residual']:.2e}")
     if rows:
         write_rows(out, rows)

@@ -5,6 +5,7 @@
 #    frames and an mp4 animation: the PNGs have the asked size (the panels 3 x its width), are not blank (many
 #    distinct pixel bytes), the animation has one video frame per result frame (ffprobe);
 #  - --color color, partition and a .gif;
+#  - --color constraints on a small muscles run: blue (bound) and red (in contact) pixels;
 #  - refusals that name the problem and leave nothing behind: a missing result, an unknown field, frames out of
 #    range, no output asked, an unwritable place, a bad --size.
 source "$(dirname "$0")/lib.sh"
@@ -52,6 +53,39 @@ if [ ${#anim[@]} -gt 0 ]; then
   "$RENDER" "$TMP/box.h5" --animation "$TMP/box.gif" --size 160,120 --fps 5 > "$TMP/log" 2>&1 && [ -s "$TMP/box.gif" ] && ok || { fail "gif"; cat "$TMP/log"; }
 fi
 
+# --color constraints (the paper's Fig. 10) on the muscles at a small scale: bound nodes blue, nodes in contact red
+mpi 2 "$PBNG" -scene muscles -scale 0.4 -threads 1 -output "$TMP/arm.h5" > "$TMP/arm.log" 2>&1 && grep -q "^frame   10/10 .*contacts [1-9]" "$TMP/arm.log" && ok ||
+  { fail "the muscles result (with contacts at the end)"; cat "$TMP/arm.log"; }
+"$RENDER" "$TMP/arm.h5" --png "$TMP/arm.png" --frames 10 --size 320,240 --color constraints --camera 1,0.3,0.2 > "$TMP/log" 2>&1 && ok ||
+  { fail "--color constraints"; cat "$TMP/log"; }
+"$PY" - "$TMP/arm.png" <<'PYEOF' && ok || fail "--color constraints: no blue (bound) or no red (contact) pixels"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+W, H, depth, kind = struct.unpack(">IIBB", data[16:26])
+assert depth == 8 and kind in (2, 6), (depth, kind)
+idat, at = b"", 8
+while at < len(data):
+    n, tag = struct.unpack(">I4s", data[at:at + 8])
+    idat += data[at + 8:at + 8 + n] if tag == b"IDAT" else b""
+    at += 12 + n
+raw, bpp = zlib.decompress(idat), 3 if kind == 2 else 4
+stride, prev, rows = W * bpp, bytearray(W * bpp), []
+for y in range(H):  # undo the PNG filters
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        p = a + b - c
+        pred = [0, a, b, (a + b) // 2, a if abs(p - a) <= abs(p - b) and abs(p - a) <= abs(p - c) else b if abs(p - b) <= abs(p - c) else c][f]
+        line[i] = (line[i] + pred) & 255
+    rows.append(line)
+    prev = line
+px = [(r[i], r[i + 1], r[i + 2]) for r in rows for i in range(0, stride, bpp)]
+blue = sum(1 for r, g, b in px if b > r + 60 and b > g + 30)
+red = sum(1 for r, g, b in px if r > b + 60 and r > g + 60)
+assert blue > 20 and red > 5, (blue, red)
+PYEOF
+
 # refusals: exit 2, the problem named, no output left
 refuse() {
   local what="$1" msg="$2" out="$3"; shift 3
@@ -67,4 +101,5 @@ refuse "no output" "no output" "$TMP/x.png" "$TMP/box.h5"
 refuse "unwritable" "cannot write there" "$TMP/nodir/x.png" "$TMP/box.h5" --png "$TMP/nodir/x.png"
 refuse "bad size" "--size W,H" "$TMP/x.png" "$TMP/box.h5" --png "$TMP/x.png" --size 5,5
 refuse "animation name" "must end in .mp4, .webm or .gif" "$TMP/x.avi" "$TMP/box.h5" --animation "$TMP/x.avi"
+refuse "constraints without contacts or bindings" "--color constraints needs in_contact" "$TMP/x.png" "$TMP/box.h5" --png "$TMP/x.png" --color constraints
 finish

@@ -84,6 +84,8 @@ typedef struct {
   char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
   double bind_distance;               /* -bind_distance d: connective tissue between bodies within d at rest (0: none; contact/bindings.h) */
   double bind_k[2];                   /* -bind_stiffness k or k_n,k_t of those bindings */
+  char bind_apart[256];               /* -bind_apart SET,SET,..: nodes of two different of these sets are not bound ("": none) */
+  PetscBool bind_snap;                /* -bind_snap: bound vertices moved onto the surfaces they bind to, zero-length bindings */
   int nmesh_levels;                   /* -mesh_levels C1,C2,...: coarser meshes of -mesh, finest first */
   pbng_coarsen_options coarsen;       /* -multilevel with -mesh alone: how its coarse meshes are made */
   char mesh_levels[PBNG_MAX_LEVELS - 1][PETSC_MAX_PATH_LEN];

@@ -131,6 +131,10 @@ PetscErrorCode pbng_config_read_binding_options(PetscOptionItems *PetscOptionsOb
                              "(weak constraints; 0: none)", NULL, cfg->bind_distance, &cfg->bind_distance, &set_d));
   PetscCall(read_real_list(PetscOptionsObject, "-bind_stiffness", "the bindings' stiffness: k (isotropic) or k_n,k_t (along the surface's normal, across)",
                            k, &nk, &set_k)); /* not PetscOptionsRealArray: it leaks on a malformed value (found by tests/test_fuzz.sh) */
+  PetscCall(PetscOptionsString("-bind_apart", "node sets whose nodes are not bound to another of these sets' nodes (comma-separated names: "
+                               "parts that their boundary conditions move apart)", NULL, cfg->bind_apart, cfg->bind_apart, sizeof(cfg->bind_apart), NULL));
+  PetscCall(PetscOptionsBool("-bind_snap", "move each bound vertex onto the surface it binds to (at most about d) and bind one side of each pair: "
+                             "zero-length bindings that do not resist turning", NULL, cfg->bind_snap, &cfg->bind_snap, NULL));
   PetscCheck(!set_d || (cfg->bind_distance > 0 && isfinite(cfg->bind_distance)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-bind_distance %g: must be > 0", cfg->bind_distance);
   PetscCheck(!set_k || nk == 1 || nk == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-bind_stiffness: give k or k_n,k_t");

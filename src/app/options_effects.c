@@ -213,6 +213,8 @@ typedef struct {
 static const effect_rule rules[] = {
   /* connective tissue (contact/bindings.h) */
   {FOR_RUN, "-bind_stiffness", &BINDINGS, "give -bind_distance"},
+  {FOR_RUN, "-bind_apart", &BINDINGS, "give -bind_distance"},
+  {FOR_RUN, "-bind_snap", &BINDINGS, "give -bind_distance"},
   /* the volume material (Sec. 5), masses and loads */
   {FOR_RUN, "-material", &VOLUME, "sheets: -sheet_membrane, -sheet_model"},
   {FOR_RUN, "-youngs", &VOLUME, "sheets: -sheet_youngs (peridynamic membranes: -pd_s0)"},

@@ -419,6 +419,10 @@ PetscErrorCode run_write_mesh_output(run_state *st)
   PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/color", dm->nowned, st->node_rows, part));
   for (int32_t k = 0; k < dm->nowned; ++k) part[k] = dm->rank;
   PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/partition", dm->nowned, st->node_rows, part));
+  if (dm->nglobal_weak > 0) { /* 1 for a node of a weak constraint (a binding's: the blue of the paper's Fig. 10) */
+    for (int32_t k = 0; k < dm->nowned; ++k) part[k] = dm->wadj_start[st->node_order[k] + 1] > dm->wadj_start[st->node_order[k]];
+    PetscCall(pbng_output_write_nodes_int32(st->out, "/mesh/bound", dm->nowned, st->node_rows, part));
+  }
   PetscCall(PetscFree(part));
   PetscCall(write_elements_in_global_order(st));
   PetscCall(write_sheet_materials(st));

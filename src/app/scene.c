@@ -517,9 +517,9 @@ static PetscErrorCode scene_projectile_sheet(pbng_config *cfg)
 
 /* Issue 41, the PBNG paper's flagship (Sec. 10.2.2, Fig. 1, 2, 10): an upper arm of PBNG_ARM_MUSCLES fusiform muscles
  * around the humerus (mesh/generate_muscles.h), bound to each other by connective tissue (-bind_distance: 0.2 times the
- * cell across a belly, k = 1e8 isotropic, each keeping its rest offset) and pressed together by contacts (k_n = 1e8, k_t = 0,
- * -contact_distance the bindings' distance; multilevel corrections with the secant line search); the bones and the
- * tendons are rigid sets: "upper_arm" held, "forearm" turned about the elbow's axis (z through the origin) by -flexion
+ * cell across a belly, k = 1e8 isotropic; -bind_snap: zero-length bindings between touching surfaces; -bind_apart: none
+ * between the two rigid sets) and pressed together by contacts (k_n = 1e8, k_t = 0, -contact_distance the bindings'
+ * distance); the bones and the tendons are rigid sets: "upper_arm" held, "forearm" turned about the elbow's axis (z through the origin) by -flexion
  * degrees (90) over t in [0, 1], held after. Corotated, E = 1e5, nu = 0.3, rho = 1000 (the paper's), no gravity,
  * quasistatic frames of 0.1: 10 frames to the full flexion. -scale s refines the mesh (nodes ~ s^3; docs/muscles.md). */
 #define ARM_FLEXION 90.0 /* degrees */
@@ -549,11 +549,12 @@ static PetscErrorCode scene_muscles(pbng_config *cfg)
   cfg->contact = PETSC_TRUE;
   const double h = scale > 0 && isfinite(scale) ? pbng_arm_cell_size(scale) : 0;
   cfg->bind_distance = ARM_BIND_FRACTION * h;
+  /* no binding between the two rigid sets: a flexor's distal tendon turning with the forearm would tear those to its held
+     extensor neighbour's */
+  PetscCall(PetscStrncpy(cfg->bind_apart, "upper_arm,forearm", sizeof(cfg->bind_apart)));
+  cfg->bind_snap = PETSC_TRUE; /* bound surfaces that touch: zero-length bindings, which do not resist the muscles' turning (with
+                                  the rest offsets fixed in space the flexors' turning bindings sheared their elements) */
   cfg->contact_opt.detect.distance = ARM_CONTACT_FRACTION * h;
-  /* multilevel PBNG: each coarse correction scaled by the secant line search (with contacts the default is none: at the
-   * paper's size new contacts then made the full corrections diverge in frame 2; docs/muscles.md) */
-  cfg->solver_opt.ml.correction_search = PBNG_CORRECTION_SECANT;
-  cfg->solver_opt.ml.correction_search_given = 1;
   PetscCall(pbng_bc_add_group(&cfg->bcs, "upper_arm", "upper_arm", NULL));
   PetscCall(pbng_bc_add_group(&cfg->bcs, "forearm", "forearm", &flex));
   PetscFunctionReturn(0);
@@ -879,11 +880,19 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
   if (cfg->bind_distance > 0) {
-    const pbng_binding_options o = {.distance = cfg->bind_distance, .k_n = cfg->bind_k[0], .k_t = cfg->bind_k[1]};
-    int64_t n;
-    PetscCall(pbng_mesh_bind_bodies(mesh, &o, &n));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)\n", n,
+    const pbng_binding_options o = {.distance = cfg->bind_distance,
+                                    .k_n = cfg->bind_k[0],
+                                    .k_t = cfg->bind_k[1],
+                                    .apart = cfg->bind_apart,
+                                    .snap = cfg->bind_snap};
+    pbng_binding_stats st;
+    PetscCall(pbng_mesh_bind_bodies(mesh, &o, &st));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)", st.bound,
                           cfg->bind_distance));
+    if (cfg->bind_apart[0])
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, ", %" PRId64 " pairs left unbound between the sets %s (-bind_apart)", st.separated, cfg->bind_apart));
+    if (cfg->bind_snap) PetscCall(PetscPrintf(PETSC_COMM_SELF, ", vertices moved onto the surfaces they bind to by at most %.3g (-bind_snap)", st.moved));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
   }
   PetscFunctionReturn(0);
 }

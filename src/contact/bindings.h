@@ -14,10 +14,24 @@
 typedef struct {
   double distance; /* d > 0 */
   double k_n, k_t; /* isotropic K = k I when k_n == k_t, else k_n along the triangle's outward normal, k_t across it */
+  const char *apart;        /* "" or NULL: any two bodies may be bound; else comma-separated node set names: no binding
+                               joins a node of one of these sets to a node of another (a node in several: the first listed),
+                               e.g. parts that their boundary conditions move apart; nodes in none of them bind to anything */
+  int snap;                 /* 1: each bound vertex is first moved onto the closest point of the surface it binds to, and
+                               only one body of each touching pair binds its vertices (the one of the lower label): the
+                               bindings then have zero rest length, the paper's C = x_v - sum_a w_a x_a, which does not
+                               resist the pair's turning (a rest offset t, fixed in space, does: k |(R - I) t|) */
 } pbng_binding_options;
 
-/* Serial (one process, on the whole mesh): appends the bindings to mesh->weak; *nbound how many. Errors name the
- * problem (d not positive and finite, a negative stiffness). */
-PetscErrorCode pbng_mesh_bind_bodies(pbng_mesh *mesh, const pbng_binding_options *o, int64_t *nbound);
+typedef struct {
+  int64_t bound;     /* bindings made */
+  int64_t separated; /* vertex-triangle pairs within d left unbound because they join two sets of `apart` */
+  double moved;      /* -bind_snap: the longest move of a vertex (at most about d) */
+} pbng_binding_stats;
+
+/* Serial (one process, on the whole mesh): appends the bindings to mesh->weak (with snap, first moves the bound vertices
+ * and checks the elements: pbng_mesh_validate); what it did in *stats. Errors name the problem (d not positive and
+ * finite, a negative stiffness, a set of `apart` that is not a node set of the mesh, an element the moves spoilt). */
+PetscErrorCode pbng_mesh_bind_bodies(pbng_mesh *mesh, const pbng_binding_options *o, pbng_binding_stats *stats);
 
 #endif

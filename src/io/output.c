@@ -719,7 +719,7 @@ static hsize_t dataset_rows(hid_t loc, const char *path, int *ncols, int *is_int
 /* The node datasets of /mesh (for the XDMF), as output_open's writers would have remembered them. */
 static PetscErrorCode recall_node_datasets(pbng_output *out)
 {
-  static const char *const names[] = {"rest_positions", "color", "partition", "node_loads", "handle_stiffness"};
+  static const char *const names[] = {"rest_positions", "color", "partition", "bound", "node_loads", "handle_stiffness"};
 
   PetscFunctionBegin;
   for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); ++j) {

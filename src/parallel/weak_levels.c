@@ -5,6 +5,33 @@
 #include <string.h>
 #include "parallel/locate.h"
 
+/* A vertex bound to a triangle's point where it lies (-bind_snap, contact/bindings.h: a = 1 on node 0, -w on the three
+ * corners in the triangle's outward order, the sides' points within round-off of each other): the two points are moved
+ * a quarter of the triangle's longest edge apart along its normal, p1 into the triangle's body and p0 out of it into
+ * the vertex's, so that located on a coarse level they fall in their own bodies' elements instead of cancelling. */
+static void separate_snapped(const pbng_weak_constraint *c, const double *X, pbng_weak_spring *s)
+{
+  const double *q[3];
+  double e[3][3], n[3], longest = 0;
+  if (c->nnodes != 4 || c->a[0] != 1.0) return;
+  for (int a = 0; a < 3; ++a) q[a] = &X[3 * c->node[a + 1]];
+  for (int a = 0; a < 3; ++a) {
+    double len = 0;
+    for (int k = 0; k < 3; ++k) e[a][k] = q[(a + 1) % 3][k] - q[a][k], len += e[a][k] * e[a][k];
+    longest = fmax(longest, sqrt(len));
+  }
+  n[0] = e[0][1] * e[2][2] - e[0][2] * e[2][1], n[1] = e[0][2] * e[2][0] - e[0][0] * e[2][2], n[2] = e[0][0] * e[2][1] - e[0][1] * e[2][0];
+  const double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  double gap = 0;
+  for (int k = 0; k < 3; ++k) gap += (s->p[0][k] - s->p[1][k]) * (s->p[0][k] - s->p[1][k]);
+  if (!(nn > 0) || sqrt(gap) > 1e-9 * longest) return;
+  for (int k = 0; k < 3; ++k) { /* e[2] x e[0] = -(e0 x e2): (q1 - q0) x (q2 - q0), the outward normal */
+    const double out = -n[k] / nn * 0.005 * longest;
+    s->p[0][k] += out, s->p[1][k] -= out;
+    s->target[k] += 2 * out; /* the coarse constraint's rest offset p0 - p1 */
+  }
+}
+
 void pbng_weak_spring_from(const pbng_weak_constraint *c, const double *X, int64_t id, pbng_weak_spring *s)
 {
   memset(s, 0, sizeof(*s));
@@ -19,6 +46,7 @@ void pbng_weak_spring_from(const pbng_weak_constraint *c, const double *X, int64
     for (int k = 0; k < 3; ++k) s->p[side][k] /= s->scale > 0 ? s->scale : 1.0;
   s->k_n = c->k_n, s->k_t = c->k_t;
   for (int k = 0; k < 3; ++k) s->n[k] = c->n[k], s->target[k] = c->target[k] / (s->scale > 0 ? s->scale : 1.0);
+  separate_snapped(c, X, s);
 }
 
 static int by_id(const void *a, const void *b)

@@ -11,7 +11,8 @@ Options:
   --frames SPEC        which frames: "all", "A:B[:S]" (A..B-1 every S), or "0,10,20"; default: all for
                        --frames-dir and --animation, six spread over the run for --png alone
   --color C            displacement (|x - rest_position|, the default), color (the node colouring), partition
-                       (the owning rank), in_contact (grey / red) or any node attribute of the file (its
+                       (the owning rank), in_contact (grey / red), constraints (the paper's Fig. 10: nodes in
+                       contact red, bound nodes blue, others grey) or any node attribute of the file (its
                        magnitude for vectors); one colour scale over all chosen frames, with a scalar bar
   --size W,H           pixels of one frame (default 640,480)
   --camera X,Y,Z       the direction from the bodies to the camera (default 0.5,0.6,1.0), the bodies fitted in
@@ -34,6 +35,16 @@ from vtkmodules.vtkFiltersCore import vtkImageAppend
 from vtkmodules.vtkIOImage import vtkPNGReader, vtkPNGWriter
 
 NAMED = {"displacement": "rest_position", "color": "color", "partition": "partition", "in_contact": "in_contact"}
+CATEGORIES = {"in_contact": [0.0, 0.75, 0.75, 0.75, 1.0, 0.85, 0.1, 0.1],  # grey, red
+              "constraints": [0.0, 0.75, 0.75, 0.75, 1.0, 0.15, 0.3, 0.85, 2.0, 0.85, 0.1, 0.1]}  # grey, blue, red
+
+
+def constraint_formula(fields):
+    """The constraints colouring from the node attributes there are: 2 in contact (in_contact), else 1 bound (bound: a node
+    of a weak constraint, /mesh/bound), else 0."""
+    if "in_contact" in fields and "bound" in fields:
+        return "2 * in_contact + bound * (1 - in_contact)"
+    return "2 * in_contact" if "in_contact" in fields else "bound" if "bound" in fields else None
 
 
 def fail(msg):
@@ -131,16 +142,18 @@ def show_obstacles(h5, view):
             outline.AmbientColor = outline.DiffuseColor = [0, 0, 0]
 
 
-def show_colored(surface, view, color, times):
-    """The surface coloured by `color`, one scale over the times (a scalar bar for all but in_contact)."""
+def show_colored(surface, view, color, times, fields):
+    """The surface coloured by `color`, one scale over the times (a scalar bar for all but the categories)."""
     if color == "displacement":
         surface = pvs.Calculator(Input=surface, ResultArrayName="displacement", Function="mag(coords - rest_position)")
+    if color == "constraints":
+        surface = pvs.Calculator(Input=surface, ResultArrayName="constraints", Function=constraint_formula(fields))
     shown = pvs.Show(surface, view)
     pvs.ColorBy(shown, ("POINTS", color, "Magnitude"))
     lut = pvs.GetColorTransferFunction(color)
-    if color == "in_contact":
-        lut.RGBPoints = [0.0, 0.75, 0.75, 0.75, 1.0, 0.85, 0.1, 0.1]
-        lut.RescaleTransferFunction(0.0, 1.0)
+    if color in CATEGORIES:
+        lut.RGBPoints = CATEGORIES[color]
+        lut.RescaleTransferFunction(CATEGORIES[color][0], CATEGORIES[color][-4])
         shown.SetScalarBarVisibility(view, False)
         return
     lo, hi = float("inf"), -float("inf")
@@ -175,7 +188,7 @@ def make_view(a, reader, h5, times):
     view.UseColorPaletteForBackground = 0
     view.Background = [1, 1, 1]
     view.OrientationAxesVisibility = 0
-    show_colored(pvs.ExtractSurface(Input=reader), view, a.color, times)
+    show_colored(pvs.ExtractSurface(Input=reader), view, a.color, times, reader.PointData.keys())
     text = pvs.Text(Text="")
     label = pvs.Show(text, view)
     label.FontSize = 14
@@ -252,7 +265,11 @@ def main(argv):
     times = list(reader.TimestepValues) or [0.0]
     frames = chosen_frames(a.frames, len(times), bool(a.png) and not (a.frames_dir or a.animation))
     field = NAMED.get(a.color, a.color)
-    if field not in reader.PointData.keys():
+    if a.color == "constraints":
+        if constraint_formula(reader.PointData.keys()) is None:
+            fail(f"{xdmf}: --color constraints needs in_contact (a contact run) or bound (weak constraints); it has "
+                 f"{', '.join(reader.PointData.keys())}")
+    elif field not in reader.PointData.keys():
         fail(f"{xdmf}: no node attribute {field} for --color {a.color} (it has {', '.join(reader.PointData.keys())}; "
              "displacement, color, partition are always there)")
     view, text = make_view(a, reader, h5, [times[f] for f in frames])

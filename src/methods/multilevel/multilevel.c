@@ -46,7 +46,10 @@ struct multilevel_data {
   correction *corr;      /* [nlevels] */
   SNES fas;
   Vec X;
-  pbng_correction_search search;
+  pbng_correction_search search;    /* this frame's: the configured one, or the secant after the guard undid a cycle */
+  pbng_correction_search configured;
+  Vec safe;                         /* full corrections' guard: the fine positions before the cycle (NULL: no guard) */
+  long long guarded;                /* cycles the guard undid */
   int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
   int aggregation;       /* -multilevel_aggregation: smoothed-aggregation levels in the coarsest level's Newton solve (0: a factorisation) */
   PetscBool aggregation_check; /* -multilevel_aggregation_check: once, how well the aggregation's first prolongator reproduces the modes */
@@ -632,6 +635,7 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
    * times its square) which the post-smoothing's contact step removes at once: backtracking then takes
    * steps of 1e-3 and stalls, full corrections converge (docs/contact.md#multilevel) */
   if (s->pb->contacts && !s->opt.ml.correction_search_given) ml->search = PBNG_CORRECTION_NONE;
+  ml->configured = ml->search;
   ml->coarse_hessian = s->opt.ml.coarse_hessian;
   ml->coarse_reuse = s->opt.ml.coarse_reuse;
   ml->aggregation_check = s->opt.ml.aggregation_check;
@@ -652,6 +656,7 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   malloc_trim(0); /* the point location's buffers */
   PetscCall(create_fas(s));
   PetscCall(pbng_level_create_home_vec(&ml->level[ml->nlevels - 1], &ml->X));
+  if (ml->search == PBNG_CORRECTION_NONE) PetscCall(VecDuplicate(ml->X, &ml->safe));
   PetscCall(set_up_fas(ml));
   ml->ngmres_m = s->opt.ml.ngmres;
   if (ml->ngmres_m > 0) PetscCall(ngmres_create(ml, s->pb->dm));
@@ -694,7 +699,10 @@ static PetscErrorCode set_coarse_frames(pbng_solver *s)
 
 static PetscErrorCode multilevel_begin_frame(pbng_solver *s)
 {
+  multilevel_data *ml = s->data;
+
   PetscFunctionBeginUser;
+  ml->search = ml->configured;
   ngmres_forget(s->data);
   PetscCall(set_coarse_frames(s));
   PetscFunctionReturn(0);
@@ -830,10 +838,57 @@ static PetscErrorCode check_aggregation(multilevel_data *ml)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode multilevel_current_residual(pbng_solver *s, double *residual, PetscBool *known);
+
+/* Full corrections' guard (-multilevel_linesearch none, the default with contacts): the residual before the cycle (F
+ * evaluated here when the last cycle did not leave it: FAS then starts from it, so it costs nothing) and the positions. */
+static PetscErrorCode guard_before(pbng_solver *s, double *r)
+{
+  multilevel_data *ml = s->data;
+  PetscBool known;
+  Vec F;
+
+  PetscFunctionBeginUser;
+  if (!ml->function_current) {
+    PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
+    PetscCall(SNESComputeFunction(ml->fas, ml->X, F));
+    ml->function_current = PETSC_TRUE;
+  }
+  PetscCall(multilevel_current_residual(s, r, &known));
+  PetscCall(VecCopy(ml->X, ml->safe));
+  PetscFunctionReturn(0);
+}
+
+/* A cycle of full corrections that multiplied the residual by more than PBNG_GUARD_GROWTH (new contacts can make a coarse
+ * correction far too long: at the muscles' paper size frame 7's residual went 4.1e4, 1.2e3, 1.4e4, 3.0e5, 1.3e6 and
+ * 2.2e12, the divergence limit, in 6 cycles; a normal cycle lowers it) is undone,
+ * and the frame goes on with the secant line search (multilevel_begin_frame restores full corrections). */
+#define PBNG_GUARD_GROWTH 4.0
+static PetscErrorCode guard_after(pbng_solver *s, double r_before)
+{
+  multilevel_data *ml = s->data;
+  PetscBool known;
+  double r;
+
+  PetscFunctionBeginUser;
+  PetscCall(multilevel_current_residual(s, &r, &known));
+  if (!known || r <= PBNG_GUARD_GROWTH * r_before) PetscFunctionReturn(0);
+  PetscCall(VecCopy(ml->safe, ml->X));
+  ml->function_current = PETSC_FALSE;
+  ngmres_forget(ml);
+  ml->search = PBNG_CORRECTION_SECANT;
+  ml->guarded++;
+  PetscCall(PetscPrintf(s->pb->dm->comm, "multilevel: a cycle of full corrections raised the residual %.3g -> %.3g: undone; the secant line search "
+                                         "for the rest of the frame\n", r_before, r));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
 {
   multilevel_data *ml = s->data;
   pbng_level *fine = &ml->level[ml->nlevels - 1];
+  const int guard = ml->safe && ml->search == PBNG_CORRECTION_NONE;
+  double r_before = 0;
 
   PetscFunctionBeginUser;
   SNESConvergedReason reason;
@@ -842,6 +897,7 @@ static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
   PetscCall(carry_contacts(s));
   keep_coarse_matrix(ml, l);
   PetscCall(pbng_level_store(fine, ml->X));
+  if (guard) PetscCall(guard_before(s, &r_before));
   if (ml->function_current) { /* F at these positions, left by the last cycle: FAS need not evaluate it again */
     PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
     PetscCall(SNESSetInitialFunction(ml->fas, F));
@@ -850,6 +906,7 @@ static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
   PetscCall(SNESGetConvergedReason(ml->fas, &reason));
   ml->function_current = reason > 0 || reason == SNES_DIVERGED_MAX_IT; /* a whole cycle ran: it ended evaluating F */
   if (ml->ngmres_m > 0 && ml->function_current) PetscCall(ngmres_combine(ml));
+  if (guard) PetscCall(guard_after(s, r_before));
   if (ml->aggregation_check) PetscCall(check_aggregation(ml));
   PetscCall(pbng_level_load(fine, ml->X));
   s->halo_seconds = 0;
@@ -916,6 +973,7 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
   if (!ml) PetscFunctionReturn(0);
   PetscCall(SNESDestroy(&ml->fas));
   PetscCall(VecDestroy(&ml->X));
+  PetscCall(VecDestroy(&ml->safe));
   if (ml->ngmres_m > 0) PetscCall(ngmres_destroy(ml));
   for (int l = 0; l < ml->nlevels; ++l) {
     PetscCall(MatDestroy(&ml->shell[l]));
