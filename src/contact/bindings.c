@@ -188,7 +188,15 @@ PetscErrorCode pbng_mesh_bind_bodies(pbng_mesh *mesh, const pbng_binding_options
   PetscCall(PetscFree(keep));
   PetscCall(pbng_contact_detector_destroy(&det));
   PetscCall(pbng_dmesh_destroy(&dm));
-  if (o->snap) PetscCall(pbng_mesh_validate(mesh, 0)); /* no element turned inside out or flat by the moves */
+  if (o->snap) { /* no element turned inside out or flat by the moves */
+    const PetscErrorCode bad = pbng_mesh_validate(mesh, 0);
+    const char *text = NULL;
+    char *specific = NULL;
+    if (bad) PetscErrorMessage(bad, &text, &specific);
+    PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "-bind_snap: moving the bound vertices (by up to %g) onto the surfaces they bind to spoilt an element (%s): give a smaller "
+               "-bind_distance, or leave out -bind_snap", stats->moved, specific ? specific : text ? text : "?");
+  }
   PetscCall(pbng_mesh_add_weak_constraints(mesh, n, bind));
   PetscCall(PetscFree(bind));
   PetscCall(PetscFree(set_of));
