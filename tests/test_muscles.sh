@@ -12,6 +12,7 @@
 #  - 1 vs 2 ranks: the frames before contacts agree to 3e-8 (the coarsest level's direct solve sums in a
 #    partition-dependent order, and k = 1e8 bindings amplify round-off); once in contact the frames end at the tolerance
 #    on sets that may differ by a contact: bounded by the residual check, not compared;
+#  - the multilevel guard (-multilevel_guard 0.01: cycles undone, the frames still to the tolerance);
 #  - PBNG (the default, multilevel) and Newton reach the same equilibrium to 1e-6 of the arm's size on the first frame with
 #    the bindings (-rtol 1e-9 both);
 #  - bad values refused.
@@ -67,6 +68,13 @@ done
 "$PY" "$HERE/check_output.py" "$TMP/flex.2.h5" --compare "$TMP/flex.1.h5" --rtol 3e-8 --compare-upto 4 --quiet && ok \
   || fail "flexion: 2 ranks != 1 rank before the contacts"
 
+# --- the guard on full corrections: at -multilevel_guard 0.01 a cycle that does not divide the residual by 100 is undone
+# and the frame goes on with the secant line search to the tolerance (at the default 4 no cycle here is undone)
+run guard "${arm[@]}" -frames 2 -threads 2 -multilevel_guard 0.01
+grep -q "multilevel: a cycle of full corrections took the residual from .*: undone" "$TMP/guard.log" && ok || fail "guard: no cycle undone"
+grep -q "every frame reached it" "$TMP/guard.log" && ok || fail "guard: a frame stopped before -rtol"
+check guard --max-relative-residual 1e-3
+grep -q "multilevel: a cycle" "$TMP/flex.1.log" "$TMP/flex.2.log" && fail "guard: a cycle undone at the default growth 4" || ok
 # --- PBNG and Newton at one equilibrium -----------------------------------------------------------------------------------
 run ml "${arm[@]}" -frames 1 -rtol 1e-9 -threads 2
 run newton "${arm[@]}" -frames 1 -rtol 1e-9 -solver newton -threads 2
@@ -75,5 +83,6 @@ check ml --compare "$TMP/newton.h5" --rtol 1e-6
 # --- misuse -----------------------------------------------------------------------------------------------------------------
 expect_error "flexion out of range" "must be in [0, 150] degrees" "$PBNG" "${arm[@]}" -flexion 200 -output "$TMP/bad.h5"
 expect_error "flexion elsewhere" "-flexion is for -scene muscles" "$PBNG" -scene box -flexion 10 -output "$TMP/bad.h5"
+expect_error "guard" "-multilevel_guard -1.: must be >= 0" "$PBNG" "${arm[@]}" -multilevel_guard -1 -output "$TMP/bad.h5"
 expect_error "res" "-res does not size the arm of -scene muscles: use -scale" "$PBNG" "${arm[@]}" -res 8 -output "$TMP/bad.h5"
 finish

@@ -50,6 +50,7 @@ struct multilevel_data {
   pbng_correction_search configured;
   Vec safe;                         /* full corrections' guard: the fine positions before the cycle (NULL: no guard) */
   long long guarded;                /* cycles the guard undid */
+  double guard_growth;              /* -multilevel_guard G */
   int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
   int aggregation;       /* -multilevel_aggregation: smoothed-aggregation levels in the coarsest level's Newton solve (0: a factorisation) */
   PetscBool aggregation_check; /* -multilevel_aggregation_check: once, how well the aggregation's first prolongator reproduces the modes */
@@ -656,7 +657,8 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   malloc_trim(0); /* the point location's buffers */
   PetscCall(create_fas(s));
   PetscCall(pbng_level_create_home_vec(&ml->level[ml->nlevels - 1], &ml->X));
-  if (ml->search == PBNG_CORRECTION_NONE) PetscCall(VecDuplicate(ml->X, &ml->safe));
+  ml->guard_growth = s->opt.ml.guard_growth;
+  if (ml->search == PBNG_CORRECTION_NONE && ml->guard_growth > 0) PetscCall(VecDuplicate(ml->X, &ml->safe));
   PetscCall(set_up_fas(ml));
   ml->ngmres_m = s->opt.ml.ngmres;
   if (ml->ngmres_m > 0) PetscCall(ngmres_create(ml, s->pb->dm));
@@ -859,11 +861,10 @@ static PetscErrorCode guard_before(pbng_solver *s, double *r)
   PetscFunctionReturn(0);
 }
 
-/* A cycle of full corrections that multiplied the residual by more than PBNG_GUARD_GROWTH (new contacts can make a coarse
+/* A cycle of full corrections that multiplied the residual by more than -multilevel_guard G (4; new contacts can make a coarse
  * correction far too long: at the muscles' paper size frame 7's residual went 4.1e4, 1.2e3, 1.4e4, 3.0e5, 1.3e6 and
  * 2.2e12, the divergence limit, in 6 cycles; a normal cycle lowers it) is undone,
  * and the frame goes on with the secant line search (multilevel_begin_frame restores full corrections). */
-#define PBNG_GUARD_GROWTH 4.0
 static PetscErrorCode guard_after(pbng_solver *s, double r_before)
 {
   multilevel_data *ml = s->data;
@@ -872,14 +873,14 @@ static PetscErrorCode guard_after(pbng_solver *s, double r_before)
 
   PetscFunctionBeginUser;
   PetscCall(multilevel_current_residual(s, &r, &known));
-  if (!known || r <= PBNG_GUARD_GROWTH * r_before) PetscFunctionReturn(0);
+  if (!known || r <= ml->guard_growth * r_before) PetscFunctionReturn(0);
   PetscCall(VecCopy(ml->safe, ml->X));
   ml->function_current = PETSC_FALSE;
   ngmres_forget(ml);
   ml->search = PBNG_CORRECTION_SECANT;
   ml->guarded++;
-  PetscCall(PetscPrintf(s->pb->dm->comm, "multilevel: a cycle of full corrections raised the residual %.3g -> %.3g: undone; the secant line search "
-                                         "for the rest of the frame\n", r_before, r));
+  PetscCall(PetscPrintf(s->pb->dm->comm, "multilevel: a cycle of full corrections took the residual from %.3g to %.3g (more than -multilevel_guard %g "
+                                         "times): undone; the secant line search for the rest of the frame\n", r_before, r, ml->guard_growth));
   PetscFunctionReturn(0);
 }
 
@@ -1002,7 +1003,7 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
 /* ---- options ---------------------------------------------------------------------------------- */
 
 /* the energy line search, projected coarse Newton, nonlinear GMRES over 4 cycles, automatic aggregation and reuse */
-static void multilevel_defaults(pbng_solver_options *o) { o->ml = (pbng_multilevel_options){.correction_search = PBNG_CORRECTION_ENERGY, .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT, .aggregation = PBNG_AGGREGATION_AUTO, .coarse_reuse = PBNG_COARSE_REUSE_AUTO}; }
+static void multilevel_defaults(pbng_solver_options *o) { o->ml = (pbng_multilevel_options){.correction_search = PBNG_CORRECTION_ENERGY, .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT, .aggregation = PBNG_AGGREGATION_AUTO, .coarse_reuse = PBNG_COARSE_REUSE_AUTO, .guard_growth = 4.0}; }
 
 /* -multilevel_linesearch and -multilevel_coarse_hessian (-multilevel itself shapes the run's mesh
  * hierarchy and is read with the meshes). */
@@ -1021,6 +1022,13 @@ static PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOp
   o->ml.correction_search = (pbng_correction_search)search;
   o->ml.correction_search_given = search_set || o->ml.correction_search_given; /* given, or a scene's choice */
   PetscCheck(!search_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_linesearch is for -multilevel L with L > 1");
+  PetscBool guard_set;
+  PetscCall(PetscOptionsReal("-multilevel_guard", "with full corrections (-multilevel_linesearch none): a cycle that multiplies the residual by more "
+                             "than G is undone and the frame goes on with the secant search (0: no guard)", "", o->ml.guard_growth, &o->ml.guard_growth,
+                             &guard_set));
+  PetscCheck(o->ml.guard_growth >= 0 && isfinite(o->ml.guard_growth), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-multilevel_guard %g: must be >= 0",
+             o->ml.guard_growth);
+  PetscCheck(!guard_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_guard is for -multilevel L with L > 1");
   while (hessian_kinds[hessian] != (pbng_hessian_kind)o->ml.coarse_hessian) ++hessian;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-multilevel_coarse_hessian",
                                       "the coarsest level's Newton matrix: modified (PBNG's Eq. 37 as element matrices) | stress | element (PSD projections) | exact",

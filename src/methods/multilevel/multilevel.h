@@ -40,6 +40,8 @@ typedef struct {
   int ngmres;                /* -multilevel_ngmres m: the last m cycles' iterates combined by nonlinear GMRES (0: none) */
   int aggregation;           /* -multilevel_aggregation N: aggregation levels in the coarsest level's Newton solve */
   int aggregation_check;     /* -multilevel_aggregation_check: a testing aid (multilevel.c check_aggregation) */
+  double guard_growth;       /* -multilevel_guard G: with full corrections, a cycle that multiplies the residual by more than G is
+                                undone and the frame goes on with the secant line search (0: no guard) */
   int coarse_reuse;          /* -multilevel_coarse_reuse M: the coarse Newton's matrix serves the steps of M cycles (0: each step its own;
                                 PBNG_COARSE_REUSE_AUTO: by the levels' sizes) */
 } pbng_multilevel_options;
