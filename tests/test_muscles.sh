@@ -9,7 +9,7 @@
 #    at the end, the independent checker's residual (with the bindings and each frame's contacts) within the tolerance,
 #    no node deeper than the contact distance (0.0025 at this scale) inside another body, the bound surfaces within 1 %
 #    of a belly's radius of each other (max |C| over the bindings, targets zero: measured 3e-6), no element inverted;
-#  - 1 vs 2 ranks: the frames before contacts agree to 3e-8 (the coarsest level's direct solve sums in a
+#  - 1 vs 2 ranks: the frames before contacts agree to 5e-9 (measured 8e-10 .. 1e-9; the coarsest level's direct solve sums in a
 #    partition-dependent order, and k = 1e8 bindings amplify round-off); once in contact the frames end at the tolerance
 #    on sets that may differ by a contact: bounded by the residual check, not compared;
 #  - the multilevel guard (-multilevel_guard 0.01: cycles undone, the frames still to the tolerance);
@@ -65,7 +65,7 @@ for k in sorted(f["frames"]):
     assert gap < 0.01 * 0.02 and J.min() > 0, (k, gap, J.min())
 PYEOF
 done
-"$PY" "$HERE/check_output.py" "$TMP/flex.2.h5" --compare "$TMP/flex.1.h5" --rtol 3e-8 --compare-upto 4 --quiet && ok \
+"$PY" "$HERE/check_output.py" "$TMP/flex.2.h5" --compare "$TMP/flex.1.h5" --rtol 5e-9 --compare-upto 4 --quiet && ok \
   || fail "flexion: 2 ranks != 1 rank before the contacts"
 
 # --- the guard on full corrections: at -multilevel_guard 0.01 a cycle that does not divide the residual by 100 is undone
