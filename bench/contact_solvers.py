@@ -39,15 +39,12 @@ import h5py
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import check_output  # noqa: E402  (the independent penetration check)
-from rows_csv import results_path, write_rows  # noqa: E402
+from rows_csv import add_run_arguments, results_path, write_rows  # noqa: E402
 
 
 def parse():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pbng", default=os.path.join(HERE, "..", "build", "bin", "pbng"))
-    ap.add_argument("--mpiexec", default="mpiexec")
-    ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--threads", type=int, default=1)
+    add_run_arguments(ap, HERE)
     ap.add_argument("--scene", default="two_blocks_colliding", choices=("two_blocks_colliding", "bar_fold"))
     ap.add_argument("--frames", type=int, default=None, help="frames (default 80 for the blocks, 260 for the bar)")
     ap.add_argument("--solvers", default="pbng,newton,xpbd")

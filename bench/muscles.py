@@ -45,7 +45,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import check_output  # noqa: E402  (the independent penetration check)
-from rows_csv import results_path, write_rows  # noqa: E402
+from rows_csv import add_run_arguments, results_path, write_rows  # noqa: E402
 
 BELLY_RADIUS = 0.02  # src/mesh/generate_muscles.c pbng_arm_default
 
@@ -61,10 +61,7 @@ CONFIGS = {
 
 def parse():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pbng", default=os.path.join(HERE, "..", "build", "bin", "pbng"))
-    ap.add_argument("--mpiexec", default="mpiexec")
-    ap.add_argument("--ranks", type=int, default=2)
-    ap.add_argument("--threads", type=int, default=1)
+    add_run_arguments(ap, HERE)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--configs", default="default,single,newton")

@@ -1,7 +1,16 @@
-"""One CSV writer for the benchmarks that keep a row per run and frame (bench/contact_solvers.py, bench/muscles.py)."""
+"""The shared pieces of the benchmarks that keep a row per run and frame (bench/contact_solvers.py, bench/muscles.py): the
+options that say how pbng is started, and one CSV writer."""
 
 import csv
 import os
+
+
+def add_run_arguments(ap, here):
+    """--pbng (default build/bin/pbng beside the bench directory `here`), --mpiexec, --ranks (2), --threads (1)."""
+    ap.add_argument("--pbng", default=os.path.join(here, "..", "build", "bin", "pbng"))
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
 
 
 def write_rows(path, rows):

@@ -49,7 +49,6 @@ struct multilevel_data {
   pbng_correction_search search;    /* this frame's: the configured one, or the secant after the guard undid a cycle */
   pbng_correction_search configured;
   Vec safe;                         /* full corrections' guard: the fine positions before the cycle (NULL: no guard) */
-  long long guarded;                /* cycles the guard undid */
   double guard_growth;              /* -multilevel_guard G */
   int coarse_hessian;    /* the coarse Newton's matrix (pbng_hessian_kind) */
   int aggregation;       /* -multilevel_aggregation: smoothed-aggregation levels in the coarsest level's Newton solve (0: a factorisation) */
@@ -878,7 +877,6 @@ static PetscErrorCode guard_after(pbng_solver *s, double r_before)
   ml->function_current = PETSC_FALSE;
   ngmres_forget(ml);
   ml->search = PBNG_CORRECTION_SECANT;
-  ml->guarded++;
   PetscCall(PetscPrintf(s->pb->dm->comm, "multilevel: a cycle of full corrections took the residual from %.3g to %.3g (more than -multilevel_guard %g "
                                          "times): undone; the secant line search for the rest of the frame\n", r_before, r, ml->guard_growth));
   PetscFunctionReturn(0);
