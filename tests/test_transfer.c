@@ -8,7 +8,8 @@
  * hex8, hex27, tet4), triquadratic ones on hex27 (the coarse element's own shape functions), and
  * linear ones on bent hex8, curved hex27 and mixed hex8/prism6/pyramid5 coarse levels; Q's rows sum to one (a position stays a position) and reproduce linear fields (trilinear
  * from hexahedral fine levels); the location geometry per kind (check_kind_geometry, check_tri3_geometry);
- * sheets (tri3 + bend4) between generated sheets (check_sheets). */
+ * sheets (tri3 + bend4) between generated sheets (check_sheets); the locator's bucket-grid search gives the
+ * brute force's answers on graded meshes (check_locator_brute_force). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -446,6 +447,113 @@ static PetscErrorCode check_kinds(MPI_Comm comm, const pbng_bc_list *none, const
   PetscFunctionReturn(0);
 }
 
+/* Graded and flattened: x -> (e^{3x} - 1) / (e^3 - 1) (cells 20x longer at one end than at the other), y -> 0.2 y
+ * (an axis map keeps every grid element valid). */
+static void grade(pbng_mesh *mesh)
+{
+  for (int64_t i = 0; i < mesh->nnodes; ++i) {
+    double *X = &mesh->X[3 * i];
+    X[0] = expm1(3 * X[0]) / expm1(3.0), X[1] *= 0.2;
+  }
+}
+
+/* Without the elements whose centroid lies in the slab 0.3 < x < 0.5: a gap across the mesh, where a point's
+ * cell is empty and its nearest elements lie some cells away on either side (the ring search's case). The nodes
+ * keep their numbers; m->kind is NULL (one kind). */
+static void cut_slab(pbng_mesh *m)
+{
+  const int nen = m->nen;
+  int64_t kept = 0;
+  for (int64_t e = 0; e < m->nelems; ++e) {
+    double x = 0;
+    for (int a = 0; a < nen; ++a) x += m->X[3 * (int64_t)m->elems[nen * e + a]] / nen;
+    if (x > 0.3 && x < 0.5) continue;
+    memmove(&m->elems[nen * kept++], &m->elems[nen * e], sizeof(int32_t) * nen);
+  }
+  m->nelems = kept;
+}
+
+/* The locator's answer for q by brute force over every element (parallel/locate.h's rule): the containing
+ * element of lowest id, else the nearest within the radius times its longest edge, ties by the lower id. */
+static void brute_force_location(const pbng_mesh *m, double radius, double hmax, const double q[3], int64_t *elem, double *distance)
+{
+  const pbng_element_type *t = m->etype;
+  double X[PBNG_MAX_ELEMENT_NODES][3], w[PBNG_MAX_ELEMENT_NODES], lo[3], hi[3];
+
+  *elem = -1, *distance = INFINITY;
+  for (int pass = 0; pass < 2 && *elem < 0; ++pass) /* 0: containing elements; 1: the nearest */
+    for (int64_t e = 0; e < m->nelems; ++e) {
+      for (int a = 0; a < t->nodes; ++a) memcpy(X[a], &m->X[3 * (int64_t)m->elems[t->nodes * e + a]], sizeof(X[a]));
+      int in = 1;
+      for (int k = 0; k < 3; ++k) {
+        lo[k] = hi[k] = X[0][k];
+        for (int a = 1; a < t->nodes; ++a) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
+        in = in && q[k] >= lo[k] - 1e-12 * hmax && q[k] <= hi[k] + 1e-12 * hmax;
+      }
+      if (pass == 0 && !(in && pbng_element_contains_point(t, (const double(*)[3])X, q))) continue;
+      const double d = pbng_element_point_weights(t, (const double(*)[3])X, q, w);
+      if (d < 0 || d > radius * pbng_element_longest_edge(t, (const double(*)[3])X)) {
+        if (pass == 0) break; /* the containing element of lowest id gives no answer: the nearest is looked for */
+        continue;
+      }
+      if (d < *distance) *elem = e, *distance = d;
+      if (pass == 0) break;
+    }
+}
+
+/* The bucket grid's answers equal the brute force's on graded, flattened meshes (cells 20x apart in size, so
+ * that the search must reach across cells of every size) with a gap cut across them: the nodes themselves (in several elements: the lowest
+ * id wins), points inside and points outside up to beyond the radius; tet4 (order 1: the ring search stops
+ * at the best distance) and curved tet10 and hex27 (order 2: the whole window). */
+static void check_locator_brute_force(void)
+{
+  const struct {
+    pbng_element_kind kind;
+    int res, bent;
+  } cases[3] = {{PBNG_ELEMENT_TET4, 6, 0}, {PBNG_ELEMENT_TET10, 3, 1}, {PBNG_ELEMENT_HEX27, 3, 1}};
+  for (int c = 0; c < 3; ++c) {
+    pbng_mesh m;
+    pbng_locator *L;
+    uint64_t seed = 12345;
+    int wrong = 0, inside = 0, outside = 0, n = 0;
+    double hmax = 0, X[PBNG_MAX_ELEMENT_NODES][3];
+    if (kind_box(cases[c].kind, cases[c].res, &m)) return;
+    if (cases[c].bent) bend_interior(&m);
+    grade(&m);
+    cut_slab(&m);
+    for (int64_t e = 0; e < m.nelems; ++e) {
+      for (int a = 0; a < m.etype->nodes; ++a) memcpy(X[a], &m.X[3 * (int64_t)m.elems[m.etype->nodes * e + a]], sizeof(X[a]));
+      hmax = fmax(hmax, pbng_element_longest_edge(m.etype, (const double(*)[3])X));
+    }
+    if (pbng_locator_create_serial(&m, PBNG_TRANSFER_RADIUS, PBNG_LOCATE_SHAPE, &L)) return;
+    const int npoints = (int)m.nnodes + (m.etype->order == 1 ? 1500 : 120); /* order 2: a location costs Newton steps */
+    for (int i = 0; i < npoints; ++i, ++n) {
+      double q[3];
+      pbng_point_location loc;
+      if (i < m.nnodes) memcpy(q, &m.X[3 * i], sizeof(q));
+      else
+        for (int k = 0; k < 3; ++k) {
+          seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+          const double u = (double)(seed >> 11) / 9007199254740992.0; /* [0, 1) */
+          q[k] = (k == 1 ? 0.2 : 1.0) * (-0.25 + 1.5 * u);
+        }
+      int64_t elem;
+      double distance;
+      brute_force_location(&m, PBNG_TRANSFER_RADIUS, hmax, q, &elem, &distance);
+      if (pbng_locator_find(L, 1, q, &loc)) return;
+      wrong += loc.elem != elem || (elem >= 0 && loc.distance != distance);
+      inside += elem >= 0 && distance == 0, outside += elem >= 0 && distance > 0;
+    }
+    char what[160];
+    snprintf(what, sizeof(what), "locator = brute force on a graded %s box: %d of %d points differ (%d inside, %d outside within the radius)",
+             m.etype->name, wrong, n, inside, outside);
+    check(wrong == 0 && inside > 50 && outside > 50, what);
+    if (getenv("PBNG_TEST_VERBOSE")) printf("%s\n", what);
+    pbng_locator_destroy(&L);
+    pbng_mesh_destroy(&m);
+  }
+}
+
 int main(int argc, char **argv)
 {
   MPI_Comm comm;
@@ -460,6 +568,7 @@ int main(int argc, char **argv)
   check_geometry();
   check_kind_geometry();
   check_tri3_geometry();
+  check_locator_brute_force();
   PetscCall(pbng_bc_add_box(&clamp, "clamp", x0, NULL));
   /* nested (Res-9 / Res-5), non-nested (Res-8 / Res-5), unstructured against structured */
   PetscCall(pbng_generate_res_box(9, NULL, &fm));

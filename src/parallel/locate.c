@@ -6,23 +6,25 @@
 #include "core/locate.h"
 #include "parallel/halo.h"
 
-/* What a rank's owned elements span: the box of their rest positions, their longest edge, the
- * largest extent of one element's bounding box along each axis and the most weights one location
- * gives. */
+/* What a rank's owned elements span: the box of their rest positions, their longest edge, the most
+ * weights one location gives and the highest order of their shape functions. */
 typedef struct {
   double box[6]; /* lo, hi */
   double hmax;
-  double ext[3];
   int width;
+  int order; /* the highest polynomial order of a located element: 1 when each lies in its nodes' box */
 } rank_extent;
 
-/* A uniform grid of cells over the owned elements' box: cell -> the elements whose centroid lies in
- * it (CSR). An element containing a point q has its centroid within ext[k] of q along each axis. */
+/* A uniform grid of cells over the owned elements' box: cell -> the elements whose bounding box, grown by
+ * `pad` (1e-12 of the longest edge), overlaps it (CSR; an element is listed in every cell it overlaps). An
+ * element whose padded box contains q is then listed in q's cell, and one whose box lies within a distance
+ * g of q along every axis in a cell at most floor(g / h) + 1 cells from q's along each axis. */
 typedef struct {
   double lo[3], h; /* origin and cell edge */
+  double pad;
   int n[3];
   int32_t *start;  /* [ncells + 1] */
-  int32_t *elem;   /* [nowned_elems] local element indices, by cell */
+  int32_t *elem;   /* [entries] local element indices, by cell */
 } bucket_grid;
 
 /* The elements searched: a rank's owned elements (distributed mesh) or a whole serial mesh. */
@@ -91,16 +93,17 @@ static void element_boxes(const element_view *m, double *box)
 
 static rank_extent owned_extent(const element_view *m)
 {
-  rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, {0, 0, 0}, 0};
+  rank_extent r = {{INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}, 0.0, 0, 0};
   for (int32_t e = 0; e < m->nelems; ++e) {
     double X[PBNG_MAX_ELEMENT_NODES][3], lo[3], hi[3];
     if (!locatable(m, e)) continue;
     const pbng_element_type *t = located_element(m, e, X);
     element_box(t, X, lo, hi);
     for (int k = 0; k < 3; ++k)
-      r.box[k] = fmin(r.box[k], lo[k]), r.box[3 + k] = fmax(r.box[3 + k], hi[k]), r.ext[k] = fmax(r.ext[k], hi[k] - lo[k]);
+      r.box[k] = fmin(r.box[k], lo[k]), r.box[3 + k] = fmax(r.box[3 + k], hi[k]);
     r.hmax = fmax(r.hmax, pbng_element_longest_edge(t, X));
     r.width = t->nodes > r.width ? t->nodes : r.width;
+    r.order = t->order > r.order ? t->order : r.order;
   }
   return r;
 }
@@ -113,25 +116,20 @@ static int cell_index(const bucket_grid *g, double x, int k)
 
 static int64_t cell_of(const bucket_grid *g, int i, int j, int k) { return i + (int64_t)g->n[0] * (j + (int64_t)g->n[1] * k); }
 
-/* The cell of the centroid of the element's located nodes (a point of its bounding box). */
-static int64_t centroid_cell(const bucket_grid *g, const element_view *m, int32_t e)
+/* The cells element e's padded box overlaps: [r0..r1] x [r2..r3] x [r4..r5] (box[]: the element boxes). */
+static void element_cells(const bucket_grid *g, const double *box, int32_t e, int r[6])
 {
-  double X[PBNG_MAX_ELEMENT_NODES][3];
-  const pbng_element_type *t = located_element(m, e, X);
-  int c[3];
-  for (int k = 0; k < 3; ++k) {
-    double sum = 0;
-    for (int a = 0; a < t->nodes; ++a) sum += X[a][k];
-    c[k] = cell_index(g, sum / t->nodes, k);
-  }
-  return cell_of(g, c[0], c[1], c[2]);
+  const double *lo = &box[6 * (int64_t)e], *hi = lo + 3;
+  for (int k = 0; k < 3; ++k) r[2 * k] = cell_index(g, lo[k] - g->pad, k), r[2 * k + 1] = cell_index(g, hi[k] + g->pad, k);
 }
 
-/* About two elements per cell on average, each located element (locatable) in one cell. The cell edge
- * comes from the box's measure over its axes of non-negligible extent (a flat sheet's area). */
-static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent *ext, bucket_grid *g)
+/* About two elements per cell on average; each locatable element listed in every cell its padded box overlaps
+ * (box[]: the element boxes). The cell edge comes from the box's measure over its axes of non-negligible extent
+ * (a flat sheet's area), at least a 1000th of the box's longest side, so that the cells cover the box. */
+static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent *ext, const double *box, bucket_grid *g)
 {
   int32_t ne = 0;
+  int64_t entries = 0;
 
   PetscFunctionBeginUser;
   memset(g, 0, sizeof(*g));
@@ -143,16 +141,36 @@ static PetscErrorCode bucket_grid_build(const element_view *m, const rank_extent
   for (int k = 0; k < 3; ++k)
     if (L[k] > 1e-6 * Lmax) vol *= L[k], ++dims;
   g->h = fmax(pow(2.0 * vol / (ne > 0 ? ne : 1), 1.0 / dims), 1e-3 * Lmax);
+  g->pad = 1e-12 * ext->hmax;
   for (int k = 0; k < 3; ++k) {
     g->lo[k] = ne > 0 ? ext->box[k] : 0.0;
     g->n[k] = (int)fmax(fmin(ceil(L[k] / g->h), 1024.0), 1.0);
   }
   const int64_t ncells = (int64_t)g->n[0] * g->n[1] * g->n[2]; /* at most 1024^3 */
-  int32_t *cell;
-  PetscCall(PetscMalloc1((size_t)m->nelems + 1, &cell));
-  for (int32_t e = 0; e < m->nelems; ++e) cell[e] = locatable(m, e) ? (int32_t)centroid_cell(g, m, e) : -1;
-  PetscErrorCode ierr = pbng_csr_by_key32(m->nelems, cell, 1, (int32_t)ncells, &g->start, &g->elem); /* each element once, by its centroid's cell */
-  PetscCall(PetscFree(cell));
+  for (int32_t e = 0; e < m->nelems; ++e) {
+    int r[6];
+    if (!locatable(m, e)) continue;
+    element_cells(g, box, e, r);
+    entries += (int64_t)(r[1] - r[0] + 1) * (r[3] - r[2] + 1) * (r[5] - r[4] + 1);
+  }
+  PetscCheck(entries < INT32_MAX && ncells < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "point location: %" PRId64 " element-cell entries (at most 2^31 - 1)",
+             entries);
+  int32_t *cell, *owner, *pair;
+  PetscCall(PetscMalloc2((size_t)entries + 1, &cell, (size_t)entries + 1, &owner));
+  int64_t k = 0;
+  for (int32_t e = 0; e < m->nelems; ++e) {
+    int r[6];
+    if (!locatable(m, e)) continue;
+    element_cells(g, box, e, r);
+    for (int kk = r[4]; kk <= r[5]; ++kk)
+      for (int jj = r[2]; jj <= r[3]; ++jj)
+        for (int ii = r[0]; ii <= r[1]; ++ii) cell[k] = (int32_t)cell_of(g, ii, jj, kk), owner[k++] = e;
+  }
+  PetscErrorCode ierr = pbng_csr_by_key32(entries, cell, 1, (int32_t)ncells, &g->start, &pair); /* the entries by cell, each cell's by element */
+  if (!ierr)
+    for (int64_t j = 0; j < entries; ++j) pair[j] = owner[pair[j]];
+  g->elem = pair;
+  PetscCall(PetscFree2(cell, owner));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
@@ -202,51 +220,72 @@ static int element_contains(const pbng_locator *L, int32_t e, const double q[3],
   return pbng_element_contains_point(t, (const double(*)[3])X, q);
 }
 
-/* The cells whose elements may lie within `reach` of q along every axis: [r0..r1] x [r2..r3] x [r4..r5]. */
-static void cell_window(const bucket_grid *g, const double q[3], const double reach[3], int r[6])
+/* The better answer than *best among the elements listed in cell (i, j, k). Cheap tests first: an element whose
+ * box lies farther from q than `far` cannot answer; at order 1 (each element in its nodes' box, so that its distance
+ * is at least its box's) neither can one whose box lies farther than the best distance found or than the radius
+ * times the box's diagonal (>= its longest edge). */
+static void scan_cell(const pbng_locator *L, int i, int j, int k, const double q[3], double far, pbng_point_location *best)
 {
-  for (int k = 0; k < 3; ++k) r[2 * k] = cell_index(g, q[k] - reach[k], k), r[2 * k + 1] = cell_index(g, q[k] + reach[k], k);
+  const bucket_grid *g = &L->grid;
+  const int64_t c = cell_of(g, i, j, k);
+  for (int32_t p = g->start[c]; p < g->start[c + 1]; ++p) {
+    const int32_t e = g->elem[p];
+    const double gap = box_gap(L, e, q), *lo = &L->box[6 * (int64_t)e], *hi = lo + 3;
+    if (gap > far) continue;
+    if (L->mine.order <= 1 && ((best->elem >= 0 && gap > best->distance) ||
+                               gap > L->radius * sqrt(PetscSqr(hi[0] - lo[0]) + PetscSqr(hi[1] - lo[1]) + PetscSqr(hi[2] - lo[2]))))
+      continue;
+    pbng_point_location cand;
+    if (element_answer(L, e, q, &cand) && better(&cand, best)) *best = cand;
+  }
+}
+
+/* The nearest element within the radius (ties by the lower global id) when none contains q: the cells
+ * ring by ring around q's (Chebyshev rings of cells), up to `far` = radius x the longest edge. An element
+ * first met in ring r lies farther than (r - 1) h from q along some axis, so the search ends at the ring
+ * beyond the best distance found when every element lies in its nodes' box (order 1: shape functions
+ * >= 0; higher orders may bulge out of it and search the whole window). */
+static void nearest_element(const pbng_locator *L, const double q[3], pbng_point_location *best)
+{
+  const bucket_grid *g = &L->grid;
+  const double far = L->radius * L->mine.hmax;
+  int c[3], r[6];
+
+  for (int k = 0; k < 3; ++k) c[k] = cell_index(g, q[k], k), r[2 * k] = cell_index(g, q[k] - far, k), r[2 * k + 1] = cell_index(g, q[k] + far, k);
+  int rings = 0;
+  for (int k = 0; k < 3; ++k) rings = PetscMax(rings, PetscMax(c[k] - r[2 * k], r[2 * k + 1] - c[k]));
+  for (int ring = 0; ring <= rings; ++ring) {
+    if (L->mine.order <= 1 && best->elem >= 0 && (ring - 1) * g->h > best->distance) break;
+    for (int kk = PetscMax(r[4], c[2] - ring); kk <= PetscMin(r[5], c[2] + ring); ++kk)
+      for (int jj = PetscMax(r[2], c[1] - ring); jj <= PetscMin(r[3], c[1] + ring); ++jj) {
+        const int shell = abs(kk - c[2]) == ring || abs(jj - c[1]) == ring; /* the whole row is in the ring, else its two ends */
+        for (int ii = PetscMax(r[0], c[0] - ring); ii <= PetscMin(r[1], c[0] + ring); ii += shell || ring == 0 ? 1 : 2 * ring) {
+          if (!shell && abs(ii - c[0]) != ring) continue;
+          scan_cell(L, ii, jj, kk, q, far, best);
+        }
+      }
+  }
 }
 
 /* The rank's answer for q. Containing elements beat every other (distance 0), so they are looked
- * for first, among the elements whose box contains q (the lowest global id wins); only when none
- * contains q is the nearest element within the radius searched for. */
+ * for first, among the elements listed in q's cell whose box contains q (the lowest global id wins);
+ * only when none contains q is the nearest element within the radius searched for. */
 static void answer_point(const pbng_locator *L, const double q[3], pbng_point_location *best)
 {
   const element_view *m = &L->mesh;
   const bucket_grid *g = &L->grid;
-  const double tol = 1e-12 * L->mine.hmax;
-  double reach[3];
-  int r[6];
 
   memset(best, 0, sizeof(*best));
   best->elem = -1;
-  for (int k = 0; k < 3; ++k) reach[k] = L->mine.ext[k] + tol;
-  cell_window(g, q, reach, r);
+  const int64_t c = cell_of(g, cell_index(g, q[0], 0), cell_index(g, q[1], 1), cell_index(g, q[2], 2));
   int32_t inside = -1;
-  for (int kk = r[4]; kk <= r[5]; ++kk)
-    for (int jj = r[2]; jj <= r[3]; ++jj)
-      for (int ii = r[0]; ii <= r[1]; ++ii) {
-        const int64_t c = cell_of(g, ii, jj, kk);
-        for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
-          const int32_t e = g->elem[k];
-          if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && element_contains(L, e, q, tol)) inside = e;
-        }
-      }
+  for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
+    const int32_t e = g->elem[k];
+    if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && element_contains(L, e, q, g->pad)) inside = e;
+  }
   if (inside >= 0 && element_answer(L, inside, q, best)) return;
   best->elem = -1;
-  const double far = L->radius * L->mine.hmax;
-  for (int k = 0; k < 3; ++k) reach[k] = L->mine.ext[k] + far;
-  cell_window(g, q, reach, r);
-  for (int kk = r[4]; kk <= r[5]; ++kk)
-    for (int jj = r[2]; jj <= r[3]; ++jj)
-      for (int ii = r[0]; ii <= r[1]; ++ii) {
-        const int64_t c = cell_of(g, ii, jj, kk);
-        for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
-          pbng_point_location cand;
-          if (box_gap(L, g->elem[k], q) <= far && element_answer(L, g->elem[k], q, &cand) && better(&cand, best)) *best = cand;
-        }
-      }
+  nearest_element(L, q, best);
 }
 
 static PetscErrorCode locator_create(const element_view *view, double radius, pbng_locator **locator)
@@ -260,9 +299,9 @@ static PetscErrorCode locator_create(const element_view *view, double radius, pb
   PetscCall(PetscMalloc1(view->size, &L->all));
   PetscCallMPI(MPI_Allgather(&L->mine, (int)sizeof(rank_extent), MPI_BYTE, L->all, (int)sizeof(rank_extent), MPI_BYTE, view->comm));
   for (int r = 0; r < view->size; ++r) L->width = L->all[r].width > L->width ? L->all[r].width : L->width;
-  PetscCall(bucket_grid_build(&L->mesh, &L->mine, &L->grid));
   PetscCall(PetscMalloc1(6 * (size_t)view->nelems + 1, &L->box));
   element_boxes(&L->mesh, L->box);
+  PetscCall(bucket_grid_build(&L->mesh, &L->mine, L->box, &L->grid));
   *locator = L;
   PetscFunctionReturn(0);
 }
