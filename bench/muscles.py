@@ -23,7 +23,15 @@ detection and recoloring share of the frames (the summary's contacts line), and 
 A run that fails (a divergence) is reported and the others go on.
 
     /usr/bin/python3 bench/muscles.py [--scale 1] [--ranks 2] [--threads 1] [--frames 10] [--configs default,single,newton]
-                                      [--pbd-iters 100] [--repeats 1]
+                                      [--pbd-iters 100] [--repeats 1] [--frame K [--base FILE]]
+
+--frame K times one flexion frame, K, as a user continues a run: the default configuration first solves frames 1..K-1
+(once; --base FILE gives such a result instead), then each configuration runs
+
+    mpiexec -n R --bind-to none build/bin/pbng -scene muscles -scale S -initial BASE.h5 -initial_frame K-1 -frames 1 ...
+
+from the same positions (the contacts detected afresh at the frame's start, as every frame does). With --repeats the
+configurations alternate (A B A B ...), and the ratios of their median times are printed.
 
 --scale 2.1 is the paper's size (~284K nodes). Results: bench/results/muscles-<host>-<stamp>.csv (one row per run and
 frame) and the per-run lines printed. Standard library + numpy + h5py; run with /usr/bin/python3.
@@ -67,6 +75,8 @@ def parse():
     ap.add_argument("--configs", default="default,single,newton")
     ap.add_argument("--pbd-iters", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=1, help="runs per configuration (the median wall time is reported)")
+    ap.add_argument("--frame", type=int, default=0, help="time this one frame, continued from frame K-1 (0: the whole run of --frames)")
+    ap.add_argument("--base", default=None, help="with --frame: a result holding frame K-1 of this scale (default: solved first)")
     ap.add_argument("--out", default=None, help="CSV path (default bench/results/muscles-<host>-<stamp>.csv)")
     return ap.parse_args()
 
@@ -97,17 +107,38 @@ def element_strain(mesh, frames):
     return out
 
 
+def frames_arguments(args):
+    """-frames F for a whole run; -initial BASE -initial_frame K-1 -frames 1 for one frame K (--frame)."""
+    if args.frame:
+        return ["-initial", args.base, "-initial_frame", str(args.frame - 1), "-frames", "1"]
+    return ["-frames", str(args.frames)]
+
+
+def make_base(args, tmp):
+    """--frame K without --base: frames 1..K-1 solved by the default configuration, once (not timed as a frame)."""
+    base = os.path.join(tmp, "base.h5")
+    cmd = [args.mpiexec, "-n", str(args.ranks), "--bind-to", "none", args.pbng, "-scene", "muscles", "-scale", f"{args.scale:g}",
+           "-frames", str(args.frame - 1), "-threads", str(args.threads), "-output", base]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
+    t0 = time.monotonic()
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"muscles.py: the base run (frames 1..{args.frame - 1}) failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    print(f"base: frames 1..{args.frame - 1} by the default configuration in {time.monotonic() - t0:.1f} s")
+    return base
+
+
 def run(args, tmp, name, repeat):
     tag = f"{name}-{repeat}"
     h5, js = os.path.join(tmp, tag + ".h5"), os.path.join(tmp, tag + ".json")
     extra = [a.replace("{N}", str(args.pbd_iters)) for a in CONFIGS[name]]
-    cmd = [args.mpiexec, "-n", str(args.ranks), "--bind-to", "none", args.pbng, "-scene", "muscles", "-scale", f"{args.scale:g}",
-           "-frames", str(args.frames)] + extra + ["-threads", str(args.threads), "-output", h5, "-summary", js]
+    cmd = [args.mpiexec, "-n", str(args.ranks), "--bind-to", "none", args.pbng, "-scene", "muscles", "-scale", f"{args.scale:g}"] + \
+        frames_arguments(args) + extra + ["-threads", str(args.threads), "-output", h5, "-summary", js]
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
     t0 = time.monotonic()
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - t0
-    shown = " ".join(cmd[:5] + ["build/bin/pbng"] + cmd[6:-4])
+    shown = " ".join(cmd[:5] + ["build/bin/pbng"] + cmd[6:-4]).replace(args.base or "\0", "BASE.h5")
     if out.returncode != 0:
         tail = "\n".join((out.stdout + out.stderr).strip().splitlines()[-3:])
         print(f"{shown}: failed ({out.returncode}) after {wall:.1f} s:\n{tail}")
@@ -118,7 +149,7 @@ def run(args, tmp, name, repeat):
     with h5py.File(h5, "r") as f:
         mesh = check_output.check_mesh(rep, f)
         frames = check_output.check_frames(rep, f, len(mesh["X"]))
-        depth = check_output.frame_penetrations(f, mesh, frames)
+        depth = check_output.frame_penetrations(f, mesh, frames[1:])  # the solved frames (frame 0: the start)
         gaps = binding_gaps(f, mesh, frames)
     strain = element_strain(mesh, frames)
     with open(js) as f:
@@ -126,36 +157,56 @@ def run(args, tmp, name, repeat):
     rows = []
     for k in range(1, len(frames)):
         a = frames[k][1]
-        rows.append({"config": name, "repeat": repeat, "scale": args.scale, "nodes": len(mesh["X"]), "frame": k,
+        rows.append({"config": name, "repeat": repeat, "scale": args.scale, "nodes": len(mesh["X"]), "frame": k + max(0, args.frame - 1),
                      "contacts": contacts[k - 1] if k - 1 < len(contacts) else 0, "iterations": int(a["iterations"]),
                      "relative_residual": a["relative_residual"], "seconds": a["seconds"], "binding_gap_per_radius": gaps[k],
-                     "largest_stretch": strain[k][0], "inverted": strain[k][1], "max_penetration": depth[k][0] if depth else float("nan")})
+                     "largest_stretch": strain[k][0], "inverted": strain[k][1], "max_penetration": depth[k - 1][0] if depth else float("nan")})
     totals = {"command": shown, "wall": wall, "failed": False, "solver_seconds": summary.get("solver_seconds"),
               "detection_share_percent": float(share.group(1)) if share else float("nan"),
               "all_converged": "every frame reached it" in out.stdout}
     return rows, totals
 
 
+def report(args, name, walls, t, r):
+    """One configuration's line: median wall time over the repeats and the last repeat's figures."""
+    frames = 1 if args.frame else args.frames
+    print(t["command"])
+    print(f"  {name:9s}: wall {statistics.median(walls):.1f} s (median of {len(walls)}), {statistics.median(walls) / frames:.2f} s a "
+          f"frame; solver {t['solver_seconds']:.1f} s (median {statistics.median(t['solver_all']):.1f}); every frame to -rtol: "
+          f"{'yes' if t['all_converged'] else 'no'}; detection and "
+          f"recoloring {t['detection_share_percent']:.1f} % of the frames; contacts at the end {r[-1]['contacts']}; largest binding "
+          f"gap {max(x['binding_gap_per_radius'] for x in r):.2e} of the belly radius; largest stretch "
+          f"{max(x['largest_stretch'] for x in r):.3f}; inverted tetrahedra at the end {r[-1]['inverted']}; deepest penetration "
+          f"{max(x['max_penetration'] for x in r):.2e} m; last frame's relative residual {r[-1]['relative_residual']:.2e}")
+
+
 def main():
     args = parse()
     out = args.out or results_path(HERE, "muscles")
-    rows = []
+    names = args.configs.split(",")
+    rows, walls, solver, last = [], {n: [] for n in names}, {n: [] for n in names}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.configs.split(","):
-            walls = []
-            for repeat in range(args.repeats):
+        if args.frame and not args.base:
+            args.base = make_base(args, tmp)
+        for repeat in range(args.repeats):  # the configurations alternate: A B A B
+            for name in names:
                 r, t = run(args, tmp, name, repeat)
-                walls.append(t["wall"])
+                if t["failed"] or not r:
+                    continue
+                walls[name].append(t["wall"])
+                solver[name].append(t["solver_seconds"])
                 rows += r
-            if t["failed"] or not r:
-                continue
-            print(t["command"])
-            print(f"  {name:9s}: wall {statistics.median(walls):.1f} s (median of {len(walls)}), {statistics.median(walls) / args.frames:.2f} s a "
-                  f"frame; solver {t['solver_seconds']:.1f} s; every frame to -rtol: {'yes' if t['all_converged'] else 'no'}; detection and "
-                  f"recoloring {t['detection_share_percent']:.1f} % of the frames; contacts at the end {r[-1]['contacts']}; largest binding "
-                  f"gap {max(x['binding_gap_per_radius'] for x in r):.2e} of the belly radius; largest stretch "
-                  f"{max(x['largest_stretch'] for x in r):.3f}; inverted tetrahedra at the end {r[-1]['inverted']}; deepest penetration {max(x['max_penetration'] for x in r):.2e} m; last "
-                  f"frame's relative residual {r[-1]['relative_residual']:.2e}")
+                last[name] = (t, r)
+    for name in names:
+        if name in last:
+            t, r = last[name]
+            t["solver_all"] = solver[name]
+            report(args, name, walls[name], t, r)
+    if "default" in last:
+        for name in last:
+            if name != "default":
+                print(f"  {name} / default: wall {statistics.median(walls[name]) / statistics.median(walls['default']):.2f}x, solver "
+                      f"{statistics.median(solver[name]) / statistics.median(solver['default']):.2f}x (medians, same run)")
     if rows:
         write_rows(out, rows)
 
