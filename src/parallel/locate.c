@@ -220,6 +220,11 @@ static int element_contains(const pbng_locator *L, int32_t e, const double q[3],
   return pbng_element_contains_point(t, (const double(*)[3])X, q);
 }
 
+/* A bound past which a computed distance cannot reach: the distances of pbng_element_point_weights may fall an ulp or
+ * so below the exact one (and below a box gap), so that the searches prune only beyond this margin and keep every
+ * answer the exhaustive search gives, bit for bit. */
+static double beyond_rounding(double distance) { return distance * (1 + 1e-10) + 1e-300; }
+
 /* The better answer than *best among the elements listed in cell (i, j, k). Cheap tests first: an element whose
  * box lies farther from q than `far` cannot answer; at order 1 (each element in its nodes' box, so that its distance
  * is at least its box's) neither can one whose box lies farther than the best distance found or than the radius
@@ -232,8 +237,8 @@ static void scan_cell(const pbng_locator *L, int i, int j, int k, const double q
     const int32_t e = g->elem[p];
     const double gap = box_gap(L, e, q), *lo = &L->box[6 * (int64_t)e], *hi = lo + 3;
     if (gap > far) continue;
-    if (L->mine.order <= 1 && ((best->elem >= 0 && gap > best->distance) ||
-                               gap > L->radius * sqrt(PetscSqr(hi[0] - lo[0]) + PetscSqr(hi[1] - lo[1]) + PetscSqr(hi[2] - lo[2]))))
+    if (L->mine.order <= 1 && ((best->elem >= 0 && gap > beyond_rounding(best->distance)) ||
+                               gap > beyond_rounding(L->radius * sqrt(PetscSqr(hi[0] - lo[0]) + PetscSqr(hi[1] - lo[1]) + PetscSqr(hi[2] - lo[2])))))
       continue;
     pbng_point_location cand;
     if (element_answer(L, e, q, &cand) && better(&cand, best)) *best = cand;
@@ -255,7 +260,7 @@ static void nearest_element(const pbng_locator *L, const double q[3], pbng_point
   int rings = 0;
   for (int k = 0; k < 3; ++k) rings = PetscMax(rings, PetscMax(c[k] - r[2 * k], r[2 * k + 1] - c[k]));
   for (int ring = 0; ring <= rings; ++ring) {
-    if (L->mine.order <= 1 && best->elem >= 0 && (ring - 1) * g->h > best->distance) break;
+    if (L->mine.order <= 1 && best->elem >= 0 && (ring - 1) * g->h > beyond_rounding(best->distance)) break;
     for (int kk = PetscMax(r[4], c[2] - ring); kk <= PetscMin(r[5], c[2] + ring); ++kk)
       for (int jj = PetscMax(r[2], c[1] - ring); jj <= PetscMin(r[3], c[1] + ring); ++jj) {
         const int shell = abs(kk - c[2]) == ring || abs(jj - c[1]) == ring; /* the whole row is in the ring, else its two ends */
