@@ -263,11 +263,12 @@ static void nearest_element(const pbng_locator *L, const double q[3], pbng_point
     if (L->mine.order <= 1 && best->elem >= 0 && (ring - 1) * g->h > beyond_rounding(best->distance)) break;
     for (int kk = PetscMax(r[4], c[2] - ring); kk <= PetscMin(r[5], c[2] + ring); ++kk)
       for (int jj = PetscMax(r[2], c[1] - ring); jj <= PetscMin(r[3], c[1] + ring); ++jj) {
-        const int shell = abs(kk - c[2]) == ring || abs(jj - c[1]) == ring; /* the whole row is in the ring, else its two ends */
-        for (int ii = PetscMax(r[0], c[0] - ring); ii <= PetscMin(r[1], c[0] + ring); ii += shell || ring == 0 ? 1 : 2 * ring) {
-          if (!shell && abs(ii - c[0]) != ring) continue;
-          scan_cell(L, ii, jj, kk, q, far, best);
+        if (abs(kk - c[2]) == ring || abs(jj - c[1]) == ring) { /* the whole row lies on the ring */
+          for (int ii = PetscMax(r[0], c[0] - ring); ii <= PetscMin(r[1], c[0] + ring); ++ii) scan_cell(L, ii, jj, kk, q, far, best);
+          continue;
         }
+        if (c[0] - ring >= r[0]) scan_cell(L, c[0] - ring, jj, kk, q, far, best); /* else its two ends (ring >= 1 here) */
+        if (c[0] + ring <= r[1]) scan_cell(L, c[0] + ring, jj, kk, q, far, best);
       }
   }
 }
