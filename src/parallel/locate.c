@@ -221,9 +221,10 @@ static int element_contains(const pbng_locator *L, int32_t e, const double q[3],
 }
 
 /* A bound past which a computed distance cannot reach: the distances of pbng_element_point_weights may fall an ulp or
- * so below the exact one (and below a box gap), so that the searches prune only beyond this margin and keep every
- * answer the exhaustive search gives, bit for bit. */
-static double beyond_rounding(double distance) { return distance * (1 + 1e-10) + 1e-300; }
+ * so below the exact one (and below a box gap; a point on a face can be at distance 0 outside the box by an ulp), so
+ * that the searches prune only beyond this margin (relative, and 1e-10 of the longest edge) and keep every answer the
+ * exhaustive search gives, bit for bit. */
+static double beyond_rounding(const pbng_locator *L, double distance) { return distance * (1 + 1e-10) + 1e-10 * L->mine.hmax; }
 
 /* The better answer than *best among the elements listed in cell (i, j, k). Cheap tests first: an element whose
  * box lies farther from q than `far` cannot answer; at order 1 (each element in its nodes' box, so that its distance
@@ -237,8 +238,8 @@ static void scan_cell(const pbng_locator *L, int i, int j, int k, const double q
     const int32_t e = g->elem[p];
     const double gap = box_gap(L, e, q), *lo = &L->box[6 * (int64_t)e], *hi = lo + 3;
     if (gap > far) continue;
-    if (L->mine.order <= 1 && ((best->elem >= 0 && gap > beyond_rounding(best->distance)) ||
-                               gap > beyond_rounding(L->radius * sqrt(PetscSqr(hi[0] - lo[0]) + PetscSqr(hi[1] - lo[1]) + PetscSqr(hi[2] - lo[2])))))
+    if (L->mine.order <= 1 && ((best->elem >= 0 && gap > beyond_rounding(L, best->distance)) ||
+                               gap > beyond_rounding(L, L->radius * sqrt(PetscSqr(hi[0] - lo[0]) + PetscSqr(hi[1] - lo[1]) + PetscSqr(hi[2] - lo[2])))))
       continue;
     pbng_point_location cand;
     if (element_answer(L, e, q, &cand) && better(&cand, best)) *best = cand;
@@ -260,7 +261,7 @@ static void nearest_element(const pbng_locator *L, const double q[3], pbng_point
   int rings = 0;
   for (int k = 0; k < 3; ++k) rings = PetscMax(rings, PetscMax(c[k] - r[2 * k], r[2 * k + 1] - c[k]));
   for (int ring = 0; ring <= rings; ++ring) {
-    if (L->mine.order <= 1 && best->elem >= 0 && (ring - 1) * g->h > beyond_rounding(best->distance)) break;
+    if (L->mine.order <= 1 && best->elem >= 0 && (ring - 1) * g->h > beyond_rounding(L, best->distance)) break;
     for (int kk = PetscMax(r[4], c[2] - ring); kk <= PetscMin(r[5], c[2] + ring); ++kk)
       for (int jj = PetscMax(r[2], c[1] - ring); jj <= PetscMin(r[3], c[1] + ring); ++jj) {
         if (abs(kk - c[2]) == ring || abs(jj - c[1]) == ring) { /* the whole row lies on the ring */
