@@ -9,9 +9,11 @@
 #    at the end, the independent checker's residual (with the bindings and each frame's contacts) within the tolerance,
 #    no node deeper than the contact distance (0.0025 at this scale) inside another body, the bound surfaces within 1 %
 #    of a belly's radius of each other (max |C| over the bindings, targets zero: measured 3e-6), no element inverted;
-#  - 1 vs 2 ranks: the frames before contacts agree to 5e-9 (measured 8e-10 .. 1e-9; the coarsest level's direct solve sums in a
-#    partition-dependent order, and k = 1e8 bindings amplify round-off); once in contact the frames end at the tolerance
-#    on sets that may differ by a contact: bounded by the residual check, not compared;
+#  - 1 vs 2 ranks: the frames before contacts agree to 5e-9 at -rtol 1e-3 (measured 8e-10 .. 1.5e-9: the iterates stop
+#    where the tolerance leaves them; the coarsest level's direct solve sums in a partition-dependent order, and k = 1e8
+#    bindings amplify round-off), and to 1e-10 solved to -rtol 1e-6 (measured 1.3e-11 .. 4.5e-11: the same equilibria);
+#    once in contact the frames end at the tolerance on sets that may differ by a contact: bounded by the residual check,
+#    not compared;
 #  - the multilevel guard (-multilevel_guard 0.01: cycles undone, the frames still to the tolerance);
 #  - PBNG (the default, multilevel) and Newton reach the same equilibrium to 1e-6 of the arm's size on the first frame with
 #    the bindings (-rtol 1e-9 both);
@@ -67,6 +69,15 @@ PYEOF
 done
 "$PY" "$HERE/check_output.py" "$TMP/flex.2.h5" --compare "$TMP/flex.1.h5" --rtol 5e-9 --compare-upto 4 --quiet && ok \
   || fail "flexion: 2 ranks != 1 rank before the contacts"
+# the equilibria themselves: frames 1-4 (before any contact) to -rtol 1e-6 on 1 rank x 2 threads and 2 ranks x 1 thread
+# agree to 1e-10 of the arm's size (measured 1.3e-11 .. 4.5e-11; at -rtol 1e-3 the iterates stop 1e-9 apart)
+for layout in "1 2" "2 1"; do
+  read -r ranks threads <<<"$layout"
+  mpi "$ranks" "$PBNG" "${arm[@]}" -frames 4 -rtol 1e-6 -threads "$threads" -output "$TMP/tight.$ranks.h5" > "$TMP/tight.$ranks.log" 2>&1 && ok \
+    || { fail "tight frames on $ranks rank(s)"; cat "$TMP/tight.$ranks.log"; }
+done
+"$PY" "$HERE/check_output.py" "$TMP/tight.2.h5" --compare "$TMP/tight.1.h5" --rtol 1e-10 --max-relative-residual 1e-6 --quiet && ok \
+  || fail "flexion to -rtol 1e-6: 2 ranks != 1 rank to 1e-10"
 
 # --- the guard on full corrections: at -multilevel_guard 0.01 a cycle that does not divide the residual by 100 is undone
 # and the frame goes on with the secant line search to the tolerance (at the default 4 no cycle here is undone)
