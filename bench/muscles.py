@@ -55,6 +55,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import check_output  # noqa: E402  (the independent penetration check)
 from rows_csv import add_run_arguments, results_path, write_rows  # noqa: E402
 
+RUN_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
 BELLY_RADIUS = 0.02  # src/mesh/generate_muscles.c pbng_arm_default
 
 CONFIGS = {
@@ -119,9 +120,8 @@ def make_base(args, tmp):
     base = os.path.join(tmp, "base.h5")
     cmd = [args.mpiexec, "-n", str(args.ranks), "--bind-to", "none", args.pbng, "-scene", "muscles", "-scale", f"{args.scale:g}",
            "-frames", str(args.frame - 1), "-threads", str(args.threads), "-output", base]
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
     t0 = time.monotonic()
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = subprocess.run(cmd, env=RUN_ENV, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"muscles.py: the base run (frames 1..{args.frame - 1}) failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
     print(f"base: frames 1..{args.frame - 1} by the default configuration in {time.monotonic() - t0:.1f} s")
@@ -134,9 +134,8 @@ def run(args, tmp, name, repeat):
     extra = [a.replace("{N}", str(args.pbd_iters)) for a in CONFIGS[name]]
     cmd = [args.mpiexec, "-n", str(args.ranks), "--bind-to", "none", args.pbng, "-scene", "muscles", "-scale", f"{args.scale:g}"] + \
         frames_arguments(args) + extra + ["-threads", str(args.threads), "-output", h5, "-summary", js]
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive")
     t0 = time.monotonic()
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    out = subprocess.run(cmd, env=RUN_ENV, capture_output=True, text=True)
     wall = time.monotonic() - t0
     shown = " ".join(cmd[:5] + ["build/bin/pbng"] + cmd[6:-4]).replace(args.base or "\0", "BASE.h5")
     if out.returncode != 0:
