@@ -1493,12 +1493,129 @@ static PetscErrorCode check_errors(void)
   PetscFunctionReturn(0);
 }
 
+/* ---- the swept rules (pbng_contact_detect_swept, docs/contact.md#crossings) ---- */
+
+/* Positions of the two unturned boxes of swept_case with box 1's bottom at height `lift`. */
+static void place_boxes(scenario *sc, double lift, const pbng_dmesh *dm, double *x)
+{
+  sc->shift[1][1] = lift;
+  for (int32_t i = 0; i < dm->nlocal; ++i) place(sc, dm->global_node[i], &dm->X[3 * i], &x[3 * i]);
+}
+
+/* This rank's deep records as the pairs the next detection keeps. */
+static PetscErrorCode deep_pairs_of(int32_t n, const pbng_contact_record *rec, int32_t *nk, pbng_contact_deep_pair **keep)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n + 1, keep));
+  *nk = 0;
+  for (int32_t k = 0; k < n; ++k)
+    if (rec[k].deep) (*keep)[(*nk)++] = (pbng_contact_deep_pair){rec[k].vertex_gid, rec[k].key};
+  PetscFunctionReturn(0);
+}
+
+/* Records with deep set and those deeper than `depth` (gap < -depth), over the ranks; the largest |gap + want| of
+ * the deep ones. */
+static PetscErrorCode count_deep(MPI_Comm comm, int32_t n, const pbng_contact_record *rec, double depth, double want, int64_t c[2], double *err)
+{
+  int64_t mine[2] = {0, 0};
+  double e = 0;
+
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < n; ++k) {
+    mine[0] += rec[k].deep, mine[1] += rec[k].gap < -depth;
+    if (rec[k].deep) e = fmax(e, fabs(rec[k].gap + want));
+  }
+  PetscCallMPI(MPI_Allreduce(mine, c, 2, MPI_INT64_T, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(&e, err, 1, MPI_DOUBLE, MPI_MAX, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Box 1 ([0.13, 1.13] x [lift, lift + 1.4] x [0.07, 1.07], tet4) moves from 0.1 above box 0 ([0, 1]^3) to 0.21 into
+ * it between two detections (d = 0.08): the distance rule sees none of the vertices carried deeper than d; the
+ * crossing rule gives each of them a record with the face it passed through (gap -0.21): the vertices of box 1's
+ * bottom and of box 0's top now inside the other box farther than d from each of its faces (12 and 16, counted here
+ * from the rest positions; those nearer a side face have the distance rule's record with it); a detection at the same positions from the kept pairs alone (a restart) gives the same records,
+ * bitwise; back above box 0, no deep record is left; 1 and 3 threads agree; the records' digest is printed for the
+ * ranks test. */
+static PetscErrorCode check_swept_rules(void)
+{
+  detect_case dc = two_boxes("swept: box 1 carried 0.21 into box 0", PBNG_ELEMENT_TET4, 1, 1);
+  pbng_mesh m;
+  reference r;
+  pbng_dmesh dm;
+  pbng_halo halo;
+  pbng_contact_detector *det;
+  pbng_contact_record *rec[4], *all;
+  pbng_contact_deep_pair *keep = NULL;
+  int32_t n[4], nk = 0;
+  int64_t c[2], total, expect = 0;
+  double *xa, *xb, err;
+  char what[200];
+
+  PetscFunctionBeginUser;
+  dc.sc.noise = 0;
+  set_body(&dc.sc, 0, identity, 0.5, 0.5, 0.5, 0, 0, 0);
+  set_body(&dc.sc, 1, identity, 0.5, 0.7, 0.5, 0.13, 0, 0.07);
+  PetscCall(setup(make_case_mesh, &dc, &m, &r, &dm, &halo));
+  for (int64_t i = 0; i < m.nnodes; ++i) { /* the vertices the crossing rule must pair, from the rest positions: those
+                                              carried inside the other box farther than d from each of its faces */
+    const double *X = &m.X[3 * i], d = dc.sc.opt.distance;
+    if (i >= dc.sc.first[1] && fabs(X[1]) < 1e-12) { /* box 1's bottom, at y = 0.79 */
+      const double x = X[0] + 0.13, z = X[2] + 0.07;
+      expect += fmin(fmin(0.21, fmin(x, 1 - x)), fmin(z, 1 - z)) > d;
+    } else if (i < dc.sc.first[1] && fabs(X[1] - 1) < 1e-12) /* box 0's top, 0.21 above box 1's bottom */
+      expect += fmin(fmin(0.21, fmin(X[0] - 0.13, 1.13 - X[0])), fmin(X[2] - 0.07, 1.07 - X[2])) > d;
+  }
+  PetscCall(PetscMalloc2(3 * (int64_t)dm.nlocal + 1, &xa, 3 * (int64_t)dm.nlocal + 1, &xb));
+  place_boxes(&dc.sc, 1.1, &dm, xa);
+  place_boxes(&dc.sc, 0.79, &dm, xb);
+  PetscCall(pbng_contact_detector_create(&dm, &dc.sc.opt, &det));
+  PetscCall(pbng_contact_detect(det, xb, &n[0], &rec[0]));
+  PetscCall(count_deep(dm.comm, n[0], rec[0], dc.sc.opt.distance, 0.21, c, &err));
+  snprintf(what, sizeof(what), "%s: the distance rule alone pairs no vertex deeper than d (%" PRId64 " records)", dc.sc.name, c[1]);
+  check(c[1] == 0 && c[0] == 0, what, (double)c[1], 0);
+  const int threads = omp_get_max_threads();
+  for (int t = 1; t < 3; ++t) {
+    omp_set_num_threads(t == 1 ? 1 : 3);
+    PetscCall(pbng_contact_detect_swept(det, xb, xa, 0, NULL, &n[t], &rec[t]));
+  }
+  omp_set_num_threads(threads);
+  snprintf(what, sizeof(what), "%s: 1 and 3 threads give the same records", dc.sc.name);
+  check(n[1] == n[2] && !memcmp(rec[1], rec[2], sizeof(pbng_contact_record) * (size_t)n[1]), what, n[1], n[2]);
+  PetscCall(count_deep(dm.comm, n[1], rec[1], dc.sc.opt.distance, 0.21, c, &err));
+  snprintf(what, sizeof(what), "%s: crossings pair the %" PRId64 " vertices carried through a face (%" PRId64 " deep records)", dc.sc.name, expect, c[0]);
+  check(c[0] == expect && c[1] == expect && expect == 28, what, (double)c[0], (double)expect);
+  snprintf(what, sizeof(what), "%s: each with the face it passed: gap -0.21", dc.sc.name);
+  check(err < 1e-12, what, err, 1e-12);
+  PetscCall(deep_pairs_of(n[1], rec[1], &nk, &keep));
+  PetscCall(pbng_contact_detect_swept(det, xb, NULL, nk, keep, &n[3], &rec[3]));
+  snprintf(what, sizeof(what), "%s: the kept pairs alone (a restart's detection) give the same records, bitwise", dc.sc.name);
+  int same = n[3] == n[1] && !memcmp(rec[3], rec[1], sizeof(pbng_contact_record) * (size_t)n[1]), all_same;
+  PetscCallMPI(MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, dm.comm));
+  check(all_same, what, n[3], n[1]);
+  PetscCall(gather_records(dm.comm, n[1], rec[1], &total, &all));
+  PetscCall(PetscPrintf(dm.comm, "digest %s %016" PRIx64 " records %" PRId64 "\n", dc.sc.name, digest(total, all), total));
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree(rec[0]));
+  PetscCall(pbng_contact_detect_swept(det, xa, xb, nk, keep, &n[0], &rec[0]));
+  PetscCall(count_deep(dm.comm, n[0], rec[0], dc.sc.opt.distance, 0.21, c, &err));
+  snprintf(what, sizeof(what), "%s: back above box 0, no deep record is kept", dc.sc.name);
+  check(c[0] == 0, what, (double)c[0], 0);
+  for (int t = 0; t < 4; ++t) PetscCall(PetscFree(rec[t]));
+  PetscCall(PetscFree(keep));
+  PetscCall(pbng_contact_detector_destroy(&det));
+  PetscCall(PetscFree2(xa, xb));
+  PetscCall(teardown(&m, &r, &dm, &halo));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(check_surfaces());
   PetscCall(check_sheet_surfaces());
   PetscCall(check_detections());
+  PetscCall(check_swept_rules());
   PetscCall(check_errors());
   int all;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD);

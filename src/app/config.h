@@ -104,6 +104,7 @@ typedef struct {
   pbng_mode mode;
   double dt;
   int free_fall_guess;                /* -dynamic_guess free_fall: dynamic frames start from x^n + dt v^n + dt^2 g */
+  int secant_guess;                   /* -quasistatic_guess secant: quasistatic frames start from x_k + (x_k - x_{k-1}) */
   int frames, iters;
   double rtol;        /* < 0 (PBNG_RTOL_UNSET): the default tolerance, resolved by pbng_config_resolve_tolerance */
   int tolerance_default;  /* the default tolerance is in effect: PBNG_RTOL_DEFAULT with the floor -atol (options_defaults.c) */

@@ -390,6 +390,13 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
                                       &guess, &set));
   PetscCheck(!set || cfg->mode == PBNG_MODE_DYNAMIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-dynamic_guess is for -mode dynamic");
   cfg->free_fall_guess = guess;
+  static const char *const qs_guesses[] = {"previous", "secant"}; /* cfg->secant_guess 0, 1 */
+  int qs_guess = cfg->secant_guess < 0 ? 1 : cfg->secant_guess;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-quasistatic_guess",
+                                      "a quasistatic frame's first iterate for the free nodes: the previous frame's end x_k (previous) or "
+                                      "x_k + (x_k - x_{k-1}), the last frame's change again (secant)", "guess ", qs_guesses, 2, &qs_guess, &set));
+  PetscCheck(!set || cfg->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-quasistatic_guess is for -mode quasistatic");
+  if (set) cfg->secant_guess = qs_guess;
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &frames_set));
   pbng_config_scene_step(cfg, dt_set, &frames, frames_set);
   PetscBool iters_set;
@@ -401,6 +408,7 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   if (set) cfg->rtol = rtol;
   PetscCheck(!set || cfg->rtol >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
   pbng_config_resolve_tolerance(cfg, iters_set, &iters);
+  if (cfg->secant_guess < 0) cfg->secant_guess = cfg->mode == PBNG_MODE_QUASISTATIC && cfg->rtol > 0; /* -quasistatic_guess's default */
   PetscCall(PetscOptionsReal("-atol", "with -rtol: a frame also ends once the residual is at most this (0: off)", NULL, cfg->atol, &cfg->atol, &set));
   PetscCheck(cfg->atol >= 0 && isfinite(cfg->atol), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atol %g: must be >= 0", cfg->atol);
   if (set) cfg->atol_floor = 0; /* -atol given replaces the default tolerance's floor */

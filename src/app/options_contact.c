@@ -27,7 +27,7 @@ PetscErrorCode pbng_options_parse_obstacles(const char *option, const char *text
 PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   pbng_contact_options *o = &cfg->contact_opt;
-  PetscBool on = cfg->contact, set_on, given[10] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool on = cfg->contact, set_on, given[11] = {0}, self = o->detect.self ? PETSC_TRUE : PETSC_FALSE, ccd = o->detect.ccd ? PETSC_TRUE : PETSC_FALSE;
   const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
   const int every_default = cfg->mode == PBNG_MODE_QUASISTATIC && ops ? (ops->kind.contact_every > 0 ? ops->kind.contact_every : 1) : 0;
   PetscInt every = cfg->contact_every >= 0 ? cfg->contact_every : every_default;
@@ -56,18 +56,22 @@ PetscErrorCode pbng_config_read_contact_options(PetscOptionItems *PetscOptionsOb
   PetscCall(PetscOptionsReal("-contact_freeze", "contact: no detection every -contact_every iterations once the frame's residual is within F times "
                              "its tolerance: the frame converges on a fixed set, then its end is checked by a detection (0: never frozen; "
                              "default 10, 0 when -contact_every is given)", NULL, cfg->contact_freeze, &cfg->contact_freeze, &given[8]));
+  PetscCall(PetscOptionsBool("-contact_ccd", "contact: also pair a vertex that a step carried through another body's surface since the previous "
+                             "detection (continuous detection over the step), and keep it paired while it is behind that surface "
+                             "(docs/contact.md#crossings)", NULL, ccd, &ccd, &given[10]));
   PetscBool backoff = cfg->contact_backoff > 0 || (cfg->contact_backoff < 0 && !given[4]) ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscOptionsBool("-contact_backoff", "contact: in frames to a tolerance, the periodic detections after K, 2K, 4K, ... iterations "
                              "(K = -contact_every) instead of every K (default: on, off when -contact_every is given)", NULL, backoff, &backoff, &given[9]));
   cfg->contact_backoff = backoff ? 1 : 0;
   if (given[4] && !given[8]) cfg->contact_freeze = 0; /* -contact_every K alone: a detection every K iterations to the frame's end */
   int any_given = 0;
-  for (int k = 0; k < 10; ++k) any_given |= given[k];
+  for (int k = 0; k < 11; ++k) any_given |= given[k];
   PetscCheck(!(set_on && !on && any_given), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-contact 0 with contact options: leave -contact out or the others");
   cfg->contact = on || any_given;
   if (given[6]) PetscCall(pbng_options_parse_obstacles("-obstacle", obstacles, PBNG_MAX_OBSTACLES, o->detect.obstacle, &o->detect.nobstacles));
   o->unilateral = model;
   o->detect.self = self ? 1 : 0;
+  o->detect.ccd = ccd ? 1 : 0;
   PetscCheck(o->detect.distance >= 0 && isfinite(o->detect.distance), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-contact_distance %g: must be >= 0 (0: half the mean surface edge)", o->detect.distance);
   PetscCheck(!given[7] || (o->detect.sheet_offset >= 0 && isfinite(o->detect.sheet_offset)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,

@@ -116,6 +116,32 @@ static const char *linear_suffix(const run_state *st, long long linear, char *bu
   return buf;
 }
 
+/* -quasistatic_guess secant, at a frame's start (the held nodes placed, the free ones still at the previous frame's
+ * end x_k): when the held nodes moved since the last frame's start, the free nodes go to x_k + (x_k - x_{k-1}) (once
+ * x_{k-1} is known); a frame whose prescribed nodes stay (a constant load: x_k is already its equilibrium, the guess
+ * would double the last change) starts at x_k. The owned positions are kept for the next frame. *moved: whether the
+ * free nodes went (collective: the same on every rank). A flexing arm's frame so starts where the last frame's motion
+ * leads instead of from muscles left behind by their moved tendons (docs/muscles.md). */
+static PetscErrorCode secant_guess(run_state *st, int *moved)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double *x = st->pb.x, *last = st->x_last_frame;
+  int held_moved = 0, any;
+
+  PetscFunctionBeginUser;
+  for (int64_t k = 3 * (int64_t)dm->nfree; k < 3 * (int64_t)dm->nowned && !held_moved; ++k) held_moved = x[k] != last[k];
+  PetscCallMPI(MPI_Allreduce(&held_moved, &any, 1, MPI_INT, MPI_MAX, st->comm));
+  *moved = st->have_last_frame > 0 && any;
+  for (int64_t k = 0; k < 3 * (int64_t)dm->nowned; ++k) {
+    const double now = x[k];
+    if (*moved && k < 3 * (int64_t)dm->nfree) x[k] += now - last[k];
+    last[k] = now;
+  }
+  st->have_last_frame = 1;
+  if (*moved) PetscCall(pbng_problem_update_ghosts(&st->pb));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
 {
   char linear[48], seconds[32] = "", extra[192] = "";
@@ -123,8 +149,13 @@ static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r,
   PetscFunctionBeginUser;
   if (l > 0) snprintf(seconds, sizeof(seconds), "  %.3f s", fr->seconds); /* iteration 0: the frame's start, no time yet */
   if (l > 0 && st->solver.ops->monitor) PetscCall(st->solver.ops->monitor(&st->solver, extra, sizeof(extra))); /* e.g. XPBD's residuals */
-  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.15e%s%s%s\n", frame, l, r, relative(r, r0), energy,
-                        seconds, l > 0 ? linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)) : "", extra));
+  char contacts[128] = "";
+  const pbng_contacts_stats *cs = &st->contacts.stats;
+  if (st->cfg->contact && cs->deep)
+    snprintf(contacts, sizeof(contacts), "  contacts %" PRId64 " (deep %" PRId64 ", the deepest %.3g at its detection)", cs->contacts, cs->deep, cs->deepest);
+  else if (st->cfg->contact) snprintf(contacts, sizeof(contacts), "  contacts %" PRId64, cs->contacts);
+  PetscCall(PetscPrintf(st->comm, "    frame %d iter %4d  residual %.6e  relative %.6e  energy %.15e%s%s%s%s\n", frame, l, r, relative(r, r0), energy,
+                        seconds, l > 0 ? linear_suffix(st, fr->linear_iterations, linear, sizeof(linear)) : "", extra, contacts));
   PetscFunctionReturn(0);
 }
 
@@ -282,6 +313,14 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
       PetscCall(pbng_problem_add_free_fall(&st->pb));
       PetscCall(evaluate_residual(st, &r, NULL));
     }
+    if (st->x_last_frame) { /* -quasistatic_guess secant: the residual at x_k (held nodes moved) stays the reference of -rtol */
+      int moved = 0;
+      PetscCall(secant_guess(st, &moved));
+      if (moved) {
+        PetscCall(run_detect_contacts(st)); /* the contacts of the guess */
+        PetscCall(evaluate_residual(st, &r, NULL));
+      }
+    }
     if (cfg->monitor) {
       PetscCall(know_energy(st, &r, &energy, &energy_known));
       PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
@@ -402,10 +441,11 @@ static PetscErrorCode print_frame_line(run_state *st, int frame, int first, cons
   const double eta = elapsed / (frame - first + 1) * (F - frame); /* from this process's frames */
 
   PetscFunctionBeginUser;
-  char linear[48], contacts[96] = "", plastic[48] = "";
+  char linear[48], contacts[128] = "", deep[48] = "", plastic[48] = "";
   if (st->pb.plastic_strain) snprintf(plastic, sizeof(plastic), "  plastic flow in %" PRId64 " elements", fr->plastic_changed);
+  if (st->contacts.stats.deep) snprintf(deep, sizeof(deep), "%" PRId64 " deep, ", st->contacts.stats.deep);
   if (st->cfg->contact)
-    snprintf(contacts, sizeof(contacts), "  contacts %" PRId64 " (detection %.3g s, recoloring %.3g s)", st->contacts.stats.contacts,
+    snprintf(contacts, sizeof(contacts), "  contacts %" PRId64 " (%sdetection %.3g s, recoloring %.3g s)", st->contacts.stats.contacts, deep,
              fr->contact_seconds[0], fr->contact_seconds[1]);
   const char *state = fr->converged > 0 ? "  converged" : fr->converged == 0 ? "  NOT converged" : "";
   PetscCall(PetscPrintf(st->comm, "frame %4d/%-4d  iters %5d%s  rel.residual %.3e  residual %.3e  %8.3f s  ETA %8.1f s%s%s%s\n", frame, F,
@@ -624,6 +664,7 @@ static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command
   pbng_material_init(&mat, cfg->material, cfg->youngs, cfg->poisson);
   PetscCall(PetscLogEventBegin(st->ev.problem, 0, 0, 0, 0));
   PetscCall(pbng_problem_create(&st->dm, &cfg->bcs, &mat, &cfg->sheet, cfg->density, cfg->gravity, cfg->mode, cfg->dt, &st->pb));
+  if (cfg->mode == PBNG_MODE_QUASISTATIC && cfg->secant_guess) PetscCall(PetscCalloc1(3 * (int64_t)st->dm.nowned + 1, &st->x_last_frame));
   if (st->sheet_material) {
     pbng_sheet_material table[256];
     PetscCall(pbng_problem_set_sheet_materials(&st->pb, run_sheet_table(cfg, table), table, st->sheet_material));
@@ -700,6 +741,7 @@ static PetscErrorCode teardown(run_state *st)
   for (int k = 0; st->made_levels && k < st->cfg->solver_opt.multilevel - 1; ++k) PetscCall(pbng_mesh_destroy(&st->made_levels[k])); /* an early error */
   PetscCall(PetscFree(st->made_levels));
   PetscCall(pbng_problem_destroy(&st->pb));
+  PetscCall(PetscFree(st->x_last_frame));
   PetscCall(pbng_contacts_destroy(&st->contacts));
   PetscCall(pbng_halo_destroy(&st->halo));
   PetscCall(pbng_dmesh_destroy(&st->dm));

@@ -241,24 +241,33 @@ void run_summarize_contacts(const run_state *st, pbng_run_summary *sum)
 /* ---- checkpoints ------------------------------------------------------------------------------------- */
 
 /* The set is rebuilt, not stored: the positions of the last detection (and its time, for the prescribed
- * nodes), and the job's recolored nodes, from which the same detection gives the same contacts, colors,
- * schedule and halo (pbng_contacts_restore). Fields: contact_detect (nodes, 3), contact_state (t, n),
- * contact_recolored (gid, color pairs; one 0 when there are none). */
+ * nodes), the job's recolored nodes and its deep pairs, from which the same detection gives the same contacts,
+ * colors, schedule and halo (pbng_contacts_restore). Fields: contact_detect (nodes, 3), contact_state (t, n, m),
+ * contact_recolored (n gid, color pairs; one 0 when there are none), contact_deep (m vertex gid, triangle key pairs;
+ * one 0 when there are none). */
 PetscErrorCode run_contact_state_fields(run_state *st, pbng_state_field *fields, int *n, double **buf)
 {
   const pbng_contacts *ct = &st->contacts;
+  pbng_contact_deep_pair *deep;
+  int32_t ndeep;
 
   PetscFunctionBeginUser;
   *buf = NULL;
   if (!st->cfg->contact) PetscFunctionReturn(0);
-  const int64_t m = 2 * (int64_t)ct->nrecolored;
-  PetscCall(PetscMalloc1(2 + m + 1, buf));
-  (*buf)[0] = ct->t_detect, (*buf)[1] = ct->nrecolored;
-  for (int32_t k = 0; k < ct->nrecolored; ++k) (*buf)[2 + 2 * k] = (double)ct->recolored_gid[k], (*buf)[3 + 2 * k] = ct->recolored_color[k];
-  if (m == 0) (*buf)[2] = 0;
+  PetscCall(pbng_contacts_gather_deep(ct, &ndeep, &deep));
+  const int64_t m = 2 * (int64_t)ct->nrecolored, md = 2 * (int64_t)ndeep;
+  PetscCall(PetscMalloc1(3 + (m ? m : 1) + (md ? md : 1), buf));
+  double *state = *buf, *pairs = state + 3, *dpairs = pairs + (m ? m : 1);
+  state[0] = ct->t_detect, state[1] = ct->nrecolored, state[2] = ndeep;
+  for (int32_t k = 0; k < ct->nrecolored; ++k) pairs[2 * k] = (double)ct->recolored_gid[k], pairs[2 * k + 1] = ct->recolored_color[k];
+  if (m == 0) pairs[0] = 0;
+  for (int32_t k = 0; k < ndeep; ++k) dpairs[2 * k] = (double)deep[k].vertex_gid, dpairs[2 * k + 1] = (double)deep[k].key;
+  if (md == 0) dpairs[0] = 0;
+  PetscCall(PetscFree(deep));
   pbng_state_add(fields, n, "contact_detect", PBNG_FIELD_NODES, 3, st->dm.nowned, st->dm.nowned, ct->x_detect);
-  pbng_state_add(fields, n, "contact_state", PBNG_FIELD_SCALARS, 2, 2, 2, *buf);
-  pbng_state_add(fields, n, "contact_recolored", PBNG_FIELD_SCALARS, (int)(m ? m : 1), m ? m : 1, m ? m : 1, *buf + 2);
+  pbng_state_add(fields, n, "contact_state", PBNG_FIELD_SCALARS, 3, 3, 3, state);
+  pbng_state_add(fields, n, "contact_recolored", PBNG_FIELD_SCALARS, (int)(m ? m : 1), m ? m : 1, m ? m : 1, pairs);
+  pbng_state_add(fields, n, "contact_deep", PBNG_FIELD_SCALARS, (int)(md ? md : 1), md ? md : 1, md ? md : 1, dpairs);
   PetscFunctionReturn(0);
 }
 
@@ -266,28 +275,31 @@ PetscErrorCode run_load_contact_state(run_state *st)
 {
   pbng_contacts *ct = &st->contacts;
   pbng_state_field f[2];
-  double state[2];
+  double state[3];
   int n = 0;
 
   PetscFunctionBeginUser;
   if (!st->cfg->contact) PetscFunctionReturn(0);
   pbng_state_add(f, &n, "contact_detect", PBNG_FIELD_NODES, 3, st->dm.nowned, st->dm.nowned, ct->x_detect);
-  pbng_state_add(f, &n, "contact_state", PBNG_FIELD_SCALARS, 2, 2, 2, state);
+  pbng_state_add(f, &n, "contact_state", PBNG_FIELD_SCALARS, 3, 3, 3, state);
   PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, f));
-  const int32_t nrec = (int32_t)state[1];
-  const int64_t m = 2 * (int64_t)nrec;
-  double *pairs;
+  const int32_t nrec = (int32_t)state[1], ndeep = (int32_t)state[2];
+  const int64_t m = 2 * (int64_t)nrec, md = 2 * (int64_t)ndeep;
+  double *pairs, *dpairs;
   int64_t *recolored;
-  PetscCall(PetscMalloc1(m + 1, &pairs));
-  PetscCall(PetscMalloc1(m + 1, &recolored));
+  pbng_contact_deep_pair *deep;
+  PetscCall(PetscMalloc2(m + 1, &pairs, md + 1, &dpairs));
+  PetscCall(PetscMalloc2(m + 1, &recolored, ndeep + 1, &deep));
   n = 0;
   pbng_state_add(f, &n, "contact_recolored", PBNG_FIELD_SCALARS, (int)(m ? m : 1), m ? m : 1, m ? m : 1, pairs);
+  pbng_state_add(f, &n, "contact_deep", PBNG_FIELD_SCALARS, (int)(md ? md : 1), md ? md : 1, md ? md : 1, dpairs);
   PetscCall(pbng_checkpoint_read_fields(&st->dm, st->restart, n, f));
   for (int64_t k = 0; k < m; ++k) recolored[k] = (int64_t)pairs[k];
+  for (int32_t k = 0; k < ndeep; ++k) deep[k] = (pbng_contact_deep_pair){(int64_t)dpairs[2 * k], (int64_t)dpairs[2 * k + 1]};
   ct->t_detect = state[0];
   pbng_problem_prescribed_positions(&st->pb, ct->t_detect, ct->x_detect); /* as they were at that detection */
-  PetscCall(pbng_contacts_restore(ct, &st->halo, recolored, nrec, st->pb.x));
-  PetscCall(PetscFree(recolored));
-  PetscCall(PetscFree(pairs));
+  PetscCall(pbng_contacts_restore(ct, &st->halo, recolored, nrec, ndeep, deep, st->pb.x));
+  PetscCall(PetscFree2(recolored, deep));
+  PetscCall(PetscFree2(pairs, dpairs));
   PetscFunctionReturn(0);
 }

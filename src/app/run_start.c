@@ -112,6 +112,10 @@ static void problem_fields(run_state *st, double *rotation, pbng_state_field *f,
   }
   if (pb->rotation) pbng_state_add(f, n, "rotation", PBNG_FIELD_ELEMENTS, 4, dm->nowned_elems, dm->nelems, rotation);
   if (pb->plastic_strain) pbng_state_add(f, n, "plastic_strain", PBNG_FIELD_ELEMENTS, 6, dm->nowned_elems, dm->nelems, pb->plastic_strain);
+  if (st->x_last_frame) { /* -quasistatic_guess secant */
+    pbng_state_add(f, n, "last_frame", PBNG_FIELD_NODES, 3, dm->nowned, dm->nowned, st->x_last_frame);
+    pbng_state_add(f, n, "last_frame_known", PBNG_FIELD_SCALARS, 1, 1, 1, &st->have_last_frame);
+  }
 }
 
 /* The solver's own fields appended to f (collective: the constraint solvers gather their contacts). */

@@ -46,6 +46,8 @@ typedef struct {
   int stopped_by;                   /* the signal that stopped the run (after a checkpoint), or 0 */
   int iterations_here;              /* iterations run by this process (-test_signal_after) */
   char diverged[160];               /* where the solution diverged (status attribute), or "" */
+  double *x_last_frame;             /* [nowned][3] (-quasistatic_guess secant): the positions at the previous frame's end */
+  double have_last_frame;           /* 1 when x_last_frame holds them (a double: a checkpoint scalar) */
 } run_state;
 
 /* Time of frame `frame`. */

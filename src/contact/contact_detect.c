@@ -4,11 +4,15 @@
 #include <string.h>
 #include "parallel/halo.h"
 #include "core/vec3.h"
+#include "core/ccd.h"
+#include "core/sorted_ids.h"
 
 /* A surface triangle at the detection's positions, held here or received from its holder. */
 typedef struct {
-  double x[3][3];      /* corners, outward order */
-  double lo[3], hi[3]; /* bounding box grown by the reach (triangle_reach) */
+  double x[3][3];        /* corners, outward order */
+  double xp[3][3];       /* the corners at the previous detection (x when there is none) */
+  double lo[3], hi[3];   /* bounding box grown by the reach (triangle_reach) */
+  double slo[3], shi[3]; /* the swept box: the boxes of x and xp, grown by the reach */
   int64_t key, gid[3], body;
   int32_t owner[3];
   int32_t sheet; /* 1: one side of a sheet triangle (two-sided) */
@@ -37,6 +41,7 @@ struct pbng_contact_detector {
 /* One accepted vertex-triangle pair. */
 typedef struct {
   int32_t tri; /* index into the placed triangles */
+  int deep;    /* from the swept rules (pbng_contact_detect_swept): 1 crossing, 2 kept */
   double dist2, gap, w[3], p[3], n[3];
 } accepted_pair;
 
@@ -66,12 +71,15 @@ static double triangle_reach(double d, const double x[3][3])
   return d + 1e-12 * (d + m);
 }
 
+/* The grown box of the corners x, and the swept box of x and xp. */
 static void grow_box(placed_triangle *t, double d)
 {
-  const double g = triangle_reach(d, t->x);
+  const double g = fmax(triangle_reach(d, t->x), triangle_reach(d, t->xp));
   for (int k = 0; k < 3; ++k) {
     t->lo[k] = fmin(t->x[0][k], fmin(t->x[1][k], t->x[2][k])) - g;
     t->hi[k] = fmax(t->x[0][k], fmax(t->x[1][k], t->x[2][k])) + g;
+    t->slo[k] = fmin(t->lo[k], fmin(t->xp[0][k], fmin(t->xp[1][k], t->xp[2][k])) - g);
+    t->shi[k] = fmax(t->hi[k], fmax(t->xp[0][k], fmax(t->xp[1][k], t->xp[2][k])) + g);
   }
 }
 
@@ -99,8 +107,8 @@ static PetscErrorCode check_positions(const pbng_contact_detector *det, const do
   PetscFunctionReturn(0);
 }
 
-/* The held triangles at positions x, into t[0 .. nheld). */
-static void place_held_triangles(const pbng_contact_detector *det, const double *x, placed_triangle *t)
+/* The held triangles at positions x (and xp, the previous detection's, or NULL), into t[0 .. nheld). */
+static void place_held_triangles(const pbng_contact_detector *det, const double *x, const double *xp, placed_triangle *t)
 {
   const pbng_dmesh *dm = det->dm;
   const pbng_surface *s = &det->surf;
@@ -113,7 +121,7 @@ static void place_held_triangles(const pbng_contact_detector *det, const double 
       const int32_t i = s->tri[k].node[a];
       p->gid[a] = dm->global_node[i];
       p->owner[a] = pbng_dmesh_node_owner(dm, i);
-      for (int c = 0; c < 3; ++c) p->x[a][c] = x[3 * (int64_t)i + c];
+      for (int c = 0; c < 3; ++c) p->x[a][c] = x[3 * (int64_t)i + c], p->xp[a][c] = (xp ? xp : x)[3 * (int64_t)i + c];
     }
     grow_box(p, det->opt.distance);
   }
@@ -131,31 +139,45 @@ static int filter_cell(const occupancy *o, double x, int k)
 
 static int filter_bit(int i, int j, int k) { return i + FILTER_CELLS * (j + FILTER_CELLS * k); }
 
-/* This rank's owned surface vertices at x: their box and occupied cells. */
-static void own_occupancy(const pbng_contact_detector *det, const double *x, occupancy *o)
+/* The cells of o occupied by the segment from a to b (its box). */
+static void occupy_segment(occupancy *o, const double a[3], const double b[3])
+{
+  int r[6];
+  for (int k = 0; k < 3; ++k) r[2 * k] = filter_cell(o, fmin(a[k], b[k]), k), r[2 * k + 1] = filter_cell(o, fmax(a[k], b[k]), k);
+  for (int k = r[4]; k <= r[5]; ++k)
+    for (int j = r[2]; j <= r[3]; ++j)
+      for (int i = r[0]; i <= r[1]; ++i) {
+        const int bit = filter_bit(i, j, k);
+        o->bits[bit / 8] |= (uint8_t)(1u << (bit % 8));
+      }
+}
+
+/* This rank's owned surface vertices at x (with xp: their paths from xp to x): their box and occupied cells. */
+static void own_occupancy(const pbng_contact_detector *det, const double *x, const double *xp, occupancy *o)
 {
   const pbng_surface *s = &det->surf;
+  const double *y = xp ? xp : x;
   memset(o, 0, sizeof(*o));
   o->nvert = s->nvert;
   for (int k = 0; k < 3; ++k) o->lo[k] = INFINITY, o->hi[k] = -INFINITY;
   for (int32_t v = 0; v < s->nvert; ++v)
-    for (int k = 0; k < 3; ++k) o->lo[k] = fmin(o->lo[k], x[3 * (int64_t)s->vert[v] + k]), o->hi[k] = fmax(o->hi[k], x[3 * (int64_t)s->vert[v] + k]);
-  for (int32_t v = 0; v < s->nvert; ++v) {
-    const double *p = &x[3 * (int64_t)s->vert[v]];
-    const int b = filter_bit(filter_cell(o, p[0], 0), filter_cell(o, p[1], 1), filter_cell(o, p[2], 2));
-    o->bits[b / 8] |= (uint8_t)(1u << (b % 8));
-  }
+    for (int k = 0; k < 3; ++k) {
+      const int64_t i = 3 * (int64_t)s->vert[v] + k;
+      o->lo[k] = fmin(o->lo[k], fmin(x[i], y[i])), o->hi[k] = fmax(o->hi[k], fmax(x[i], y[i]));
+    }
+  for (int32_t v = 0; v < s->nvert; ++v) occupy_segment(o, &x[3 * (int64_t)s->vert[v]], &y[3 * (int64_t)s->vert[v]]);
 }
 
-/* Whether a triangle's grown box meets an occupied cell of o: it does whenever it contains one of o's
- * vertices (the cell index is monotone in x), so no triangle within reach of a vertex is missed. */
+/* Whether a triangle's swept box (its grown box without a previous detection) meets an occupied cell of o: it does
+ * whenever it contains one of o's vertices or meets one's path (the cell index is monotone in x), so no triangle
+ * within reach of a vertex is missed. */
 static int filter_hits(const occupancy *o, const placed_triangle *t)
 {
   int r[6];
   if (!o->nvert) return 0;
   for (int k = 0; k < 3; ++k) {
-    if (t->hi[k] < o->lo[k] || t->lo[k] > o->hi[k]) return 0;
-    r[2 * k] = filter_cell(o, t->lo[k], k), r[2 * k + 1] = filter_cell(o, t->hi[k], k);
+    if (t->shi[k] < o->lo[k] || t->slo[k] > o->hi[k]) return 0;
+    r[2 * k] = filter_cell(o, t->slo[k], k), r[2 * k + 1] = filter_cell(o, t->shi[k], k);
   }
   for (int k = r[4]; k <= r[5]; ++k)
     for (int j = r[2]; j <= r[3]; ++j)
@@ -166,57 +188,78 @@ static int filter_hits(const occupancy *o, const placed_triangle *t)
   return 0;
 }
 
-/* Every rank's occupancy is gathered; each held triangle goes to every other rank whose occupied
- * cells its grown box meets. The received ones are appended to *tri after the nheld held ones. */
-static PetscErrorCode exchange_surface_halo(const pbng_contact_detector *det, const double *x, placed_triangle **tri, int32_t *nhalo)
+/* Collective. Each (rank, held index) of to[nto] sends that held triangle (*tri)[index] to that rank, in the order
+ * listed; the received ones are appended to *tri after its n triangles (*nrecv of them, by sending rank). */
+static PetscErrorCode send_held_triangles(const pbng_contact_detector *det, int64_t nto, const int32_t (*to)[2], placed_triangle **tri, int32_t n,
+                                          int32_t *nrecv)
 {
   const pbng_dmesh *dm = det->dm;
   const int size = dm->size;
-  const int32_t nheld = det->surf.nheld;
-  occupancy mine, *all;
   int *scount, *sdispl, *rcount, *rdispl;
-  placed_triangle *sbuf = NULL;
+  placed_triangle *sbuf;
 
   PetscFunctionBeginUser;
-  own_occupancy(det, x, &mine);
-  PetscCall(PetscMalloc1(size, &all));
-  PetscCallMPI(MPI_Allgather(&mine, (int)sizeof(occupancy), MPI_BYTE, all, (int)sizeof(occupancy), MPI_BYTE, dm->comm));
   PetscCall(PetscCalloc4(size, &scount, size + 1, &sdispl, size, &rcount, size + 1, &rdispl));
-  for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
-    if (pass == 1) {
-      for (int r = 0; r < size; ++r) sdispl[r + 1] = sdispl[r] + scount[r], scount[r] = 0;
-      PetscCall(PetscMalloc1(sdispl[size] + 1, &sbuf));
-    }
-    for (int32_t t = 0; t < nheld; ++t)
-      for (int r = 0; r < size; ++r) {
-        if (r == dm->rank || !filter_hits(&all[r], &(*tri)[t])) continue;
-        if (pass == 1) sbuf[sdispl[r] + scount[r]] = (*tri)[t];
-        scount[r]++;
-      }
-  }
+  for (int64_t k = 0; k < nto; ++k) scount[to[k][0]]++;
+  for (int r = 0; r < size; ++r) sdispl[r + 1] = sdispl[r] + scount[r], scount[r] = 0;
+  PetscCall(PetscMalloc1(sdispl[size] + 1, &sbuf));
+  for (int64_t k = 0; k < nto; ++k) sbuf[sdispl[to[k][0]] + scount[to[k][0]]++] = (*tri)[to[k][1]];
   PetscCallMPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, dm->comm));
   for (int r = 0; r < size; ++r) rdispl[r + 1] = rdispl[r] + rcount[r];
-  PetscCheck((int64_t)nheld + rdispl[size] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contact detection: too many triangles on one rank");
-  PetscCall(PetscRealloc(sizeof(placed_triangle) * ((size_t)nheld + (size_t)rdispl[size] + 1), tri));
-  PetscCall(pbng_alltoallv_items(sbuf, scount, sdispl, &(*tri)[nheld], rcount, rdispl, sizeof(placed_triangle), dm->comm));
-  *nhalo = rdispl[size];
+  PetscCheck((int64_t)n + rdispl[size] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "contact detection: too many triangles on one rank");
+  PetscCall(PetscRealloc(sizeof(placed_triangle) * ((size_t)n + (size_t)rdispl[size] + 1), tri));
+  PetscCall(pbng_alltoallv_items(sbuf, scount, sdispl, &(*tri)[n], rcount, rdispl, sizeof(placed_triangle), dm->comm));
+  *nrecv = rdispl[size];
   PetscCall(PetscFree(sbuf));
   PetscCall(PetscFree4(scount, sdispl, rcount, rdispl));
+  PetscFunctionReturn(0);
+}
+
+/* Appends (rank, index) to the growing list *to[*n] (capacity *cap). */
+static PetscErrorCode list_send(int32_t (**to)[2], int64_t *n, int64_t *cap, int rank, int32_t index)
+{
+  PetscFunctionBeginUser;
+  if (*n == *cap) {
+    *cap = 2 * *cap + 64;
+    PetscCall(PetscRealloc(sizeof(**to) * (size_t)*cap, to));
+  }
+  (*to)[*n][0] = rank, (*to)[(*n)++][1] = index;
+  PetscFunctionReturn(0);
+}
+
+/* Every rank's occupancy is gathered; each held triangle goes to every other rank whose occupied
+ * cells its swept box meets. The received ones are appended to *tri after the nheld held ones. */
+static PetscErrorCode exchange_surface_halo(const pbng_contact_detector *det, const double *x, const double *xp, placed_triangle **tri, int32_t *nhalo)
+{
+  const pbng_dmesh *dm = det->dm;
+  occupancy mine, *all;
+  int32_t(*to)[2] = NULL;
+  int64_t nto = 0, cap = 0;
+
+  PetscFunctionBeginUser;
+  own_occupancy(det, x, xp, &mine);
+  PetscCall(PetscMalloc1(dm->size, &all));
+  PetscCallMPI(MPI_Allgather(&mine, (int)sizeof(occupancy), MPI_BYTE, all, (int)sizeof(occupancy), MPI_BYTE, dm->comm));
+  for (int32_t t = 0; t < det->surf.nheld; ++t)
+    for (int r = 0; r < dm->size; ++r)
+      if (r != dm->rank && filter_hits(&all[r], &(*tri)[t])) PetscCall(list_send(&to, &nto, &cap, r, t));
+  PetscCall(send_held_triangles(det, nto, (const int32_t(*)[2])to, tri, det->surf.nheld, nhalo));
+  PetscCall(PetscFree(to));
   PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
 }
 
 /* ---- broad phase: the spatial hash ---- */
 
-/* The hash of the triangles' grown boxes. */
-static PetscErrorCode spatial_hash_build(const placed_triangle *t, int32_t n, pbng_box_hash *g)
+/* The hash of the triangles' grown boxes (swept: their swept boxes). */
+static PetscErrorCode spatial_hash_build(const placed_triangle *t, int32_t n, int swept, pbng_box_hash *g)
 {
   double(*box)[6], h;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(n + 1, &box));
   for (int32_t k = 0; k < n; ++k)
-    for (int a = 0; a < 3; ++a) box[k][a] = t[k].lo[a], box[k][3 + a] = t[k].hi[a];
+    for (int a = 0; a < 3; ++a) box[k][a] = swept ? t[k].slo[a] : t[k].lo[a], box[k][3 + a] = swept ? t[k].shi[a] : t[k].hi[a];
   PetscCall(pbng_box_hash_median_edge(n, (const double(*)[6])box, &h));
   PetscErrorCode ierr = pbng_box_hash_create(n, (const double(*)[6])box, h, HASH_MAX_CELLS, g);
   PetscCall(PetscFree(box));
@@ -375,8 +418,9 @@ static int candidate(const pbng_contact_detector *det, int32_t v, const double x
 }
 
 /* Vertex v's answer: the triangles listed in its cell's bucket and the large ones, and the number of
- * obstacles with phi < d. Adds the candidates tested to *candidates. */
-static void answer_vertex(const pbng_contact_detector *det, const double *x, const placed_triangle *tris, const pbng_box_hash *g, int32_t v,
+ * obstacles with phi < d. Adds the candidates tested to *candidates. Returns 1 for a vertex of sheets alone (a point,
+ * vertex_normal), else 0. */
+static int answer_vertex(const pbng_contact_detector *det, const double *x, const placed_triangle *tris, const pbng_box_hash *g, int32_t v,
                           vertex_answer *ans, int64_t *candidates)
 {
   const double *xv = &x[3 * (int64_t)det->surf.vert[v]];
@@ -394,6 +438,216 @@ static void answer_vertex(const pbng_contact_detector *det, const double *x, con
     ans->nobstacles += pbng_obstacle_closest(&det->opt.obstacle[o], xv, q, nq) < det->opt.distance;
   }
   *candidates += n;
+  return point;
+}
+
+/* ---- the swept rules: kept pairs and crossings (pbng_contact_detect_swept) ---- */
+
+/* The index of the held triangle with this key, or -1 (held triangles are sorted by key). */
+static int32_t held_index(const pbng_surface *s, int64_t key)
+{
+  int32_t lo = 0, hi = s->nheld - 1;
+  while (lo <= hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (s->tri[mid].key == key) return mid;
+    if (s->tri[mid].key < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+static int compare_placed(const void *a, const void *b)
+{
+  const int64_t x = ((const placed_triangle *)a)->key, y = ((const placed_triangle *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The placed triangle with this key: held here, or among the fetched ones tri[f0 .. f0 + nf) (sorted by key); -1. */
+static int32_t find_kept_triangle(const pbng_contact_detector *det, const placed_triangle *tri, int32_t f0, int32_t nf, int64_t key)
+{
+  const int32_t h = held_index(&det->surf, key);
+  if (h >= 0) return h;
+  int32_t lo = f0, hi = f0 + nf - 1;
+  while (lo <= hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (tri[mid].key == key) return mid;
+    if (tri[mid].key < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* Collective. The triangles of this rank's kept pairs that other ranks hold: every rank's wanted keys are gathered,
+ * each holder sends those it holds. Appended to *tri after its n triangles (*nfetched of them), sorted by key. */
+static PetscErrorCode fetch_kept_triangles(const pbng_contact_detector *det, int32_t nkeep, const pbng_contact_deep_pair *keep, placed_triangle **tri,
+                                           int32_t n, int32_t *nfetched)
+{
+  const pbng_dmesh *dm = det->dm;
+  const int size = dm->size;
+  int64_t *want, *all = NULL;
+  int nwant = 0, *wcount, *wdispl;
+
+  PetscFunctionBeginUser;
+  *nfetched = 0;
+  PetscCall(PetscMalloc1(nkeep + 1, &want));
+  for (int32_t k = 0; k < nkeep; ++k)
+    if (held_index(&det->surf, keep[k].key) < 0) want[nwant++] = keep[k].key;
+  qsort(want, (size_t)nwant, sizeof(int64_t), pbng_compare_int64);
+  int u = 0;
+  for (int k = 0; k < nwant; ++k)
+    if (u == 0 || want[k] != want[u - 1]) want[u++] = want[k];
+  nwant = u;
+  PetscCall(PetscCalloc2(size, &wcount, size + 1, &wdispl));
+  PetscCallMPI(MPI_Allgather(&nwant, 1, MPI_INT, wcount, 1, MPI_INT, dm->comm));
+  for (int r = 0; r < size; ++r) wdispl[r + 1] = wdispl[r] + wcount[r];
+  if (wdispl[size] > 0) {
+    int32_t(*to)[2] = NULL;
+    int64_t nto = 0, cap = 0;
+    PetscCall(PetscMalloc1(wdispl[size], &all));
+    PetscCallMPI(MPI_Allgatherv(want, nwant, MPI_INT64_T, all, wcount, wdispl, MPI_INT64_T, dm->comm));
+    for (int r = 0; r < size; ++r)
+      for (int k = wdispl[r]; k < wdispl[r + 1] && r != dm->rank; ++k) {
+        const int32_t h = held_index(&det->surf, all[k]);
+        if (h >= 0) PetscCall(list_send(&to, &nto, &cap, r, h));
+      }
+    PetscCall(send_held_triangles(det, nto, (const int32_t(*)[2])to, tri, n, nfetched));
+    qsort(&(*tri)[n], (size_t)*nfetched, sizeof(placed_triangle), compare_placed);
+    PetscCall(PetscFree(to));
+    PetscCall(PetscFree(all));
+  }
+  PetscCall(PetscFree2(wcount, wdispl));
+  PetscCall(PetscFree(want));
+  PetscFunctionReturn(0);
+}
+
+/* Whether a deep pair is taken: the vertex behind the triangle (gap s < 0 at its closest point, squared distance
+ * dist2) and not more beside it than behind it or d (contact_detect.h). Measured: allowing a triangle's longest edge
+ * beside it as well took the paper-size arm's deepest vertex at 90 degrees from 4.7 to 1.1 mm, but at -scale 1 it
+ * paired 90 vertices at once in frame 7 (50 cycles instead of 3) and frame 9 diverged (docs/muscles.md). */
+static int deep_condition(double s, double dist2, double d) { return s < 0 && dist2 - s * s <= fmax(s * s, d * d); }
+
+/* Whether the answer has a pair with a triangle of `body`. */
+static int answer_has_body(const placed_triangle *tris, const vertex_answer *ans, int64_t body)
+{
+  for (int k = 0; k < ans->nkept; ++k)
+    if (tris[ans->kept[k].tri].body == body) return 1;
+  return 0;
+}
+
+/* Whether triangle T may give vertex v a deep pair: a boundary face (not a sheet's side) of another body, allowed for
+ * v (pair_allowed), of a body v has no pair with yet, with room for one more. */
+static int deep_allowed(const pbng_contact_detector *det, int32_t v, const placed_triangle *tris, const placed_triangle *T, const vertex_answer *ans)
+{
+  return ans->nkept < PBNG_CONTACT_MAX_TRIANGLES && !T->sheet && T->body != det->surf.body[det->surf.vert[v]] && pair_allowed(det, v, T) &&
+         !answer_has_body(tris, ans, T->body);
+}
+
+/* Triangle t as a deep pair (kind 1 crossing, 2 kept) of the vertex at xv, when deep_condition holds; returns 1 if
+ * added to ans. */
+static int add_deep_pair(const placed_triangle *tris, int32_t t, const double xv[3], double d, int kind, vertex_answer *ans)
+{
+  accepted_pair q = {.tri = t, .deep = kind};
+  double r[3];
+  q.dist2 = closest_on_triangle(&tris[t], xv, INFINITY, q.w, q.p, q.n);
+  if (!(q.dist2 >= 0)) return 0;
+  for (int k = 0; k < 3; ++k) r[k] = xv[k] - q.p[k];
+  q.gap = vec3_dot(r, q.n);
+  if (!deep_condition(q.gap, q.dist2, d)) return 0;
+  ans->kept[ans->nkept++] = q;
+  return 1;
+}
+
+/* Whether the boxes (lo, hi) and T's swept box meet. */
+static int meets_swept_box(const placed_triangle *T, const double lo[3], const double hi[3])
+{
+  for (int k = 0; k < 3; ++k)
+    if (T->shi[k] < lo[k] || T->slo[k] > hi[k]) return 0;
+  return 1;
+}
+
+/* The crossing test of vertex v (from xpv to xv) against triangle t: keeps the first crossing (*best, its time
+ * *tbest; ties by the lower key). Returns 1 when the pair was a candidate (the swept boxes meet). */
+static int crossing_candidate(const pbng_contact_detector *det, int32_t v, const double xv[3], const double xpv[3], const double lo[3], const double hi[3],
+                              const placed_triangle *tris, int32_t t, const vertex_answer *ans, int32_t *best, double *tbest)
+{
+  const placed_triangle *T = &tris[t];
+  if (!meets_swept_box(T, lo, hi) || !deep_allowed(det, v, tris, T, ans)) return 0;
+  double y[4][3], dy[4][3], tau;
+  for (int k = 0; k < 3; ++k) {
+    y[0][k] = xpv[k], dy[0][k] = xv[k] - xpv[k];
+    for (int a = 0; a < 3; ++a) y[1 + a][k] = T->xp[a][k], dy[1 + a][k] = T->x[a][k] - T->xp[a][k];
+  }
+  if (pbng_point_triangle_crossing(y, dy, &tau) && (*best < 0 || tau < *tbest || (tau == *tbest && T->key < tris[*best].key))) *best = t, *tbest = tau;
+  return 1;
+}
+
+/* The triangle vertex v passed through first between its previous position xpv and xv, among the swept hash's
+ * candidates (its path's cells; every triangle when the path covers more than HASH_MAX_CELLS cells); -1 for none. Adds
+ * the candidates to *candidates. */
+static int32_t first_crossing(const pbng_contact_detector *det, int32_t v, const double xv[3], const double xpv[3], const placed_triangle *tris, int32_t ntri,
+                              const pbng_box_hash *gs, const vertex_answer *ans, int64_t *candidates)
+{
+  double box[6], tbest = 2;
+  int64_t c[6], n = 0;
+  int32_t best = -1;
+  for (int k = 0; k < 3; ++k) box[k] = fmin(xv[k], xpv[k]), box[3 + k] = fmax(xv[k], xpv[k]);
+  if (pbng_box_hash_cells(gs, box, c) > HASH_MAX_CELLS) {
+    for (int32_t t = 0; t < ntri; ++t) n += crossing_candidate(det, v, xv, xpv, box, box + 3, tris, t, ans, &best, &tbest);
+  } else {
+    for (int64_t k = c[4]; k <= c[5]; ++k)
+      for (int64_t j = c[2]; j <= c[3]; ++j)
+        for (int64_t i = c[0]; i <= c[1]; ++i) {
+          const uint64_t b = pbng_box_hash_bucket(gs, i, j, k);
+          for (int64_t e = gs->start[b]; e < gs->start[b + 1]; ++e) n += crossing_candidate(det, v, xv, xpv, box, box + 3, tris, gs->item[e], ans, &best, &tbest);
+        }
+    for (int32_t e = 0; e < gs->nlarge; ++e) n += crossing_candidate(det, v, xv, xpv, box, box + 3, tris, gs->large[e], ans, &best, &tbest);
+  }
+  *candidates += n;
+  return best;
+}
+
+/* The swept context of one detection. */
+typedef struct {
+  const double *x_prev;                /* NULL: no crossings */
+  const pbng_box_hash *gs;             /* the swept hash (with x_prev) */
+  int32_t ntri;                        /* triangles held, halo (the crossing candidates) */
+  int32_t fetched0, nfetched;          /* the kept pairs' fetched triangles, tri[fetched0 .. + nfetched) */
+  int32_t nkeep;
+  const pbng_contact_deep_pair *keep;
+} swept_context;
+
+static int compare_deep_pairs(const pbng_contact_deep_pair *a, int64_t gid)
+{
+  return (a->vertex_gid > gid) - (a->vertex_gid < gid);
+}
+
+/* Vertex v's deep pairs (contact_detect.h): its kept pairs first, then its first crossing; the answer re-sorted by
+ * key. Adds the swept candidates, crossings and kept pairs to the counters. */
+static void swept_answer(const pbng_contact_detector *det, const double *x, const placed_triangle *tris, const swept_context *sw, int32_t v,
+                         vertex_answer *ans, int64_t count[3])
+{
+  const int32_t i = det->surf.vert[v];
+  const int64_t gid = det->dm->global_node[i];
+  const double *xv = &x[3 * (int64_t)i];
+  int32_t lo = 0, hi = sw->nkeep;
+  while (lo < hi) { /* the first kept pair of v */
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (compare_deep_pairs(&sw->keep[mid], gid) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int32_t k = lo; k < sw->nkeep && sw->keep[k].vertex_gid == gid; ++k) {
+    const int32_t t = find_kept_triangle(det, tris, sw->fetched0, sw->nfetched, sw->keep[k].key);
+    if (t >= 0 && deep_allowed(det, v, tris, &tris[t], ans)) count[2] += add_deep_pair(tris, t, xv, det->opt.distance, 2, ans);
+  }
+  if (sw->x_prev && ans->nkept < PBNG_CONTACT_MAX_TRIANGLES) {
+    const int32_t t = first_crossing(det, v, xv, &sw->x_prev[3 * (int64_t)i], tris, sw->ntri, sw->gs, ans, &count[0]);
+    if (t >= 0) count[1] += add_deep_pair(tris, t, xv, det->opt.distance, 1, ans);
+  }
+  for (int a = 1; a < ans->nkept; ++a) /* insertion sort by key */
+    for (int b = a; b > 0 && tris[ans->kept[b].tri].key < tris[ans->kept[b - 1].tri].key; --b) {
+      const accepted_pair tmp = ans->kept[b];
+      ans->kept[b] = ans->kept[b - 1], ans->kept[b - 1] = tmp;
+    }
 }
 
 /* ---- records ---- */
@@ -410,6 +664,7 @@ static void triangle_record(const pbng_contact_detector *det, int32_t i, const p
   }
   r->offset = T->sheet ? det->opt.sheet_offset : 0;
   r->gap = a->gap - r->offset;
+  r->deep = a->deep != 0;
 }
 
 /* The records of obstacles with phi < d at x_v, by obstacle index; returns how many. */
@@ -431,24 +686,43 @@ static int obstacle_records(const pbng_contact_detector *det, int32_t i, const d
 
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec)
 {
+  PetscFunctionBeginUser;
+  PetscCall(pbng_contact_detect_swept(det, x, NULL, 0, NULL, n, rec));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contact_detect_swept(pbng_contact_detector *det, const double *x, const double *x_prev, int32_t nkeep,
+                                         const pbng_contact_deep_pair *keep, int32_t *n, pbng_contact_record **rec)
+{
   const pbng_surface *s = &det->surf;
   const double t0 = MPI_Wtime();
   placed_triangle *tris;
-  int32_t nhalo;
-  pbng_box_hash g;
+  int32_t nhalo = 0, nfetched = 0;
+  pbng_box_hash g, gs;
   vertex_answer *ans;
   int32_t *first;
-  int64_t candidates = 0;
+  int64_t candidates = 0, c0 = 0, c1 = 0, c2 = 0;
 
   PetscFunctionBeginUser;
   PetscCall(check_positions(det, x));
+  if (x_prev) PetscCall(check_positions(det, x_prev));
   PetscCall(PetscMalloc1(s->nheld + 1, &tris));
-  place_held_triangles(det, x, tris);
-  PetscCall(exchange_surface_halo(det, x, &tris, &nhalo));
-  PetscCall(spatial_hash_build(tris, s->nheld + nhalo, &g));
+  place_held_triangles(det, x, x_prev, tris);
+  PetscCall(exchange_surface_halo(det, x, x_prev, &tris, &nhalo));
+  const int32_t ntri = s->nheld + nhalo;
+  PetscCall(fetch_kept_triangles(det, nkeep, keep, &tris, ntri, &nfetched));
+  PetscCall(spatial_hash_build(tris, ntri, 0, &g));
+  if (x_prev) PetscCall(spatial_hash_build(tris, ntri, 1, &gs));
+  const swept_context sw = {.x_prev = x_prev, .gs = x_prev ? &gs : NULL, .ntri = ntri, .fetched0 = ntri, .nfetched = nfetched, .nkeep = nkeep, .keep = keep};
+  const int swept = x_prev || nkeep > 0;
   PetscCall(PetscMalloc2(s->nvert + 1, &ans, s->nvert + 1, &first));
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : candidates)
-  for (int32_t v = 0; v < s->nvert; ++v) answer_vertex(det, x, tris, &g, v, &ans[v], &candidates);
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : candidates, c0, c1, c2)
+  for (int32_t v = 0; v < s->nvert; ++v) {
+    int64_t count[3] = {0, 0, 0};
+    const int point = answer_vertex(det, x, tris, &g, v, &ans[v], &candidates);
+    if (swept && !point) swept_answer(det, x, tris, &sw, v, &ans[v], count);
+    c0 += count[0], c1 += count[1], c2 += count[2];
+  }
   first[0] = 0;
   for (int32_t v = 0; v < s->nvert; ++v) first[v + 1] = first[v] + ans[v].nkept + ans[v].nobstacles;
   PetscCall(PetscMalloc1(first[s->nvert] + 1, rec));
@@ -465,8 +739,10 @@ PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, 
   *n = first[s->nvert];
   det->stats.surface_vertices = s->nvert, det->stats.surface_triangles = s->nheld, det->stats.halo_triangles = nhalo;
   det->stats.candidates = candidates;
+  det->stats.swept_candidates = c0, det->stats.crossings = c1, det->stats.kept = c2;
   PetscCall(PetscFree2(ans, first));
   PetscCall(pbng_box_hash_destroy(&g));
+  if (x_prev) PetscCall(pbng_box_hash_destroy(&gs));
   PetscCall(PetscFree(tris));
   det->stats.seconds = MPI_Wtime() - t0;
   PetscFunctionReturn(0);

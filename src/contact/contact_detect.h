@@ -25,6 +25,8 @@ typedef struct {
   double sheet_offset;  /* h (-contact_thickness, 0 <= h < d): a vertex in contact with a sheet is kept h from it */
   int self;             /* 1: also pairs within one body (then triangles with a corner that shares an element
                            with the vertex are excluded) */
+  int ccd;              /* 1 (-contact_ccd): the detections of pbng_contacts_update use the swept rules
+                           (pbng_contact_detect_swept) */
   int nobstacles;
   pbng_obstacle obstacle[PBNG_MAX_OBSTACLES];
 } pbng_contact_detect_options;
@@ -47,7 +49,14 @@ typedef struct {
   double normal[3];     /* unit: the triangle's outward normal / the obstacle's normal into its allowed side */
   double offset;        /* a sheet side: the contact's offset h (the vertex is kept h in front of it); else 0 */
   double gap;           /* signed distance (x_vertex - point) . normal - offset: negative when penetrating */
+  int deep;             /* triangle: 1 when the pair comes from the swept rules (a vertex carried through the triangle
+                           since the previous detection, or kept from it: pbng_contact_detect_swept), 0 from the distance rule */
 } pbng_contact_record;
+
+/* A vertex paired with a triangle of another body by an earlier detection: its global id and the triangle's key. */
+typedef struct {
+  int64_t vertex_gid, key;
+} pbng_contact_deep_pair;
 
 typedef struct pbng_contact_detector pbng_contact_detector;
 
@@ -75,6 +84,23 @@ PetscErrorCode pbng_contact_detector_destroy(pbng_contact_detector **det);
  * record when phi(x_v) < d (any depth). */
 PetscErrorCode pbng_contact_detect(pbng_contact_detector *det, const double *x, int32_t *n, pbng_contact_record **rec);
 
+/* Collective. pbng_contact_detect with the swept rules (docs/contact.md#crossings), for a vertex that a step carried
+ * deeper than d behind another body's surface, where the distance rule no longer sees it. x_prev[nlocal][3]: the
+ * positions of the previous detection (NULL: none); keep[nkeep]: pairs to keep, of this rank's owned vertices
+ * (pbng_contact_deep_pair, sorted by vertex gid then key): in a run, the previous detection's triangle records whose
+ * vertex was behind the triangle (a vertex carried deeper than d after it was found keeps its triangle); after a
+ * restart, the deep records of the detection restored. After the distance rule, a volume
+ * vertex v with fewer than PBNG_CONTACT_MAX_TRIANGLES records gets, for a body B other than its own (not a sheet, not
+ * one it is bound to) of which it kept no triangle:
+ * - kept: each pair (v, T) of keep, T of B, when v is still behind T (s < 0 at the closest point p of T) and not
+ *   more beside it than behind it or d (|x_v - p|^2 - s^2 <= max(s^2, d^2));
+ * - crossing (with x_prev): the triangle T of B that v passed through from the front to the back first between
+ *   x_prev and x (pbng_point_triangle_crossing, all four corners moving linearly), under the same condition at x.
+ * Each such record has deep = 1 and is computed at x as the distance rule's are. The result depends on x, x_prev
+ * and keep alone, not on the partition. */
+PetscErrorCode pbng_contact_detect_swept(pbng_contact_detector *det, const double *x, const double *x_prev, int32_t nkeep,
+                                         const pbng_contact_deep_pair *keep, int32_t *n, pbng_contact_record **rec);
+
 /* [nlocal]: 1 for the local nodes that are surface vertices, else 0 (valid while det lives). */
 const uint8_t *pbng_contact_surface_nodes(const pbng_contact_detector *det);
 /* The detector's surface: triangles, owned surface vertices, bodies (valid while det lives). */
@@ -86,6 +112,8 @@ typedef struct {
   int64_t halo_triangles;                      /* received from other ranks */
   int64_t candidates;                          /* vertex-triangle pairs the broad phase passed on (inside the
                                                   triangle's box grown by d: docs/contact.md#detection) */
+  int64_t swept_candidates;                    /* pairs whose swept boxes met (the crossing test's) */
+  int64_t crossings, kept;                     /* deep records from crossings and kept from the previous detection */
   double seconds;                              /* wall time of the detection */
 } pbng_contact_detect_stats;
 void pbng_contact_detect_get_stats(const pbng_contact_detector *det, pbng_contact_detect_stats *st);

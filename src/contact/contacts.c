@@ -19,6 +19,12 @@ static int compare_previous(const void *a, const void *b)
   const int c = pbng_contact_key_compare(x, y);
   return c ? c : (x[3] > y[3]) - (x[3] < y[3]);
 }
+static int compare_deep(const void *a, const void *b)
+{
+  const pbng_contact_deep_pair *x = a, *y = b;
+  return x->vertex_gid != y->vertex_gid ? (x->vertex_gid > y->vertex_gid) - (x->vertex_gid < y->vertex_gid) : (x->key > y->key) - (x->key < y->key);
+}
+
 static int compare_pairs(const void *a, const void *b)
 {
   const int64_t *x = a, *y = b;
@@ -153,6 +159,7 @@ static PetscErrorCode allocate_ghosts(pbng_contacts *ct)
                          &ct->ghost_static_color, ct->ghost_capacity + 1, &ct->ghost_held));
   PetscCall(PetscCalloc1(dm->nowned + 1, &ct->adj_start));
   PetscCall(PetscCalloc1(3 * (int64_t)dm->nlocal + 1, &ct->x_detect));
+  PetscCall(PetscCalloc1(3 * (int64_t)dm->nlocal + 1, &ct->x_prev));
   PetscFunctionReturn(0);
 }
 
@@ -206,6 +213,8 @@ PetscErrorCode pbng_contacts_destroy(pbng_contacts *ct)
   PetscCall(PetscFree(ct->holder_start));
   PetscCall(PetscFree(ct->holder));
   PetscCall(PetscFree(ct->x_detect));
+  PetscCall(PetscFree(ct->x_prev));
+  PetscCall(PetscFree2(ct->deep, ct->keep));
   PetscCallMPI(MPI_Comm_free(&ct->comm));
   memset(ct, 0, sizeof(*ct));
   PetscFunctionReturn(0);
@@ -715,6 +724,31 @@ static PetscErrorCode install_items(pbng_contacts *ct, int32_t nmine, const pbng
   PetscFunctionReturn(0);
 }
 
+/* The deep pairs among the records (sorted by vertex gid, then key, as the records are), for the next detection. */
+/* The records' pairs the next detection keeps (a triangle's, the vertex behind it: a vertex carried deeper than d
+ * after it is found keeps its triangle) and the deep ones (both sorted by vertex gid, then key, as the records are),
+ * and the figures of the deep ones (over the ranks) into the stats. */
+static PetscErrorCode remember_deep_pairs(pbng_contacts *ct, int32_t n, const pbng_contact_record *rec)
+{
+  pbng_contact_detect_stats ds;
+  double deepest = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(ct->deep, ct->keep));
+  PetscCall(PetscMalloc2(n + 1, &ct->deep, n + 1, &ct->keep));
+  ct->ndeep = ct->nkeep = 0;
+  for (int32_t k = 0; k < n; ++k) {
+    if (rec[k].kind == PBNG_CONTACT_TRIANGLE && rec[k].gap < 0) ct->keep[ct->nkeep++] = (pbng_contact_deep_pair){rec[k].vertex_gid, rec[k].key};
+    if (rec[k].deep) ct->deep[ct->ndeep++] = (pbng_contact_deep_pair){rec[k].vertex_gid, rec[k].key}, deepest = fmax(deepest, -rec[k].gap);
+  }
+  pbng_contact_detect_get_stats(ct->det, &ds);
+  int64_t mine[2] = {ct->ndeep, ds.crossings}, all[2];
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, ct->comm));
+  PetscCallMPI(MPI_Allreduce(&deepest, &ct->stats.deepest, 1, MPI_DOUBLE, MPI_MAX, ct->comm));
+  ct->stats.deep = all[0], ct->stats.crossings = all[1];
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
 {
   pbng_contact_record *rec;
@@ -724,9 +758,14 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x)
   PetscFunctionBeginUser;
   PetscCheck(ct->det, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "contacts: a carried set has no detector (pbng_contacts_install)");
   const double t0 = MPI_Wtime();
-  if (!ct->restoring) memcpy(ct->x_detect, x, sizeof(double) * 3 * (size_t)ct->dm->nlocal);
-  PetscCall(pbng_contact_detect(ct->det, ct->x_detect, &nrec, &rec));
+  const size_t bytes = sizeof(double) * 3 * (size_t)ct->dm->nlocal;
+  const int swept = ct->opt.detect.ccd, crossings = swept && ct->have_detect && !ct->restoring;
+  if (crossings) memcpy(ct->x_prev, ct->x_detect, bytes); /* the swept rules' previous positions (docs/contact.md#crossings) */
+  if (!ct->restoring) memcpy(ct->x_detect, x, bytes);
+  PetscCall(pbng_contact_detect_swept(ct->det, ct->x_detect, crossings ? ct->x_prev : NULL, swept ? ct->nkeep : 0, ct->keep, &nrec, &rec));
+  ct->have_detect = 1;
   if (!ct->opt.unilateral) nrec = keep_spring_records(ct, nrec, rec);
+  PetscCall(remember_deep_pairs(ct, nrec, rec));
   PetscCall(PetscMalloc1(nrec + 1, &mine));
   for (int32_t k = 0; k < nrec; ++k) item_from_record(ct, &rec[k], x, &mine[k]);
   const double t_detect = MPI_Wtime() - t0;
@@ -744,11 +783,36 @@ PetscErrorCode pbng_contacts_install(pbng_contacts *ct, int32_t n, const pbng_co
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, double *x)
+PetscErrorCode pbng_contacts_gather_deep(const pbng_contacts *ct, int32_t *n, pbng_contact_deep_pair **all)
+{
+  const int size = ct->dm->size;
+  int *count, *displ, mine = 2 * ct->ndeep;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(size, &count, size + 1, &displ));
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, count, 1, MPI_INT, ct->comm));
+  for (int r = 0; r < size; ++r) displ[r + 1] = displ[r] + count[r];
+  PetscCall(PetscMalloc1(displ[size] / 2 + 1, all));
+  PetscCallMPI(MPI_Allgatherv(ct->deep, mine, MPI_INT64_T, *all, count, displ, MPI_INT64_T, ct->comm));
+  *n = displ[size] / 2; /* each rank's pairs by vertex gid; ranks own disjoint vertices: sorted as a whole below */
+  qsort(*all, (size_t)*n, sizeof(pbng_contact_deep_pair), compare_deep);
+  PetscCall(PetscFree2(count, displ));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, int32_t ndeep,
+                                     const pbng_contact_deep_pair *deep, double *x)
 {
   const pbng_dmesh *dm = ct->dm;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscFree2(ct->deep, ct->keep));
+  PetscCall(PetscMalloc2(ndeep + 1, &ct->deep, ndeep + 1, &ct->keep));
+  ct->ndeep = ct->nkeep = 0;
+  for (int32_t k = 0; k < ndeep; ++k) { /* this rank's owned vertices' deep pairs, in the job's order: kept, they give the records again */
+    const int32_t l = pbng_contacts_static_local(ct, deep[k].vertex_gid);
+    if (l >= 0 && l < dm->nowned) ct->keep[ct->nkeep++] = deep[k];
+  }
   PetscCall(PetscFree2(ct->recolored_gid, ct->recolored_color));
   PetscCall(PetscMalloc2(n + 1, &ct->recolored_gid, n + 1, &ct->recolored_color));
   for (int32_t k = 0; k < n; ++k) ct->recolored_gid[k] = recolored[2 * k], ct->recolored_color[k] = (int32_t)recolored[2 * k + 1];
@@ -761,6 +825,7 @@ PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const i
   ct->restoring = 1;
   const PetscErrorCode ierr = pbng_contacts_update(ct, x);
   ct->restoring = 0;
+  ct->have_detect = 1;
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }

@@ -51,6 +51,8 @@ typedef struct {
   int64_t new_contacts;                /* not present at the previous update */
   int64_t new_acting;                  /* of them, those acting at the positions of the update (a vertex behind its surface) */
   double new_depth;                    /* the deepest of those (0: none) */
+  int64_t deep, crossings;             /* deep records (pbng_contact_detect_swept) in force; of them, new crossings */
+  double deepest;                      /* the largest depth (-gap) of a deep record at its detection (0: none) */
   int64_t recolored;                   /* nodes whose color was chosen again */
   int ncolors;                         /* colors in use */
   double detect_seconds, recolor_seconds, build_seconds; /* slowest rank */
@@ -98,6 +100,12 @@ typedef struct {
   int64_t (*lookup)[2];               /* [nlocal]: (gid, local index) sorted by gid: the static local nodes */
   int32_t *holder_start, *holder;     /* per owned node: ranks holding it as a static ghost */
   double *x_detect;                   /* [nlocal][3]: the static local nodes' positions at the last detection (checkpoints) */
+  double *x_prev;                     /* [nlocal][3]: those of the detection before it (the swept rules' previous positions) */
+  int have_detect;                    /* x_detect holds a detection's positions */
+  int32_t nkeep;                      /* the last detection's triangle pairs of owned vertices behind their triangle (gap < 0), */
+  pbng_contact_deep_pair *keep;       /* sorted by vertex gid, then key: the next detection's kept pairs (pbng_contact_detect_swept) */
+  int32_t ndeep;                      /* of them the deep ones (from the swept rules): with the positions of the last detection */
+  pbng_contact_deep_pair *deep;       /* they give its records again (checkpoints) */
   double t_detect;                    /* the problem's time then (prescribed nodes' positions; set by the caller) */
   int restoring;                      /* an update that rebuilds a checkpointed set: the colors are the recolored list's */
   pbng_contacts_stats stats;
@@ -124,11 +132,17 @@ PetscErrorCode pbng_contacts_install(pbng_contacts *ct, int32_t n, const pbng_co
  * halo. */
 PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x);
 
-/* Collective. Rebuilds the set a checkpoint describes: ct->x_detect's owned part (read) and the job's
- * recolored nodes (gid, color) pairs [n]; x: the current positions (contact ghosts written). The same
- * detection at the same positions with the same colors gives the same terms, ghosts, schedule and
- * halo as the run that wrote the checkpoint had. halo: the static one (x_detect's ghosts). */
-PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, double *x);
+/* Collective. Rebuilds the set a checkpoint describes: ct->x_detect's owned part (read), the job's
+ * recolored nodes (gid, color) pairs [n] and the job's deep pairs deep[ndeep] (pbng_contacts_gather_deep); x: the
+ * current positions (contact ghosts written). The same detection at the same positions with the same colors and deep
+ * pairs gives the same terms, ghosts, schedule and halo as the run that wrote the checkpoint had. halo: the static
+ * one (x_detect's ghosts). */
+PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, int32_t ndeep,
+                                     const pbng_contact_deep_pair *deep, double *x);
+
+/* Collective. The deep pairs of the last detection over the whole job (every rank's), sorted: *all allocated
+ * (PetscMalloc1), *n of them. */
+PetscErrorCode pbng_contacts_gather_deep(const pbng_contacts *ct, int32_t *n, pbng_contact_deep_pair **all);
 
 /* Whether the sweep must follow the contacts' schedule and colors (some node was recolored, or some
  * contact exists anywhere). */

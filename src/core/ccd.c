@@ -151,3 +151,90 @@ double pbng_accd_edge_edge(const double x[4][3], const double dx[4][3], double t
 {
   return additive_ccd(PRIMITIVES_EDGE_EDGE, x, dx, thickness, s, max_iterations);
 }
+
+/* ---- a point passing through a moving triangle ---- */
+
+/* g(t) = (x0 - x1).((x2 - x1) x (x3 - x1)) with the corners at x + t dx: six times the signed volume of the
+ * tetrahedron (x1, x2, x3, x0), positive with the point in front of the triangle. */
+static double orientation_at(const double x[4][3], const double dx[4][3], double t)
+{
+  double y[4][3], a[3], b[3], c[3], n[3];
+  positions_at(x, dx, t, y);
+  vec3_sub(y[0], y[1], a), vec3_sub(y[2], y[1], b), vec3_sub(y[3], y[1], c);
+  vec3_cross(b, c, n);
+  return vec3_dot(a, n);
+}
+
+/* The coefficients c[0] + c[1] t + c[2] t^2 + c[3] t^3 of the cubic g, from its values at t = 0, 1/3, 2/3, 1. */
+static void orientation_cubic(const double x[4][3], const double dx[4][3], double c[4])
+{
+  const double g0 = orientation_at(x, dx, 0), g1 = orientation_at(x, dx, 1.0 / 3), g2 = orientation_at(x, dx, 2.0 / 3),
+               g3 = orientation_at(x, dx, 1);
+  c[0] = g0;
+  c[1] = (-11 * g0 + 18 * g1 - 9 * g2 + 2 * g3) / 2;
+  c[2] = 9 * (2 * g0 - 5 * g1 + 4 * g2 - g3) / 2;
+  c[3] = 9 * (-g0 + 3 * g1 - 3 * g2 + g3) / 2;
+}
+
+/* The points 0 = s[0] < ... < s[n-1] = 1 between which g is monotone (the real roots of g' = c1 + 2 c2 t + 3 c3 t^2
+ * inside (0, 1)); returns n (2 to 4). */
+static int monotone_pieces(const double c[4], double s[4])
+{
+  const double A = 3 * c[3], B = 2 * c[2], C = c[1];
+  double r[2];
+  int m = 0;
+  if (fabs(A) > 1e-14 * (fabs(B) + fabs(C))) {
+    const double disc = B * B - 4 * A * C;
+    if (disc > 0) {
+      const double q = -0.5 * (B + copysign(sqrt(disc), B));
+      r[m++] = q / A;
+      if (q != 0) r[m++] = C / q;
+    }
+  } else if (B != 0)
+    r[m++] = -C / B;
+  if (m == 2 && r[1] < r[0]) {
+    const double tmp = r[0];
+    r[0] = r[1], r[1] = tmp;
+  }
+  int n = 0;
+  s[n++] = 0;
+  for (int k = 0; k < m; ++k)
+    if (r[k] > 0 && r[k] < 1 && r[k] > s[n - 1]) s[n++] = r[k];
+  s[n++] = 1;
+  return n;
+}
+
+/* Whether the point lies in the closed triangle at time t (within 1e-9 of its longest edge; not for a degenerate one). */
+static int inside_at(const double x[4][3], const double dx[4][3], double t)
+{
+  double y[4][3], w[3], p[3], n[3], e[3];
+  positions_at(x, dx, t, y);
+  if (!(pbng_triangle_normal(y[1], y[2], y[3], n) > 0)) return 0;
+  double L2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    vec3_sub(y[1 + (a + 1) % 3], y[1 + a], e);
+    L2 = fmax(L2, vec3_dot(e, e));
+  }
+  return pbng_point_triangle_closest(y[0], y[1], y[2], y[3], w, p) <= 1e-18 * L2;
+}
+
+int pbng_point_triangle_crossing(const double x[4][3], const double dx[4][3], double *t)
+{
+  double c[4], s[4];
+  orientation_cubic(x, dx, c);
+  const int n = monotone_pieces(c, s);
+  for (int k = 0; k + 1 < n; ++k) {
+    double lo = s[k], hi = s[k + 1];
+    if (!(orientation_at(x, dx, lo) > 0 && orientation_at(x, dx, hi) <= 0)) continue;
+    for (int it = 0; it < 64 && hi - lo > 1e-15; ++it) { /* g(lo) > 0 >= g(hi) */
+      const double mid = 0.5 * (lo + hi);
+      if (orientation_at(x, dx, mid) > 0) lo = mid;
+      else hi = mid;
+    }
+    if (inside_at(x, dx, hi)) {
+      *t = hi;
+      return 1;
+    }
+  }
+  return 0;
+}

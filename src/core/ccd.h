@@ -42,4 +42,13 @@ double pbng_accd_point_triangle(const double x[4][3], const double dx[4][3], dou
 /* The same for the edges [x[0], x[1]] and [x[2], x[3]]. */
 double pbng_accd_edge_edge(const double x[4][3], const double dx[4][3], double thickness, double s, int max_iterations);
 
+/* Whether the point x[0], moving linearly to x[0] + dx[0] while the triangle's corners x[1..3] move to x + dx,
+ * passes through the triangle from its front (the side of its normal (x2 - x1) x (x3 - x1)) to its back during the
+ * step: the first time t in [0, 1] at which the orientation g(t) = (x0 - x1).((x2 - x1) x (x3 - x1)), a cubic in t,
+ * falls from > 0 to <= 0 with the point inside the closed triangle then (its distance to the triangle within
+ * 1e-9 of the triangle's longest edge). Returns 1 and that time in *t, or 0 (also for a triangle degenerate at
+ * that time). Used by contact detection to find a vertex carried through a surface between two detections
+ * (contact/contact_detect.h). Each root is bracketed between the stationary points of g and bisected on g itself. */
+int pbng_point_triangle_crossing(const double x[4][3], const double dx[4][3], double *t);
+
 #endif
