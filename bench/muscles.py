@@ -7,8 +7,8 @@ elbow in quasistatic frames with contacts, run as a user types it by each config
 
 Configurations (--configs, comma-separated):
     default      nothing more: multilevel PBNG, each frame to -rtol 1e-3 (the user's command)
-    previous     -quasistatic_guess previous -contact_ccd 0 (each frame from the last one's end, contacts by distance
-                 alone: the configuration before the secant guess and the swept rules)
+    secant       -quasistatic_guess secant (each frame from the secant guess, guarded by its energy; opt-in with contacts)
+    swept        -quasistatic_guess secant -contact_ccd 1 (and the swept rules of contact detection)
     single       -solver pbng -iters 20000 (single-level PBNG to the same tolerance)
     newton       -solver newton (its default preset, bjacobi_icc: the best measured, docs/newton.md)
     pbd          -solver pbd -rtol 0 -iters N (the constraint baseline, fixed iterations: it has no residual to stop at)
@@ -62,7 +62,8 @@ BELLY_RADIUS = 0.02  # src/mesh/generate_muscles.c pbng_arm_default
 
 CONFIGS = {
     "default": [],
-    "previous": ["-quasistatic_guess", "previous", "-contact_ccd", "0"],  # before the secant guess and the swept rules
+    "secant": ["-quasistatic_guess", "secant"],  # opt-in with contacts (docs/muscles.md#why-the-secant-guess)
+    "swept": ["-quasistatic_guess", "secant", "-contact_ccd", "1"],
     "single": ["-solver", "pbng", "-iters", "20000"],
     "newton": ["-solver", "newton"],
     "pbd": ["-solver", "pbd", "-rtol", "0", "-iters", "{N}"],

@@ -68,6 +68,7 @@ typedef struct {
 /* The default tolerance of quasistatic frames (issue 21, docs/options.md#the-default-tolerance-and-solver) */
 #define PBNG_RTOL_UNSET (-1.0)       /* a scene that names no tolerance: PBNG_RTOL_DEFAULT in quasistatic mode, 0 in dynamic */
 #define PBNG_RTOL_DEFAULT 1e-3       /* relative residual a quasistatic frame stops at */
+#define PBNG_GUESS_ENERGY_FACTOR 4   /* -quasistatic_guess secant: a guess with more than this times the energy at x_k is declined */
 #define PBNG_ATOL_FLOOR_STRAIN 1e-10 /* the absolute floor: the force E L^2 s of a strain s over the body's size L */
 #define PBNG_TOLERANCE_ITERS 1000    /* the -iters cap with the default tolerance (scenes may raise it) */
 #define PBNG_RESIDUAL_EVERY_MAX 10   /* sweeps between two residual checks at most (run.c residual_check_due) */

@@ -375,6 +375,17 @@ PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg)
   PetscFunctionReturn(0);
 }
 
+/* -quasistatic_guess's default (after the solver, the tolerance and -contact are known): secant for PBNG and Newton frames to a
+ * tolerance without contacts, previous otherwise. The constraint solvers keep their own start (with the guess xpbd_qs's 3-rank
+ * contact test ended 0.42 deep); with contacts the guess is opt-in (the muscles arm at the paper's size, guarded: frame 7 took
+ * 101 s against 57 s without it, docs/muscles.md#quasistatic-frames-in-contact). */
+static void resolve_quasistatic_guess(pbng_config *cfg)
+{
+  if (cfg->secant_guess >= 0) return;
+  const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
+  cfg->secant_guess = cfg->mode == PBNG_MODE_QUASISTATIC && cfg->rtol > 0 && !(ops && ops->kind.own_guess) && !cfg->contact;
+}
+
 static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   PetscBool set, every_set, dt_set, frames_set;
@@ -408,11 +419,6 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   if (set) cfg->rtol = rtol;
   PetscCheck(!set || cfg->rtol >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: must be in [0, 1)", cfg->rtol);
   pbng_config_resolve_tolerance(cfg, iters_set, &iters);
-  if (cfg->secant_guess < 0) { /* -quasistatic_guess's default: secant for PBNG and Newton frames to a tolerance; the constraint solvers
-                                   keep their own start (with the guess xpbd_qs's 3-rank contact test ended 0.42 deep) */
-    const pbng_solver_ops *ops = pbng_solver_resolve(cfg->solver, &cfg->solver_opt);
-    cfg->secant_guess = cfg->mode == PBNG_MODE_QUASISTATIC && cfg->rtol > 0 && !(ops && ops->kind.own_guess);
-  }
   PetscCall(PetscOptionsReal("-atol", "with -rtol: a frame also ends once the residual is at most this (0: off)", NULL, cfg->atol, &cfg->atol, &set));
   PetscCheck(cfg->atol >= 0 && isfinite(cfg->atol), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-atol %g: must be >= 0", cfg->atol);
   if (set) cfg->atol_floor = 0; /* -atol given replaces the default tolerance's floor */
@@ -640,6 +646,7 @@ static PetscErrorCode read_all_options(PetscOptionItems *PetscOptionsObject, pbn
   PetscCall(read_physics(PetscOptionsObject, cfg));
   PetscCall(read_solver_controls(PetscOptionsObject, cfg));
   PetscCall(pbng_config_read_contact_options(PetscOptionsObject, cfg));
+  resolve_quasistatic_guess(cfg);
   PetscCall(pbng_config_read_sheet_options(PetscOptionsObject, cfg));
   PetscCall(PetscOptionsString("-output", "result file (HDF5; an .xdmf is written beside it)", NULL, cfg->output, cfg->output, sizeof(cfg->output), &set));
   PetscCall(PetscOptionsString("-summary", "write the closing summary as JSON to this file", NULL, cfg->summary, cfg->summary, sizeof(cfg->summary), &set));

@@ -61,6 +61,7 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
   }
   fprintf(f, "  \"final_residual\": %.17g,\n  \"final_relative_residual\": %.17g,\n", s->final_residual, s->final_relative_residual);
   fprintf(f, "  \"tolerance\": %.17g,\n  \"absolute_tolerance\": %.17g,\n  \"capped_frames\": %d,\n", cfg->rtol, s->absolute_tolerance, s->capped_frames);
+  fprintf(f, "  \"secant_guesses_taken\": %d,\n  \"secant_guesses_declined\": %d,\n", s->guesses_taken, s->guesses_declined);
   fprintf(f, "  \"peak_rss_bytes_max_rank\": %.0f,\n  \"peak_rss_bytes_total\": %.0f,\n", s->peak_rss_bytes_max, s->peak_rss_bytes_sum);
   fprintf(f, "  \"bytes_per_element\": %.1f,\n  \"output\": ", s->peak_rss_bytes_sum / (double)s->elements);
   json_string(f, cfg->output);
@@ -99,6 +100,9 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
   if (cfg->rtol > 0 && s->capped_frames)
     PetscCall(PetscPrintf(comm, "         tolerance -rtol %g: %d of %d frames stopped before it (at -iters or -time_budget; converged = 0 in the output)\n",
                           cfg->rtol, s->capped_frames, s->frames));
+  if (cfg->secant_guess && cfg->mode == PBNG_MODE_QUASISTATIC)
+    PetscCall(PetscPrintf(comm, "         -quasistatic_guess secant: %d frame(s) started from the guess, %d declined it (more than %dx the energy of the frame start without it)\n",
+                          s->guesses_taken, s->guesses_declined, PBNG_GUESS_ENERGY_FACTOR));
   if (s->quad_points > 1)
     PetscCall(PetscPrintf(comm, "         %s: %.4g quadrature points per element, %.2fM quadrature-point visits/s\n", s->element, s->quad_points,
                           s->visits_per_second * s->quad_points / 1e6));

@@ -142,6 +142,43 @@ static PetscErrorCode secant_guess(run_state *st, int *moved)
   PetscFunctionReturn(0);
 }
 
+/* -quasistatic_guess secant at a frame's start: the free nodes go to the secant guess (secant_guess) unless its energy,
+ * with the contacts detected there, is more than PBNG_GUESS_ENERGY_FACTOR times the energy at x_k (the held nodes
+ * moved, x_k's contacts): then they go back to x_k, and the contacts to x_k's detection (before_start: what that
+ * detection came after, or NULL without contacts). A guess that carries a thin muscle's vertices through a neighbour
+ * lands them behind faces whose k_n = 1e8 springs multiply the energy (-scale 0.4: 14-850x; where the guess helps,
+ * -scale 1, at most 2.1x; docs/muscles.md#quasistatic-frames-in-contact). The residual at x_k stays the reference of -rtol;
+ * *r: the residual where the frame starts. */
+static PetscErrorCode start_from_secant_guess(run_state *st, double residual_xk, const pbng_contacts_history *before_start, double *r)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double energy_xk, energy_guess;
+  int moved = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_problem_energy(&st->pb, NULL, &energy_xk));
+  PetscCall(secant_guess(st, &moved));
+  if (!moved) PetscFunctionReturn(0);
+  PetscCall(run_detect_contacts(st)); /* the contacts of the guess */
+  PetscCall(evaluate_residual(st, r, &energy_guess));
+  if (st->cfg->monitor)
+    PetscCall(PetscPrintf(st->comm, "    secant guess: energy %.6e, at x_k %.6e: %s\n", energy_guess, energy_xk,
+                          energy_guess <= PBNG_GUESS_ENERGY_FACTOR * energy_xk ? "taken" : "declined"));
+  if (energy_guess <= PBNG_GUESS_ENERGY_FACTOR * energy_xk) {
+    ++st->guesses_taken;
+    PetscFunctionReturn(0);
+  }
+  memcpy(st->pb.x, st->x_last_frame, 3 * (size_t)dm->nfree * sizeof(double)); /* back to x_k (secant_guess kept it) */
+  PetscCall(pbng_problem_update_ghosts(&st->pb));
+  if (before_start) { /* the frame start's detection again: the guess's pairs must not hold on (a spring's hysteresis) */
+    PetscCall(pbng_contacts_history_restore(&st->contacts, before_start));
+    PetscCall(run_detect_contacts(st));
+  }
+  *r = residual_xk;
+  ++st->guesses_declined;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode print_iteration(run_state *st, int frame, int l, double r, double r0, double energy, const frame_result *fr)
 {
   char linear[48], seconds[32] = "", extra[192] = "";
@@ -303,6 +340,9 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(run_plastic_update(st, &fr->plastic_changed)); /* Sec. 4.2, from the previous frame's positions */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
     pbng_problem_place_held_handles(&st->pb);
+    pbng_contacts_history before_start; /* -quasistatic_guess secant: what the frame start's detection came after */
+    const int guessing = st->x_last_frame && st->have_last_frame > 0 && cfg->contact;
+    if (guessing) PetscCall(pbng_contacts_history_save(&st->contacts, &before_start));
     PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, NULL));
@@ -313,14 +353,8 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
       PetscCall(pbng_problem_add_free_fall(&st->pb));
       PetscCall(evaluate_residual(st, &r, NULL));
     }
-    if (st->x_last_frame) { /* -quasistatic_guess secant: the residual at x_k (held nodes moved) stays the reference of -rtol */
-      int moved = 0;
-      PetscCall(secant_guess(st, &moved));
-      if (moved) {
-        PetscCall(run_detect_contacts(st)); /* the contacts of the guess */
-        PetscCall(evaluate_residual(st, &r, NULL));
-      }
-    }
+    if (st->x_last_frame) PetscCall(start_from_secant_guess(st, fr->residual0, guessing ? &before_start : NULL, &r)); /* -quasistatic_guess secant */
+    if (guessing) PetscCall(pbng_contacts_history_free(&before_start));
     if (cfg->monitor) {
       PetscCall(know_energy(st, &r, &energy, &energy_known));
       PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
@@ -510,6 +544,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     sum->final_residual = fr.residual;
     sum->final_relative_residual = fr.relative_residual;
     sum->capped_frames += fr.converged == 0;
+    sum->guesses_taken = st->guesses_taken, sum->guesses_declined = st->guesses_declined;
     PetscCall(print_frame_line(st, frame, first, &fr, MPI_Wtime() - t0));
     PetscCall(check_strict(st, frame, &fr));
     if (frame == st->cfg->frames) break;

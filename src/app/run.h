@@ -37,6 +37,7 @@ typedef struct {
   char element[64];               /* the element kind's name, or "mixed hex8+prism6+pyramid5" */
   double final_residual, final_relative_residual;
   int capped_frames;              /* with a tolerance: frames that stopped at -iters (or the time budget) before it */
+  int guesses_taken, guesses_declined; /* -quasistatic_guess secant: frames started from the guess, and where it was declined */
   double absolute_tolerance;      /* -atol, or the default tolerance's floor (0: none) */
   double peak_rss_bytes_max;      /* largest peak resident set over ranks */
   double peak_rss_bytes_sum;      /* summed over ranks */

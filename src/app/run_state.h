@@ -48,6 +48,7 @@ typedef struct {
   char diverged[160];               /* where the solution diverged (status attribute), or "" */
   double *x_last_frame;             /* [nowned][3] (-quasistatic_guess secant): the positions at the previous frame's end */
   double have_last_frame;           /* 1 when x_last_frame holds them (a double: a checkpoint scalar) */
+  int guesses_taken, guesses_declined; /* -quasistatic_guess secant: frames started from it, frames it multiplied the energy of */
 } run_state;
 
 /* Time of frame `frame`. */

@@ -39,7 +39,7 @@ static void base_defaults(pbng_config *cfg)
   cfg->objects = 40;
   cfg->contact_opt = (pbng_contact_options){.detect = {.distance = 0.0, .sheet_offset = -1, .self = 1, .ccd = 0}, .k_n = 1e8, .k_t = 0.0, .unilateral = 0}; /* the paper's (Sec. 10.2) */
   cfg->contact_every = -1; /* quasistatic: 10, dynamic: 0 (pbng_config_read_contact_options) */
-  cfg->secant_guess = 0;   /* -quasistatic_guess previous: the secant guess is opt-in (at -scale 0.4 the muscles arm ended 1.6 cm inside a neighbour with it) */
+  cfg->secant_guess = -1;  /* -quasistatic_guess: secant for PBNG and Newton frames to a tolerance, previous otherwise (options.c) */
   cfg->contact_backoff = -1; /* on unless -contact_every is given (pbng_config_read_contact_options) */
   cfg->contact_freeze = 10; /* docs/contact.md#quasistatic-frames-in-contact */
   cfg->divergence_limit = 1e6;

@@ -783,6 +783,43 @@ PetscErrorCode pbng_contacts_install(pbng_contacts *ct, int32_t n, const pbng_co
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_contacts_history_save(const pbng_contacts *ct, pbng_contacts_history *h)
+{
+  const size_t bytes = sizeof(double) * 3 * (size_t)ct->dm->nlocal;
+
+  PetscFunctionBeginUser;
+  memset(h, 0, sizeof(*h));
+  PetscCall(PetscMalloc3(ct->nprevious + 1, &h->previous, ct->nkeep + 1, &h->keep, 3 * (size_t)ct->dm->nlocal + 1, &h->x_detect));
+  if (ct->nprevious) memcpy(h->previous, ct->previous, sizeof(ct->previous[0]) * (size_t)ct->nprevious);
+  if (ct->nkeep) memcpy(h->keep, ct->keep, sizeof(ct->keep[0]) * (size_t)ct->nkeep);
+  memcpy(h->x_detect, ct->x_detect, bytes);
+  h->nprevious = ct->nprevious, h->nkeep = ct->nkeep, h->have_detect = ct->have_detect;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_history_restore(pbng_contacts *ct, const pbng_contacts_history *h)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(ct->previous));
+  PetscCall(PetscMalloc1(h->nprevious + 1, &ct->previous));
+  if (h->nprevious) memcpy(ct->previous, h->previous, sizeof(ct->previous[0]) * (size_t)h->nprevious);
+  ct->nprevious = h->nprevious;
+  PetscCall(PetscFree2(ct->deep, ct->keep));
+  PetscCall(PetscMalloc2(1, &ct->deep, h->nkeep + 1, &ct->keep));
+  if (h->nkeep) memcpy(ct->keep, h->keep, sizeof(ct->keep[0]) * (size_t)h->nkeep);
+  ct->nkeep = h->nkeep, ct->ndeep = 0; /* the next detection finds the deep ones again */
+  memcpy(ct->x_detect, h->x_detect, sizeof(double) * 3 * (size_t)ct->dm->nlocal);
+  ct->have_detect = h->have_detect;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_contacts_history_free(pbng_contacts_history *h)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree3(h->previous, h->keep, h->x_detect));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_contacts_gather_deep(const pbng_contacts *ct, int32_t *n, pbng_contact_deep_pair **all)
 {
   const int size = ct->dm->size;

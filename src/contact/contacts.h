@@ -140,6 +140,24 @@ PetscErrorCode pbng_contacts_update(pbng_contacts *ct, double *x);
 PetscErrorCode pbng_contacts_restore(pbng_contacts *ct, pbng_halo *halo, const int64_t *recolored, int32_t n, int32_t ndeep,
                                      const pbng_contact_deep_pair *deep, double *x);
 
+/* What a detection carries over from the ones before it: the last update's keys (a spring contact once made is kept
+ * while its vertex stays within the distance), the swept rules' positions and kept pairs. Saved before a trial
+ * detection (a frame started from a guess, -quasistatic_guess secant) and put back when the trial is declined, so that
+ * the next detection is the one that would have run without the trial. */
+typedef struct {
+  int64_t (*previous)[4];
+  int32_t nprevious, nkeep;
+  pbng_contact_deep_pair *keep;
+  double *x_detect;
+  int have_detect;
+} pbng_contacts_history;
+
+/* Not collective. A copy of ct's history into *h (allocated; pbng_contacts_history_free). */
+PetscErrorCode pbng_contacts_history_save(const pbng_contacts *ct, pbng_contacts_history *h);
+/* Not collective. ct's history set back to *h (the terms stay: the caller detects next). */
+PetscErrorCode pbng_contacts_history_restore(pbng_contacts *ct, const pbng_contacts_history *h);
+PetscErrorCode pbng_contacts_history_free(pbng_contacts_history *h);
+
 /* Collective. The deep pairs of the last detection over the whole job (every rank's), sorted: *all allocated
  * (PetscMalloc1), *n of them. */
 PetscErrorCode pbng_contacts_gather_deep(const pbng_contacts *ct, int32_t *n, pbng_contact_deep_pair **all);
