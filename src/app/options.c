@@ -405,7 +405,8 @@ static PetscErrorCode read_solver_controls(PetscOptionItems *PetscOptionsObject,
   int qs_guess = cfg->secant_guess < 0 ? 1 : cfg->secant_guess;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-quasistatic_guess",
                                       "a quasistatic frame's first iterate for the free nodes: the previous frame's end x_k (previous) or "
-                                      "x_k + (x_k - x_{k-1}), the last frame's change again (secant)", "guess ", qs_guesses, 2, &qs_guess, &set));
+                                      "x_k + (x_k - x_{k-1}), the last frame's change again (secant; the default for pbng and newton frames to a tolerance without "
+                                      "-contact)", "guess ", qs_guesses, 2, &qs_guess, &set));
   PetscCheck(!set || cfg->mode == PBNG_MODE_QUASISTATIC, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-quasistatic_guess is for -mode quasistatic");
   if (set) cfg->secant_guess = qs_guess;
   PetscCall(PetscOptionsInt("-frames", "number of frames", NULL, frames, &frames, &frames_set));
