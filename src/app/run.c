@@ -116,29 +116,39 @@ static const char *linear_suffix(const run_state *st, long long linear, char *bu
   return buf;
 }
 
-/* -quasistatic_guess secant, at a frame's start (the held nodes placed, the free ones still at the previous frame's
- * end x_k): when the held nodes moved since the last frame's start, the free nodes go to x_k + (x_k - x_{k-1}) (once
- * x_{k-1} is known); a frame whose prescribed nodes stay (a constant load: x_k is already its equilibrium, the guess
- * would double the last change) starts at x_k. The owned positions are kept for the next frame. *moved: whether the
- * free nodes went (collective: the same on every rank). A flexing arm's frame so starts where the last frame's motion
- * leads instead of from muscles left behind by their moved tendons (docs/muscles.md). */
-static PetscErrorCode secant_guess(run_state *st, int *moved)
+/* -quasistatic_guess secant, at a frame's start (the held nodes placed, the free ones still at the previous frame's end
+ * x_k): whether the guess applies (collective: the same on every rank): x_{k-1} is known and the held nodes moved since
+ * the last frame's start (a frame whose prescribed nodes stay, a constant load, starts at x_k: x_k is already its
+ * equilibrium, and the guess would double the last change). */
+static PetscErrorCode secant_guess_applies(const run_state *st, int *applies)
 {
   const pbng_dmesh *dm = &st->dm;
-  double *x = st->pb.x, *last = st->x_last_frame;
+  const double *x = st->pb.x, *last = st->x_last_frame;
   int held_moved = 0, any;
 
   PetscFunctionBeginUser;
   for (int64_t k = 3 * (int64_t)dm->nfree; k < 3 * (int64_t)dm->nowned && !held_moved; ++k) held_moved = x[k] != last[k];
   PetscCallMPI(MPI_Allreduce(&held_moved, &any, 1, MPI_INT, MPI_MAX, st->comm));
-  *moved = st->have_last_frame > 0 && any;
+  *applies = st->have_last_frame > 0 && any;
+  PetscFunctionReturn(0);
+}
+
+/* The free nodes to the secant guess x_k + (x_k - x_{k-1}) when `applies` (secant_guess_applies), and x_k kept as the next
+ * frame's x_{k-1}. A flexing arm's frame so starts where the last frame's motion leads instead of from muscles left behind
+ * by their moved tendons (docs/muscles.md). */
+static PetscErrorCode secant_guess(run_state *st, int applies)
+{
+  const pbng_dmesh *dm = &st->dm;
+  double *x = st->pb.x, *last = st->x_last_frame;
+
+  PetscFunctionBeginUser;
   for (int64_t k = 0; k < 3 * (int64_t)dm->nowned; ++k) {
     const double now = x[k];
-    if (*moved && k < 3 * (int64_t)dm->nfree) x[k] += now - last[k];
+    if (applies && k < 3 * (int64_t)dm->nfree) x[k] += now - last[k];
     last[k] = now;
   }
   st->have_last_frame = 1;
-  if (*moved) PetscCall(pbng_problem_update_ghosts(&st->pb));
+  if (applies) PetscCall(pbng_problem_update_ghosts(&st->pb));
   PetscFunctionReturn(0);
 }
 
@@ -152,13 +162,14 @@ static PetscErrorCode secant_guess(run_state *st, int *moved)
 static PetscErrorCode start_from_secant_guess(run_state *st, double residual_xk, const pbng_contacts_history *before_start, double *r)
 {
   const pbng_dmesh *dm = &st->dm;
-  double energy_xk, energy_guess;
-  int moved = 0;
+  double energy_xk = 0, energy_guess;
+  int applies = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_problem_energy(&st->pb, NULL, &energy_xk));
-  PetscCall(secant_guess(st, &moved));
-  if (!moved) PetscFunctionReturn(0);
+  PetscCall(secant_guess_applies(st, &applies));
+  if (applies) PetscCall(pbng_problem_energy(&st->pb, NULL, &energy_xk));
+  PetscCall(secant_guess(st, applies));
+  if (!applies) PetscFunctionReturn(0);
   PetscCall(run_detect_contacts(st)); /* the contacts of the guess */
   PetscCall(evaluate_residual(st, r, &energy_guess));
   if (st->cfg->monitor)
