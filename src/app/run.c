@@ -152,21 +152,19 @@ static PetscErrorCode secant_guess(run_state *st, int applies)
   PetscFunctionReturn(0);
 }
 
-/* -quasistatic_guess secant at a frame's start: the free nodes go to the secant guess (secant_guess) unless its energy,
+/* -quasistatic_guess secant at a frame's start: when it applies (secant_guess_applies), the free nodes go to the secant guess unless its energy,
  * with the contacts detected there, is more than PBNG_GUESS_ENERGY_FACTOR times the energy at x_k (the held nodes
  * moved, x_k's contacts): then they go back to x_k, and the contacts to x_k's detection (before_start: what that
  * detection came after, or NULL without contacts). A guess that carries a thin muscle's vertices through a neighbour
  * lands them behind faces whose k_n = 1e8 springs multiply the energy (-scale 0.4: 14-850x; where the guess helps,
  * -scale 1, at most 2.1x; docs/muscles.md#quasistatic-frames-in-contact). The residual at x_k stays the reference of -rtol;
  * *r: the residual where the frame starts. */
-static PetscErrorCode start_from_secant_guess(run_state *st, double residual_xk, const pbng_contacts_history *before_start, double *r)
+static PetscErrorCode start_from_secant_guess(run_state *st, int applies, double residual_xk, const pbng_contacts_history *before_start, double *r)
 {
   const pbng_dmesh *dm = &st->dm;
   double energy_xk = 0, energy_guess;
-  int applies = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(secant_guess_applies(st, &applies));
   if (applies) PetscCall(pbng_problem_energy(&st->pb, NULL, &energy_xk));
   PetscCall(secant_guess(st, applies));
   if (!applies) PetscFunctionReturn(0);
@@ -351,9 +349,11 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(run_plastic_update(st, &fr->plastic_changed)); /* Sec. 4.2, from the previous frame's positions */
     PetscCall(pbng_problem_begin_frame(&st->pb, run_frame_time(st, frame)));
     pbng_problem_place_held_handles(&st->pb);
-    pbng_contacts_history before_start; /* -quasistatic_guess secant: what the frame start's detection came after */
-    const int guessing = st->x_last_frame && st->have_last_frame > 0 && cfg->contact;
-    if (guessing) PetscCall(pbng_contacts_history_save(&st->contacts, &before_start));
+    int guess = 0; /* -quasistatic_guess secant: the guess is tried in this frame */
+    if (st->x_last_frame) PetscCall(secant_guess_applies(st, &guess));
+    pbng_contacts_history before_start; /* what the frame start's detection came after, put back if the guess is declined */
+    const int keep_history = guess && cfg->contact;
+    if (keep_history) PetscCall(pbng_contacts_history_save(&st->contacts, &before_start));
     PetscCall(run_detect_contacts(st));
     PetscCall(pbng_solver_begin_frame(&st->solver));
     PetscCall(evaluate_residual(st, &fr->residual0, NULL));
@@ -364,8 +364,8 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
       PetscCall(pbng_problem_add_free_fall(&st->pb));
       PetscCall(evaluate_residual(st, &r, NULL));
     }
-    if (st->x_last_frame) PetscCall(start_from_secant_guess(st, fr->residual0, guessing ? &before_start : NULL, &r)); /* -quasistatic_guess secant */
-    if (guessing) PetscCall(pbng_contacts_history_free(&before_start));
+    if (st->x_last_frame) PetscCall(start_from_secant_guess(st, guess, fr->residual0, keep_history ? &before_start : NULL, &r));
+    if (keep_history) PetscCall(pbng_contacts_history_free(&before_start));
     if (cfg->monitor) {
       PetscCall(know_energy(st, &r, &energy, &energy_known));
       PetscCall(print_iteration(st, frame, 0, r, fr->residual0, energy, fr));
