@@ -473,8 +473,9 @@ static void cut_slab(pbng_mesh *m)
   m->nelems = kept;
 }
 
-/* The locator's answer for q by brute force over every element (parallel/locate.h's rule): the containing
- * element of lowest id, else the nearest within the radius times its longest edge, ties by the lower id. */
+/* The locator's answer for q by brute force over every element (parallel/locate.h's rule): the element of lowest
+ * id at distance 0 (containing q, or with q on its boundary by its weights), else the nearest within the radius
+ * times its longest edge, ties by the lower id. */
 static void brute_force_location(const pbng_mesh *m, double radius, double hmax, const double q[3], int64_t *elem, double *distance)
 {
   const pbng_element_type *t = m->etype;
@@ -490,14 +491,16 @@ static void brute_force_location(const pbng_mesh *m, double radius, double hmax,
         for (int a = 1; a < t->nodes; ++a) lo[k] = fmin(lo[k], X[a][k]), hi[k] = fmax(hi[k], X[a][k]);
         in = in && q[k] >= lo[k] - 1e-12 * hmax && q[k] <= hi[k] + 1e-12 * hmax;
       }
-      if (pass == 0 && !(in && pbng_element_contains_point(t, (const double(*)[3])X, q))) continue;
-      const double d = pbng_element_point_weights(t, (const double(*)[3])X, q, w);
-      if (d < 0 || d > radius * pbng_element_longest_edge(t, (const double(*)[3])X)) {
-        if (pass == 0) break; /* the containing element of lowest id gives no answer: the nearest is looked for */
-        continue;
+      if (pass == 0 && !in) continue;
+      double d = pbng_element_point_weights(t, (const double(*)[3])X, q, w);
+      if (d < 0 || d > radius * pbng_element_longest_edge(t, (const double(*)[3])X)) continue;
+      if (pass == 0) {
+        if (d > 0 && pbng_element_contains_point(t, (const double(*)[3])X, q)) d = 0;
+        if (d > 0) continue;
+        *elem = e, *distance = 0;
+        break;
       }
       if (d < *distance) *elem = e, *distance = d;
-      if (pass == 0) break;
     }
 }
 

@@ -274,24 +274,29 @@ static void nearest_element(const pbng_locator *L, const double q[3], pbng_point
   }
 }
 
-/* The rank's answer for q. Containing elements beat every other (distance 0), so they are looked
- * for first, among the elements listed in q's cell whose box contains q (the lowest global id wins);
- * only when none contains q is the nearest element within the radius searched for. */
+/* The rank's answer for q: the least (distance, global id) over its elements, every rank by the same rule, so that
+ * the best over the ranks is the partition's least: the same element on any partition. An element containing q
+ * (pbng_element_contains_point) is at distance 0, as is one whose weights put q on its boundary (a computed distance
+ * of 0 with the predicate saying outside by round-off): both are listed in q's cell, and are looked for first (the
+ * lowest global id among them wins; before, a containing element ended the search, so that a rank with one element
+ * containing q and another at distance 0 could answer with a higher id than a rank holding only the latter, and the
+ * multilevel injection took a different element on 1 and 2 ranks where bodies touch). Only when none is at
+ * distance 0 is the nearest element within the radius searched for. */
 static void answer_point(const pbng_locator *L, const double q[3], pbng_point_location *best)
 {
-  const element_view *m = &L->mesh;
   const bucket_grid *g = &L->grid;
 
   memset(best, 0, sizeof(*best));
   best->elem = -1;
   const int64_t c = cell_of(g, cell_index(g, q[0], 0), cell_index(g, q[1], 1), cell_index(g, q[2], 2));
-  int32_t inside = -1;
   for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
     const int32_t e = g->elem[k];
-    if ((inside < 0 || global_elem(m, e) < global_elem(m, inside)) && element_contains(L, e, q, g->pad)) inside = e;
+    pbng_point_location cand;
+    if (box_gap(L, e, q) > g->pad || !element_answer(L, e, q, &cand)) continue;
+    if (cand.distance > 0 && element_contains(L, e, q, g->pad)) cand.distance = 0;
+    if (cand.distance == 0 && better(&cand, best)) *best = cand;
   }
-  if (inside >= 0 && element_answer(L, inside, q, best)) return;
-  best->elem = -1;
+  if (best->elem >= 0) return;
   nearest_element(L, q, best);
 }
 

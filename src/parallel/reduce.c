@@ -74,14 +74,15 @@ static double to_double(int64_t *limb)
   return sign * value;
 }
 
-enum { EXACT_WORDS = PBNG_EXACT_LIMBS + 2, EXACT_SUMS_MAX = 4 };
+enum { EXACT_WORDS = PBNG_EXACT_LIMBS + 2 };
 
 PetscErrorCode pbng_exact_sums_allreduce(MPI_Comm comm, int n, pbng_exact_sum *s, double *sum)
 {
-  int64_t mine[EXACT_SUMS_MAX * EXACT_WORDS], total[EXACT_SUMS_MAX * EXACT_WORDS];
+  int64_t *mine, *total;
 
   PetscFunctionBeginUser;
-  PetscCheck(n >= 1 && n <= EXACT_SUMS_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "exact sums: %d in one reduction (1..%d)", n, (int)EXACT_SUMS_MAX);
+  PetscCheck(n >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "exact sums: %d in one reduction", n);
+  PetscCall(PetscMalloc2((size_t)n * EXACT_WORDS, &mine, (size_t)n * EXACT_WORDS, &total));
   for (int k = 0; k < n; ++k) {
     int64_t *w = &mine[k * EXACT_WORDS];
     normalise(s[k].limb), s[k].pending = 0; /* each rank's limbs below 2^32: any number of ranks adds up safely */
@@ -99,6 +100,39 @@ PetscErrorCode pbng_exact_sums_allreduce(MPI_Comm comm, int n, pbng_exact_sum *s
     normalise(w);
     sum[k] = to_double(w);
   }
+  PetscCall(PetscFree2(mine, total));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_exact_dots(Vec x, int n, const Vec *y, double *dots)
+{
+  const PetscScalar *xa;
+  PetscInt len;
+  pbng_exact_sum *s;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(x, &len));
+  PetscCheck(len % 3 == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "exact dot products: %" PetscInt_FMT " local entries, not 3 per node", len);
+  PetscCall(PetscMalloc1(n, &s));
+  PetscCall(VecGetArrayRead(x, &xa));
+  for (int v = 0; v < n; ++v) {
+    const PetscScalar *ya;
+    pbng_exact_sum_zero(&s[v]);
+    PetscCall(VecGetArrayRead(y[v], &ya));
+#pragma omp parallel
+    {
+      pbng_exact_sum part;
+      pbng_exact_sum_zero(&part);
+#pragma omp for schedule(static) nowait
+      for (PetscInt k = 0; k < len; k += 3) pbng_exact_sum_add(&part, xa[k] * ya[k] + xa[k + 1] * ya[k + 1] + xa[k + 2] * ya[k + 2]);
+#pragma omp critical(pbng_exact_dots)
+      pbng_exact_sum_merge(&s[v], &part);
+    }
+    PetscCall(VecRestoreArrayRead(y[v], &ya));
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(pbng_exact_sums_allreduce(PetscObjectComm((PetscObject)x), n, s, dots));
+  PetscCall(PetscFree(s));
   PetscFunctionReturn(0);
 }
 

@@ -7,7 +7,7 @@
 #define PBNG_PARALLEL_REDUCE_H
 
 #include <mpi.h>
-#include <petscsys.h>
+#include <petscvec.h>
 #include <stdint.h>
 
 /* Limb k weighs 2^(32 k - 1074); 68 limbs hold any sum of up to 2^60 finite doubles. */
@@ -28,8 +28,12 @@ void pbng_exact_sum_merge(pbng_exact_sum *into, const pbng_exact_sum *from);
 /* *sum = the sum over every rank's s, rounded once to a double; NaN when any rank added a NaN or -inf
  * term, else +inf when any added +inf. The same value on every rank. Collective; s is left normalised. */
 PetscErrorCode pbng_exact_sum_allreduce(MPI_Comm comm, pbng_exact_sum *s, double *sum);
-/* n (1..4) such sums in one reduction: sum[k] of s[k] (fewer synchronisations: an energy and a slope together). */
+/* n such sums in one reduction: sum[k] of s[k] (fewer synchronisations: an energy and a slope together). */
 PetscErrorCode pbng_exact_sums_allreduce(MPI_Comm comm, int n, pbng_exact_sum *s, double *sum);
+/* dots[k] = x . y[k] (k < n) over every rank, in one reduction: each node's three products summed in their order,
+ * then the nodes' terms summed exactly, so that the value does not depend on the ranks and threads (VecMDot's
+ * does). For vectors of 3 entries per node (the local sizes multiples of 3). Collective. */
+PetscErrorCode pbng_exact_dots(Vec x, int n, const Vec *y, double *dots);
 
 /* *sum = the sum over all ranks of every entry of arrays[0..narrays-1] (counts[k] entries each), as
  * above. Collective. A non-finite term is an error (PETSC_ERR_FP). */

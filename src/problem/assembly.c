@@ -1,5 +1,7 @@
 #include "problem/assembly.h"
+#include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include "problem/sheet_terms.h"
 #include "core/adjacency.h"
 #include "core/mat3.h"
@@ -301,11 +303,12 @@ static PetscErrorCode add_element_matrix(const pbng_dmesh *dm, const pbng_dof_ma
  * its zero blocks are inserted all the same, or the matrix's first assembly would drop their
  * preallocated places and a later one could not put them back), positive semidefinite; rows of owned
  * free nodes (local index < nfree) only. */
-static PetscErrorCode add_weak_constraint_matrices(int32_t n, const pbng_weak_constraint *c, int32_t nfree, const pbng_dof_map *map, const double *x, Mat K)
+static PetscErrorCode add_weak_constraint_matrices(int32_t n, const pbng_weak_constraint *c, const int32_t *order, int32_t nfree, const pbng_dof_map *map,
+                                                   const double *x, Mat K)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < n; ++k) {
-    const pbng_weak_constraint *w = &c[k];
+    const pbng_weak_constraint *w = &c[order ? order[k] : k];
     double Kc[9];
     pbng_weak_constraint_stiffness_at(w, x, Kc);
     for (int a = 0; a < w->nnodes; ++a) {
@@ -369,15 +372,45 @@ static PetscErrorCode add_ring_matrices(const pbng_problem *pb, const pbng_dof_m
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  int64_t id;
+  int32_t local;
+} id_and_index;
+
+static int by_global_id(const void *a, const void *b)
+{
+  const int64_t x = ((const id_and_index *)a)->id, y = ((const id_and_index *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* order[0..n): the local indices 0..n-1 by increasing global id gid[] (the input's numbering). */
+static PetscErrorCode order_by_global_id(int32_t n, const int64_t *gid, int32_t **order)
+{
+  id_and_index *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((size_t)n + 1, &v));
+  for (int32_t k = 0; k < n; ++k) v[k].id = gid[k], v[k].local = k;
+  qsort(v, (size_t)n, sizeof(*v), by_global_id);
+  PetscCall(PetscMalloc1((size_t)n + 1, order));
+  for (int32_t k = 0; k < n; ++k) (*order)[k] = v[k].local;
+  PetscCall(PetscFree(v));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_map *map, pbng_hessian_kind kind, Mat K)
 {
   const pbng_dmesh *dm = pb->dm;
   const int nen = dm->nen, size = 9 * nen * nen, chunk = ASSEMBLY_CHUNK_ENTRIES / size;
   double *Ke;
+  int32_t *order;
 
   PetscFunctionBeginUser;
   PetscCall(MatZeroEntries(K));
   PetscCall(PetscMalloc1((size_t)size * chunk, &Ke));
+  /* every entry's terms are added in the input's order (elements, then weak constraints, by increasing global
+   * id), so that the matrix is bitwise the same on any partition (the local orders follow the partition) */
+  PetscCall(order_by_global_id(dm->nelems, dm->global_elem, &order));
   for (int32_t first = 0; first < dm->nelems; first += chunk) {
     const int32_t n = PetscMin(chunk, dm->nelems - first);
     int failed = 0;
@@ -385,20 +418,23 @@ PetscErrorCode pbng_stiffness_assemble(const pbng_problem *pb, const pbng_dof_ma
      * MatSetValues is not thread-safe, so insertion stays serial */
 #pragma omp parallel for schedule(static) reduction(| : failed)
     for (int32_t k = 0; k < n; ++k) {
-      const int32_t e = first + k;
+      const int32_t e = order[first + k];
       if (!has_owned_row(dm, &dm->elems[(int64_t)nen * e], nen)) continue;
       failed |= pbng_element_matrix(pb, e, kind, &Ke[(size_t)size * k]) != 0;
     }
-    PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element in %d..%d",
-               (int)first, (int)(first + n - 1));
+    PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_LIB, "stiffness: the PSD projection (LAPACK syev) failed for an element among those of global ids %" PRId64 "..%" PRId64,
+               dm->global_elem[order[first]], dm->global_elem[order[first + n - 1]]);
     for (int32_t k = 0; k < n; ++k) {
-      const int32_t *t = &dm->elems[(int64_t)nen * (first + k)];
+      const int32_t *t = &dm->elems[(int64_t)nen * order[first + k]];
       if (has_owned_row(dm, t, nen)) PetscCall(add_element_matrix(dm, map, t, nen, &Ke[(size_t)size * k], K));
     }
   }
   PetscCall(PetscFree(Ke));
-  PetscCall(add_weak_constraint_matrices(dm->nweak, dm->weak, dm->nfree, map, pb->x, K));
-  if (pb->contacts) PetscCall(add_weak_constraint_matrices(pb->contacts->n, pb->contacts->term, dm->nfree, map, pb->x, K));
+  PetscCall(PetscFree(order));
+  PetscCall(order_by_global_id(dm->nweak, dm->global_weak, &order));
+  PetscCall(add_weak_constraint_matrices(dm->nweak, dm->weak, order, dm->nfree, map, pb->x, K));
+  PetscCall(PetscFree(order));
+  if (pb->contacts) PetscCall(add_weak_constraint_matrices(pb->contacts->n, pb->contacts->term, NULL, dm->nfree, map, pb->x, K));
   if (pb->pd) PetscCall(add_ring_matrices(pb, map, kind, K));
   for (int32_t i = 0; i < dm->nfree; ++i) { /* node terms: inertia (dynamic), a released set's spring while it holds */
     double xD[3], w = pb->mode == PBNG_MODE_DYNAMIC ? pb->mass[i] / (pb->dt * pb->dt) : 0.0;

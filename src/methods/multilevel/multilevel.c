@@ -22,6 +22,8 @@
 #include <petsc/private/snesimpl.h> /* SNES's work vectors (free_work_vectors) */
 #include <string.h>
 #include "contact/contact_levels.h"
+#include "parallel/ordered_factor.h"
+#include "parallel/ordered_product.h"
 #include "parallel/reduce.h"
 #include "parallel/transfer.h"
 #include "methods/pbng/level.h"
@@ -102,7 +104,7 @@ static PetscErrorCode choose_alpha(correction *c, Vec x, Vec d, double *alpha)
   if (ml->search == PBNG_CORRECTION_NONE) PetscFunctionReturn(0);
   PetscCall(SNESFASGetCycleSNES(ml->fas, c->l, &snes));
   PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
-  if (ml->search == PBNG_CORRECTION_SECANT) PetscCall(VecDot(F, d, &s0));
+  if (ml->search == PBNG_CORRECTION_SECANT) PetscCall(pbng_exact_dots(F, 1, &d, &s0));
   else PetscCall(pbng_level_objective_and_slope(lev, snes, x, F, d, &phi0, &s0)); /* one reduction for both (issue 42, item 3) */
   /* Trial points are written into the positions. When x is stored there (the finest level's solution),
    * it is kept meanwhile in F, which FAS does not read again before the level evaluates it anew (every
@@ -276,7 +278,7 @@ static PetscErrorCode ngmres_push(multilevel_data *ml, Vec x, Vec F)
   const int k = ml->nh;
   PetscCall(VecCopy(x, ml->xh[k]));
   PetscCall(VecCopy(F, ml->fh[k]));
-  PetscCall(VecMDot(F, k + 1, ml->fh, dots));
+  PetscCall(pbng_exact_dots(F, k + 1, ml->fh, dots));
   for (int i = 0; i <= k; ++i) G[m * k + i] = G[m * i + k] = dots[i];
   ml->nh = k + 1;
   PetscFunctionReturn(0);
@@ -336,7 +338,7 @@ static PetscErrorCode ngmres_combine(multilevel_data *ml)
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
-  PetscCall(VecDot(F, F, &fmm));
+  PetscCall(pbng_exact_dots(F, 1, &F, &fmm));
   const double kept_f2 = ml->last_f2, kept_e = ml->last_e;
   ml->last_f2 = fmm, ml->last_e = NAN;
   /* a cycle that lowered the residual NGMRES_FAST_CYCLE-fold or more (the boxes: ~15-fold) is kept as it is: a
@@ -350,7 +352,7 @@ static PetscErrorCode ngmres_combine(multilevel_data *ml)
     ngmres_forget(ml);
     PetscFunctionReturn(ngmres_push(ml, ml->X, F));
   }
-  PetscCall(VecMDot(F, n, ml->fh, dots));
+  PetscCall(pbng_exact_dots(F, n, ml->fh, dots));
   for (int i = 0; i < n; ++i) { /* D_i = F_i - F_M: (D^T D) a = -D^T F_M */
     b[i] = fmm - dots[i];
     for (int j = 0; j < n; ++j) A[n * i + j] = ml->gram[m * i + j] - dots[i] - dots[j] + fmm;
@@ -366,7 +368,7 @@ static PetscErrorCode ngmres_combine(multilevel_data *ml)
   PetscCall(VecMAXPY(ml->X, n, b, ml->xh));
   PetscCall(SNESComputeFunction(ml->fas, ml->X, F));
   PetscCall(SNESComputeObjective(ml->fas, ml->X, &ea));
-  PetscCall(VecDot(F, F, &fa));
+  PetscCall(pbng_exact_dots(F, 1, &F, &fa));
   if (combination_better(ea, em, fa, fmm)) {
     ml->combined++;
     ml->last_f2 = fa, ml->last_e = ea;
@@ -416,8 +418,11 @@ static PetscErrorCode create_transfers(pbng_solver *s)
     const pbng_level *fine = &ml->level[l], *coarse = &ml->level[l - 1];
     PetscCall(pbng_transfer_create(fine->pb->dm, &fine->map, level_name(s, l), coarse->pb->dm, &coarse->map, level_name(s, l - 1),
                                    PBNG_TRANSFER_RADIUS, &ml->P[l], &ml->Q[l]));
-    PetscCall(MatCreateMAIJ(ml->P[l], 3, &ml->P3[l]));
-    PetscCall(MatCreateMAIJ(ml->Q[l], 3, &ml->Q3[l]));
+    /* applied to the three coordinates with every sum in the input's order (bitwise on any partition) */
+    PetscCall(pbng_ordered_product_create(ml->P[l], 3, fine->pb->dm->global_node, coarse->pb->dm->global_node, &ml->P3[l]));
+    PetscCall(pbng_ordered_product_create(ml->Q[l], 3, coarse->pb->dm->global_node, fine->pb->dm->global_node, &ml->Q3[l]));
+    PetscCall(MatDestroy(&ml->P[l])); /* the products keep their own copies */
+    PetscCall(MatDestroy(&ml->Q[l]));
     PetscCall(create_rscale(ml->P3[l], &ml->rscale[l]));
     PetscCall(create_correction_shell(ml, l));
   }
@@ -455,9 +460,8 @@ static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
 {
   SNES coarse, cycle;
   DM dm;
-  KSP ksp, inner;
-  PC pc, inner_pc;
-  PetscBool mumps;
+  KSP ksp;
+  PC pc;
 
   PetscFunctionBeginUser;
   PetscCall(SNESFASGetCoarseSolve(ml->fas, &coarse));
@@ -473,13 +477,8 @@ static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
   PetscCall(KSPGetPC(ksp, &pc));
   if (ml->aggregation != 0) PetscFunctionReturn(configure_aggregation(ksp, pc, ml->aggregation));
   PetscCall(KSPSetType(ksp, KSPPREONLY));
-  PetscCall(PCSetType(pc, PCREDUNDANT));
-  PetscCall(PCRedundantGetKSP(pc, &inner));
-  PetscCall(KSPGetPC(inner, &inner_pc));
-  PetscCall(PCSetType(inner_pc, PCCHOLESKY));
-  PetscCall(PetscHasExternalPackage("mumps", &mumps));
-  if (mumps) PetscCall(PCFactorSetMatSolverType(inner_pc, MATSOLVERMUMPS)); /* PETSc's own: 4.8 s against 0.28 s on 5K unknowns */
-  else PetscCall(PCFactorSetMatOrderingType(inner_pc, MATORDERINGND));
+  const pbng_level *c = &ml->level[0];
+  PetscCall(pbng_ordered_factor_set(pc, 3, c->map.first, c->pb->dm->nfree, c->pb->dm->global_node));
   PetscFunctionReturn(0);
 }
 

@@ -1,0 +1,169 @@
+#include "parallel/ordered_factor.h"
+#include <stdlib.h>
+
+typedef struct {
+  int bs;
+  PetscInt nmine;       /* this rank's unknowns */
+  PetscInt *place;      /* [nmine]: each one's place in the input's numbering */
+  IS all;               /* every unknown's PETSc index, in the input's numbering (on every rank) */
+  Mat sub;              /* the whole matrix in that numbering (sequential, on every rank) */
+  PetscObjectState nonzero_state; /* the pattern sub was made with */
+  Mat made_from;
+  KSP inner;            /* preonly + Cholesky on sub */
+  VecScatter gather;    /* a parallel vector -> whole, in the input's numbering */
+  Vec whole_b, whole_x;
+} ordered_factor;
+
+typedef struct {
+  int64_t id;
+  PetscInt node; /* its PETSc node index (unknowns bs node .. bs node + bs - 1) */
+} node_key;
+
+static int by_id(const void *a, const void *b)
+{
+  const int64_t x = ((const node_key *)a)->id, y = ((const node_key *)b)->id;
+  return (x > y) - (x < y);
+}
+
+/* all and place from every rank's ids (collective). */
+static PetscErrorCode number_in_input_order(MPI_Comm comm, ordered_factor *f, int64_t n, const int64_t *ids, PetscInt first)
+{
+  PetscMPIInt size, rank;
+  int *counts, *displs;
+  int64_t *all_ids, total = 0, mine_first = 0;
+  node_key *keys;
+  PetscInt *idx;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
+  int mine = (int)n;
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, comm));
+  displs[0] = 0;
+  for (int r = 0; r < size; ++r) displs[r + 1] = displs[r] + counts[r];
+  total = displs[size];
+  PetscCallMPI(MPI_Exscan(&n, &mine_first, 1, MPI_INT64_T, MPI_SUM, comm));
+  if (rank == 0) mine_first = 0;
+  PetscCheck(mine_first == first, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "ordered factor: rank %d's nodes start at %" PetscInt_FMT ", not %" PRId64, rank,
+             first, mine_first);
+  PetscCall(PetscMalloc2(total + 1, &all_ids, total + 1, &keys));
+  PetscCallMPI(MPI_Allgatherv(ids, mine, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, comm));
+  for (int64_t k = 0; k < total; ++k) keys[k].id = all_ids[k], keys[k].node = (PetscInt)k; /* ranks' nodes in rank order: PETSc's numbering */
+  qsort(keys, (size_t)total, sizeof(node_key), by_id);
+  const int bs = f->bs;
+  PetscCall(PetscMalloc1(bs * total + 1, &idx));
+  f->nmine = bs * (PetscInt)n;
+  PetscCall(PetscMalloc1(f->nmine + 1, &f->place));
+  for (int64_t k = 0; k < total; ++k) {
+    for (int c = 0; c < bs; ++c) idx[bs * k + c] = bs * keys[k].node + c;
+    if (keys[k].node >= first && keys[k].node < first + n)
+      for (int c = 0; c < bs; ++c) f->place[bs * (keys[k].node - first) + c] = (PetscInt)(bs * k + c);
+  }
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)(bs * total), idx, PETSC_OWN_POINTER, &f->all));
+  PetscCall(PetscFree2(all_ids, keys));
+  PetscCall(PetscFree2(counts, displs));
+  PetscFunctionReturn(0);
+}
+
+/* The whole matrix in the input's numbering, and its factorisation (on every rank). */
+static PetscErrorCode ordered_factor_setup(PC pc)
+{
+  ordered_factor *f;
+  Mat A, *subs;
+  PetscObjectState state;
+  PetscBool set, spd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &f));
+  PetscCall(PCGetOperators(pc, NULL, &A));
+  PetscCall(MatGetNonzeroState(A, &state));
+  const PetscBool reuse = f->sub && f->made_from == A && f->nonzero_state == state;
+  if (!reuse) PetscCall(MatDestroy(&f->sub));
+  subs = &f->sub;
+  PetscCall(MatCreateSubMatrices(A, 1, &f->all, &f->all, reuse ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &subs));
+  if (!reuse) {
+    f->sub = subs[0];
+    PetscCall(PetscFree(subs)); /* the array only */
+  }
+  f->made_from = A, f->nonzero_state = state;
+  PetscCall(MatIsSPDKnown(A, &set, &spd));
+  if (set) PetscCall(MatSetOption(f->sub, MAT_SPD, spd)); /* MUMPS's Cholesky without pivoting (pbng_level's matrices) */
+  if (!f->gather) {
+    Vec b;
+    PetscCall(MatCreateVecs(A, NULL, &b));
+    PetscCall(MatCreateVecs(f->sub, &f->whole_x, &f->whole_b));
+    PetscCall(VecScatterCreate(b, f->all, f->whole_b, NULL, &f->gather));
+    PetscCall(VecDestroy(&b));
+  }
+  PetscCall(KSPSetOperators(f->inner, f->sub, f->sub));
+  PetscCall(KSPSetUp(f->inner));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ordered_factor_apply(PC pc, Vec b, Vec x)
+{
+  ordered_factor *f;
+  const PetscScalar *w;
+  PetscScalar *xa;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &f));
+  PetscCall(VecScatterBegin(f->gather, b, f->whole_b, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(f->gather, b, f->whole_b, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(KSPSolve(f->inner, f->whole_b, f->whole_x));
+  PetscCall(VecGetArrayRead(f->whole_x, &w));
+  PetscCall(VecGetArray(x, &xa));
+  for (PetscInt k = 0; k < f->nmine; ++k) xa[k] = w[f->place[k]];
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscCall(VecRestoreArrayRead(f->whole_x, &w));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ordered_factor_destroy(PC pc)
+{
+  ordered_factor *f;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &f));
+  PetscCall(PetscFree(f->place));
+  PetscCall(ISDestroy(&f->all));
+  PetscCall(MatDestroy(&f->sub));
+  PetscCall(KSPDestroy(&f->inner));
+  PetscCall(VecScatterDestroy(&f->gather));
+  PetscCall(VecDestroy(&f->whole_b));
+  PetscCall(VecDestroy(&f->whole_x));
+  PetscCall(PetscFree(f));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ordered_factor_set(PC pc, int bs, int64_t first, int64_t n, const int64_t *ids)
+{
+  ordered_factor *f;
+  PC inner_pc;
+  const char *prefix;
+  PetscBool mumps;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&f));
+  f->bs = bs;
+  PetscCall(number_in_input_order(PetscObjectComm((PetscObject)pc), f, n, ids, (PetscInt)first));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &f->inner));
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  PetscCall(KSPSetOptionsPrefix(f->inner, prefix));
+  PetscCall(KSPAppendOptionsPrefix(f->inner, "ordered_"));
+  PetscCall(KSPSetType(f->inner, KSPPREONLY));
+  PetscCall(KSPGetPC(f->inner, &inner_pc));
+  PetscCall(PCSetType(inner_pc, PCCHOLESKY));
+  PetscCall(PetscHasExternalPackage("mumps", &mumps));
+  if (mumps) PetscCall(PCFactorSetMatSolverType(inner_pc, MATSOLVERMUMPS)); /* PETSc's own: 4.8 s against 0.28 s on 5K unknowns */
+  else PetscCall(PCFactorSetMatOrderingType(inner_pc, MATORDERINGND));
+  PetscCall(KSPSetFromOptions(f->inner));
+  PetscCall(PCSetType(pc, PCSHELL));
+  PetscCall(PCShellSetContext(pc, f));
+  PetscCall(PCShellSetName(pc, "ordered Cholesky (the whole matrix on every rank, in the input's numbering)"));
+  PetscCall(PCShellSetSetUp(pc, ordered_factor_setup));
+  PetscCall(PCShellSetApply(pc, ordered_factor_apply));
+  PetscCall(PCShellSetDestroy(pc, ordered_factor_destroy));
+  PetscFunctionReturn(0);
+}

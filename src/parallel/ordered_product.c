@@ -1,0 +1,216 @@
+#include "parallel/ordered_product.h"
+#include <petscsf.h>
+#include <string.h>
+
+/* One product's rows: each local row's terms in increasing global id of their column's node, the
+ * columns gathered from their owners into xg (bs values per gathered column). */
+typedef struct {
+  PetscInt m;        /* local rows */
+  PetscInt *start;   /* [m + 1] */
+  PetscInt *slot;    /* [nnz]: the column's place in xg (bs values from bs * slot) */
+  PetscScalar *val;  /* [nnz] */
+  VecScatter gather; /* a column-layout vector of bs values per node -> xg */
+  Vec xg;
+} ordered_rows;
+
+typedef struct {
+  int bs;
+  ordered_rows forward, transpose; /* A's rows; A^T's rows */
+} ordered_product;
+
+/* A row's terms sorted by their columns' ids (insertion sort: rows are short). */
+static void sort_row(PetscInt n, PetscInt *slot, PetscScalar *val, const int64_t *id_of_slot)
+{
+  for (PetscInt k = 1; k < n; ++k) {
+    const PetscInt s = slot[k];
+    const PetscScalar v = val[k];
+    PetscInt j = k;
+    for (; j > 0 && id_of_slot[slot[j - 1]] > id_of_slot[s]; --j) slot[j] = slot[j - 1], val[j] = val[j - 1];
+    slot[j] = s, val[j] = v;
+  }
+}
+
+/* The ids of the gathered columns: col_ids (this rank's columns) of every needed global column. */
+static PetscErrorCode gathered_ids(Mat A, const int64_t *col_ids, PetscInt nneeded, const PetscInt *needed, int64_t *ids)
+{
+  PetscInt n, N;
+  Vec mine, theirs;
+  VecScatter sc;
+  IS is;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, NULL, &n));
+  PetscCall(MatGetSize(A, NULL, &N));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)A), n, N, &mine));
+  PetscCall(VecGetArray(mine, &a));
+  for (PetscInt k = 0; k < n; ++k) a[k] = (PetscScalar)col_ids[k]; /* exact below 2^53 */
+  PetscCall(VecRestoreArray(mine, &a));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nneeded, &theirs));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, nneeded, needed, PETSC_USE_POINTER, &is));
+  PetscCall(VecScatterCreate(mine, is, theirs, NULL, &sc));
+  PetscCall(VecScatterBegin(sc, mine, theirs, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, mine, theirs, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArray(theirs, &a));
+  for (PetscInt k = 0; k < nneeded; ++k) ids[k] = (int64_t)a[k];
+  PetscCall(VecRestoreArray(theirs, &a));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(ISDestroy(&is));
+  PetscCall(VecDestroy(&theirs));
+  PetscCall(VecDestroy(&mine));
+  PetscFunctionReturn(0);
+}
+
+/* The scatter of bs values per needed column from a vector of A's column layout (times bs) into xg. */
+static PetscErrorCode create_gather(Mat A, int bs, PetscInt nneeded, const PetscInt *needed, ordered_rows *t)
+{
+  PetscInt n, *idx;
+  Vec layout;
+  IS is;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, NULL, &n));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)A), bs * n, PETSC_DETERMINE, &layout));
+  PetscCall(PetscMalloc1(bs * nneeded + 1, &idx));
+  for (PetscInt k = 0; k < nneeded; ++k)
+    for (int c = 0; c < bs; ++c) idx[bs * k + c] = bs * needed[k] + c;
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, bs * nneeded, idx, PETSC_OWN_POINTER, &is));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, bs * nneeded, &t->xg));
+  PetscCall(VecScatterCreate(layout, is, t->xg, NULL, &t->gather));
+  PetscCall(ISDestroy(&is));
+  PetscCall(VecDestroy(&layout));
+  PetscFunctionReturn(0);
+}
+
+/* t from A's local rows, its columns named by col_ids (collective). */
+static PetscErrorCode rows_create(Mat A, int bs, const int64_t *col_ids, ordered_rows *t)
+{
+  PetscInt rs, re, nnz = 0, nneeded, *cols;
+  int64_t *ids;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  t->m = re - rs;
+  PetscCall(PetscMalloc1(t->m + 1, &t->start));
+  t->start[0] = 0;
+  for (PetscInt r = rs; r < re; ++r) {
+    PetscInt nc;
+    PetscCall(MatGetRow(A, r, &nc, NULL, NULL));
+    t->start[r - rs + 1] = (nnz += nc);
+    PetscCall(MatRestoreRow(A, r, &nc, NULL, NULL));
+  }
+  PetscCall(PetscMalloc2(nnz + 1, &t->slot, nnz + 1, &t->val));
+  PetscCall(PetscMalloc1(nnz + 1, &cols));
+  for (PetscInt r = rs; r < re; ++r) {
+    PetscInt nc;
+    const PetscInt *c;
+    const PetscScalar *v;
+    PetscCall(MatGetRow(A, r, &nc, &c, &v));
+    if (nc > 0) { /* an empty row may come with no arrays */
+      memcpy(&cols[t->start[r - rs]], c, sizeof(PetscInt) * nc);
+      memcpy(&t->val[t->start[r - rs]], v, sizeof(PetscScalar) * nc);
+    }
+    PetscCall(MatRestoreRow(A, r, &nc, &c, &v));
+  }
+  PetscInt *needed;
+  PetscCall(PetscMalloc1(nnz + 1, &needed));
+  if (nnz > 0) memcpy(needed, cols, sizeof(PetscInt) * nnz);
+  nneeded = nnz;
+  PetscCall(PetscSortRemoveDupsInt(&nneeded, needed));
+  for (PetscInt k = 0; k < nnz; ++k) PetscCall(PetscFindInt(cols[k], nneeded, needed, &t->slot[k]));
+  PetscCall(PetscMalloc1(nneeded + 1, &ids));
+  PetscCall(gathered_ids(A, col_ids, nneeded, needed, ids));
+  for (PetscInt r = 0; r < t->m; ++r) sort_row(t->start[r + 1] - t->start[r], &t->slot[t->start[r]], &t->val[t->start[r]], ids);
+  PetscCall(create_gather(A, bs, nneeded, needed, t));
+  PetscCall(PetscFree(ids));
+  PetscCall(PetscFree(needed));
+  PetscCall(PetscFree(cols));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode rows_destroy(ordered_rows *t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(t->start));
+  PetscCall(PetscFree2(t->slot, t->val));
+  PetscCall(VecScatterDestroy(&t->gather));
+  PetscCall(VecDestroy(&t->xg));
+  PetscFunctionReturn(0);
+}
+
+/* y = w + (rows) x, or y = (rows) x when w is NULL; each entry's terms in the rows' order. */
+static PetscErrorCode rows_apply(ordered_rows *t, int bs, Vec x, Vec w, Vec y)
+{
+  const PetscScalar *xg, *wa = NULL;
+  PetscScalar *ya;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecScatterBegin(t->gather, x, t->xg, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(t->gather, x, t->xg, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(t->xg, &xg));
+  if (w && w != y) PetscCall(VecGetArrayRead(w, &wa));
+  PetscCall(VecGetArray(y, &ya));
+  if (w == y) wa = ya;
+#pragma omp parallel for schedule(static)
+  for (PetscInt r = 0; r < t->m; ++r)
+    for (int c = 0; c < bs; ++c) {
+      PetscScalar s = 0.0;
+      for (PetscInt k = t->start[r]; k < t->start[r + 1]; ++k) s += t->val[k] * xg[bs * t->slot[k] + c];
+      ya[bs * r + c] = wa ? wa[bs * r + c] + s : s;
+    }
+  PetscCall(VecRestoreArray(y, &ya));
+  if (w && w != y) PetscCall(VecRestoreArrayRead(w, &wa));
+  PetscCall(VecRestoreArrayRead(t->xg, &xg));
+  PetscFunctionReturn(0);
+}
+
+/* y = w + (A or A^T) x, w NULL: none. */
+static PetscErrorCode product_apply(Mat S, int transpose, Vec x, Vec w, Vec y)
+{
+  ordered_product *p;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(S, &p));
+  PetscCall(rows_apply(transpose ? &p->transpose : &p->forward, p->bs, x, w, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode product_mult(Mat S, Vec x, Vec y) { return product_apply(S, 0, x, NULL, y); }
+static PetscErrorCode product_mult_add(Mat S, Vec x, Vec w, Vec y) { return product_apply(S, 0, x, w, y); }
+static PetscErrorCode product_mult_transpose(Mat S, Vec x, Vec y) { return product_apply(S, 1, x, NULL, y); }
+static PetscErrorCode product_mult_transpose_add(Mat S, Vec x, Vec w, Vec y) { return product_apply(S, 1, x, w, y); }
+
+static PetscErrorCode product_destroy(Mat S)
+{
+  ordered_product *p;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(S, &p));
+  PetscCall(rows_destroy(&p->forward));
+  PetscCall(rows_destroy(&p->transpose));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ordered_product_create(Mat A, int bs, const int64_t *row_ids, const int64_t *col_ids, Mat *shell)
+{
+  ordered_product *p;
+  PetscInt m, n;
+  Mat At;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&p));
+  p->bs = bs;
+  PetscCall(rows_create(A, bs, col_ids, &p->forward));
+  PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
+  PetscCall(rows_create(At, bs, row_ids, &p->transpose));
+  PetscCall(MatDestroy(&At));
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), bs * m, bs * n, PETSC_DETERMINE, PETSC_DETERMINE, p, shell));
+  PetscCall(MatShellSetOperation(*shell, MATOP_MULT, (void (*)(void))product_mult));
+  PetscCall(MatShellSetOperation(*shell, MATOP_MULT_ADD, (void (*)(void))product_mult_add));
+  PetscCall(MatShellSetOperation(*shell, MATOP_MULT_TRANSPOSE, (void (*)(void))product_mult_transpose));
+  PetscCall(MatShellSetOperation(*shell, MATOP_MULT_TRANSPOSE_ADD, (void (*)(void))product_mult_transpose_add));
+  PetscCall(MatShellSetOperation(*shell, MATOP_DESTROY, (void (*)(void))product_destroy));
+  PetscFunctionReturn(0);
+}
