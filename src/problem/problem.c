@@ -563,6 +563,26 @@ static inline __attribute__((always_inline)) void corotated_batch_finish(const p
   }
 }
 
+/* The visits adj[0..n) (entries 4 e + a) in batches, their terms into sum; store: the new warm starts written. One
+ * compiled copy (not inlined) for a node's visits and pbng_problem_refresh_rotations alike, so that both give the
+ * same warm starts bit for bit. */
+static __attribute__((noinline)) void corotated_visits(const pbng_problem *pb, const int32_t *adj, int32_t n, const double *x, int store, visit_terms *sum)
+{
+  corot_batch b;
+  for (int32_t k0 = 0; k0 < n; k0 += COROT_BATCH) {
+    const int m = n - k0 < COROT_BATCH ? (int)(n - k0) : COROT_BATCH;
+    corotated_gather(pb, &adj[k0], m, x, &b);
+    corotated_batch_terms(&pb->mat, corotated_padded(m), &b, sum);
+    corotated_batch_finish(pb, &adj[k0], m, &b, store, sum->f);
+  }
+}
+
+void pbng_problem_refresh_rotations(const pbng_problem *pb, const int32_t *entries, int32_t n, const double *x)
+{
+  visit_terms unused = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  corotated_visits(pb, entries, n, x, 1, &unused);
+}
+
 /* node_force_kind for the corotated model with warm starts (the fast path above); store: whether the warm
  * starts are updated. Every visit's result depends only on its element and its warm start, and the batch
  * boundaries only on the adjacency, so the run stays independent of the thread count. */
@@ -570,13 +590,7 @@ static void node_force_corotated(const pbng_problem *pb, int32_t i, const double
 {
   const pbng_dmesh *dm = pb->dm;
   visit_terms sum = {{0, 0, 0}, {0, 0, 0, 0, 0, 0}};
-  corot_batch b;
-  for (int32_t k0 = dm->adj_start[i]; k0 < dm->adj_start[i + 1]; k0 += COROT_BATCH) {
-    const int n = dm->adj_start[i + 1] - k0 < COROT_BATCH ? (int)(dm->adj_start[i + 1] - k0) : COROT_BATCH;
-    corotated_gather(pb, &dm->adj[k0], n, x, &b);
-    corotated_batch_terms(&pb->mat, corotated_padded(n), &b, &sum);
-    corotated_batch_finish(pb, &dm->adj[k0], n, &b, store, sum.f);
-  }
+  corotated_visits(pb, &dm->adj[dm->adj_start[i]], dm->adj_start[i + 1] - dm->adj_start[i], x, store, &sum);
   for (int d = 0; d < 3; ++d) f[d] = sum.f[d];
   if (A) {
     A[0] = sum.h[0], A[3] = sum.h[1], A[4] = sum.h[2], A[6] = sum.h[3], A[7] = sum.h[4], A[8] = sum.h[5];

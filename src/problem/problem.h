@@ -161,6 +161,10 @@ void pbng_problem_end_frame(pbng_problem *pb);
  * 16), minus the inertia term m_i (x_i - x_hat_i) / dt^2 in dynamic mode. When A is given, also the
  * SPD modified Hessian of Eq. 37-38 (+ m_i / dt^2 I in dynamic mode). `warm` selects whether corotated warm starts are updated. */
 void pbng_node_force(const pbng_problem *pb, int32_t i, const double *x, double f[3], double A[9], int warm);
+/* The corotated warm starts (pb->rotation, linear tetrahedra) of the visits entries[0..n) (4 e + a) moved on as
+ * the visit of element e's node a at positions x would move them (the same code), without computing anything else:
+ * a rank holding e beside another rank's node a keeps its copy as that rank's visit does (docs/architecture.md#determinism). */
+void pbng_problem_refresh_rotations(const pbng_problem *pb, const int32_t *entries, int32_t n, const double *x);
 
 /* VBD's node block (-vbd_exact_block; linear tetrahedra only): instead of Eq. 36-38, the sum over node
  * i's elements of the exact d^2 E_e / dx_i^2 (pbng_tet_node_block of pbng_stress_derivative, the element's

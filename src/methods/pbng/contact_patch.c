@@ -197,7 +197,7 @@ static PetscErrorCode pack_rows(const pbng_contact_patch *cp, const pbng_problem
     const int32_t i = cp->mine[m];
     double f[3];
     PetscCall(build_row(cp, pb, i, Ke, &r));
-    pbng_node_force(pb, i, pb->x, f, NULL, 1);
+    pbng_node_force(pb, i, pb->x, f, NULL, 0); /* warm starts read only (the color sweep moves them alike on every rank) */
     if (b)
       for (int k = 0; k < 3; ++k) f[k] += b[3 * (int64_t)i + k];
     PetscCall(pbng_grow(ints, sizeof(**ints), *nint + 2 + r.n, &icap));

@@ -104,6 +104,67 @@ static PetscErrorCode exchange_color(const pbng_problem *pb, int c, int begin, d
   PetscFunctionReturn(0);
 }
 
+/* The corotated warm starts' refresh lists for the current colors (sweeper's refresh_*): every rank holding an element
+ * moves its copy of the element's warm start at each of its visits, its own and (here) other ranks', so that the copies
+ * stay the same on every partition and the sweep's results bitwise (before: ~1e-15 per cycle apart between partitions,
+ * which the muscles' bindings and contacts amplified to different equilibria). Only elements at a partition's
+ * boundary have such visits. */
+static PetscErrorCode build_rotation_refresh(pbng_sweeper *sw)
+{
+  const pbng_problem *pb = sw->pb;
+  const pbng_dmesh *dm = pb->dm;
+  const pbng_contacts *ct = pb->contacts;
+  const int active = pbng_contacts_active(ct), ncolors = active ? ct->ncolors : dm->ncolors;
+  const int32_t *color = active ? ct->color : dm->color;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(sw->refresh_start));
+  PetscCall(PetscFree(sw->refresh_entry));
+  sw->refresh_ncolors = ncolors;
+  sw->refresh_version = active ? ct->version : -1;
+  PetscCall(PetscCalloc1(ncolors + 1, &sw->refresh_start));
+  for (int pass = 0; pass < 2; ++pass) { /* 0: count per color; 1: fill, each color's visits by increasing entry */
+    for (int32_t e = 0; e < dm->nelems; ++e)
+      for (int a = 0; a < 4; ++a) {
+        const int32_t v = dm->elems[4 * (int64_t)e + a];
+        if (v < dm->nowned || dm->node_bc[v] >= 0) continue; /* an own node (its visit is this rank's), or a held one */
+        if (pass == 0) ++sw->refresh_start[color[v] + 1];
+        else sw->refresh_entry[sw->refresh_start[color[v]]++] = 4 * e + a;
+      }
+    if (pass == 0) {
+      for (int c = 0; c < ncolors; ++c) sw->refresh_start[c + 1] += sw->refresh_start[c];
+      PetscCall(PetscMalloc1(sw->refresh_start[ncolors] + 1, &sw->refresh_entry));
+    }
+  }
+  for (int c = ncolors; c > 0; --c) sw->refresh_start[c] = sw->refresh_start[c - 1]; /* the fill moved each start to the next */
+  sw->refresh_start[0] = 0;
+  PetscFunctionReturn(0);
+}
+
+/* Whether the sweep keeps the warm starts alike (corotated linear tetrahedra), its lists current. */
+static PetscErrorCode refresh_lists_current(pbng_sweeper *sw, int *refresh)
+{
+  const pbng_problem *pb = sw->pb;
+  const pbng_contacts *ct = pb->contacts;
+  const int version = pbng_contacts_active(ct) ? ct->version : -1;
+
+  PetscFunctionBeginUser;
+  *refresh = pb->rotation != NULL && pb->dm->size > 1;
+  if (*refresh && (!sw->refresh_start || sw->refresh_version != version)) PetscCall(build_rotation_refresh(sw));
+  PetscFunctionReturn(0);
+}
+
+enum { REFRESH_CHUNK = 32 }; /* visits per call (a thread's share comes in such chunks) */
+
+/* Color c's other-rank visits of local elements (their warm starts moved, inside a parallel region: the color's own
+ * nodes touch none of these elements, whose color-c node is a ghost). */
+static inline void refresh_color(const pbng_sweeper *sw, int c, const double *x)
+{
+  const int32_t begin = sw->refresh_start[c], end = sw->refresh_start[c + 1];
+#pragma omp for schedule(static)
+  for (int32_t k = begin; k < end; k += REFRESH_CHUNK) pbng_problem_refresh_rotations(sw->pb, &sw->refresh_entry[k], PetscMin(REFRESH_CHUNK, end - k), x);
+}
+
 /* One Gauss-Seidel sweep, color by color. Per color: update the interface nodes (those other ranks
  * hold as ghosts), start their halo messages, update the interior nodes while the messages travel,
  * then receive the color's ghosts so that the next colors read current positions. */
@@ -116,12 +177,15 @@ static PetscErrorCode color_sweep(pbng_sweeper *sw, const double *b)
   double t0 = 0;
 
   const int ncolors = pbng_contacts_active(pb->contacts) ? pb->contacts->ncolors : dm->ncolors;
+  int refresh;
 
   PetscFunctionBeginUser;
+  PetscCall(refresh_lists_current(sw, &refresh));
 #pragma omp parallel
   for (int c = 0; c < ncolors; ++c) {
 #pragma omp master
     ierr = ierr ? ierr : PetscLogEventBegin(sw->ev_update, 0, 0, 0, 0);
+    if (refresh) refresh_color(sw, c, x); /* implicit barrier */
     update_part(sw, c, 0, b, x); /* implicit barrier */
 #pragma omp master
     if (!ierr) {
@@ -164,7 +228,7 @@ static void weak_block_step(const pbng_problem *pb, const pbng_weak_constraint *
   const int N = 3 * n;
   for (int p = 0; p < n; ++p) {
     const int64_t i = c->node[slot[p]];
-    pbng_node_force(pb, (int32_t)i, x, &f[3 * p], A, 1);
+    pbng_node_force(pb, (int32_t)i, x, &f[3 * p], A, 0); /* warm starts read only: the color sweep alone moves them (alike on every rank) */
     if (b)
       for (int r = 0; r < 3; ++r) f[3 * p + r] += b[3 * i + r];
     for (int q = 0; q < n; ++q) {
@@ -282,6 +346,8 @@ PetscErrorCode pbng_sweeper_destroy(pbng_sweeper *sw)
   PetscCall(PetscFree(sw->x_prev));
   PetscCall(pbng_color_groups_destroy(&sw->blocks));
   PetscCall(pbng_contact_patch_destroy(&sw->contact_patch));
+  PetscCall(PetscFree(sw->refresh_start));
+  PetscCall(PetscFree(sw->refresh_entry));
   memset(sw, 0, sizeof(*sw));
   PetscFunctionReturn(0);
 }

@@ -23,6 +23,11 @@ typedef struct {
   pbng_contact_patch contact_patch;  /* the contacts' joint step (with -weak_blocks) */
   double halo_seconds;              /* wall time in the per-color halo exchanges so far */
   long long ls_halved, ls_kept;     /* -vbd_line_search: node steps of this rank shortened, and refused (x_i kept), so far */
+  /* corotated warm starts kept alike on every rank: per color, the visits (4 e + a) of local elements e whose node a of
+   * that color is another rank's free node (its owner's visit moves e's warm start there: this rank's copy moves with it) */
+  int32_t *refresh_start, *refresh_entry;
+  int refresh_ncolors;
+  int refresh_version;              /* the contacts' version the lists follow (their colors), -1 without contacts */
 } pbng_sweeper;
 
 /* Collective (the weak-block set-up checks agree over the ranks). */
