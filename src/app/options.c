@@ -128,7 +128,7 @@ PetscErrorCode pbng_config_read_binding_options(PetscOptionItems *PetscOptionsOb
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsReal("-bind_distance", "connective tissue: bind, at rest, each surface vertex within this distance of another body's surface "
-                             "(weak constraints; 0: none)", NULL, cfg->bind_distance, &cfg->bind_distance, &set_d));
+                             "(weak constraints; d > 0; without it none, except -scene muscles)", NULL, cfg->bind_distance, &cfg->bind_distance, &set_d));
   PetscCall(read_real_list(PetscOptionsObject, "-bind_stiffness", "the bindings' stiffness: k (isotropic) or k_n,k_t (along the surface's normal, across)",
                            k, &nk, &set_k)); /* not PetscOptionsRealArray: it leaks on a malformed value (found by tests/test_fuzz.sh) */
   PetscCall(PetscOptionsString("-bind_apart", "node sets whose nodes are not bound to another of these sets' nodes (comma-separated names: "
