@@ -1,4 +1,5 @@
 #include "parallel/ordered_factor.h"
+#include <inttypes.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -8,7 +9,7 @@ typedef struct {
   IS all;               /* every unknown's PETSc index, in the input's numbering (on every rank) */
   Mat sub;              /* the whole matrix in that numbering (sequential, on every rank) */
   PetscObjectState nonzero_state; /* the pattern sub was made with */
-  Mat made_from;
+  PetscObjectId made_from;        /* and the matrix (an id: a new matrix may take a destroyed one's address) */
   KSP inner;            /* preonly + Cholesky on sub */
   VecScatter gather;    /* a parallel vector -> whole, in the input's numbering */
   Vec whole_b, whole_x;
@@ -77,8 +78,10 @@ static PetscErrorCode ordered_factor_setup(PC pc)
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &f));
   PetscCall(PCGetOperators(pc, NULL, &A));
+  PetscObjectId id;
   PetscCall(MatGetNonzeroState(A, &state));
-  const PetscBool reuse = f->sub && f->made_from == A && f->nonzero_state == state;
+  PetscCall(PetscObjectGetId((PetscObject)A, &id));
+  const PetscBool reuse = f->sub && f->made_from == id && f->nonzero_state == state;
   if (!reuse) PetscCall(MatDestroy(&f->sub));
   subs = &f->sub;
   PetscCall(MatCreateSubMatrices(A, 1, &f->all, &f->all, reuse ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX, &subs));
@@ -86,7 +89,7 @@ static PetscErrorCode ordered_factor_setup(PC pc)
     f->sub = subs[0];
     PetscCall(PetscFree(subs)); /* the array only */
   }
-  f->made_from = A, f->nonzero_state = state;
+  f->made_from = id, f->nonzero_state = state;
   PetscCall(MatIsSPDKnown(A, &set, &spd));
   if (set) PetscCall(MatSetOption(f->sub, MAT_SPD, spd)); /* MUMPS's Cholesky without pivoting (pbng_level's matrices) */
   if (!f->gather) {
