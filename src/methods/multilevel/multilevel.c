@@ -261,13 +261,17 @@ static PetscErrorCode ngmres_destroy(multilevel_data *ml)
 static void ngmres_forget(multilevel_data *ml) { ml->nh = 0; }
 
 /* Appends the iterate x with residual F (dropping the oldest when m are kept) and its row of the Gram matrix. */
-static PetscErrorCode ngmres_push(multilevel_data *ml, Vec x, Vec F)
+/* known: F's dots with the kept residuals F_0 .. F_{nh-1} and with itself ([nh + 1], as ngmres_combine reduced them
+ * before this push's rotation), or NULL: reduced here. */
+static PetscErrorCode ngmres_push(multilevel_data *ml, Vec x, Vec F, const double *known)
 {
   const int m = ml->ngmres_m;
   double *G = ml->gram, dots[64];
+  int shift = 0; /* the kept residuals dropped from the front */
 
   PetscFunctionBeginUser;
   if (ml->nh == m) { /* drop the oldest: rotate the vectors, shift the Gram matrix */
+    shift = 1;
     Vec x0 = ml->xh[0], f0 = ml->fh[0];
     for (int i = 0; i + 1 < m; ++i) ml->xh[i] = ml->xh[i + 1], ml->fh[i] = ml->fh[i + 1];
     ml->xh[m - 1] = x0, ml->fh[m - 1] = f0;
@@ -278,7 +282,10 @@ static PetscErrorCode ngmres_push(multilevel_data *ml, Vec x, Vec F)
   const int k = ml->nh;
   PetscCall(VecCopy(x, ml->xh[k]));
   PetscCall(VecCopy(F, ml->fh[k]));
-  PetscCall(pbng_exact_dots(F, k + 1, ml->fh, dots));
+  if (known) { /* F . F_i of the kept ones, then F . F (exact sums: the values a reduction here would give) */
+    for (int i = 0; i < k; ++i) dots[i] = known[i + shift];
+    dots[k] = known[k + shift];
+  } else PetscCall(pbng_exact_dots(F, k + 1, ml->fh, dots));
   for (int i = 0; i <= k; ++i) G[m * k + i] = G[m * i + k] = dots[i];
   ml->nh = k + 1;
   PetscFunctionReturn(0);
@@ -332,34 +339,40 @@ static int combination_better(double ea, double em, double fa, double fm)
 static PetscErrorCode ngmres_combine(multilevel_data *ml)
 {
   const int n = ml->nh, m = ml->ngmres_m;
-  double b[64], A[64 * 64], dots[64], fmm, fa, sum = 0;
+  double b[64], A[64 * 64], dots[65], fmm, fa, sum = 0;
   PetscReal em, ea;
   Vec F;
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
-  PetscCall(pbng_exact_dots(F, 1, &F, &fmm));
+  /* F's dots with the kept residuals and itself in one reduction (issue 42, item 3): the combination and the push
+   * that follows use them ([n] = F . F) */
+  Vec with[65];
+  for (int i = 0; i < n; ++i) with[i] = ml->fh[i];
+  with[n] = F;
+  PetscCall(pbng_exact_dots(F, n + 1, with, dots));
+  fmm = dots[n];
+  const double alone[1] = {fmm}; /* the push after the kept residuals are forgotten */
   const double kept_f2 = ml->last_f2, kept_e = ml->last_e;
   ml->last_f2 = fmm, ml->last_e = NAN;
   /* a cycle that lowered the residual NGMRES_FAST_CYCLE-fold or more (the boxes: ~15-fold) is kept as it is: a
    * combination would cost its three evaluations for nothing there */
-  if (n == 0 || fmm < NGMRES_FAST_CYCLE * NGMRES_FAST_CYCLE * kept_f2) PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+  if (n == 0 || fmm < NGMRES_FAST_CYCLE * NGMRES_FAST_CYCLE * kept_f2) PetscFunctionReturn(ngmres_push(ml, ml->X, F, dots));
   PetscCall(SNESComputeObjective(ml->fas, ml->X, &em));
   ml->last_e = em;
   if (fmm >= kept_f2 && isfinite(kept_e) && !(em < kept_e - 1e-13 * (fabs(em) + fabs(kept_e)))) {
     /* the cycle from the last taken iterate lowered neither |F| nor the energy (beyond round-off): the kept iterates
      * lead nowhere (PETSc's restart on a rising F_M, here only where the energy cannot tell), start again */
     ngmres_forget(ml);
-    PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+    PetscFunctionReturn(ngmres_push(ml, ml->X, F, alone));
   }
-  PetscCall(pbng_exact_dots(F, n, ml->fh, dots));
   for (int i = 0; i < n; ++i) { /* D_i = F_i - F_M: (D^T D) a = -D^T F_M */
     b[i] = fmm - dots[i];
     for (int j = 0; j < n; ++j) A[n * i + j] = ml->gram[m * i + j] - dots[i] - dots[j] + fmm;
   }
   if (!solve_spd(n, A, b)) {
     ngmres_forget(ml);
-    PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+    PetscFunctionReturn(ngmres_push(ml, ml->X, F, alone));
   }
   PetscCall(VecCopy(ml->X, ml->xm));
   PetscCall(VecCopy(F, ml->fm));
@@ -372,12 +385,12 @@ static PetscErrorCode ngmres_combine(multilevel_data *ml)
   if (combination_better(ea, em, fa, fmm)) {
     ml->combined++;
     ml->last_f2 = fa, ml->last_e = ea;
-    PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+    PetscFunctionReturn(ngmres_push(ml, ml->X, F, NULL)); /* a new F: its dots reduced there */
   }
   ml->declined++; /* x_M, and the kept iterates stay (forgetting them here took 41 cycles on the panel, 30 keeping them) */
   PetscCall(VecCopy(ml->xm, ml->X));
   PetscCall(VecCopy(ml->fm, F));
-  PetscFunctionReturn(ngmres_push(ml, ml->X, F));
+  PetscFunctionReturn(ngmres_push(ml, ml->X, F, dots)); /* F_M again: the dots from the start */
 }
 
 /* ---- set-up ----------------------------------------------------------------------------------- */
