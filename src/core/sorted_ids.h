@@ -11,6 +11,18 @@ static inline int pbng_compare_int64(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* An id with the local index it belongs to: tables sorted by id (qsort with pbng_compare_id_local). */
+typedef struct {
+  int64_t id;
+  int32_t local;
+} pbng_id_local;
+
+static inline int pbng_compare_id_local(const void *a, const void *b)
+{
+  const int64_t x = ((const pbng_id_local *)a)->id, y = ((const pbng_id_local *)b)->id;
+  return (x > y) - (x < y);
+}
+
 /* The index of id in sorted[0..n), or -1 when it is not there. */
 static inline int64_t pbng_sorted_index(const int64_t *sorted, int64_t n, int64_t id)
 {

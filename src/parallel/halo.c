@@ -1,27 +1,18 @@
 #include "parallel/halo.h"
+#include "core/sorted_ids.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  int64_t gid;
-  int32_t local;
-} gid_local;
-
-static int compare_gid(const void *a, const void *b)
-{
-  const int64_t x = ((const gid_local *)a)->gid, y = ((const gid_local *)b)->gid;
-  return (x > y) - (x < y);
-}
 
 /* Local index of an owned global id (binary search in the sorted owned table), or -1. */
-static int32_t owned_local(const gid_local *table, int32_t n, int64_t gid)
+static int32_t owned_local(const pbng_id_local *table, int32_t n, int64_t gid)
 {
   int32_t lo = 0, hi = n - 1;
   while (lo <= hi) {
     const int32_t mid = lo + (hi - lo) / 2;
-    if (table[mid].gid == gid) return table[mid].local;
-    if (table[mid].gid < gid) lo = mid + 1;
+    if (table[mid].id == gid) return table[mid].local;
+    if (table[mid].id < gid) lo = mid + 1;
     else hi = mid - 1;
   }
   return -1;
@@ -34,7 +25,7 @@ PetscErrorCode pbng_ghost_plan_create(const pbng_dmesh *dm, pbng_ghost_plan *p)
   const int size = dm->size;
   const int32_t nghost = dm->nlocal - dm->nowned;
   int64_t *wanted, *given;
-  gid_local *table;
+  pbng_id_local *table;
 
   PetscFunctionBeginUser;
   memset(p, 0, sizeof(*p));
@@ -49,8 +40,8 @@ PetscErrorCode pbng_ghost_plan_create(const pbng_dmesh *dm, pbng_ghost_plan *p)
   PetscCallMPI(MPI_Alltoallv(wanted, p->want_count, p->want_displ, MPI_INT64_T, given, p->give_count, p->give_displ, MPI_INT64_T, dm->comm));
   /* owned global id -> local index */
   PetscCall(PetscMalloc1(dm->nowned + 1, &table));
-  for (int32_t i = 0; i < dm->nowned; ++i) table[i].gid = dm->global_node[i], table[i].local = i;
-  qsort(table, (size_t)dm->nowned, sizeof(gid_local), compare_gid);
+  for (int32_t i = 0; i < dm->nowned; ++i) table[i].id = dm->global_node[i], table[i].local = i;
+  qsort(table, (size_t)dm->nowned, sizeof(pbng_id_local), pbng_compare_id_local);
   PetscCall(PetscMalloc1(p->give_displ[size] + 1, &p->give_local));
   for (int k = 0; k < p->give_displ[size]; ++k) {
     p->give_local[k] = owned_local(table, dm->nowned, given[k]);

@@ -1,4 +1,5 @@
 #include "parallel/ordered_factor.h"
+#include "core/sorted_ids.h"
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -15,24 +16,13 @@ typedef struct {
   Vec whole_b, whole_x;
 } ordered_factor;
 
-typedef struct {
-  int64_t id;
-  PetscInt node; /* its PETSc node index (unknowns bs node .. bs node + bs - 1) */
-} node_key;
-
-static int by_id(const void *a, const void *b)
-{
-  const int64_t x = ((const node_key *)a)->id, y = ((const node_key *)b)->id;
-  return (x > y) - (x < y);
-}
-
 /* all and place from every rank's ids (collective). */
 static PetscErrorCode number_in_input_order(MPI_Comm comm, ordered_factor *f, int64_t n, const int64_t *ids, PetscInt first)
 {
   PetscMPIInt size, rank;
   int *counts, *displs;
   int64_t *all_ids, total = 0, mine_first = 0;
-  node_key *keys;
+  pbng_id_local *keys; /* each node's id and PETSc node index (unknowns bs local .. bs local + bs - 1) */
   PetscInt *idx;
 
   PetscFunctionBeginUser;
@@ -50,16 +40,16 @@ static PetscErrorCode number_in_input_order(MPI_Comm comm, ordered_factor *f, in
              first, mine_first);
   PetscCall(PetscMalloc2(total + 1, &all_ids, total + 1, &keys));
   PetscCallMPI(MPI_Allgatherv(ids, mine, MPI_INT64_T, all_ids, counts, displs, MPI_INT64_T, comm));
-  for (int64_t k = 0; k < total; ++k) keys[k].id = all_ids[k], keys[k].node = (PetscInt)k; /* ranks' nodes in rank order: PETSc's numbering */
-  qsort(keys, (size_t)total, sizeof(node_key), by_id);
+  for (int64_t k = 0; k < total; ++k) keys[k].id = all_ids[k], keys[k].local = (int32_t)k; /* ranks' nodes in rank order: PETSc's numbering */
+  qsort(keys, (size_t)total, sizeof(pbng_id_local), pbng_compare_id_local);
   const int bs = f->bs;
   PetscCall(PetscMalloc1(bs * total + 1, &idx));
   f->nmine = bs * (PetscInt)n;
   PetscCall(PetscMalloc1(f->nmine + 1, &f->place));
   for (int64_t k = 0; k < total; ++k) {
-    for (int c = 0; c < bs; ++c) idx[bs * k + c] = bs * keys[k].node + c;
-    if (keys[k].node >= first && keys[k].node < first + n)
-      for (int c = 0; c < bs; ++c) f->place[bs * (keys[k].node - first) + c] = (PetscInt)(bs * k + c);
+    for (int c = 0; c < bs; ++c) idx[bs * k + c] = bs * (PetscInt)keys[k].local + c;
+    if ((PetscInt)keys[k].local >= first && (PetscInt)keys[k].local < first + n)
+      for (int c = 0; c < bs; ++c) f->place[bs * ((PetscInt)keys[k].local - first) + c] = (PetscInt)(bs * k + c);
   }
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)(bs * total), idx, PETSC_OWN_POINTER, &f->all));
   PetscCall(PetscFree2(all_ids, keys));

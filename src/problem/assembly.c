@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "problem/sheet_terms.h"
 #include "core/adjacency.h"
+#include "core/sorted_ids.h"
 #include "core/mat3.h"
 #include "core/peridynamics_hessian.h"
 #include "core/stress_derivative.h"
@@ -372,26 +373,15 @@ static PetscErrorCode add_ring_matrices(const pbng_problem *pb, const pbng_dof_m
   PetscFunctionReturn(0);
 }
 
-typedef struct {
-  int64_t id;
-  int32_t local;
-} id_and_index;
-
-static int by_global_id(const void *a, const void *b)
-{
-  const int64_t x = ((const id_and_index *)a)->id, y = ((const id_and_index *)b)->id;
-  return (x > y) - (x < y);
-}
-
 /* order[0..n): the local indices 0..n-1 by increasing global id gid[] (the input's numbering). */
 static PetscErrorCode order_by_global_id(int32_t n, const int64_t *gid, int32_t **order)
 {
-  id_and_index *v;
+  pbng_id_local *v;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1((size_t)n + 1, &v));
   for (int32_t k = 0; k < n; ++k) v[k].id = gid[k], v[k].local = k;
-  qsort(v, (size_t)n, sizeof(*v), by_global_id);
+  qsort(v, (size_t)n, sizeof(*v), pbng_compare_id_local);
   PetscCall(PetscMalloc1((size_t)n + 1, order));
   for (int32_t k = 0; k < n; ++k) (*order)[k] = v[k].local;
   PetscCall(PetscFree(v));
