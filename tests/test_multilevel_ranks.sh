@@ -26,7 +26,8 @@ for run in "2 1" "2 2" "3 1" "4 1" "1 2"; do
 done
 # the cycle's communication in the summary (docs/multilevel.md#the-cycles-communication): no reduction on one rank; on 2, 3
 # and 4 ranks the same reductions per level and in all (measured: 28, 20, 36 in the levels' work, 210 in the 10 cycles; 220 before nonlinear GMRES's dots shared one reduction, 246 before the line search's energy and slope did),
-# more outside the levels' work than none, messages on every level
+# more outside the levels' work than none; messages on the levels spread over several ranks, none on a level on one
+# rank: by default (-multilevel_min_nodes_per_rank 1000) the Res-5 and Res-3 levels are on one rank
 "$PY" - "$TMP"/ranks1.json "$TMP"/ranks2x1.json "$TMP"/ranks3x1.json "$TMP"/ranks4x1.json <<'PYEOF' && ok || fail "reduction counts per cycle: not reported, or not the same on 2-4 ranks"
 import json, sys
 runs = [json.load(open(p)) for p in sys.argv[1:]]
@@ -36,8 +37,24 @@ counts = [([l["reductions"] for l in r["levels"]], r["iteration_reductions"]) fo
 assert all(c == counts[0] for c in counts), counts
 levels, total = counts[0]
 assert all(n > 0 for n in levels) and total > sum(levels), counts[0]
-assert all(l["messages"] > 0 and l["message_bytes"] > 0 for r in many for l in r["levels"]), many
+for r in many:
+  assert [l["ranks"] for l in r["levels"]] == [r["ranks"], 1, 1], r["levels"]
+  assert all((l["messages"] > 0 and l["message_bytes"] > 0) == (l["ranks"] > 1) for l in r["levels"]), r["levels"]
 PYEOF
+# coarse levels on fewer ranks (docs/multilevel.md#levels-on-fewer-ranks): with 60 nodes a rank the Res-5 level (125 nodes)
+# lies on 2 of 4 ranks and the Res-3 level on one; with 0 every level on every rank (messages on each); positions bitwise
+# those of one rank either way
+sub=(-threads 1 -output "$TMP/sub.h5" -summary "$TMP/sub.json")
+"${MPI[@]}" -n 4 "$PBNG" "${box[@]}" "${sub[@]}" -multilevel_min_nodes_per_rank 60 > "$TMP/log" 2>&1 && ok || { fail "levels on 4, 2, 1 of 4 ranks"; cat "$TMP/log"; }
+grep -q '^level 1 (generated Res-5 box): .*(on 2 of 4 ranks)$' "$TMP/log" && grep -q '^level 0 (generated Res-3 box): .*(on 1 of 4 ranks)$' "$TMP/log" &&
+  ! grep -q '^level 2 .*(on ' "$TMP/log" && ok || fail "levels on 4, 2, 1 of 4 ranks: not reported as such ($(grep '^level' "$TMP/log"))"
+"$PY" -c 'import json, sys; l = json.load(open(sys.argv[1]))["levels"]; assert [x["ranks"] for x in l] == [4, 2, 1] and l[1]["messages"] > 0, l' "$TMP/sub.json" &&
+  ok || fail "levels on 4, 2, 1 of 4 ranks: the summary's ranks per level"
+"$PY" "$HERE/check_output.py" "$TMP/ranks1.h5" --compare "$TMP/sub.h5" --rtol 0 --quiet && ok || fail "levels on 4, 2, 1 of 4 ranks differ from 1 rank"
+"${MPI[@]}" -n 3 "$PBNG" "${box[@]}" "${sub[@]}" -multilevel_min_nodes_per_rank 0 > "$TMP/log" 2>&1 && ok || { fail "every level on 3 ranks"; cat "$TMP/log"; }
+"$PY" -c 'import json, sys; l = json.load(open(sys.argv[1]))["levels"]; assert all(x["ranks"] == 3 and x["messages"] > 0 for x in l), l' "$TMP/sub.json" &&
+  ok || fail "-multilevel_min_nodes_per_rank 0: a level not on every rank"
+"$PY" "$HERE/check_output.py" "$TMP/ranks1.h5" --compare "$TMP/sub.h5" --rtol 0 --quiet && ok || fail "every level on 3 ranks differs from 1 rank"
 gmsh=(-mesh "$D/cube_fine_v41.msh" -mesh_levels "$D/cube_v41_ascii.msh" -fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -frames 1 -iters 4 -rtol 0)
 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh1.h5" > "$TMP/log" 2>&1 && ok || fail "gmsh levels, 1 rank"
 "${MPI[@]}" -n 3 "$PBNG" "${gmsh[@]}" -threads 1 -output "$TMP/gmsh3.h5" > "$TMP/log" 2>&1 && ok || { fail "gmsh levels, 3 ranks"; cat "$TMP/log"; }

@@ -51,10 +51,10 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
       const pbng_level_report *r = &s->level[l];
       fprintf(f, "    {\"level\": %d, \"name\": ", l);
       json_string(f, r->name);
-      fprintf(f, ", \"nodes\": %lld, \"elements\": %lld, \"seconds\": %.9g, \"sweeps\": %lld, \"function_evaluations\": %lld, "
+      fprintf(f, ", \"nodes\": %lld, \"elements\": %lld, \"ranks\": %d, \"seconds\": %.9g, \"sweeps\": %lld, \"function_evaluations\": %lld, "
                  "\"objective_evaluations\": %lld, \"jacobian_evaluations\": %lld, \"halo_seconds\": %.9g, \"reductions\": %.0f, \"messages\": %.0f, "
                  "\"message_bytes\": %.0f}%s\n",
-              (long long)r->nodes, (long long)r->elements, r->seconds, r->sweeps, r->functions, r->objectives, r->jacobians, r->halo_seconds,
+              (long long)r->nodes, (long long)r->elements, r->ranks, r->seconds, r->sweeps, r->functions, r->objectives, r->jacobians, r->halo_seconds,
               r->comm.reductions, r->comm.messages, r->comm.bytes, l ? "," : "");
     }
     fprintf(f, "  ],\n");
@@ -121,6 +121,7 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
       if (s->ranks > 1)
         PetscCall(PetscPrintf(comm, "; halo %.3f s, %.0f reductions, %.0f messages (%.3f MB)", r->halo_seconds, r->comm.reductions, r->comm.messages,
                               r->comm.bytes / 1e6));
+      if (r->ranks < s->ranks) PetscCall(PetscPrintf(comm, "; on %d of %d ranks", r->ranks, s->ranks));
       PetscCall(PetscPrintf(comm, "\n"));
     }
     if (s->ranks > 1 && s->iterations > 0) {

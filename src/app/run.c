@@ -770,6 +770,8 @@ static PetscErrorCode summarize_levels(run_state *st, pbng_run_summary *sum)
     PetscCall(st->solver.ops->level_stats(&st->solver, l, &stats));
     PetscCall(PetscStrncpy(r->name, l == h->nlevels - 1 ? h->fine_name : h->coarse[l].name, sizeof(r->name)));
     r->nodes = dm->nglobal_nodes, r->elements = dm->nglobal_elems;
+    int holds = dm->nowned > 0;
+    PetscCallMPI(MPI_Allreduce(&holds, &r->ranks, 1, MPI_INT, MPI_SUM, st->comm));
     r->sweeps = stats.sweeps, r->functions = stats.functions, r->objectives = stats.objectives, r->jacobians = stats.jacobians;
     const double mine[5] = {stats.seconds, stats.halo_seconds, stats.comm.reductions, stats.comm.messages, stats.comm.bytes};
     double most[5];

@@ -16,6 +16,7 @@
 typedef struct {
   char name[PETSC_MAX_PATH_LEN + 32];
   int64_t nodes, elements;
+  int ranks;                    /* the ranks holding a part of it (fewer than the run's: -multilevel_min_nodes_per_rank) */
   double seconds;
   long long sweeps, functions, objectives, jacobians;
   double halo_seconds;          /* the slowest rank's */

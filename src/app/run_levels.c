@@ -248,13 +248,13 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                "(pbng-partition -multilevel L, which carries them to every level)",
                name, st->dm.nglobal_weak);
     PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, name, sheet_material, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, 0, name, sheet_material, &c->dm, &c->halo));
   } else {
     pbng_mesh mesh;
     PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
     PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),
                            sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, name, sheet_material, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, cfg->solver_opt.ml.min_nodes_per_rank, name, sheet_material, &c->dm, &c->halo));
   }
   PetscFunctionReturn(0);
 }
@@ -262,16 +262,21 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
 /* "level l (what): N nodes, M tetrahedra, C colors, owned a..b, ghosts c..d per rank". */
 static PetscErrorCode report_level(run_state *st, const char *name, const pbng_dmesh *dm)
 {
-  const int64_t mine[4] = {dm->nowned, dm->nlocal - dm->nowned, -(int64_t)dm->nowned, -(int64_t)(dm->nlocal - dm->nowned)};
-  int64_t mx[4];
+  const int64_t none = INT64_MIN; /* the least counts over the ranks that hold a part of the level */
+  const int64_t mine[4] = {dm->nowned, dm->nlocal - dm->nowned, dm->nowned ? -(int64_t)dm->nowned : none,
+                           dm->nowned ? -(int64_t)(dm->nlocal - dm->nowned) : none};
+  int64_t mx[4], holding = dm->nowned > 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, mx, 4, MPI_INT64_T, MPI_MAX, st->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &holding, 1, MPI_INT64_T, MPI_SUM, st->comm));
+  char ranks[64] = ""; /* a level on fewer ranks (-multilevel_min_nodes_per_rank): the others' pieces are empty */
+  if (holding < dm->size) snprintf(ranks, sizeof(ranks), " (on %" PRId64 " of %d ranks)", holding, dm->size);
   char weak[64] = "";
   if (dm->nglobal_weak > 0) snprintf(weak, sizeof(weak), ", %" PRId64 " weak constraints", dm->nglobal_weak);
   PetscCall(PetscPrintf(st->comm, "%s: %" PRId64 " nodes, %" PRId64 " %s%s, %d colors; owned nodes %" PRId64 "..%" PRId64 ", ghost nodes %" PRId64
-                                  "..%" PRId64 " per rank\n",
-                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->etype && dm->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pbng_dmesh_kinds_name(dm), weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1]));
+                                  "..%" PRId64 " per rank%s\n",
+                        name, dm->nglobal_nodes, dm->nglobal_elems, dm->etype && dm->etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pbng_dmesh_kinds_name(dm), weak, dm->ncolors, -mx[2], mx[0], -mx[3], mx[1], ranks));
   PetscFunctionReturn(0);
 }
 

@@ -141,10 +141,11 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
   PetscFunctionReturn(0);
 }
 
-/* Rank 0: coloring (Sec. 9) and the METIS partition over the ranks, for every global node; the
- * weak-constraint block colors, and the PBD/XPBD constraint colors when with_pbd. */
-static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *color, int *ncolors, PetscBool with_pbd, pbng_constraint_colors *cc,
-                                 int32_t *part)
+/* Rank 0: coloring (Sec. 9) and the METIS partition into nparts parts, part p given to rank floor(p nranks / nparts) (nparts
+ * <= nranks: the parts spread evenly over the ranks), for every global node; the weak-constraint block colors, and the
+ * PBD/XPBD constraint colors when with_pbd. */
+static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int nparts, int32_t *color, int *ncolors, PetscBool with_pbd,
+                                 pbng_constraint_colors *cc, int32_t *part)
 {
   pbng_node_elements adj;
 
@@ -152,16 +153,34 @@ static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int32_t *col
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, ncolors));
   PetscCall(pbng_constraint_colors_compute(mesh, &adj, with_pbd, cc));
-  PetscCall(pbng_partition_nodes(mesh, &adj, nranks, part));
+  PetscCall(pbng_partition_nodes(mesh, &adj, nparts, part));
   PetscCall(pbng_node_elements_destroy(&adj));
+  for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)(((int64_t)part[i] * nranks) / nparts); /* part -> its rank */
   PetscFunctionReturn(0);
 }
 
-/* Rank 0 plans, cuts the mesh into the ranks' pieces and sends them (freeing the global mesh once its
- * own piece is cut); every other rank receives its piece. need_cc: the PBD/XPBD constraint colors too. */
-static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, int need_cc, pbng_submesh *sub)
+/* The ranks a level is partitioned over: every rank, or with min_nodes_per_rank > 0 and fewer nodes than that per rank,
+ * floor(nnodes / min_nodes_per_rank) of them (at least one). */
+static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
 {
-  int nranks, ncolors = 0;
+  if (min_nodes_per_rank <= 0 || nnodes >= (int64_t)min_nodes_per_rank * nranks) return nranks;
+  const int64_t k = nnodes / min_nodes_per_rank;
+  return k < 1 ? 1 : (int)k;
+}
+
+/* Whether rank r gets one of nparts parts (plan_nodes: part p goes to rank floor(p nranks / nparts)). */
+static int rank_holds_part(int r, int nranks, int nparts)
+{
+  const int64_t p = ((int64_t)r * nparts + nranks - 1) / nranks; /* the least p with p nranks / nparts >= r */
+  return p < nparts && (p * nranks) / nparts == r;
+}
+
+/* Rank 0 plans, cuts the mesh into the ranks' pieces and sends them (freeing the global mesh once its
+ * own piece is cut); every other rank receives its piece (empty on the ranks a level with fewer than
+ * min_nodes_per_rank nodes per rank leaves out: level_parts). need_cc: the PBD/XPBD constraint colors too. */
+static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, int need_cc, int min_nodes_per_rank, pbng_submesh *sub)
+{
+  int nranks, nparts = 1, ncolors = 0;
   int32_t *color = NULL, *part = NULL;
   pbng_constraint_colors cc = {0};
   PetscErrorCode ierr = 0;
@@ -170,7 +189,8 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, int need_c
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   if (st->rank == 0) {
     ierr = PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part);
-    if (!ierr) ierr = plan_nodes(mesh, nranks, color, &ncolors, (PetscBool)need_cc, &cc, part);
+    nparts = level_parts(mesh->nnodes, nranks, min_nodes_per_rank);
+    if (!ierr) ierr = plan_nodes(mesh, nranks, nparts, color, &ncolors, (PetscBool)need_cc, &cc, part);
   }
   PetscCall(run_agree_on_rank0(st->comm, ierr));
   if (st->rank != 0) {
@@ -179,7 +199,8 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, int need_c
   }
   for (int p = 1; p < nranks; ++p) {
     pbng_submesh piece;
-    ierr = pbng_submesh_extract(mesh, color, ncolors, &cc, part, p, &piece);
+    if (rank_holds_part(p, nranks, nparts)) ierr = pbng_submesh_extract(mesh, color, ncolors, &cc, part, p, &piece);
+    else ierr = pbng_submesh_empty(mesh, ncolors, &cc, &piece);
     if (ierr) { /* release the ranks still waiting for their part, then report */
       for (int q = p; q < nranks; ++q) PetscCall(pbng_submesh_send_failure(st->comm, q));
       PetscCall(ierr);
@@ -245,15 +266,15 @@ static PetscErrorCode assign_sheet_materials(run_state *st, const pbng_submesh *
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name,
-                                         uint8_t **sheet_material, pbng_dmesh *dm, pbng_halo *halo)
+PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, int min_nodes_per_rank,
+                                         const char *name, uint8_t **sheet_material, pbng_dmesh *dm, pbng_halo *halo)
 {
   pbng_submesh sub;
   int8_t *node_bc;
 
   PetscFunctionBeginUser;
   if (sub_in) sub = *sub_in;
-  else PetscCall(distribute_mesh(st, mesh, need_cc, &sub));
+  else PetscCall(distribute_mesh(st, mesh, need_cc, min_nodes_per_rank, &sub));
   malloc_trim(0);
   PetscCall(PetscMalloc1(sub.mesh.nnodes, &node_bc));
   PetscCall(assign_boundary_conditions(st, &sub, extent, name, node_bc));
@@ -270,7 +291,7 @@ PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double 
 PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in)
 {
   PetscFunctionBeginUser;
-  PetscCall(run_build_level_subdomain(st, mesh, head->extent, sub_in, pbng_solver_uses_constraint_colors(st->cfg->solver), "the mesh", &st->sheet_material, &st->dm,
+  PetscCall(run_build_level_subdomain(st, mesh, head->extent, sub_in, pbng_solver_uses_constraint_colors(st->cfg->solver), 0, "the mesh", &st->sheet_material, &st->dm,
                                       &st->halo));
   PetscFunctionReturn(0);
 }

@@ -88,9 +88,10 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
 PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_header *head, pbng_submesh *sub_in);
 /* The same for any level (name: for messages, e.g. "level 1 (Res-16 box)"; extent: the finest mesh's,
  * which sizes the boundary boxes' tolerance on every level; need_cc: the PBD/XPBD colors too;
+ * min_nodes_per_rank > 0: a mesh cut here with fewer nodes per rank goes to fewer ranks, the others get an empty piece;
  * sheet_material: the elements' sheet materials from the -sheetK_group sets, or NULL). */
-PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, const char *name, uint8_t **sheet_material,
-                                         pbng_dmesh *dm, pbng_halo *halo);
+PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, int min_nodes_per_rank,
+                                         const char *name, uint8_t **sheet_material, pbng_dmesh *dm, pbng_halo *halo);
 
 /* The sheet material table of cfg's groups (mesh/sheet_groups.h) into table (at most 256); returns its size. */
 int run_sheet_table(const pbng_config *cfg, pbng_sheet_material *table);

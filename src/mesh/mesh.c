@@ -48,6 +48,14 @@ PetscErrorCode pbng_mesh_alloc_layout(pbng_mesh *mesh, int64_t layout, int64_t n
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_mesh_alloc_empty(pbng_mesh *mesh, int64_t layout, const char *what)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_mesh_alloc_layout(mesh, layout, 1, 1, what)); /* the layout's checks and fields, then no rows */
+  mesh->nnodes = mesh->nelems = 0;
+  PetscFunctionReturn(0);
+}
+
 void pbng_mesh_count_kinds(const pbng_mesh *mesh, int64_t *counts)
 {
   for (int k = 0; k < PBNG_ELEMENT_KIND_COUNT; ++k) counts[k] = 0;

@@ -49,6 +49,8 @@ static inline int pbng_mesh_element_nodes(const pbng_mesh *mesh, int64_t e)
 static inline int64_t pbng_mesh_layout(const pbng_mesh *mesh) { return mesh->etype ? (int64_t)mesh->etype->kind : -(int64_t)mesh->nen; }
 /* pbng_mesh_alloc or pbng_mesh_alloc_mixed by such a layout; an unknown one is an error naming `what`. */
 PetscErrorCode pbng_mesh_alloc_layout(pbng_mesh *mesh, int64_t layout, int64_t nnodes, int64_t nelems, const char *what);
+/* A mesh of that layout with no node and no element (a rank's empty piece of a level on fewer ranks). */
+PetscErrorCode pbng_mesh_alloc_empty(pbng_mesh *mesh, int64_t layout, const char *what);
 /* Its elements counted by kind: counts[PBNG_ELEMENT_KIND_COUNT]. */
 void pbng_mesh_count_kinds(const pbng_mesh *mesh, int64_t *counts);
 /* The mesh's kinds as a label ("hex8", "mixed hex8+prism6+pyramid5"). */

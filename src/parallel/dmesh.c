@@ -74,7 +74,7 @@ static PetscErrorCode order_owned_nodes(const pbng_mesh *mesh, const uint8_t *in
     (*items)[n].key = (held << 63) | ((uint64_t)color[i] << 57) | (interior << 56) | morton_code(&mesh->X[3 * i], lo, ext);
     (*items)[n++].id = i;
   }
-  qsort(*items, (size_t)n, sizeof(sort_item), compare_items);
+  if (n > 0) qsort(*items, (size_t)n, sizeof(sort_item), compare_items); /* none on a rank without a part of a level */
   *nowned = n;
   PetscFunctionReturn(0);
 }
@@ -88,7 +88,7 @@ static PetscErrorCode select_elements(const pbng_mesh *mesh, const int32_t *part
   int64_t n = 0, nown = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(mesh->nelems, items));
+  PetscCall(PetscMalloc1(mesh->nelems + 1, items));
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     const int32_t *t = &mesh->elems[e * nen];
     const int m = pbng_row_nodes(t, nen);
@@ -104,7 +104,7 @@ static PetscErrorCode select_elements(const pbng_mesh *mesh, const int32_t *part
     (*items)[n].key = (foreign << 63) | morton_code(c, lo, ext);
     (*items)[n++].id = e;
   }
-  qsort(*items, (size_t)n, sizeof(sort_item), compare_items);
+  if (n > 0) qsort(*items, (size_t)n, sizeof(sort_item), compare_items); /* none on a rank without a part of a level */
   PetscCheck(n <= INT32_MAX / nen, PETSC_COMM_SELF, PETSC_ERR_SUP, "too many elements on one rank");
   *nelems = (int32_t)n;
   *nowned_elems = (int32_t)nown;
@@ -143,10 +143,11 @@ static PetscErrorCode build_local_nodes(pbng_dmesh *dm, const pbng_mesh *mesh, c
   qsort(ghosts, (size_t)nghost, sizeof(sort_item), compare_items);
   nlocal += nghost;
   dm->nlocal = nlocal;
-  PetscCall(PetscMalloc1(nlocal, &dm->global_node));
-  PetscCall(PetscMalloc1(nlocal, &dm->color));
-  PetscCall(PetscMalloc1(nlocal, &dm->node_bc));
-  PetscCall(PetscMalloc1(3 * (int64_t)nlocal, &dm->X));
+  /* every array + 1: a rank without a part of a coarse level (docs/multilevel.md#levels-on-fewer-ranks) has none */
+  PetscCall(PetscMalloc1(nlocal + 1, &dm->global_node));
+  PetscCall(PetscMalloc1(nlocal + 1, &dm->color));
+  PetscCall(PetscMalloc1(nlocal + 1, &dm->node_bc));
+  PetscCall(PetscMalloc1(3 * (int64_t)nlocal + 3, &dm->X));
   PetscCall(PetscMalloc1(nghost + 1, &dm->ghost_owner));
   for (int32_t k = 0; k < nlocal; ++k) {
     const int64_t g = k < dm->nowned ? owned[k].id : ghosts[k - dm->nowned].id;
@@ -176,9 +177,9 @@ static PetscErrorCode build_elements(pbng_dmesh *dm, const pbng_submesh *sub, co
   const int nen = mesh->nen;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1((int64_t)dm->nelems * nen, &dm->elems));
-  PetscCall(PetscMalloc1(dm->nelems, &dm->global_elem));
-  if (mesh->kind) PetscCall(PetscMalloc1(dm->nelems, &dm->kind));
+  PetscCall(PetscMalloc1((int64_t)dm->nelems * nen + 1, &dm->elems));
+  PetscCall(PetscMalloc1(dm->nelems + 1, &dm->global_elem));
+  if (mesh->kind) PetscCall(PetscMalloc1(dm->nelems + 1, &dm->kind));
   for (int32_t e = 0; e < dm->nelems; ++e) {
     const int64_t id = elems[e].id;
     dm->global_elem[e] = id;
@@ -200,7 +201,7 @@ static PetscErrorCode mark_element_nodes(const pbng_mesh *mesh, const int32_t *o
   const int nen = mesh->nen;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(mesh->nnodes, in_element));
+  PetscCall(PetscCalloc1(mesh->nnodes + 1, in_element));
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     const int32_t *t = &mesh->elems[e * nen];
     const int m = pbng_row_nodes(t, nen);
@@ -351,7 +352,7 @@ PetscErrorCode pbng_dmesh_create(MPI_Comm comm, const pbng_submesh *sub, const i
   PetscCall(order_owned_nodes(mesh, in_element, color, node_bc, part, dm->rank, lo, ext, &owned, &dm->nowned, &dm->nfree));
   PetscCall(PetscFree(in_element));
   PetscCall(select_elements(mesh, part, dm->rank, lo, ext, &elems, &dm->nelems, &dm->nowned_elems));
-  PetscCall(PetscMalloc1(mesh->nnodes, &g2l));
+  PetscCall(PetscMalloc1(mesh->nnodes + 1, &g2l));
   for (int64_t i = 0; i < mesh->nnodes; ++i) g2l[i] = -1;
   PetscCall(build_local_nodes(dm, mesh, color, node_bc, part, owned, elems, g2l));
   for (int32_t k = 0; k < dm->nlocal; ++k) dm->global_node[k] = sub->global_node[dm->global_node[k]];

@@ -135,6 +135,27 @@ PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color,
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_submesh_empty(const pbng_mesh *mesh, int ncolors, const pbng_constraint_colors *cc, pbng_submesh *sub)
+{
+  PetscFunctionBeginUser;
+  memset(sub, 0, sizeof(*sub));
+  PetscCall(pbng_mesh_alloc_empty(&sub->mesh, pbng_mesh_layout(mesh), mesh->source));
+  PetscCall(PetscStrncpy(sub->mesh.source, mesh->source, sizeof(sub->mesh.source)));
+  sub->nglobal_nodes = mesh->nnodes, sub->nglobal_elems = mesh->nelems, sub->nglobal_weak = mesh->nweak, sub->ncolors = ncolors;
+  PetscCall(PetscMalloc4(1, &sub->global_node, 1, &sub->global_elem, 1, &sub->owner, 1, &sub->color));
+  for (int s = 0; s < mesh->nsets; ++s) PetscCall(pbng_mesh_add_node_set(&sub->mesh, mesh->sets[s].name, 0, sub->owner)); /* named, no member */
+  if (cc && cc->block) { /* the colorings' counts, as a piece with constraints would carry them */
+    sub->cc.nblock_colors = cc->nblock_colors;
+    PetscCall(PetscMalloc1(1, &sub->cc.block));
+    if (cc->elem) {
+      sub->cc.nelem_colors = cc->nelem_colors, sub->cc.nweak_colors = cc->nweak_colors;
+      PetscCall(PetscMalloc1(1, &sub->cc.elem));
+      PetscCall(PetscMalloc1(1, &sub->cc.weak));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub)
 {
   PetscFunctionBeginUser;
@@ -222,7 +243,8 @@ PetscErrorCode pbng_submesh_recv(MPI_Comm comm, int source, PetscErrorCode failu
   PetscCall(recv_block(comm, head, SUB_HEAD, MPI_INT64_T, source));
   PetscCheck(head[0] >= 0, PETSC_COMM_SELF, failure_code, "rank %d could not send this rank's part of the mesh", source);
   snprintf(what, sizeof(what), "part of a mesh from rank %d", source);
-  PetscCall(pbng_mesh_alloc_layout(m, head[6], head[0], head[1], what));
+  if (head[0] == 0 && head[1] == 0) PetscCall(pbng_mesh_alloc_empty(m, head[6], what)); /* a rank without a part of a level */
+  else PetscCall(pbng_mesh_alloc_layout(m, head[6], head[0], head[1], what));
   PetscCall(PetscStrncpy(m->source, what, sizeof(m->source)));
   sub->nowned = (int32_t)head[2], sub->ncolors = (int)head[3], sub->nglobal_nodes = head[4], sub->nglobal_elems = head[5];
   PetscCall(PetscMalloc4(m->nnodes, &sub->global_node, m->nelems, &sub->global_elem, m->nnodes, &sub->owner, m->nnodes, &sub->color));

@@ -28,6 +28,9 @@ typedef struct {
  * colors of every element and weak constraint, or NULL). */
 PetscErrorCode pbng_submesh_extract(const pbng_mesh *mesh, const int32_t *color, int ncolors, const pbng_constraint_colors *cc,
                                     const int32_t *part, int p, pbng_submesh *sub);
+/* A piece with no node and no element (a rank that holds no part of a coarse level: docs/multilevel.md#levels-on-fewer-ranks),
+ * with the mesh's global counts, colors and node set names. */
+PetscErrorCode pbng_submesh_empty(const pbng_mesh *mesh, int ncolors, const pbng_constraint_colors *cc, pbng_submesh *sub);
 PetscErrorCode pbng_submesh_destroy(pbng_submesh *sub);
 
 /* Point-to-point transfer of a submesh (rank 0 to the others). When the sender cannot produce a

@@ -37,7 +37,7 @@ static PetscErrorCode shrink_shape_table(pbng_geometry *geo)
   pbng_tet_shape *shapes;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(geo->nshapes, &shapes));
+  PetscCall(PetscMalloc1(geo->nshapes + 1, &shapes)); /* + 1: no shape on a rank without a part of a level */
   memcpy(shapes, geo->shapes, sizeof(*shapes) * (size_t)geo->nshapes);
   PetscCall(PetscFree(geo->shapes));
   geo->shapes = shapes;

@@ -74,9 +74,9 @@ PetscErrorCode pbng_problem_create(const pbng_dmesh *dm, const pbng_bc_list *bcs
   PetscCheck(pb->x, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory for %d positions", (int)dm->nlocal);
   memcpy(pb->x, dm->X, sizeof(double) * 3 * (size_t)dm->nlocal);
   if (mode == PBNG_MODE_DYNAMIC) {
-    PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned, &pb->x_prev));
-    PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned, &pb->velocity));
-    PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned, &pb->x_hat));
+    PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned + 3, &pb->x_prev)); /* + 3: none on a rank without a part of a level */
+    PetscCall(PetscCalloc1(3 * (int64_t)dm->nowned + 3, &pb->velocity));
+    PetscCall(PetscMalloc1(3 * (int64_t)dm->nowned + 3, &pb->x_hat));
     memcpy(pb->x_hat, dm->X, sizeof(double) * 3 * (size_t)dm->nowned);
   }
   if (mat->kind == PBNG_MATERIAL_COROTATED && !pb->geo.ref) { /* warm starts: linear tetrahedra only */

@@ -1013,7 +1013,7 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
 /* ---- options ---------------------------------------------------------------------------------- */
 
 /* the energy line search, projected coarse Newton, nonlinear GMRES over 4 cycles, automatic aggregation and reuse */
-static void multilevel_defaults(pbng_solver_options *o) { o->ml = (pbng_multilevel_options){.correction_search = PBNG_CORRECTION_ENERGY, .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT, .aggregation = PBNG_AGGREGATION_AUTO, .coarse_reuse = PBNG_COARSE_REUSE_AUTO, .guard_growth = 4.0}; }
+static void multilevel_defaults(pbng_solver_options *o) { o->ml = (pbng_multilevel_options){.correction_search = PBNG_CORRECTION_ENERGY, .coarse_hessian = PBNG_HESSIAN_PSD_STRESS, .ngmres = PBNG_MULTILEVEL_NGMRES_DEFAULT, .aggregation = PBNG_AGGREGATION_AUTO, .coarse_reuse = PBNG_COARSE_REUSE_AUTO, .guard_growth = 4.0, .min_nodes_per_rank = PBNG_LEVEL_MIN_NODES_PER_RANK}; }
 
 /* -multilevel_linesearch and -multilevel_coarse_hessian (-multilevel itself shapes the run's mesh
  * hierarchy and is read with the meshes). */
@@ -1077,6 +1077,14 @@ static PetscErrorCode pbng_multilevel_set_from_options(PetscOptionItems *PetscOp
                              check, &check, NULL));
   o->ml.aggregation_check = check;
   PetscCheck(!aggregation_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_aggregation is for -multilevel L with L > 1");
+  PetscBool subset_set;
+  PetscInt min_nodes = o->ml.min_nodes_per_rank;
+  PetscCall(PetscOptionsRangeInt("-multilevel_min_nodes_per_rank",
+                                 "a coarse level with fewer nodes per rank is partitioned over floor(nodes / N) ranks (at least one; 0: every level "
+                                 "on every rank)",
+                                 "", min_nodes, &min_nodes, &subset_set, 0, 100000000));
+  o->ml.min_nodes_per_rank = (int)min_nodes;
+  PetscCheck(!subset_set || o->multilevel > 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-multilevel_min_nodes_per_rank is for -multilevel L with L > 1");
   PetscFunctionReturn(0);
 }
 

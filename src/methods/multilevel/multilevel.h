@@ -33,6 +33,12 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
 #define PBNG_AGGREGATION_ANY          (-2)
 #define PBNG_AGGREGATION_DIRECT_NODES 2000
 
+/* -multilevel_min_nodes_per_rank N: a coarse level with fewer than N nodes per rank is partitioned over fewer ranks,
+ * floor(nodes / N) of them (at least one), spread evenly over the ranks; the others hold no part of it and the transfers
+ * move the data (0: every level on every rank). The default keeps a level's sweep above about ten times its halo's
+ * latency on a cluster (docs/scaling.md#multilevel). */
+#define PBNG_LEVEL_MIN_NODES_PER_RANK 1000
+
 typedef struct {
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
   int correction_search_given;               /* -multilevel_linesearch was given or a scene chose it (else none with contacts) */
@@ -44,6 +50,7 @@ typedef struct {
                                 undone and the frame goes on with the secant line search (0: no guard) */
   int coarse_reuse;          /* -multilevel_coarse_reuse M: the coarse Newton's matrix serves the steps of M cycles (0: each step its own;
                                 PBNG_COARSE_REUSE_AUTO: by the levels' sizes) */
+  int min_nodes_per_rank;    /* -multilevel_min_nodes_per_rank N: coarse levels with fewer nodes per rank on fewer ranks (0: all ranks) */
 } pbng_multilevel_options;
 
 #endif

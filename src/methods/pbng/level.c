@@ -49,6 +49,13 @@ PetscErrorCode pbng_level_create_vec(const pbng_level *lev, Vec *v)
   PetscFunctionReturn(0);
 }
 
+/* The owned free nodes' positions (they come first) from `from` to `to`; none on a rank without a part of the level
+ * (docs/multilevel.md#levels-on-fewer-ranks), whose vectors' arrays may be NULL. */
+static void copy_free_positions(double *to, const double *from, const pbng_level *lev)
+{
+  if (lev->pb->dm->nfree > 0) memcpy(to, from, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+}
+
 /* Destroying home forgets it (a PETSc destroy hook: the level must not displace a vector that is gone).
  * Values moved aside into home_save come back; a scratch vector may be gone already (an error path:
  * the positions then hold the last trial point). */
@@ -57,7 +64,7 @@ static PetscErrorCode forget_home(void *ctx)
   pbng_level *lev = ctx;
 
   PetscFunctionBeginUser;
-  if (lev->home_aside && lev->home_aside == lev->home_save) memcpy(lev->pb->x, lev->home_save, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  if (lev->home_aside && lev->home_aside == lev->home_save) copy_free_positions(lev->pb->x, lev->home_save, lev);
   lev->home = NULL, lev->home_aside = NULL;
   PetscFunctionReturn(0);
 }
@@ -93,7 +100,7 @@ static PetscErrorCode move_home_aside(pbng_level *lev, double *to)
     if (!lev->home_save) PetscCall(PetscMalloc1(n + 1, &lev->home_save));
     to = lev->home_save;
   }
-  memcpy(to, lev->pb->x, sizeof(double) * n);
+  copy_free_positions(to, lev->pb->x, lev);
   PetscCall(VecPlaceArray(lev->home, to));
   lev->home_aside = to;
   PetscFunctionReturn(0);
@@ -116,7 +123,7 @@ static PetscErrorCode bring_home_back(pbng_level *lev)
 {
   PetscFunctionBeginUser;
   if (!lev->home_aside) PetscFunctionReturn(0);
-  memcpy(lev->pb->x, lev->home_aside, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  copy_free_positions(lev->pb->x, lev->home_aside, lev);
   PetscCall(VecResetArray(lev->home));
   lev->home_aside = NULL;
   PetscFunctionReturn(0);
@@ -131,7 +138,7 @@ PetscErrorCode pbng_level_load(pbng_level *lev, Vec X)
   else {
     PetscCall(move_home_aside(lev, NULL));
     PetscCall(VecGetArrayRead(X, &a));
-    memcpy(lev->pb->x, a, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree); /* owned free nodes come first */
+    copy_free_positions(lev->pb->x, a, lev);
     PetscCall(VecRestoreArrayRead(X, &a));
   }
   PetscCall(pbng_problem_update_ghosts(lev->pb));
@@ -144,7 +151,7 @@ PetscErrorCode pbng_level_store(const pbng_level *lev, Vec X)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArray(X, &a));
-  if (a != lev->pb->x) memcpy(a, lev->pb->x, sizeof(double) * 3 * (size_t)lev->pb->dm->nfree);
+  if (a != lev->pb->x) copy_free_positions(a, lev->pb->x, lev);
   PetscCall(VecRestoreArray(X, &a));
   PetscFunctionReturn(0);
 }
