@@ -40,6 +40,12 @@ assert all(n > 0 for n in levels) and total > sum(levels), counts[0]
 for r in many:
   assert [l["ranks"] for l in r["levels"]] == [r["ranks"], 1, 1], r["levels"]
   assert all((l["messages"] > 0 and l["message_bytes"] > 0) == (l["ranks"] > 1) for l in r["levels"]), r["levels"]
+  # the transfers to the next coarser level and the coarsest factorisation measured apart: messages between the finest level's
+  # ranks and the one holding level 1, none below; the same reductions on 2-4 ranks (their setups only)
+  fine, mid, coarsest = r["levels"]
+  assert fine["transfer_messages"] > 0 and mid["transfer_messages"] == 0 and coarsest["factor_seconds"] > 0, r["levels"]
+transfer = [[l["transfer_reductions"] for l in r["levels"]] for r in many]
+assert all(t == transfer[0] for t in transfer) and transfer[0][0] < one["cycles"], transfer
 PYEOF
 # coarse levels on fewer ranks (docs/multilevel.md#levels-on-fewer-ranks): with 60 nodes a rank the Res-5 level (125 nodes)
 # lies on 2 of 4 ranks and the Res-3 level on one; with 0 every level on every rank (messages on each); positions bitwise

@@ -53,9 +53,12 @@ static void write_summary_json(FILE *f, const pbng_config *cfg, const pbng_run_s
       json_string(f, r->name);
       fprintf(f, ", \"nodes\": %lld, \"elements\": %lld, \"ranks\": %d, \"seconds\": %.9g, \"sweeps\": %lld, \"function_evaluations\": %lld, "
                  "\"objective_evaluations\": %lld, \"jacobian_evaluations\": %lld, \"halo_seconds\": %.9g, \"reductions\": %.0f, \"messages\": %.0f, "
-                 "\"message_bytes\": %.0f}%s\n",
+                 "\"message_bytes\": %.0f, \"transfer_seconds\": %.9g, \"transfer_reductions\": %.0f, \"transfer_messages\": %.0f, "
+                 "\"transfer_message_bytes\": %.0f, \"factor_seconds\": %.9g, \"factor_reductions\": %.0f, \"factor_messages\": %.0f, "
+                 "\"factor_message_bytes\": %.0f}%s\n",
               (long long)r->nodes, (long long)r->elements, r->ranks, r->seconds, r->sweeps, r->functions, r->objectives, r->jacobians, r->halo_seconds,
-              r->comm.reductions, r->comm.messages, r->comm.bytes, l ? "," : "");
+              r->comm.reductions, r->comm.messages, r->comm.bytes, r->transfer_seconds, r->transfer_comm.reductions, r->transfer_comm.messages,
+              r->transfer_comm.bytes, r->factor_seconds, r->factor_comm.reductions, r->factor_comm.messages, r->factor_comm.bytes, l ? "," : "");
     }
     fprintf(f, "  ],\n");
   }
@@ -122,6 +125,14 @@ PetscErrorCode pbng_run_report(MPI_Comm comm, const pbng_config *cfg, const pbng
         PetscCall(PetscPrintf(comm, "; halo %.3f s, %.0f reductions, %.0f messages (%.3f MB)", r->halo_seconds, r->comm.reductions, r->comm.messages,
                               r->comm.bytes / 1e6));
       if (r->ranks < s->ranks) PetscCall(PetscPrintf(comm, "; on %d of %d ranks", r->ranks, s->ranks));
+      if (l > 0) PetscCall(PetscPrintf(comm, "; transfers to level %d %.3f s", l - 1, r->transfer_seconds));
+      if (l > 0 && s->ranks > 1)
+        PetscCall(PetscPrintf(comm, " (%.0f reductions, %.0f messages, %.3f MB)", r->transfer_comm.reductions, r->transfer_comm.messages,
+                              r->transfer_comm.bytes / 1e6));
+      if (l == 0 && r->factor_seconds > 0) PetscCall(PetscPrintf(comm, "; factorisations and solves %.3f s", r->factor_seconds));
+      if (l == 0 && r->factor_seconds > 0 && s->ranks > 1)
+        PetscCall(PetscPrintf(comm, " (%.0f reductions, %.0f messages, %.3f MB)", r->factor_comm.reductions, r->factor_comm.messages,
+                              r->factor_comm.bytes / 1e6));
       PetscCall(PetscPrintf(comm, "\n"));
     }
     if (s->ranks > 1 && s->iterations > 0) {

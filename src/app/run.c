@@ -773,10 +773,15 @@ static PetscErrorCode summarize_levels(run_state *st, pbng_run_summary *sum)
     int holds = dm->nowned > 0;
     PetscCallMPI(MPI_Allreduce(&holds, &r->ranks, 1, MPI_INT, MPI_SUM, st->comm));
     r->sweeps = stats.sweeps, r->functions = stats.functions, r->objectives = stats.objectives, r->jacobians = stats.jacobians;
-    const double mine[5] = {stats.seconds, stats.halo_seconds, stats.comm.reductions, stats.comm.messages, stats.comm.bytes};
-    double most[5];
-    PetscCallMPI(MPI_Allreduce(mine, most, 5, MPI_DOUBLE, MPI_MAX, st->comm));
+    const pbng_comm_counts *tc = &stats.transfer.comm, *fc = &stats.coarse_factor.comm;
+    const double mine[13] = {stats.seconds, stats.halo_seconds, stats.comm.reductions, stats.comm.messages, stats.comm.bytes,
+                             stats.transfer.seconds, tc->reductions, tc->messages, tc->bytes,
+                             stats.coarse_factor.seconds, fc->reductions, fc->messages, fc->bytes};
+    double most[13];
+    PetscCallMPI(MPI_Allreduce(mine, most, 13, MPI_DOUBLE, MPI_MAX, st->comm));
     r->seconds = most[0], r->halo_seconds = most[1], r->comm = (pbng_comm_counts){most[2], most[3], most[4]};
+    r->transfer_seconds = most[5], r->transfer_comm = (pbng_comm_counts){most[6], most[7], most[8]};
+    r->factor_seconds = most[9], r->factor_comm = (pbng_comm_counts){most[10], most[11], most[12]};
   }
   PetscFunctionReturn(0);
 }

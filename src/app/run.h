@@ -21,6 +21,10 @@ typedef struct {
   long long sweeps, functions, objectives, jacobians;
   double halo_seconds;          /* the slowest rank's */
   pbng_comm_counts comm;        /* the busiest rank's reductions, messages and bytes (each its own maximum) */
+  double transfer_seconds;      /* the transfers to the next coarser level (restriction, interpolation, injection), slowest rank */
+  pbng_comm_counts transfer_comm; /* and their communication, busiest rank */
+  double factor_seconds;        /* the coarsest level's factorisations and solves, slowest rank (0: none, or aggregation) */
+  pbng_comm_counts factor_comm;
 } pbng_level_report;
 
 typedef struct {

@@ -41,6 +41,8 @@ typedef struct {
   long long sweeps, functions, objectives, jacobians;
   double halo_seconds;   /* of the seconds: in its sweeps' per-color halo exchanges */
   pbng_comm_counts comm; /* its communication (this rank): reductions, messages, bytes */
+  pbng_work_meter transfer;      /* the transfers between it and the next coarser level (restriction, interpolation, injection) */
+  pbng_work_meter coarse_factor; /* on the coarsest level: its factorisations and solves */
 } pbng_level_stats;
 
 /* How a solver kind is chosen and configured (the registry's part of pbng_solver_ops). */

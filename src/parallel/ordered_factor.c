@@ -14,6 +14,7 @@ typedef struct {
   KSP inner;            /* preonly + Cholesky on sub */
   VecScatter gather;    /* a parallel vector -> whole, in the input's numbering */
   Vec whole_b, whole_x;
+  pbng_work_meter *meter; /* the setups' and solves' time and communication, or NULL */
 } ordered_factor;
 
 /* all and place from every rank's ids (collective). */
@@ -64,9 +65,11 @@ static PetscErrorCode ordered_factor_setup(PC pc)
   Mat A, *subs;
   PetscObjectState state;
   PetscBool set, spd;
+  pbng_work_mark mark;
 
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &f));
+  if (f->meter) PetscCall(pbng_work_begin(f->meter, &mark));
   PetscCall(PCGetOperators(pc, NULL, &A));
   PetscObjectId id;
   PetscCall(MatGetNonzeroState(A, &state));
@@ -91,6 +94,7 @@ static PetscErrorCode ordered_factor_setup(PC pc)
   }
   PetscCall(KSPSetOperators(f->inner, f->sub, f->sub));
   PetscCall(KSPSetUp(f->inner));
+  if (f->meter) PetscCall(pbng_work_end(f->meter, &mark));
   PetscFunctionReturn(0);
 }
 
@@ -99,9 +103,11 @@ static PetscErrorCode ordered_factor_apply(PC pc, Vec b, Vec x)
   ordered_factor *f;
   const PetscScalar *w;
   PetscScalar *xa;
+  pbng_work_mark mark;
 
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &f));
+  if (f->meter) PetscCall(pbng_work_begin(f->meter, &mark));
   PetscCall(VecScatterBegin(f->gather, b, f->whole_b, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(f->gather, b, f->whole_b, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(KSPSolve(f->inner, f->whole_b, f->whole_x));
@@ -110,6 +116,7 @@ static PetscErrorCode ordered_factor_apply(PC pc, Vec b, Vec x)
   for (PetscInt k = 0; k < f->nmine; ++k) xa[k] = w[f->place[k]];
   PetscCall(VecRestoreArray(x, &xa));
   PetscCall(VecRestoreArrayRead(f->whole_x, &w));
+  if (f->meter) PetscCall(pbng_work_end(f->meter, &mark));
   PetscFunctionReturn(0);
 }
 
@@ -130,7 +137,7 @@ static PetscErrorCode ordered_factor_destroy(PC pc)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_ordered_factor_set(PC pc, int bs, int64_t first, int64_t n, const int64_t *ids)
+PetscErrorCode pbng_ordered_factor_set(PC pc, int bs, int64_t first, int64_t n, const int64_t *ids, pbng_work_meter *meter)
 {
   ordered_factor *f;
   PC inner_pc;
@@ -139,7 +146,7 @@ PetscErrorCode pbng_ordered_factor_set(PC pc, int bs, int64_t first, int64_t n, 
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&f));
-  f->bs = bs;
+  f->bs = bs, f->meter = meter;
   PetscCall(number_in_input_order(PetscObjectComm((PetscObject)pc), f, n, ids, (PetscInt)first));
   PetscCall(KSPCreate(PETSC_COMM_SELF, &f->inner));
   PetscCall(PCGetOptionsPrefix(pc, &prefix));

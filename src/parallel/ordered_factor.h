@@ -10,11 +10,13 @@
 
 #include <petscksp.h>
 #include <stdint.h>
+#include "parallel/reduce.h"
 
 /* Collective. Makes pc this solve for a parallel AIJ matrix of bs unknowns per node, this rank owning
  * the nodes of global ids ids[0..n), PETSc's nodes [first, first + n) (unknowns bs first ..) in that order. The factorisation runs at
  * each PCSetUp (a new matrix state); options of the inner solve take the prefix `<pc's prefix>ordered_`
- * (e.g. -fas_coarse_ordered_pc_factor_mat_solver_type petsc). */
-PetscErrorCode pbng_ordered_factor_set(PC pc, int bs, int64_t first, int64_t n, const int64_t *ids);
+ * (e.g. -fas_coarse_ordered_pc_factor_mat_solver_type petsc). meter (or NULL; it must outlive pc): the setups' and
+ * solves' time and communication are added to it. */
+PetscErrorCode pbng_ordered_factor_set(PC pc, int bs, int64_t first, int64_t n, const int64_t *ids, pbng_work_meter *meter);
 
 #endif

@@ -16,6 +16,7 @@ typedef struct {
 typedef struct {
   int bs;
   ordered_rows forward, transpose; /* A's rows; A^T's rows */
+  pbng_work_meter *meter;          /* or NULL */
 } ordered_product;
 
 /* A row's terms sorted by their columns' ids (insertion sort: rows are short). */
@@ -171,7 +172,10 @@ static PetscErrorCode product_apply(Mat S, int transpose, Vec x, Vec w, Vec y)
 
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(S, &p));
+  pbng_work_mark mark;
+  if (p->meter) PetscCall(pbng_work_begin(p->meter, &mark));
   PetscCall(rows_apply(transpose ? &p->transpose : &p->forward, p->bs, x, w, y));
+  if (p->meter) PetscCall(pbng_work_end(p->meter, &mark));
   PetscFunctionReturn(0);
 }
 
@@ -212,5 +216,15 @@ PetscErrorCode pbng_ordered_product_create(Mat A, int bs, const int64_t *row_ids
   PetscCall(MatShellSetOperation(*shell, MATOP_MULT_TRANSPOSE, (void (*)(void))product_mult_transpose));
   PetscCall(MatShellSetOperation(*shell, MATOP_MULT_TRANSPOSE_ADD, (void (*)(void))product_mult_transpose_add));
   PetscCall(MatShellSetOperation(*shell, MATOP_DESTROY, (void (*)(void))product_destroy));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ordered_product_set_meter(Mat shell, pbng_work_meter *meter)
+{
+  ordered_product *p;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(shell, &p));
+  p->meter = meter;
   PetscFunctionReturn(0);
 }

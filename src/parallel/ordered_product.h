@@ -11,10 +11,13 @@
 
 #include <petscmat.h>
 #include <stdint.h>
+#include "parallel/reduce.h"
 
 /* Collective. A: assembled parallel AIJ (m x n local rows and columns); row_ids[m], col_ids[n]: the
  * global ids of this rank's rows and columns (distinct over all ranks). *shell is (bs m) x (bs n) and
  * supports MatMult, MatMultAdd, MatMultTranspose and MatMultTransposeAdd; A may be destroyed after. */
 PetscErrorCode pbng_ordered_product_create(Mat A, int bs, const int64_t *row_ids, const int64_t *col_ids, Mat *shell);
+/* Every product of shell from now on adds its time and communication to *meter (which must outlive shell). */
+PetscErrorCode pbng_ordered_product_set_meter(Mat shell, pbng_work_meter *meter);
 
 #endif

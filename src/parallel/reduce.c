@@ -165,3 +165,24 @@ void pbng_comm_counts_add_since(pbng_comm_counts *into, const pbng_comm_counts *
   into->messages += later->messages - earlier->messages;
   into->bytes += later->bytes - earlier->bytes;
 }
+
+PetscErrorCode pbng_work_begin(const pbng_work_meter *meter, pbng_work_mark *mark)
+{
+  PetscFunctionBeginUser;
+  mark->t = MPI_Wtime();
+  pbng_comm_counts_now(&mark->comm);
+  if (meter->event >= 0) PetscCall(PetscLogEventBegin(meter->event, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_work_end(pbng_work_meter *meter, const pbng_work_mark *mark)
+{
+  pbng_comm_counts now;
+
+  PetscFunctionBeginUser;
+  if (meter->event >= 0) PetscCall(PetscLogEventEnd(meter->event, 0, 0, 0, 0));
+  pbng_comm_counts_now(&now);
+  pbng_comm_counts_add_since(&meter->comm, &mark->comm, &now);
+  meter->seconds += MPI_Wtime() - mark->t;
+  PetscFunctionReturn(0);
+}

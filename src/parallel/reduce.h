@@ -51,4 +51,19 @@ void pbng_comm_counts_now(pbng_comm_counts *c);
 /* into += (later - earlier). */
 void pbng_comm_counts_add_since(pbng_comm_counts *into, const pbng_comm_counts *earlier, const pbng_comm_counts *later);
 
+/* A piece of work's wall time and communication over all its calls (this rank), and, with an event (>= 0),
+ * its PETSc log event, so that -log_view lists it too: pbng_work_begin at its start, pbng_work_end at its end. */
+typedef struct {
+  double seconds;
+  pbng_comm_counts comm;
+  PetscLogEvent event; /* -1: none */
+} pbng_work_meter;
+typedef struct {
+  double t;
+  pbng_comm_counts comm;
+} pbng_work_mark;
+
+PetscErrorCode pbng_work_begin(const pbng_work_meter *meter, pbng_work_mark *mark);
+PetscErrorCode pbng_work_end(pbng_work_meter *meter, const pbng_work_mark *mark);
+
 #endif

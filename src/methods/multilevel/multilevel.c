@@ -61,6 +61,8 @@ struct multilevel_data {
   int carried_version;   /* the fine contacts' version they were carried from */
   double last_alpha[16]; /* the last correction's alpha per level (monitor) */
   long long corrections, damped, rejected;
+  pbng_work_meter *transfer;   /* [nlevels]: the products with P3[l] and Q3[l] (restriction, interpolation, injection), at l >= 1 */
+  pbng_work_meter coarse_factor; /* the coarsest level's factorisations and solves (the ordered factorisation; not with aggregation) */
   /* -multilevel_ngmres m: the last m iterates x_i and their residuals F_i (oldest first), their Gram matrix
    * G_ij = F_i . F_j, and the two vectors of the cycle's own result kept while a combination is tried */
   int ngmres_m, nh;
@@ -434,6 +436,8 @@ static PetscErrorCode create_transfers(pbng_solver *s)
     /* applied to the three coordinates with every sum in the input's order (bitwise on any partition) */
     PetscCall(pbng_ordered_product_create(ml->P[l], 3, fine->pb->dm->global_node, coarse->pb->dm->global_node, &ml->P3[l]));
     PetscCall(pbng_ordered_product_create(ml->Q[l], 3, coarse->pb->dm->global_node, fine->pb->dm->global_node, &ml->Q3[l]));
+    PetscCall(pbng_ordered_product_set_meter(ml->P3[l], &ml->transfer[l]));
+    PetscCall(pbng_ordered_product_set_meter(ml->Q3[l], &ml->transfer[l]));
     PetscCall(MatDestroy(&ml->P[l])); /* the products keep their own copies */
     PetscCall(MatDestroy(&ml->Q[l]));
     PetscCall(create_rscale(ml->P3[l], &ml->rscale[l]));
@@ -491,7 +495,7 @@ static PetscErrorCode configure_coarse_solve(multilevel_data *ml)
   if (ml->aggregation != 0) PetscFunctionReturn(configure_aggregation(ksp, pc, ml->aggregation));
   PetscCall(KSPSetType(ksp, KSPPREONLY));
   const pbng_level *c = &ml->level[0];
-  PetscCall(pbng_ordered_factor_set(pc, 3, c->map.first, c->pb->dm->nfree, c->pb->dm->global_node));
+  PetscCall(pbng_ordered_factor_set(pc, 3, c->map.first, c->pb->dm->nfree, c->pb->dm->global_node, &ml->coarse_factor));
   PetscFunctionReturn(0);
 }
 
@@ -658,6 +662,10 @@ static PetscErrorCode multilevel_create(pbng_solver *s)
   PetscCall(PetscCalloc5(ml->nlevels, &ml->P, ml->nlevels, &ml->Q, ml->nlevels, &ml->P3, ml->nlevels, &ml->Q3, ml->nlevels, &ml->shell));
   PetscCall(PetscCalloc1(ml->nlevels, &ml->corr));
   PetscCall(PetscCalloc1(ml->nlevels, &ml->rscale));
+  PetscCall(PetscCalloc1(ml->nlevels, &ml->transfer));
+  PetscCall(PetscLogEventRegister("PBNGTransfer", PETSC_OBJECT_CLASSID, &ml->transfer[0].event));
+  for (int l = 1; l < ml->nlevels; ++l) ml->transfer[l].event = ml->transfer[0].event;
+  PetscCall(PetscLogEventRegister("PBNGCoarseFactor", PETSC_OBJECT_CLASSID, &ml->coarse_factor.event));
   if (s->pb->contacts) PetscCall(create_contact_levels(s));
   for (int l = 0; l < ml->nlevels; ++l) {
     pbng_problem *pb = l == ml->nlevels - 1 ? s->pb : &((pbng_hierarchy *)h)->coarse[l].pb;
@@ -971,8 +979,9 @@ static PetscErrorCode multilevel_level_stats(pbng_solver *s, int l, pbng_level_s
   const multilevel_data *ml = s->data;
   const pbng_level *lev = &ml->level[l];
 
-  *st = (pbng_level_stats){.seconds = lev->seconds, .sweeps = lev->sweeps, .functions = lev->functions, .objectives = lev->objectives,
-                           .jacobians = lev->jacobians, .halo_seconds = lev->sweeper.halo_seconds, .comm = lev->comm};
+  *st = (pbng_level_stats){.seconds = lev->work.seconds, .sweeps = lev->sweeps, .functions = lev->functions, .objectives = lev->objectives,
+                           .jacobians = lev->jacobians, .halo_seconds = lev->sweeper.halo_seconds, .comm = lev->work.comm,
+                           .transfer = l > 0 ? ml->transfer[l] : (pbng_work_meter){.event = -1}, .coarse_factor = l == 0 ? ml->coarse_factor : (pbng_work_meter){.event = -1}};
   return 0;
 }
 
@@ -1005,6 +1014,7 @@ static PetscErrorCode multilevel_destroy(pbng_solver *s)
   PetscCall(PetscFree5(ml->P, ml->Q, ml->P3, ml->Q3, ml->shell));
   PetscCall(PetscFree(ml->corr));
   PetscCall(PetscFree(ml->rscale));
+  PetscCall(PetscFree(ml->transfer));
   PetscCall(PetscFree(ml->level));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);

@@ -20,6 +20,7 @@ PetscErrorCode pbng_level_create(pbng_problem *pb, const pbng_sweep_options *opt
   }
   PetscCall(pbng_sweeper_create(pb, opt, &lev->sweeper));
   lev->stage = -1;
+  lev->work.event = -1;
   if (index >= 0) {
     snprintf(name, sizeof(name), "PBNG level %d", index);
     PetscCall(PetscLogStageRegister(name, &lev->stage));
@@ -177,25 +178,22 @@ static PetscErrorCode load_along(pbng_level *lev, Vec X, PetscReal alpha, Vec D)
 }
 
 /* Every callback runs inside the level's log stage and adds its wall time and its communication to the level's. */
-typedef struct {
-  double t;
-  pbng_comm_counts comm;
-} level_mark;
+typedef pbng_work_mark level_mark;
 
 static PetscErrorCode enter(pbng_level *lev, level_mark *m)
 {
-  m->t = MPI_Wtime();
-  pbng_comm_counts_now(&m->comm);
-  return lev->stage >= 0 ? PetscLogStagePush(lev->stage) : 0;
+  PetscFunctionBeginUser;
+  PetscCall(pbng_work_begin(&lev->work, m));
+  if (lev->stage >= 0) PetscCall(PetscLogStagePush(lev->stage));
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode leave(pbng_level *lev, const level_mark *m)
 {
-  pbng_comm_counts now;
-  pbng_comm_counts_now(&now);
-  pbng_comm_counts_add_since(&lev->comm, &m->comm, &now);
-  lev->seconds += MPI_Wtime() - m->t;
-  return lev->stage >= 0 ? PetscLogStagePop() : 0;
+  PetscFunctionBeginUser;
+  PetscCall(pbng_work_end(&lev->work, m));
+  if (lev->stage >= 0) PetscCall(PetscLogStagePop());
+  PetscFunctionReturn(0);
 }
 
 /* F(x) = -(f_int + f_ext [- inertia]), the gradient of the energy. */

@@ -35,8 +35,7 @@ typedef struct {
   int K_current;             /* K holds a matrix assembled since it was made (0: the next Jacobian call assembles) */
   int K_keep;                /* the Jacobian callback keeps a current K (its factorisation too) instead of assembling anew */
   int K_linear_modes;        /* K's near-null space: the 12 linear fields (aggregation below it), else the 6 rigid modes */
-  double seconds;            /* wall time in this level's callbacks */
-  pbng_comm_counts comm;     /* communication in this level's callbacks (this rank) */
+  pbng_work_meter work;      /* wall time and communication in this level's callbacks (this rank) */
   long long sweeps, functions, objectives, jacobians;
 } pbng_level;
 
