@@ -41,9 +41,11 @@ for r in many:
   assert [l["ranks"] for l in r["levels"]] == [r["ranks"], 1, 1], r["levels"]
   assert all((l["messages"] > 0 and l["message_bytes"] > 0) == (l["ranks"] > 1) for l in r["levels"]), r["levels"]
   # the transfers to the next coarser level and the coarsest factorisation measured apart: messages between the finest level's
-  # ranks and the one holding level 1, none below; the same reductions on 2-4 ranks (their setups only)
+  # ranks and the one holding level 1, none below; the same reductions on 2-4 ranks (their setups only); the coarsest
+  # factorisation on the one rank that holds the level sends nothing (before: 3 (R - 1) messages a cycle)
   fine, mid, coarsest = r["levels"]
   assert fine["transfer_messages"] > 0 and mid["transfer_messages"] == 0 and coarsest["factor_seconds"] > 0, r["levels"]
+  assert coarsest["factor_messages"] == 0, r["levels"]  # on one rank: its matrix is gathered nowhere else
 transfer = [[l["transfer_reductions"] for l in r["levels"]] for r in many]
 assert all(t == transfer[0] for t in transfer) and transfer[0][0] < one["cycles"], transfer
 PYEOF

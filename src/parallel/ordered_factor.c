@@ -52,7 +52,9 @@ static PetscErrorCode number_in_input_order(MPI_Comm comm, ordered_factor *f, in
     if ((PetscInt)keys[k].local >= first && (PetscInt)keys[k].local < first + n)
       for (int c = 0; c < bs; ++c) f->place[bs * ((PetscInt)keys[k].local - first) + c] = (PetscInt)(bs * k + c);
   }
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, (PetscInt)(bs * total), idx, PETSC_OWN_POINTER, &f->all));
+  /* a rank without unknowns (a coarsest level on fewer ranks, docs/multilevel.md#levels-on-fewer-ranks) asks for nothing:
+   * the matrix goes only to the ranks that hold the level, not to every rank */
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n > 0 ? (PetscInt)(bs * total) : 0, idx, PETSC_OWN_POINTER, &f->all));
   PetscCall(PetscFree2(all_ids, keys));
   PetscCall(PetscFree2(counts, displs));
   PetscFunctionReturn(0);
@@ -92,8 +94,10 @@ static PetscErrorCode ordered_factor_setup(PC pc)
     PetscCall(VecScatterCreate(b, f->all, f->whole_b, NULL, &f->gather));
     PetscCall(VecDestroy(&b));
   }
-  PetscCall(KSPSetOperators(f->inner, f->sub, f->sub));
-  PetscCall(KSPSetUp(f->inner));
+  if (f->nmine > 0) { /* the others have nothing to factor */
+    PetscCall(KSPSetOperators(f->inner, f->sub, f->sub));
+    PetscCall(KSPSetUp(f->inner));
+  }
   if (f->meter) PetscCall(pbng_work_end(f->meter, &mark));
   PetscFunctionReturn(0);
 }
@@ -110,7 +114,7 @@ static PetscErrorCode ordered_factor_apply(PC pc, Vec b, Vec x)
   if (f->meter) PetscCall(pbng_work_begin(f->meter, &mark));
   PetscCall(VecScatterBegin(f->gather, b, f->whole_b, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(f->gather, b, f->whole_b, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(KSPSolve(f->inner, f->whole_b, f->whole_x));
+  if (f->nmine > 0) PetscCall(KSPSolve(f->inner, f->whole_b, f->whole_x));
   PetscCall(VecGetArrayRead(f->whole_x, &w));
   PetscCall(VecGetArray(x, &xa));
   for (PetscInt k = 0; k < f->nmine; ++k) xa[k] = w[f->place[k]];

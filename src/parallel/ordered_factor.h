@@ -1,5 +1,5 @@
 /* A direct solve that does not depend on the partition: a preconditioner (PCSHELL) that gathers the whole
- * matrix on every rank in the input's numbering (the nodes by increasing global id, their unknowns in
+ * matrix on every rank that owns unknowns of it (all of them, unless the level lies on fewer ranks) in the input's numbering (the nodes by increasing global id, their unknowns in
  * order), factors it there (Cholesky; MUMPS where PETSc has it) and solves, each rank keeping its own
  * unknowns. Every rank factors the same matrix in the same numbering, so the solution is bitwise the
  * same on any number of ranks. PCREDUNDANT, used before, gathers in PETSc's numbering, which follows the
