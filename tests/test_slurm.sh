@@ -141,6 +141,9 @@ grep -q "command: srun --mpi=pmix --nodes=1 --ntasks=2 --cpus-per-task=1 .*/pbng
 grep -q "PBNGIterate" "$D/runs/pbng-$a/result.log_view" && ok || fail "(a) no -log_view output"
 "$PY" "$HERE/../bench/collect_scaling.py" "$D/runs/pbng-strong-$b" > "$D/collect-strong.log" 2>&1 && ok || { fail "(b) collect"; cat "$D/collect-strong.log"; }
 [ "$(grep -c '^ *1 ' "$D/collect-strong.log")" -ge 3 ] && [ -s "$D/runs/pbng-strong-$b/scaling.png" ] && ok || { fail "(b) scaling table/plot"; cat "$D/collect-strong.log"; }
+# the scaling studies run the default solver, multilevel PBNG to the tolerance (issue 42): every run has coarse levels
+"$PY" -c 'import glob, json, sys; r = [json.load(open(p)) for p in glob.glob(sys.argv[1] + "/*.json")]; assert r and all(s["multilevel"] > 1 for s in r), [s["multilevel"] for s in r]' \
+  "$D/runs/pbng-strong-$b" && grep -q "solver=multilevel" "$D/runs/pbng-strong-$b/study.txt" && ok || fail "(b) the strong study's runs are not multilevel"
 "$PY" "$HERE/../bench/collect_scaling.py" "$D/runs/pbng-weak-$c" > "$D/collect-weak.log" 2>&1 && grep -q "weak scaling, 2 runs" "$D/collect-weak.log" && ok \
   || { fail "(c) collect"; cat "$D/collect-weak.log"; }
 [ -s "$D/runs/pbng-partition-$d1/mesh.h5" ] && ok || fail "(d) no partitioned mesh"
