@@ -11,6 +11,7 @@
 #include "mesh/sheet_groups.h"
 #include "io/weak_rows.h"
 #include "parallel/coloring.h"
+#include "parallel/distributed_partition.h"
 
 PetscErrorCode run_agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
 {
@@ -101,9 +102,53 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
              "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
   PetscCheck(st->cfg->bind_distance == 0, st->comm, PETSC_ERR_ARG_INCOMP,
              "-bind_distance with a partitioned mesh: give it to pbng-partition (-bind_distance d) instead");
+  PetscCheck(!st->cfg->ptscotch, st->comm, PETSC_ERR_ARG_INCOMP,
+             "-partitioner ptscotch with the partitioned mesh %s: its parts are the partition (pbng-partition -partitioner ptscotch writes such files)",
+             st->cfg->mesh_file);
   PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
   head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = sub->nglobal_weak;
   set_header_layout(head, pbng_mesh_layout(&sub->mesh));
+  PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch: level k's grid (0 the finest) partitioned by the ranks together, each rank its own piece
+ * (parallel/distributed_partition.h); *extent the grid's, *etype its kind. An input it does not handle is an error on
+ * every rank, before any output. */
+PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype)
+{
+  pbng_grid grid;
+  pbng_parts parts;
+  pbng_partition_times t;
+  char why[512];
+  int nranks;
+
+  PetscFunctionBeginUser;
+  PetscCheck(pbng_config_ptscotch_grid(st->cfg, k, &grid, why, sizeof(why)), st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  PetscCheck(!pbng_solver_uses_constraint_colors(st->cfg->solver), st->comm, PETSC_ERR_SUP,
+             "-partitioner ptscotch: -solver %s needs the PBD/XPBD constraint colors, which it does not compute yet; use -partitioner metis", st->cfg->solver);
+  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
+  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, nranks, &parts, &t));
+  *sub = parts.sub[0]; /* one part per rank: taken over */
+  parts.nlocal = 0;
+  *extent = parts.extent, *etype = parts.etype;
+  PetscCall(pbng_parts_destroy(&parts));
+  PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch on %d ranks, %s: generate %.2f s, graph %.2f s, coloring %.2f s (%d rounds), PT-Scotch %.2f s, "
+                                  "migration %.2f s (rank 0)\n",
+                        nranks, grid.source, t.generate, t.graph, t.coloring, t.rounds, t.partition, t.migration));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_partition_in_parallel(run_state *st, pbng_mesh *mesh, pbng_submesh *sub, mesh_header *head)
+{
+  double extent;
+  const pbng_element_type *etype;
+
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh)); /* no rank holds the whole mesh */
+  PetscCall(run_partition_grid_in_parallel(st, 0, sub, &extent, &etype));
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = 0, head->extent = extent;
+  head->etype = etype, head->nen = etype->nodes;
   PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
   PetscFunctionReturn(0);
 }
