@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parallel partitioning with PT-Scotch (-partitioner ptscotch, docs/scaling.md#partitioning-in-parallel): the unit test
+# Parallel partitioning with PT-Scotch (-partitioner ptscotch, docs/scaling.md#35-partitioning-in-parallel): the unit test
 # on 2 and 3 processes (pieces bitwise the serial path's); pbng-partition on 1, 2 and 3 processes writes files that
 # tests/check_partition_file.py finds consistent (every node owned once, ghosts' owners own them, elements covered,
 # colors those of the METIS file), the same file twice; pbng on those files and pbng -partitioner ptscotch on the fly

@@ -1,6 +1,7 @@
 #include "parallel/distributed_partition.h"
 #include "parallel/parallel_coloring.h"
 #include "parallel/ptscotch_partition.h"
+#include <malloc.h>
 #include <math.h>
 #include <string.h>
 
@@ -58,6 +59,7 @@ PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, i
   PetscCall(pbng_color_dist_graph(&graph, color, &out->ncolors, &t->rounds));
   t->coloring = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(pbng_partition_ptscotch(&graph, nparts, part));
+  malloc_trim(0); /* PT-Scotch's and the graph's memory back to the system before the pieces are built */
   t->partition = MPI_Wtime() - t0, t0 = MPI_Wtime();
   out->nparts = nparts, out->first = pbng_parts_first(nparts, size, rank);
   out->nlocal = pbng_parts_first(nparts, size, rank + 1) - out->first;
