@@ -16,18 +16,21 @@
 #include "parallel/transfer.h"
 #include "parallel/weak_levels.h"
 #include "parallel/coloring.h"
+#include "parallel/distributed_partition.h"
 #include "parallel/partition.h"
 
-static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph).\n"
+static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph, or PT-Scotch in parallel).\n"
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
+                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes and bars on any number of processes),\n"
                            "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ..., the weak constraints carried to each;\n"
                            "    with -mesh, the boundary-set options -fix_box, -fix_group, -bcK_* and -multilevel_coarsen_* as given to pbng)\n";
 
 typedef struct {
   pbng_config cfg;
   int parts;
-  int dual; /* -graph dual: METIS on the element dual graph instead of the node graph */
+  int dual;     /* -graph dual: METIS on the element dual graph instead of the node graph */
+  int ptscotch; /* -partitioner ptscotch: generated grids partitioned in parallel, no process holding the whole mesh */
   char output[PETSC_MAX_PATH_LEN];
   int levels; /* -multilevel L: the fine mesh and L-1 coarse levels */
 } partition_options;
@@ -81,6 +84,12 @@ static PetscErrorCode read_options(partition_options *o)
   PetscCheck(!strcmp(graph, "node") || !strcmp(graph, "dual"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "-graph %s: known graphs are node (default) and dual", graph);
   o->dual = !strcmp(graph, "dual");
+  char partitioner[16] = "metis";
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-partitioner", partitioner, sizeof(partitioner), &set));
+  PetscCheck(!strcmp(partitioner, "metis") || !strcmp(partitioner, "ptscotch"), PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "-partitioner %s: known partitioners are metis (default) and ptscotch", partitioner);
+  o->ptscotch = !strcmp(partitioner, "ptscotch");
+  PetscCheck(!o->ptscotch || !o->dual, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-graph dual is METIS's: -partitioner ptscotch partitions the node graph");
   o->output[0] = 0;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-output", o->output, sizeof(o->output), &set));
   PetscCheck(o->output[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-output FILE.h5 is required");
@@ -204,55 +213,169 @@ static PetscErrorCode drop_weak_constraints(pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode run(void)
+/* The part sizes over all parts: owned nodes and ghosts, min..max (collective). */
+static PetscErrorCode report_parts(const pbng_parts *pp)
 {
-  partition_options o;
-  pbng_mesh mesh, coarse;
+  int64_t v[4] = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN}; /* -owned min, owned max, -ghost min, ghost max */
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < pp->nlocal; ++k) {
+    const int64_t owned = pp->sub[k].nowned, ghosts = pp->sub[k].mesh.nnodes - owned;
+    v[0] = PetscMax(v[0], -owned), v[1] = PetscMax(v[1], owned), v[2] = PetscMax(v[2], -ghosts), v[3] = PetscMax(v[3], ghosts);
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_INT64_T, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "parts: %d, owned nodes %lld..%lld, ghost nodes %lld..%lld per part\n", pp->nparts, (long long)-v[0],
+                        (long long)v[1], (long long)-v[2], (long long)v[3]));
+  PetscFunctionReturn(0);
+}
+
+/* Each process's phase times and peak memory, then the slowest total and the largest and summed peaks (collective). */
+static PetscErrorCode report_processes(const pbng_partition_times *t, double writing, double total)
+{
+  int rank, size;
+  const double peak = peak_rss_mib();
+  double most[2], sum;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD,
+                                    "process %d: generate %.2f s, graph %.2f s, coloring %.2f s (%d rounds), PT-Scotch %.2f s, migration %.2f s, "
+                                    "writing %.2f s; peak memory %.1f MiB\n",
+                                    rank, t->generate, t->graph, t->coloring, t->rounds, t->partition, t->migration, writing, peak));
+  PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+  const double mine[2] = {total, peak};
+  PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(&peak, &sum, 1, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: total %.2f s (slowest process); peak memory %.1f MiB per process at most, %.1f MiB over %d processes\n",
+                        most[0], most[1], sum, size));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch: level k's grid partitioned by all processes together, written by them to output. */
+static PetscErrorCode partition_grid(const partition_options *o, int k, const char *output)
+{
+  pbng_grid grid;
+  pbng_parts pp;
+  pbng_partition_times t;
+  pbng_mesh shape = {0}; /* the element layout and name the file records */
+  char why[512];
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
+  PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, &pp, &t));
+  const double t_write = MPI_Wtime();
+  shape.etype = pp.etype, shape.nen = pp.etype->nodes;
+  PetscCall(PetscStrncpy(shape.source, pp.source, sizeof(shape.source)));
+  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, o->parts, pp.nnodes, pp.nelems, pp.ncolors, &shape, pp.extent, pp.first, pp.nlocal,
+                                         pp.sub));
+  const double writing = MPI_Wtime() - t_write;
+  PetscCall(report_parts(&pp));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), no constraint colors (PBD/XPBD need -partitioner metis) -> %s\n",
+                        pp.source, (long long)pp.nnodes, (long long)pp.nelems, pp.etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pp.etype->name,
+                        pp.ncolors, output));
+  PetscCall(report_processes(&t, writing, MPI_Wtime() - t0));
+  PetscCall(pbng_parts_destroy(&pp));
+  PetscFunctionReturn(0);
+}
+
+/* -multilevel L: the option naming the coarse levels' files for pbng. */
+static PetscErrorCode print_levels_option(const partition_options *o)
+{
   char path[PETSC_MAX_PATH_LEN + 16], levels[4 * PETSC_MAX_PATH_LEN] = "";
+
+  PetscFunctionBeginUser;
+  if (o->levels == 1) PetscFunctionReturn(0);
+  for (int k = 1; k < o->levels; ++k) {
+    level_path(o->output, k, path, sizeof(path));
+    if (k > 1) PetscCall(PetscStrlcat(levels, ",", sizeof(levels)));
+    PetscCall(PetscStrlcat(levels, path, sizeof(levels)));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "coarse levels for pbng: -mesh %s -mesh_levels %s\n", o->output, levels));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch on any number of processes: every level checked first (nothing written for an input it does
+ * not handle), then each partitioned and written in turn. */
+static PetscErrorCode run_ptscotch(const partition_options *o)
+{
+  char path[PETSC_MAX_PATH_LEN + 16], why[512];
+  pbng_grid grid;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < o->levels; ++k)
+    PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
+  for (int k = 0; k < o->levels; ++k) {
+    if (k == 0) PetscCall(PetscStrncpy(path, o->output, sizeof(path)));
+    else level_path(o->output, k, path, sizeof(path));
+    PetscCall(partition_grid(o, k, path));
+  }
+  PetscCall(print_levels_option(o));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner metis: the whole mesh on one process. */
+static PetscErrorCode run_metis(const partition_options *o)
+{
+  pbng_mesh mesh, coarse;
+  char path[PETSC_MAX_PATH_LEN + 16];
   int64_t nsprings = 0;
   pbng_weak_spring *springs = NULL;
 
   PetscFunctionBeginUser;
-  PetscCall(read_options(&o));
   double t0 = MPI_Wtime();
-  PetscCall(pbng_config_build_mesh(&o.cfg, &mesh));
-  PetscCheck(o.levels == 1 || !(pbng_element_kinds_mask(mesh.etype, mesh.kind, mesh.nelems) & PBNG_SHEET_KINDS_MASK), PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "-multilevel %d: meshes with sheet elements (tri3, bend4) have no coarse levels yet (docs/cloth.md#solvers)", o.levels);
-  PetscCall(partition_one(&o, &mesh, o.output, t0));
-  if (o.levels > 1) PetscCall(pbng_weak_springs_of_mesh(&mesh, &nsprings, &springs));
-  for (int k = 1; k < o.levels; ++k) {
+  PetscCall(pbng_config_build_mesh(&o->cfg, &mesh));
+  PetscCheck(o->levels == 1 || !(pbng_element_kinds_mask(mesh.etype, mesh.kind, mesh.nelems) & PBNG_SHEET_KINDS_MASK), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "-multilevel %d: meshes with sheet elements (tri3, bend4) have no coarse levels yet (docs/cloth.md#solvers)", o->levels);
+  PetscCall(partition_one(o, &mesh, o->output, t0));
+  if (o->levels > 1) PetscCall(pbng_weak_springs_of_mesh(&mesh, &nsprings, &springs));
+  for (int k = 1; k < o->levels; ++k) {
     t0 = MPI_Wtime();
-    PetscCall(coarse_level(&o, k, &mesh, &coarse));
+    PetscCall(coarse_level(o, k, &mesh, &coarse));
     PetscCall(pbng_mesh_destroy(&mesh));
     mesh = coarse;
-    level_path(o.output, k, path, sizeof(path));
+    level_path(o->output, k, path, sizeof(path));
     PetscCall(pbng_mesh_add_weak_springs(&mesh, path, nsprings, springs, PBNG_TRANSFER_RADIUS));
-    PetscCall(partition_one(&o, &mesh, path, t0));
+    PetscCall(partition_one(o, &mesh, path, t0));
     PetscCall(drop_weak_constraints(&mesh));
-    if (k > 1) PetscCall(PetscStrlcat(levels, ",", sizeof(levels)));
-    PetscCall(PetscStrlcat(levels, path, sizeof(levels)));
   }
-  if (o.levels > 1) printf("coarse levels for pbng: -mesh %s -mesh_levels %s\n", o.output, levels);
+  PetscCall(print_levels_option(o));
   PetscCall(PetscFree(springs));
   PetscCall(pbng_mesh_destroy(&mesh));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode run(void)
+{
+  partition_options o;
+  int size;
+
+  PetscFunctionBeginUser;
+  PetscCall(read_options(&o));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(o.ptscotch || size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "run it on one process (METIS is serial), or give -partitioner ptscotch (generated boxes and bars, any number of processes)");
+  if (o.ptscotch) PetscCall(run_ptscotch(&o));
+  else PetscCall(run_metis(&o));
   PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
-  int size;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  MPI_Comm_size(PETSC_COMM_WORLD, &size);
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = size == 1 ? run() : PETSC_ERR_SUP;
+  ierr = run();
   PetscCall(PetscPopErrorHandler());
-  if (ierr) {
+  if (ierr) { /* on several processes the errors are every process's alike: process 0 tells */
     const char *text = NULL;
     char *specific = NULL;
+    int rank;
+    MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
     PetscErrorMessage(ierr, &text, &specific);
-    fprintf(stderr, "pbng-partition: error: %s\n", size > 1 ? "run it on one process (it is serial)" : (specific && specific[0] ? specific : text));
+    if (rank == 0) fprintf(stderr, "pbng-partition: error: %s\n", specific && specific[0] ? specific : text);
     PetscFinalize();
     return 1;
   }

@@ -10,6 +10,7 @@
 #include "mesh/boundary.h"
 #include "mesh/coarsen.h"
 #include "mesh/generate.h"
+#include "mesh/generate_slice.h"
 #include "mesh/mesh.h"
 #include "problem/problem.h"
 #include "methods/solver.h"
@@ -82,6 +83,7 @@ typedef struct {
   pbng_grid_elements elements; /* -element, -tet_split: the generated box's and bar's elements */
   int cells[3];                /* -cells NX,NY,NZ: the generated box's or bar's cells per axis (0: from -res) */
   char mesh_file[PETSC_MAX_PATH_LEN];
+  int ptscotch; /* -partitioner ptscotch: the ranks generate and partition a generated grid together (parallel/distributed_partition.h) */
   char weak_file[PETSC_MAX_PATH_LEN]; /* -weak: weak constraints to add (docs/weak_constraints.md) */
   double bind_distance;               /* -bind_distance d: connective tissue between bodies within d at rest (0: none; contact/bindings.h) */
   double bind_k[2];                   /* -bind_stiffness k or k_n,k_t of those bindings */
@@ -203,6 +205,11 @@ void pbng_config_coarse_cells(const pbng_config *cfg, int k, int cells[3]);
 PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg);
 
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made);
+
+/* -partitioner ptscotch: 1 when level k's mesh (0 the finest) is a generated grid that processes can generate in slices
+ * (mesh/generate_slice.h), described in g; else 0 and why[len] says why (a mesh file, weak constraints, -bind_distance,
+ * tet10/tet20 grids, scenes of other meshes). */
+int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len);
 
 /* Which of the options that shape a generated mesh were given explicitly. */
 typedef struct {

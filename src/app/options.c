@@ -103,6 +103,11 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
+  const char *const partitioners[] = {"metis", "ptscotch"};
+  PetscInt which = cfg->ptscotch;
+  PetscCall(PetscOptionsEList("-partitioner", "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box or bar in slices "
+                              "and partition it together with PT-Scotch; docs/scaling.md)", NULL, partitioners, 2, partitioners[which], &which, NULL));
+  cfg->ptscotch = which == 1;
   PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
                                cfg->weak_file, sizeof(cfg->weak_file), &set));
   PetscCall(PetscOptionsReal("-weak_stiffness", "two_blocks_hanging: stiffness k of the weak constraints binding the blocks", NULL,
@@ -521,12 +526,12 @@ static const pbng_solver_ops *petsc_option_owner(const char *name)
 /* ---- the restart key ------------------------------------------------------------------------------ */
 
 /* Options that do not change the states a run computes: where results go and what is printed,
- * resources, how long the run goes on (-frames: a restart may continue further), testing aids and
+ * how the mesh is partitioned (-partitioner: bitwise the same results), resources, how long the run goes on (-frames: a restart may continue further), testing aids and
  * PETSc's diagnostics. Every other option (physics, mesh, boundary sets with their geometry and
  * motions, solver and its parameters, PETSc options of the solvers) is part of the restart key. */
 static int outside_restart_key(const char *name)
 {
-  static const char *const names[] = {"dry_run", "output",   "summary",         "monitor",          "threads",        "frames",          "time_budget",
+  static const char *const names[] = {"dry_run", "output",   "partitioner", "summary",         "monitor",          "threads",        "frames",          "time_budget",
                                       "checkpoint", "checkpoint_every", "restart",         "failure_timeout", "divergence_limit", "help",
                                       "options_file", "options_monitor", "info",           "history"};
   for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); ++k)

@@ -680,6 +680,7 @@ static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command
   PetscCall(run_is_partitioned_input(st, &partitioned));
   PetscCall(PetscLogEventBegin(st->ev.mesh, 0, 0, 0, 0));
   if (partitioned) PetscCall(run_read_partitioned_input(st, &sub, &head));
+  else if (cfg->ptscotch) PetscCall(run_partition_in_parallel(st, &mesh, &sub, &head));
   else PetscCall(run_global_mesh_on_rank0(st, &mesh, &head));
   PetscCall(PetscLogEventEnd(st->ev.mesh, 0, 0, 0, 0));
   sum->nodes = head.nnodes;
@@ -696,7 +697,7 @@ static PetscErrorCode setup(run_state *st, pbng_config *cfg, const char *command
   if (!cfg->dry_run) PetscCall(run_resolve_restart(st));
   if (!st->restart[0] && !cfg->dry_run) PetscCall(run_open_output(st, &head, command_line)); /* an unwritable output fails before any work */
   PetscCall(PetscLogEventBegin(st->ev.subdomain, 0, 0, 0, 0));
-  PetscCall(run_build_subdomain(st, &mesh, &head, partitioned ? &sub : NULL));
+  PetscCall(run_build_subdomain(st, &mesh, &head, partitioned || cfg->ptscotch ? &sub : NULL));
   PetscCall(PetscLogEventEnd(st->ev.subdomain, 0, 0, 0, 0));
   malloc_trim(0); /* hand the setup's freed memory back (Open MPI keeps malloc from doing it) */
   PetscCall(test_failure(st, "setup"));

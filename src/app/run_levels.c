@@ -227,6 +227,21 @@ static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *nam
   PetscFunctionReturn(0);
 }
 
+/* -partitioner ptscotch: level k's generated grid partitioned by the ranks together (run_partition_grid_in_parallel), as
+ * the finest (no weak constraints to carry: it refuses them). */
+static PetscErrorCode build_coarse_subdomain_in_parallel(run_state *st, int k, const char *name, pbng_coarse_level *c, uint8_t **sheet_material)
+{
+  pbng_submesh sub;
+  double extent;
+  const pbng_element_type *etype;
+
+  PetscFunctionBeginUser;
+  PetscCall(run_partition_grid_in_parallel(st, k, &sub, &extent, &etype));
+  PetscCall(PetscStrncpy(c->source, "generated", sizeof(c->source)));
+  PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, 0, name, sheet_material, &c->dm, &c->halo));
+  PetscFunctionReturn(0);
+}
+
 /* Level k's piece on every rank: from a partitioned -mesh_levels file (which must carry the weak
  * constraints itself: pbng-partition -multilevel writes them), or cut from rank 0's mesh. */
 /* Level k's subdomain and halo in c; with -sheetK_group, *sheet_material gets its elements' entries in the
@@ -249,7 +264,8 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                name, st->dm.nglobal_weak);
     PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, 0, name, sheet_material, &c->dm, &c->halo));
-  } else {
+  } else if (cfg->ptscotch) PetscCall(build_coarse_subdomain_in_parallel(st, k, name, c, sheet_material));
+  else {
     pbng_mesh mesh;
     PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
     PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),

@@ -11,6 +11,7 @@
 #include "mesh/sheet_groups.h"
 #include "io/weak_rows.h"
 #include "parallel/coloring.h"
+#include "parallel/distributed_partition.h"
 
 PetscErrorCode run_agree_on_rank0(MPI_Comm comm, PetscErrorCode ierr)
 {
@@ -101,9 +102,72 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
              "-weak with a partitioned mesh: give the weak constraints to pbng-partition (-weak FILE) instead");
   PetscCheck(st->cfg->bind_distance == 0, st->comm, PETSC_ERR_ARG_INCOMP,
              "-bind_distance with a partitioned mesh: give it to pbng-partition (-bind_distance d) instead");
+  PetscCheck(!st->cfg->ptscotch, st->comm, PETSC_ERR_ARG_INCOMP,
+             "-partitioner ptscotch with the partitioned mesh %s: its parts are the partition (pbng-partition -partitioner ptscotch writes such files)",
+             st->cfg->mesh_file);
   PetscCall(pbng_partfile_read(st->comm, st->cfg->mesh_file, sub, &head->extent));
   head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = sub->nglobal_weak;
   set_header_layout(head, pbng_mesh_layout(&sub->mesh));
+  PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
+  PetscFunctionReturn(0);
+}
+
+/* The ranks a level is partitioned over: every rank, or with min_nodes_per_rank > 0 and fewer nodes than that per rank,
+ * floor(nnodes / min_nodes_per_rank) of them (at least one). */
+static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
+{
+  if (min_nodes_per_rank <= 0 || nnodes >= (int64_t)min_nodes_per_rank * nranks) return nranks;
+  const int64_t k = nnodes / min_nodes_per_rank;
+  return k < 1 ? 1 : (int)k;
+}
+
+/* -partitioner ptscotch: level k's grid (0 the finest) partitioned by the ranks together, each rank its own piece
+ * (parallel/distributed_partition.h); *extent the grid's, *etype its kind. An input it does not handle is an error on
+ * every rank, before any output. */
+PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype)
+{
+  pbng_grid grid;
+  pbng_parts parts;
+  pbng_partition_times t;
+  char why[512];
+  int nranks;
+
+  PetscFunctionBeginUser;
+  PetscCheck(pbng_config_ptscotch_grid(st->cfg, k, &grid, why, sizeof(why)), st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  PetscCheck(!pbng_solver_uses_constraint_colors(st->cfg->solver), st->comm, PETSC_ERR_SUP,
+             "-partitioner ptscotch: -solver %s needs the PBD/XPBD constraint colors, which it does not compute yet; use -partitioner metis", st->cfg->solver);
+  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
+  int64_t nnodes, nelems, ncells;
+  pbng_grid_counts(&grid, &nnodes, &nelems, &ncells);
+  const int nparts = k > 0 ? level_parts(nnodes, nranks, st->cfg->solver_opt.ml.min_nodes_per_rank) : nranks; /* coarse levels on fewer ranks */
+  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, nparts, &parts, &t));
+  *extent = parts.extent, *etype = parts.etype;
+  if (parts.nlocal == 1) { /* this rank's part (at most one: nparts <= nranks), taken over; its owners named by rank */
+    *sub = parts.sub[0];
+    parts.nlocal = 0;
+    for (int64_t i = 0; i < sub->mesh.nnodes; ++i) sub->owner[i] = pbng_parts_process(nparts, nranks, sub->owner[i]);
+  } else { /* a rank without a part of a coarse level: an empty piece of the grid */
+    pbng_mesh whole = {.etype = parts.etype, .nen = parts.etype->nodes, .nnodes = parts.nnodes, .nelems = parts.nelems};
+    PetscCall(PetscStrncpy(whole.source, parts.source, sizeof(whole.source)));
+    PetscCall(pbng_submesh_empty(&whole, parts.ncolors, NULL, sub));
+  }
+  PetscCall(pbng_parts_destroy(&parts));
+  PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch, %d parts on %d ranks, %s: generate %.2f s, graph %.2f s, coloring %.2f s (%d rounds), "
+                                  "PT-Scotch %.2f s, migration %.2f s (rank 0)\n",
+                        nparts, nranks, grid.source, t.generate, t.graph, t.coloring, t.rounds, t.partition, t.migration));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode run_partition_in_parallel(run_state *st, pbng_mesh *mesh, pbng_submesh *sub, mesh_header *head)
+{
+  double extent;
+  const pbng_element_type *etype;
+
+  PetscFunctionBeginUser;
+  memset(mesh, 0, sizeof(*mesh)); /* no rank holds the whole mesh */
+  PetscCall(run_partition_grid_in_parallel(st, 0, sub, &extent, &etype));
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = 0, head->extent = extent;
+  head->etype = etype, head->nen = etype->nodes;
   PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
   PetscFunctionReturn(0);
 }
@@ -141,8 +205,8 @@ PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const cha
   PetscFunctionReturn(0);
 }
 
-/* Rank 0: coloring (Sec. 9) and the METIS partition into nparts parts, part p given to rank floor(p nranks / nparts) (nparts
- * <= nranks: the parts spread evenly over the ranks), for every global node; the weak-constraint block colors, and the
+/* Rank 0: coloring (Sec. 9) and the METIS partition into nparts parts, part p given to rank pbng_parts_process(p) (nparts
+ * <= nranks: the parts spread evenly over the ranks, as -partitioner ptscotch gives them), for every global node; the weak-constraint block colors, and the
  * PBD/XPBD constraint colors when with_pbd. */
 static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int nparts, int32_t *color, int *ncolors, PetscBool with_pbd,
                                  pbng_constraint_colors *cc, int32_t *part)
@@ -155,25 +219,12 @@ static PetscErrorCode plan_nodes(const pbng_mesh *mesh, int nranks, int nparts, 
   PetscCall(pbng_constraint_colors_compute(mesh, &adj, with_pbd, cc));
   PetscCall(pbng_partition_nodes(mesh, &adj, nparts, part));
   PetscCall(pbng_node_elements_destroy(&adj));
-  for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)(((int64_t)part[i] * nranks) / nparts); /* part -> its rank */
+  for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)pbng_parts_process(nparts, nranks, part[i]); /* part -> its rank */
   PetscFunctionReturn(0);
 }
 
-/* The ranks a level is partitioned over: every rank, or with min_nodes_per_rank > 0 and fewer nodes than that per rank,
- * floor(nnodes / min_nodes_per_rank) of them (at least one). */
-static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
-{
-  if (min_nodes_per_rank <= 0 || nnodes >= (int64_t)min_nodes_per_rank * nranks) return nranks;
-  const int64_t k = nnodes / min_nodes_per_rank;
-  return k < 1 ? 1 : (int)k;
-}
-
-/* Whether rank r gets one of nparts parts (plan_nodes: part p goes to rank floor(p nranks / nparts)). */
-static int rank_holds_part(int r, int nranks, int nparts)
-{
-  const int64_t p = ((int64_t)r * nparts + nranks - 1) / nranks; /* the least p with p nranks / nparts >= r */
-  return p < nparts && (p * nranks) / nparts == r;
-}
+/* Whether rank r holds one of nparts parts (nparts <= nranks: at most one each; parallel/submesh_migrate.h's blocks). */
+static int rank_holds_part(int r, int nranks, int nparts) { return pbng_parts_first(nparts, nranks, r + 1) > pbng_parts_first(nparts, nranks, r); }
 
 /* Rank 0 plans, cuts the mesh into the ranks' pieces and sends them (freeing the global mesh once its
  * own piece is cut); every other rank receives its piece (empty on the ranks a level with fewer than
@@ -208,7 +259,8 @@ static PetscErrorCode distribute_mesh(run_state *st, pbng_mesh *mesh, int need_c
     PetscCall(pbng_submesh_send(st->comm, &piece, p));
     PetscCall(pbng_submesh_destroy(&piece));
   }
-  PetscCall(pbng_submesh_extract(mesh, color, ncolors, &cc, part, 0, sub));
+  if (rank_holds_part(0, nranks, nparts)) PetscCall(pbng_submesh_extract(mesh, color, ncolors, &cc, part, 0, sub));
+  else PetscCall(pbng_submesh_empty(mesh, ncolors, &cc, sub));
   PetscCall(PetscFree2(color, part));
   PetscCall(pbng_constraint_colors_destroy(&cc));
   PetscCall(pbng_mesh_destroy(mesh));

@@ -810,21 +810,56 @@ void pbng_config_coarse_cells(const pbng_config *cfg, int k, int cells[3])
   for (int d = 0; d < 3; ++d) cells[d] = coarse_nodes(cfg, cfg->cells[d] + 1, k) - 1;
 }
 
-/* The box or bar of -cells at coarse level k (0: the finest): coarse_nodes(cells[d] + 1, k) corner
- * vertices along axis d, of el's elements. */
-static PetscErrorCode generate_cells(const pbng_config *cfg, int k, const pbng_grid_elements *el, pbng_mesh *mesh)
+/* Level k's box or bar (0: the finest): -res's Res-N unit cube or bar (pbng_generate_res_box, pbng_generate_bar), or
+ * -cells' grid (coarse_nodes(cells[d] + 1, k) corner vertices along axis d); the finest of the configured elements,
+ * the coarse levels of their linear kind (tet4 of the same split, hex8). 0 for the other meshes. */
+static int grid_of_level(const pbng_config *cfg, int k, pbng_grid *g)
 {
-  int64_t n[3];
-  const double lo[3] = {0, 0, 0}, hi[3] = {cfg->mesh_source == PBNG_MESH_BAR ? cfg->bar_length : 1.0, 1, 1};
+  const int bar = cfg->mesh_source == PBNG_MESH_BAR;
+  if (!bar && cfg->mesh_source != PBNG_MESH_RES_BOX) return 0;
+  memset(g, 0, sizeof(*g));
+  g->el = cfg->elements;
+  if (k > 0) g->el.kind = pbng_element_corner_type(pbng_element_type_get(cfg->elements.kind))->kind;
+  g->hi[0] = bar ? cfg->bar_length : 1.0, g->hi[1] = g->hi[2] = 1.0;
+  if (cfg->cells[0] > 0) {
+    int cells[3];
+    pbng_config_coarse_cells(cfg, k, cells);
+    for (int d = 0; d < 3; ++d) g->n[d] = cells[d] + 1;
+    snprintf(g->source, sizeof(g->source), "%s of %dx%dx%d cells (%s)", bar ? "bar" : "box", cells[0], cells[1], cells[2],
+             pbng_element_type_get(g->el.kind)->name);
+    return 1;
+  }
+  const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg, k);
+  const int64_t along = (int64_t)llround(cfg->bar_length * (res - 1)); /* the bar: res vertices across */
+  g->n[0] = bar ? (along > 0 ? along + 1 : 2) : res, g->n[1] = g->n[2] = res;
+  if (bar) snprintf(g->source, sizeof(g->source), "bar (res %d)", res);
+  else snprintf(g->source, sizeof(g->source), "Res-%d box", res);
+  return 1;
+}
 
+/* A generated box or bar as pbng_generate_grid makes it, named as the scene names it. */
+static PetscErrorCode generate_grid(const pbng_grid *g, pbng_mesh *mesh)
+{
   PetscFunctionBeginUser;
-  int cells[3];
-  pbng_config_coarse_cells(cfg, k, cells);
-  for (int d = 0; d < 3; ++d) n[d] = cells[d] + 1;
-  PetscCall(pbng_generate_grid(n, lo, hi, el, mesh));
-  snprintf(mesh->source, sizeof(mesh->source), "%s of %dx%dx%d cells (%s)", cfg->mesh_source == PBNG_MESH_BAR ? "bar" : "box", (int)n[0] - 1,
-           (int)n[1] - 1, (int)n[2] - 1, mesh->etype->name);
+  PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, mesh));
+  PetscCall(PetscStrncpy(mesh->source, g->source, sizeof(mesh->source)));
   PetscFunctionReturn(0);
+}
+
+int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len)
+{
+  static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_STACKED_BLOCKS] = "the stacked blocks (weak constraints)",
+                               [PBNG_MESH_COLLIDING_BLOCKS] = "the stacked blocks", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
+                               [PBNG_MESH_SHEET] = "sheets", [PBNG_MESH_MUSCLES] = "the muscles' arm"};
+  why[0] = 0;
+  if (!grid_of_level(cfg, k, g)) snprintf(why, len, "it partitions generated boxes and bars only, not %s", what[cfg->mesh_source]);
+  else if (cfg->weak_file[0]) snprintf(why, len, "it does not partition weak constraints yet (-weak)");
+  else if (cfg->bind_distance > 0) snprintf(why, len, "it does not partition weak constraints yet (-bind_distance)");
+  else {
+    char kind[256];
+    if (!pbng_grid_slice_supported(&g->el, kind, sizeof(kind))) snprintf(why, len, "%s", kind);
+  }
+  return !why[0];
 }
 
 /* The generated sheet: res x res vertices (-res, or a coarse level's) spanning -sheet_size along the
@@ -866,11 +901,13 @@ static PetscErrorCode generate_sheet(const pbng_config *cfg, int res, int k, pbn
 
 PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
 {
+  pbng_grid grid;
+
   PetscFunctionBeginUser;
-  if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) PetscCall(generate_cells(cfg, 0, &cfg->elements, mesh));
+  if (grid_of_level(cfg, 0, &grid)) PetscCall(generate_grid(&grid, mesh));
   else switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(cfg->res, &cfg->elements, mesh)); break;
-  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(cfg->res, cfg->bar_length, &cfg->elements, mesh)); break;
+  case PBNG_MESH_RES_BOX:
+  case PBNG_MESH_BAR: break; /* grids */
   case PBNG_MESH_STACKED_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, cfg->weak_stiffness, mesh)); break;
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
@@ -927,20 +964,19 @@ int pbng_config_coarse_res(const pbng_config *cfg, int k)
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made)
 {
   const int res = pbng_config_coarse_res(cfg, k);
-  /* the coarse levels' elements: the linear kind of the fine one's shape (tet4 of the same split, hex8) */
-  const pbng_grid_elements linear = {pbng_element_corner_type(pbng_element_type_get(cfg->elements.kind))->kind, cfg->elements.split};
+  pbng_grid grid;
 
   PetscFunctionBeginUser;
   *made = 1;
   PetscCheck(pbng_config_coarsens_fine_mesh(cfg) || cfg->mesh_source == PBNG_MESH_FILE || res > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "coarse level %d of a generated mesh with -res %d would have fewer than 2 nodes per axis", k, cfg->res); /* checked with the options */
-  if (cfg->cells[0] > 0 && (cfg->mesh_source == PBNG_MESH_RES_BOX || cfg->mesh_source == PBNG_MESH_BAR)) {
-    PetscCall(generate_cells(cfg, k, &linear, mesh));
+  if (grid_of_level(cfg, k, &grid)) { /* the coarse levels' elements: the linear kind of the fine one's shape */
+    PetscCall(generate_grid(&grid, mesh));
     PetscFunctionReturn(0);
   }
   switch (cfg->mesh_source) {
-  case PBNG_MESH_RES_BOX: PetscCall(pbng_generate_res_box(res, &linear, mesh)); break;
-  case PBNG_MESH_BAR: PetscCall(pbng_generate_bar(res, cfg->bar_length, &linear, mesh)); break;
+  case PBNG_MESH_RES_BOX:
+  case PBNG_MESH_BAR: break; /* grids */
   case PBNG_MESH_STACKED_BLOCKS: /* the fine level's gap; the bindings are the fine ones carried over (parallel/weak_levels.h) */
   case PBNG_MESH_COLLIDING_BLOCKS:
     PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), 0.0, mesh));

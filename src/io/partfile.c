@@ -80,10 +80,10 @@ static PetscErrorCode append_rows(hid_t file, const char *fname, const char *pat
   PetscFunctionReturn(0);
 }
 
+/* Every dataset, empty (the serial writer appends to them, the parallel one sizes them first). */
 static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *mesh)
 {
   const char *f = w->path;
-  const int64_t zero = 0;
 
   PetscFunctionBeginUser;
   PetscCall(create_rows(w->file, f, "/nodes/X", H5T_NATIVE_DOUBLE, 3));
@@ -99,15 +99,12 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscCall(create_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1));
   PetscCall(create_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1));
   PetscCall(create_rows(w->file, f, "/weak/block_color", H5T_NATIVE_INT32, 1));
-  PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
-  PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   PetscCall(create_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES));
   PetscCall(create_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES));
   PetscCall(create_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5));
   PetscCall(create_rows(w->file, f, "/weak/target", H5T_NATIVE_DOUBLE, 3));
   PetscCall(create_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1));
   PetscCall(create_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1));
-  PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
   for (int s = 0; s < mesh->nsets; ++s) {
     char path[64];
     hid_t grp;
@@ -115,7 +112,6 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
     PetscCall(create_rows(w->file, f, path, H5T_NATIVE_INT32, 1));
     snprintf(path, sizeof(path), "/sets/%04d/offset", s);
     PetscCall(create_rows(w->file, f, path, H5T_NATIVE_INT64, 1));
-    PetscCall(append_rows(w->file, f, path, H5T_NATIVE_INT64, 1, 0, 1, &zero));
     snprintf(path, sizeof(path), "/sets/%04d", s);
     grp = H5Gopen2(w->file, path, H5P_DEFAULT);
     PetscCall(attr_string(grp, f, "name", mesh->sets[s].name));
@@ -124,8 +120,28 @@ static PetscErrorCode create_layout(pbng_partfile_writer *w, const pbng_mesh *me
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode create_file(const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_constraint_colors *cc,
-                                  const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
+/* The serial writer's first row of every offset dataset: 0. */
+static PetscErrorCode first_offsets(pbng_partfile_writer *w, const pbng_mesh *mesh)
+{
+  const char *f = w->path;
+  const int64_t zero = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(append_rows(w->file, f, "/nodes/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  PetscCall(append_rows(w->file, f, "/elements/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  PetscCall(append_rows(w->file, f, "/weak/offset", H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  for (int s = 0; s < mesh->nsets; ++s) {
+    char path[64];
+    snprintf(path, sizeof(path), "/sets/%04d/offset", s);
+    PetscCall(append_rows(w->file, f, path, H5T_NATIVE_INT64, 1, 0, 1, &zero));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* "<path>.partial" with the root attributes and every dataset, empty; comm: MPI_COMM_NULL (one process) or the
+ * processes writing it together. Without constraint colors (cc NULL) the file has none (no nelem_colors). */
+static PetscErrorCode create_file(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
+                                  const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   pbng_partfile_writer *w;
   const int64_t np = nparts, kind = pbng_mesh_layout(mesh), nsets = mesh->nsets, nweak = mesh->nweak;
@@ -136,7 +152,7 @@ static PetscErrorCode create_file(const char *path, int nparts, int64_t nnodes, 
   snprintf(w->partial, sizeof(w->partial), "%s.partial", path);
   w->nparts = nparts, w->nsets = mesh->nsets;
   PetscCall(PetscCalloc1(mesh->nsets + 1, &w->set_rows));
-  w->file = pbng_h5_create(MPI_COMM_NULL, w->partial);
+  w->file = pbng_h5_create(comm, w->partial);
   PetscCheck(w->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot create %s (is its directory there and writable?)", path);
   PetscCall(attr_string(w->file, path, "format", PARTFILE_FORMAT));
   PetscCall(attr_write(w->file, path, "nparts", H5T_NATIVE_INT64, &np));
@@ -147,9 +163,11 @@ static PetscErrorCode create_file(const char *path, int nparts, int64_t nnodes, 
   PetscCall(attr_write(w->file, path, "extent", H5T_NATIVE_DOUBLE, &extent));
   PetscCall(attr_write(w->file, path, "nsets", H5T_NATIVE_INT64, &nsets));
   PetscCall(attr_write(w->file, path, "nweak", H5T_NATIVE_INT64, &nweak));
-  PetscCall(attr_write(w->file, path, "nelem_colors", H5T_NATIVE_INT, &cc->nelem_colors));
-  PetscCall(attr_write(w->file, path, "nweak_colors", H5T_NATIVE_INT, &cc->nweak_colors));
-  PetscCall(attr_write(w->file, path, "nblock_colors", H5T_NATIVE_INT, &cc->nblock_colors));
+  if (cc) {
+    PetscCall(attr_write(w->file, path, "nelem_colors", H5T_NATIVE_INT, &cc->nelem_colors));
+    PetscCall(attr_write(w->file, path, "nweak_colors", H5T_NATIVE_INT, &cc->nweak_colors));
+    PetscCall(attr_write(w->file, path, "nblock_colors", H5T_NATIVE_INT, &cc->nblock_colors));
+  }
   PetscCall(attr_string(w->file, path, "source", mesh->source));
   PetscCall(create_layout(w, mesh));
   *wp = w;
@@ -237,7 +255,8 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
                                     const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   PetscFunctionBeginUser;
-  PBNG_H5_QUIETLY(create_file(path, nparts, nnodes, nelems, ncolors, cc, mesh, extent, wp));
+  PBNG_H5_QUIETLY(create_file(MPI_COMM_NULL, path, nparts, nnodes, nelems, ncolors, cc, mesh, extent, wp));
+  PBNG_H5_QUIETLY(first_offsets(*wp, mesh));
   PetscFunctionReturn(0);
 }
 
@@ -302,9 +321,10 @@ static PetscErrorCode read_attr(hid_t file, const char *fname, const char *name,
   PetscFunctionReturn(0);
 }
 
-/* Rows [start, start + n) of a dataset of ncols columns, read collectively (every rank calls). */
-static PetscErrorCode read_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n,
-                                void *buf)
+/* Rows [start, start + n) of a dataset of ncols columns, read or written (write) collectively: every process calls,
+ * n = 0 selects nothing. */
+static PetscErrorCode collective_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, void *buf,
+                                      int write)
 {
   const hsize_t off[2] = {(hsize_t)start, 0}, count[2] = {(hsize_t)n, (hsize_t)ncols};
   hid_t dset = H5Dopen2(file, path, H5P_DEFAULT), fspace, mspace, dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -316,11 +336,21 @@ static PetscErrorCode read_rows(hid_t file, const char *fname, const char *path,
   if (n > 0) H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, count, NULL);
   else H5Sselect_none(fspace), H5Sselect_none(mspace);
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-  PetscCheck(H5Dread(dset, type, mspace, fspace, dxpl, buf) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s: cannot read %s", fname, path);
+  const herr_t status = write ? H5Dwrite(dset, type, mspace, fspace, dxpl, buf) : H5Dread(dset, type, mspace, fspace, dxpl, buf);
+  /* after a failure on this rank alone the handles stay open: closing the dataset would wait for the other ranks */
+  PetscCheck(status >= 0, PETSC_COMM_SELF, write ? PETSC_ERR_FILE_WRITE : PETSC_ERR_FILE_READ, "%s: cannot %s %s", fname, write ? "write" : "read",
+             path);
   H5Pclose(dxpl);
   H5Sclose(mspace);
   H5Sclose(fspace);
   H5Dclose(dset);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode read_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, void *buf)
+{
+  PetscFunctionBeginUser;
+  PetscCall(collective_rows(file, fname, path, type, ncols, start, n, buf, 0));
   PetscFunctionReturn(0);
 }
 
@@ -545,5 +575,148 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
 {
   PetscFunctionBeginUser;
   PBNG_H5_QUIETLY(read_file(comm, path, sub, extent));
+  PetscFunctionReturn(0);
+}
+
+/* --- the parallel writer: every process writes its own parts' rows ------------------------------- */
+
+static PetscErrorCode write_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, const void *buf)
+{
+  PetscFunctionBeginUser;
+  PetscCall(collective_rows(file, fname, path, type, ncols, start, n, (void *)buf, 1));
+  PetscFunctionReturn(0);
+}
+
+/* A dataset of the layout sized to `rows` rows (collective). */
+static PetscErrorCode size_rows(hid_t file, const char *fname, const char *path, int ncols, int64_t rows)
+{
+  const hsize_t size[2] = {(hsize_t)rows, (hsize_t)ncols};
+  hid_t dset = H5Dopen2(file, path, H5P_DEFAULT);
+
+  PetscFunctionBeginUser;
+  PetscCall(h5check(dset, fname, path));
+  const herr_t status = H5Dset_extent(dset, size);
+  H5Dclose(dset);
+  PetscCall(h5check(status, fname, path));
+  PetscFunctionReturn(0);
+}
+
+/* The node and element datasets sized for every part, the offsets for P + 1 rows. */
+static PetscErrorCode size_layout(const pbng_partfile_writer *w, int nen, int64_t nodes, int64_t elems)
+{
+  const char *f = w->path;
+  const char *node_sets[] = {"/nodes/global", "/nodes/owner", "/nodes/color"}, *offsets[] = {"/nodes/offset", "/elements/offset", "/weak/offset"};
+
+  PetscFunctionBeginUser;
+  PetscCall(size_rows(w->file, f, "/nodes/X", 3, nodes));
+  for (int k = 0; k < 3; ++k) PetscCall(size_rows(w->file, f, node_sets[k], 1, nodes));
+  PetscCall(size_rows(w->file, f, "/elements/nodes", nen, elems));
+  PetscCall(size_rows(w->file, f, "/elements/global", 1, elems));
+  for (int k = 0; k < 3; ++k) PetscCall(size_rows(w->file, f, offsets[k], 1, w->nparts + 1));
+  PetscCall(size_rows(w->file, f, "/parts/nowned", 1, w->nparts));
+  PetscFunctionReturn(0);
+}
+
+/* Where this process's rows start (the processes' parts come in part order) and how many rows all parts have. */
+static PetscErrorCode row_starts(MPI_Comm comm, int nlocal, const pbng_submesh *sub, int64_t start[2], int64_t total[2])
+{
+  int64_t mine[2] = {0, 0};
+  int rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  for (int k = 0; k < nlocal; ++k) mine[0] += sub[k].mesh.nnodes, mine[1] += sub[k].mesh.nelems;
+  PetscCallMPI(MPI_Exscan(mine, start, 2, MPI_INT64_T, MPI_SUM, comm));
+  if (rank == 0) start[0] = start[1] = 0; /* MPI_Exscan leaves rank 0's undefined */
+  PetscCallMPI(MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Rows first .. first + n - 1 of a [P + 1] offset dataset: ends[k] the end of part first + k - 1's rows (the process
+ * of part 0 also writes row 0, its ends[0] = 0). */
+static PetscErrorCode write_offsets(const pbng_partfile_writer *w, const char *path, int first, int n, const int64_t *ends)
+{
+  PetscFunctionBeginUser;
+  PetscCall(write_rows(w->file, w->path, path, H5T_NATIVE_INT64, 1, first, n, ends));
+  PetscFunctionReturn(0);
+}
+
+/* Every process's parts at their rows: one collective write per dataset and per part index (processes with fewer
+ * parts write nothing in the last rounds), then the offsets and owned counts. */
+static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int first, int nlocal, const pbng_submesh *sub, int nen)
+{
+  const char *f = w->path;
+  int64_t start[2], total[2], *node_end, *elem_end, *weak_end;
+  int32_t *nowned;
+  int most;
+
+  PetscFunctionBeginUser;
+  PetscCall(row_starts(comm, nlocal, sub, start, total));
+  PetscCall(size_layout(w, nen, total[0], total[1]));
+  PetscCallMPI(MPI_Allreduce(&nlocal, &most, 1, MPI_INT, MPI_MAX, comm));
+  const int zero_row = first == 0 && nlocal > 0; /* this process writes the offsets' row 0 */
+  PetscCall(PetscCalloc4(nlocal + 1, &node_end, nlocal + 1, &elem_end, nlocal + 1, &weak_end, nlocal + 1, &nowned));
+  for (int k = 0; k < most; ++k) {
+    const pbng_mesh *m = k < nlocal ? &sub[k].mesh : NULL;
+    const int64_t n = m ? m->nnodes : 0, e = m ? m->nelems : 0;
+    PetscCall(write_rows(w->file, f, "/nodes/X", H5T_NATIVE_DOUBLE, 3, start[0], n, m ? m->X : NULL));
+    PetscCall(write_rows(w->file, f, "/nodes/global", H5T_NATIVE_INT64, 1, start[0], n, m ? sub[k].global_node : NULL));
+    PetscCall(write_rows(w->file, f, "/nodes/owner", H5T_NATIVE_INT32, 1, start[0], n, m ? sub[k].owner : NULL));
+    PetscCall(write_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1, start[0], n, m ? sub[k].color : NULL));
+    PetscCall(write_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, nen, start[1], e, m ? m->elems : NULL));
+    PetscCall(write_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1, start[1], e, m ? sub[k].global_elem : NULL));
+    start[0] += n, start[1] += e;
+    if (m) node_end[zero_row + k] = start[0], elem_end[zero_row + k] = start[1], nowned[k] = sub[k].nowned;
+  }
+  const int rows = nlocal + zero_row, at = zero_row ? 0 : first + 1; /* this process's offset rows */
+  PetscCall(write_offsets(w, "/nodes/offset", at, nlocal > 0 ? rows : 0, node_end));
+  PetscCall(write_offsets(w, "/elements/offset", at, nlocal > 0 ? rows : 0, elem_end));
+  PetscCall(write_offsets(w, "/weak/offset", at, nlocal > 0 ? rows : 0, weak_end)); /* no weak constraints: zeros */
+  PetscCall(write_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1, first, nlocal, nowned));
+  PetscCall(PetscFree4(node_end, elem_end, weak_end, nowned));
+  w->next_part = w->nparts;
+  PetscFunctionReturn(0);
+}
+
+/* Collective: closes the file; rank 0 renames it into place when every process succeeded, else removes it. */
+static PetscErrorCode close_parallel(pbng_partfile_writer **wp, MPI_Comm comm, int success)
+{
+  pbng_partfile_writer *w = *wp;
+  int rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  const int closed = H5Fclose(w->file) >= 0;
+  int renamed = 1;
+  if (rank == 0 && success && closed) renamed = rename(w->partial, w->path) == 0;
+  else if (rank == 0) remove(w->partial);
+  PetscCallMPI(MPI_Bcast(&renamed, 1, MPI_INT, 0, comm));
+  PetscCheck(!success || (closed && renamed), comm, PETSC_ERR_FILE_WRITE, "cannot close %s or rename it to %s", w->partial, w->path);
+  PetscCall(PetscFree(w->set_rows));
+  PetscCall(PetscFree(*wp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_mesh *shape,
+                                            double extent, int first, int nlocal, const pbng_submesh *sub)
+{
+  pbng_partfile_writer *w = NULL;
+  pbng_h5_quiet_scope quiet;
+  int failed, any;
+
+  PetscFunctionBeginUser;
+  PetscCheck(!shape->kind && shape->nsets == 0 && shape->nweak == 0, comm, PETSC_ERR_SUP,
+             "%s: the parallel writer writes meshes of one kind without node sets and weak constraints", path);
+  pbng_h5_quiet(&quiet);
+  PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, NULL, shape, extent, &w);
+  if (!ierr) ierr = write_parts(w, comm, first, nlocal, sub, shape->nen);
+  failed = ierr != 0;
+  PetscCallMPI(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm));
+  const PetscErrorCode closing = ierr || !w ? 0 : close_parallel(&w, comm, !any);
+  if (ierr && w) (void)close_parallel(&w, comm, 0);
+  pbng_h5_restore(&quiet);
+  PetscCall(ierr);
+  PetscCheck(!any, comm, PETSC_ERR_FILE_WRITE, "%s: another process could not write its parts", path);
+  PetscCall(closing);
   PetscFunctionReturn(0);
 }

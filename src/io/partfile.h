@@ -26,6 +26,14 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
 PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub);
 PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);
 
+/* Collective parallel writer: every process of comm passes its pieces sub[0 .. nlocal), parts first .. first + nlocal - 1
+ * (the processes' parts in contiguous blocks, in process order), and writes their rows at their offsets (parallel
+ * HDF5, collective writes). shape: the mesh's element layout and source (no nodes needed). The file is written as
+ * "<path>.partial" and renamed when every process succeeded (removed otherwise). It has no PBD/XPBD constraint
+ * colors (no nelem_colors attribute), no node sets and no weak constraints. */
+PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_mesh *shape,
+                                            double extent, int first, int nlocal, const pbng_submesh *sub);
+
 /* 1 when path is an HDF5 file with this version's partitioned-mesh format attribute. Otherwise 0;
  * then, when the file is an HDF5 file all the same (damaged, another format version, a result),
  * why[len] says what it is ("" for files that are not HDF5: meshes for pbng_mesh_read). */

@@ -61,20 +61,39 @@ static int64_t fine_grid_index(const int64_t m[3], int p, const int64_t cell[3],
   return g[0] + m[0] * (g[1] + m[1] * g[2]);
 }
 
-/* The elements of cell (i, j, k) on the fine grid (dimensions m); returns how many were written. */
-static int cell_elements(const pbng_grid_elements *el, const int64_t m[3], int64_t i, int64_t j, int64_t k, int64_t *nodes)
+int pbng_grid_elements_per_cell(const pbng_grid_elements *el)
 {
   const pbng_element_type *t = pbng_element_type_get(el->kind);
-  const int64_t cell[3] = {i, j, k};
-  int tets[6][4], n = 1;
-  if (t->shape == PBNG_SHAPE_TETRAHEDRON) n = cell_tets(el->split, i, j, k, tets);
-  for (int e = 0; e < n; ++e)
+  return t->shape == PBNG_SHAPE_HEXAHEDRON ? 1 : el->split == PBNG_TET_SPLIT_SIX ? 6 : 5;
+}
+
+void pbng_grid_fine_dims(const int64_t n[3], const pbng_grid_elements *el, int64_t m[3])
+{
+  const int p = pbng_element_type_get(el->kind)->order;
+  for (int d = 0; d < 3; ++d) m[d] = p * (n[d] - 1) + 1;
+}
+
+int pbng_grid_cell_elements(const pbng_grid_elements *el, const int64_t n[3], int64_t cell, int64_t *nodes)
+{
+  const pbng_element_type *t = pbng_element_type_get(el->kind);
+  const int64_t c[3] = {cell % (n[0] - 1), (cell / (n[0] - 1)) % (n[1] - 1), cell / ((n[0] - 1) * (n[1] - 1))};
+  int64_t m[3];
+  int tets[6][4], count = 1;
+  pbng_grid_fine_dims(n, el, m);
+  if (t->shape == PBNG_SHAPE_TETRAHEDRON) count = cell_tets(el->split, c[0], c[1], c[2], tets);
+  for (int e = 0; e < count; ++e)
     for (int a = 0; a < t->nodes; ++a) {
       double u[3];
       node_in_cell(t, a, tets[e], u);
-      nodes[(int64_t)t->nodes * e + a] = fine_grid_index(m, t->order, cell, u);
+      nodes[(int64_t)t->nodes * e + a] = fine_grid_index(m, t->order, c, u);
     }
-  return n;
+  return count;
+}
+
+void pbng_grid_point(const int64_t m[3], const double lo[3], const double hi[3], int64_t g, double X[3])
+{
+  const int64_t ijk[3] = {g % m[0], (g / m[0]) % m[1], g / (m[0] * m[1])};
+  for (int d = 0; d < 3; ++d) X[d] = lo[d] + (hi[d] - lo[d]) * (double)ijk[d] / (double)(m[d] - 1);
 }
 
 /* Renumbers the fine-grid nodes the elements use, in grid order (a P2 tetrahedral split leaves
@@ -94,11 +113,8 @@ static PetscErrorCode compact_fine_grid(const int64_t m[3], const double lo[3], 
     if (id[g] == 0) id[g] = nnodes++;
   PetscCheck(nnodes < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "grid mesh: %" PRId64 " nodes (at most 2^31 - 1)", nnodes);
   PetscCall(pbng_mesh_alloc(mesh, kind, nnodes, nelems));
-  for (int64_t g = 0; g < ngrid; ++g) {
-    if (id[g] < 0) continue;
-    const int64_t ijk[3] = {g % m[0], (g / m[0]) % m[1], g / (m[0] * m[1])};
-    for (int d = 0; d < 3; ++d) mesh->X[3 * id[g] + d] = lo[d] + (hi[d] - lo[d]) * (double)ijk[d] / (double)(m[d] - 1);
-  }
+  for (int64_t g = 0; g < ngrid; ++g)
+    if (id[g] >= 0) pbng_grid_point(m, lo, hi, g, &mesh->X[3 * id[g]]);
   for (int64_t k = 0; k < nen * nelems; ++k) mesh->elems[k] = (int32_t)id[nodes[k]];
   PetscCall(PetscFree(id));
   PetscFunctionReturn(0);
@@ -118,15 +134,12 @@ PetscErrorCode pbng_generate_grid(const int64_t n[3], const double lo[3], const 
     PetscCheck(hi[d] > lo[d], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "box mesh: empty extent along axis %d", d);
     m[d] = t->order * (n[d] - 1) + 1;
   }
-  const int per_cell = t->shape == PBNG_SHAPE_HEXAHEDRON ? 1 : el->split == PBNG_TET_SPLIT_SIX ? 6 : 5;
+  const int per_cell = pbng_grid_elements_per_cell(el);
   const int64_t ncells = (n[0] - 1) * (n[1] - 1) * (n[2] - 1), nelems = per_cell * ncells;
   PetscCheck(nelems < INT32_MAX && m[0] * m[1] * m[2] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
              "box mesh: %" PRId64 " elements on a grid of %" PRId64 " points (at most 2^31 - 1 each)", nelems, m[0] * m[1] * m[2]);
   PetscCall(PetscMalloc1((size_t)nelems * t->nodes, &nodes));
-  int64_t e = 0;
-  for (int64_t k = 0; k + 1 < n[2]; ++k)
-    for (int64_t j = 0; j + 1 < n[1]; ++j)
-      for (int64_t i = 0; i + 1 < n[0]; ++i) e += cell_elements(el, m, i, j, k, &nodes[(int64_t)t->nodes * e]);
+  for (int64_t c = 0, e = 0; c < ncells; ++c) e += pbng_grid_cell_elements(el, n, c, &nodes[(int64_t)t->nodes * e]);
   PetscCall(compact_fine_grid(m, lo, hi, el->kind, nelems, nodes, mesh));
   PetscCall(PetscFree(nodes));
   snprintf(mesh->source, sizeof(mesh->source), "box %" PRId64 "x%" PRId64 "x%" PRId64 " (%s%s)", n[0], n[1], n[2], t->name,

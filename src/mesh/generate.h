@@ -19,6 +19,16 @@ typedef struct {
  * in cell order. For tet4 with five per cell this is pbng_generate_box. */
 PetscErrorCode pbng_generate_grid(const int64_t n[3], const double lo[3], const double hi[3], const pbng_grid_elements *el, pbng_mesh *mesh);
 
+/* The pieces of pbng_generate_grid's numbering, for generating a slice of a grid (mesh/generate_slice.h):
+ * elements per cell; the point grid's dimensions m (order (n - 1) + 1 per axis: corner vertices and the
+ * high-order kinds' edge, face and interior nodes); the elements of cell c (cells in grid order, i fastest)
+ * as indices of that point grid, per_cell rows of the kind's node count, returning how many; the rest
+ * position of point g. */
+int pbng_grid_elements_per_cell(const pbng_grid_elements *el);
+void pbng_grid_fine_dims(const int64_t n[3], const pbng_grid_elements *el, int64_t m[3]);
+int pbng_grid_cell_elements(const pbng_grid_elements *el, const int64_t n[3], int64_t cell, int64_t *nodes);
+void pbng_grid_point(const int64_t m[3], const double lo[3], const double hi[3], int64_t g, double X[3]);
+
 /* A box [lo, hi] with n[0] x n[1] x n[2] vertices (each >= 2); every grid cell is split into 5
  * tetrahedra, the split alternating with the cell parity (i + j + k) so the mesh is conforming.
  * Vertex (i, j, k) has index i + n0 (j + n1 k). Elements follow cell order, 5 per cell.

@@ -99,6 +99,36 @@ PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const i
   PetscFunctionReturn(0);
 }
 
+/* Displacements of counts grouped by rank: displ[r] = sum of count[< r], displ[size] the total (checked against int). */
+static PetscErrorCode displacements(MPI_Comm comm, int size, const int *count, int *displ)
+{
+  PetscFunctionBeginUser;
+  displ[0] = 0;
+  for (int r = 0; r < size; ++r) {
+    PetscCheck(displ[r] <= INT32_MAX - count[r], comm, PETSC_ERR_SUP, "exchange: more than %d items on one rank", INT32_MAX);
+    displ[r + 1] = displ[r] + count[r];
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_exchange_items(MPI_Comm comm, size_t size, const int *count, const void *send, int **rcount, int **rdispl, void **recv)
+{
+  int nranks, *sdispl;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &nranks));
+  PetscCall(PetscMalloc1(nranks + 1, &sdispl));
+  PetscCall(PetscMalloc1(nranks + 1, rcount));
+  PetscCall(PetscMalloc1(nranks + 1, rdispl));
+  PetscCallMPI(MPI_Alltoall(count, 1, MPI_INT, *rcount, 1, MPI_INT, comm));
+  PetscCall(displacements(comm, nranks, count, sdispl));
+  PetscCall(displacements(comm, nranks, *rcount, *rdispl));
+  PetscCall(PetscMalloc(size * ((size_t)(*rdispl)[nranks] + 1), recv));
+  PetscCall(pbng_alltoallv_items(send, count, sdispl, *recv, *rcount, *rdispl, size, comm));
+  PetscCall(PetscFree(sdispl));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const void *mine, int *total, void **all)
 {
   int nranks, *counts, *displ;
@@ -108,11 +138,7 @@ PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const voi
   PetscCallMPI(MPI_Comm_size(comm, &nranks));
   PetscCall(PetscMalloc2(nranks, &counts, nranks + 1, &displ));
   PetscCallMPI(MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, comm));
-  displ[0] = 0;
-  for (int r = 0; r < nranks; ++r) {
-    PetscCheck(displ[r] <= INT32_MAX - counts[r], comm, PETSC_ERR_SUP, "allgather: more than %d items from all ranks", INT32_MAX);
-    displ[r + 1] = displ[r] + counts[r];
-  }
+  PetscCall(displacements(comm, nranks, counts, displ));
   *total = displ[nranks];
   PetscCall(PetscMalloc(size * ((size_t)*total + 1), all));
   PetscCallMPI(MPI_Type_contiguous((int)size, MPI_BYTE, &t));

@@ -69,6 +69,10 @@ PetscErrorCode pbng_ghost_plan_reverse_min(const pbng_ghost_plan *p, int64_t *v)
 /* MPI_Alltoallv of items of `size` bytes (counts and displacements in items). */
 PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const int *sdispl, void *recv, const int *rcount, const int *rdispl, size_t size,
                                     MPI_Comm comm);
+/* Every rank sends count[r] items of `size` bytes to each rank r (send: grouped by destination, in rank order) and
+ * receives what each rank sent it: *recv (PetscMalloc'd) grouped by source in rank order, (*rcount)[r] items from
+ * rank r starting at item (*rdispl)[r], (*rdispl)[size] in all (rcount, rdispl: PetscMalloc'd). Collective. */
+PetscErrorCode pbng_exchange_items(MPI_Comm comm, size_t size, const int *count, const void *send, int **rcount, int **rdispl, void **recv);
 /* MPI_Allgatherv of n items of `size` bytes from every rank: *all (PetscMalloc'd, free with PetscFree) gets
  * every rank's items in rank order, *total of them. */
 PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const void *mine, int *total, void **all);

@@ -1,0 +1,29 @@
+/* A generated box or bar as a description (pbng_grid), and any process's slice of it (mesh/slice.h)
+ * made without the whole mesh: the node and element ids are pbng_generate_grid's, so a slice's rows
+ * and positions are exactly the serial mesh's rows [elem_begin, elem_end) and nodes
+ * [node_begin, node_end). Only grids whose every point is a node have ids computable from the
+ * point alone: linear kinds (tet4 of either split, hex8) and hexahedra of any order (hex27);
+ * tet10/tet20 drop unused points (pbng_grid_slice_supported says so). */
+#ifndef PBNG_MESH_GENERATE_SLICE_H
+#define PBNG_MESH_GENERATE_SLICE_H
+
+#include "mesh/generate.h"
+#include "mesh/slice.h"
+
+typedef struct {
+  int64_t n[3];          /* corner vertices per axis */
+  double lo[3], hi[3];   /* the box */
+  pbng_grid_elements el; /* the elements */
+  char source[PETSC_MAX_PATH_LEN]; /* what pbng_generate_* names this mesh ("Res-8 box") */
+} pbng_grid;
+
+/* 1 when slices of grids of these elements can be made; else 0 and why[len] says why. */
+int pbng_grid_slice_supported(const pbng_grid_elements *el, char *why, size_t len);
+/* The grid's node and element counts (pbng_generate_grid's), and its cells. */
+void pbng_grid_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int64_t *ncells);
+
+/* The slice of nodes [node_begin, node_end) and of the elements of cells [cell_begin, cell_end). */
+PetscErrorCode pbng_grid_slice_create(const pbng_grid *g, int64_t node_begin, int64_t node_end, int64_t cell_begin, int64_t cell_end,
+                                      pbng_mesh_slice *s);
+
+#endif

@@ -1,0 +1,31 @@
+/* The node graph of a mesh that no process holds whole (two nodes adjacent when they share an element,
+ * each node weighted by its incident elements + 1, as METIS's graph in parallel/partition.c), built from
+ * the processes' slices (mesh/slice.h): every process holds the rows of its slice's node range. The
+ * elements of a slice that touch another process's node range are sent there (one all-to-all); each
+ * process then lists its nodes' incident elements and their other nodes. */
+#ifndef PBNG_PARALLEL_DIST_GRAPH_H
+#define PBNG_PARALLEL_DIST_GRAPH_H
+
+#include <mpi.h>
+#include <petscsys.h>
+#include "mesh/slice.h"
+
+typedef struct {
+  MPI_Comm comm;
+  int rank, size;
+  int64_t nglobal;  /* nodes in all */
+  int64_t *range;   /* [size + 1]: process r holds rows range[r] .. range[r + 1] (the slices' node ranges) */
+  int64_t nrows;    /* this process's rows: range[rank + 1] - range[rank] */
+  PetscInt *start;  /* [nrows + 1] row i's neighbours are adj[start[i] .. start[i + 1]) */
+  PetscInt *adj;    /* global ids, increasing within a row, the row's own node left out */
+  PetscInt *weight; /* [nrows] incident elements + 1 */
+} pbng_dist_graph;
+
+/* Collective: the graph of the slices' mesh (every process passes its own slice). */
+PetscErrorCode pbng_dist_graph_build(MPI_Comm comm, const pbng_mesh_slice *s, pbng_dist_graph *g);
+PetscErrorCode pbng_dist_graph_destroy(pbng_dist_graph *g);
+
+/* The process whose range holds global node id (range: [size + 1], increasing). */
+int pbng_range_owner(const int64_t *range, int size, int64_t id);
+
+#endif

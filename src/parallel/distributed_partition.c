@@ -1,0 +1,84 @@
+#include "parallel/distributed_partition.h"
+#include "parallel/parallel_coloring.h"
+#include "parallel/ptscotch_partition.h"
+#include <malloc.h>
+#include <math.h>
+#include <string.h>
+
+/* This process's slice: an equal share of the cells and of the nodes, both in increasing ranges by process. */
+static PetscErrorCode generate_slice(MPI_Comm comm, const pbng_grid *g, pbng_mesh_slice *s)
+{
+  int rank, size;
+  int64_t nnodes, nelems, ncells;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
+  PetscCall(pbng_grid_slice_create(g, nnodes * rank / size, nnodes * (rank + 1) / size, ncells * rank / size, ncells * (rank + 1) / size, s));
+  PetscFunctionReturn(0);
+}
+
+/* The whole mesh's largest extent from the slices' nodes (the same min and max as pbng_mesh_extent takes). */
+static PetscErrorCode slices_extent(MPI_Comm comm, const pbng_mesh_slice *s, double *extent)
+{
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+  PetscFunctionBeginUser;
+  for (int64_t i = 0; i < s->node_end - s->node_begin; ++i)
+    for (int d = 0; d < 3; ++d) lo[d] = fmin(lo[d], s->X[3 * i + d]), hi[d] = fmax(hi[d], s->X[3 * i + d]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, comm));
+  *extent = 0;
+  for (int d = 0; d < 3; ++d) *extent = fmax(*extent, hi[d] - lo[d]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t)
+{
+  pbng_mesh_slice s;
+  pbng_dist_graph graph;
+  int32_t *part, *color;
+  int size, rank;
+  double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  memset(out, 0, sizeof(*out));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  int64_t nnodes, nelems, ncells;
+  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
+  PetscCheck(nparts >= 1 && nparts <= nnodes, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: %" PRId64 " nodes cannot be split over %d parts", g->source, nnodes,
+             nparts);
+  PetscCall(generate_slice(comm, g, &s));
+  PetscCall(slices_extent(comm, &s, &out->extent));
+  t->generate = MPI_Wtime() - t0, t0 = MPI_Wtime();
+  PetscCall(pbng_dist_graph_build(comm, &s, &graph));
+  t->graph = MPI_Wtime() - t0, t0 = MPI_Wtime();
+  PetscCall(PetscMalloc2(graph.nrows + 1, &part, graph.nrows + 1, &color));
+  PetscCall(pbng_color_dist_graph(&graph, color, &out->ncolors, &t->rounds));
+  t->coloring = MPI_Wtime() - t0, t0 = MPI_Wtime();
+  PetscCall(pbng_partition_ptscotch(&graph, nparts, part));
+  malloc_trim(0); /* PT-Scotch's and the graph's memory back to the system before the pieces are built */
+  t->partition = MPI_Wtime() - t0, t0 = MPI_Wtime();
+  out->nparts = nparts, out->first = pbng_parts_first(nparts, size, rank);
+  out->nlocal = pbng_parts_first(nparts, size, rank + 1) - out->first;
+  PetscCall(PetscCalloc1(out->nlocal + 1, &out->sub));
+  PetscCall(pbng_submesh_migrate(comm, &s, graph.range, part, color, out->ncolors, nparts, out->sub));
+  t->migration = MPI_Wtime() - t0;
+  out->nnodes = s.nglobal_nodes, out->nelems = s.nglobal_elems, out->etype = s.etype;
+  PetscCall(PetscStrncpy(out->source, s.source, sizeof(out->source)));
+  PetscCall(PetscFree2(part, color));
+  PetscCall(pbng_dist_graph_destroy(&graph));
+  PetscCall(pbng_mesh_slice_destroy(&s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_parts_destroy(pbng_parts *out)
+{
+  PetscFunctionBeginUser;
+  for (int k = 0; k < out->nlocal; ++k) PetscCall(pbng_submesh_destroy(&out->sub[k]));
+  PetscCall(PetscFree(out->sub));
+  memset(out, 0, sizeof(*out));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,35 @@
+/* Partitioning a generated grid with no process holding the whole mesh (pbng-partition -partitioner ptscotch, and
+ * pbng's on-the-fly path with it): each process generates its slice (a contiguous range of cells and of nodes,
+ * mesh/generate_slice.h), the processes build the distributed node graph (parallel/dist_graph.h), color it as
+ * pbng_color_nodes does (parallel/parallel_coloring.h), partition it with PT-Scotch (parallel/ptscotch_partition.h)
+ * and build every part's piece from the distributed data (parallel/submesh_migrate.h). The pieces equal those
+ * of the serial path (pbng_submesh_extract) with the same parts, the coloring equals the serial one, so runs on
+ * them are bitwise those of any other partition. */
+#ifndef PBNG_PARALLEL_DISTRIBUTED_PARTITION_H
+#define PBNG_PARALLEL_DISTRIBUTED_PARTITION_H
+
+#include "mesh/generate_slice.h"
+#include "parallel/submesh_migrate.h"
+
+/* Wall seconds of each phase on this process, and the coloring's exchange rounds. */
+typedef struct {
+  double generate, graph, coloring, partition, migration;
+  int rounds;
+} pbng_partition_times;
+
+/* This process's pieces of a partitioned mesh and what every process knows of the whole mesh. */
+typedef struct {
+  int nparts, first, nlocal; /* this process holds parts first .. first + nlocal - 1 (pbng_parts_first) */
+  pbng_submesh *sub;         /* [nlocal] */
+  int64_t nnodes, nelems;    /* the whole mesh's */
+  const pbng_element_type *etype;
+  int ncolors;
+  double extent;             /* the whole mesh's largest extent (as pbng_mesh_extent) */
+  char source[PETSC_MAX_PATH_LEN];
+} pbng_parts;
+
+/* Collective: the grid cut into nparts parts over comm's processes (any nparts >= 1; a process may hold none). */
+PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t);
+PetscErrorCode pbng_parts_destroy(pbng_parts *out);
+
+#endif

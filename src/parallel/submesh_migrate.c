@@ -1,0 +1,463 @@
+#include "parallel/submesh_migrate.h"
+#include "parallel/halo.h"
+#include <string.h>
+
+/* Messages are rows of int64 words: an element [part, global id, its nen nodes], an owned node [part, global id,
+ * X (3 doubles' bits), color]. */
+enum { NODE_WORDS = 6 };
+
+/* What the migration works from: the slice, the parts and colors of its nodes (and the parts of the other nodes its
+ * elements use, asked of their slices: foreign_id increasing), and what the other processes sent here. */
+typedef struct {
+  MPI_Comm comm;
+  int rank, size, nparts, ncolors;
+  const pbng_mesh_slice *s;
+  const int64_t *range;
+  const int32_t *part, *color; /* [s->node_end - s->node_begin] */
+  PetscInt nforeign, *foreign_id;
+  int32_t *foreign_part;
+  int *ecount, *edispl; /* element rows received, by source process (in rows) */
+  int64_t *erows;
+  int *ncount, *ndispl; /* owned-node rows received, by source */
+  int64_t *nrows;
+} migration;
+
+static int element_words(const migration *m) { return 2 + m->s->nen; }
+
+static int32_t node_part(const migration *m, int32_t id)
+{
+  if (id >= m->s->node_begin && id < m->s->node_end) return m->part[id - m->s->node_begin];
+  PetscInt at = -1;
+  (void)PetscFindInt(id, m->nforeign, m->foreign_id, &at); /* cannot fail: a search */
+  return at >= 0 ? m->foreign_part[at] : -1;
+}
+
+/* The distinct parts of an element's nodes (at most nen); returns how many. */
+static int element_parts(const migration *m, const int32_t *t, int32_t *parts)
+{
+  int n = 0;
+  for (int a = 0; a < m->s->nen; ++a) {
+    if (t[a] < 0) continue;
+    const int32_t p = node_part(m, t[a]);
+    int seen = 0;
+    for (int b = 0; b < n && !seen; ++b) seen = parts[b] == p;
+    if (!seen) parts[n++] = p;
+  }
+  return n;
+}
+
+/* The parts of the nodes the slice's elements use outside its own node range, asked of their slices. */
+static PetscErrorCode fetch_foreign_parts(migration *m)
+{
+  const pbng_mesh_slice *s = m->s;
+  const int64_t nentries = (s->elem_end - s->elem_begin) * s->nen;
+  int64_t nforeign = 0;
+  int *count, *rcount, *rdispl;
+  PetscInt *asked;
+  int32_t *answer;
+
+  PetscFunctionBeginUser;
+  for (int64_t k = 0; k < nentries; ++k) nforeign += s->elems[k] >= 0 && (s->elems[k] < s->node_begin || s->elems[k] >= s->node_end);
+  PetscCheck(nforeign < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "migration: too many element entries outside the slice's nodes");
+  PetscCall(PetscMalloc2(nforeign + 1, &m->foreign_id, nforeign + 1, &m->foreign_part));
+  m->nforeign = 0;
+  for (int64_t k = 0; k < nentries; ++k)
+    if (s->elems[k] >= 0 && (s->elems[k] < s->node_begin || s->elems[k] >= s->node_end)) m->foreign_id[m->nforeign++] = s->elems[k];
+  PetscCall(PetscSortRemoveDupsInt(&m->nforeign, m->foreign_id));
+  PetscCall(PetscCalloc1(m->size, &count)); /* the ids increase, so they are grouped by their slice's process */
+  for (PetscInt k = 0; k < m->nforeign; ++k) ++count[pbng_range_owner(m->range, m->size, m->foreign_id[k])];
+  PetscCall(pbng_exchange_items(m->comm, sizeof(PetscInt), count, m->foreign_id, &rcount, &rdispl, (void **)&asked));
+  PetscCall(PetscMalloc1(rdispl[m->size] + 1, &answer));
+  for (int k = 0; k < rdispl[m->size]; ++k) answer[k] = node_part(m, (int32_t)asked[k]);
+  int *displ; /* the answers come back grouped as asked */
+  PetscCall(PetscMalloc1(m->size + 1, &displ));
+  displ[0] = 0;
+  for (int r = 0; r < m->size; ++r) displ[r + 1] = displ[r] + count[r];
+  PetscCall(pbng_alltoallv_items(answer, rcount, rdispl, m->foreign_part, count, displ, sizeof(int32_t), m->comm));
+  PetscCall(PetscFree(displ));
+  PetscCall(PetscFree(answer));
+  PetscCall(PetscFree(asked));
+  PetscCall(PetscFree(rcount));
+  PetscCall(PetscFree(rdispl));
+  PetscCall(PetscFree(count));
+  PetscFunctionReturn(0);
+}
+
+/* Rows for other processes: count[dest] rows of `words` words filled by fill(m, pass, rows, offset) in two passes
+ * (pass 0 counts into count, pass 1 writes at offset[dest]), then exchanged: *rcount, *rdispl in rows. */
+typedef void (*row_writer)(const migration *m, int pass, int *count, int64_t *rows, int64_t *offset);
+
+static PetscErrorCode send_rows(migration *m, int words, row_writer write, int **rcount, int **rdispl, int64_t **recv)
+{
+  int *count, *wcount;
+  int64_t *offset, *rows;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc3(m->size, &count, m->size + 1, &offset, m->size, &wcount));
+  write(m, 0, count, NULL, NULL);
+  for (int r = 0; r < m->size; ++r) {
+    offset[r + 1] = offset[r] + (int64_t)count[r] * words;
+    PetscCheck((int64_t)count[r] * words < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "migration: too many rows for process %d", r);
+    wcount[r] = count[r] * words;
+  }
+  PetscCall(PetscMalloc1(offset[m->size] + 1, &rows));
+  write(m, 1, count, rows, offset);
+  PetscCall(pbng_exchange_items(m->comm, sizeof(int64_t), wcount, rows, rcount, rdispl, (void **)recv));
+  for (int r = 0; r <= m->size; ++r) { /* words -> rows */
+    if (r < m->size) (*rcount)[r] /= words;
+    (*rdispl)[r] /= words;
+  }
+  PetscCall(PetscFree(rows));
+  PetscCall(PetscFree3(count, offset, wcount));
+  PetscFunctionReturn(0);
+}
+
+/* Each slice element, once per part of its nodes that another process builds. */
+static void write_element_rows(const migration *m, int pass, int *count, int64_t *rows, int64_t *offset)
+{
+  const pbng_mesh_slice *s = m->s;
+  int32_t parts[PBNG_MAX_ELEMENT_NODES];
+  for (int64_t e = 0; e < s->elem_end - s->elem_begin; ++e) {
+    const int32_t *t = &s->elems[e * s->nen];
+    for (int k = 0, n = element_parts(m, t, parts); k < n; ++k) {
+      const int dest = pbng_parts_process(m->nparts, m->size, parts[k]);
+      if (dest == m->rank) continue;
+      if (pass == 0) {
+        ++count[dest];
+        continue;
+      }
+      int64_t *row = &rows[offset[dest]];
+      row[0] = parts[k], row[1] = s->elem_begin + e;
+      for (int a = 0; a < s->nen; ++a) row[2 + a] = t[a];
+      offset[dest] += element_words(m);
+    }
+  }
+}
+
+/* Each slice node whose part another process builds. */
+static void write_node_rows(const migration *m, int pass, int *count, int64_t *rows, int64_t *offset)
+{
+  const pbng_mesh_slice *s = m->s;
+  for (int64_t i = 0; i < s->node_end - s->node_begin; ++i) {
+    const int dest = pbng_parts_process(m->nparts, m->size, m->part[i]);
+    if (dest == m->rank) continue;
+    if (pass == 0) {
+      ++count[dest];
+      continue;
+    }
+    int64_t *row = &rows[offset[dest]];
+    row[0] = m->part[i], row[1] = s->node_begin + i, row[5] = m->color[i];
+    memcpy(&row[2], &s->X[3 * i], 3 * sizeof(double));
+    offset[dest] += NODE_WORDS;
+  }
+}
+
+/* --- a part's elements and owned nodes, in increasing global id: the sources in process order (the slices' ranges
+ * increase with the process), this process's own slice read in place --- */
+
+typedef PetscErrorCode (*element_visitor)(void *ctx, int64_t id, const int32_t *nodes);
+typedef PetscErrorCode (*node_visitor)(void *ctx, int64_t id, const double *X, int32_t color);
+
+static PetscErrorCode visit_elements(const migration *m, int p, element_visitor visit, void *ctx)
+{
+  const pbng_mesh_slice *s = m->s;
+  const int nen = s->nen, words = element_words(m);
+  int32_t parts[PBNG_MAX_ELEMENT_NODES], nodes[PBNG_MAX_ELEMENT_NODES];
+
+  PetscFunctionBeginUser;
+  for (int r = 0; r < m->size; ++r) {
+    if (r == m->rank) {
+      for (int64_t e = 0; e < s->elem_end - s->elem_begin; ++e) {
+        const int32_t *t = &s->elems[e * nen];
+        int mine = 0;
+        for (int k = 0, n = element_parts(m, t, parts); k < n && !mine; ++k) mine = parts[k] == p;
+        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t));
+      }
+      continue;
+    }
+    for (int64_t k = m->edispl[r]; k < m->edispl[r + 1]; ++k) {
+      const int64_t *row = &m->erows[k * words];
+      if (row[0] != p) continue;
+      for (int a = 0; a < nen; ++a) nodes[a] = (int32_t)row[2 + a];
+      PetscCall(visit(ctx, row[1], nodes));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode visit_owned_nodes(const migration *m, int p, node_visitor visit, void *ctx)
+{
+  const pbng_mesh_slice *s = m->s;
+
+  PetscFunctionBeginUser;
+  for (int r = 0; r < m->size; ++r) {
+    if (r == m->rank) {
+      for (int64_t i = 0; i < s->node_end - s->node_begin; ++i)
+        if (m->part[i] == p) PetscCall(visit(ctx, s->node_begin + i, &s->X[3 * i], m->color[i]));
+      continue;
+    }
+    for (int64_t k = m->ndispl[r]; k < m->ndispl[r + 1]; ++k) {
+      const int64_t *row = &m->nrows[k * NODE_WORDS];
+      double X[3];
+      if (row[0] != p) continue;
+      memcpy(X, &row[2], sizeof(X));
+      PetscCall(visit(ctx, row[1], X, (int32_t)row[5]));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* --- one part's piece --- */
+
+typedef struct {
+  int p;
+  int64_t nelems, nowned, nghost;
+  int64_t lo, hi;  /* the part's node ids lie in [lo, hi] */
+  int32_t *map;    /* [hi - lo + 1]: the local index of node lo + k (owned first, then ghosts), -1 when not in the piece */
+  int64_t *ghost;  /* [nghost] the ghosts' global ids, increasing */
+  pbng_submesh *sub;
+  int64_t last;    /* the last element or node visited (global ids must increase) */
+} piece;
+
+static void widen(piece *pc, int64_t id)
+{
+  pc->lo = PetscMin(pc->lo, id), pc->hi = PetscMax(pc->hi, id);
+}
+
+static PetscErrorCode count_element(void *ctx, int64_t id, const int32_t *nodes)
+{
+  piece *pc = ctx;
+  PetscFunctionBeginUser;
+  (void)id;
+  ++pc->nelems;
+  for (int a = 0; a < pc->sub->mesh.nen; ++a)
+    if (nodes[a] >= 0) widen(pc, nodes[a]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode count_owned(void *ctx, int64_t id, const double *X, int32_t color)
+{
+  piece *pc = ctx;
+  PetscFunctionBeginUser;
+  (void)X, (void)color;
+  ++pc->nowned;
+  widen(pc, id);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode number_owned(void *ctx, int64_t id, const double *X, int32_t color)
+{
+  piece *pc = ctx;
+  PetscFunctionBeginUser;
+  (void)X, (void)color;
+  pc->map[id - pc->lo] = (int32_t)pc->nowned++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode mark_ghosts(void *ctx, int64_t id, const int32_t *nodes)
+{
+  piece *pc = ctx;
+  PetscFunctionBeginUser;
+  (void)id;
+  for (int a = 0; a < pc->sub->mesh.nen; ++a)
+    if (nodes[a] >= 0 && pc->map[nodes[a] - pc->lo] == -1) pc->map[nodes[a] - pc->lo] = -2;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode fill_owned(void *ctx, int64_t id, const double *X, int32_t color)
+{
+  piece *pc = ctx;
+  pbng_submesh *sub = pc->sub;
+  const int32_t l = pc->map[id - pc->lo];
+  PetscFunctionBeginUser;
+  PetscCheck(id > pc->last, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: node %" PRId64 " out of order", id);
+  pc->last = id;
+  sub->global_node[l] = id, sub->owner[l] = pc->p, sub->color[l] = color;
+  for (int d = 0; d < 3; ++d) sub->mesh.X[3 * l + d] = X[d];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode fill_element(void *ctx, int64_t id, const int32_t *nodes)
+{
+  piece *pc = ctx;
+  pbng_submesh *sub = pc->sub;
+  const int nen = sub->mesh.nen;
+  const int64_t e = pc->nelems++;
+  PetscFunctionBeginUser;
+  PetscCheck(id > pc->last, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: element %" PRId64 " out of order", id);
+  pc->last = id;
+  sub->global_elem[e] = id;
+  for (int a = 0; a < nen; ++a) sub->mesh.elems[e * nen + a] = nodes[a] < 0 ? -1 : pc->map[nodes[a] - pc->lo];
+  PetscFunctionReturn(0);
+}
+
+/* The piece's counts, its node window and local numbering: owned nodes first, then the ghosts (both in global order). */
+static PetscErrorCode number_piece(const migration *m, piece *pc)
+{
+  PetscFunctionBeginUser;
+  pc->lo = INT64_MAX, pc->hi = -1;
+  PetscCall(visit_elements(m, pc->p, count_element, pc));
+  PetscCall(visit_owned_nodes(m, pc->p, count_owned, pc));
+  if (pc->nowned == 0 || pc->nelems == 0) PetscFunctionReturn(0); /* empty: an error on every process (check_parts) */
+  PetscCall(PetscMalloc1(pc->hi - pc->lo + 1, &pc->map));
+  for (int64_t k = 0; k <= pc->hi - pc->lo; ++k) pc->map[k] = -1;
+  pc->nowned = 0;
+  PetscCall(visit_owned_nodes(m, pc->p, number_owned, pc));
+  PetscCall(visit_elements(m, pc->p, mark_ghosts, pc));
+  pc->nghost = 0;
+  for (int64_t k = 0; k <= pc->hi - pc->lo; ++k) pc->nghost += pc->map[k] == -2;
+  PetscCall(PetscMalloc1(pc->nghost + 1, &pc->ghost));
+  pc->nghost = 0;
+  for (int64_t k = 0; k <= pc->hi - pc->lo; ++k)
+    if (pc->map[k] == -2) {
+      pc->ghost[pc->nghost] = pc->lo + k;
+      pc->map[k] = (int32_t)(pc->nowned + pc->nghost++);
+    }
+  PetscCheck(pc->nowned + pc->nghost < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "part %d: too many nodes for one piece", pc->p);
+  PetscFunctionReturn(0);
+}
+
+/* Every process stops with the same message when a part is empty. */
+static PetscErrorCode check_parts(const migration *m, const piece *pcs, int nlocal)
+{
+  int empty = m->nparts, first = m->nparts;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < nlocal; ++k)
+    if (pcs[k].nowned == 0 || pcs[k].nelems == 0) empty = PetscMin(empty, pcs[k].p);
+  PetscCallMPI(MPI_Allreduce(&empty, &first, 1, MPI_INT, MPI_MIN, m->comm));
+  PetscCheck(first == m->nparts, m->comm, PETSC_ERR_ARG_WRONG, "%s: part %d is empty", m->s->source, first);
+  PetscFunctionReturn(0);
+}
+
+/* A ghost's data as its slice's process answers. */
+typedef struct {
+  double X[3];
+  int32_t owner, color;
+} ghost_data;
+
+/* The ghosts' positions, owners and colors, asked of their slices' processes for every piece at once; *data in the
+ * order of the pieces' ghosts. */
+static PetscErrorCode fetch_ghosts(const migration *m, const piece *pcs, int nlocal, ghost_data **data)
+{
+  int64_t n = 0;
+  int *count, *displ, *rcount, *rdispl, *at;
+  int64_t *asked, *ids;
+  ghost_data *answer;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < nlocal; ++k) n += pcs[k].nghost;
+  PetscCheck(n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "migration: too many ghosts on one process");
+  PetscCall(PetscCalloc3(m->size, &count, m->size + 1, &displ, m->size, &at));
+  PetscCall(PetscMalloc1(n + 1, &ids));
+  for (int k = 0; k < nlocal; ++k)
+    for (int64_t g = 0; g < pcs[k].nghost; ++g) ++count[pbng_range_owner(m->range, m->size, pcs[k].ghost[g])];
+  for (int r = 0; r < m->size; ++r) displ[r + 1] = displ[r] + count[r];
+  int32_t *slot; /* where each ghost's request goes, to put the answers back in the pieces' order */
+  PetscCall(PetscMalloc1(n + 1, &slot));
+  for (int k = 0, q = 0; k < nlocal; ++k)
+    for (int64_t g = 0; g < pcs[k].nghost; ++g, ++q) {
+      const int r = pbng_range_owner(m->range, m->size, pcs[k].ghost[g]);
+      slot[q] = displ[r] + at[r]++;
+      ids[slot[q]] = pcs[k].ghost[g];
+    }
+  PetscCall(pbng_exchange_items(m->comm, sizeof(int64_t), count, ids, &rcount, &rdispl, (void **)&asked));
+  PetscCall(PetscMalloc1(rdispl[m->size] + 1, &answer));
+  for (int k = 0; k < rdispl[m->size]; ++k) {
+    const int64_t i = asked[k] - m->s->node_begin;
+    PetscCheck(i >= 0 && i < m->s->node_end - m->s->node_begin, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: node %" PRId64 " asked of the wrong process",
+               asked[k]);
+    answer[k].owner = m->part[i], answer[k].color = m->color[i];
+    for (int d = 0; d < 3; ++d) answer[k].X[d] = m->s->X[3 * i + d];
+  }
+  ghost_data *grouped;
+  PetscCall(PetscMalloc1(n + 1, &grouped));
+  PetscCall(pbng_alltoallv_items(answer, rcount, rdispl, grouped, count, displ, sizeof(ghost_data), m->comm));
+  PetscCall(PetscMalloc1(n + 1, data));
+  for (int64_t q = 0; q < n; ++q) (*data)[q] = grouped[slot[q]];
+  PetscCall(PetscFree(grouped));
+  PetscCall(PetscFree(answer));
+  PetscCall(PetscFree(asked));
+  PetscCall(PetscFree(rcount));
+  PetscCall(PetscFree(rdispl));
+  PetscCall(PetscFree(slot));
+  PetscCall(PetscFree(ids));
+  PetscCall(PetscFree3(count, displ, at));
+  PetscFunctionReturn(0);
+}
+
+/* The piece as pbng_submesh_extract makes it (ghosts: this piece's answers). */
+static PetscErrorCode fill_piece(const migration *m, piece *pc, const ghost_data *ghosts)
+{
+  pbng_submesh *sub = pc->sub;
+  pbng_mesh *mesh = &sub->mesh;
+  const int64_t nnodes = pc->nowned + pc->nghost, nelems = pc->nelems;
+
+  PetscFunctionBeginUser;
+  mesh->etype = m->s->etype, mesh->nen = m->s->nen, mesh->nnodes = nnodes, mesh->nelems = nelems;
+  PetscCall(PetscStrncpy(mesh->source, m->s->source, sizeof(mesh->source)));
+  PetscCall(PetscMalloc1(3 * nnodes, &mesh->X));
+  PetscCall(PetscMalloc1(nelems * mesh->nen, &mesh->elems));
+  PetscCall(PetscMalloc1(1, &mesh->weak));
+  PetscCall(PetscMalloc1(1, &sub->global_weak));
+  PetscCall(PetscMalloc4(nnodes, &sub->global_node, nelems, &sub->global_elem, nnodes, &sub->owner, nnodes, &sub->color));
+  sub->nglobal_nodes = m->s->nglobal_nodes, sub->nglobal_elems = m->s->nglobal_elems;
+  sub->nowned = (int32_t)pc->nowned, sub->ncolors = m->ncolors;
+  pc->last = -1;
+  PetscCall(visit_owned_nodes(m, pc->p, fill_owned, pc));
+  for (int64_t g = 0; g < pc->nghost; ++g) {
+    const int64_t l = pc->nowned + g;
+    sub->global_node[l] = pc->ghost[g], sub->owner[l] = ghosts[g].owner, sub->color[l] = ghosts[g].color;
+    for (int d = 0; d < 3; ++d) mesh->X[3 * l + d] = ghosts[g].X[d];
+  }
+  pc->nelems = 0, pc->last = -1;
+  PetscCall(visit_elements(m, pc->p, fill_element, pc));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode migration_destroy(migration *m)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(m->foreign_id, m->foreign_part));
+  PetscCall(PetscFree(m->ecount));
+  PetscCall(PetscFree(m->edispl));
+  PetscCall(PetscFree(m->erows));
+  PetscCall(PetscFree(m->ncount));
+  PetscCall(PetscFree(m->ndispl));
+  PetscCall(PetscFree(m->nrows));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_submesh_migrate(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *range, const int32_t *part, const int32_t *color,
+                                    int ncolors, int nparts, pbng_submesh *sub)
+{
+  migration m = {.comm = comm, .nparts = nparts, .ncolors = ncolors, .s = s, .range = range, .part = part, .color = color};
+  piece *pcs;
+  ghost_data *ghosts;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &m.rank));
+  PetscCallMPI(MPI_Comm_size(comm, &m.size));
+  const int first = pbng_parts_first(nparts, m.size, m.rank), nlocal = pbng_parts_first(nparts, m.size, m.rank + 1) - first;
+  PetscCall(fetch_foreign_parts(&m));
+  PetscCall(send_rows(&m, element_words(&m), write_element_rows, &m.ecount, &m.edispl, &m.erows));
+  PetscCall(send_rows(&m, NODE_WORDS, write_node_rows, &m.ncount, &m.ndispl, &m.nrows));
+  PetscCall(PetscCalloc1(nlocal + 1, &pcs));
+  for (int k = 0; k < nlocal; ++k) {
+    memset(&sub[k], 0, sizeof(sub[k]));
+    pcs[k].p = first + k, pcs[k].sub = &sub[k];
+    sub[k].mesh.nen = s->nen;
+    PetscCall(number_piece(&m, &pcs[k]));
+  }
+  PetscCall(check_parts(&m, pcs, nlocal));
+  PetscCall(fetch_ghosts(&m, pcs, nlocal, &ghosts));
+  for (int k = 0, g = 0; k < nlocal; g += (int)pcs[k].nghost, ++k) PetscCall(fill_piece(&m, &pcs[k], &ghosts[g]));
+  for (int k = 0; k < nlocal; ++k) {
+    PetscCall(PetscFree(pcs[k].map));
+    PetscCall(PetscFree(pcs[k].ghost));
+  }
+  PetscCall(PetscFree(ghosts));
+  PetscCall(PetscFree(pcs));
+  PetscCall(migration_destroy(&m));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Checks a partitioned mesh file (pbng-partition, layout pbng-partition-1) on its own, independently of pbng:
+every node owned by exactly one part; every ghost's owner owns it, with the same position and color; every element
+in some part, the same nodes wherever it is stored; a part's elements exactly those with a node it owns; the node
+colors a valid coloring (no element with two nodes of one color) and, with --colors REF, equal to REF's (another
+partitioned file of the same mesh) node by node. Prints what fails and exits 1."""
+import argparse
+import sys
+
+import h5py
+import numpy as np
+
+
+def load(path):
+    with h5py.File(path, "r") as f:
+        d = {k: f[k][:] for k in ("/nodes/X", "/nodes/global", "/nodes/owner", "/nodes/color", "/nodes/offset", "/parts/nowned",
+                                  "/elements/nodes", "/elements/global", "/elements/offset")}
+        d["nnodes"], d["nelements"], d["nparts"] = int(f.attrs["nnodes"]), int(f.attrs["nelements"]), int(f.attrs["nparts"])
+    return d
+
+
+def check(d):
+    problems = []
+    g, owner, color, X = d["/nodes/global"][:, 0], d["/nodes/owner"][:, 0], d["/nodes/color"][:, 0], d["/nodes/X"]
+    no, eo, nowned = d["/nodes/offset"][:, 0], d["/elements/offset"][:, 0], d["/parts/nowned"][:, 0]
+    n, P = d["nnodes"], d["nparts"]
+    owned_count = np.zeros(n, dtype=np.int64)
+    owned_row = np.full(n, -1, dtype=np.int64)  # the row of each node's owned copy
+    for p in range(P):
+        rows = np.arange(no[p], no[p] + nowned[p])
+        if np.any(owner[rows] != p):
+            problems.append(f"part {p}: an owned node of another owner")
+        np.add.at(owned_count, g[rows], 1)
+        owned_row[g[rows]] = rows
+    if np.any(owned_count != 1):
+        problems.append(f"{int(np.sum(owned_count == 0))} nodes owned by no part, {int(np.sum(owned_count > 1))} by several")
+        return problems
+    ghosts = np.concatenate([np.arange(no[p] + nowned[p], no[p + 1]) for p in range(P)])
+    ref = owned_row[g[ghosts]]
+    if np.any(owner[ghosts] != owner[ref]):
+        problems.append(f"{int(np.sum(owner[ghosts] != owner[ref]))} ghosts whose owner does not own them")
+    if np.any(X[ghosts] != X[ref]) or np.any(color[ghosts] != color[ref]):
+        problems.append("ghosts whose position or color differs from their owner's copy")
+    E, eg = d["/elements/nodes"], d["/elements/global"][:, 0]
+    conn = np.full((d["nelements"], E.shape[1]), -1, dtype=np.int64)
+    for p in range(P):
+        rows = np.arange(eo[p], eo[p + 1])
+        nodes = g[no[p] + E[rows]]
+        seen = conn[eg[rows], 0] >= 0
+        if np.any(conn[eg[rows]][seen] != nodes[seen]):
+            problems.append(f"part {p}: elements stored with other nodes than in another part")
+        conn[eg[rows]] = nodes
+        if np.any(~np.any(E[rows] < nowned[p], axis=1)):
+            problems.append(f"part {p}: elements without a node the part owns")
+    if np.any(conn[:, 0] < 0):
+        problems.append(f"{int(np.sum(conn[:, 0] < 0))} elements in no part")
+        return problems
+    node_owner = owner[owned_row]
+    for p in range(P):  # every element touching a node of p is in p
+        touching = np.flatnonzero(np.any(node_owner[conn] == p, axis=1))
+        stored = eg[eo[p]:eo[p + 1]]
+        if touching.size != stored.size or np.any(np.sort(stored) != touching):
+            problems.append(f"part {p}: {stored.size} elements stored, {touching.size} touch its nodes")
+    node_color = color[owned_row]
+    c = node_color[conn]
+    if any(np.any(c[:, a] == c[:, b]) for a in range(c.shape[1]) for b in range(a + 1, c.shape[1])):
+        problems.append("an element has two nodes of one color")
+    d["node_color"] = node_color
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--colors", help="another partitioned file of the same mesh: the colors must be equal")
+    a = ap.parse_args()
+    d = load(a.file)
+    problems = check(d)
+    if not problems and a.colors:
+        r = load(a.colors)
+        rp = check(r)
+        if rp:
+            problems.append(f"{a.colors}: " + "; ".join(rp))
+        elif not np.array_equal(d["node_color"], r["node_color"]):
+            problems.append(f"node colors differ from {a.colors}'s at {int(np.sum(d['node_color'] != r['node_color']))} nodes")
+    for p in problems:
+        print(f"check_partition_file: {a.file}: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Parallel partitioning with PT-Scotch (-partitioner ptscotch, docs/scaling.md#35-partitioning-in-parallel): the unit test
+# on 2 and 3 processes (pieces bitwise the serial path's); pbng-partition on 1, 2 and 3 processes writes files that
+# tests/check_partition_file.py finds consistent (every node owned once, ghosts' owners own them, elements covered,
+# colors those of the METIS file), the same file twice; pbng on those files and pbng -partitioner ptscotch on the fly
+# give the METIS run's positions bitwise, single-level and multilevel; unsupported input is a clear error, no file.
+source "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
+PART="$PBNG_BIN/pbng-partition"
+pbng_on() { local n=$1; shift; mpi "$n" "$PBNG" -threads 1 "$@"; }
+same() { "$PY" "$HERE/check_output.py" "$1" --compare "$2" --rtol 0 --quiet && ok || fail "$3: positions differ from the METIS run's"; }
+
+unit_on_ranks test_ptscotch "2 3"
+
+# the METIS file (its colors: pbng_color_nodes's) and the METIS runs to compare with
+"$PART" -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/metis.h5" > "$TMP/log" 2>&1 && ok || { fail "METIS partition"; cat "$TMP/log"; }
+S=(-scene box_stretch_twist -frames 2 -multilevel 1 -rtol 0 -iters 30 -accel chebyshev) # (-res 10 on the fly: a file fixes it)
+pbng_on 2 "${S[@]}" -res 10 -output "$TMP/fly.h5" > "$TMP/fly.log" 2>&1 && ok || { fail "METIS on the fly"; cat "$TMP/fly.log"; }
+
+# pbng-partition on 1, 2, 3 processes, 3 parts each time: consistent files, METIS's colors, runs equal to METIS's
+for n in 1 2 3; do
+  mpi "$n" "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/pt$n.h5" > "$TMP/part$n.log" 2>&1 && ok ||
+    { fail "ptscotch partition on $n processes"; cat "$TMP/part$n.log"; }
+  [ "$(grep -c '^process [0-9]*: generate .* peak memory' "$TMP/part$n.log")" = "$n" ] && grep -q "^parts: 3, owned nodes" "$TMP/part$n.log" &&
+    grep -q "MiB per process at most" "$TMP/part$n.log" && ok || { fail "the report of $n processes"; cat "$TMP/part$n.log"; }
+  "$PY" "$HERE/check_partition_file.py" "$TMP/pt$n.h5" --colors "$TMP/metis.h5" && ok || fail "the file of $n processes"
+  pbng_on 3 "${S[@]}" -mesh "$TMP/pt$n.h5" -output "$TMP/file$n.h5" > "$TMP/file$n.log" 2>&1 && ok || { fail "run from pt$n.h5"; cat "$TMP/file$n.log"; }
+  same "$TMP/fly.h5" "$TMP/file$n.h5" "pbng on the file of $n processes"
+done
+# deterministic: the same partition again (2 processes)
+mpi 2 "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/again.h5" > "$TMP/log" 2>&1 && ok || fail "partition again"
+"$PY" - "$TMP/pt2.h5" "$TMP/again.h5" <<'PYEOF' && ok || fail "a second partition on 2 processes differs"
+import h5py, numpy as np, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+sys.exit(0 if all(np.array_equal(a[k][:], b[k][:]) for k in ("/nodes/global", "/nodes/owner", "/nodes/X", "/elements/nodes", "/elements/global")) else 1)
+PYEOF
+# the checker fails on a damaged file: a ghost given another owner, a node owned twice
+"$PY" - "$TMP/pt2.h5" "$TMP" <<'PYEOF' && ok || fail "writing the damaged files"
+import h5py, shutil, sys
+for name, edit in (("ghost_owner", lambda f: f["/nodes/owner"].__setitem__((f["/parts/nowned"][0, 0], 0), 2 if f["/nodes/owner"][f["/parts/nowned"][0, 0], 0] != 2 else 1)),
+                   ("color", lambda f: f["/nodes/color"].__setitem__((0, 0), f["/nodes/color"][1, 0]))):
+    shutil.copy(sys.argv[1], f"{sys.argv[2]}/{name}.h5")
+    with h5py.File(f"{sys.argv[2]}/{name}.h5", "r+") as f:
+        edit(f)
+PYEOF
+for bad in ghost_owner color; do
+  "$PY" "$HERE/check_partition_file.py" "$TMP/$bad.h5" --colors "$TMP/metis.h5" > /dev/null && fail "the checker passed the damaged $bad.h5" || ok
+done
+
+# on the fly: -partitioner ptscotch on 1 and 3 ranks, single-level and multilevel (coarse levels partitioned alike)
+for n in 1 3; do
+  pbng_on "$n" "${S[@]}" -res 10 -partitioner ptscotch -output "$TMP/ptfly$n.h5" > "$TMP/ptfly$n.log" 2>&1 && ok || { fail "ptscotch on the fly, $n ranks"; cat "$TMP/ptfly$n.log"; }
+  same "$TMP/fly.h5" "$TMP/ptfly$n.h5" "-partitioner ptscotch on the fly, $n ranks"
+done
+grep -q "^partitioner: PT-Scotch, 3 parts on 3 ranks, Res-10 box" "$TMP/ptfly3.log" && ok || fail "the on-the-fly report line"
+M=(-scene box_stretch_twist -frames 2 -multilevel 3)
+pbng_on 2 "${M[@]}" -res 10 -output "$TMP/mlfly.h5" > "$TMP/log" 2>&1 && ok || { fail "multilevel METIS"; cat "$TMP/log"; }
+pbng_on 3 "${M[@]}" -res 10 -partitioner ptscotch -output "$TMP/mlpt.h5" > "$TMP/mlpt.log" 2>&1 && ok || { fail "multilevel ptscotch"; cat "$TMP/mlpt.log"; }
+[ "$(grep -c '^partitioner: PT-Scotch' "$TMP/mlpt.log")" = 3 ] && ok || fail "every level partitioned by PT-Scotch"
+# coarse levels on fewer ranks with PT-Scotch too (-multilevel_min_nodes_per_rank 1000: the Res-5 and Res-3 levels on one of 3)
+[ "$(grep -c '^level [01] (generated Res-[53] box): .*(on 1 of 3 ranks)$' "$TMP/mlpt.log")" = 2 ] && grep -q '^partitioner: PT-Scotch, 1 parts on 3 ranks, Res-5 box' "$TMP/mlpt.log" &&
+  ok || fail "ptscotch: the coarse levels not on one rank ($(grep '^level' "$TMP/mlpt.log"))"
+same "$TMP/mlfly.h5" "$TMP/mlpt.h5" "multilevel -partitioner ptscotch on the fly"
+# pbng-partition -multilevel 3 with ptscotch: the levels' files, run as -mesh_levels
+mpi 2 "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 2 -multilevel 3 -output "$TMP/ml.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "ptscotch -multilevel 3"; cat "$TMP/log"; }
+pbng_on 2 "${M[@]}" -mesh "$TMP/ml.h5" -mesh_levels "$TMP/ml.level1.h5,$TMP/ml.level2.h5" -output "$TMP/mlfile.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "multilevel from the ptscotch files"; cat "$TMP/log"; }
+same "$TMP/mlfly.h5" "$TMP/mlfile.h5" "multilevel from the ptscotch files"
+
+# unsupported input: a clear error, non-zero exit, no file
+o="$TMP/bad.h5"
+expect_error "ptscotch on a mesh file" "-partitioner ptscotch: it partitions generated boxes and bars only, not mesh files (-mesh)" \
+  mpi 2 "$PART" -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$o"
+expect_error "ptscotch with weak constraints" "it does not partition weak constraints yet (-bind_distance)" \
+  mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
+expect_error "ptscotch on tet10" "tet10 grids leave some grid points unused" mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -element tet10 -parts 2 -output "$o"
+expect_error "ptscotch coarse levels checked first" "not the stacked blocks" mpi 2 "$PART" -partitioner ptscotch -scene two_blocks_hanging -res 4 -parts 2 -output "$o"
+expect_error "more parts than nodes" "Res-2 box: 8 nodes cannot be split over 9 parts" mpi 2 "$PART" -partitioner ptscotch -scene box -res 2 -parts 9 -output "$o"
+expect_error "METIS on 2 processes" "run it on one process (METIS is serial), or give -partitioner ptscotch" mpi 2 "$PART" -scene box -res 4 -parts 2 -output "$o"
+expect_error "unknown partitioner" "known partitioners are metis (default) and ptscotch" "$PART" -partitioner kway -scene box -res 4 -output "$o"
+expect_error "pbng ptscotch on a mesh file" "-partitioner ptscotch: it partitions generated boxes and bars only, not mesh files (-mesh); use -partitioner metis" \
+  pbng_on 2 -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -frames 1 -output "$o"
+expect_error "pbng ptscotch with the objects" "not the objects of objects_dropping" pbng_on 2 -partitioner ptscotch -scene objects_dropping -frames 1 -output "$o"
+expect_error "pbng ptscotch for PBD" "-solver pbd needs the PBD/XPBD constraint colors" pbng_on 2 -partitioner ptscotch -scene box -res 4 -solver pbd -frames 1 -output "$o"
+expect_error "pbng ptscotch on a partitioned file" "its parts are the partition" pbng_on 3 -partitioner ptscotch -scene box_stretch_twist -mesh "$TMP/pt1.h5" -frames 1 -output "$o"
+expect_error "PBD on a ptscotch file" "-partitioner ptscotch leaves them out" pbng_on 3 -scene box_stretch_twist -mesh "$TMP/pt1.h5" -solver pbd -frames 1 -output "$o"
+[ ! -e "$o" ] && [ ! -e "$o.partial" ] && ok || fail "a failed run left $o behind"
+finish
