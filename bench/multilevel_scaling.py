@@ -40,7 +40,7 @@ import throughput as tp  # noqa: E402  (machine info, git commit, CSV)
 
 REPO = tp.REPO
 RESULTS = os.path.join(tp.BENCH_DIR, "results")
-MIN_NODES_PER_RANK = 1000  # pbng's default -multilevel_min_nodes_per_rank (src/methods/multilevel/multilevel.h)
+MIN_NODES_PER_RANK = 200  # pbng's default -multilevel_min_nodes_per_rank (src/methods/multilevel/multilevel.h)
 AUTO_COARSEST_NODES = 500  # -multilevel auto stops at a level of at most this many nodes (src/app/config.h)
 TARGET_EFFICIENCY_2 = 0.92
 
@@ -193,8 +193,9 @@ def per_level(inp, key, k):
     return values[min(k, len(values) - 1)] if values else 0.0
 
 
-def cycle_time(inp, fine_nodes, ranks, net, worst=False, pessimistic=False, nodes_list=None):
-    """Modelled seconds a cycle on `ranks` ranks, and its parts."""
+def cycle_time(inp, fine_nodes, ranks, net, worst=False, pessimistic=False, nodes_list=None, min_nodes=MIN_NODES_PER_RANK):
+    """Modelled seconds a cycle on `ranks` ranks, and its parts (min_nodes: -multilevel_min_nodes_per_rank, 0: every
+    level on every rank)."""
     levels = nodes_list or hierarchy(fine_nodes)
     L = len(levels)
     parts = {"compute": 0.0, "latency": 0.0, "bandwidth": 0.0, "transfers": 0.0, "reductions": 0.0, "coarsest": 0.0, "rest": 0.0}
@@ -205,7 +206,7 @@ def cycle_time(inp, fine_nodes, ranks, net, worst=False, pessimistic=False, node
         return net["alpha"] + 2 * nbr * net["o"]
 
     for k, n in enumerate(levels):
-        rk = level_ranks(n, ranks) if k > 0 else ranks
+        rk = level_ranks(n, ranks, min_nodes) if k > 0 else ranks
         if k == L - 1:
             parts["coarsest"] += level_cost(inp, k, n, L)
             continue
@@ -216,7 +217,7 @@ def cycle_time(inp, fine_nodes, ranks, net, worst=False, pessimistic=False, node
             ghosts = ghost_factor(rk) * (n / rk) ** (2 / 3)
             parts["bandwidth"] += per_level(inp, "bytes_per_ghost", k) * ghosts / net["beta"]
         parts["transfers"] += inp["w_transfer"] * n / rk
-        if rk > 1 or (k + 1 < L and level_ranks(levels[k + 1], ranks) > 1):
+        if rk > 1 or (k + 1 < L and level_ranks(levels[k + 1], ranks, min_nodes) > 1):
             parts["transfers"] += per_level(inp, "transfer_rounds", k) * round_cost(neighbours(rk, worst))
     if ranks > 1:
         allreduce = 2 * net["alpha"] * math.ceil(math.log2(ranks)) + (net["delta"] if pessimistic else 0.0)
@@ -237,11 +238,12 @@ def projections(inp):
         t1 = cycle_time(inp, nodes_of(1), 1, CLUSTER)[0]
         for R in RANKS:
             n = nodes_of(R)
-            for variant, worst, pess in (("typical", False, False), ("worst", True, True)):
-                t, parts = cycle_time(inp, n, R, CLUSTER, worst=worst, pessimistic=pess)
+            for variant, worst, pess, mn in (("typical", False, False, MIN_NODES_PER_RANK), ("worst", True, True, MIN_NODES_PER_RANK),
+                                             ("typical, every level on every rank", False, False, 0)):
+                t, parts = cycle_time(inp, n, R, CLUSTER, worst=worst, pessimistic=pess, min_nodes=mn)
                 eff = t1 / (R * t) if name.startswith("strong") else t1 / t
                 rows.append(dict(case=name, ranks=R, variant=variant, fine_nodes=n, levels=len(hierarchy(n)),
-                                 levels_on_fewer=sum(1 for k, m in enumerate(hierarchy(n)) if k > 0 and level_ranks(m, R) < R),
+                                 levels_on_fewer=sum(1 for k, m in enumerate(hierarchy(n)) if k > 0 and level_ranks(m, R, mn) < R),
                                  seconds_per_cycle=t, efficiency=eff, **{"t_" + k: v for k, v in parts.items()}))
     return rows
 
@@ -276,7 +278,8 @@ def main():
     ap.add_argument("--inputs", help="a saved measurement (bench/results/multilevel-scaling-*.json): model only")
     a = ap.parse_args()
     stamp = "%s-%s" % (socket.gethostname().split(".")[0], datetime.datetime.now().strftime("%Y%m%d-%H%M"))
-    if a.inputs:
+    if a.inputs:  # the model's CSV named after the measurement it comes from
+        stamp = os.path.basename(a.inputs).replace("multilevel-scaling-", "").replace(".json", "")
         meas = json.load(open(a.inputs))
     else:
         pbng = tp.find_pbng(a.pbng)
@@ -327,10 +330,21 @@ def main():
         for R in RANKS:
             t = next(r for r in rows if r["case"] == name and r["ranks"] == R and r["variant"] == "typical")
             w = next(r for r in rows if r["case"] == name and r["ranks"] == R and r["variant"] == "worst")
-            print("     %5d ranks: %2d levels (%d on fewer ranks), %9.2f ms a cycle, E %.3f / %.3f   [compute %.2f, latency %.3f, "
-                  "reductions %.3f, transfers %.3f, coarsest %.3f ms]" % (
-                      R, t["levels"], t["levels_on_fewer"], t["seconds_per_cycle"] * 1e3, t["efficiency"], w["efficiency"],
+            e = next(r for r in rows if r["case"] == name and r["ranks"] == R and r["variant"].startswith("typical, every"))
+            print("     %5d ranks: %2d levels (%d on fewer ranks), %9.2f ms a cycle, E %.3f / %.3f (every level on every rank: %.3f)   "
+                  "[compute %.2f, latency %.3f, reductions %.3f, transfers %.3f, coarsest %.3f ms]" % (
+                      R, t["levels"], t["levels_on_fewer"], t["seconds_per_cycle"] * 1e3, t["efficiency"], w["efficiency"], e["efficiency"],
                       t["t_compute"] * 1e3, t["t_latency"] * 1e3, t["t_reductions"] * 1e3, t["t_transfers"] * 1e3, t["t_coarsest"] * 1e3))
+    print("\n5. the threshold -multilevel_min_nodes_per_rank N: modelled ms a cycle, typical rank / worst rank (0: every level on every rank)")
+    thresholds = [0, 50, 100, 200, 500, 1000, 2000]
+    print("   %-34s" % "case" + "".join("%17s" % ("N=%d" % n) for n in thresholds))
+    for name, nodes_of in CASES:
+        for R in (64, 256, 1024):
+            typ = [cycle_time(inp, nodes_of(R), R, CLUSTER, min_nodes=n)[0] for n in thresholds]
+            bad = [cycle_time(inp, nodes_of(R), R, CLUSTER, worst=True, pessimistic=True, min_nodes=n)[0] for n in thresholds]
+            bt, bb = min(range(len(typ)), key=lambda i: typ[i]), min(range(len(bad)), key=lambda i: bad[i])
+            print("   %-34s" % ("%s, %d ranks" % (name, R)) + "".join(
+                "%8.2f%s/%7.2f%s" % (t * 1e3, "*" if i == bt else " ", b * 1e3, "*" if i == bb else " ") for i, (t, b) in enumerate(zip(typ, bad))))
     os.makedirs(RESULTS, exist_ok=True)
     out = os.path.join(RESULTS, "multilevel-scaling-model-%s.csv" % stamp)
     cols = list(rows[0].keys())

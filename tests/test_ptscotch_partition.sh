@@ -57,7 +57,7 @@ M=(-scene box_stretch_twist -frames 2 -multilevel 3)
 pbng_on 2 "${M[@]}" -res 10 -output "$TMP/mlfly.h5" > "$TMP/log" 2>&1 && ok || { fail "multilevel METIS"; cat "$TMP/log"; }
 pbng_on 3 "${M[@]}" -res 10 -partitioner ptscotch -output "$TMP/mlpt.h5" > "$TMP/mlpt.log" 2>&1 && ok || { fail "multilevel ptscotch"; cat "$TMP/mlpt.log"; }
 [ "$(grep -c '^partitioner: PT-Scotch' "$TMP/mlpt.log")" = 3 ] && ok || fail "every level partitioned by PT-Scotch"
-# coarse levels on fewer ranks with PT-Scotch too (-multilevel_min_nodes_per_rank 1000: the Res-5 and Res-3 levels on one of 3)
+# coarse levels on fewer ranks with PT-Scotch too (-multilevel_min_nodes_per_rank 200: the Res-5 and Res-3 levels on one of 3)
 [ "$(grep -c '^level [01] (generated Res-[53] box): .*(on 1 of 3 ranks)$' "$TMP/mlpt.log")" = 2 ] && grep -q '^partitioner: PT-Scotch, 1 parts on 3 ranks, Res-5 box' "$TMP/mlpt.log" &&
   ok || fail "ptscotch: the coarse levels not on one rank ($(grep '^level' "$TMP/mlpt.log"))"
 same "$TMP/mlfly.h5" "$TMP/mlpt.h5" "multilevel -partitioner ptscotch on the fly"

@@ -35,9 +35,9 @@ typedef enum { PBNG_CORRECTION_NONE = 0, PBNG_CORRECTION_ENERGY = 1, PBNG_CORREC
 
 /* -multilevel_min_nodes_per_rank N: a coarse level with fewer than N nodes per rank is partitioned over fewer ranks,
  * floor(nodes / N) of them (at least one), spread evenly over the ranks; the others hold no part of it and the transfers
- * move the data (0: every level on every rank). The default keeps a level's sweep above about ten times its halo's
- * latency on a cluster (docs/scaling.md#multilevel). */
-#define PBNG_LEVEL_MIN_NODES_PER_RANK 1000
+ * move the data (0: every level on every rank). The default is the model's robust choice (docs/scaling.md#multilevel): at
+ * 1,024 ranks within 8 % of the best threshold for a typical rank and the best for the worst (noisy) rank. */
+#define PBNG_LEVEL_MIN_NODES_PER_RANK 200
 
 typedef struct {
   pbng_correction_search correction_search; /* -multilevel_linesearch: how each coarse correction is scaled */
