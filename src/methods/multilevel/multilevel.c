@@ -57,6 +57,7 @@ struct multilevel_data {
   PetscBool aggregation_check; /* -multilevel_aggregation_check: once, how well the aggregation's first prolongator reproduces the modes */
   int coarse_reuse;      /* -multilevel_coarse_reuse M: that matrix made at the first step of cycles 0, M, 2M, ... of a frame */
   PetscBool function_current; /* the FAS SNES's function vector holds F at the fine positions */
+  PetscBool f2_current;       /* and last_f2 is its |F|^2 (nonlinear GMRES reduced it): the residual check needs no reduction */
   pbng_contact_level *contacts; /* [nlevels - 1]: the fine contacts carried to each coarse level, or NULL */
   int carried_version;   /* the fine contacts' version they were carried from */
   double last_alpha[16]; /* the last correction's alpha per level (monitor) */
@@ -713,6 +714,7 @@ static PetscErrorCode set_coarse_frames(pbng_solver *s)
 
   PetscFunctionBeginUser;
   ml->function_current = PETSC_FALSE; /* the prescribed nodes moved */
+  ml->f2_current = PETSC_FALSE;
   for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_problem_begin_frame(ml->level[l].pb, s->pb->time));
   if (s->pb->mode == PBNG_MODE_DYNAMIC) PetscCall(inject_inertial_targets(ml));
   PetscFunctionReturn(0);
@@ -786,6 +788,7 @@ static PetscErrorCode carry_contacts(pbng_solver *s)
   if (!fine || ml->carried_version == fine->version) PetscFunctionReturn(0);
   ml->carried_version = fine->version;
   ml->function_current = PETSC_FALSE;
+  ml->f2_current = PETSC_FALSE;
   ngmres_forget(ml);
   PetscCall(pbng_contact_rest_positions(fine, &X));
   for (int l = 0; l < ml->nlevels - 1; ++l) PetscCall(pbng_contact_level_carry(&ml->contacts[l], fine, X, ml->level[l].pb->x));
@@ -874,6 +877,7 @@ static PetscErrorCode guard_before(pbng_solver *s, double *r)
     PetscCall(SNESGetFunction(ml->fas, &F, NULL, NULL));
     PetscCall(SNESComputeFunction(ml->fas, ml->X, F));
     ml->function_current = PETSC_TRUE;
+    ml->f2_current = PETSC_FALSE;
   }
   PetscCall(multilevel_current_residual(s, r, &known));
   PetscCall(VecCopy(ml->X, ml->safe));
@@ -895,6 +899,7 @@ static PetscErrorCode guard_after(pbng_solver *s, double r_before)
   if (!known || r <= ml->guard_growth * r_before) PetscFunctionReturn(0);
   PetscCall(VecCopy(ml->safe, ml->X));
   ml->function_current = PETSC_FALSE;
+  ml->f2_current = PETSC_FALSE;
   ngmres_forget(ml);
   ml->search = PBNG_CORRECTION_SECANT;
   PetscCall(PetscPrintf(s->pb->dm->comm, "multilevel: a cycle of full corrections took the residual from %.3g to %.3g (more than -multilevel_guard %g "
@@ -924,7 +929,11 @@ static PetscErrorCode multilevel_iterate(pbng_solver *s, int l)
   PetscCall(SNESSolve(ml->fas, NULL, ml->X));
   PetscCall(SNESGetConvergedReason(ml->fas, &reason));
   ml->function_current = reason > 0 || reason == SNES_DIVERGED_MAX_IT; /* a whole cycle ran: it ended evaluating F */
-  if (ml->ngmres_m > 0 && ml->function_current) PetscCall(ngmres_combine(ml));
+  ml->f2_current = PETSC_FALSE;
+  if (ml->ngmres_m > 0 && ml->function_current) {
+    PetscCall(ngmres_combine(ml));
+    ml->f2_current = PETSC_TRUE; /* every way out of it leaves last_f2 = |F|^2 of the F it leaves (issue 42, item 3) */
+  }
   if (guard) PetscCall(guard_after(s, r_before));
   if (ml->aggregation_check) PetscCall(check_aggregation(ml));
   PetscCall(pbng_level_load(fine, ml->X));
@@ -946,6 +955,10 @@ static PetscErrorCode multilevel_current_residual(pbng_solver *s, double *residu
   PetscFunctionBeginUser;
   *known = ml->function_current;
   if (!*known) PetscFunctionReturn(0);
+  if (ml->f2_current) { /* reduced by nonlinear GMRES as this sum would be (exact, node by node): one reduction fewer a cycle */
+    *residual = sqrt(ml->last_f2);
+    PetscFunctionReturn(0);
+  }
   PetscCall(SNESGetFunction(ml->fas, &Fv, NULL, NULL));
   PetscCall(VecGetArrayRead(Fv, &F));
   pbng_exact_sum_zero(&sum);
