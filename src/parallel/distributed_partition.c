@@ -34,7 +34,8 @@ static PetscErrorCode slices_extent(MPI_Comm comm, const pbng_mesh_slice *s, dou
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
+/* pbng_partition_slice_ptscotch but for the slice's release. */
+static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
 {
   pbng_dist_graph graph;
   int32_t *part, *color;
@@ -65,7 +66,15 @@ PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, 
   PetscCall(PetscStrncpy(out->source, s->source, sizeof(out->source)));
   PetscCall(PetscFree2(part, color));
   PetscCall(pbng_dist_graph_destroy(&graph));
-  PetscCall(pbng_mesh_slice_destroy(s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
+{
+  PetscFunctionBeginUser;
+  const PetscErrorCode ierr = partition_slice(comm, s, nparts, out, t);
+  PetscCall(pbng_mesh_slice_destroy(s)); /* also after an error */
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
