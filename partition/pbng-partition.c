@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "app/config.h"
+#include "io/mesh_h5.h"
 #include "io/partfile.h"
 #include "mesh/coarsen.h"
 #include "parallel/transfer.h"
@@ -22,7 +23,7 @@
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph, or PT-Scotch in parallel).\n"
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
-                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes and bars on any number of processes),\n"
+                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes and bars, HDF5 meshes, on any number of processes),\n"
                            "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ..., the weak constraints carried to each;\n"
                            "    with -mesh, the boundary-set options -fix_box, -fix_group, -bcK_* and -multilevel_coarsen_* as given to pbng)\n";
 
@@ -229,8 +230,9 @@ static PetscErrorCode report_parts(const pbng_parts *pp)
   PetscFunctionReturn(0);
 }
 
-/* Each process's phase times and peak memory, then the slowest total and the largest and summed peaks (collective). */
-static PetscErrorCode report_processes(const pbng_partition_times *t, double writing, double total)
+/* Each process's phase times (made: how its slice was made, "generate" or "read") and peak memory, then the slowest total
+ * and the largest and summed peaks (collective). */
+static PetscErrorCode report_processes(const char *made, const pbng_partition_times *t, double writing, double total)
 {
   int rank, size;
   const double peak = peak_rss_mib();
@@ -240,9 +242,9 @@ static PetscErrorCode report_processes(const pbng_partition_times *t, double wri
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD,
-                                    "process %d: generate %.2f s, graph %.2f s, coloring %.2f s (%d rounds), PT-Scotch %.2f s, migration %.2f s, "
+                                    "process %d: %s %.2f s, graph %.2f s, coloring %.2f s (%d rounds), PT-Scotch %.2f s, migration %.2f s, "
                                     "writing %.2f s; peak memory %.1f MiB\n",
-                                    rank, t->generate, t->graph, t->coloring, t->rounds, t->partition, t->migration, writing, peak));
+                                    rank, made, t->generate, t->graph, t->coloring, t->rounds, t->partition, t->migration, writing, peak));
   PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
   const double mine[2] = {total, peak};
   PetscCallMPI(MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, PETSC_COMM_WORLD));
@@ -252,10 +254,30 @@ static PetscErrorCode report_processes(const pbng_partition_times *t, double wri
   PetscFunctionReturn(0);
 }
 
-/* -partitioner ptscotch: level k's grid partitioned by all processes together, written by them to output. */
-static PetscErrorCode partition_grid(const partition_options *o, int k, const char *output)
+/* -partitioner ptscotch: level k's mesh, an HDF5 mesh file read in slices (file) or a generated grid, cut into the parts
+ * by all processes together. */
+static PetscErrorCode partition_level(const partition_options *o, int k, const char *file, pbng_parts *pp, pbng_partition_times *t)
 {
   pbng_grid grid;
+  char why[512];
+
+  PetscFunctionBeginUser;
+  if (file) {
+    pbng_mesh_slice s;
+    const double t0 = MPI_Wtime();
+    PetscCall(pbng_mesh_h5_read_slice(PETSC_COMM_WORLD, file, &s));
+    t->generate = MPI_Wtime() - t0;
+    PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, pp, t));
+  } else {
+    PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
+    PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, pp, t));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch: level k's mesh partitioned by all processes together, written by them to output. */
+static PetscErrorCode partition_in_parallel(const partition_options *o, int k, const char *output)
+{
   pbng_parts pp;
   pbng_partition_times t;
   pbng_mesh shape = {0}; /* the element layout and name the file records */
@@ -263,8 +285,8 @@ static PetscErrorCode partition_grid(const partition_options *o, int k, const ch
   const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
-  PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, &pp, &t));
+  const char *file = pbng_config_ptscotch_file(&o->cfg, k, why, sizeof(why));
+  PetscCall(partition_level(o, k, file, &pp, &t));
   const double t_write = MPI_Wtime();
   shape.etype = pp.etype, shape.nen = pp.etype->nodes;
   PetscCall(PetscStrncpy(shape.source, pp.source, sizeof(shape.source)));
@@ -275,7 +297,7 @@ static PetscErrorCode partition_grid(const partition_options *o, int k, const ch
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), no constraint colors (PBD/XPBD need -partitioner metis) -> %s\n",
                         pp.source, (long long)pp.nnodes, (long long)pp.nelems, pp.etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pp.etype->name,
                         pp.ncolors, output));
-  PetscCall(report_processes(&t, writing, MPI_Wtime() - t0));
+  PetscCall(report_processes(file ? "read" : "generate", &t, writing, MPI_Wtime() - t0));
   PetscCall(pbng_parts_destroy(&pp));
   PetscFunctionReturn(0);
 }
@@ -304,12 +326,15 @@ static PetscErrorCode run_ptscotch(const partition_options *o)
   pbng_grid grid;
 
   PetscFunctionBeginUser;
-  for (int k = 0; k < o->levels; ++k)
-    PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
+  for (int k = 0; k < o->levels; ++k) {
+    const char *file = pbng_config_ptscotch_file(&o->cfg, k, why, sizeof(why));
+    PetscCheck(!why[0], PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
+    PetscCheck(file || pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
+  }
   for (int k = 0; k < o->levels; ++k) {
     if (k == 0) PetscCall(PetscStrncpy(path, o->output, sizeof(path)));
     else level_path(o->output, k, path, sizeof(path));
-    PetscCall(partition_grid(o, k, path));
+    PetscCall(partition_in_parallel(o, k, path));
   }
   PetscCall(print_levels_option(o));
   PetscFunctionReturn(0);
@@ -355,7 +380,7 @@ static PetscErrorCode run(void)
   PetscCall(read_options(&o));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCheck(o.ptscotch || size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP,
-             "run it on one process (METIS is serial), or give -partitioner ptscotch (generated boxes and bars, any number of processes)");
+             "run it on one process (METIS is serial), or give -partitioner ptscotch (generated boxes and bars, HDF5 meshes, any number of processes)");
   if (o.ptscotch) PetscCall(run_ptscotch(&o));
   else PetscCall(run_metis(&o));
   PetscFunctionReturn(0);

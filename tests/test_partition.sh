@@ -37,7 +37,13 @@ mpirun_pbng 3 -mesh "$TMP/cube.d3.h5" "${g[@]}" -output "$TMP/gdual.h5" > "$TMP/
 expect_error "unknown graph" "known graphs are node" "$PART" -scene box -res 4 -parts 2 -graph hyper -output "$TMP/z.h5"
 
 expect_error "partitioner unknown option" "unknown option -prts" "$PART" -scene box -res 4 -prts 2 -output "$TMP/z.h5"
-expect_error "a result file is not a partitioned mesh" "$TMP/fly.h5" "$PBNG" -mesh "$TMP/fly.h5" -output "$TMP/x.h5"
+"$PY" - "$TMP/fly.h5" "$TMP/nomesh.h5" <<'PYEOF' && ok || fail "writing a result without its /mesh"
+import h5py, shutil, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    del f["/mesh/rest_positions"]
+PYEOF
+expect_error "a result file without /mesh is no mesh" "$TMP/nomesh.h5" "$PBNG" -mesh "$TMP/nomesh.h5" -output "$TMP/x.h5"
 expect_error "part count mismatch" "has 3 parts but pbng runs on 2 ranks" mpirun_pbng 2 -mesh "$TMP/box.p3.h5" -output "$TMP/x.h5"
 expect_error "partitioner without output" "-output FILE.h5 is required" "$PART" -scene box -res 4 -parts 2
 expect_error "partitioner bad mesh" "nosuch.msh" "$PART" -mesh "$TMP/nosuch.msh" -parts 2 -output "$TMP/y.h5"
@@ -71,7 +77,7 @@ on2=(timeout 120 "$MPIEXEC" -n 2 --oversubscribe --bind-to none "$PBNG" -threads
 t=("${on2[@]}" -failure_timeout 0.5 -mesh)
 expect_error "truncated partitioned file" "truncated.h5: an HDF5 file that HDF5 cannot open (truncated or damaged?)" "${t[@]}" "$TMP/truncated.h5"
 expect_error "other format version" "a partitioned mesh of format 'pbng-partition-9', but this pbng reads 'pbng-partition-1'" "${t[@]}" "$TMP/version.h5"
-expect_error "a result as mesh" "an HDF5 file of format 'pbng-1'" "${t[@]}" "$TMP/fly.h5"
+expect_error "a result without /mesh" "an HDF5 file of format 'pbng-1' (a pbng checkpoint?), neither a partitioned mesh nor a mesh" "${t[@]}" "$TMP/nomesh.h5"
 expect_error "element index out of range in part 1" "pbng: error on rank 1: $TMP/elem.h5: part 1: /elements/nodes holds 100000" "${t[@]}" "$TMP/elem.h5"
 expect_error "NaN in part 1" "part 1: /nodes/X: node 2 of this part has a non-finite coordinate" "${t[@]}" "$TMP/nan.h5"
 expect_error "global id out of range in part 1" "part 1: /nodes/global holds -5" "${t[@]}" "$TMP/global.h5"

@@ -70,7 +70,7 @@ same "$TMP/mlfly.h5" "$TMP/mlfile.h5" "multilevel from the ptscotch files"
 
 # unsupported input: a clear error, non-zero exit, no file
 o="$TMP/bad.h5"
-expect_error "ptscotch on a mesh file" "-partitioner ptscotch: it partitions generated boxes and bars only, not mesh files (-mesh)" \
+expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF5 file: mesh files are read in slices from HDF5 meshes" \
   mpi 2 "$PART" -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$o"
 expect_error "ptscotch with weak constraints" "it does not partition weak constraints yet (-bind_distance)" \
   mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
@@ -79,7 +79,7 @@ expect_error "ptscotch coarse levels checked first" "not the stacked blocks" mpi
 expect_error "more parts than nodes" "Res-2 box: 8 nodes cannot be split over 9 parts" mpi 2 "$PART" -partitioner ptscotch -scene box -res 2 -parts 9 -output "$o"
 expect_error "METIS on 2 processes" "run it on one process (METIS is serial), or give -partitioner ptscotch" mpi 2 "$PART" -scene box -res 4 -parts 2 -output "$o"
 expect_error "unknown partitioner" "known partitioners are metis (default) and ptscotch" "$PART" -partitioner kway -scene box -res 4 -output "$o"
-expect_error "pbng ptscotch on a mesh file" "-partitioner ptscotch: it partitions generated boxes and bars only, not mesh files (-mesh); use -partitioner metis" \
+expect_error "pbng ptscotch on a Gmsh file" "convert a Gmsh file with pbng-convert" \
   pbng_on 2 -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -frames 1 -output "$o"
 expect_error "pbng ptscotch with the objects" "not the objects of objects_dropping" pbng_on 2 -partitioner ptscotch -scene objects_dropping -frames 1 -output "$o"
 expect_error "pbng ptscotch for PBD" "-solver pbd needs the PBD/XPBD constraint colors" pbng_on 2 -partitioner ptscotch -scene box -res 4 -solver pbd -frames 1 -output "$o"

@@ -100,13 +100,13 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   char cells[64] = "";
   PetscCall(PetscOptionsString("-cells", "generated box and bar: cells per axis NX,NY,NZ (instead of -res)", NULL, cells, cells, sizeof(cells), &given.cells));
   if (given.cells) PetscCall(pbng_config_set_grid_cells(cfg, cells, PETSC_COMM_WORLD));
-  PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1) or TetGen .node/.ele", NULL, cfg->mesh_file,
+  PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1), TetGen .node/.ele, or HDF5 (/mesh/rest_positions, /mesh/tetrahedra: a pbng result, pbng-convert's)", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
   const char *const partitioners[] = {"metis", "ptscotch"};
   PetscInt which = cfg->ptscotch;
-  PetscCall(PetscOptionsEList("-partitioner", "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box or bar in slices "
-                              "and partition it together with PT-Scotch; docs/scaling.md)", NULL, partitioners, 2, partitioners[which], &which, NULL));
+  PetscCall(PetscOptionsEList("-partitioner", "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box or bar, or read an HDF5 "
+                              "mesh, in slices and partition it together with PT-Scotch; docs/scaling.md)", NULL, partitioners, 2, partitioners[which], &which, NULL));
   cfg->ptscotch = which == 1;
   PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
                                cfg->weak_file, sizeof(cfg->weak_file), &set));

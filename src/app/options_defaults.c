@@ -48,6 +48,8 @@ static const char *multilevel_unavailable(const pbng_config *cfg)
   const pbng_element_type *coarse = pbng_element_corner_type(pbng_element_type_get(cfg->elements.kind));
   const int tetrahedral = coarse->shape == PBNG_SHAPE_TETRAHEDRON;
   if (cfg->mesh_source == PBNG_MESH_OBJECTS) return "the objects of objects_dropping have no coarse levels";
+  if (cfg->ptscotch && cfg->mesh_source == PBNG_MESH_FILE && !cfg->nmesh_levels)
+    return "-partitioner ptscotch does not coarsen a mesh file (that needs the whole mesh on one rank; give -mesh_levels)";
   if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
   if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->nsheet_groups) return "generated coarse sheets have no -sheetK_group groups";
   if (cfg->mesh_source != PBNG_MESH_FILE && !tetrahedral && cfg->contact) return "contacts are carried to tetrahedral coarse levels only";

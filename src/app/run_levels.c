@@ -227,7 +227,7 @@ static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *nam
   PetscFunctionReturn(0);
 }
 
-/* -partitioner ptscotch: level k's generated grid partitioned by the ranks together (run_partition_grid_in_parallel), as
+/* -partitioner ptscotch: level k's generated grid or HDF5 mesh file partitioned by the ranks together (run_partition_grid_in_parallel), as
  * the finest (no weak constraints to carry: it refuses them). */
 static PetscErrorCode build_coarse_subdomain_in_parallel(run_state *st, int k, const char *name, pbng_coarse_level *c, uint8_t **sheet_material)
 {
@@ -237,7 +237,7 @@ static PetscErrorCode build_coarse_subdomain_in_parallel(run_state *st, int k, c
 
   PetscFunctionBeginUser;
   PetscCall(run_partition_grid_in_parallel(st, k, &sub, &extent, &etype));
-  PetscCall(PetscStrncpy(c->source, "generated", sizeof(c->source)));
+  PetscCall(PetscStrncpy(c->source, st->cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated", sizeof(c->source)));
   PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, 0, name, sheet_material, &c->dm, &c->halo));
   PetscFunctionReturn(0);
 }

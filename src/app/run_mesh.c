@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/sorted_ids.h"
+#include "io/mesh_h5.h"
 #include "io/partfile.h"
 #include "mesh/sheet_groups.h"
 #include "io/weak_rows.h"
@@ -121,26 +122,58 @@ static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
   return k < 1 ? 1 : (int)k;
 }
 
-/* -partitioner ptscotch: level k's grid (0 the finest) partitioned by the ranks together, each rank its own piece
- * (parallel/distributed_partition.h); *extent the grid's, *etype its kind. An input it does not handle is an error on
- * every rank, before any output. */
-PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype)
+/* -partitioner ptscotch: level k's HDF5 mesh file read in slices, each rank its rows (io/mesh_h5.h), and partitioned by the
+ * ranks together into *nparts parts (all ranks; a coarse level's on fewer ranks, as level_parts says). */
+static PetscErrorCode partition_file_in_parallel(run_state *st, int k, const char *file, int *nparts, pbng_parts *parts, pbng_partition_times *t)
+{
+  pbng_mesh_slice s;
+  int nranks;
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
+  PetscCall(pbng_mesh_h5_read_slice(st->comm, file, &s));
+  t->generate = MPI_Wtime() - t0;
+  *nparts = k > 0 ? level_parts(s.nglobal_nodes, nranks, st->cfg->solver_opt.ml.min_nodes_per_rank) : nranks;
+  PetscCall(pbng_partition_slice_ptscotch(st->comm, &s, *nparts, parts, t));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch: level k's generated grid partitioned by the ranks together into *nparts parts. */
+static PetscErrorCode partition_grid_in_parallel(run_state *st, int k, int *nparts, pbng_parts *parts, pbng_partition_times *t)
 {
   pbng_grid grid;
-  pbng_parts parts;
-  pbng_partition_times t;
   char why[512];
   int nranks;
 
   PetscFunctionBeginUser;
   PetscCheck(pbng_config_ptscotch_grid(st->cfg, k, &grid, why, sizeof(why)), st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
-  PetscCheck(!pbng_solver_uses_constraint_colors(st->cfg->solver), st->comm, PETSC_ERR_SUP,
-             "-partitioner ptscotch: -solver %s needs the PBD/XPBD constraint colors, which it does not compute yet; use -partitioner metis", st->cfg->solver);
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   int64_t nnodes, nelems, ncells;
   pbng_grid_counts(&grid, &nnodes, &nelems, &ncells);
-  const int nparts = k > 0 ? level_parts(nnodes, nranks, st->cfg->solver_opt.ml.min_nodes_per_rank) : nranks; /* coarse levels on fewer ranks */
-  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, nparts, &parts, &t));
+  *nparts = k > 0 ? level_parts(nnodes, nranks, st->cfg->solver_opt.ml.min_nodes_per_rank) : nranks; /* coarse levels on fewer ranks */
+  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, *nparts, parts, t));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch: level k's mesh (0 the finest; a generated grid or an HDF5 mesh file) partitioned by the ranks
+ * together, each rank its own piece (parallel/distributed_partition.h); *extent the mesh's, *etype its kind. An input
+ * it does not handle is an error on every rank, before any output. */
+PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype)
+{
+  pbng_parts parts;
+  pbng_partition_times t;
+  char why[512];
+  int nranks, nparts = 1;
+
+  PetscFunctionBeginUser;
+  const char *file = pbng_config_ptscotch_file(st->cfg, k, why, sizeof(why));
+  PetscCheck(!why[0], st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  PetscCheck(!pbng_solver_uses_constraint_colors(st->cfg->solver), st->comm, PETSC_ERR_SUP,
+             "-partitioner ptscotch: -solver %s needs the PBD/XPBD constraint colors, which it does not compute yet; use -partitioner metis", st->cfg->solver);
+  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
+  if (file) PetscCall(partition_file_in_parallel(st, k, file, &nparts, &parts, &t));
+  else PetscCall(partition_grid_in_parallel(st, k, &nparts, &parts, &t));
   *extent = parts.extent, *etype = parts.etype;
   if (parts.nlocal == 1) { /* this rank's part (at most one: nparts <= nranks), taken over; its owners named by rank */
     *sub = parts.sub[0];
@@ -151,10 +184,10 @@ PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh
     PetscCall(PetscStrncpy(whole.source, parts.source, sizeof(whole.source)));
     PetscCall(pbng_submesh_empty(&whole, parts.ncolors, NULL, sub));
   }
-  PetscCall(pbng_parts_destroy(&parts));
-  PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch, %d parts on %d ranks, %s: generate %.2f s, graph %.2f s, coloring %.2f s (%d rounds), "
+  PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch, %d parts on %d ranks, %s: %s %.2f s, graph %.2f s, coloring %.2f s (%d rounds), "
                                   "PT-Scotch %.2f s, migration %.2f s (rank 0)\n",
-                        nparts, nranks, grid.source, t.generate, t.graph, t.coloring, t.rounds, t.partition, t.migration));
+                        nparts, nranks, parts.source, file ? "read" : "generate", t.generate, t.graph, t.coloring, t.rounds, t.partition, t.migration));
+  PetscCall(pbng_parts_destroy(&parts));
   PetscFunctionReturn(0);
 }
 

@@ -7,6 +7,7 @@
 #include "app/config.h"
 #include "app/errors.h"
 #include "contact/bindings.h"
+#include "io/mesh_h5.h"
 #include "mesh/generate.h"
 #include "mesh/generate_muscles.h"
 #include "mesh/generate_objects.h"
@@ -846,16 +847,36 @@ static PetscErrorCode generate_grid(const pbng_grid *g, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
+/* Why -partitioner ptscotch cannot partition the run's weak constraints, or "". */
+static void ptscotch_weak_refusal(const pbng_config *cfg, char *why, size_t len)
+{
+  why[0] = 0;
+  if (cfg->weak_file[0]) snprintf(why, len, "it does not partition weak constraints yet (-weak)");
+  else if (cfg->bind_distance > 0) snprintf(why, len, "it does not partition weak constraints yet (-bind_distance)");
+}
+
+const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len)
+{
+  why[0] = 0;
+  if (cfg->mesh_source != PBNG_MESH_FILE) return NULL;
+  if (cfg->solver_opt.multilevel > 1 + cfg->nmesh_levels) {
+    snprintf(why, len, "-multilevel %d with -mesh %s: its coarse levels are coarsened from the whole mesh on one process; give them as files "
+                       "(pbng -mesh_levels: HDF5 meshes or partitioned files) or use -multilevel 1",
+             cfg->solver_opt.multilevel, cfg->mesh_file);
+    return NULL;
+  }
+  ptscotch_weak_refusal(cfg, why, len);
+  return k == 0 ? cfg->mesh_file : cfg->mesh_levels[k - 1];
+}
+
 int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len)
 {
   static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_STACKED_BLOCKS] = "the stacked blocks (weak constraints)",
                                [PBNG_MESH_COLLIDING_BLOCKS] = "the stacked blocks", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
                                [PBNG_MESH_SHEET] = "sheets", [PBNG_MESH_MUSCLES] = "the muscles' arm"};
-  why[0] = 0;
-  if (!grid_of_level(cfg, k, g)) snprintf(why, len, "it partitions generated boxes and bars only, not %s", what[cfg->mesh_source]);
-  else if (cfg->weak_file[0]) snprintf(why, len, "it does not partition weak constraints yet (-weak)");
-  else if (cfg->bind_distance > 0) snprintf(why, len, "it does not partition weak constraints yet (-bind_distance)");
-  else {
+  ptscotch_weak_refusal(cfg, why, len);
+  if (!grid_of_level(cfg, k, g)) snprintf(why, len, "it partitions generated boxes and bars and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
+  else if (!why[0]) {
     char kind[256];
     if (!pbng_grid_slice_supported(&g->el, kind, sizeof(kind))) snprintf(why, len, "%s", kind);
   }
@@ -912,7 +933,7 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_COLLIDING_BLOCKS: PetscCall(pbng_generate_stacked_blocks(cfg->res, 0.0, 0.0, mesh)); break; /* a gap of one cell, unbound */
   case PBNG_MESH_OBJECTS: PetscCall(pbng_generate_objects(cfg->objects, cfg->scale, mesh)); break;
   case PBNG_MESH_MUSCLES: PetscCall(pbng_generate_muscles(cfg->scale, mesh)); break;
-  case PBNG_MESH_FILE: PetscCall(pbng_mesh_read(cfg->mesh_file, mesh)); break;
+  case PBNG_MESH_FILE: PetscCall(pbng_mesh_file_read(cfg->mesh_file, mesh)); break;
   case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, cfg->res, 0, mesh)); break;
   }
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
@@ -982,7 +1003,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
     PetscCall(pbng_generate_stacked_blocks(res, 1.0 / (cfg->res - 1), 0.0, mesh));
     break;
   case PBNG_MESH_FILE:
-    if (k <= cfg->nmesh_levels) PetscCall(pbng_mesh_read(cfg->mesh_levels[k - 1], mesh));
+    if (k <= cfg->nmesh_levels) PetscCall(pbng_mesh_file_read(cfg->mesh_levels[k - 1], mesh));
     else *made = 0;
     if (k <= cfg->nmesh_levels && cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* as the fine file's */
     break;

@@ -33,3 +33,36 @@ PetscErrorCode pbng_h5_read_rows(hid_t file, const char *option, const char *fna
   PetscCheck(status >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "%s %s: cannot read %s", option, fname, path);
   PetscFunctionReturn(0);
 }
+
+/* Whether the file was opened with MPI-IO (collectively). */
+static int opened_with_mpio(hid_t file)
+{
+  hid_t fapl = H5Fget_access_plist(file);
+  const int mpio = fapl >= 0 && H5Pget_driver(fapl) == H5FD_MPIO;
+  if (fapl >= 0) H5Pclose(fapl);
+  return mpio;
+}
+
+PetscErrorCode pbng_h5_collective_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, void *buf,
+                                       int write)
+{
+  const hsize_t off[2] = {(hsize_t)start, 0}, count[2] = {(hsize_t)n, (hsize_t)ncols};
+  hid_t dset = H5Dopen2(file, path, H5P_DEFAULT), fspace, mspace, dxpl = H5Pcreate(H5P_DATASET_XFER);
+
+  PetscFunctionBeginUser;
+  PetscCheck(dset >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: missing dataset %s", fname, path);
+  fspace = H5Dget_space(dset);
+  mspace = H5Screate_simple(2, count, NULL);
+  if (n > 0) H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, count, NULL);
+  else H5Sselect_none(fspace), H5Sselect_none(mspace);
+  if (opened_with_mpio(file)) H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE); /* else a serial file: a plain read */
+  const herr_t status = write ? H5Dwrite(dset, type, mspace, fspace, dxpl, buf) : H5Dread(dset, type, mspace, fspace, dxpl, buf);
+  /* after a failure on this rank alone the handles stay open: closing the dataset would wait for the other ranks */
+  PetscCheck(status >= 0, PETSC_COMM_SELF, write ? PETSC_ERR_FILE_WRITE : PETSC_ERR_FILE_READ, "%s: cannot %s %s", fname, write ? "write" : "read",
+             path);
+  H5Pclose(dxpl);
+  H5Sclose(mspace);
+  H5Sclose(fspace);
+  H5Dclose(dset);
+  PetscFunctionReturn(0);
+}

@@ -35,6 +35,17 @@ void pbng_h5_last_error(char *buf, size_t len)
   (void)H5Eclear2(H5E_DEFAULT);
 }
 
+int pbng_h5_has_signature(const char *path)
+{
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8];
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const size_t n = fread(head, 1, sizeof(head), f);
+  fclose(f);
+  return n == sizeof(head) && !memcmp(head, sig, sizeof(sig));
+}
+
 void pbng_h5_close(hid_t *id)
 {
   if (*id < 0) return;

@@ -39,6 +39,9 @@ void pbng_h5_last_error(char *buf, size_t len);
  * sets it to -1; a negative id is left alone. */
 void pbng_h5_close(hid_t *id);
 
+/* 1 when path is a readable file starting with HDF5's signature (whether HDF5 can open it or not). */
+int pbng_h5_has_signature(const char *path);
+
 /* Opens an existing HDF5 file (flags H5F_ACC_RDONLY or H5F_ACC_RDWR), collectively over comm with
  * MPI-IO, or serially when comm is MPI_COMM_NULL; -1 when it is missing or not an HDF5 file. */
 hid_t pbng_h5_open(MPI_Comm comm, const char *path, unsigned flags);

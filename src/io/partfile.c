@@ -1,5 +1,7 @@
 #include "io/partfile.h"
+#include "io/h5rows.h"
 #include "io/h5util.h"
+#include "io/mesh_h5.h"
 #include "io/weak_rows.h"
 #include <hdf5.h>
 #include <inttypes.h>
@@ -275,17 +277,6 @@ PetscErrorCode pbng_partfile_close(pbng_partfile_writer **wp, PetscBool success)
 }
 
 /* Whether the file begins with the HDF5 signature (pbng writes no user block). */
-static int has_hdf5_signature(const char *path)
-{
-  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-  unsigned char head[8];
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  const size_t n = fread(head, 1, sizeof(head), f);
-  fclose(f);
-  return n == sizeof(head) && !memcmp(head, sig, sizeof(sig));
-}
-
 int pbng_partfile_probe(const char *path, char *why, size_t len)
 {
   pbng_h5_quiet_scope quiet;
@@ -293,7 +284,7 @@ int pbng_partfile_probe(const char *path, char *why, size_t len)
   char format[64] = "";
 
   why[0] = 0;
-  if (access(path, R_OK) != 0 || !has_hdf5_signature(path)) return 0;
+  if (access(path, R_OK) != 0 || !pbng_h5_has_signature(path)) return 0;
   pbng_h5_quiet(&quiet);
   hid_t file = pbng_h5_open(MPI_COMM_NULL, path, H5F_ACC_RDONLY);
   const int opened = file >= 0;
@@ -305,8 +296,9 @@ int pbng_partfile_probe(const char *path, char *why, size_t len)
   else if (!strncmp(format, "pbng-partition-", 15))
     snprintf(why, len, "a partitioned mesh of format '%s', but this pbng reads '%s': partition the mesh again with this version's pbng-partition",
              format, PARTFILE_FORMAT);
-  else if (format[0]) snprintf(why, len, "an HDF5 file of format '%s' (a pbng result or checkpoint?), not a partitioned mesh", format);
-  else snprintf(why, len, "an HDF5 file without a pbng format attribute, not a partitioned mesh (HDF5 meshes come from pbng-partition)");
+  else if (pbng_mesh_h5_probe(path)) why[0] = 0; /* a mesh (a pbng result's /mesh, pbng-convert's file): for pbng_mesh_h5_read */
+  else if (format[0]) snprintf(why, len, "an HDF5 file of format '%s' (a pbng checkpoint?), neither a partitioned mesh nor a mesh (/mesh/rest_positions and /mesh/tetrahedra)", format);
+  else snprintf(why, len, "an HDF5 file without a pbng format attribute, neither a partitioned mesh (pbng-partition) nor a mesh (/mesh/rest_positions and /mesh/tetrahedra)");
   return yes;
 }
 
@@ -321,36 +313,10 @@ static PetscErrorCode read_attr(hid_t file, const char *fname, const char *name,
   PetscFunctionReturn(0);
 }
 
-/* Rows [start, start + n) of a dataset of ncols columns, read or written (write) collectively: every process calls,
- * n = 0 selects nothing. */
-static PetscErrorCode collective_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, void *buf,
-                                      int write)
-{
-  const hsize_t off[2] = {(hsize_t)start, 0}, count[2] = {(hsize_t)n, (hsize_t)ncols};
-  hid_t dset = H5Dopen2(file, path, H5P_DEFAULT), fspace, mspace, dxpl = H5Pcreate(H5P_DATASET_XFER);
-
-  PetscFunctionBeginUser;
-  PetscCheck(dset >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: missing dataset %s", fname, path);
-  fspace = H5Dget_space(dset);
-  mspace = H5Screate_simple(2, count, NULL);
-  if (n > 0) H5Sselect_hyperslab(fspace, H5S_SELECT_SET, off, NULL, count, NULL);
-  else H5Sselect_none(fspace), H5Sselect_none(mspace);
-  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-  const herr_t status = write ? H5Dwrite(dset, type, mspace, fspace, dxpl, buf) : H5Dread(dset, type, mspace, fspace, dxpl, buf);
-  /* after a failure on this rank alone the handles stay open: closing the dataset would wait for the other ranks */
-  PetscCheck(status >= 0, PETSC_COMM_SELF, write ? PETSC_ERR_FILE_WRITE : PETSC_ERR_FILE_READ, "%s: cannot %s %s", fname, write ? "write" : "read",
-             path);
-  H5Pclose(dxpl);
-  H5Sclose(mspace);
-  H5Sclose(fspace);
-  H5Dclose(dset);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode read_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, void *buf)
 {
   PetscFunctionBeginUser;
-  PetscCall(collective_rows(file, fname, path, type, ncols, start, n, buf, 0));
+  PetscCall(pbng_h5_collective_rows(file, fname, path, type, ncols, start, n, buf, 0));
   PetscFunctionReturn(0);
 }
 
@@ -583,7 +549,7 @@ PetscErrorCode pbng_partfile_read(MPI_Comm comm, const char *path, pbng_submesh 
 static PetscErrorCode write_rows(hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n, const void *buf)
 {
   PetscFunctionBeginUser;
-  PetscCall(collective_rows(file, fname, path, type, ncols, start, n, (void *)buf, 1));
+  PetscCall(pbng_h5_collective_rows(file, fname, path, type, ncols, start, n, (void *)buf, 1));
   PetscFunctionReturn(0);
 }
 

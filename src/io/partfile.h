@@ -35,8 +35,9 @@ PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int
                                             double extent, int first, int nlocal, const pbng_submesh *sub);
 
 /* 1 when path is an HDF5 file with this version's partitioned-mesh format attribute. Otherwise 0;
- * then, when the file is an HDF5 file all the same (damaged, another format version, a result),
- * why[len] says what it is ("" for files that are not HDF5: meshes for pbng_mesh_read). */
+ * then, when the file is an HDF5 file all the same but no mesh (damaged, another format version, a checkpoint),
+ * why[len] says what it is ("" for meshes: files that are not HDF5, for pbng_mesh_read, and HDF5 meshes with
+ * /mesh/rest_positions, such as pbng's results, for pbng_mesh_h5_read: io/mesh_h5.h). */
 int pbng_partfile_probe(const char *path, char *why, size_t len);
 
 /* Collective over comm: every rank reads its part (the file must have as many parts as ranks) and

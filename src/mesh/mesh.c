@@ -124,19 +124,26 @@ const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *
   return NULL;
 }
 
-static double tet_longest_edge(const double *X, const int32_t *t)
+static double tet_longest_edge(const double (*X)[3])
 {
   double h2 = 0.0;
   for (int a = 0; a < 4; ++a)
     for (int b = a + 1; b < 4; ++b) {
       double d2 = 0.0;
       for (int k = 0; k < 3; ++k) {
-        const double d = X[3 * t[a] + k] - X[3 * t[b] + k];
+        const double d = X[a][k] - X[b][k];
         d2 += d * d;
       }
       if (d2 > h2) h2 = d2;
     }
   return sqrt(h2);
+}
+
+double pbng_tet4_rest_volume(const double (*X)[3], int *degenerate)
+{
+  const double V = pbng_tet_signed_volume(X[0], X[1], X[2], X[3]), h = tet_longest_edge(X);
+  *degenerate = !(fabs(V) > 1e-12 * h * h * h && h > 0);
+  return V;
 }
 
 static PetscErrorCode check_coordinates_finite(const pbng_mesh *mesh)
@@ -186,9 +193,11 @@ static PetscErrorCode check_tet_volumes(const pbng_mesh *mesh, const mesh_record
   for (int64_t e = 0; e < mesh->nelems; ++e) {
     if (!is_tet4(mesh, e)) continue;
     const int32_t *t = &mesh->elems[(size_t)e * mesh->nen];
-    const double V = pbng_tet_signed_volume(&mesh->X[3 * t[0]], &mesh->X[3 * t[1]], &mesh->X[3 * t[2]], &mesh->X[3 * t[3]]);
-    const double h = tet_longest_edge(mesh->X, t);
-    PetscCheck(fabs(V) > 1e-12 * h * h * h && h > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+    double X[4][3];
+    int degenerate;
+    for (int a = 0; a < 4; ++a) memcpy(X[a], &mesh->X[3 * (int64_t)t[a]], sizeof(X[a]));
+    const double V = pbng_tet4_rest_volume((const double(*)[3])X, &degenerate);
+    PetscCheck(!degenerate, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                "%s: element %" PRId64 " (record %" PRId64 ", 0-based nodes %d %d %d %d) is degenerate: rest volume %g",
                mesh->source, e, record_of(rec, e), (int)t[0], (int)t[1], (int)t[2], (int)t[3], V);
     ++*ntet;

@@ -64,6 +64,10 @@ const pbng_node_set *pbng_mesh_find_node_set(const pbng_mesh *mesh, const char *
 /* Appends n weak constraints (copied). */
 PetscErrorCode pbng_mesh_add_weak_constraints(pbng_mesh *mesh, int64_t n, const pbng_weak_constraint *c);
 
+/* A linear tetrahedron's signed rest volume from its corners X[4]; *degenerate is 1 when |V| <= 1e-12 h^3 (h its
+ * longest edge) or h = 0: pbng_mesh_validate's test, shared with the parallel slices' (parallel/slice_check.h). */
+double pbng_tet4_rest_volume(const double (*X)[3], int *degenerate);
+
 /* Checks every coordinate is finite and every node index in range, and rejects duplicate elements
  * (two elements of one kind on the same node set). Linear tetrahedra: rejects degenerate ones
  * (|V| <= 1e-12 * h^3, h the element's longest edge) and ones inverted against the others (mixed

@@ -14,6 +14,48 @@ int pbng_range_owner(const int64_t *range, int size, int64_t id)
   return lo;
 }
 
+PetscErrorCode pbng_slice_foreign_nodes(const pbng_mesh_slice *s, PetscInt *n, PetscInt **ids)
+{
+  const int64_t nentries = (s->elem_end - s->elem_begin) * s->nen;
+  int64_t nforeign = 0;
+
+  PetscFunctionBeginUser;
+  for (int64_t k = 0; k < nentries; ++k) nforeign += s->elems[k] >= 0 && (s->elems[k] < s->node_begin || s->elems[k] >= s->node_end);
+  PetscCheck(nforeign < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many element entries outside the slice's nodes", s->source);
+  PetscCall(PetscMalloc1(nforeign + 1, ids));
+  *n = 0;
+  for (int64_t k = 0; k < nentries; ++k)
+    if (s->elems[k] >= 0 && (s->elems[k] < s->node_begin || s->elems[k] >= s->node_end)) (*ids)[(*n)++] = s->elems[k];
+  PetscCall(PetscSortRemoveDupsInt(n, *ids));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_ask_range_owners(MPI_Comm comm, const int64_t *range, PetscInt n, const PetscInt *ids, size_t size, pbng_node_answer answer,
+                                     void *ctx, void *out)
+{
+  int nranks, rank, *count, *displ, *rcount, *rdispl;
+  PetscInt *asked;
+  char *answers;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &nranks));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCheck(n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "too many nodes asked of other processes");
+  PetscCall(PetscCalloc2(nranks, &count, nranks + 1, &displ));
+  for (PetscInt k = 0; k < n; ++k) ++count[pbng_range_owner(range, nranks, ids[k])];
+  for (int r = 0; r < nranks; ++r) displ[r + 1] = displ[r] + count[r];
+  PetscCall(pbng_exchange_items(comm, sizeof(PetscInt), count, ids, &rcount, &rdispl, (void **)&asked));
+  PetscCall(PetscMalloc1((rdispl[nranks] + 1) * size, &answers));
+  for (int k = 0; k < rdispl[nranks]; ++k) answer(ctx, asked[k] - range[rank], answers + (size_t)k * size);
+  PetscCall(pbng_alltoallv_items(answers, rcount, rdispl, out, count, displ, size, comm)); /* back grouped as asked */
+  PetscCall(PetscFree(answers));
+  PetscCall(PetscFree(asked));
+  PetscCall(PetscFree(rcount));
+  PetscCall(PetscFree(rdispl));
+  PetscCall(PetscFree2(count, displ));
+  PetscFunctionReturn(0);
+}
+
 /* The processes other than this one whose node ranges hold a node of row t (each once); returns how many. */
 static int other_owners(const pbng_dist_graph *g, const int32_t *t, int nen, int *owner)
 {
@@ -139,16 +181,19 @@ static PetscErrorCode fill_rows(pbng_dist_graph *g, const element_rows *rows, co
   PetscFunctionReturn(0);
 }
 
-/* The node ranges of every process (each slice's). */
-static PetscErrorCode gather_ranges(pbng_dist_graph *g, const pbng_mesh_slice *s)
+PetscErrorCode pbng_slice_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range)
 {
+  int rank, size;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(g->size + 1, &g->range));
-  PetscCallMPI(MPI_Allgather(&s->node_begin, 1, MPI_INT64_T, g->range, 1, MPI_INT64_T, g->comm));
-  g->range[g->size] = s->nglobal_nodes;
-  for (int r = 0; r < g->size; ++r)
-    PetscCheck(g->range[r] <= g->range[r + 1], g->comm, PETSC_ERR_ARG_WRONG, "node graph: the slices' node ranges do not increase with the rank");
-  PetscCheck(g->range[g->rank + 1] == s->node_end, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "node graph: the slices' node ranges leave a gap");
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc1(size + 1, range));
+  PetscCallMPI(MPI_Allgather(&s->node_begin, 1, MPI_INT64_T, *range, 1, MPI_INT64_T, comm));
+  (*range)[size] = s->nglobal_nodes;
+  for (int r = 0; r < size; ++r)
+    PetscCheck((*range)[r] <= (*range)[r + 1], comm, PETSC_ERR_ARG_WRONG, "node graph: the slices' node ranges do not increase with the rank");
+  PetscCheck((*range)[rank + 1] == s->node_end, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "node graph: the slices' node ranges leave a gap");
   PetscFunctionReturn(0);
 }
 
@@ -164,7 +209,7 @@ PetscErrorCode pbng_dist_graph_build(MPI_Comm comm, const pbng_mesh_slice *s, pb
   PetscCallMPI(MPI_Comm_size(comm, &g->size));
   PetscCheck(s->nglobal_nodes < PETSC_MAX_INT, comm, PETSC_ERR_SUP, "node graph: %" PRId64 " nodes exceed PetscInt", s->nglobal_nodes);
   g->nglobal = s->nglobal_nodes;
-  PetscCall(gather_ranges(g, s));
+  PetscCall(pbng_slice_ranges(g->comm, s, &g->range));
   g->nrows = s->node_end - s->node_begin;
   PetscCall(exchange_boundary_elements(g, s, &nrecv, &recv));
   const element_rows rows = {s->nen, s->elem_end - s->elem_begin, nrecv, s->elems, recv};

@@ -25,7 +25,20 @@ typedef struct {
 PetscErrorCode pbng_dist_graph_build(MPI_Comm comm, const pbng_mesh_slice *s, pbng_dist_graph *g);
 PetscErrorCode pbng_dist_graph_destroy(pbng_dist_graph *g);
 
+/* Collective: every slice's node range, *range[size + 1] (PetscMalloc'd): process r holds nodes (*range)[r] .. (*range)[r + 1]. */
+PetscErrorCode pbng_slice_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range);
+
 /* The process whose range holds global node id (range: [size + 1], increasing). */
 int pbng_range_owner(const int64_t *range, int size, int64_t id);
+
+/* The nodes a slice's elements use outside its own node range: *ids[*n] (PetscMalloc'd), increasing, each once. */
+PetscErrorCode pbng_slice_foreign_nodes(const pbng_mesh_slice *s, PetscInt *n, PetscInt **ids);
+
+/* What a process says about one of its range's nodes (local: its index in the range) into item. */
+typedef void (*pbng_node_answer)(void *ctx, int64_t local, void *item);
+/* Collective: out[k] (items of `size` bytes) what the process whose range holds ids[k] answers about it (ids
+ * increasing, so grouped by process; range as pbng_slice_ranges's). */
+PetscErrorCode pbng_ask_range_owners(MPI_Comm comm, const int64_t *range, PetscInt n, const PetscInt *ids, size_t size, pbng_node_answer answer,
+                                     void *ctx, void *out);
 
 #endif

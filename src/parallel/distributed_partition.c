@@ -34,9 +34,9 @@ static PetscErrorCode slices_extent(MPI_Comm comm, const pbng_mesh_slice *s, dou
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t)
+/* pbng_partition_slice_ptscotch but for the slice's release. */
+static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
 {
-  pbng_mesh_slice s;
   pbng_dist_graph graph;
   int32_t *part, *color;
   int size, rank;
@@ -46,14 +46,10 @@ PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, i
   memset(out, 0, sizeof(*out));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  int64_t nnodes, nelems, ncells;
-  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
-  PetscCheck(nparts >= 1 && nparts <= nnodes, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: %" PRId64 " nodes cannot be split over %d parts", g->source, nnodes,
-             nparts);
-  PetscCall(generate_slice(comm, g, &s));
-  PetscCall(slices_extent(comm, &s, &out->extent));
-  t->generate = MPI_Wtime() - t0, t0 = MPI_Wtime();
-  PetscCall(pbng_dist_graph_build(comm, &s, &graph));
+  PetscCheck(nparts >= 1 && nparts <= s->nglobal_nodes, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: %" PRId64 " nodes cannot be split over %d parts", s->source,
+             s->nglobal_nodes, nparts);
+  PetscCall(slices_extent(comm, s, &out->extent));
+  PetscCall(pbng_dist_graph_build(comm, s, &graph));
   t->graph = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(PetscMalloc2(graph.nrows + 1, &part, graph.nrows + 1, &color));
   PetscCall(pbng_color_dist_graph(&graph, color, &out->ncolors, &t->rounds));
@@ -64,13 +60,37 @@ PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, i
   out->nparts = nparts, out->first = pbng_parts_first(nparts, size, rank);
   out->nlocal = pbng_parts_first(nparts, size, rank + 1) - out->first;
   PetscCall(PetscCalloc1(out->nlocal + 1, &out->sub));
-  PetscCall(pbng_submesh_migrate(comm, &s, graph.range, part, color, out->ncolors, nparts, out->sub));
+  PetscCall(pbng_submesh_migrate(comm, s, graph.range, part, color, out->ncolors, nparts, out->sub));
   t->migration = MPI_Wtime() - t0;
-  out->nnodes = s.nglobal_nodes, out->nelems = s.nglobal_elems, out->etype = s.etype;
-  PetscCall(PetscStrncpy(out->source, s.source, sizeof(out->source)));
+  out->nnodes = s->nglobal_nodes, out->nelems = s->nglobal_elems, out->etype = s->etype;
+  PetscCall(PetscStrncpy(out->source, s->source, sizeof(out->source)));
   PetscCall(PetscFree2(part, color));
   PetscCall(pbng_dist_graph_destroy(&graph));
-  PetscCall(pbng_mesh_slice_destroy(&s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
+{
+  PetscFunctionBeginUser;
+  const PetscErrorCode ierr = partition_slice(comm, s, nparts, out, t);
+  PetscCall(pbng_mesh_slice_destroy(s)); /* also after an error */
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t)
+{
+  pbng_mesh_slice s;
+  int64_t nnodes, nelems, ncells;
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
+  PetscCheck(nparts >= 1 && nparts <= nnodes, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: %" PRId64 " nodes cannot be split over %d parts", g->source, nnodes,
+             nparts);
+  PetscCall(generate_slice(comm, g, &s));
+  t->generate = MPI_Wtime() - t0;
+  PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, out, t));
   PetscFunctionReturn(0);
 }
 

@@ -1,6 +1,6 @@
-/* Partitioning a generated grid with no process holding the whole mesh (pbng-partition -partitioner ptscotch, and
- * pbng's on-the-fly path with it): each process generates its slice (a contiguous range of cells and of nodes,
- * mesh/generate_slice.h), the processes build the distributed node graph (parallel/dist_graph.h), color it as
+/* Partitioning a mesh with no process holding it whole (pbng-partition -partitioner ptscotch, and pbng's on-the-fly
+ * path with it): each process generates its slice of a grid (a contiguous range of cells and of nodes,
+ * mesh/generate_slice.h) or reads its rows of an HDF5 mesh file (io/mesh_h5.h), the processes build the distributed node graph (parallel/dist_graph.h), color it as
  * pbng_color_nodes does (parallel/parallel_coloring.h), partition it with PT-Scotch (parallel/ptscotch_partition.h)
  * and build every part's piece from the distributed data (parallel/submesh_migrate.h). The pieces equal those
  * of the serial path (pbng_submesh_extract) with the same parts, the coloring equals the serial one, so runs on
@@ -11,7 +11,8 @@
 #include "mesh/generate_slice.h"
 #include "parallel/submesh_migrate.h"
 
-/* Wall seconds of each phase on this process, and the coloring's exchange rounds. */
+/* Wall seconds of each phase on this process (generate: making the slice, generated or read), and the coloring's
+ * exchange rounds. */
 typedef struct {
   double generate, graph, coloring, partition, migration;
   int rounds;
@@ -30,6 +31,9 @@ typedef struct {
 
 /* Collective: the grid cut into nparts parts over comm's processes (any nparts >= 1; a process may hold none). */
 PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t);
+/* Collective: the mesh of the slices (s: this process's, e.g. read from a file: io/mesh_h5.h; destroyed here) cut into
+ * nparts parts, as above; t->generate is left to the caller. */
+PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t);
 PetscErrorCode pbng_parts_destroy(pbng_parts *out);
 
 #endif

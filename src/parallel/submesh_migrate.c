@@ -46,40 +46,20 @@ static int element_parts(const migration *m, const int32_t *t, int32_t *parts)
   return n;
 }
 
+/* A node's part, as this process answers about the nodes of its slice. */
+static void answer_part(void *ctx, int64_t local, void *item)
+{
+  const migration *m = ctx;
+  *(int32_t *)item = m->part[local];
+}
+
 /* The parts of the nodes the slice's elements use outside its own node range, asked of their slices. */
 static PetscErrorCode fetch_foreign_parts(migration *m)
 {
-  const pbng_mesh_slice *s = m->s;
-  const int64_t nentries = (s->elem_end - s->elem_begin) * s->nen;
-  int64_t nforeign = 0;
-  int *count, *rcount, *rdispl;
-  PetscInt *asked;
-  int32_t *answer;
-
   PetscFunctionBeginUser;
-  for (int64_t k = 0; k < nentries; ++k) nforeign += s->elems[k] >= 0 && (s->elems[k] < s->node_begin || s->elems[k] >= s->node_end);
-  PetscCheck(nforeign < PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "migration: too many element entries outside the slice's nodes");
-  PetscCall(PetscMalloc2(nforeign + 1, &m->foreign_id, nforeign + 1, &m->foreign_part));
-  m->nforeign = 0;
-  for (int64_t k = 0; k < nentries; ++k)
-    if (s->elems[k] >= 0 && (s->elems[k] < s->node_begin || s->elems[k] >= s->node_end)) m->foreign_id[m->nforeign++] = s->elems[k];
-  PetscCall(PetscSortRemoveDupsInt(&m->nforeign, m->foreign_id));
-  PetscCall(PetscCalloc1(m->size, &count)); /* the ids increase, so they are grouped by their slice's process */
-  for (PetscInt k = 0; k < m->nforeign; ++k) ++count[pbng_range_owner(m->range, m->size, m->foreign_id[k])];
-  PetscCall(pbng_exchange_items(m->comm, sizeof(PetscInt), count, m->foreign_id, &rcount, &rdispl, (void **)&asked));
-  PetscCall(PetscMalloc1(rdispl[m->size] + 1, &answer));
-  for (int k = 0; k < rdispl[m->size]; ++k) answer[k] = node_part(m, (int32_t)asked[k]);
-  int *displ; /* the answers come back grouped as asked */
-  PetscCall(PetscMalloc1(m->size + 1, &displ));
-  displ[0] = 0;
-  for (int r = 0; r < m->size; ++r) displ[r + 1] = displ[r] + count[r];
-  PetscCall(pbng_alltoallv_items(answer, rcount, rdispl, m->foreign_part, count, displ, sizeof(int32_t), m->comm));
-  PetscCall(PetscFree(displ));
-  PetscCall(PetscFree(answer));
-  PetscCall(PetscFree(asked));
-  PetscCall(PetscFree(rcount));
-  PetscCall(PetscFree(rdispl));
-  PetscCall(PetscFree(count));
+  PetscCall(pbng_slice_foreign_nodes(m->s, &m->nforeign, &m->foreign_id));
+  PetscCall(PetscMalloc1(m->nforeign + 1, &m->foreign_part));
+  PetscCall(pbng_ask_range_owners(m->comm, m->range, m->nforeign, m->foreign_id, sizeof(int32_t), answer_part, m, m->foreign_part));
   PetscFunctionReturn(0);
 }
 
@@ -418,7 +398,8 @@ static PetscErrorCode fill_piece(const migration *m, piece *pc, const ghost_data
 static PetscErrorCode migration_destroy(migration *m)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree2(m->foreign_id, m->foreign_part));
+  PetscCall(PetscFree(m->foreign_id));
+  PetscCall(PetscFree(m->foreign_part));
   PetscCall(PetscFree(m->ecount));
   PetscCall(PetscFree(m->edispl));
   PetscCall(PetscFree(m->erows));

@@ -1,0 +1,21 @@
+/* The checks pbng_mesh_validate makes on a whole mesh, made on the slices of a mesh that no process holds whole
+ * (mesh/slice.h, e.g. read from an HDF5 mesh file), and the processes' agreement on an error: every process stops
+ * with the same message, the one the serial check would give first. */
+#ifndef PBNG_PARALLEL_SLICE_CHECK_H
+#define PBNG_PARALLEL_SLICE_CHECK_H
+
+#include <mpi.h>
+#include "mesh/slice.h"
+
+/* Collective: key orders the processes' errors (INT64_MAX: none here; the least key wins, its message msg[len]
+ * reaches every process). Returns, in *failed, whether any process had one; msg then holds the winner's message. */
+PetscErrorCode pbng_agree_on_first_error(MPI_Comm comm, int64_t key, char *msg, size_t len, int *failed);
+
+/* Collective: the slices' coordinates are finite, and their elements (whose node ids must be in range) are neither
+ * degenerate nor inverted: linear tetrahedra by their volume (|V| > 1e-12 h^3) and one orientation for all, the
+ * tetrahedra of a mesh whose every tetrahedron is negative re-oriented (nodes 2 and 3 swapped) as
+ * pbng_mesh_validate does; other kinds by the element layer's det J check. Errors (every process the same) name
+ * s->source and the element, its record being its global id. Duplicate elements are not looked for. */
+PetscErrorCode pbng_slice_validate(MPI_Comm comm, pbng_mesh_slice *s);
+
+#endif
