@@ -280,7 +280,7 @@ static PetscErrorCode partition_in_parallel(const partition_options *o, int k, c
 {
   pbng_parts pp;
   pbng_partition_times t;
-  pbng_mesh shape = {0}; /* the element layout and name the file records */
+  pbng_mesh shape; /* the element layout, name and node set names the file records */
   char why[512];
   const double t0 = MPI_Wtime();
 
@@ -288,10 +288,10 @@ static PetscErrorCode partition_in_parallel(const partition_options *o, int k, c
   const char *file = pbng_config_ptscotch_file(&o->cfg, k, why, sizeof(why));
   PetscCall(partition_level(o, k, file, &pp, &t));
   const double t_write = MPI_Wtime();
-  shape.etype = pp.etype, shape.nen = pp.etype->nodes;
-  PetscCall(PetscStrncpy(shape.source, pp.source, sizeof(shape.source)));
+  PetscCall(pbng_parts_shape(&pp, &shape));
   PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, o->parts, pp.nnodes, pp.nelems, pp.ncolors, &shape, pp.extent, pp.first, pp.nlocal,
                                          pp.sub));
+  PetscCall(pbng_mesh_destroy(&shape));
   const double writing = MPI_Wtime() - t_write;
   PetscCall(report_parts(&pp));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), no constraint colors (PBD/XPBD need -partitioner metis) -> %s\n",

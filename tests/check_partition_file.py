@@ -3,7 +3,9 @@
 every node owned by exactly one part; every ghost's owner owns it, with the same position and color; every element
 in some part, the same nodes wherever it is stored; a part's elements exactly those with a node it owns; the node
 colors a valid coloring (no element with two nodes of one color) and, with --colors REF, equal to REF's (another
-partitioned file of the same mesh) node by node. Prints what fails and exits 1."""
+partitioned file of the same mesh) node by node; with --sets MESH (the HDF5 mesh it was cut from), its node sets
+MESH's /sets in name order, each part's members exactly the part's nodes (owned and ghosts) in the set, in increasing
+local index. Prints what fails and exits 1."""
 import argparse
 import sys
 
@@ -69,13 +71,38 @@ def check(d):
     return problems
 
 
+def check_sets(path, d, mesh):
+    """The file's node sets against the mesh's /sets (list of problems)."""
+    problems = []
+    with h5py.File(mesh, "r") as m, h5py.File(path, "r") as f:
+        names = sorted(m["/sets"]) if "/sets" in m else []
+        want = {k: np.unique(m["/sets/" + k][:]) for k in names}
+        nsets = int(f.attrs["nsets"])
+        got = [f[f"/sets/{s:04d}"].attrs["name"] for s in range(nsets)] if "/sets" in f else []
+        got = [g.decode() if isinstance(g, bytes) else str(g) for g in got]
+        if got != names:
+            return [f"sets {got}, the mesh has {names}"]
+        g, no = d["/nodes/global"][:, 0], d["/nodes/offset"][:, 0]
+        for s, name in enumerate(names):
+            members, offset = f[f"/sets/{s:04d}/members"][:].reshape(-1), f[f"/sets/{s:04d}/offset"][:, 0]
+            for p in range(d["nparts"]):
+                local = np.flatnonzero(np.isin(g[no[p]:no[p + 1]], want[name]))
+                stored = members[offset[p]:offset[p + 1]]
+                if not np.array_equal(stored, local):
+                    problems.append(f"part {p}: set {name} has {stored.size} members, the part has {local.size} of its nodes")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("--colors", help="another partitioned file of the same mesh: the colors must be equal")
+    ap.add_argument("--sets", help="the HDF5 mesh the file was cut from: its node sets must be the file's, restricted to each part")
     a = ap.parse_args()
     d = load(a.file)
     problems = check(d)
+    if a.sets:
+        problems += check_sets(a.file, d, a.sets)
     if not problems and a.colors:
         r = load(a.colors)
         rp = check(r)

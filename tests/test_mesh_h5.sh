@@ -28,8 +28,9 @@ pbng_on 2 "${g[@]}" -fix_box 0,0,0,0.01,1,1 -mesh "$MSH" -output "$TMP/gbox.h5" 
 pbng_on 3 "${g[@]}" -fix_box 0,0,0,0.01,1,1 -mesh "$TMP/cube_nosets.h5" -partitioner ptscotch -output "$TMP/gbox_pt.h5" > "$TMP/log" 2>&1 && ok ||
   { fail "converted cube, ptscotch"; cat "$TMP/log"; }
 same "$TMP/gbox.h5" "$TMP/gbox_pt.h5" "the converted cube read in slices"
-expect_error "ptscotch on a file with node sets" "node sets (/sets) are not partitioned in parallel yet" \
-  pbng_on 2 "${g[@]}" -fix_group left -mesh "$TMP/cube.h5" -partitioner ptscotch -output "$TMP/x.h5"
+pbng_on 2 "${g[@]}" -fix_group left -mesh "$TMP/cube.h5" -partitioner ptscotch -output "$TMP/gmsh_pt.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "converted cube with sets, ptscotch"; cat "$TMP/log"; }
+same "$TMP/gmsh.h5" "$TMP/gmsh_pt.h5" "the converted cube's sets read in slices (more: test_mesh_h5_sets)"
 
 # a pbng result (Res-8 box) and its coarser levels as meshes; METIS runs to compare with
 for r in 8 5 3; do "$PBNG" -scene box -res $r -frames 0 -output "$TMP/b$r.h5" > "$TMP/log" 2>&1 && ok || { fail "Res-$r result"; cat "$TMP/log"; }; done

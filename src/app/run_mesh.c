@@ -179,10 +179,11 @@ PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh
     *sub = parts.sub[0];
     parts.nlocal = 0;
     for (int64_t i = 0; i < sub->mesh.nnodes; ++i) sub->owner[i] = pbng_parts_process(nparts, nranks, sub->owner[i]);
-  } else { /* a rank without a part of a coarse level: an empty piece of the grid */
-    pbng_mesh whole = {.etype = parts.etype, .nen = parts.etype->nodes, .nnodes = parts.nnodes, .nelems = parts.nelems};
-    PetscCall(PetscStrncpy(whole.source, parts.source, sizeof(whole.source)));
+  } else { /* a rank without a part of a coarse level: an empty piece of the mesh, its node sets named */
+    pbng_mesh whole;
+    PetscCall(pbng_parts_shape(&parts, &whole));
     PetscCall(pbng_submesh_empty(&whole, parts.ncolors, NULL, sub));
+    PetscCall(pbng_mesh_destroy(&whole));
   }
   PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch, %d parts on %d ranks, %s: %s %.2f s, graph %.2f s, coloring %.2f s (%d rounds), "
                                   "PT-Scotch %.2f s, migration %.2f s (rank 0)\n",

@@ -2,6 +2,7 @@
 #include "io/h5rows.h"
 #include "io/h5util.h"
 #include "parallel/slice_check.h"
+#include "parallel/slice_sets.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,19 +131,30 @@ static PetscErrorCode agree_on_read(MPI_Comm comm, PetscErrorCode ierr, const ch
   PetscFunctionReturn(0);
 }
 
-/* Rows [start, start + n) of `path` (ncols columns), at most ROWS_PER_READ at a time, in `rounds` reads on every
- * process (collective; n = 0 reads nothing). Node rows go straight to X; element rows through ids to er. */
-static PetscErrorCode read_in_rounds(MPI_Comm comm, hid_t file, const char *fname, const char *path, int64_t start, int64_t n, int64_t rounds,
-                                     double *X, int64_t *ids, element_rows *er)
+/* Rows [start, start + n) of `path` (ncols columns of memory type `type`), at most ROWS_PER_READ at a time, in `rounds`
+ * reads on every process (collective; n = 0 reads nothing): straight into rows[n][ncols], or with er (element rows)
+ * through rows (ROWS_PER_READ rows) to er. */
+static PetscErrorCode read_in_rounds(MPI_Comm comm, hid_t file, const char *fname, const char *path, hid_t type, int ncols, int64_t start, int64_t n,
+                                     int64_t rounds, void *rows, element_rows *er)
 {
+  const size_t row_bytes = H5Tget_size(type) * (size_t)ncols;
+
   PetscFunctionBeginUser;
   for (int64_t k = 0; k < rounds; ++k) {
     const int64_t row = PetscMin(start + k * ROWS_PER_READ, start + n), m = PetscMin((int64_t)ROWS_PER_READ, start + n - row);
-    const PetscErrorCode ierr = er ? pbng_h5_collective_rows(file, fname, path, H5T_NATIVE_INT64, er->h->etype->nodes, row, m, ids, 0)
-                                   : pbng_h5_collective_rows(file, fname, path, H5T_NATIVE_DOUBLE, 3, row, m, &X[3 * (row - start)], 0);
-    PetscCall(agree_on_read(comm, ierr, fname, path));
-    if (er) take_element_rows(er, row, m, ids);
+    void *at = er ? rows : (char *)rows + (size_t)(row - start) * row_bytes;
+    PetscCall(agree_on_read(comm, pbng_h5_collective_rows(file, fname, path, type, ncols, row, m, at, 0), fname, path));
+    if (er) take_element_rows(er, row, m, rows);
   }
+  PetscFunctionReturn(0);
+}
+
+/* The reads of n rows ROWS_PER_READ at a time, rounds[k] for n[k], as many as the largest share's on every process. */
+static PetscErrorCode agreed_rounds(MPI_Comm comm, int count, const int64_t *n, int64_t *rounds)
+{
+  PetscFunctionBeginUser;
+  for (int k = 0; k < count; ++k) rounds[k] = (n[k] + ROWS_PER_READ - 1) / ROWS_PER_READ;
+  if (comm != MPI_COMM_NULL) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, rounds, count, MPI_INT64_T, MPI_MAX, comm));
   PetscFunctionReturn(0);
 }
 
@@ -150,14 +162,15 @@ static PetscErrorCode read_in_rounds(MPI_Comm comm, hid_t file, const char *fnam
 static PetscErrorCode read_rows(MPI_Comm comm, hid_t file, const char *fname, const mesh_h5_header *h, int64_t nb, int64_t ne, int64_t eb, int64_t ee,
                                 double *X, int32_t *elems, int64_t *bad, char *msg, size_t len)
 {
-  int64_t rounds[2] = {(ne - nb + ROWS_PER_READ - 1) / ROWS_PER_READ, (ee - eb + ROWS_PER_READ - 1) / ROWS_PER_READ}, *ids;
+  const int64_t n[2] = {ne - nb, ee - eb};
+  int64_t rounds[2], *ids;
   element_rows er = {.fname = fname, .h = h, .rows = elems, .first = eb, .bad = INT64_MAX};
 
   PetscFunctionBeginUser;
-  if (comm != MPI_COMM_NULL) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, rounds, 2, MPI_INT64_T, MPI_MAX, comm));
+  PetscCall(agreed_rounds(comm, 2, n, rounds));
   PetscCall(PetscMalloc1((int64_t)PetscMin(ee - eb, ROWS_PER_READ) * h->etype->nodes + 1, &ids));
-  PetscErrorCode ierr = read_in_rounds(comm, file, fname, "/mesh/rest_positions", nb, ne - nb, rounds[0], X, NULL, NULL);
-  if (!ierr) ierr = read_in_rounds(comm, file, fname, h->elements, eb, ee - eb, rounds[1], NULL, ids, &er);
+  PetscErrorCode ierr = read_in_rounds(comm, file, fname, "/mesh/rest_positions", H5T_NATIVE_DOUBLE, 3, nb, ne - nb, rounds[0], X, NULL);
+  if (!ierr) ierr = read_in_rounds(comm, file, fname, h->elements, H5T_NATIVE_INT64, h->etype->nodes, eb, ee - eb, rounds[1], ids, &er);
   PetscCall(PetscFree(ids));
   PetscCall(ierr);
   *bad = er.bad;
@@ -177,15 +190,39 @@ static PetscErrorCode cannot_open(const char *path)
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s: an HDF5 file that HDF5 cannot open (truncated or damaged?)", path);
 }
 
+/* The first of a set's entries ids[n] (ids[k] its entry first + k) that names no node of the mesh, INT64_MAX when none;
+ * msg[len] then says which. */
+static int64_t first_bad_entry(const char *fname, const char *path, int64_t nnodes, int64_t first, int64_t n, const int64_t *ids, char *msg, size_t len)
+{
+  for (int64_t k = 0; k < n; ++k)
+    if (ids[k] < 0 || ids[k] >= nnodes) {
+      snprintf(msg, len, "%s: %s: entry %" PRId64 " is node %" PRId64 ", outside 0..%" PRId64, fname, path, first + k, ids[k], nnodes - 1);
+      return first + k;
+    }
+  return INT64_MAX;
+}
+
 /* One set's node ids as read, checked and narrowed. */
 static PetscErrorCode set_nodes(const char *fname, const char *path, int64_t nnodes, int64_t n, const int64_t *ids, int32_t *nodes)
 {
+  char msg[PETSC_MAX_PATH_LEN + 256];
+
   PetscFunctionBeginUser;
-  for (int64_t i = 0; i < n; ++i) {
-    PetscCheck(ids[i] >= 0 && ids[i] < nnodes, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: %s: entry %" PRId64 " is node %" PRId64 ", outside 0..%" PRId64,
-               fname, path, i, ids[i], nnodes - 1);
-    nodes[i] = (int32_t)ids[i];
-  }
+  PetscCheck(first_bad_entry(fname, path, nnodes, 0, n, ids, msg, sizeof(msg)) == INT64_MAX, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
+  for (int64_t i = 0; i < n; ++i) nodes[i] = (int32_t)ids[i];
+  PetscFunctionReturn(0);
+}
+
+/* The length of the set `name`'s dataset (an integer [K] dataset of node ids), its path in path[80]. */
+static PetscErrorCode set_length(hid_t file, const char *fname, const char *name, char *path, int64_t *length)
+{
+  int64_t dims[2];
+
+  PetscFunctionBeginUser;
+  snprintf(path, 80, "/sets/%s", name);
+  PetscCheck(dataset_shape(file, path, H5T_INTEGER, dims) && dims[1] == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "%s: %s is not an integer [K] dataset of node ids", fname, path);
+  *length = dims[0];
   PetscFunctionReturn(0);
 }
 
@@ -193,24 +230,22 @@ static PetscErrorCode set_nodes(const char *fname, const char *path, int64_t nno
 static PetscErrorCode read_set(hid_t file, const char *fname, const char *name, pbng_mesh *mesh)
 {
   char path[80];
-  int64_t dims[2], *ids;
+  int64_t n = 0, *ids;
   int32_t *nodes;
 
   PetscFunctionBeginUser;
-  snprintf(path, sizeof(path), "/sets/%s", name);
-  PetscCheck(dataset_shape(file, path, H5T_INTEGER, dims) && dims[1] == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "%s: %s is not an integer [K] dataset of node ids", fname, path);
-  PetscCall(PetscMalloc2(dims[0] + 1, &ids, dims[0] + 1, &nodes));
-  PetscErrorCode ierr = pbng_h5_collective_rows(file, fname, path, H5T_NATIVE_INT64, 1, 0, dims[0], ids, 0);
-  if (!ierr) ierr = set_nodes(fname, path, mesh->nnodes, dims[0], ids, nodes);
-  if (!ierr) ierr = pbng_mesh_add_node_set(mesh, name, dims[0], nodes);
+  PetscCall(set_length(file, fname, name, path, &n));
+  PetscCall(PetscMalloc2(n + 1, &ids, n + 1, &nodes));
+  PetscErrorCode ierr = pbng_h5_collective_rows(file, fname, path, H5T_NATIVE_INT64, 1, 0, n, ids, 0);
+  if (!ierr) ierr = set_nodes(fname, path, mesh->nnodes, n, ids, nodes);
+  if (!ierr) ierr = pbng_mesh_add_node_set(mesh, name, n, nodes);
   PetscCall(PetscFree2(ids, nodes));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
-/* /sets/<name>: every dataset of the group, a named node set. */
-static PetscErrorCode read_sets(hid_t file, const char *fname, pbng_mesh *mesh)
+/* The names of /sets's datasets in increasing name order (the order of the mesh's sets): *names[*nsets] (PetscMalloc'd). */
+static PetscErrorCode set_names(hid_t file, const char *fname, int *nsets, char (**names)[64])
 {
   H5G_info_t info;
   hid_t group = H5Gopen2(file, "/sets", H5P_DEFAULT);
@@ -218,13 +253,30 @@ static PetscErrorCode read_sets(hid_t file, const char *fname, pbng_mesh *mesh)
 
   PetscFunctionBeginUser;
   PetscCheck(group >= 0 && H5Gget_info(group, &info) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: /sets is not a group", fname);
+  PetscCheck(info.nlinks < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: /sets holds too many sets", fname);
+  *nsets = (int)info.nlinks;
+  PetscCall(PetscCalloc1(info.nlinks + 1, names));
   for (hsize_t k = 0; k < info.nlinks && !ierr; ++k) {
-    char name[64] = "";
-    const ssize_t len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof(name), H5P_DEFAULT);
-    if (len > 0 && len < (ssize_t)sizeof(name)) ierr = read_set(file, fname, name, mesh);
-    else ierr = too_long_name(fname, (int)sizeof(name) - 1);
+    const ssize_t len = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, (*names)[k], sizeof(**names), H5P_DEFAULT);
+    if (len <= 0 || len >= (ssize_t)sizeof(**names)) ierr = too_long_name(fname, (int)sizeof(**names) - 1);
   }
   pbng_h5_close(&group);
+  if (ierr) PetscCall(PetscFree(*names));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* /sets/<name>: every dataset of the group, a named node set. */
+static PetscErrorCode read_sets(hid_t file, const char *fname, pbng_mesh *mesh)
+{
+  char(*names)[64];
+  int nsets;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(set_names(file, fname, &nsets, &names));
+  for (int t = 0; t < nsets && !ierr; ++t) ierr = read_set(file, fname, names[t], mesh);
+  PetscCall(PetscFree(names));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
@@ -262,6 +314,72 @@ PetscErrorCode pbng_mesh_h5_read(const char *path, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
+/* This process's share of a set's K entries: rows K rank / size .. K (rank + 1) / size. */
+static void set_share(MPI_Comm comm, int64_t length, int64_t *begin, int64_t *end)
+{
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  *begin = length * rank / size, *end = length * (rank + 1) / size;
+}
+
+/* This process's share of set t (/sets/<name>, its entries checked, every process stopping at the first bad one),
+ * appended to pairs as (t, node id) from pairs[2 * *n]. */
+static PetscErrorCode read_set_share(MPI_Comm comm, hid_t file, const char *fname, int64_t nnodes, int t, const char *path, int64_t length,
+                                     int64_t *pairs, int64_t *n)
+{
+  int64_t begin, end, rounds, *ids;
+  int failed = 0;
+  char msg[PETSC_MAX_PATH_LEN + 256] = "";
+
+  PetscFunctionBeginUser;
+  set_share(comm, length, &begin, &end);
+  PetscCall(agreed_rounds(comm, 1, (int64_t[]){end - begin}, &rounds));
+  PetscCall(PetscMalloc1(end - begin + 1, &ids));
+  PetscErrorCode ierr = read_in_rounds(comm, file, fname, path, H5T_NATIVE_INT64, 1, begin, end - begin, rounds, ids, NULL);
+  const int64_t bad = ierr ? INT64_MAX : first_bad_entry(fname, path, nnodes, begin, end - begin, ids, msg, sizeof(msg));
+  if (!ierr) ierr = pbng_agree_on_first_error(comm, bad, msg, sizeof(msg), &failed);
+  if (!ierr && !failed)
+    for (int64_t k = 0; k < end - begin; ++k) pairs[2 * (*n + k)] = t, pairs[2 * (*n + k) + 1] = ids[k];
+  *n += end - begin;
+  PetscCall(PetscFree(ids));
+  PetscCall(ierr);
+  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+/* The node sets of /sets in the slices: every process reads its share of each set's entries, which go to the slices
+ * holding their nodes (parallel/slice_sets.h). */
+static PetscErrorCode read_slice_sets(MPI_Comm comm, hid_t file, const char *fname, pbng_mesh_slice *s)
+{
+  char(*names)[64], path[80];
+  int nsets;
+  int64_t *length, total = 0, n = 0, *pairs = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(set_names(file, fname, &nsets, &names)); /* the same file: every process fails alike */
+  PetscCall(pbng_mesh_slice_name_sets(s, nsets, (const char(*)[64])names));
+  PetscCall(PetscMalloc1(nsets + 1, &length));
+  for (int t = 0; t < nsets; ++t) {
+    int64_t begin, end;
+    PetscCall(set_length(file, fname, names[t], path, &length[t]));
+    set_share(comm, length[t], &begin, &end);
+    total += end - begin;
+  }
+  PetscCall(PetscMalloc1(2 * total + 1, &pairs));
+  PetscErrorCode ierr = 0;
+  for (int t = 0; t < nsets && !ierr; ++t) {
+    snprintf(path, sizeof(path), "/sets/%s", names[t]);
+    ierr = read_set_share(comm, file, fname, s->nglobal_nodes, t, path, length[t], pairs, &n);
+  }
+  if (!ierr) ierr = pbng_slice_sets_add_members(comm, s, n, pairs);
+  PetscCall(PetscFree(pairs));
+  PetscCall(PetscFree(length));
+  PetscCall(PetscFree(names));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode read_slice(MPI_Comm comm, hid_t file, const char *path, pbng_mesh_slice *s)
 {
   mesh_h5_header h;
@@ -273,8 +391,6 @@ static PetscErrorCode read_slice(MPI_Comm comm, hid_t file, const char *path, pb
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(read_header(file, path, &h)); /* the same file: every process fails alike */
-  PetscCheck(!h.has_sets, comm, PETSC_ERR_SUP,
-             "%s: node sets (/sets) are not partitioned in parallel yet: -partitioner metis reads them, or use box sets (-fix_box, -bcK_box)", path);
   s->nglobal_nodes = h.nnodes, s->nglobal_elems = h.nelems, s->etype = h.etype, s->nen = h.etype->nodes;
   s->node_begin = h.nnodes * rank / size, s->node_end = h.nnodes * (rank + 1) / size;
   s->elem_begin = h.nelems * rank / size, s->elem_end = h.nelems * (rank + 1) / size;
@@ -284,6 +400,7 @@ static PetscErrorCode read_slice(MPI_Comm comm, hid_t file, const char *path, pb
   PetscCall(read_rows(comm, file, path, &h, s->node_begin, s->node_end, s->elem_begin, s->elem_end, s->X, s->elems, &bad, msg, sizeof(msg)));
   PetscCall(pbng_agree_on_first_error(comm, bad, msg, sizeof(msg), &failed));
   PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
+  if (h.has_sets) PetscCall(read_slice_sets(comm, file, path, s));
   PetscFunctionReturn(0);
 }
 

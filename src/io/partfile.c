@@ -583,18 +583,18 @@ static PetscErrorCode size_layout(const pbng_partfile_writer *w, int nen, int64_
   PetscFunctionReturn(0);
 }
 
-/* Where this process's rows start (the processes' parts come in part order) and how many rows all parts have. */
-static PetscErrorCode row_starts(MPI_Comm comm, int nlocal, const pbng_submesh *sub, int64_t start[2], int64_t total[2])
+/* Where this process's rows of n datasets start (the processes' parts come in part order; mine[k]: this process's rows
+ * of dataset k) and how many rows all parts have. */
+static PetscErrorCode row_starts(MPI_Comm comm, int n, const int64_t *mine, int64_t *start, int64_t *total)
 {
-  int64_t mine[2] = {0, 0};
   int rank;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  for (int k = 0; k < nlocal; ++k) mine[0] += sub[k].mesh.nnodes, mine[1] += sub[k].mesh.nelems;
-  PetscCallMPI(MPI_Exscan(mine, start, 2, MPI_INT64_T, MPI_SUM, comm));
-  if (rank == 0) start[0] = start[1] = 0; /* MPI_Exscan leaves rank 0's undefined */
-  PetscCallMPI(MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, comm));
+  PetscCallMPI(MPI_Exscan(mine, start, n, MPI_INT64_T, MPI_SUM, comm));
+  if (rank == 0)
+    for (int k = 0; k < n; ++k) start[k] = 0; /* MPI_Exscan leaves rank 0's undefined */
+  PetscCallMPI(MPI_Allreduce(mine, total, n, MPI_INT64_T, MPI_SUM, comm));
   PetscFunctionReturn(0);
 }
 
@@ -604,6 +604,43 @@ static PetscErrorCode write_offsets(const pbng_partfile_writer *w, const char *p
 {
   PetscFunctionBeginUser;
   PetscCall(write_rows(w->file, w->path, path, H5T_NATIVE_INT64, 1, first, n, ends));
+  PetscFunctionReturn(0);
+}
+
+/* Every node set's members of every process's parts at their rows and the sets' offsets, as write_parts writes the
+ * nodes (most: the most parts a process has). */
+static PetscErrorCode write_set_parts(pbng_partfile_writer *w, MPI_Comm comm, int first, int nlocal, const pbng_submesh *sub, int most)
+{
+  const int nsets = w->nsets, zero_row = first == 0 && nlocal > 0, at = zero_row ? 0 : first + 1;
+  int64_t *mine, *start, *total, *end; /* end[t * (nlocal + 1) + j]: set t's offset row at + j */
+  char path[64];
+
+  PetscFunctionBeginUser;
+  if (nsets == 0) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc4(nsets, &mine, nsets, &start, nsets, &total, (size_t)nsets * (nlocal + 1), &end));
+  for (int k = 0; k < nlocal; ++k)
+    for (int t = 0; t < nsets; ++t) mine[t] += sub[k].mesh.sets[t].count;
+  PetscCall(row_starts(comm, nsets, mine, start, total));
+  for (int t = 0; t < nsets; ++t) {
+    snprintf(path, sizeof(path), "/sets/%04d/members", t);
+    PetscCall(size_rows(w->file, w->path, path, 1, total[t]));
+    snprintf(path, sizeof(path), "/sets/%04d/offset", t);
+    PetscCall(size_rows(w->file, w->path, path, 1, w->nparts + 1));
+  }
+  for (int k = 0; k < most; ++k)
+    for (int t = 0; t < nsets; ++t) {
+      const pbng_node_set *set = k < nlocal ? &sub[k].mesh.sets[t] : NULL;
+      const int64_t n = set ? set->count : 0;
+      snprintf(path, sizeof(path), "/sets/%04d/members", t);
+      PetscCall(write_rows(w->file, w->path, path, H5T_NATIVE_INT32, 1, start[t], n, set ? set->nodes : NULL));
+      start[t] += n;
+      if (set) end[t * (nlocal + 1) + zero_row + k] = start[t];
+    }
+  for (int t = 0; t < nsets; ++t) {
+    snprintf(path, sizeof(path), "/sets/%04d/offset", t);
+    PetscCall(write_offsets(w, path, at, nlocal > 0 ? nlocal + zero_row : 0, &end[t * (nlocal + 1)]));
+  }
+  PetscCall(PetscFree4(mine, start, total, end));
   PetscFunctionReturn(0);
 }
 
@@ -617,7 +654,9 @@ static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int fi
   int most;
 
   PetscFunctionBeginUser;
-  PetscCall(row_starts(comm, nlocal, sub, start, total));
+  int64_t mine[2] = {0, 0};
+  for (int k = 0; k < nlocal; ++k) mine[0] += sub[k].mesh.nnodes, mine[1] += sub[k].mesh.nelems;
+  PetscCall(row_starts(comm, 2, mine, start, total));
   PetscCall(size_layout(w, nen, total[0], total[1]));
   PetscCallMPI(MPI_Allreduce(&nlocal, &most, 1, MPI_INT, MPI_MAX, comm));
   const int zero_row = first == 0 && nlocal > 0; /* this process writes the offsets' row 0 */
@@ -639,6 +678,7 @@ static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int fi
   PetscCall(write_offsets(w, "/elements/offset", at, nlocal > 0 ? rows : 0, elem_end));
   PetscCall(write_offsets(w, "/weak/offset", at, nlocal > 0 ? rows : 0, weak_end)); /* no weak constraints: zeros */
   PetscCall(write_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1, first, nlocal, nowned));
+  PetscCall(write_set_parts(w, comm, first, nlocal, sub, most));
   PetscCall(PetscFree4(node_end, elem_end, weak_end, nowned));
   w->next_part = w->nparts;
   PetscFunctionReturn(0);
@@ -671,8 +711,11 @@ PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int
   int failed, any;
 
   PetscFunctionBeginUser;
-  PetscCheck(!shape->kind && shape->nsets == 0 && shape->nweak == 0, comm, PETSC_ERR_SUP,
-             "%s: the parallel writer writes meshes of one kind without node sets and weak constraints", path);
+  PetscCheck(!shape->kind && shape->nweak == 0, comm, PETSC_ERR_SUP, "%s: the parallel writer writes meshes of one kind without weak constraints", path);
+  int sets_match = 1;
+  for (int k = 0; k < nlocal; ++k) sets_match &= sub[k].mesh.nsets == shape->nsets;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sets_match, 1, MPI_INT, MPI_MIN, comm));
+  PetscCheck(sets_match, comm, PETSC_ERR_ARG_WRONG, "%s: a part without the %d node sets of the mesh", path, shape->nsets);
   pbng_h5_quiet(&quiet);
   PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, NULL, shape, extent, &w);
   if (!ierr) ierr = write_parts(w, comm, first, nlocal, sub, shape->nen);

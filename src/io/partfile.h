@@ -30,7 +30,8 @@ PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);
  * (the processes' parts in contiguous blocks, in process order), and writes their rows at their offsets (parallel
  * HDF5, collective writes). shape: the mesh's element layout and source (no nodes needed). The file is written as
  * "<path>.partial" and renamed when every process succeeded (removed otherwise). It has no PBD/XPBD constraint
- * colors (no nelem_colors attribute), no node sets and no weak constraints. */
+ * colors (no nelem_colors attribute) and no weak constraints; shape names the node sets (no member needed), every
+ * piece has them all in that order (restricted to its nodes), written as the serial writer writes them. */
 PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_mesh *shape,
                                             double extent, int first, int nlocal, const pbng_submesh *sub);
 

@@ -1,7 +1,7 @@
 /* A slice of a global mesh that no process holds whole: one process's contiguous range of elements (rows
- * of global node ids, the serial mesh's numbering) and the rest positions of its contiguous range of
- * nodes. The slices of all processes cover every element and every node exactly once, in increasing
- * ranges by rank. It is the input of the parallel partitioning (parallel/distributed_partition.h);
+ * of global node ids, the serial mesh's numbering), the rest positions of its contiguous range of
+ * nodes and which of the mesh's named node sets each of those nodes belongs to. The slices of all
+ * processes cover every element and every node exactly once, in increasing ranges by rank. It is the input of the parallel partitioning (parallel/distributed_partition.h);
  * generated grids make one without the whole mesh (mesh/generate_slice.h). Global ids are int32, as the
  * serial mesh's (mesh/mesh.h). */
 #ifndef PBNG_MESH_SLICE_H
@@ -17,9 +17,20 @@ typedef struct {
   double *X;                      /* [node_end - node_begin][3] their rest positions */
   int64_t elem_begin, elem_end;   /* this slice's elements [elem_begin, elem_end) */
   int32_t *elems;                 /* [elem_end - elem_begin][nen] their nodes, global ids */
+  int nsets;                      /* the mesh's node sets (every slice the same, in the serial mesh's order; 0: none) */
+  char (*set_name)[64];           /* [nsets] their names */
+  int set_words;                  /* 64-bit words of membership per node: (nsets + 63) / 64 */
+  uint64_t *set_mask;             /* [node_end - node_begin][set_words]: bit s % 64 of word s / 64 when the node is in set s */
   char source[PETSC_MAX_PATH_LEN]; /* what the mesh is, for messages ("Res-8 box") */
 } pbng_mesh_slice;
 
+/* Names the slice's nsets node sets (names[nsets]), none of its nodes a member yet. */
+PetscErrorCode pbng_mesh_slice_name_sets(pbng_mesh_slice *s, int nsets, const char (*names)[64]);
+/* Whether the slice's node i (0 .. node_end - node_begin) is in set t. */
+static inline int pbng_mesh_slice_in_set(const pbng_mesh_slice *s, int64_t i, int t)
+{
+  return (int)((s->set_mask[i * s->set_words + t / 64] >> (t % 64)) & 1u);
+}
 PetscErrorCode pbng_mesh_slice_destroy(pbng_mesh_slice *s);
 
 #endif

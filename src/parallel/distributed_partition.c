@@ -64,6 +64,9 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   t->migration = MPI_Wtime() - t0;
   out->nnodes = s->nglobal_nodes, out->nelems = s->nglobal_elems, out->etype = s->etype;
   PetscCall(PetscStrncpy(out->source, s->source, sizeof(out->source)));
+  out->nsets = s->nsets;
+  PetscCall(PetscMalloc1(s->nsets + 1, &out->set_name));
+  memcpy(out->set_name, s->set_name, sizeof(*s->set_name) * (size_t)s->nsets);
   PetscCall(PetscFree2(part, color));
   PetscCall(pbng_dist_graph_destroy(&graph));
   PetscFunctionReturn(0);
@@ -99,6 +102,17 @@ PetscErrorCode pbng_parts_destroy(pbng_parts *out)
   PetscFunctionBeginUser;
   for (int k = 0; k < out->nlocal; ++k) PetscCall(pbng_submesh_destroy(&out->sub[k]));
   PetscCall(PetscFree(out->sub));
+  PetscCall(PetscFree(out->set_name));
   memset(out, 0, sizeof(*out));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_parts_shape(const pbng_parts *pp, pbng_mesh *shape)
+{
+  PetscFunctionBeginUser;
+  memset(shape, 0, sizeof(*shape));
+  shape->etype = pp->etype, shape->nen = pp->etype->nodes, shape->nnodes = pp->nnodes, shape->nelems = pp->nelems;
+  PetscCall(PetscStrncpy(shape->source, pp->source, sizeof(shape->source)));
+  for (int t = 0; t < pp->nsets; ++t) PetscCall(pbng_mesh_add_node_set(shape, pp->set_name[t], 0, NULL));
   PetscFunctionReturn(0);
 }

@@ -26,6 +26,8 @@ typedef struct {
   const pbng_element_type *etype;
   int ncolors;
   double extent;             /* the whole mesh's largest extent (as pbng_mesh_extent) */
+  int nsets;                 /* the mesh's node sets (every piece has them all, restricted to its nodes) */
+  char (*set_name)[64];      /* [nsets] */
   char source[PETSC_MAX_PATH_LEN];
 } pbng_parts;
 
@@ -35,5 +37,9 @@ PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, i
  * nparts parts, as above; t->generate is left to the caller. */
 PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t);
 PetscErrorCode pbng_parts_destroy(pbng_parts *out);
+/* The whole mesh as far as every process knows it, without nodes and elements: element layout, counts, source and
+ * the node sets' names (no member), e.g. for the partitioned file's layout or a process's empty piece
+ * (pbng_submesh_empty). Free with pbng_mesh_destroy. */
+PetscErrorCode pbng_parts_shape(const pbng_parts *pp, pbng_mesh *shape);
 
 #endif

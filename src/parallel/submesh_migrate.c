@@ -1,5 +1,6 @@
 #include "parallel/submesh_migrate.h"
 #include "parallel/halo.h"
+#include "parallel/slice_sets.h"
 #include <string.h>
 
 /* Messages are rows of int64 words: an element [part, global id, its nen nodes], an owned node [part, global id,
@@ -433,6 +434,7 @@ PetscErrorCode pbng_submesh_migrate(MPI_Comm comm, const pbng_mesh_slice *s, con
   PetscCall(check_parts(&m, pcs, nlocal));
   PetscCall(fetch_ghosts(&m, pcs, nlocal, &ghosts));
   for (int k = 0, g = 0; k < nlocal; g += (int)pcs[k].nghost, ++k) PetscCall(fill_piece(&m, &pcs[k], &ghosts[g]));
+  PetscCall(pbng_submesh_take_slice_sets(comm, s, range, nlocal, sub));
   for (int k = 0; k < nlocal; ++k) {
     PetscCall(PetscFree(pcs[k].map));
     PetscCall(PetscFree(pcs[k].ghost));

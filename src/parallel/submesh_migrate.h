@@ -5,8 +5,8 @@
  * nodes in global order, then the ghosts in global order, the elements touching an owned node in global
  * order, global ids, owners and colors. The slices' elements and owned nodes go to the processes of
  * their parts (one all-to-all each, a process's own share read in place), the ghosts' positions, owners
- * and colors are asked of the nodes' slices. Meshes without weak constraints and node sets (generated
- * grids); no PBD/XPBD constraint colors. */
+ * and colors are asked of the nodes' slices, and so are the node sets' memberships of every node of a piece
+ * (parallel/slice_sets.h). Meshes without weak constraints; no PBD/XPBD constraint colors. */
 #ifndef PBNG_PARALLEL_SUBMESH_MIGRATE_H
 #define PBNG_PARALLEL_SUBMESH_MIGRATE_H
 
