@@ -22,8 +22,9 @@ int pbng_mesh_h5_probe(const char *path);
 PetscErrorCode pbng_mesh_h5_read(const char *path, pbng_mesh *mesh);
 
 /* Collective: process r of P reads node rows [N r / P, N (r + 1) / P) and element rows [M r / P, M (r + 1) / P),
- * checks the node ids and validates the slices (parallel/slice_check.h). Errors are every process's alike. A file
- * with node sets is refused (slices carry none yet). */
+ * checks the node ids and validates the slices (parallel/slice_check.h). Errors are every process's alike. Node
+ * sets: process r reads entries [K r / P, K (r + 1) / P) of each set of K entries and sends them to the slices of
+ * their nodes (parallel/slice_sets.h). */
 PetscErrorCode pbng_mesh_h5_read_slice(MPI_Comm comm, const char *path, pbng_mesh_slice *s);
 
 /* Any mesh file: an HDF5 mesh (pbng_mesh_h5_read) or what pbng_mesh_read reads (Gmsh, TetGen). */
