@@ -3,12 +3,14 @@
  * whole mesh, and each process's pieces are compared, field by field and bit by bit, with the serial path's
  * pieces cut from the whole mesh (pbng_submesh_extract) with the serial coloring (pbng_color_nodes) and the
  * same parts. Also: every node owned by exactly one part, every element in some piece, the parts' sizes within
- * PT-Scotch's balance, the same parts on a second run, the distributed slices equal to the serial grid, and
- * the errors (more parts than nodes, kinds without slices). Run on 1 or more processes (test_ptscotch.sh:
+ * PT-Scotch's balance, the same parts on a second run, the distributed slices equal to the serial grid, node
+ * sets given to the slices in shares (68 of them: several membership words per node) restricted to the pieces as
+ * the serial path restricts them, and the errors (more parts than nodes, kinds without slices). Run on 1 or more processes (test_ptscotch.sh:
  * 1, 2, 3). */
 #include "mesh/boundary.h"
 #include "parallel/distributed_partition.h"
 #include "parallel/halo.h"
+#include "parallel/slice_sets.h"
 #include "test_check.h"
 
 /* The part of every node of the whole mesh from the pieces' owned nodes (each counted: a node owned twice or
@@ -64,8 +66,14 @@ static void compare_piece(const char *what, const pbng_submesh *a, const pbng_su
   check(!memcmp(a->global_elem, ref->global_elem, sizeof(int64_t) * m->nelems), msg, 0, 0);
   snprintf(msg, sizeof(msg), "%s: element rows", what);
   check(!memcmp(m->elems, r->elems, sizeof(int32_t) * m->nen * m->nelems), msg, 0, 0);
-  snprintf(msg, sizeof(msg), "%s: no weak constraints, sets or constraint colors", what);
-  check(m->nweak == 0 && m->nsets == 0 && !a->cc.elem && !a->cc.block, msg, (double)m->nweak, m->nsets);
+  int same_sets = m->nsets == r->nsets;
+  for (int s = 0; s < m->nsets && same_sets; ++s)
+    same_sets = !strcmp(m->sets[s].name, r->sets[s].name) && m->sets[s].count == r->sets[s].count &&
+                !memcmp(m->sets[s].nodes, r->sets[s].nodes, sizeof(int32_t) * m->sets[s].count);
+  snprintf(msg, sizeof(msg), "%s: node sets (names, order, members)", what);
+  check(same_sets, msg, m->nsets, r->nsets);
+  snprintf(msg, sizeof(msg), "%s: no weak constraints or constraint colors", what);
+  check(m->nweak == 0 && !a->cc.elem && !a->cc.block, msg, (double)m->nweak, 0);
 }
 
 /* Every element lies in some piece. */
@@ -103,39 +111,50 @@ static void check_balance(const char *what, const pbng_mesh *mesh, const int32_t
   PetscFree(w);
 }
 
+/* The pieces pp (of the whole mesh `mesh`, cut into nparts parts) against the serial path's with the same parts. */
+static PetscErrorCode compare_with_serial(MPI_Comm comm, const char *what, const pbng_parts *pp, const pbng_mesh *mesh, int nparts)
+{
+  pbng_node_elements adj;
+  int32_t *color, *part;
+  int ncolors;
+
+  PetscFunctionBeginUser;
+  check(pp->nnodes == mesh->nnodes && pp->nelems == mesh->nelems && pp->etype == mesh->etype, "the global counts", (double)pp->nnodes,
+        (double)mesh->nnodes);
+  check(pp->extent == pbng_mesh_extent(mesh), "the extent equals pbng_mesh_extent's", pp->extent, pbng_mesh_extent(mesh));
+  PetscCall(PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part));
+  PetscCall(pbng_node_elements_build(mesh, &adj));
+  PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
+  PetscCall(pbng_node_elements_destroy(&adj));
+  check(pp->ncolors == ncolors, "the number of colors", pp->ncolors, ncolors);
+  PetscCall(gather_parts(comm, pp, part));
+  check_balance(what, mesh, part, nparts);
+  for (int q = 0; q < pp->nlocal; ++q) {
+    pbng_submesh ref;
+    char piece[700];
+    snprintf(piece, sizeof(piece), "%s, part %d", what, pp->first + q);
+    PetscCall(pbng_submesh_extract(mesh, color, ncolors, NULL, part, pp->first + q, &ref));
+    compare_piece(piece, &pp->sub[q], &ref);
+    PetscCall(pbng_submesh_destroy(&ref));
+  }
+  PetscCall(check_elements_covered(comm, what, pp));
+  PetscCall(PetscFree2(color, part));
+  PetscFunctionReturn(0);
+}
+
 /* The grid partitioned twice into nparts parts, checked against the serial path. */
 static PetscErrorCode check_grid(MPI_Comm comm, const pbng_grid *g, int nparts)
 {
   pbng_parts pp, again;
   pbng_partition_times t;
   pbng_mesh mesh;
-  pbng_node_elements adj;
-  int32_t *color, *part;
-  int ncolors;
   char what[640];
 
   PetscFunctionBeginUser;
   PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, &pp, &t));
   PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
   snprintf(what, sizeof(what), "%.500s (%s) in %d parts", g->source, mesh.etype->name, nparts);
-  check(pp.nnodes == mesh.nnodes && pp.nelems == mesh.nelems && pp.etype == mesh.etype, "the global counts", (double)pp.nnodes, (double)mesh.nnodes);
-  check(pp.extent == pbng_mesh_extent(&mesh), "the extent equals pbng_mesh_extent's", pp.extent, pbng_mesh_extent(&mesh));
-  PetscCall(PetscMalloc2(mesh.nnodes, &color, mesh.nnodes, &part));
-  PetscCall(pbng_node_elements_build(&mesh, &adj));
-  PetscCall(pbng_color_nodes(&mesh, &adj, color, &ncolors));
-  PetscCall(pbng_node_elements_destroy(&adj));
-  check(pp.ncolors == ncolors, "the number of colors", pp.ncolors, ncolors);
-  PetscCall(gather_parts(comm, &pp, part));
-  check_balance(what, &mesh, part, nparts);
-  for (int q = 0; q < pp.nlocal; ++q) {
-    pbng_submesh ref;
-    char piece[700];
-    snprintf(piece, sizeof(piece), "%s, part %d", what, pp.first + q);
-    PetscCall(pbng_submesh_extract(&mesh, color, ncolors, NULL, part, pp.first + q, &ref));
-    compare_piece(piece, &pp.sub[q], &ref);
-    PetscCall(pbng_submesh_destroy(&ref));
-  }
-  PetscCall(check_elements_covered(comm, what, &pp));
+  PetscCall(compare_with_serial(comm, what, &pp, &mesh, nparts));
   PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, &again, &t)); /* deterministic: the same pieces */
   int same = again.nlocal == pp.nlocal;
   for (int q = 0; q < pp.nlocal && same; ++q)
@@ -145,7 +164,83 @@ static PetscErrorCode check_grid(MPI_Comm comm, const pbng_grid *g, int nparts)
   check(same, what, 0, 0);
   PetscCall(pbng_parts_destroy(&again));
   PetscCall(pbng_parts_destroy(&pp));
-  PetscCall(PetscFree2(color, part));
+  PetscCall(pbng_mesh_destroy(&mesh));
+  PetscFunctionReturn(0);
+}
+
+/* The test's node sets on the whole mesh: the face x = 0, every 7th node, an empty one and 65 sets splitting the
+ * nodes by id mod 65 (68 sets: two membership words per node). */
+static PetscErrorCode add_test_sets(pbng_mesh *mesh)
+{
+  int32_t *ids;
+  int64_t n;
+  char name[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(mesh->nnodes, &ids));
+  n = 0;
+  for (int64_t i = 0; i < mesh->nnodes; ++i)
+    if (mesh->X[3 * i] == 0) ids[n++] = (int32_t)i;
+  PetscCall(pbng_mesh_add_node_set(mesh, "left", n, ids));
+  n = 0;
+  for (int64_t i = 3; i < mesh->nnodes; i += 7) ids[n++] = (int32_t)i;
+  PetscCall(pbng_mesh_add_node_set(mesh, "seventh", n, ids));
+  PetscCall(pbng_mesh_add_node_set(mesh, "empty", 0, ids));
+  for (int k = 0; k < 65; ++k) {
+    n = 0;
+    for (int64_t i = k; i < mesh->nnodes; i += 65) ids[n++] = (int32_t)i;
+    snprintf(name, sizeof(name), "mod65_%02d", k);
+    PetscCall(pbng_mesh_add_node_set(mesh, name, n, ids));
+  }
+  PetscCall(PetscFree(ids));
+  PetscFunctionReturn(0);
+}
+
+/* The grid's slice of this process (the ranges pbng_partition_grid_ptscotch takes) with the mesh's sets, each process
+ * giving a share of every set's members (process r: members [K r / P, K (r + 1) / P), most for other slices). */
+static PetscErrorCode slice_with_sets(MPI_Comm comm, const pbng_grid *g, const pbng_mesh *mesh, pbng_mesh_slice *s)
+{
+  int rank, size;
+  int64_t nnodes, nelems, ncells, total = 0, n = 0, *pairs;
+  char(*names)[64];
+
+  PetscFunctionBeginUser;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
+  PetscCall(pbng_grid_slice_create(g, nnodes * rank / size, nnodes * (rank + 1) / size, ncells * rank / size, ncells * (rank + 1) / size, s));
+  PetscCall(PetscMalloc1(mesh->nsets, &names));
+  for (int t = 0; t < mesh->nsets; ++t) memcpy(names[t], mesh->sets[t].name, sizeof(names[t])), total += mesh->sets[t].count;
+  PetscCall(pbng_mesh_slice_name_sets(s, mesh->nsets, (const char(*)[64])names));
+  PetscCall(PetscMalloc1(2 * total + 1, &pairs));
+  for (int t = 0; t < mesh->nsets; ++t) {
+    const int64_t K = mesh->sets[t].count;
+    for (int64_t k = K * rank / size; k < K * (rank + 1) / size; ++k, ++n) pairs[2 * n] = t, pairs[2 * n + 1] = mesh->sets[t].nodes[k];
+  }
+  PetscCall(pbng_slice_sets_add_members(comm, s, n, pairs));
+  PetscCall(PetscFree(pairs));
+  PetscCall(PetscFree(names));
+  PetscFunctionReturn(0);
+}
+
+/* The grid with the test's node sets cut into nparts parts from slices: the pieces' sets are the serial path's. */
+static PetscErrorCode check_grid_sets(MPI_Comm comm, const pbng_grid *g, int nparts)
+{
+  pbng_parts pp;
+  pbng_partition_times t;
+  pbng_mesh mesh;
+  pbng_mesh_slice s;
+  char what[640];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
+  PetscCall(add_test_sets(&mesh));
+  PetscCall(slice_with_sets(comm, g, &mesh, &s));
+  PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, &pp, &t));
+  snprintf(what, sizeof(what), "%.500s (%s) with %d node sets in %d parts", g->source, mesh.etype->name, mesh.nsets, nparts);
+  check(pp.nsets == mesh.nsets, "the parts name every set", pp.nsets, mesh.nsets);
+  PetscCall(compare_with_serial(comm, what, &pp, &mesh, nparts));
+  PetscCall(pbng_parts_destroy(&pp));
   PetscCall(pbng_mesh_destroy(&mesh));
   PetscFunctionReturn(0);
 }
@@ -206,6 +301,8 @@ int main(int argc, char **argv)
   PetscCall(check_grid(comm, &hex, 2));
   PetscCall(check_grid(comm, &hex27, size));
   if (size > 1) PetscCall(check_grid(comm, &res8, 1)); /* fewer parts than processes: some hold none */
+  PetscCall(check_grid_sets(comm, &res8, size + 1));
+  PetscCall(check_grid_sets(comm, &hex, 2));
   /* errors, on every process alike */
   pbng_parts pp;
   pbng_partition_times t;
