@@ -99,6 +99,15 @@ san plastic_newton 1 -- -scene plastic_twist -res 3 -frames 2 -solver newton -it
 if mpi 1 "$SAN/bin/pbng-partition" -scene box_stretch_twist -res 4 -parts 2 -output "$TMP/part.h5" > "$TMP/part.log" 2>&1; then ok; else
   fail "pbng-partition under the sanitizers"; show_report "$TMP/part.log"; fi
 san partitioned 2 -- -scene box_stretch_twist -mesh "$TMP/part.h5" -frames 1 -iters 10 -rtol 0 "${T1[@]}"
+# parallel partitioning (PT-Scotch): a generated box on the fly on 3 ranks, multilevel with coarse levels on fewer ranks;
+# an HDF5 mesh with node sets (pbng-convert of a Gmsh cube) read in slices by pbng-partition on 2 processes and by pbng
+san ptscotch_multilevel 3 -- -scene box_stretch_twist -res 6 -frames 1 -partitioner ptscotch "${T1[@]}"
+"$SAN/bin/pbng-convert" "$D/cube_fine_v41.msh" "$TMP/cube.h5" > "$TMP/convert.log" 2>&1 && ok || { fail "pbng-convert"; cat "$TMP/convert.log"; }
+if mpi 2 "$SAN/bin/pbng-partition" -partitioner ptscotch -mesh "$TMP/cube.h5" -parts 2 -output "$TMP/cube.p2.h5" > "$TMP/ptpart.log" 2>&1; then ok; else
+  fail "pbng-partition -partitioner ptscotch -mesh under the sanitizers"; show_report "$TMP/ptpart.log"; fi
+cube=(-fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -frames 1 -iters 10 -rtol 0 "${T1[@]}")
+san ptscotch_file 2 -- -mesh "$TMP/cube.h5" -partitioner ptscotch "${cube[@]}"
+san ptscotch_parts 2 -- -mesh "$TMP/cube.p2.h5" "${cube[@]}"
 # checkpoint and restart: stopped by a signal after 7 iterations (checkpoint, exit 85), continued with -restart
 ck=(-scene box_stretch_twist -res 4 -frames 2 -iters 10 -rtol 0 "${T1[@]}")
 rc=0; mpi 2 "$SP" "${ck[@]}" -test_signal_after 7 -output "$TMP/ck.h5" > "$TMP/ck.log" 2>&1 || rc=$?

@@ -7,7 +7,7 @@ PetscErrorCode pbng_mesh_slice_name_sets(pbng_mesh_slice *s, int nsets, const ch
   PetscCheck(s->nsets == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "%s: the slice's node sets are named already", s->source);
   s->nsets = nsets, s->set_words = (nsets + 63) / 64;
   PetscCall(PetscMalloc1(nsets + 1, &s->set_name));
-  memcpy(s->set_name, names, sizeof(*s->set_name) * (size_t)nsets);
+  if (nsets > 0) memcpy(s->set_name, names, sizeof(*s->set_name) * (size_t)nsets);
   PetscCall(PetscCalloc1((size_t)(s->node_end - s->node_begin) * (size_t)s->set_words + 1, &s->set_mask));
   PetscFunctionReturn(0);
 }

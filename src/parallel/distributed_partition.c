@@ -66,7 +66,7 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   PetscCall(PetscStrncpy(out->source, s->source, sizeof(out->source)));
   out->nsets = s->nsets;
   PetscCall(PetscMalloc1(s->nsets + 1, &out->set_name));
-  memcpy(out->set_name, s->set_name, sizeof(*s->set_name) * (size_t)s->nsets);
+  if (s->nsets > 0) memcpy(out->set_name, s->set_name, sizeof(*s->set_name) * (size_t)s->nsets); /* a grid has none (NULL) */
   PetscCall(PetscFree2(part, color));
   PetscCall(pbng_dist_graph_destroy(&graph));
   PetscFunctionReturn(0);

@@ -52,7 +52,7 @@ PetscErrorCode pbng_slice_sets_add_members(MPI_Comm comm, pbng_mesh_slice *s, in
 static void answer_sets(void *ctx, int64_t local, void *item)
 {
   const pbng_mesh_slice *s = ctx;
-  memcpy(item, &s->set_mask[local * s->set_words], sizeof(uint64_t) * (size_t)s->set_words);
+  if (s->set_words > 0) memcpy(item, &s->set_mask[local * s->set_words], sizeof(uint64_t) * (size_t)s->set_words);
 }
 
 /* Every node of the pieces once, increasing: *ids[*n] (PetscMalloc'd). */
