@@ -270,7 +270,7 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
     PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
     PetscCall(PetscStrncpy(c->source, levels_made_from_fine(cfg) ? "coarsened" : (cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated"),
                            sizeof(c->source)));
-    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, cfg->solver_opt.ml.min_nodes_per_rank, name, sheet_material, &c->dm, &c->halo));
+    PetscCall(run_build_level_subdomain(st, &mesh, st->extent, NULL, 0, run_level_min_nodes_per_rank(cfg, k), name, sheet_material, &c->dm, &c->halo));
   }
   PetscFunctionReturn(0);
 }

@@ -2,6 +2,7 @@
  * into the ranks' subdomains, and written to the output's /mesh group. */
 #include "app/run_state.h"
 #include <inttypes.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,14 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
   PetscFunctionReturn(0);
 }
 
+int run_level_min_nodes_per_rank(const pbng_config *cfg, int k)
+{
+  const int min_nodes = cfg->solver_opt.ml.min_nodes_per_rank, agg = cfg->solver_opt.ml.aggregation;
+  if (k == 0 || min_nodes <= 0) return 0; /* the finest, or every level on every rank */
+  if (k == cfg->solver_opt.multilevel - 1 && (agg == PBNG_AGGREGATION_AUTO || agg == 0)) return INT_MAX; /* the coarsest: one rank */
+  return min_nodes;
+}
+
 /* The ranks a level is partitioned over: every rank, or with min_nodes_per_rank > 0 and fewer nodes than that per rank,
  * floor(nnodes / min_nodes_per_rank) of them (at least one). */
 static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
@@ -134,7 +143,7 @@ static PetscErrorCode partition_file_in_parallel(run_state *st, int k, const cha
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   PetscCall(pbng_mesh_h5_read_slice(st->comm, file, &s));
   t->generate = MPI_Wtime() - t0;
-  *nparts = k > 0 ? level_parts(s.nglobal_nodes, nranks, st->cfg->solver_opt.ml.min_nodes_per_rank) : nranks;
+  *nparts = level_parts(s.nglobal_nodes, nranks, run_level_min_nodes_per_rank(st->cfg, k));
   PetscCall(pbng_partition_slice_ptscotch(st->comm, &s, *nparts, parts, t));
   PetscFunctionReturn(0);
 }
@@ -151,7 +160,7 @@ static PetscErrorCode partition_grid_in_parallel(run_state *st, int k, int *npar
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   int64_t nnodes, nelems, ncells;
   pbng_grid_counts(&grid, &nnodes, &nelems, &ncells);
-  *nparts = k > 0 ? level_parts(nnodes, nranks, st->cfg->solver_opt.ml.min_nodes_per_rank) : nranks; /* coarse levels on fewer ranks */
+  *nparts = level_parts(nnodes, nranks, run_level_min_nodes_per_rank(st->cfg, k)); /* coarse levels on fewer ranks */
   PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, *nparts, parts, t));
   PetscFunctionReturn(0);
 }

@@ -96,6 +96,12 @@ PetscErrorCode run_build_subdomain(run_state *st, pbng_mesh *mesh, const mesh_he
  * which sizes the boundary boxes' tolerance on every level; need_cc: the PBD/XPBD colors too;
  * min_nodes_per_rank > 0: a mesh cut here with fewer nodes per rank goes to fewer ranks, the others get an empty piece;
  * sheet_material: the elements' sheet materials from the -sheetK_group sets, or NULL). */
+/* The -multilevel_min_nodes_per_rank threshold for level k (k coarsenings of the finest; cut on the fly): 0 for the
+ * finest (every rank) and with the option 0; INT_MAX (one rank) for the coarsest when its Newton solve factorises (no
+ * aggregation levels): its factorisation is whole on each rank holding it anyway, and on one rank the Newton line
+ * search's PETSc dot products and norms are those of one rank, so the positions are bitwise rank-independent
+ * (docs/multilevel.md#levels-on-fewer-ranks); else the option's value. */
+int run_level_min_nodes_per_rank(const pbng_config *cfg, int k);
 PetscErrorCode run_build_level_subdomain(run_state *st, pbng_mesh *mesh, double extent, pbng_submesh *sub_in, int need_cc, int min_nodes_per_rank,
                                          const char *name, uint8_t **sheet_material, pbng_dmesh *dm, pbng_halo *halo);
 
