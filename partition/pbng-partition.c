@@ -289,14 +289,14 @@ static PetscErrorCode partition_in_parallel(const partition_options *o, int k, c
   PetscCall(partition_level(o, k, file, &pp, &t));
   const double t_write = MPI_Wtime();
   PetscCall(pbng_parts_shape(&pp, &shape));
-  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, o->parts, pp.nnodes, pp.nelems, pp.ncolors, &shape, pp.extent, pp.first, pp.nlocal,
-                                         pp.sub));
+  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, o->parts, pp.nnodes, pp.nelems, pp.ncolors, pp.nelem_colors, &shape, pp.extent, pp.first,
+                                         pp.nlocal, pp.sub));
   PetscCall(pbng_mesh_destroy(&shape));
   const double writing = MPI_Wtime() - t_write;
   PetscCall(report_parts(&pp));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), no constraint colors (PBD/XPBD need -partitioner metis) -> %s\n",
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), %d constraint colors (PBD/XPBD) -> %s\n",
                         pp.source, (long long)pp.nnodes, (long long)pp.nelems, pp.etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pp.etype->name,
-                        pp.ncolors, output));
+                        pp.ncolors, pp.nelem_colors, output));
   PetscCall(report_processes(file ? "read" : "generate", &t, writing, MPI_Wtime() - t0));
   PetscCall(pbng_parts_destroy(&pp));
   PetscFunctionReturn(0);

@@ -2,8 +2,10 @@
 """Checks a partitioned mesh file (pbng-partition, layout pbng-partition-1) on its own, independently of pbng:
 every node owned by exactly one part; every ghost's owner owns it, with the same position and color; every element
 in some part, the same nodes wherever it is stored; a part's elements exactly those with a node it owns; the node
-colors a valid coloring (no element with two nodes of one color) and, with --colors REF, equal to REF's (another
-partitioned file of the same mesh) node by node; with --sets MESH (the HDF5 mesh it was cut from), its node sets
+colors a valid coloring (no element with two nodes of one color), the PBD/XPBD element colors (when the file has
+them: nelem_colors) the same wherever an element is stored, below nelem_colors, no two elements of one color sharing
+a node, and, with --colors REF, both equal to REF's (another partitioned file of the same mesh) node by node and
+element by element; with --sets MESH (the HDF5 mesh it was cut from), its node sets
 MESH's /sets in name order, each part's members exactly the part's nodes (owned and ghosts) in the set, in increasing
 local index. Prints what fails and exits 1."""
 import argparse
@@ -18,6 +20,8 @@ def load(path):
         d = {k: f[k][:] for k in ("/nodes/X", "/nodes/global", "/nodes/owner", "/nodes/color", "/nodes/offset", "/parts/nowned",
                                   "/elements/nodes", "/elements/global", "/elements/offset")}
         d["nnodes"], d["nelements"], d["nparts"] = int(f.attrs["nnodes"]), int(f.attrs["nelements"]), int(f.attrs["nparts"])
+        if "nelem_colors" in f.attrs:
+            d["/elements/color"], d["nelem_colors"] = f["/elements/color"][:], int(f.attrs["nelem_colors"])
     return d
 
 
@@ -68,7 +72,25 @@ def check(d):
     if any(np.any(c[:, a] == c[:, b]) for a in range(c.shape[1]) for b in range(a + 1, c.shape[1])):
         problems.append("an element has two nodes of one color")
     d["node_color"] = node_color
+    if "nelem_colors" in d:
+        problems += check_element_colors(d, conn, eg)
     return problems
+
+
+def check_element_colors(d, conn, eg):
+    """The PBD/XPBD element colors: one per element, below nelem_colors, no node shared by two of one color."""
+    ec, ncol = d["/elements/color"][:, 0], d["nelem_colors"]
+    color = np.full(d["nelements"], -1, dtype=np.int64)
+    color[eg] = ec
+    if np.any(color[eg] != ec):
+        return ["elements stored with other constraint colors than in another part"]
+    if np.any(color < 0) or np.any(color >= ncol):
+        return [f"element constraint colors outside 0 .. {ncol - 1}"]
+    nodes = conn.reshape(-1)
+    pairs = np.unique(np.stack([nodes, np.repeat(color, conn.shape[1])])[:, nodes >= 0], axis=1)
+    incidences = np.unique(np.stack([nodes, np.repeat(np.arange(conn.shape[0]), conn.shape[1])])[:, nodes >= 0], axis=1)
+    d["element_color"] = color
+    return [] if pairs.shape[1] == incidences.shape[1] else ["two elements of one constraint color share a node"]
 
 
 def check_sets(path, d, mesh):
@@ -110,6 +132,10 @@ def main():
             problems.append(f"{a.colors}: " + "; ".join(rp))
         elif not np.array_equal(d["node_color"], r["node_color"]):
             problems.append(f"node colors differ from {a.colors}'s at {int(np.sum(d['node_color'] != r['node_color']))} nodes")
+        elif ("element_color" in d) != ("element_color" in r):
+            problems.append(f"constraint colors in only one of this file and {a.colors}")
+        elif "element_color" in d and not np.array_equal(d["element_color"], r["element_color"]):
+            problems.append(f"element colors differ from {a.colors}'s at {int(np.sum(d['element_color'] != r['element_color']))} elements")
     for p in problems:
         print(f"check_partition_file: {a.file}: {p}")
     return 1 if problems else 0

@@ -1,8 +1,8 @@
 /* Unit tests of the parallel partitioning (src/parallel/distributed_partition.c and the modules it runs): on any
  * number of processes, every generated grid below is cut into parts by PT-Scotch with no process holding the
  * whole mesh, and each process's pieces are compared, field by field and bit by bit, with the serial path's
- * pieces cut from the whole mesh (pbng_submesh_extract) with the serial coloring (pbng_color_nodes) and the
- * same parts. Also: every node owned by exactly one part, every element in some piece, the parts' sizes within
+ * pieces cut from the whole mesh (pbng_submesh_extract) with the serial colorings (pbng_color_nodes, and the PBD/XPBD
+ * element colors of pbng_constraint_colors_compute: pbng_color_elements) and the same parts. Also: every node owned by exactly one part, every element in some piece, the parts' sizes within
  * PT-Scotch's balance, the same parts on a second run, the distributed slices equal to the serial grid, node
  * sets given to the slices in shares (68 of them: several membership words per node) restricted to the pieces as
  * the serial path restricts them, and the errors (more parts than nodes, kinds without slices). Run on 1 or more processes (test_ptscotch.sh:
@@ -72,8 +72,15 @@ static void compare_piece(const char *what, const pbng_submesh *a, const pbng_su
                 !memcmp(m->sets[s].nodes, r->sets[s].nodes, sizeof(int32_t) * m->sets[s].count);
   snprintf(msg, sizeof(msg), "%s: node sets (names, order, members)", what);
   check(same_sets, msg, m->nsets, r->nsets);
-  snprintf(msg, sizeof(msg), "%s: no weak constraints or constraint colors", what);
-  check(m->nweak == 0 && !a->cc.elem && !a->cc.block, msg, (double)m->nweak, 0);
+  snprintf(msg, sizeof(msg), "%s: no weak constraints", what);
+  check(m->nweak == 0 && r->nweak == 0, msg, (double)m->nweak, 0);
+  snprintf(msg, sizeof(msg), "%s: constraint color counts (element, weak, block)", what);
+  check(a->cc.elem && a->cc.weak && a->cc.block && a->cc.nelem_colors == ref->cc.nelem_colors && a->cc.nweak_colors == ref->cc.nweak_colors &&
+          a->cc.nblock_colors == ref->cc.nblock_colors,
+        msg, a->cc.nelem_colors, ref->cc.nelem_colors);
+  if (!a->cc.elem) return;
+  snprintf(msg, sizeof(msg), "%s: element colors = pbng_color_elements's", what);
+  check(!memcmp(a->cc.elem, ref->cc.elem, sizeof(int32_t) * m->nelems), msg, 0, 0);
 }
 
 /* Every element lies in some piece. */
@@ -115,6 +122,7 @@ static void check_balance(const char *what, const pbng_mesh *mesh, const int32_t
 static PetscErrorCode compare_with_serial(MPI_Comm comm, const char *what, const pbng_parts *pp, const pbng_mesh *mesh, int nparts)
 {
   pbng_node_elements adj;
+  pbng_constraint_colors cc;
   int32_t *color, *part;
   int ncolors;
 
@@ -125,20 +133,23 @@ static PetscErrorCode compare_with_serial(MPI_Comm comm, const char *what, const
   PetscCall(PetscMalloc2(mesh->nnodes, &color, mesh->nnodes, &part));
   PetscCall(pbng_node_elements_build(mesh, &adj));
   PetscCall(pbng_color_nodes(mesh, &adj, color, &ncolors));
+  PetscCall(pbng_constraint_colors_compute(mesh, &adj, PETSC_TRUE, &cc));
   PetscCall(pbng_node_elements_destroy(&adj));
   check(pp->ncolors == ncolors, "the number of colors", pp->ncolors, ncolors);
+  check(pp->nelem_colors == cc.nelem_colors, "the number of element colors", pp->nelem_colors, cc.nelem_colors);
   PetscCall(gather_parts(comm, pp, part));
   check_balance(what, mesh, part, nparts);
   for (int q = 0; q < pp->nlocal; ++q) {
     pbng_submesh ref;
     char piece[700];
     snprintf(piece, sizeof(piece), "%s, part %d", what, pp->first + q);
-    PetscCall(pbng_submesh_extract(mesh, color, ncolors, NULL, part, pp->first + q, &ref));
+    PetscCall(pbng_submesh_extract(mesh, color, ncolors, &cc, part, pp->first + q, &ref));
     compare_piece(piece, &pp->sub[q], &ref);
     PetscCall(pbng_submesh_destroy(&ref));
   }
   PetscCall(check_elements_covered(comm, what, pp));
   PetscCall(PetscFree2(color, part));
+  PetscCall(pbng_constraint_colors_destroy(&cc));
   PetscFunctionReturn(0);
 }
 

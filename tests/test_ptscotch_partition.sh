@@ -2,8 +2,9 @@
 # Parallel partitioning with PT-Scotch (-partitioner ptscotch, docs/scaling.md#35-partitioning-in-parallel): the unit test
 # on 2 and 3 processes (pieces bitwise the serial path's); pbng-partition on 1, 2 and 3 processes writes files that
 # tests/check_partition_file.py finds consistent (every node owned once, ghosts' owners own them, elements covered,
-# colors those of the METIS file), the same file twice; pbng on those files and pbng -partitioner ptscotch on the fly
-# give the METIS run's positions bitwise, single-level and multilevel; unsupported input is a clear error, no file.
+# node and PBD/XPBD element colors those of the METIS file), the same file twice; pbng on those files and pbng
+# -partitioner ptscotch on the fly give the METIS run's positions bitwise, single-level, multilevel and with -solver
+# xpbd_qs (the element colors); unsupported input is a clear error, no file.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
@@ -68,6 +69,17 @@ pbng_on 2 "${M[@]}" -mesh "$TMP/ml.h5" -mesh_levels "$TMP/ml.level1.h5,$TMP/ml.l
   { fail "multilevel from the ptscotch files"; cat "$TMP/log"; }
 same "$TMP/mlfly.h5" "$TMP/mlfile.h5" "multilevel from the ptscotch files"
 
+# the PBD/XPBD constraint colors (pbng_color_elements's, computed in parallel): -solver xpbd_qs with PT-Scotch on the fly
+# and from a PT-Scotch file gives the METIS run's positions bitwise
+X=(-scene box_stretch_twist -frames 2 -solver xpbd_qs -iters 20 -rtol 0)
+pbng_on 3 "${X[@]}" -res 10 -output "$TMP/xmetis.h5" > "$TMP/log" 2>&1 && ok || { fail "xpbd_qs with METIS"; cat "$TMP/log"; }
+pbng_on 3 "${X[@]}" -res 10 -partitioner ptscotch -output "$TMP/xfly.h5" > "$TMP/xfly.log" 2>&1 && ok || { fail "xpbd_qs with ptscotch on the fly"; cat "$TMP/xfly.log"; }
+grep -q "^partitioner: PT-Scotch, 3 parts on 3 ranks, Res-10 box" "$TMP/xfly.log" && grep -q "constraint colors (.* element + 0 weak), xpbd_qs" "$TMP/xfly.log" &&
+  ok || fail "xpbd_qs on the fly: not PT-Scotch's parts or no constraint colors"
+same "$TMP/xmetis.h5" "$TMP/xfly.h5" "xpbd_qs with -partitioner ptscotch on the fly"
+pbng_on 3 "${X[@]}" -mesh "$TMP/pt2.h5" -output "$TMP/xfile.h5" > "$TMP/log" 2>&1 && ok || { fail "xpbd_qs from a ptscotch file"; cat "$TMP/log"; }
+same "$TMP/xmetis.h5" "$TMP/xfile.h5" "xpbd_qs from the ptscotch file of 2 processes"
+
 # unsupported input: a clear error, non-zero exit, no file
 o="$TMP/bad.h5"
 expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF5 file: mesh files are read in slices from HDF5 meshes" \
@@ -82,8 +94,6 @@ expect_error "unknown partitioner" "known partitioners are metis (default) and p
 expect_error "pbng ptscotch on a Gmsh file" "convert a Gmsh file with pbng-convert" \
   pbng_on 2 -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -frames 1 -output "$o"
 expect_error "pbng ptscotch with the objects" "not the objects of objects_dropping" pbng_on 2 -partitioner ptscotch -scene objects_dropping -frames 1 -output "$o"
-expect_error "pbng ptscotch for PBD" "-solver pbd needs the PBD/XPBD constraint colors" pbng_on 2 -partitioner ptscotch -scene box -res 4 -solver pbd -frames 1 -output "$o"
 expect_error "pbng ptscotch on a partitioned file" "its parts are the partition" pbng_on 3 -partitioner ptscotch -scene box_stretch_twist -mesh "$TMP/pt1.h5" -frames 1 -output "$o"
-expect_error "PBD on a ptscotch file" "-partitioner ptscotch leaves them out" pbng_on 3 -scene box_stretch_twist -mesh "$TMP/pt1.h5" -solver pbd -frames 1 -output "$o"
 [ ! -e "$o" ] && [ ! -e "$o.partial" ] && ok || fail "a failed run left $o behind"
 finish

@@ -178,8 +178,6 @@ PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh
   PetscFunctionBeginUser;
   const char *file = pbng_config_ptscotch_file(st->cfg, k, why, sizeof(why));
   PetscCheck(!why[0], st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
-  PetscCheck(!pbng_solver_uses_constraint_colors(st->cfg->solver), st->comm, PETSC_ERR_SUP,
-             "-partitioner ptscotch: -solver %s needs the PBD/XPBD constraint colors, which it does not compute yet; use -partitioner metis", st->cfg->solver);
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
   if (file) PetscCall(partition_file_in_parallel(st, k, file, &nparts, &parts, &t));
   else PetscCall(partition_grid_in_parallel(st, k, &nparts, &parts, &t));
@@ -191,7 +189,9 @@ PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh
   } else { /* a rank without a part of a coarse level: an empty piece of the mesh, its node sets named */
     pbng_mesh whole;
     PetscCall(pbng_parts_shape(&parts, &whole));
-    PetscCall(pbng_submesh_empty(&whole, parts.ncolors, NULL, sub));
+    int32_t none = 0; /* pbng_submesh_empty takes the constraint colors' counts only (the piece has no element) */
+    const pbng_constraint_colors counts = {.nelem_colors = parts.nelem_colors, .block = &none, .elem = &none, .weak = &none};
+    PetscCall(pbng_submesh_empty(&whole, parts.ncolors, &counts, sub));
     PetscCall(pbng_mesh_destroy(&whole));
   }
   PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch, %d parts on %d ranks, %s: %s %.2f s, graph %.2f s, coloring %.2f s (%d rounds), "

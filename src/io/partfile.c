@@ -578,6 +578,7 @@ static PetscErrorCode size_layout(const pbng_partfile_writer *w, int nen, int64_
   for (int k = 0; k < 3; ++k) PetscCall(size_rows(w->file, f, node_sets[k], 1, nodes));
   PetscCall(size_rows(w->file, f, "/elements/nodes", nen, elems));
   PetscCall(size_rows(w->file, f, "/elements/global", 1, elems));
+  PetscCall(size_rows(w->file, f, "/elements/color", 1, elems));
   for (int k = 0; k < 3; ++k) PetscCall(size_rows(w->file, f, offsets[k], 1, w->nparts + 1));
   PetscCall(size_rows(w->file, f, "/parts/nowned", 1, w->nparts));
   PetscFunctionReturn(0);
@@ -670,6 +671,7 @@ static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int fi
     PetscCall(write_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1, start[0], n, m ? sub[k].color : NULL));
     PetscCall(write_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, nen, start[1], e, m ? m->elems : NULL));
     PetscCall(write_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1, start[1], e, m ? sub[k].global_elem : NULL));
+    PetscCall(write_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1, start[1], e, m ? sub[k].cc.elem : NULL));
     start[0] += n, start[1] += e;
     if (m) node_end[zero_row + k] = start[0], elem_end[zero_row + k] = start[1], nowned[k] = sub[k].nowned;
   }
@@ -703,8 +705,8 @@ static PetscErrorCode close_parallel(pbng_partfile_writer **wp, MPI_Comm comm, i
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_mesh *shape,
-                                            double extent, int first, int nlocal, const pbng_submesh *sub)
+PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, int nelem_colors,
+                                            const pbng_mesh *shape, double extent, int first, int nlocal, const pbng_submesh *sub)
 {
   pbng_partfile_writer *w = NULL;
   pbng_h5_quiet_scope quiet;
@@ -712,12 +714,14 @@ PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int
 
   PetscFunctionBeginUser;
   PetscCheck(!shape->kind && shape->nweak == 0, comm, PETSC_ERR_SUP, "%s: the parallel writer writes meshes of one kind without weak constraints", path);
-  int sets_match = 1;
-  for (int k = 0; k < nlocal; ++k) sets_match &= sub[k].mesh.nsets == shape->nsets;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sets_match, 1, MPI_INT, MPI_MIN, comm));
-  PetscCheck(sets_match, comm, PETSC_ERR_ARG_WRONG, "%s: a part without the %d node sets of the mesh", path, shape->nsets);
+  int matches[2] = {1, 1}; /* every part has the mesh's node sets, and its elements' constraint colors */
+  for (int k = 0; k < nlocal; ++k) matches[0] &= sub[k].mesh.nsets == shape->nsets, matches[1] &= sub[k].cc.elem != NULL;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, matches, 2, MPI_INT, MPI_MIN, comm));
+  PetscCheck(matches[0], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the %d node sets of the mesh", path, shape->nsets);
+  PetscCheck(matches[1], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the PBD/XPBD constraint colors of its elements", path);
+  const pbng_constraint_colors cc = {.nelem_colors = nelem_colors}; /* the counts the file's attributes give: no weak constraints */
   pbng_h5_quiet(&quiet);
-  PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, NULL, shape, extent, &w);
+  PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, &cc, shape, extent, &w);
   if (!ierr) ierr = write_parts(w, comm, first, nlocal, sub, shape->nen);
   failed = ierr != 0;
   PetscCallMPI(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm));

@@ -29,11 +29,12 @@ PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);
 /* Collective parallel writer: every process of comm passes its pieces sub[0 .. nlocal), parts first .. first + nlocal - 1
  * (the processes' parts in contiguous blocks, in process order), and writes their rows at their offsets (parallel
  * HDF5, collective writes). shape: the mesh's element layout and source (no nodes needed). The file is written as
- * "<path>.partial" and renamed when every process succeeded (removed otherwise). It has no PBD/XPBD constraint
- * colors (no nelem_colors attribute) and no weak constraints; shape names the node sets (no member needed), every
- * piece has them all in that order (restricted to its nodes), written as the serial writer writes them. */
-PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, const pbng_mesh *shape,
-                                            double extent, int first, int nlocal, const pbng_submesh *sub);
+ * "<path>.partial" and renamed when every process succeeded (removed otherwise). It has the PBD/XPBD constraint
+ * colors of the elements (every piece's sub->cc.elem; nelem_colors over all) and no weak constraints; shape names the
+ * node sets (no member needed), every piece has them all in that order (restricted to its nodes), written as the
+ * serial writer writes them. */
+PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, int nelem_colors,
+                                            const pbng_mesh *shape, double extent, int first, int nlocal, const pbng_submesh *sub);
 
 /* 1 when path is an HDF5 file with this version's partitioned-mesh format attribute. Otherwise 0;
  * then, when the file is an HDF5 file all the same but no mesh (damaged, another format version, a checkpoint),

@@ -181,7 +181,8 @@ static PetscErrorCode fill_rows(pbng_dist_graph *g, const element_rows *rows, co
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_slice_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range)
+/* Every process's [begin, end) of `what` as one increasing array: *range[size + 1], range[size] = total. */
+static PetscErrorCode gather_ranges(MPI_Comm comm, int64_t begin, int64_t end, int64_t total, const char *what, int64_t **range)
 {
   int rank, size;
 
@@ -189,11 +190,25 @@ PetscErrorCode pbng_slice_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscMalloc1(size + 1, range));
-  PetscCallMPI(MPI_Allgather(&s->node_begin, 1, MPI_INT64_T, *range, 1, MPI_INT64_T, comm));
-  (*range)[size] = s->nglobal_nodes;
+  PetscCallMPI(MPI_Allgather(&begin, 1, MPI_INT64_T, *range, 1, MPI_INT64_T, comm));
+  (*range)[size] = total;
   for (int r = 0; r < size; ++r)
-    PetscCheck((*range)[r] <= (*range)[r + 1], comm, PETSC_ERR_ARG_WRONG, "node graph: the slices' node ranges do not increase with the rank");
-  PetscCheck((*range)[rank + 1] == s->node_end, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "node graph: the slices' node ranges leave a gap");
+    PetscCheck((*range)[r] <= (*range)[r + 1], comm, PETSC_ERR_ARG_WRONG, "the slices' %s ranges do not increase with the rank", what);
+  PetscCheck((*range)[rank + 1] == end, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "the slices' %s ranges leave a gap", what);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_slice_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range)
+{
+  PetscFunctionBeginUser;
+  PetscCall(gather_ranges(comm, s->node_begin, s->node_end, s->nglobal_nodes, "node", range));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_slice_element_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range)
+{
+  PetscFunctionBeginUser;
+  PetscCall(gather_ranges(comm, s->elem_begin, s->elem_end, s->nglobal_elems, "element", range));
   PetscFunctionReturn(0);
 }
 

@@ -27,6 +27,8 @@ PetscErrorCode pbng_dist_graph_destroy(pbng_dist_graph *g);
 
 /* Collective: every slice's node range, *range[size + 1] (PetscMalloc'd): process r holds nodes (*range)[r] .. (*range)[r + 1]. */
 PetscErrorCode pbng_slice_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range);
+/* Collective: the same for the slices' element ranges (process r holds elements (*range)[r] .. (*range)[r + 1]). */
+PetscErrorCode pbng_slice_element_ranges(MPI_Comm comm, const pbng_mesh_slice *s, int64_t **range);
 
 /* The process whose range holds global node id (range: [size + 1], increasing). */
 int pbng_range_owner(const int64_t *range, int size, int64_t id);

@@ -1,5 +1,6 @@
 #include "parallel/distributed_partition.h"
 #include "parallel/parallel_coloring.h"
+#include "parallel/parallel_element_coloring.h"
 #include "parallel/ptscotch_partition.h"
 #include <malloc.h>
 #include <math.h>
@@ -38,8 +39,8 @@ static PetscErrorCode slices_extent(MPI_Comm comm, const pbng_mesh_slice *s, dou
 static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
 {
   pbng_dist_graph graph;
-  int32_t *part, *color;
-  int size, rank;
+  int32_t *part, *color, *elem_color;
+  int size, rank, elem_rounds;
   double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
@@ -53,6 +54,9 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   t->graph = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(PetscMalloc2(graph.nrows + 1, &part, graph.nrows + 1, &color));
   PetscCall(pbng_color_dist_graph(&graph, color, &out->ncolors, &t->rounds));
+  PetscCall(PetscMalloc1(s->elem_end - s->elem_begin + 1, &elem_color));
+  PetscCall(pbng_color_slice_elements(comm, s, elem_color, &out->nelem_colors, &elem_rounds));
+  t->rounds = PetscMax(t->rounds, elem_rounds);
   t->coloring = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(pbng_partition_ptscotch(&graph, nparts, part));
   malloc_trim(0); /* PT-Scotch's and the graph's memory back to the system before the pieces are built */
@@ -60,7 +64,7 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   out->nparts = nparts, out->first = pbng_parts_first(nparts, size, rank);
   out->nlocal = pbng_parts_first(nparts, size, rank + 1) - out->first;
   PetscCall(PetscCalloc1(out->nlocal + 1, &out->sub));
-  PetscCall(pbng_submesh_migrate(comm, s, graph.range, part, color, out->ncolors, nparts, out->sub));
+  PetscCall(pbng_submesh_migrate(comm, s, graph.range, part, color, out->ncolors, elem_color, out->nelem_colors, nparts, out->sub));
   t->migration = MPI_Wtime() - t0;
   out->nnodes = s->nglobal_nodes, out->nelems = s->nglobal_elems, out->etype = s->etype;
   PetscCall(PetscStrncpy(out->source, s->source, sizeof(out->source)));
@@ -68,6 +72,7 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   PetscCall(PetscMalloc1(s->nsets + 1, &out->set_name));
   if (s->nsets > 0) memcpy(out->set_name, s->set_name, sizeof(*s->set_name) * (size_t)s->nsets); /* a grid has none (NULL) */
   PetscCall(PetscFree2(part, color));
+  PetscCall(PetscFree(elem_color));
   PetscCall(pbng_dist_graph_destroy(&graph));
   PetscFunctionReturn(0);
 }

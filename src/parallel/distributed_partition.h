@@ -1,7 +1,8 @@
 /* Partitioning a mesh with no process holding it whole (pbng-partition -partitioner ptscotch, and pbng's on-the-fly
  * path with it): each process generates its slice of a grid (a contiguous range of cells and of nodes,
  * mesh/generate_slice.h) or reads its rows of an HDF5 mesh file (io/mesh_h5.h), the processes build the distributed node graph (parallel/dist_graph.h), color it as
- * pbng_color_nodes does (parallel/parallel_coloring.h), partition it with PT-Scotch (parallel/ptscotch_partition.h)
+ * pbng_color_nodes does (parallel/parallel_coloring.h), color the elements as pbng_color_elements does (the PBD/XPBD
+ * constraint colors, parallel/parallel_element_coloring.h), partition it with PT-Scotch (parallel/ptscotch_partition.h)
  * and build every part's piece from the distributed data (parallel/submesh_migrate.h). The pieces equal those
  * of the serial path (pbng_submesh_extract) with the same parts, the coloring equals the serial one, so runs on
  * them are bitwise those of any other partition. */
@@ -11,8 +12,8 @@
 #include "mesh/generate_slice.h"
 #include "parallel/submesh_migrate.h"
 
-/* Wall seconds of each phase on this process (generate: making the slice, generated or read), and the coloring's
- * exchange rounds. */
+/* Wall seconds of each phase on this process (generate: making the slice, generated or read; coloring: the nodes'
+ * and the elements'), and the colorings' exchange rounds (the more of the two). */
 typedef struct {
   double generate, graph, coloring, partition, migration;
   int rounds;
@@ -25,6 +26,7 @@ typedef struct {
   int64_t nnodes, nelems;    /* the whole mesh's */
   const pbng_element_type *etype;
   int ncolors;
+  int nelem_colors;          /* PBD/XPBD element colors over the whole mesh (every piece's sub->cc.elem) */
   double extent;             /* the whole mesh's largest extent (as pbng_mesh_extent) */
   int nsets;                 /* the mesh's node sets (every piece has them all, restricted to its nodes) */
   char (*set_name)[64];      /* [nsets] */

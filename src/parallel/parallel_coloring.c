@@ -16,6 +16,7 @@ typedef struct {
   int64_t *dest_start;
   int32_t *dest;
   int32_t *waiting; /* [nrows] lower-id neighbours not colored yet */
+  uint8_t *taken;   /* [longest row + 1] the colors around the row being colored */
   int32_t *ready;   /* stack of rows whose lower neighbours are all colored */
   int64_t nready;
 } coloring_state;
@@ -80,27 +81,32 @@ static PetscErrorCode build_waits(const pbng_dist_graph *g, coloring_state *c)
   for (int64_t k = 0; k < c->wait_start[c->nghost]; ++k) c->wait_row[k] = item[c->wait_row[k]];
   PetscCall(PetscFree2(key, item));
   PetscCall(PetscMalloc1(g->nrows + 1, &c->ready));
+  PetscInt longest = 0;
+  for (int64_t i = 0; i < g->nrows; ++i) longest = PetscMax(longest, g->start[i + 1] - g->start[i]);
+  PetscCall(PetscMalloc1(longest + 1, &c->taken));
   c->nready = 0;
   for (int64_t i = g->nrows - 1; i >= 0; --i)
     if (c->waiting[i] == 0) c->ready[c->nready++] = (int32_t)i;
   PetscFunctionReturn(0);
 }
 
-/* The least color no lower-id neighbour of row i has (all of them are colored). */
-static PetscErrorCode least_free_color(const pbng_dist_graph *g, const coloring_state *c, const int32_t *color, int64_t i, int32_t *col)
+/* The least color no lower-id neighbour of row i has (all of them are colored): with n lower neighbours it is at most
+ * n, so only colors 0 .. n are marked (c->taken has room for the longest row). */
+static int32_t least_free_color(const pbng_dist_graph *g, coloring_state *c, const int32_t *color, int64_t i)
 {
   const PetscInt self = (PetscInt)(g->range[g->rank] + i);
-  uint64_t taken = 0;
+  PetscInt n = 0;
 
-  PetscFunctionBeginUser;
-  for (PetscInt k = g->start[i]; k < g->start[i + 1]; ++k) {
+  while (g->start[i] + n < g->start[i + 1] && g->adj[g->start[i] + n] < self) ++n; /* neighbours increase */
+  memset(c->taken, 0, (size_t)n + 1);
+  for (PetscInt k = g->start[i]; k < g->start[i] + n; ++k) {
     const PetscInt j = g->adj[k];
-    if (j >= self) break; /* neighbours increase */
-    taken |= 1ull << (is_local(g, j) ? color[j - g->range[g->rank]] : c->ghost_color[ghost_index(c, j)]);
+    const int32_t cj = is_local(g, j) ? color[j - g->range[g->rank]] : c->ghost_color[ghost_index(c, j)];
+    if (cj <= n) c->taken[cj] = 1;
   }
-  PetscCheck(~taken != 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "node %" PetscInt_FMT " would need more than 64 colors", self);
-  *col = (int32_t)__builtin_ctzll(~taken);
-  PetscFunctionReturn(0);
+  int32_t least = 0;
+  while (c->taken[least]) ++least;
+  return least;
 }
 
 /* A colored node for another process, and one to be sent: its row here and the process waiting for it. */
@@ -121,7 +127,7 @@ static PetscErrorCode color_ready_rows(const pbng_dist_graph *g, coloring_state 
   PetscFunctionBeginUser;
   while (c->nready > 0) {
     const int32_t i = c->ready[--c->nready];
-    PetscCall(least_free_color(g, c, color, i, &color[i]));
+    color[i] = least_free_color(g, c, color, i);
     ++*colored;
     for (PetscInt k = g->start[i + 1] - 1; k >= g->start[i] && g->adj[k] > first + i; --k)
       if (is_local(g, g->adj[k]) && --c->waiting[g->adj[k] - first] == 0) c->ready[c->nready++] = (int32_t)(g->adj[k] - first);
@@ -171,6 +177,7 @@ static PetscErrorCode coloring_state_destroy(coloring_state *c)
   PetscCall(PetscFree(c->dest));
   PetscCall(PetscFree(c->waiting));
   PetscCall(PetscFree(c->ready));
+  PetscCall(PetscFree(c->taken));
   PetscFunctionReturn(0);
 }
 

@@ -3,18 +3,19 @@
 #include "parallel/slice_sets.h"
 #include <string.h>
 
-/* Messages are rows of int64 words: an element [part, global id, its nen nodes], an owned node [part, global id,
- * X (3 doubles' bits), color]. */
+/* Messages are rows of int64 words: an element [part, global id, its PBD/XPBD color, its nen nodes], an owned node
+ * [part, global id, X (3 doubles' bits), color]. */
 enum { NODE_WORDS = 6 };
 
 /* What the migration works from: the slice, the parts and colors of its nodes (and the parts of the other nodes its
  * elements use, asked of their slices: foreign_id increasing), and what the other processes sent here. */
 typedef struct {
   MPI_Comm comm;
-  int rank, size, nparts, ncolors;
+  int rank, size, nparts, ncolors, nelem_colors;
   const pbng_mesh_slice *s;
   const int64_t *range;
   const int32_t *part, *color; /* [s->node_end - s->node_begin] */
+  const int32_t *elem_color;   /* [s->elem_end - s->elem_begin] */
   PetscInt nforeign, *foreign_id;
   int32_t *foreign_part;
   int *ecount, *edispl; /* element rows received, by source process (in rows) */
@@ -23,7 +24,7 @@ typedef struct {
   int64_t *nrows;
 } migration;
 
-static int element_words(const migration *m) { return 2 + m->s->nen; }
+static int element_words(const migration *m) { return 3 + m->s->nen; }
 
 static int32_t node_part(const migration *m, int32_t id)
 {
@@ -108,8 +109,8 @@ static void write_element_rows(const migration *m, int pass, int *count, int64_t
         continue;
       }
       int64_t *row = &rows[offset[dest]];
-      row[0] = parts[k], row[1] = s->elem_begin + e;
-      for (int a = 0; a < s->nen; ++a) row[2 + a] = t[a];
+      row[0] = parts[k], row[1] = s->elem_begin + e, row[2] = m->elem_color[e];
+      for (int a = 0; a < s->nen; ++a) row[3 + a] = t[a];
       offset[dest] += element_words(m);
     }
   }
@@ -136,7 +137,7 @@ static void write_node_rows(const migration *m, int pass, int *count, int64_t *r
 /* --- a part's elements and owned nodes, in increasing global id: the sources in process order (the slices' ranges
  * increase with the process), this process's own slice read in place --- */
 
-typedef PetscErrorCode (*element_visitor)(void *ctx, int64_t id, const int32_t *nodes);
+typedef PetscErrorCode (*element_visitor)(void *ctx, int64_t id, const int32_t *nodes, int32_t color);
 typedef PetscErrorCode (*node_visitor)(void *ctx, int64_t id, const double *X, int32_t color);
 
 static PetscErrorCode visit_elements(const migration *m, int p, element_visitor visit, void *ctx)
@@ -152,15 +153,15 @@ static PetscErrorCode visit_elements(const migration *m, int p, element_visitor 
         const int32_t *t = &s->elems[e * nen];
         int mine = 0;
         for (int k = 0, n = element_parts(m, t, parts); k < n && !mine; ++k) mine = parts[k] == p;
-        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t));
+        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t, m->elem_color[e]));
       }
       continue;
     }
     for (int64_t k = m->edispl[r]; k < m->edispl[r + 1]; ++k) {
       const int64_t *row = &m->erows[k * words];
       if (row[0] != p) continue;
-      for (int a = 0; a < nen; ++a) nodes[a] = (int32_t)row[2 + a];
-      PetscCall(visit(ctx, row[1], nodes));
+      for (int a = 0; a < nen; ++a) nodes[a] = (int32_t)row[3 + a];
+      PetscCall(visit(ctx, row[1], nodes, (int32_t)row[2]));
     }
   }
   PetscFunctionReturn(0);
@@ -205,11 +206,11 @@ static void widen(piece *pc, int64_t id)
   pc->lo = PetscMin(pc->lo, id), pc->hi = PetscMax(pc->hi, id);
 }
 
-static PetscErrorCode count_element(void *ctx, int64_t id, const int32_t *nodes)
+static PetscErrorCode count_element(void *ctx, int64_t id, const int32_t *nodes, int32_t color)
 {
   piece *pc = ctx;
   PetscFunctionBeginUser;
-  (void)id;
+  (void)id, (void)color;
   ++pc->nelems;
   for (int a = 0; a < pc->sub->mesh.nen; ++a)
     if (nodes[a] >= 0) widen(pc, nodes[a]);
@@ -235,11 +236,11 @@ static PetscErrorCode number_owned(void *ctx, int64_t id, const double *X, int32
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode mark_ghosts(void *ctx, int64_t id, const int32_t *nodes)
+static PetscErrorCode mark_ghosts(void *ctx, int64_t id, const int32_t *nodes, int32_t color)
 {
   piece *pc = ctx;
   PetscFunctionBeginUser;
-  (void)id;
+  (void)id, (void)color;
   for (int a = 0; a < pc->sub->mesh.nen; ++a)
     if (nodes[a] >= 0 && pc->map[nodes[a] - pc->lo] == -1) pc->map[nodes[a] - pc->lo] = -2;
   PetscFunctionReturn(0);
@@ -258,7 +259,7 @@ static PetscErrorCode fill_owned(void *ctx, int64_t id, const double *X, int32_t
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode fill_element(void *ctx, int64_t id, const int32_t *nodes)
+static PetscErrorCode fill_element(void *ctx, int64_t id, const int32_t *nodes, int32_t color)
 {
   piece *pc = ctx;
   pbng_submesh *sub = pc->sub;
@@ -267,7 +268,7 @@ static PetscErrorCode fill_element(void *ctx, int64_t id, const int32_t *nodes)
   PetscFunctionBeginUser;
   PetscCheck(id > pc->last, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: element %" PRId64 " out of order", id);
   pc->last = id;
-  sub->global_elem[e] = id;
+  sub->global_elem[e] = id, sub->cc.elem[e] = color;
   for (int a = 0; a < nen; ++a) sub->mesh.elems[e * nen + a] = nodes[a] < 0 ? -1 : pc->map[nodes[a] - pc->lo];
   PetscFunctionReturn(0);
 }
@@ -384,6 +385,11 @@ static PetscErrorCode fill_piece(const migration *m, piece *pc, const ghost_data
   PetscCall(PetscMalloc4(nnodes, &sub->global_node, nelems, &sub->global_elem, nnodes, &sub->owner, nnodes, &sub->color));
   sub->nglobal_nodes = m->s->nglobal_nodes, sub->nglobal_elems = m->s->nglobal_elems;
   sub->nowned = (int32_t)pc->nowned, sub->ncolors = m->ncolors;
+  /* the constraint colors as pbng_submesh_extract takes them from pbng_constraint_colors_compute: no weak constraints */
+  sub->cc.nelem_colors = m->nelem_colors, sub->cc.nweak_colors = 0, sub->cc.nblock_colors = 0;
+  PetscCall(PetscMalloc1(nelems, &sub->cc.elem));
+  PetscCall(PetscMalloc1(1, &sub->cc.weak));
+  PetscCall(PetscMalloc1(1, &sub->cc.block));
   pc->last = -1;
   PetscCall(visit_owned_nodes(m, pc->p, fill_owned, pc));
   for (int64_t g = 0; g < pc->nghost; ++g) {
@@ -411,9 +417,17 @@ static PetscErrorCode migration_destroy(migration *m)
 }
 
 PetscErrorCode pbng_submesh_migrate(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *range, const int32_t *part, const int32_t *color,
-                                    int ncolors, int nparts, pbng_submesh *sub)
+                                    int ncolors, const int32_t *elem_color, int nelem_colors, int nparts, pbng_submesh *sub)
 {
-  migration m = {.comm = comm, .nparts = nparts, .ncolors = ncolors, .s = s, .range = range, .part = part, .color = color};
+  migration m = {.comm = comm,
+                 .nparts = nparts,
+                 .ncolors = ncolors,
+                 .nelem_colors = nelem_colors,
+                 .s = s,
+                 .range = range,
+                 .part = part,
+                 .color = color,
+                 .elem_color = elem_color};
   piece *pcs;
   ghost_data *ghosts;
 
