@@ -24,6 +24,7 @@ static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-w
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
                            "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes and bars, HDF5 meshes, on any number of processes),\n"
+                           "  -pbd_colors (with ptscotch: the PBD/XPBD constraint colors too; their element graph takes several times the node graph's memory),\n"
                            "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ..., the weak constraints carried to each;\n"
                            "    with -mesh, the boundary-set options -fix_box, -fix_group, -bcK_* and -multilevel_coarsen_* as given to pbng)\n";
 
@@ -32,6 +33,7 @@ typedef struct {
   int parts;
   int dual;     /* -graph dual: METIS on the element dual graph instead of the node graph */
   int ptscotch; /* -partitioner ptscotch: generated grids partitioned in parallel, no process holding the whole mesh */
+  int pbd_colors; /* -pbd_colors: with ptscotch, the PBD/XPBD element colors too (METIS's files always have them) */
   char output[PETSC_MAX_PATH_LEN];
   int levels; /* -multilevel L: the fine mesh and L-1 coarse levels */
 } partition_options;
@@ -91,6 +93,10 @@ static PetscErrorCode read_options(partition_options *o)
              "-partitioner %s: known partitioners are metis (default) and ptscotch", partitioner);
   o->ptscotch = !strcmp(partitioner, "ptscotch");
   PetscCheck(!o->ptscotch || !o->dual, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-graph dual is METIS's: -partitioner ptscotch partitions the node graph");
+  PetscBool pbd_colors = PETSC_FALSE;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-pbd_colors", &pbd_colors, &set));
+  PetscCheck(!set || o->ptscotch, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-pbd_colors is for -partitioner ptscotch (METIS's files always have the PBD/XPBD colors)");
+  o->pbd_colors = pbd_colors;
   o->output[0] = 0;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-output", o->output, sizeof(o->output), &set));
   PetscCheck(o->output[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-output FILE.h5 is required");
@@ -267,10 +273,10 @@ static PetscErrorCode partition_level(const partition_options *o, int k, const c
     const double t0 = MPI_Wtime();
     PetscCall(pbng_mesh_h5_read_slice(PETSC_COMM_WORLD, file, &s));
     t->generate = MPI_Wtime() - t0;
-    PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, pp, t));
+    PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, o->pbd_colors && k == 0, pp, t));
   } else {
     PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
-    PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, pp, t));
+    PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, o->pbd_colors && k == 0, pp, t));
   }
   PetscFunctionReturn(0);
 }

@@ -33,7 +33,7 @@ for n in 1 2 3; do
   pbng_on "$n" "${g[@]}" -mesh "$TMP/cube.h5" -partitioner ptscotch -output "$TMP/fly$n.h5" > "$TMP/log" 2>&1 && ok ||
     { fail "ptscotch on the fly, $n ranks"; cat "$TMP/log"; }
   same "$TMP/metis.h5" "$TMP/fly$n.h5" "-partitioner ptscotch on the fly, $n ranks"
-  mpi "$n" "$PART" -partitioner ptscotch -mesh "$TMP/cube.h5" -parts 3 -output "$TMP/pt$n.h5" > "$TMP/log" 2>&1 && ok ||
+  mpi "$n" "$PART" -partitioner ptscotch -pbd_colors -mesh "$TMP/cube.h5" -parts 3 -output "$TMP/pt$n.h5" > "$TMP/log" 2>&1 && ok ||
     { fail "pbng-partition ptscotch on $n"; cat "$TMP/log"; }
   "$PY" "$HERE/check_partition_file.py" "$TMP/pt$n.h5" --colors "$TMP/metis_parts.h5" && ok || fail "the file of $n processes"
   sets_ok "$TMP/pt$n.h5" "$TMP/cube.h5" "the PT-Scotch file of $n processes"

@@ -162,16 +162,18 @@ static PetscErrorCode check_grid(MPI_Comm comm, const pbng_grid *g, int nparts)
   char what[640];
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, &pp, &t));
+  PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, 1, &pp, &t));
   PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
   snprintf(what, sizeof(what), "%.500s (%s) in %d parts", g->source, mesh.etype->name, nparts);
   PetscCall(compare_with_serial(comm, what, &pp, &mesh, nparts));
-  PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, &again, &t)); /* deterministic: the same pieces */
-  int same = again.nlocal == pp.nlocal;
+  /* deterministic: the same pieces on a second run, here without the element colors (not asked for: none) */
+  PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, 0, &again, &t));
+  int same = again.nlocal == pp.nlocal && again.nelem_colors == 0;
   for (int q = 0; q < pp.nlocal && same; ++q)
     same = again.sub[q].nowned == pp.sub[q].nowned && again.sub[q].mesh.nnodes == pp.sub[q].mesh.nnodes &&
-           !memcmp(again.sub[q].global_node, pp.sub[q].global_node, sizeof(int64_t) * pp.sub[q].mesh.nnodes);
-  snprintf(what + strlen(what), sizeof(what) - strlen(what), ": the same parts on a second run");
+           !memcmp(again.sub[q].global_node, pp.sub[q].global_node, sizeof(int64_t) * pp.sub[q].mesh.nnodes) && !again.sub[q].cc.elem &&
+           again.sub[q].cc.nelem_colors == 0;
+  snprintf(what + strlen(what), sizeof(what) - strlen(what), ": the same parts on a second run, no element colors unasked");
   check(same, what, 0, 0);
   PetscCall(pbng_parts_destroy(&again));
   PetscCall(pbng_parts_destroy(&pp));
@@ -247,7 +249,7 @@ static PetscErrorCode check_grid_sets(MPI_Comm comm, const pbng_grid *g, int npa
   PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
   PetscCall(add_test_sets(&mesh));
   PetscCall(slice_with_sets(comm, g, &mesh, &s));
-  PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, &pp, &t));
+  PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, 1, &pp, &t));
   snprintf(what, sizeof(what), "%.500s (%s) with %d node sets in %d parts", g->source, mesh.etype->name, mesh.nsets, nparts);
   check(pp.nsets == mesh.nsets, "the parts name every set", pp.nsets, mesh.nsets);
   PetscCall(compare_with_serial(comm, what, &pp, &mesh, nparts));
@@ -320,8 +322,8 @@ int main(int argc, char **argv)
   const pbng_grid tiny = grid(2, 2, 2, PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE, "Res-2 box");
   const pbng_grid tet10 = grid(3, 3, 3, PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE, "Res-3 tet10 box");
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  check_error(pbng_partition_grid_ptscotch(comm, &tiny, 9, &pp, &t), "8 nodes in 9 parts");
-  check_error(pbng_partition_grid_ptscotch(comm, &tet10, size, &pp, &t), "slices of tet10 grids");
+  check_error(pbng_partition_grid_ptscotch(comm, &tiny, 9, 0, &pp, &t), "8 nodes in 9 parts");
+  check_error(pbng_partition_grid_ptscotch(comm, &tet10, size, 0, &pp, &t), "slices of tet10 grids");
   PetscCall(PetscPopErrorHandler());
   int all;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, comm);

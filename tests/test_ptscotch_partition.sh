@@ -20,7 +20,7 @@ pbng_on 2 "${S[@]}" -res 10 -output "$TMP/fly.h5" > "$TMP/fly.log" 2>&1 && ok ||
 
 # pbng-partition on 1, 2, 3 processes, 3 parts each time: consistent files, METIS's colors, runs equal to METIS's
 for n in 1 2 3; do
-  mpi "$n" "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/pt$n.h5" > "$TMP/part$n.log" 2>&1 && ok ||
+  mpi "$n" "$PART" -partitioner ptscotch -pbd_colors -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/pt$n.h5" > "$TMP/part$n.log" 2>&1 && ok ||
     { fail "ptscotch partition on $n processes"; cat "$TMP/part$n.log"; }
   [ "$(grep -c '^process [0-9]*: generate .* peak memory' "$TMP/part$n.log")" = "$n" ] && grep -q "^parts: 3, owned nodes" "$TMP/part$n.log" &&
     grep -q "MiB per process at most" "$TMP/part$n.log" && ok || { fail "the report of $n processes"; cat "$TMP/part$n.log"; }
@@ -29,7 +29,7 @@ for n in 1 2 3; do
   same "$TMP/fly.h5" "$TMP/file$n.h5" "pbng on the file of $n processes"
 done
 # deterministic: the same partition again (2 processes)
-mpi 2 "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/again.h5" > "$TMP/log" 2>&1 && ok || fail "partition again"
+mpi 2 "$PART" -partitioner ptscotch -pbd_colors -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/again.h5" > "$TMP/log" 2>&1 && ok || fail "partition again"
 "$PY" - "$TMP/pt2.h5" "$TMP/again.h5" <<'PYEOF' && ok || fail "a second partition on 2 processes differs"
 import h5py, numpy as np, sys
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
@@ -79,6 +79,12 @@ grep -q "^partitioner: PT-Scotch, 3 parts on 3 ranks, Res-10 box" "$TMP/xfly.log
 same "$TMP/xmetis.h5" "$TMP/xfly.h5" "xpbd_qs with -partitioner ptscotch on the fly"
 pbng_on 3 "${X[@]}" -mesh "$TMP/pt2.h5" -output "$TMP/xfile.h5" > "$TMP/log" 2>&1 && ok || { fail "xpbd_qs from a ptscotch file"; cat "$TMP/log"; }
 same "$TMP/xmetis.h5" "$TMP/xfile.h5" "xpbd_qs from the ptscotch file of 2 processes"
+# without -pbd_colors a PT-Scotch file has none (their element graph is not built): PBD/XPBD say how to get them
+mpi 2 "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 3 -output "$TMP/nocolors.h5" > "$TMP/log" 2>&1 && ok || fail "partition without -pbd_colors"
+"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1]); assert "nelem_colors" not in f.attrs and f["/elements/color"].shape[0] == 0, dict(f.attrs)' "$TMP/nocolors.h5" &&
+  ok || fail "a file without -pbd_colors has element colors"
+"$PY" "$HERE/check_partition_file.py" "$TMP/nocolors.h5" && ok || fail "the file without element colors"
+expect_error "PBD on a PT-Scotch file without -pbd_colors" "-partitioner ptscotch -pbd_colors for PT-Scotch" pbng_on 3 "${X[@]}" -mesh "$TMP/nocolors.h5" -output "$TMP/bad.h5"
 
 # unsupported input: a clear error, non-zero exit, no file
 o="$TMP/bad.h5"

@@ -144,7 +144,7 @@ static PetscErrorCode partition_file_in_parallel(run_state *st, int k, const cha
   PetscCall(pbng_mesh_h5_read_slice(st->comm, file, &s));
   t->generate = MPI_Wtime() - t0;
   *nparts = level_parts(s.nglobal_nodes, nranks, run_level_min_nodes_per_rank(st->cfg, k));
-  PetscCall(pbng_partition_slice_ptscotch(st->comm, &s, *nparts, parts, t));
+  PetscCall(pbng_partition_slice_ptscotch(st->comm, &s, *nparts, k == 0 && pbng_solver_uses_constraint_colors(st->cfg->solver), parts, t));
   PetscFunctionReturn(0);
 }
 
@@ -161,7 +161,7 @@ static PetscErrorCode partition_grid_in_parallel(run_state *st, int k, int *npar
   int64_t nnodes, nelems, ncells;
   pbng_grid_counts(&grid, &nnodes, &nelems, &ncells);
   *nparts = level_parts(nnodes, nranks, run_level_min_nodes_per_rank(st->cfg, k)); /* coarse levels on fewer ranks */
-  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, *nparts, parts, t));
+  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, *nparts, k == 0 && pbng_solver_uses_constraint_colors(st->cfg->solver), parts, t));
   PetscFunctionReturn(0);
 }
 

@@ -18,6 +18,7 @@ struct pbng_partfile_writer {
   char path[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN + 16];
   hid_t file;
   int nparts, nsets, next_part;
+  int elem_colors;    /* the file has the PBD/XPBD element colors (/elements/color, nelem_colors) */
   int64_t node_rows, elem_rows, weak_rows, *set_rows; /* rows written so far */
 };
 
@@ -165,6 +166,7 @@ static PetscErrorCode create_file(MPI_Comm comm, const char *path, int nparts, i
   PetscCall(attr_write(w->file, path, "extent", H5T_NATIVE_DOUBLE, &extent));
   PetscCall(attr_write(w->file, path, "nsets", H5T_NATIVE_INT64, &nsets));
   PetscCall(attr_write(w->file, path, "nweak", H5T_NATIVE_INT64, &nweak));
+  w->elem_colors = cc != NULL;
   if (cc) {
     PetscCall(attr_write(w->file, path, "nelem_colors", H5T_NATIVE_INT, &cc->nelem_colors));
     PetscCall(attr_write(w->file, path, "nweak_colors", H5T_NATIVE_INT, &cc->nweak_colors));
@@ -578,7 +580,7 @@ static PetscErrorCode size_layout(const pbng_partfile_writer *w, int nen, int64_
   for (int k = 0; k < 3; ++k) PetscCall(size_rows(w->file, f, node_sets[k], 1, nodes));
   PetscCall(size_rows(w->file, f, "/elements/nodes", nen, elems));
   PetscCall(size_rows(w->file, f, "/elements/global", 1, elems));
-  PetscCall(size_rows(w->file, f, "/elements/color", 1, elems));
+  if (w->elem_colors) PetscCall(size_rows(w->file, f, "/elements/color", 1, elems));
   for (int k = 0; k < 3; ++k) PetscCall(size_rows(w->file, f, offsets[k], 1, w->nparts + 1));
   PetscCall(size_rows(w->file, f, "/parts/nowned", 1, w->nparts));
   PetscFunctionReturn(0);
@@ -671,7 +673,7 @@ static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int fi
     PetscCall(write_rows(w->file, f, "/nodes/color", H5T_NATIVE_INT32, 1, start[0], n, m ? sub[k].color : NULL));
     PetscCall(write_rows(w->file, f, "/elements/nodes", H5T_NATIVE_INT32, nen, start[1], e, m ? m->elems : NULL));
     PetscCall(write_rows(w->file, f, "/elements/global", H5T_NATIVE_INT64, 1, start[1], e, m ? sub[k].global_elem : NULL));
-    PetscCall(write_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1, start[1], e, m ? sub[k].cc.elem : NULL));
+    if (w->elem_colors) PetscCall(write_rows(w->file, f, "/elements/color", H5T_NATIVE_INT32, 1, start[1], e, m ? sub[k].cc.elem : NULL));
     start[0] += n, start[1] += e;
     if (m) node_end[zero_row + k] = start[0], elem_end[zero_row + k] = start[1], nowned[k] = sub[k].nowned;
   }
@@ -714,14 +716,14 @@ PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int
 
   PetscFunctionBeginUser;
   PetscCheck(!shape->kind && shape->nweak == 0, comm, PETSC_ERR_SUP, "%s: the parallel writer writes meshes of one kind without weak constraints", path);
-  int matches[2] = {1, 1}; /* every part has the mesh's node sets, and its elements' constraint colors */
-  for (int k = 0; k < nlocal; ++k) matches[0] &= sub[k].mesh.nsets == shape->nsets, matches[1] &= sub[k].cc.elem != NULL;
+  int matches[2] = {1, 1}; /* every part has the mesh's node sets, and its elements' constraint colors when the file has them */
+  for (int k = 0; k < nlocal; ++k) matches[0] &= sub[k].mesh.nsets == shape->nsets, matches[1] &= (sub[k].cc.elem != NULL) == (nelem_colors > 0);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, matches, 2, MPI_INT, MPI_MIN, comm));
   PetscCheck(matches[0], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the %d node sets of the mesh", path, shape->nsets);
-  PetscCheck(matches[1], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the PBD/XPBD constraint colors of its elements", path);
+  PetscCheck(matches[1], comm, PETSC_ERR_ARG_WRONG, "%s: parts with and without the PBD/XPBD constraint colors of their elements", path);
   const pbng_constraint_colors cc = {.nelem_colors = nelem_colors}; /* the counts the file's attributes give: no weak constraints */
   pbng_h5_quiet(&quiet);
-  PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, &cc, shape, extent, &w);
+  PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, nelem_colors > 0 ? &cc : NULL, shape, extent, &w);
   if (!ierr) ierr = write_parts(w, comm, first, nlocal, sub, shape->nen);
   failed = ierr != 0;
   PetscCallMPI(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm));

@@ -212,18 +212,25 @@ PetscErrorCode pbng_slice_element_ranges(MPI_Comm comm, const pbng_mesh_slice *s
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_dist_graph_start(MPI_Comm comm, int64_t nglobal, const char *what, pbng_dist_graph *g)
+{
+  PetscFunctionBeginUser;
+  memset(g, 0, sizeof(*g));
+  g->comm = comm;
+  PetscCallMPI(MPI_Comm_rank(comm, &g->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &g->size));
+  PetscCheck(nglobal < PETSC_MAX_INT, comm, PETSC_ERR_SUP, "%s graph: %" PRId64 " %ss exceed PetscInt", what, nglobal, what);
+  g->nglobal = nglobal;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_dist_graph_build(MPI_Comm comm, const pbng_mesh_slice *s, pbng_dist_graph *g)
 {
   int64_t nrecv = 0, *start;
   int32_t *recv, *entry;
 
   PetscFunctionBeginUser;
-  memset(g, 0, sizeof(*g));
-  g->comm = comm;
-  PetscCallMPI(MPI_Comm_rank(comm, &g->rank));
-  PetscCallMPI(MPI_Comm_size(comm, &g->size));
-  PetscCheck(s->nglobal_nodes < PETSC_MAX_INT, comm, PETSC_ERR_SUP, "node graph: %" PRId64 " nodes exceed PetscInt", s->nglobal_nodes);
-  g->nglobal = s->nglobal_nodes;
+  PetscCall(pbng_dist_graph_start(comm, s->nglobal_nodes, "node", g));
   PetscCall(pbng_slice_ranges(g->comm, s, &g->range));
   g->nrows = s->node_end - s->node_begin;
   PetscCall(exchange_boundary_elements(g, s, &nrecv, &recv));

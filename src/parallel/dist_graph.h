@@ -23,6 +23,9 @@ typedef struct {
 
 /* Collective: the graph of the slices' mesh (every process passes its own slice). */
 PetscErrorCode pbng_dist_graph_build(MPI_Comm comm, const pbng_mesh_slice *s, pbng_dist_graph *g);
+/* Starts a graph of nglobal vertices (what names them: "node", "element", for the message) on comm: rank, size, counts;
+ * an error beyond PetscInt. */
+PetscErrorCode pbng_dist_graph_start(MPI_Comm comm, int64_t nglobal, const char *what, pbng_dist_graph *g);
 PetscErrorCode pbng_dist_graph_destroy(pbng_dist_graph *g);
 
 /* Collective: every slice's node range, *range[size + 1] (PetscMalloc'd): process r holds nodes (*range)[r] .. (*range)[r + 1]. */

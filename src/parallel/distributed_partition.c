@@ -36,7 +36,7 @@ static PetscErrorCode slices_extent(MPI_Comm comm, const pbng_mesh_slice *s, dou
 }
 
 /* pbng_partition_slice_ptscotch but for the slice's release. */
-static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
+static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t)
 {
   pbng_dist_graph graph;
   int32_t *part, *color, *elem_color;
@@ -54,9 +54,12 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   t->graph = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(PetscMalloc2(graph.nrows + 1, &part, graph.nrows + 1, &color));
   PetscCall(pbng_color_dist_graph(&graph, color, &out->ncolors, &t->rounds));
-  PetscCall(PetscMalloc1(s->elem_end - s->elem_begin + 1, &elem_color));
-  PetscCall(pbng_color_slice_elements(comm, s, elem_color, &out->nelem_colors, &elem_rounds));
-  t->rounds = PetscMax(t->rounds, elem_rounds);
+  elem_color = NULL, out->nelem_colors = 0;
+  if (elem_colors) {
+    PetscCall(PetscMalloc1(s->elem_end - s->elem_begin + 1, &elem_color));
+    PetscCall(pbng_color_slice_elements(comm, s, elem_color, &out->nelem_colors, &elem_rounds));
+    t->rounds = PetscMax(t->rounds, elem_rounds);
+  }
   t->coloring = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(pbng_partition_ptscotch(&graph, nparts, part));
   malloc_trim(0); /* PT-Scotch's and the graph's memory back to the system before the pieces are built */
@@ -77,16 +80,16 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t)
+PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t)
 {
   PetscFunctionBeginUser;
-  const PetscErrorCode ierr = partition_slice(comm, s, nparts, out, t);
+  const PetscErrorCode ierr = partition_slice(comm, s, nparts, elem_colors, out, t);
   PetscCall(pbng_mesh_slice_destroy(s)); /* also after an error */
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t)
+PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t)
 {
   pbng_mesh_slice s;
   int64_t nnodes, nelems, ncells;
@@ -98,7 +101,7 @@ PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, i
              nparts);
   PetscCall(generate_slice(comm, g, &s));
   t->generate = MPI_Wtime() - t0;
-  PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, out, t));
+  PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, elem_colors, out, t));
   PetscFunctionReturn(0);
 }
 

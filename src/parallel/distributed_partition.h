@@ -33,11 +33,13 @@ typedef struct {
   char source[PETSC_MAX_PATH_LEN];
 } pbng_parts;
 
-/* Collective: the grid cut into nparts parts over comm's processes (any nparts >= 1; a process may hold none). */
-PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, pbng_parts *out, pbng_partition_times *t);
+/* Collective: the grid cut into nparts parts over comm's processes (any nparts >= 1; a process may hold none). With
+ * elem_colors, also the PBD/XPBD element colors (parallel/parallel_element_coloring.h: an element graph whose memory
+ * grows with the element pairs around each node, several times the node graph's), else the pieces have none. */
+PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t);
 /* Collective: the mesh of the slices (s: this process's, e.g. read from a file: io/mesh_h5.h; destroyed here) cut into
  * nparts parts, as above; t->generate is left to the caller. */
-PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, pbng_parts *out, pbng_partition_times *t);
+PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t);
 PetscErrorCode pbng_parts_destroy(pbng_parts *out);
 /* The whole mesh as far as every process knows it, without nodes and elements: element layout, counts, source and
  * the node sets' names (no member), e.g. for the partitioned file's layout or a process's empty piece

@@ -120,12 +120,7 @@ PetscErrorCode pbng_element_graph_build(MPI_Comm comm, const pbng_mesh_slice *s,
   id_pair *recv;
 
   PetscFunctionBeginUser;
-  memset(g, 0, sizeof(*g));
-  g->comm = comm;
-  PetscCallMPI(MPI_Comm_rank(comm, &g->rank));
-  PetscCallMPI(MPI_Comm_size(comm, &g->size));
-  PetscCheck(s->nglobal_elems < PETSC_MAX_INT, comm, PETSC_ERR_SUP, "element graph: %" PRId64 " elements exceed PetscInt", s->nglobal_elems);
-  g->nglobal = s->nglobal_elems;
+  PetscCall(pbng_dist_graph_start(comm, s->nglobal_elems, "element", g));
   PetscCall(pbng_slice_element_ranges(comm, s, &g->range));
   g->nrows = s->elem_end - s->elem_begin;
   PetscCall(pbng_slice_ranges(comm, s, &node_range));

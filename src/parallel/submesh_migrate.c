@@ -109,7 +109,7 @@ static void write_element_rows(const migration *m, int pass, int *count, int64_t
         continue;
       }
       int64_t *row = &rows[offset[dest]];
-      row[0] = parts[k], row[1] = s->elem_begin + e, row[2] = m->elem_color[e];
+      row[0] = parts[k], row[1] = s->elem_begin + e, row[2] = m->elem_color ? m->elem_color[e] : -1;
       for (int a = 0; a < s->nen; ++a) row[3 + a] = t[a];
       offset[dest] += element_words(m);
     }
@@ -153,7 +153,7 @@ static PetscErrorCode visit_elements(const migration *m, int p, element_visitor 
         const int32_t *t = &s->elems[e * nen];
         int mine = 0;
         for (int k = 0, n = element_parts(m, t, parts); k < n && !mine; ++k) mine = parts[k] == p;
-        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t, m->elem_color[e]));
+        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t, m->elem_color ? m->elem_color[e] : -1));
       }
       continue;
     }
@@ -268,7 +268,8 @@ static PetscErrorCode fill_element(void *ctx, int64_t id, const int32_t *nodes, 
   PetscFunctionBeginUser;
   PetscCheck(id > pc->last, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: element %" PRId64 " out of order", id);
   pc->last = id;
-  sub->global_elem[e] = id, sub->cc.elem[e] = color;
+  sub->global_elem[e] = id;
+  if (sub->cc.elem) sub->cc.elem[e] = color;
   for (int a = 0; a < nen; ++a) sub->mesh.elems[e * nen + a] = nodes[a] < 0 ? -1 : pc->map[nodes[a] - pc->lo];
   PetscFunctionReturn(0);
 }
@@ -386,10 +387,12 @@ static PetscErrorCode fill_piece(const migration *m, piece *pc, const ghost_data
   sub->nglobal_nodes = m->s->nglobal_nodes, sub->nglobal_elems = m->s->nglobal_elems;
   sub->nowned = (int32_t)pc->nowned, sub->ncolors = m->ncolors;
   /* the constraint colors as pbng_submesh_extract takes them from pbng_constraint_colors_compute: no weak constraints */
-  sub->cc.nelem_colors = m->nelem_colors, sub->cc.nweak_colors = 0, sub->cc.nblock_colors = 0;
-  PetscCall(PetscMalloc1(nelems, &sub->cc.elem));
-  PetscCall(PetscMalloc1(1, &sub->cc.weak));
-  PetscCall(PetscMalloc1(1, &sub->cc.block));
+  if (m->elem_color) { /* else none, as the pieces of a serial cut without them */
+    sub->cc.nelem_colors = m->nelem_colors, sub->cc.nweak_colors = 0, sub->cc.nblock_colors = 0;
+    PetscCall(PetscMalloc1(nelems + 1, &sub->cc.elem));
+    PetscCall(PetscMalloc1(1, &sub->cc.weak));
+    PetscCall(PetscMalloc1(1, &sub->cc.block));
+  }
   pc->last = -1;
   PetscCall(visit_owned_nodes(m, pc->p, fill_owned, pc));
   for (int64_t g = 0; g < pc->nghost; ++g) {

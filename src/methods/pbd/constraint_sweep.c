@@ -39,8 +39,8 @@ PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int
 
   PetscFunctionBeginUser;
   PetscCheck(dm->elem_color, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
-             "-solver %s needs constraint colors, which this partitioned mesh file lacks: partition it again with this "
-             "version's pbng-partition", s->ops->name);
+             "-solver %s needs constraint colors, which this partitioned mesh file lacks: partition it again with "
+             "pbng-partition (-partitioner ptscotch -pbd_colors for PT-Scotch)", s->ops->name);
   memset(cs, 0, sizeof(*cs));
   cs->dt = dt;
   cs->proj.mat = &s->pb->mat;
