@@ -35,7 +35,7 @@ typedef struct {
 
 /* Collective: the grid cut into nparts parts over comm's processes (any nparts >= 1; a process may hold none). With
  * elem_colors, also the PBD/XPBD element colors (parallel/parallel_element_coloring.h: an element graph whose memory
- * grows with the element pairs around each node, several times the node graph's), else the pieces have none. */
+ * grows with the element pairs around each node, tens of times the node graph's: every pair of elements around each node is sent once), else the pieces have none. */
 PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t);
 /* Collective: the mesh of the slices (s: this process's, e.g. read from a file: io/mesh_h5.h; destroyed here) cut into
  * nparts parts, as above; t->generate is left to the caller. */
