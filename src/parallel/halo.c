@@ -129,6 +129,31 @@ PetscErrorCode pbng_exchange_items(MPI_Comm comm, size_t size, const int *count,
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_send_items_to(MPI_Comm comm, size_t size, int64_t n, const int *dest, const void *items, int64_t *nrecv, void **recv)
+{
+  int nranks, *count, *rcount, *rdispl;
+  int64_t *offset;
+  char *send;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &nranks));
+  PetscCall(PetscCalloc2(nranks, &count, nranks + 1, &offset));
+  PetscCall(PetscMalloc(size * ((size_t)n + 1), &send));
+  for (int64_t k = 0; k < n; ++k) ++count[dest[k]];
+  for (int r = 0; r < nranks; ++r) {
+    PetscCheck(count[r] >= 0 && count[r] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "exchange: too many items for rank %d", r);
+    offset[r + 1] = offset[r] + count[r];
+  }
+  for (int64_t k = 0; k < n; ++k) memcpy(send + size * (size_t)offset[dest[k]]++, (const char *)items + size * (size_t)k, size);
+  PetscCall(pbng_exchange_items(comm, size, count, send, &rcount, &rdispl, recv));
+  *nrecv = rdispl[nranks];
+  PetscCall(PetscFree2(count, offset));
+  PetscCall(PetscFree(send));
+  PetscCall(PetscFree(rcount));
+  PetscCall(PetscFree(rdispl));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const void *mine, int *total, void **all)
 {
   int nranks, *counts, *displ;

@@ -73,6 +73,9 @@ PetscErrorCode pbng_alltoallv_items(const void *send, const int *scount, const i
  * receives what each rank sent it: *recv (PetscMalloc'd) grouped by source in rank order, (*rcount)[r] items from
  * rank r starting at item (*rdispl)[r], (*rdispl)[size] in all (rcount, rdispl: PetscMalloc'd). Collective. */
 PetscErrorCode pbng_exchange_items(MPI_Comm comm, size_t size, const int *count, const void *send, int **rcount, int **rdispl, void **recv);
+/* The same for n items in any order, item k going to rank dest[k]: grouped by destination here (in their order within
+ * each), *recv (PetscMalloc'd) the *nrecv items received, grouped by source in rank order. Collective. */
+PetscErrorCode pbng_send_items_to(MPI_Comm comm, size_t size, int64_t n, const int *dest, const void *items, int64_t *nrecv, void **recv);
 /* MPI_Allgatherv of n items of `size` bytes from every rank: *all (PetscMalloc'd, free with PetscFree) gets
  * every rank's items in rank order, *total of them. */
 PetscErrorCode pbng_allgather_items(MPI_Comm comm, size_t size, int n, const void *mine, int *total, void **all);

@@ -142,26 +142,22 @@ static PetscErrorCode color_ready_rows(const pbng_dist_graph *g, coloring_state 
 /* Sends the queued colors (grouped by destination) and takes the received ones in: ghosts colored, rows made ready. */
 static PetscErrorCode exchange_colors(const pbng_dist_graph *g, coloring_state *c, const int32_t *color, const pending_send *out, int64_t nout)
 {
-  int *count, *rcount, *rdispl;
+  int *dest;
   colored_node *send, *recv;
-  int64_t *offset;
+  int64_t nrecv;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc3(g->size, &count, g->size + 1, &offset, nout + 1, &send));
-  for (int64_t k = 0; k < nout; ++k) ++count[out[k].dest];
-  for (int r = 0; r < g->size; ++r) offset[r + 1] = offset[r] + count[r];
-  for (int64_t k = 0; k < nout; ++k) send[offset[out[k].dest]++] = (colored_node){(PetscInt)g->range[g->rank] + out[k].row, color[out[k].row]};
-  PetscCall(pbng_exchange_items(g->comm, sizeof(colored_node), count, send, &rcount, &rdispl, (void **)&recv));
-  for (int k = 0; k < rdispl[g->size]; ++k) {
+  PetscCall(PetscMalloc2(nout + 1, &dest, nout + 1, &send));
+  for (int64_t k = 0; k < nout; ++k) dest[k] = out[k].dest, send[k] = (colored_node){(PetscInt)g->range[g->rank] + out[k].row, color[out[k].row]};
+  PetscCall(pbng_send_items_to(g->comm, sizeof(colored_node), nout, dest, send, &nrecv, (void **)&recv));
+  for (int64_t k = 0; k < nrecv; ++k) {
     const int64_t h = ghost_index(c, recv[k].id);
     PetscCheck(h >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "coloring: node %" PetscInt_FMT " is no neighbour here", recv[k].id);
     c->ghost_color[h] = recv[k].color;
     for (int64_t q = c->wait_start[h]; q < c->wait_start[h + 1]; ++q)
       if (--c->waiting[c->wait_row[q]] == 0) c->ready[c->nready++] = c->wait_row[q];
   }
-  PetscCall(PetscFree3(count, offset, send));
-  PetscCall(PetscFree(rcount));
-  PetscCall(PetscFree(rdispl));
+  PetscCall(PetscFree2(dest, send));
   PetscCall(PetscFree(recv));
   PetscFunctionReturn(0);
 }

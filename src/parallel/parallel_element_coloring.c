@@ -10,29 +10,6 @@ typedef struct {
   int64_t key, value;
 } id_pair;
 
-/* Sends pairs[n] to dest[n] (one all-to-all) and returns the received ones: *recv[*nrecv]. */
-static PetscErrorCode send_pairs(MPI_Comm comm, int size, int64_t n, const int *dest, const id_pair *pairs, int64_t *nrecv, id_pair **recv)
-{
-  int *count, *rcount, *rdispl;
-  int64_t *offset;
-  id_pair *send;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscCalloc3(size, &count, size + 1, &offset, n + 1, &send));
-  for (int64_t k = 0; k < n; ++k) ++count[dest[k]];
-  for (int r = 0; r < size; ++r) {
-    PetscCheck(count[r] >= 0 && count[r] < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "element graph: too many pairs for process %d", r);
-    offset[r + 1] = offset[r] + count[r];
-  }
-  for (int64_t k = 0; k < n; ++k) send[offset[dest[k]]++] = pairs[k];
-  PetscCall(pbng_exchange_items(comm, sizeof(id_pair), count, send, &rcount, &rdispl, (void **)recv));
-  *nrecv = rdispl[size];
-  PetscCall(PetscFree3(count, offset, send));
-  PetscCall(PetscFree(rcount));
-  PetscCall(PetscFree(rdispl));
-  PetscFunctionReturn(0);
-}
-
 /* Pairs grouped by key - first (0 <= key - first < nrows): CSR *start[nrows + 1], *value the pairs' values row by row. */
 static PetscErrorCode group_pairs(int64_t n, const id_pair *pairs, int64_t first, int64_t nrows, int64_t **start, int64_t **value)
 {
@@ -70,7 +47,7 @@ static PetscErrorCode node_incidences(const pbng_dist_graph *g, const pbng_mesh_
     dest[n] = pbng_range_owner(node_range, g->size, s->elems[k]);
     pairs[n++] = (id_pair){s->elems[k], s->elem_begin + k / s->nen};
   }
-  PetscCall(send_pairs(g->comm, g->size, n, dest, pairs, &nrecv, &recv));
+  PetscCall(pbng_send_items_to(g->comm, sizeof(id_pair), n, dest, pairs, &nrecv, (void **)&recv));
   PetscCall(group_pairs(nrecv, recv, node_range[g->rank], node_range[g->rank + 1] - node_range[g->rank], start, elem));
   PetscCall(PetscFree2(dest, pairs));
   PetscCall(PetscFree(recv));
@@ -92,7 +69,7 @@ static PetscErrorCode send_neighbours(const pbng_dist_graph *g, int64_t nnodes, 
     for (int64_t a = start[i]; a < start[i + 1]; ++a)
       for (int64_t b = start[i]; b < start[i + 1]; ++b)
         if (elem[b] != elem[a]) dest[n] = pbng_range_owner(g->range, g->size, elem[a]), pairs[n++] = (id_pair){elem[a], elem[b]};
-  PetscCall(send_pairs(g->comm, g->size, n, dest, pairs, nrecv, recv));
+  PetscCall(pbng_send_items_to(g->comm, sizeof(id_pair), n, dest, pairs, nrecv, (void **)recv));
   PetscCall(PetscFree2(dest, pairs));
   PetscFunctionReturn(0);
 }

@@ -3,47 +3,26 @@
 #include "parallel/halo.h"
 #include <string.h>
 
-/* The pairs grouped by the process whose slice holds their node: *send (PetscMalloc'd) and count[size]. */
-static PetscErrorCode group_by_slice(const int64_t *range, int size, int64_t n, const int64_t *pairs, int *count, int64_t **send)
-{
-  int *at;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(size + 1, &at));
-  for (int64_t k = 0; k < n; ++k) ++count[pbng_range_owner(range, size, pairs[2 * k + 1])];
-  for (int r = 0; r < size; ++r) at[r + 1] = at[r] + count[r];
-  PetscCall(PetscMalloc1(2 * n + 1, send));
-  for (int64_t k = 0; k < n; ++k) {
-    const int r = pbng_range_owner(range, size, pairs[2 * k + 1]);
-    memcpy(&(*send)[2 * at[r]++], &pairs[2 * k], 2 * sizeof(int64_t));
-  }
-  PetscCall(PetscFree(at));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode pbng_slice_sets_add_members(MPI_Comm comm, pbng_mesh_slice *s, int64_t n, const int64_t *pairs)
 {
-  int size, *count, *rcount, *rdispl;
-  int64_t *range, *send, *recv;
+  int size, *dest;
+  int64_t *range, *recv, nrecv;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCheck(n < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many node set members read by one process", s->source);
   PetscCall(pbng_slice_ranges(comm, s, &range));
-  PetscCall(PetscCalloc1(size, &count));
-  PetscCall(group_by_slice(range, size, n, pairs, count, &send));
-  PetscCall(pbng_exchange_items(comm, 2 * sizeof(int64_t), count, send, &rcount, &rdispl, (void **)&recv));
-  for (int k = 0; k < rdispl[size]; ++k) {
+  PetscCall(PetscMalloc1(n + 1, &dest)); /* each (set, node) pair to the process whose slice holds the node */
+  for (int64_t k = 0; k < n; ++k) dest[k] = pbng_range_owner(range, size, pairs[2 * k + 1]);
+  PetscCall(pbng_send_items_to(comm, 2 * sizeof(int64_t), n, dest, pairs, &nrecv, (void **)&recv));
+  for (int64_t k = 0; k < nrecv; ++k) {
     const int64_t t = recv[2 * k], i = recv[2 * k + 1] - s->node_begin;
     PetscCheck(t >= 0 && t < s->nsets && i >= 0 && i < s->node_end - s->node_begin, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "%s: node %" PRId64 " of set %" PRId64 " sent to the wrong process", s->source, recv[2 * k + 1], t);
     s->set_mask[i * s->set_words + t / 64] |= (uint64_t)1 << (t % 64);
   }
   PetscCall(PetscFree(recv));
-  PetscCall(PetscFree(rcount));
-  PetscCall(PetscFree(rdispl));
-  PetscCall(PetscFree(send));
-  PetscCall(PetscFree(count));
+  PetscCall(PetscFree(dest));
   PetscCall(PetscFree(range));
   PetscFunctionReturn(0);
 }
