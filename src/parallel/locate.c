@@ -274,15 +274,13 @@ static void nearest_element(const pbng_locator *L, const double q[3], pbng_point
   }
 }
 
-/* The rank's answer for q: the least (distance, global id) over its elements, every rank by the same rule, so that
- * the best over the ranks is the partition's least: the same element on any partition. An element containing q
+/* The rank's element at distance 0 from q with the lowest global id (elem -1: none). An element containing q
  * (pbng_element_contains_point) is at distance 0, as is one whose weights put q on its boundary (a computed distance
- * of 0 with the predicate saying outside by round-off): both are listed in q's cell, and are looked for first (the
- * lowest global id among them wins; before, a containing element ended the search, so that a rank with one element
- * containing q and another at distance 0 could answer with a higher id than a rank holding only the latter, and the
- * multilevel injection took a different element on 1 and 2 ranks where bodies touch). Only when none is at
- * distance 0 is the nearest element within the radius searched for. */
-static void answer_point(const pbng_locator *L, const double q[3], pbng_point_location *best)
+ * of 0 with the predicate saying outside by round-off): both are listed in q's cell. All are looked at, the lowest
+ * global id wins: before, a containing element ended the search, so that a rank with one element containing q and
+ * another at distance 0 could answer with a higher id than a rank holding only the latter, and the multilevel
+ * injection took a different element on 1 and 2 ranks where bodies touch. */
+static void containing_element(const pbng_locator *L, const double q[3], pbng_point_location *best)
 {
   const bucket_grid *g = &L->grid;
 
@@ -296,7 +294,14 @@ static void answer_point(const pbng_locator *L, const double q[3], pbng_point_lo
     if (cand.distance > 0 && element_contains(L, e, q, g->pad)) cand.distance = 0;
     if (cand.distance == 0 && better(&cand, best)) *best = cand;
   }
-  if (best->elem >= 0) return;
+}
+
+/* The rank's nearest element within the radius (ties by the lower global id; elem -1: none), asked for a point that
+ * no element of any rank contains. */
+static void nearest_answer(const pbng_locator *L, const double q[3], pbng_point_location *best)
+{
+  memset(best, 0, sizeof(*best));
+  best->elem = -1;
   nearest_element(L, q, best);
 }
 
@@ -361,7 +366,7 @@ typedef struct {
   int64_t index; /* the query's index on its sender */
 } query;
 
-/* Whether q lies in rank r's box grown by the search radius. */
+/* Whether rank r's elements may hold q within the search radius: q in the rank's box grown by it. */
 static int may_answer(const pbng_locator *L, int r, const double q[3])
 {
   const rank_extent *x = &L->all[r];
@@ -371,7 +376,24 @@ static int may_answer(const pbng_locator *L, int r, const double q[3])
   return in;
 }
 
-PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *points, pbng_point_location *loc)
+/* Whether rank r's elements may hold q at distance 0: q in the rank's box grown beyond the grid's padding and rounding. */
+static int may_contain(const pbng_locator *L, int r, const double q[3])
+{
+  const rank_extent *x = &L->all[r];
+  const double grow = 1e-10 * x->hmax;
+  int in = x->hmax > 0;
+  for (int k = 0; k < 3 && in; ++k) in = q[k] >= x->box[k] - grow && q[k] <= x->box[3 + k] + grow;
+  return in;
+}
+
+typedef int (*rank_filter)(const pbng_locator *L, int r, const double q[3]);
+typedef void (*rank_answer)(const pbng_locator *L, const double q[3], pbng_point_location *best);
+
+/* One collective round of queries: each of n points (point which[i] of points[][3], or point i when which is NULL)
+ * goes to every rank that `asked` selects, is answered there by `answer`, and loc[] of the point keeps the best
+ * answer (better) of its own and theirs. */
+static PetscErrorCode query_round(pbng_locator *L, int64_t n, const int64_t *which, const double *points, rank_filter asked, rank_answer answer,
+                                  pbng_point_location *loc)
 {
   MPI_Comm comm = L->mesh.comm;
   const int size = L->mesh.size;
@@ -381,21 +403,23 @@ PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *point
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc4(size, &scount, size, &rcount, size + 1, &sdispl, size + 1, &rdispl));
-  for (int pass = 0; pass < 2; ++pass) { /* count, then fill: each point to every rank that may answer it */
+  for (int pass = 0; pass < 2; ++pass) { /* count, then fill */
     if (pass == 1) {
       for (int r = 0; r < size; ++r) sdispl[r + 1] = sdispl[r] + scount[r], scount[r] = 0;
       PetscCall(PetscMalloc1(sdispl[size] + 1, &sbuf));
     }
-    for (int64_t i = 0; i < n; ++i)
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t p = which ? which[i] : i;
       for (int r = 0; r < size; ++r) {
-        if (!may_answer(L, r, &points[3 * i])) continue;
+        if (!asked(L, r, &points[3 * p])) continue;
         if (pass == 1) {
           query *s = &sbuf[sdispl[r] + scount[r]];
-          memcpy(s->q, &points[3 * i], sizeof(s->q));
-          s->index = i;
+          memcpy(s->q, &points[3 * p], sizeof(s->q));
+          s->index = p;
         }
         scount[r]++;
       }
+    }
   }
   PetscCallMPI(MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm));
   for (int r = 0; r < size; ++r) rdispl[r + 1] = rdispl[r] + rcount[r];
@@ -403,10 +427,9 @@ PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *point
   PetscCall(pbng_alltoallv_items(sbuf, scount, sdispl, rbuf, rcount, rdispl, sizeof(query), comm));
   PetscCall(PetscMalloc1(rdispl[size] + 1, &abuf));
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t k = 0; k < rdispl[size]; ++k) answer_point(L, rbuf[k].q, &abuf[k]);
+  for (int64_t k = 0; k < rdispl[size]; ++k) answer(L, rbuf[k].q, &abuf[k]);
   PetscCall(PetscMalloc1(sdispl[size] + 1, &rabuf));
   PetscCall(pbng_alltoallv_items(abuf, rcount, rdispl, rabuf, scount, sdispl, sizeof(pbng_point_location), comm));
-  for (int64_t i = 0; i < n; ++i) loc[i].elem = -1;
   for (int64_t k = 0; k < sdispl[size]; ++k) { /* the best answer per point */
     pbng_point_location *l = &loc[sbuf[k].index];
     if (better(&rabuf[k], l)) *l = rabuf[k];
@@ -416,5 +439,26 @@ PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *point
   PetscCall(PetscFree(rbuf));
   PetscCall(PetscFree(abuf));
   PetscCall(PetscFree(rabuf));
+  PetscFunctionReturn(0);
+}
+
+/* Two rounds: the elements at distance 0 first, from the ranks whose box holds the point (only they can have one);
+ * then, for the points none of them holds, the nearest elements within the radius, from every rank within it. The
+ * best over the ranks is the same as one round asking every rank within the radius for its own best (an element
+ * at distance 0 beats any other), but the ranks whose box only the radius reaches no longer search their rings of
+ * cells for points that another rank's element contains (Res-64 on 2 ranks: the finest transfer's location took as
+ * long as on one). */
+PetscErrorCode pbng_locator_find(pbng_locator *L, int64_t n, const double *points, pbng_point_location *loc)
+{
+  int64_t *outside, nout = 0;
+
+  PetscFunctionBeginUser;
+  for (int64_t i = 0; i < n; ++i) loc[i].elem = -1;
+  PetscCall(query_round(L, n, NULL, points, may_contain, containing_element, loc));
+  PetscCall(PetscMalloc1(n + 1, &outside));
+  for (int64_t i = 0; i < n; ++i)
+    if (loc[i].elem < 0) outside[nout++] = i;
+  PetscCall(query_round(L, nout, outside, points, may_answer, nearest_answer, loc));
+  PetscCall(PetscFree(outside));
   PetscFunctionReturn(0);
 }

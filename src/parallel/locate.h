@@ -1,9 +1,11 @@
 /* Where points lie in a distributed mesh of any element kinds (rest positions), for the transfer operators
  * between non-nested levels. Every element is searched by the one rank that owns it (its first
- * node's owner); a rank sends each of its points to the ranks whose elements' bounding box (grown
- * by the search radius) contains it, they answer from a bucket grid over their elements, and the
- * best answer wins: an element containing the point, else the nearest one, ties broken by the
- * lowest global element id, so that the result does not depend on the partition. The answer is the
+ * node's owner); a rank sends each of its points to the ranks whose elements' bounding box contains
+ * it, they answer from a bucket grid over their elements with an element containing it, and only
+ * the points no element contains go, in a second round, to the ranks whose box grown by the search
+ * radius contains them, for their nearest element. The best answer wins: an element containing the
+ * point, else the nearest one, ties broken by the lowest global element id, so that the result does
+ * not depend on the partition. The answer is the
  * element's own interpolation weights at the point (core/locate.h: pbng_element_point_weights), or
  * those of its corners alone (the linear element of the same shape: tet4, hex8, prism6, pyramid5).
  *
