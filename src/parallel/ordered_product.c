@@ -1,6 +1,7 @@
 #include "parallel/ordered_product.h"
 #include <petscsf.h>
 #include <string.h>
+#include "parallel/halo.h"
 
 /* One product's rows: each local row's terms in increasing global id of their column's node, the
  * columns gathered from their owners into xg (bs values per gathered column). */
@@ -31,19 +32,100 @@ static void sort_row(PetscInt n, PetscInt *slot, PetscScalar *val, const int64_t
   }
 }
 
-/* The ids of the gathered columns: col_ids (this rank's columns) of every needed global column. */
-static PetscErrorCode gathered_ids(Mat A, const int64_t *col_ids, PetscInt nneeded, const PetscInt *needed, int64_t *ids)
+/* A matrix's local rows: their entries' global columns and values (CSR; rows_create takes them over). */
+typedef struct {
+  PetscInt m;
+  PetscInt *start; /* [m + 1] */
+  PetscInt *col;   /* [nnz] */
+  PetscScalar *val;
+} local_rows;
+
+/* A's local rows. */
+static PetscErrorCode local_rows_of(Mat A, local_rows *a)
 {
-  PetscInt n, N;
+  PetscInt rs, re, nnz = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  a->m = re - rs;
+  PetscCall(PetscMalloc1(a->m + 1, &a->start));
+  a->start[0] = 0;
+  for (PetscInt r = rs; r < re; ++r) {
+    PetscInt nc;
+    PetscCall(MatGetRow(A, r, &nc, NULL, NULL));
+    a->start[r - rs + 1] = (nnz += nc);
+    PetscCall(MatRestoreRow(A, r, &nc, NULL, NULL));
+  }
+  PetscCall(PetscMalloc1(nnz + 1, &a->col));
+  PetscCall(PetscMalloc1(nnz + 1, &a->val));
+  for (PetscInt r = rs; r < re; ++r) {
+    PetscInt nc;
+    const PetscInt *c;
+    const PetscScalar *v;
+    PetscCall(MatGetRow(A, r, &nc, &c, &v));
+    if (nc > 0) { /* an empty row may come with no arrays */
+      memcpy(&a->col[a->start[r - rs]], c, sizeof(PetscInt) * nc);
+      memcpy(&a->val[a->start[r - rs]], v, sizeof(PetscScalar) * nc);
+    }
+    PetscCall(MatRestoreRow(A, r, &nc, &c, &v));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The local rows of A^T (A's local columns) from A's local rows a: each entry sent to its column's owner (one exchange;
+ * PETSc's MatTranspose of a parallel AIJ matrix took ten times as long on 2 ranks as on 1). Within a row the entries
+ * come in any order: rows_create orders them. */
+static PetscErrorCode transposed_rows(Mat A, const local_rows *a, local_rows *t)
+{
+  typedef struct {
+    PetscInt row, col;
+    PetscScalar val;
+  } entry;
+  PetscLayout rmap, cmap;
+  PetscInt rs, cs, ce, nnz = a->start[a->m];
+  entry *send, *recv;
+  int *dest;
+  int64_t nrecv;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLayouts(A, &rmap, &cmap));
+  PetscCall(PetscLayoutGetRange(rmap, &rs, NULL));
+  PetscCall(PetscLayoutGetRange(cmap, &cs, &ce));
+  PetscCall(PetscMalloc2(nnz + 1, &send, nnz + 1, &dest));
+  for (PetscInt r = 0; r < a->m; ++r)
+    for (PetscInt k = a->start[r]; k < a->start[r + 1]; ++k) {
+      PetscMPIInt owner;
+      PetscCall(PetscLayoutFindOwner(cmap, a->col[k], &owner));
+      send[k] = (entry){.row = rs + r, .col = a->col[k], .val = a->val[k]}, dest[k] = owner;
+    }
+  PetscCall(pbng_send_items_to(PetscObjectComm((PetscObject)A), sizeof(entry), nnz, dest, send, &nrecv, (void **)&recv));
+  PetscCall(PetscFree2(send, dest));
+  t->m = ce - cs;
+  PetscCall(PetscCalloc1(t->m + 1, &t->start));
+  PetscCall(PetscMalloc1(nrecv + 1, &t->col));
+  PetscCall(PetscMalloc1(nrecv + 1, &t->val));
+  for (int64_t k = 0; k < nrecv; ++k) t->start[recv[k].col - cs + 1]++;
+  for (PetscInt r = 0; r < t->m; ++r) t->start[r + 1] += t->start[r];
+  for (int64_t k = 0; k < nrecv; ++k) { /* by row, each row's in the order received */
+    const PetscInt at = t->start[recv[k].col - cs]++;
+    t->col[at] = recv[k].row, t->val[at] = recv[k].val;
+  }
+  for (PetscInt r = t->m; r > 0; --r) t->start[r] = t->start[r - 1];
+  t->start[0] = 0;
+  PetscCall(PetscFree(recv));
+  PetscFunctionReturn(0);
+}
+
+/* The ids of the gathered columns: col_ids (this rank's n columns) of every needed global column. */
+static PetscErrorCode gathered_ids(MPI_Comm comm, PetscInt n, const int64_t *col_ids, PetscInt nneeded, const PetscInt *needed, int64_t *ids)
+{
   Vec mine, theirs;
   VecScatter sc;
   IS is;
   PetscScalar *a;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGetLocalSize(A, NULL, &n));
-  PetscCall(MatGetSize(A, NULL, &N));
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)A), n, N, &mine));
+  PetscCall(VecCreateMPI(comm, n, PETSC_DETERMINE, &mine));
   PetscCall(VecGetArray(mine, &a));
   for (PetscInt k = 0; k < n; ++k) a[k] = (PetscScalar)col_ids[k]; /* exact below 2^53 */
   PetscCall(VecRestoreArray(mine, &a));
@@ -62,16 +144,15 @@ static PetscErrorCode gathered_ids(Mat A, const int64_t *col_ids, PetscInt nneed
   PetscFunctionReturn(0);
 }
 
-/* The scatter of bs values per needed column from a vector of A's column layout (times bs) into xg. */
-static PetscErrorCode create_gather(Mat A, int bs, PetscInt nneeded, const PetscInt *needed, ordered_rows *t)
+/* The scatter of bs values per needed column from a vector of the columns' layout (n local columns, times bs) into xg. */
+static PetscErrorCode create_gather(MPI_Comm comm, PetscInt n, int bs, PetscInt nneeded, const PetscInt *needed, ordered_rows *t)
 {
-  PetscInt n, *idx;
+  PetscInt *idx;
   Vec layout;
   IS is;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGetLocalSize(A, NULL, &n));
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)A), bs * n, PETSC_DETERMINE, &layout));
+  PetscCall(VecCreateMPI(comm, bs * n, PETSC_DETERMINE, &layout));
   PetscCall(PetscMalloc1(bs * nneeded + 1, &idx));
   for (PetscInt k = 0; k < nneeded; ++k)
     for (int c = 0; c < bs; ++c) idx[bs * k + c] = bs * needed[k] + c;
@@ -83,49 +164,28 @@ static PetscErrorCode create_gather(Mat A, int bs, PetscInt nneeded, const Petsc
   PetscFunctionReturn(0);
 }
 
-/* t from A's local rows, its columns named by col_ids (collective). */
-static PetscErrorCode rows_create(Mat A, int bs, const int64_t *col_ids, ordered_rows *t)
+/* t from the local rows a (taken over), of columns in a layout of n local columns named by col_ids (collective). */
+static PetscErrorCode rows_create(MPI_Comm comm, local_rows *a, PetscInt n, int bs, const int64_t *col_ids, ordered_rows *t)
 {
-  PetscInt rs, re, nnz = 0, nneeded, *cols;
+  const PetscInt nnz = a->start[a->m];
+  PetscInt nneeded, *needed;
   int64_t *ids;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  t->m = re - rs;
-  PetscCall(PetscMalloc1(t->m + 1, &t->start));
-  t->start[0] = 0;
-  for (PetscInt r = rs; r < re; ++r) {
-    PetscInt nc;
-    PetscCall(MatGetRow(A, r, &nc, NULL, NULL));
-    t->start[r - rs + 1] = (nnz += nc);
-    PetscCall(MatRestoreRow(A, r, &nc, NULL, NULL));
-  }
-  PetscCall(PetscMalloc2(nnz + 1, &t->slot, nnz + 1, &t->val));
-  PetscCall(PetscMalloc1(nnz + 1, &cols));
-  for (PetscInt r = rs; r < re; ++r) {
-    PetscInt nc;
-    const PetscInt *c;
-    const PetscScalar *v;
-    PetscCall(MatGetRow(A, r, &nc, &c, &v));
-    if (nc > 0) { /* an empty row may come with no arrays */
-      memcpy(&cols[t->start[r - rs]], c, sizeof(PetscInt) * nc);
-      memcpy(&t->val[t->start[r - rs]], v, sizeof(PetscScalar) * nc);
-    }
-    PetscCall(MatRestoreRow(A, r, &nc, &c, &v));
-  }
-  PetscInt *needed;
+  t->m = a->m, t->start = a->start, t->val = a->val;
+  PetscCall(PetscMalloc1(nnz + 1, &t->slot));
   PetscCall(PetscMalloc1(nnz + 1, &needed));
-  if (nnz > 0) memcpy(needed, cols, sizeof(PetscInt) * nnz);
+  if (nnz > 0) memcpy(needed, a->col, sizeof(PetscInt) * nnz);
   nneeded = nnz;
   PetscCall(PetscSortRemoveDupsInt(&nneeded, needed));
-  for (PetscInt k = 0; k < nnz; ++k) PetscCall(PetscFindInt(cols[k], nneeded, needed, &t->slot[k]));
+  for (PetscInt k = 0; k < nnz; ++k) PetscCall(PetscFindInt(a->col[k], nneeded, needed, &t->slot[k]));
+  PetscCall(PetscFree(a->col));
   PetscCall(PetscMalloc1(nneeded + 1, &ids));
-  PetscCall(gathered_ids(A, col_ids, nneeded, needed, ids));
+  PetscCall(gathered_ids(comm, n, col_ids, nneeded, needed, ids));
   for (PetscInt r = 0; r < t->m; ++r) sort_row(t->start[r + 1] - t->start[r], &t->slot[t->start[r]], &t->val[t->start[r]], ids);
-  PetscCall(create_gather(A, bs, nneeded, needed, t));
+  PetscCall(create_gather(comm, n, bs, nneeded, needed, t));
   PetscCall(PetscFree(ids));
   PetscCall(PetscFree(needed));
-  PetscCall(PetscFree(cols));
   PetscFunctionReturn(0);
 }
 
@@ -133,7 +193,8 @@ static PetscErrorCode rows_destroy(ordered_rows *t)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(t->start));
-  PetscCall(PetscFree2(t->slot, t->val));
+  PetscCall(PetscFree(t->slot));
+  PetscCall(PetscFree(t->val));
   PetscCall(VecScatterDestroy(&t->gather));
   PetscCall(VecDestroy(&t->xg));
   PetscFunctionReturn(0);
@@ -200,16 +261,17 @@ PetscErrorCode pbng_ordered_product_create(Mat A, int bs, const int64_t *row_ids
 {
   ordered_product *p;
   PetscInt m, n;
-  Mat At;
+  local_rows a, at;
+  MPI_Comm comm = PetscObjectComm((PetscObject)A);
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&p));
   p->bs = bs;
-  PetscCall(rows_create(A, bs, col_ids, &p->forward));
-  PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
-  PetscCall(rows_create(At, bs, row_ids, &p->transpose));
-  PetscCall(MatDestroy(&At));
   PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(local_rows_of(A, &a));
+  PetscCall(transposed_rows(A, &a, &at));
+  PetscCall(rows_create(comm, &a, n, bs, col_ids, &p->forward));
+  PetscCall(rows_create(comm, &at, m, bs, row_ids, &p->transpose));
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), bs * m, bs * n, PETSC_DETERMINE, PETSC_DETERMINE, p, shell));
   PetscCall(MatShellSetOperation(*shell, MATOP_MULT, (void (*)(void))product_mult));
   PetscCall(MatShellSetOperation(*shell, MATOP_MULT_ADD, (void (*)(void))product_mult_add));
