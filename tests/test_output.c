@@ -688,10 +688,11 @@ static PetscErrorCode expected_failures(tally *t, MPI_Comm comm, const char *dir
   char path[PETSC_MAX_PATH_LEN], regular[PETSC_MAX_PATH_LEN];
   pbng_output *out = NULL;
   PetscErrorCode ierr;
-  int rank;
+  int rank, size;
 
   PetscFunctionBeginUser;
   MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   /* non-existent directory */
   join(path, sizeof path, dir, "no_such_dir/out.h5");
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
@@ -731,6 +732,17 @@ static PetscErrorCode expected_failures(tally *t, MPI_Comm comm, const char *dir
     ierr = pbng_output_write_nodes_int32(out, "color", 1, rows, &c);
     PetscCall(PetscPopErrorHandler());
     check_error(t, ierr, "row count mismatch", "color");
+    if (size > 1) { /* the right count, but row 0 from two ranks (and row 9 from none) */
+      const int64_t twice[5][2] = {{0, 0}, {2, 1}, {4, 3}, {6, 5}, {8, 7}};
+      int64_t mine[5];
+      int32_t v[5] = {0};
+      const int64_t n = rank < 2 ? 5 : 0;
+      for (int i = 0; i < 5; ++i) mine[i] = twice[i][rank < 2 ? rank : 0];
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = pbng_output_write_nodes_int32(out, "partition", n, mine, v);
+      PetscCall(PetscPopErrorHandler());
+      check_error(t, ierr, "a row from two ranks", "row 0 given by two ranks");
+    }
   }
   { /* frame fields: not before their frame; the same columns in every frame */
     const int64_t nrows = rank == 0 ? 10 : 0, nelems = rank == 0 ? 3 : 0;

@@ -6,13 +6,13 @@
  *  - The file is opened with the MPI-IO driver on the communicator given to pbng_output_open; every
  *    HDF5 call that changes the file (creating groups, datasets, attributes) is made by all ranks with
  *    the same arguments, raw data is written with collective transfers.
- *  - Each rank writes only its own rows. Rows are sorted locally (a copy of the rank's rows is made
- *    only when they are not already sorted), merged into runs of consecutive global indices and
- *    selected as a union of hyperslabs (one hyperslab in the common case of one run per rank). A rank
- *    with many runs writes them in batches of at most PBNG_OUTPUT_MAX_RUNS runs, or, when the runs
- *    are short (scattered ownership), as point selections of at most PBNG_OUTPUT_POINT_ROWS rows;
- *    all ranks make the same number of collective H5Dwrite calls (ranks with nothing left select
- *    none). Empty datasets are created but not written.
+ *  - Each rank gives its own rows. Rows are sorted locally (a copy of the rank's rows is made only
+ *    when they are not already sorted); when every rank's rows are one run of consecutive global
+ *    indices, each rank writes its run as one hyperslab, else one exchange sends every row to the
+ *    rank whose block of N / P consecutive rows holds it and each rank writes its block (a partition's
+ *    thousands of runs a rank made HDF5's hyperslab unions and point selections cost tens of ms a
+ *    dataset on 2 ranks). One collective H5Dwrite a dataset (ranks with nothing select none).
+ *    Empty datasets are created but not written.
  *  - HDF5's automatic error printing is switched off for the duration of each public call (and the
  *    previous handler restored afterwards); HDF5 failures become PETSc errors naming the object and
  *    carrying HDF5's innermost error description.

@@ -9,9 +9,6 @@
 #include "io/h5util.h"
 #include "io/output.h"
 
-#define PBNG_OUTPUT_MAX_RUNS       1024  /* hyperslab blocks per collective write */
-#define PBNG_OUTPUT_POINT_ROWS     65536 /* rows per collective write when selecting points */
-#define PBNG_OUTPUT_MIN_RUN_LENGTH 16    /* shorter average runs (and many of them): points */
 #define PBNG_OUTPUT_MSG      512
 
 /* A dataset the XDMF shows as an attribute: a node dataset of /mesh, or a field of the frames. */

@@ -1,7 +1,8 @@
 /* The result file's distributed row writes: each rank's rows sorted (copied only when not sorted
- * already), merged into runs of consecutive global indices and written collectively as hyperslab
- * unions in batches, or as point selections when the runs are short (output.c's notes). */
+ * already) and written collectively, one hyperslab a rank: its own rows when they are one run on every
+ * rank, else the block of rows one exchange sends it (output.c's notes). */
 #include "io/output_private.h"
+#include "parallel/halo.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,92 +119,77 @@ cleanup:
   PetscFunctionReturn(ierr);
 }
 
-/* Number of runs of consecutive values in the sorted list. */
-static int64_t count_runs(int64_t n, const int64_t *sorted)
+/* Rows [block_begin(N, P, r), block_begin(N, P, r + 1)) of N are rank r's of P to write: every rank one run. */
+static int64_t block_begin(int64_t N, int P, int r) { return N * r / P; }
+
+static int block_owner(int64_t N, int P, int64_t row)
 {
-  int64_t runs = n > 0;
-  for (int64_t i = 1; i < n; ++i) runs += sorted[i] != sorted[i - 1] + 1;
-  return runs;
+  int r = (int)(row * P / N);
+  while (r + 1 < P && block_begin(N, P, r + 1) <= row) ++r;
+  while (r > 0 && block_begin(N, P, r) > row) --r;
+  return r;
 }
 
-/* Row selection plan of one rank: runs of consecutive rows become hyperslab blocks, at most
- * PBNG_OUTPUT_MAX_RUNS per collective write (the cost of a hyperslab union grows faster than linearly
- * with its blocks); rows in short runs (scattered ownership) are selected as points, at most
- * PBNG_OUTPUT_POINT_ROWS rows per write. */
-typedef struct {
-  PetscBool points;
-  int64_t nbatch;
-  hsize_t *coords; /* points mode: PBNG_OUTPUT_POINT_ROWS * ncols * rank */
-} row_plan;
-
-static PetscErrorCode plan_rows(int64_t n, const int64_t *sorted, int ncols, int rank, row_plan *plan)
+/* Collective: the rows (sorted, data in their order) sent to the ranks that write them, rank r the rows of its block
+ * (block_begin), which *block receives in row order (PetscMalloc'd, rowbytes each). Writes of many runs a rank
+ * (a METIS partition's nodes on 2 ranks: thousands) cost HDF5's hyperslab unions or point selections tens of ms each;
+ * one exchange and one run a rank cost a copy. A row that two ranks give is an error on every rank. */
+static PetscErrorCode rows_to_blocks(pbng_output *out, const char *path, int64_t N, int64_t n, const int64_t *rows, const char *data, size_t rowbytes,
+                                     char **block)
 {
-  const int64_t runs = count_runs(n, sorted);
+  const size_t item = sizeof(int64_t) + rowbytes;
+  int size, *dest;
+  char *send, *recv;
+  int64_t nrecv, twice = -1, first_twice;
 
   PetscFunctionBegin;
-  memset(plan, 0, sizeof(*plan));
-  plan->points = runs > PBNG_OUTPUT_MAX_RUNS && n < PBNG_OUTPUT_MIN_RUN_LENGTH * runs;
-  if (plan->points) {
-    plan->nbatch = (n + PBNG_OUTPUT_POINT_ROWS - 1) / PBNG_OUTPUT_POINT_ROWS;
-    PetscCall(PetscMalloc1((size_t)PBNG_OUTPUT_POINT_ROWS * (size_t)ncols * (size_t)rank, &plan->coords));
-  } else plan->nbatch = (runs + PBNG_OUTPUT_MAX_RUNS - 1) / PBNG_OUTPUT_MAX_RUNS;
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
+  const int64_t begin = block_begin(N, size, out->rank), end = block_begin(N, size, out->rank + 1);
+  PetscCall(PetscMalloc2(n * item + 1, &send, n + 1, &dest));
+  for (int64_t i = 0; i < n; ++i) {
+    memcpy(send + i * item, &rows[i], sizeof(int64_t));
+    memcpy(send + i * item + sizeof(int64_t), data + i * rowbytes, rowbytes);
+    dest[i] = block_owner(N, size, rows[i]);
+  }
+  PetscCall(pbng_send_items_to(out->comm, item, n, dest, send, &nrecv, (void **)&recv));
+  PetscCall(PetscFree2(send, dest));
+  PetscCall(PetscMalloc1((end - begin) * rowbytes + 1, block));
+  for (int64_t k = 0; k < nrecv; ++k) {
+    int64_t row;
+    memcpy(&row, recv + k * item, sizeof(int64_t));
+    memcpy(*block + (row - begin) * rowbytes, recv + k * item + sizeof(int64_t), rowbytes);
+  }
+  if (nrecv != end - begin) { /* the ranks' counts add up to N (check_rows): some row came twice */
+    char *seen;
+    PetscCall(PetscCalloc1(end - begin + 1, &seen));
+    for (int64_t k = 0; k < nrecv && twice < 0; ++k) {
+      int64_t row;
+      memcpy(&row, recv + k * item, sizeof(int64_t));
+      if (seen[row - begin]++) twice = row;
+    }
+    PetscCall(PetscFree(seen));
+  }
+  PetscCall(PetscFree(recv));
+  if (twice < 0) twice = INT64_MAX;
+  PetscCallMPI(MPI_Allreduce(&twice, &first_twice, 1, MPI_INT64_T, MPI_MIN, out->comm));
+  if (first_twice != INT64_MAX) PetscCall(PetscFree(*block));
+  PetscCheck(first_twice == INT64_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: dataset '%s': row %" PRId64 " given by two ranks", path,
+             first_twice);
   PetscFunctionReturn(0);
 }
 
-/* Selects in fspace the next batch of rows from sorted[*pos ..]; advances *pos and returns the number
- * of rows selected. Selects none when *pos == n. */
-static PetscErrorCode select_batch(hid_t fspace, const char *path, int rank, int ncols, int64_t n,
-                                   const int64_t *sorted, const row_plan *plan, int64_t *pos, int64_t *nrows)
-{
-  PetscErrorCode ierr = 0;
-  int64_t i = *pos;
-
-  PetscFunctionBegin;
-  *nrows = 0;
-  if (i >= n) {
-    H5TRY(H5Sselect_none(fspace), "cannot select in '%s'", path);
-    PetscFunctionReturn(0);
-  }
-  if (plan->points) {
-    const int64_t end = PetscMin(n, i + PBNG_OUTPUT_POINT_ROWS);
-    size_t k = 0;
-    for (int64_t r = i; r < end; ++r)
-      for (int c = 0; c < ncols; ++c) {
-        plan->coords[k++] = (hsize_t)sorted[r];
-        if (rank == 2) plan->coords[k++] = (hsize_t)c;
-      }
-    H5TRY(H5Sselect_elements(fspace, H5S_SELECT_SET, (size_t)(end - i) * (size_t)ncols, plan->coords),
-          "cannot select rows of '%s'", path);
-    *nrows = end - i;
-    *pos = end;
-    PetscFunctionReturn(0);
-  }
-  for (int r = 0; r < PBNG_OUTPUT_MAX_RUNS && i < n; ++r) {
-    int64_t j = i + 1;
-    while (j < n && sorted[j] == sorted[j - 1] + 1) ++j;
-    hsize_t start[2] = {(hsize_t)sorted[i], 0}, count[2] = {(hsize_t)(j - i), (hsize_t)ncols};
-    H5TRY(H5Sselect_hyperslab(fspace, r == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL, count, NULL),
-          "cannot select rows of '%s'", path);
-    *nrows += j - i;
-    i = j;
-  }
-  *pos = i;
-cleanup:
-  PetscFunctionReturn(ierr);
-}
-
-/* The core writer: creates dataset 'path' with N rows of ncols values and writes each rank's rows. */
+/* The core writer: creates dataset 'path' with N rows of ncols values and writes each rank's rows, every rank one
+ * hyperslab: its own rows when they are one run on every rank, else the block rows_to_blocks sends it. */
 PetscErrorCode output_write_rows(pbng_output *out, const char *path, hid_t ftype, hid_t mtype, size_t elsize, int64_t N, int ncols,
                                  PetscBool one_d, int64_t n, const int64_t *rows, const void *data)
 {
   PetscErrorCode ierr = 0;
   sorted_rows s = {0};
-  row_plan plan = {0};
   hid_t dset = -1, fspace = -1, mspace = -1, dxpl = -1;
   const size_t rowbytes = elsize * (size_t)ncols;
   const int rank = (one_d && ncols == 1) ? 1 : 2;
-  int64_t nbatch_local, nbatch, pos = 0, done = 0;
-  const char dummy[16] = {0};
+  char *block = NULL;
+  int size;
 
   PetscFunctionBegin;
   PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %d columns", path,
@@ -212,46 +198,47 @@ PetscErrorCode output_write_rows(pbng_output *out, const char *path, hid_t ftype
              path, n);
   PetscCheck(n == 0 || (rows && data), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
              "output: dataset '%s': rows or data is NULL", path);
+  PetscCallMPI(MPI_Comm_size(out->comm, &size));
   TRY(sort_rows(n, rows, data, rowbytes, &s));
   TRY(check_rows(out, path, N, n, s.rows));
-  TRY(plan_rows(n, s.rows, ncols, rank, &plan));
-  nbatch_local = plan.nbatch;
-  if (MPI_Allreduce(&nbatch_local, &nbatch, 1, MPI_INT64_T, MPI_MAX, out->comm) != MPI_SUCCESS) {
+  int one_run = n == 0 || s.rows[n - 1] - s.rows[0] == n - 1, every_one_run; /* sorted, no row twice: one run */
+  if (MPI_Allreduce(&one_run, &every_one_run, 1, MPI_INT, MPI_LAND, out->comm) != MPI_SUCCESS) {
     ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MPI, PETSC_ERROR_INITIAL,
                       "output: dataset '%s': MPI_Allreduce failed", path);
     goto cleanup;
   }
-  /* nbatch == 0 only when N == 0 (known to all ranks): an empty dataset has no storage to write */
-
+  int64_t first = n > 0 ? s.rows[0] : 0, count = n;
+  const char *buf = s.data;
+  if (!every_one_run) {
+    TRY(rows_to_blocks(out, path, N, n, s.rows, s.data, rowbytes, &block));
+    first = block_begin(N, size, out->rank), count = block_begin(N, size, out->rank + 1) - first, buf = block;
+  }
   TRY(output_create_dataset(out, path, ftype, N, ncols, one_d, &dset));
+  if (N == 0) goto cleanup; /* an empty dataset has no storage to write (N is the same on all ranks) */
   H5TRY(fspace = H5Dget_space(dset), "cannot get dataspace of '%s'", path);
   H5TRY(dxpl = H5Pcreate(H5P_DATASET_XFER), "cannot create transfer property list for '%s'", path);
   H5TRY(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "cannot request collective transfer for '%s'", path);
-  for (int64_t b = 0; b < nbatch; ++b) {
-    int64_t nrows;
-    const void *buf;
-    TRY(select_batch(fspace, path, rank, ncols, n, s.rows, &plan, &pos, &nrows));
-    if (nrows > 0) {
-      hsize_t mdims[2] = {(hsize_t)nrows, (hsize_t)ncols};
-      H5TRY(mspace = H5Screate_simple(rank, mdims, NULL), "cannot create memory space for '%s'", path);
-      buf = s.data + (size_t)done * rowbytes;
-    } else {
-      hsize_t one = 1;
-      H5TRY(mspace = H5Screate_simple(1, &one, NULL), "cannot create memory space for '%s'", path);
-      H5TRY(H5Sselect_none(mspace), "cannot select in memory space for '%s'", path);
-      buf = dummy;
-    }
-    H5TRY(H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf), "cannot write dataset '%s' of '%s'", path,
-            out->partial);
-    pbng_h5_close(&mspace);
-    done += nrows;
+  if (count > 0) {
+    hsize_t start[2] = {(hsize_t)first, 0}, dims[2] = {(hsize_t)count, (hsize_t)ncols};
+    H5TRY(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, dims, NULL), "cannot select rows of '%s'", path);
+    H5TRY(mspace = H5Screate_simple(rank, dims, NULL), "cannot create memory space for '%s'", path);
+  } else {
+    const hsize_t one = 1;
+    H5TRY(H5Sselect_none(fspace), "cannot select in '%s'", path);
+    H5TRY(mspace = H5Screate_simple(1, &one, NULL), "cannot create memory space for '%s'", path);
+    H5TRY(H5Sselect_none(mspace), "cannot select in memory space for '%s'", path);
+  }
+  {
+    const char dummy[16] = {0};
+    H5TRY(H5Dwrite(dset, mtype, mspace, fspace, dxpl, count > 0 ? (const void *)buf : (const void *)dummy), "cannot write dataset '%s' of '%s'", path,
+          out->partial);
   }
 cleanup:
   pbng_h5_close(&mspace);
   pbng_h5_close(&dxpl);
   pbng_h5_close(&fspace);
   pbng_h5_close(&dset);
-  (void)PetscFree(plan.coords);
+  (void)PetscFree(block);
   {
     PetscErrorCode ierr2 = sorted_rows_free(&s);
     if (!ierr) ierr = ierr2;
