@@ -274,6 +274,20 @@ static void nearest_element(const pbng_locator *L, const double q[3], pbng_point
   }
 }
 
+/* Whether e is a linear tetrahedron that q lies clearly outside of: a barycentric coordinate below -1e-6, a distance
+ * of a millionth of a height from a face, which no rounding of the exact distance's computation brings to 0 (the
+ * candidates of a point's cell are mostly such: their closest points on four triangles cost most of the search). */
+static int clearly_outside_tet(const pbng_locator *L, int32_t e, const double q[3])
+{
+  const element_view *m = &L->mesh;
+  if (pbng_row_type(m->etype, m->kind, e)->kind != PBNG_ELEMENT_TET4) return 0;
+  const double *X[4];
+  double w[4];
+  for (int a = 0; a < 4; ++a) X[a] = &m->X[3 * (int64_t)m->elems[m->nen * (int64_t)e + a]];
+  if (pbng_tet_barycentric(X, q, w) != 0) return 0;
+  return w[0] < -1e-6 || w[1] < -1e-6 || w[2] < -1e-6 || w[3] < -1e-6;
+}
+
 /* The rank's element at distance 0 from q with the lowest global id (elem -1: none). An element containing q
  * (pbng_element_contains_point) is at distance 0, as is one whose weights put q on its boundary (a computed distance
  * of 0 with the predicate saying outside by round-off): both are listed in q's cell. All are looked at, the lowest
@@ -290,7 +304,7 @@ static void containing_element(const pbng_locator *L, const double q[3], pbng_po
   for (int32_t k = g->start[c]; k < g->start[c + 1]; ++k) {
     const int32_t e = g->elem[k];
     pbng_point_location cand;
-    if (box_gap(L, e, q) > g->pad || !element_answer(L, e, q, &cand)) continue;
+    if (box_gap(L, e, q) > g->pad || clearly_outside_tet(L, e, q) || !element_answer(L, e, q, &cand)) continue;
     if (cand.distance > 0 && element_contains(L, e, q, g->pad)) cand.distance = 0;
     if (cand.distance == 0 && better(&cand, best)) *best = cand;
   }
