@@ -3,7 +3,8 @@
 # reads as the same mesh; a pbng result is re-run as a mesh; with -partitioner ptscotch every process reads its slice
 # (pbng-partition on 1, 2, 3 processes: consistent files with METIS's colors; pbng on the files and on the fly: the
 # METIS run's positions bitwise, single-level and multilevel with -mesh_levels, and an all-negative file re-oriented
-# alike); damaged files and bad elements: the same clear error in the serial and parallel paths, no output.
+# alike); damaged files and bad elements (repeated elements across slices too): the same clear error in the serial and
+# parallel paths, no output.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
@@ -113,12 +114,19 @@ def flat(f):
     del f["/mesh/rest_positions"]
     f["/mesh/rest_positions"] = X
 bad("shape", flat)
+def repeat(f, pairs):  # element dst made element src again, its corners rotated (the same orientation)
+    for dst, src in pairs:
+        f["/mesh/tetrahedra"][dst] = f["/mesh/tetrahedra"][src][[1, 2, 0, 3]]
+# two repeated pairs, each across slices: the one at the lower smallest node is the serial check's first (not the pair
+# holding the lowest element, 100)
+bad("repeated", lambda f: repeat(f, ((100, 1600), (1650, 200))))
 PYEOF
 head -c 3000 "$TMP/b8.h5" > "$TMP/truncated.h5"
 for bad in "index:element 1500 (record 1500) references node 1000000, outside 0..511" \
            "inverted:is inverted in the rest state: 1 of the 1715 tetrahedra" \
            "degenerate:element 1500 (record 1500, 0-based nodes" "nan:node 400 has a non-finite coordinate" \
-           "shape:/mesh/rest_positions is not a floating-point [N, 3] dataset" "truncated:an HDF5 file that HDF5 cannot open (truncated or damaged?)"; do
+           "shape:/mesh/rest_positions is not a floating-point [N, 3] dataset" "truncated:an HDF5 file that HDF5 cannot open (truncated or damaged?)" \
+           "repeated:repeated.h5: elements 200 and 1650 (records 200 and 1650) are duplicates: two tet4 on the same nodes"; do
   f="$TMP/${bad%%:*}.h5" msg="${bad#*:}"
   expect_error "METIS partition of ${bad%%:*}" "$msg" "$PART" -mesh "$f" -parts 2 -output "$TMP/x.h5"
   expect_error "ptscotch partition of ${bad%%:*}" "$msg" mpi 2 "$PART" -partitioner ptscotch -mesh "$f" -parts 2 -output "$TMP/x.h5"
@@ -128,6 +136,22 @@ expect_error "pbng, ptscotch, inverted" "inverted.h5: element 1500 (record 1500,
   pbng_on 2 "${S[@]}" -mesh "$TMP/inverted.h5" -partitioner ptscotch -output "$TMP/x.h5"
 expect_error "pbng, ptscotch, truncated" "truncated.h5: an HDF5 file that HDF5 cannot open" \
   pbng_on 2 "${S[@]}" -mesh "$TMP/truncated.h5" -partitioner ptscotch -output "$TMP/x.h5"
+expect_error "pbng, ptscotch, repeated elements on 3 ranks" "repeated.h5: elements 200 and 1650 (records 200 and 1650) are duplicates" \
+  pbng_on 3 "${S[@]}" -mesh "$TMP/repeated.h5" -partitioner ptscotch -output "$TMP/x.h5"
+# a repeated tet10 (rows of 10 nodes, the same order) across the slices of 3 processes, as the serial check finds it
+"$PBNG" -scene box -res 4 -element tet10 -frames 0 -output "$TMP/t10.h5" > "$TMP/log" 2>&1 && ok || { fail "tet10 result"; cat "$TMP/log"; }
+"$PY" - "$TMP/t10.h5" "$TMP/t10rep.h5" <<'PYEOF' && ok || fail "writing the repeated tet10"
+import h5py, shutil, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    f["/mesh/elements"][130] = f["/mesh/elements"][3]
+PYEOF
+for n in 1 3; do
+  expect_error "repeated tet10 on $n processes" "t10rep.h5: elements 3 and 130 (records 3 and 130) are duplicates: two tet10 on the same nodes" \
+    mpi "$n" "$PART" -partitioner ptscotch -mesh "$TMP/t10rep.h5" -parts 3 -output "$TMP/x.h5"
+done
+expect_error "repeated tet10, METIS" "t10rep.h5: elements 3 and 130 (records 3 and 130) are duplicates: two tet10 on the same nodes" \
+  "$PART" -mesh "$TMP/t10rep.h5" -parts 3 -output "$TMP/x.h5"
 [ ! -e "$TMP/x.h5" ] && [ ! -e "$TMP/x.h5.partial" ] && ok || fail "a failed run left x.h5 behind"
 
 # pbng-convert's own errors: MSH 2.2 (pbng reads it itself), an element on an undefined node tag; no output left

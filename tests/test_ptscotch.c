@@ -5,7 +5,7 @@
  * element colors of pbng_constraint_colors_compute: pbng_color_elements) and the same parts. Also: every node owned by exactly one part, every element in some piece, the parts' sizes within
  * PT-Scotch's balance, the same parts on a second run, the distributed slices equal to the serial grid, node
  * sets given to the slices in shares (68 of them: several membership words per node) restricted to the pieces as
- * the serial path restricts them, and the errors (more parts than nodes, kinds without slices). Run on 1 or more processes (test_ptscotch.sh:
+ * the serial path restricts them, and the errors (more parts than nodes, kinds not generated). Grids of tet10 and tet20 (unused grid points dropped) too. Run on 1 or more processes (test_ptscotch.sh:
  * 1, 2, 3). */
 #include "mesh/boundary.h"
 #include "parallel/distributed_partition.h"
@@ -258,22 +258,39 @@ static PetscErrorCode check_grid_sets(MPI_Comm comm, const pbng_grid *g, int npa
   PetscFunctionReturn(0);
 }
 
-/* Slices of a grid, cut anywhere, are the serial grid's rows and positions. */
+/* One slice of the grid equals the serial mesh's rows and positions there. */
+static PetscErrorCode check_slice(const pbng_grid *g, const pbng_mesh *mesh, int64_t node_begin, int64_t node_end, int64_t cell_begin,
+                                  int64_t cell_end)
+{
+  pbng_mesh_slice s;
+  char msg[700];
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_grid_slice_create(g, node_begin, node_end, cell_begin, cell_end, &s));
+  snprintf(msg, sizeof(msg), "%.500s: the positions of slice nodes %" PRId64 "..%" PRId64 " are the grid's", g->source, node_begin, node_end);
+  check(!memcmp(s.X, &mesh->X[3 * s.node_begin], sizeof(double) * 3 * (s.node_end - s.node_begin)), msg, 0, 0);
+  snprintf(msg, sizeof(msg), "%.500s: the rows of slice cells %" PRId64 "..%" PRId64 " are the grid's", g->source, cell_begin, cell_end);
+  check(!memcmp(s.elems, &mesh->elems[s.elem_begin * s.nen], sizeof(int32_t) * s.nen * (s.elem_end - s.elem_begin)), msg, 0, 0);
+  PetscCall(pbng_mesh_slice_destroy(&s));
+  PetscFunctionReturn(0);
+}
+
+/* Slices of a grid, cut anywhere (the whole grid, sevenths, an odd cut, the last node and cell), are the serial grid's
+ * rows and positions. */
 static PetscErrorCode check_slices(const pbng_grid *g)
 {
   pbng_mesh mesh;
-  pbng_mesh_slice s;
   int64_t nnodes, nelems, ncells;
 
   PetscFunctionBeginUser;
   PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
   pbng_grid_counts(g, &nnodes, &nelems, &ncells);
   check(nnodes == mesh.nnodes && nelems == mesh.nelems, "pbng_grid_counts", (double)nnodes, (double)mesh.nnodes);
-  PetscCall(pbng_grid_slice_create(g, nnodes / 3, nnodes - 5, ncells / 4, ncells - 1, &s));
-  check(!memcmp(s.X, &mesh.X[3 * s.node_begin], sizeof(double) * 3 * (s.node_end - s.node_begin)), "a slice's positions are the grid's", 0, 0);
-  check(!memcmp(s.elems, &mesh.elems[s.elem_begin * s.nen], sizeof(int32_t) * s.nen * (s.elem_end - s.elem_begin)), "a slice's rows are the grid's", 0,
-        0);
-  PetscCall(pbng_mesh_slice_destroy(&s));
+  if (nnodes != mesh.nnodes || nelems != mesh.nelems) PetscFunctionReturn(pbng_mesh_destroy(&mesh));
+  for (int k = 0; k < 7; ++k) PetscCall(check_slice(g, &mesh, nnodes * k / 7, nnodes * (k + 1) / 7, ncells * k / 7, ncells * (k + 1) / 7));
+  PetscCall(check_slice(g, &mesh, 0, nnodes, 0, ncells));
+  PetscCall(check_slice(g, &mesh, nnodes / 3, nnodes - 5, ncells / 4, ncells - 1));
+  PetscCall(check_slice(g, &mesh, nnodes - 1, nnodes, ncells - 1, ncells));
   PetscCall(pbng_mesh_destroy(&mesh));
   PetscFunctionReturn(0);
 }
@@ -308,22 +325,34 @@ int main(int argc, char **argv)
   PetscCall(check_slices(&res8));
   PetscCall(check_slices(&aniso));
   PetscCall(check_slices(&hex27));
+  /* tet10 and tet20 leave grid points unused (five per cell: tet10 the cell centres, tet20 half the interior
+   * points; six: none): odd and even cell counts, both splits */
+  const pbng_grid ho[] = {grid(4, 3, 5, PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE, "4x3x5 tet10 box"),
+                          grid(5, 4, 3, PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_SIX, "5x4x3 tet10 box, six per cell"),
+                          grid(3, 5, 4, PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_FIVE, "3x5x4 tet20 box"),
+                          grid(4, 4, 2, PBNG_ELEMENT_TET20, PBNG_TET_SPLIT_SIX, "4x4x2 tet20 box, six per cell")};
+  for (size_t k = 0; k < sizeof(ho) / sizeof(ho[0]); ++k) PetscCall(check_slices(&ho[k]));
   PetscCall(check_grid(comm, &res8, size));
   PetscCall(check_grid(comm, &res8, size + 2)); /* more parts than processes */
   PetscCall(check_grid(comm, &aniso, 3));
   PetscCall(check_grid(comm, &hex, 2));
   PetscCall(check_grid(comm, &hex27, size));
+  PetscCall(check_grid(comm, &ho[0], size + 1));
+  PetscCall(check_grid(comm, &ho[1], 2));
+  PetscCall(check_grid(comm, &ho[2], size));
+  PetscCall(check_grid(comm, &ho[3], 3));
   if (size > 1) PetscCall(check_grid(comm, &res8, 1)); /* fewer parts than processes: some hold none */
   PetscCall(check_grid_sets(comm, &res8, size + 1));
   PetscCall(check_grid_sets(comm, &hex, 2));
+  PetscCall(check_grid_sets(comm, &ho[0], 2));
   /* errors, on every process alike */
   pbng_parts pp;
   pbng_partition_times t;
   const pbng_grid tiny = grid(2, 2, 2, PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE, "Res-2 box");
-  const pbng_grid tet10 = grid(3, 3, 3, PBNG_ELEMENT_TET10, PBNG_TET_SPLIT_FIVE, "Res-3 tet10 box");
+  const pbng_grid prisms = grid(3, 3, 3, PBNG_ELEMENT_PRISM6, PBNG_TET_SPLIT_FIVE, "Res-3 prism6 box");
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   check_error(pbng_partition_grid_ptscotch(comm, &tiny, 9, 0, &pp, &t), "8 nodes in 9 parts");
-  check_error(pbng_partition_grid_ptscotch(comm, &tet10, size, 0, &pp, &t), "slices of tet10 grids");
+  check_error(pbng_partition_grid_ptscotch(comm, &prisms, size, 0, &pp, &t), "slices of prism6 grids (not generated)");
   PetscCall(PetscPopErrorHandler());
   int all;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, comm);

@@ -4,7 +4,7 @@
 # tests/check_partition_file.py finds consistent (every node owned once, ghosts' owners own them, elements covered,
 # node and PBD/XPBD element colors those of the METIS file), the same file twice; pbng on those files and pbng
 # -partitioner ptscotch on the fly give the METIS run's positions bitwise, single-level, multilevel and with -solver
-# xpbd_qs (the element colors); unsupported input is a clear error, no file.
+# xpbd_qs (the element colors); tet10 and tet20 grids alike; unsupported input is a clear error, no file.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
@@ -86,13 +86,33 @@ mpi 2 "$PART" -partitioner ptscotch -scene box_stretch_twist -res 10 -parts 3 -o
 "$PY" "$HERE/check_partition_file.py" "$TMP/nocolors.h5" && ok || fail "the file without element colors"
 expect_error "PBD on a PT-Scotch file without -pbd_colors" "-partitioner ptscotch -pbd_colors for PT-Scotch" pbng_on 3 "${X[@]}" -mesh "$TMP/nocolors.h5" -output "$TMP/bad.h5"
 
+# tet10 and tet20 grids in slices (their unused grid points numbered in closed form): on the fly single-level (tet20 six
+# per cell, the bar), -multilevel auto (a tet10 level over tet4 levels, each partitioned by PT-Scotch) and xpbd_ho (the
+# element colors of 10-node rows), and a pbng-partition file run as the METIS run, all bitwise
+H=(-frames 2 -rtol 0 -iters 20)
+for c in "box_stretch_twist -res 5 -element tet10 -multilevel auto" "box_stretch_twist -res 4 -element tet20 -tet_split six -multilevel 1" \
+  "bar_gravity -res 4 -element tet10 -multilevel 1" "box_stretch_twist -res 4 -element tet10 -solver xpbd_ho -iters 8"; do
+  read -r -a C <<<"-scene $c"
+  pbng_on 2 "${C[@]}" "${H[@]}" -output "$TMP/hom.h5" > "$TMP/log" 2>&1 && ok || { fail "METIS: $c"; cat "$TMP/log"; }
+  pbng_on 3 "${C[@]}" "${H[@]}" -partitioner ptscotch -output "$TMP/hop.h5" > "$TMP/hop.log" 2>&1 && ok || { fail "ptscotch: $c"; cat "$TMP/hop.log"; }
+  grep -q "^partitioner: PT-Scotch, 3 parts on 3 ranks" "$TMP/hop.log" && ok || fail "$c: not partitioned by PT-Scotch"
+  same "$TMP/hom.h5" "$TMP/hop.h5" "-partitioner ptscotch on the fly: $c"
+done
+P=(-scene box_stretch_twist -res 5 -element tet10)
+mpi 2 "$PART" -partitioner ptscotch -pbd_colors "${P[@]}" -parts 3 -output "$TMP/t10pt.h5" > "$TMP/log" 2>&1 && ok || { fail "ptscotch partition of tet10"; cat "$TMP/log"; }
+"$PART" "${P[@]}" -parts 3 -output "$TMP/t10metis.h5" > "$TMP/log" 2>&1 && ok || { fail "METIS partition of tet10"; cat "$TMP/log"; }
+"$PY" "$HERE/check_partition_file.py" "$TMP/t10pt.h5" --colors "$TMP/t10metis.h5" && ok || fail "the tet10 file of 2 processes"
+pbng_on 2 "${P[@]}" "${H[@]}" -multilevel 1 -output "$TMP/t10fly.h5" > "$TMP/log" 2>&1 && ok || { fail "tet10 METIS on the fly"; cat "$TMP/log"; }
+pbng_on 3 "${H[@]}" -scene box_stretch_twist -multilevel 1 -mesh "$TMP/t10pt.h5" -output "$TMP/t10file.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "run from the tet10 ptscotch file"; cat "$TMP/log"; }
+same "$TMP/t10fly.h5" "$TMP/t10file.h5" "pbng on the tet10 file of pbng-partition -partitioner ptscotch"
+
 # unsupported input: a clear error, non-zero exit, no file
 o="$TMP/bad.h5"
 expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF5 file: mesh files are read in slices from HDF5 meshes" \
   mpi 2 "$PART" -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$o"
 expect_error "ptscotch with weak constraints" "it does not partition weak constraints yet (-bind_distance)" \
   mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
-expect_error "ptscotch on tet10" "tet10 grids leave some grid points unused" mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -element tet10 -parts 2 -output "$o"
 expect_error "ptscotch coarse levels checked first" "not the stacked blocks" mpi 2 "$PART" -partitioner ptscotch -scene two_blocks_hanging -res 4 -parts 2 -output "$o"
 expect_error "more parts than nodes" "Res-2 box: 8 nodes cannot be split over 9 parts" mpi 2 "$PART" -partitioner ptscotch -scene box -res 2 -parts 9 -output "$o"
 expect_error "METIS on 2 processes" "run it on one process (METIS is serial), or give -partitioner ptscotch" mpi 2 "$PART" -scene box -res 4 -parts 2 -output "$o"

@@ -208,7 +208,7 @@ PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng
 
 /* -partitioner ptscotch: 1 when level k's mesh (0 the finest) is a generated grid that processes can generate in slices
  * (mesh/generate_slice.h), described in g; else 0 and why[len] says why (a mesh file, weak constraints, -bind_distance,
- * tet10/tet20 grids, scenes of other meshes). */
+ * scenes of other meshes). */
 int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len);
 /* -partitioner ptscotch: level k's mesh file (-mesh, or -mesh_levels' for k > 0) when the level is read from one, to be
  * read in slices (io/mesh_h5.h), else NULL; why[len] non-empty when such a level cannot be (a coarse level to be

@@ -1,9 +1,10 @@
 /* A generated box or bar as a description (pbng_grid), and any process's slice of it (mesh/slice.h)
  * made without the whole mesh: the node and element ids are pbng_generate_grid's, so a slice's rows
  * and positions are exactly the serial mesh's rows [elem_begin, elem_end) and nodes
- * [node_begin, node_end). Only grids whose every point is a node have ids computable from the
- * point alone: linear kinds (tet4 of either split, hex8) and hexahedra of any order (hex27);
- * tet10/tet20 drop unused points (pbng_grid_slice_supported says so). */
+ * [node_begin, node_end). Every kind's grid is made (tet4 of either split, tet10, tet20, hex8, hex27):
+ * the grid points tet10 and tet20 leave unused are known from a point's place in its cell and the
+ * cell's parity, so a point's node id (the used points before it in grid order) is counted in closed
+ * form, without the whole grid. */
 #ifndef PBNG_MESH_GENERATE_SLICE_H
 #define PBNG_MESH_GENERATE_SLICE_H
 
@@ -19,7 +20,7 @@ typedef struct {
 
 /* 1 when slices of grids of these elements can be made; else 0 and why[len] says why. */
 int pbng_grid_slice_supported(const pbng_grid_elements *el, char *why, size_t len);
-/* The grid's node and element counts (pbng_generate_grid's), and its cells. */
+/* The grid's node and element counts (pbng_generate_grid's: used grid points only), and its cells. */
 void pbng_grid_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int64_t *ncells);
 
 /* The slice of nodes [node_begin, node_end) and of the elements of cells [cell_begin, cell_end). */

@@ -1,5 +1,6 @@
 #include "mesh/mesh.h"
 #include "core/csr.h"
+#include "mesh/repeated_elements.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,16 +317,6 @@ static PetscErrorCode check_element_jacobians(const pbng_mesh *mesh, const mesh_
   PetscFunctionReturn(0);
 }
 
-static void sort_small(int32_t *v, int n)
-{
-  for (int i = 1; i < n; ++i)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
-      const int32_t tmp = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = tmp;
-    }
-}
-
 /* The smallest node of a row of width n (padding left out). */
 static int32_t smallest_node(const int32_t *v, int n)
 {
@@ -335,39 +326,40 @@ static int32_t smallest_node(const int32_t *v, int n)
   return m;
 }
 
-/* Rejects two elements on the same set of nodes (a duplicated record: it would count the element
- * twice). Buckets the elements by their smallest node (a counting sort, O(nnodes + nelems) memory)
- * and compares the sorted node lists within each bucket. */
+/* Whether elements a and b of the mesh (ctx) are one element repeated: the same kind (a bending stencil and a linear
+ * tetrahedron may share their 4 nodes) on the same nodes (padded rows compare as they are: -1 sorts first). */
+static int same_element(const void *ctx, int32_t a, int32_t b)
+{
+  const pbng_mesh *mesh = ctx;
+  const int nen = mesh->nen;
+  int32_t u[PBNG_MAX_ELEMENT_NODES], v[PBNG_MAX_ELEMENT_NODES];
+  if (pbng_mesh_element_type(mesh, a) != pbng_mesh_element_type(mesh, b)) return 0;
+  memcpy(u, &mesh->elems[(size_t)a * nen], sizeof(int32_t) * (size_t)nen);
+  memcpy(v, &mesh->elems[(size_t)b * nen], sizeof(int32_t) * (size_t)nen);
+  pbng_sort_row_nodes(u, nen), pbng_sort_row_nodes(v, nen);
+  return !memcmp(u, v, sizeof(int32_t) * (size_t)nen);
+}
+
+/* Rejects two elements on the same set of nodes (mesh/repeated_elements.h): buckets by the smallest node (a counting
+ * sort, O(nnodes + nelems) memory). */
 static PetscErrorCode check_duplicate_elements(const pbng_mesh *mesh, const mesh_records *rec)
 {
-  const int nen = mesh->nen; /* padded rows compare as they are: -1 sorts first, and kinds differ in node count */
   int64_t *start;
-  int32_t *members, *smallest;
+  int32_t *members, *smallest, a, b;
+  char msg[PETSC_MAX_PATH_LEN + 256] = "";
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1((size_t)mesh->nelems + 1, &smallest));
-  for (int64_t e = 0; e < mesh->nelems; ++e) smallest[e] = smallest_node(&mesh->elems[(size_t)e * nen], nen);
+  for (int64_t e = 0; e < mesh->nelems; ++e) smallest[e] = smallest_node(&mesh->elems[(size_t)e * mesh->nen], mesh->nen);
   PetscErrorCode ierr = pbng_csr_by_key64(mesh->nelems, smallest, 1, mesh->nnodes, &start, &members);
   PetscCall(PetscFree(smallest));
   PetscCall(ierr);
-  int found = 0;
-  int64_t dup_a = -1, dup_b = -1;
-  for (int64_t i = 0; i < mesh->nnodes && !found; ++i)
-    for (int64_t p = start[i]; p < start[i + 1] && !found; ++p)
-      for (int64_t q = p + 1; q < start[i + 1] && !found; ++q) {
-        int32_t a[PBNG_MAX_ELEMENT_NODES], b[PBNG_MAX_ELEMENT_NODES];
-        /* the same kind too: a bending stencil and a linear tetrahedron may share their 4 nodes */
-        if (pbng_mesh_element_type(mesh, members[p]) != pbng_mesh_element_type(mesh, members[q])) continue;
-        memcpy(a, &mesh->elems[(size_t)members[p] * nen], sizeof(int32_t) * (size_t)nen);
-        memcpy(b, &mesh->elems[(size_t)members[q] * nen], sizeof(int32_t) * (size_t)nen);
-        sort_small(a, nen), sort_small(b, nen);
-        if (!memcmp(a, b, sizeof(int32_t) * (size_t)nen)) found = 1, dup_a = PetscMin(members[p], members[q]), dup_b = PetscMax(members[p], members[q]);
-      }
+  const int found = pbng_first_repeated_pair(mesh->nnodes, start, members, same_element, mesh, &a, &b);
   PetscCall(PetscFree(start));
   PetscCall(PetscFree(members));
-  PetscCheck(!found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
-             "%s: elements %" PRId64 " and %" PRId64 " (records %" PRId64 " and %" PRId64 ") are duplicates: two %s on the same nodes",
-             mesh->source, dup_a, dup_b, record_of(rec, dup_a), record_of(rec, dup_b), found ? pbng_mesh_element_type(mesh, dup_a)->name : "");
+  if (found)
+    pbng_repeated_elements_message(msg, sizeof(msg), mesh->source, a, b, record_of(rec, a), record_of(rec, b), pbng_mesh_element_type(mesh, a)->name);
+  PetscCheck(!found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
   PetscFunctionReturn(0);
 }
 

@@ -1,5 +1,8 @@
 #include "parallel/slice_check.h"
+#include "core/csr.h"
+#include "mesh/repeated_elements.h"
 #include "parallel/dist_graph.h"
+#include "parallel/halo.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -175,6 +178,74 @@ static PetscErrorCode check_jacobians(MPI_Comm comm, const slice_positions *p, c
   PetscFunctionReturn(0);
 }
 
+/* Elements sent to the process of their smallest node: per element its nodes sorted, then its global id. */
+typedef struct {
+  int width; /* nodes + 1 */
+  const int32_t *item;
+} sorted_rows;
+
+static int same_sorted_row(const void *ctx, int32_t a, int32_t b)
+{
+  const sorted_rows *r = ctx;
+  return !memcmp(&r->item[(int64_t)a * r->width], &r->item[(int64_t)b * r->width], sizeof(int32_t) * (size_t)(r->width - 1));
+}
+
+/* The slice's elements as items of `width` int32 (sorted nodes, global id) and their processes: their smallest nodes'. */
+static PetscErrorCode sorted_rows_to_send(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *range, int32_t **item, int **dest)
+{
+  const int64_t n = s->elem_end - s->elem_begin;
+  const int width = s->nen + 1;
+  int size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc2(n * width + 1, item, n + 1, dest));
+  for (int64_t e = 0; e < n; ++e) {
+    int32_t *t = &(*item)[e * width];
+    memcpy(t, &s->elems[e * s->nen], sizeof(int32_t) * (size_t)s->nen);
+    pbng_sort_row_nodes(t, s->nen);
+    t[s->nen] = (int32_t)(s->elem_begin + e);
+    (*dest)[e] = pbng_range_owner(range, size, t[0]);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* No two elements on the same nodes anywhere in the mesh, as pbng_mesh_validate checks last: every element (its sorted
+ * nodes and id) goes to the process of its smallest node, which buckets what it receives by that node (in element
+ * order: the slices' element ranges increase with the rank) and looks for a repeated pair as the serial check does;
+ * the buckets of the least node win, so the error is the serial one. */
+static PetscErrorCode check_repeated_elements(MPI_Comm comm, const pbng_mesh_slice *s)
+{
+  const int width = s->nen + 1;
+  int64_t *range, *start, nrecv, key = INT64_MAX;
+  int32_t *item, *recv, *bucket, *members, a, b;
+  int *dest, rank;
+  char msg[MESSAGE_LEN] = "";
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(pbng_slice_ranges(comm, s, &range));
+  PetscCall(sorted_rows_to_send(comm, s, range, &item, &dest));
+  PetscCall(pbng_send_items_to(comm, sizeof(int32_t) * (size_t)width, s->elem_end - s->elem_begin, dest, item, &nrecv, (void **)&recv));
+  PetscCall(PetscFree2(item, dest));
+  PetscCall(PetscMalloc1(nrecv + 1, &bucket));
+  for (int64_t k = 0; k < nrecv; ++k) bucket[k] = (int32_t)(recv[k * width] - range[rank]);
+  PetscCall(pbng_csr_by_key64(nrecv, bucket, 1, range[rank + 1] - range[rank], &start, &members));
+  const sorted_rows rows = {width, recv};
+  if (pbng_first_repeated_pair(range[rank + 1] - range[rank], start, members, same_sorted_row, &rows, &a, &b)) {
+    const int64_t ea = recv[(int64_t)a * width + s->nen], eb = recv[(int64_t)b * width + s->nen];
+    key = recv[(int64_t)a * width];
+    pbng_repeated_elements_message(msg, sizeof(msg), s->source, ea, eb, ea, eb, s->etype->name);
+  }
+  PetscCall(PetscFree(range));
+  PetscCall(PetscFree(recv));
+  PetscCall(PetscFree(bucket));
+  PetscCall(PetscFree(start));
+  PetscCall(PetscFree(members));
+  PetscCall(agree(comm, key, msg, sizeof(msg)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_slice_validate(MPI_Comm comm, pbng_mesh_slice *s)
 {
   char msg[MESSAGE_LEN] = "";
@@ -187,5 +258,6 @@ PetscErrorCode pbng_slice_validate(MPI_Comm comm, pbng_mesh_slice *s)
   PetscErrorCode ierr = s->etype->kind == PBNG_ELEMENT_TET4 ? check_tetrahedra(comm, &p, s) : check_jacobians(comm, &p, s);
   PetscCall(slice_positions_destroy(&p));
   PetscCall(ierr);
+  PetscCall(check_repeated_elements(comm, s));
   PetscFunctionReturn(0);
 }

@@ -15,7 +15,8 @@ PetscErrorCode pbng_agree_on_first_error(MPI_Comm comm, int64_t key, char *msg, 
  * degenerate nor inverted: linear tetrahedra by their volume (|V| > 1e-12 h^3) and one orientation for all, the
  * tetrahedra of a mesh whose every tetrahedron is negative re-oriented (nodes 2 and 3 swapped) as
  * pbng_mesh_validate does; other kinds by the element layer's det J check. Errors (every process the same) name
- * s->source and the element, its record being its global id. Duplicate elements are not looked for. */
+ * s->source and the element, its record being its global id; last, no two elements on the same nodes anywhere in the
+ * mesh (mesh/repeated_elements.h: each element sent to the process of its smallest node). */
 PetscErrorCode pbng_slice_validate(MPI_Comm comm, pbng_mesh_slice *s);
 
 #endif
