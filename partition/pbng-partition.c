@@ -260,24 +260,17 @@ static PetscErrorCode report_processes(const char *made, const pbng_partition_ti
   PetscFunctionReturn(0);
 }
 
-/* -partitioner ptscotch: level k's mesh, an HDF5 mesh file read in slices (file) or a generated grid, cut into the parts
+/* -partitioner ptscotch: level k's mesh, an HDF5 mesh file read in slices (*read) or a generated grid, cut into the parts
  * by all processes together. */
-static PetscErrorCode partition_level(const partition_options *o, int k, const char *file, pbng_parts *pp, pbng_partition_times *t)
+static PetscErrorCode partition_level(const partition_options *o, int k, int *read, pbng_parts *pp, pbng_partition_times *t)
 {
-  pbng_grid grid;
-  char why[512];
+  pbng_mesh_slice s;
+  const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  if (file) {
-    pbng_mesh_slice s;
-    const double t0 = MPI_Wtime();
-    PetscCall(pbng_mesh_h5_read_slice(PETSC_COMM_WORLD, file, &s));
-    t->generate = MPI_Wtime() - t0;
-    PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, o->pbd_colors && k == 0, pp, t));
-  } else {
-    PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
-    PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, o->pbd_colors && k == 0, pp, t));
-  }
+  PetscCall(pbng_config_level_slice(PETSC_COMM_WORLD, &o->cfg, k, &s, read));
+  t->generate = MPI_Wtime() - t0;
+  PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, o->pbd_colors && k == 0, pp, t));
   PetscFunctionReturn(0);
 }
 
@@ -286,24 +279,19 @@ static PetscErrorCode partition_in_parallel(const partition_options *o, int k, c
 {
   pbng_parts pp;
   pbng_partition_times t;
-  pbng_mesh shape; /* the element layout, name and node set names the file records */
-  char why[512];
+  int read;
   const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  const char *file = pbng_config_ptscotch_file(&o->cfg, k, why, sizeof(why));
-  PetscCall(partition_level(o, k, file, &pp, &t));
+  PetscCall(partition_level(o, k, &read, &pp, &t));
   const double t_write = MPI_Wtime();
-  PetscCall(pbng_parts_shape(&pp, &shape));
-  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, o->parts, pp.nnodes, pp.nelems, pp.ncolors, pp.nelem_colors, &shape, pp.extent, pp.first,
-                                         pp.nlocal, pp.sub));
-  PetscCall(pbng_mesh_destroy(&shape));
+  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, &pp));
   const double writing = MPI_Wtime() - t_write;
   PetscCall(report_parts(&pp));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), %d constraint colors (PBD/XPBD) -> %s\n",
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %lld weak constraints, %d node colors (PBNG), %d + %d constraint colors (PBD/XPBD) -> %s\n",
                         pp.source, (long long)pp.nnodes, (long long)pp.nelems, pp.etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pp.etype->name,
-                        pp.ncolors, pp.nelem_colors, output));
-  PetscCall(report_processes(file ? "read" : "generate", &t, writing, MPI_Wtime() - t0));
+                        (long long)pp.nweak, pp.ncolors, pp.nelem_colors, pp.nweak_colors, output));
+  PetscCall(report_processes(read ? "read" : "generate", &t, writing, MPI_Wtime() - t0));
   PetscCall(pbng_parts_destroy(&pp));
   PetscFunctionReturn(0);
 }

@@ -8,8 +8,6 @@
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
-pbng_on() { local n=$1; shift; mpi "$n" "$PBNG" -threads 1 "$@"; }
-same() { "$PY" "$HERE/check_output.py" "$1" --compare "$2" --rtol 0 --quiet && ok || fail "$3: positions differ from the METIS run's"; }
 
 unit_on_ranks test_ptscotch "2 3"
 
@@ -90,7 +88,7 @@ expect_error "PBD on a PT-Scotch file without -pbd_colors" "-partitioner ptscotc
 o="$TMP/bad.h5"
 expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF5 file: mesh files are read in slices from HDF5 meshes" \
   mpi 2 "$PART" -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$o"
-expect_error "ptscotch with weak constraints" "it does not partition weak constraints yet (-bind_distance)" \
+expect_error "ptscotch with bindings" "it does not find bindings between bodies yet (-bind_distance" \
   mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
 expect_error "ptscotch on tet10" "tet10 grids leave some grid points unused" mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -element tet10 -parts 2 -output "$o"
 expect_error "ptscotch coarse levels checked first" "not the stacked blocks" mpi 2 "$PART" -partitioner ptscotch -scene two_blocks_hanging -res 4 -parts 2 -output "$o"

@@ -8,6 +8,7 @@
 #include "app/errors.h"
 #include "contact/bindings.h"
 #include "io/mesh_h5.h"
+#include "io/weak_file_shares.h"
 #include "mesh/generate.h"
 #include "mesh/generate_muscles.h"
 #include "mesh/generate_objects.h"
@@ -847,12 +848,14 @@ static PetscErrorCode generate_grid(const pbng_grid *g, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-/* Why -partitioner ptscotch cannot partition the run's weak constraints, or "". */
-static void ptscotch_weak_refusal(const pbng_config *cfg, char *why, size_t len)
+/* Why -partitioner ptscotch cannot partition level k's weak constraints, or "". */
+static void ptscotch_weak_refusal(const pbng_config *cfg, int k, char *why, size_t len)
 {
   why[0] = 0;
-  if (cfg->weak_file[0]) snprintf(why, len, "it does not partition weak constraints yet (-weak)");
-  else if (cfg->bind_distance > 0) snprintf(why, len, "it does not partition weak constraints yet (-bind_distance)");
+  if (cfg->bind_distance > 0)
+    snprintf(why, len, "it does not find bindings between bodies yet (-bind_distance: they are searched on the whole mesh)");
+  else if (k > 0 && cfg->weak_file[0])
+    snprintf(why, len, "it does not carry weak constraints (-weak) to coarse levels yet; use -multilevel 1");
 }
 
 const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len)
@@ -865,7 +868,7 @@ const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, 
              cfg->solver_opt.multilevel, cfg->mesh_file);
     return NULL;
   }
-  ptscotch_weak_refusal(cfg, why, len);
+  ptscotch_weak_refusal(cfg, k, why, len);
   return k == 0 ? cfg->mesh_file : cfg->mesh_levels[k - 1];
 }
 
@@ -874,13 +877,43 @@ int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char 
   static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_STACKED_BLOCKS] = "the stacked blocks (weak constraints)",
                                [PBNG_MESH_COLLIDING_BLOCKS] = "the stacked blocks", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
                                [PBNG_MESH_SHEET] = "sheets", [PBNG_MESH_MUSCLES] = "the muscles' arm"};
-  ptscotch_weak_refusal(cfg, why, len);
+  ptscotch_weak_refusal(cfg, k, why, len);
   if (!grid_of_level(cfg, k, g)) snprintf(why, len, "it partitions generated boxes and bars and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
   else if (!why[0]) {
     char kind[256];
     if (!pbng_grid_slice_supported(&g->el, kind, sizeof(kind))) snprintf(why, len, "%s", kind);
   }
   return !why[0];
+}
+
+/* Level k's slice of this process (no weak constraints yet). */
+static PetscErrorCode level_slice(MPI_Comm comm, const pbng_config *cfg, int k, pbng_mesh_slice *s, int *read)
+{
+  pbng_grid grid;
+  char why[PETSC_MAX_PATH_LEN + 512];
+  int rank, size;
+
+  PetscFunctionBeginUser;
+  const char *file = pbng_config_ptscotch_file(cfg, k, why, sizeof(why));
+  PetscCheck(!why[0], comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  *read = file != NULL;
+  if (file) PetscFunctionReturn(pbng_mesh_h5_read_slice(comm, file, s));
+  PetscCheck(pbng_config_ptscotch_grid(cfg, k, &grid, why, sizeof(why)), comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(pbng_grid_slice_of_process(&grid, rank, size, s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, pbng_mesh_slice *s, int *read)
+{
+  PetscFunctionBeginUser;
+  PetscCall(level_slice(comm, cfg, k, s, read));
+  PetscErrorCode ierr = 0;
+  if (k == 0 && cfg->weak_file[0]) ierr = pbng_slice_read_weak_file(comm, cfg->weak_file, s); /* as pbng_config_build_mesh adds them */
+  if (ierr) PetscCall(pbng_mesh_slice_destroy(s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
 }
 
 /* The generated sheet: res x res vertices (-res, or a coarse level's) spanning -sheet_size along the

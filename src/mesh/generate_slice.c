@@ -56,3 +56,13 @@ PetscErrorCode pbng_grid_slice_create(const pbng_grid *g, int64_t node_begin, in
   PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode pbng_grid_slice_of_process(const pbng_grid *g, int rank, int size, pbng_mesh_slice *s)
+{
+  int64_t nnodes, nelems, ncells;
+
+  PetscFunctionBeginUser;
+  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
+  PetscCall(pbng_grid_slice_create(g, nnodes * rank / size, nnodes * (rank + 1) / size, ncells * rank / size, ncells * (rank + 1) / size, s));
+  PetscFunctionReturn(0);
+}

@@ -26,4 +26,8 @@ void pbng_grid_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int6
 PetscErrorCode pbng_grid_slice_create(const pbng_grid *g, int64_t node_begin, int64_t node_end, int64_t cell_begin, int64_t cell_end,
                                       pbng_mesh_slice *s);
 
+/* Process rank's slice of size processes': an equal share of the cells and of the nodes, both in increasing ranges
+ * by process (what -partitioner ptscotch generates). */
+PetscErrorCode pbng_grid_slice_of_process(const pbng_grid *g, int rank, int size, pbng_mesh_slice *s);
+
 #endif

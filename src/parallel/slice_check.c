@@ -24,8 +24,7 @@ PetscErrorCode pbng_agree_on_first_error(MPI_Comm comm, int64_t key, char *msg, 
   PetscFunctionReturn(0);
 }
 
-/* The agreed error, if any process has one: every process returns it. */
-static PetscErrorCode agree(MPI_Comm comm, int64_t key, char *msg, size_t len)
+PetscErrorCode pbng_stop_on_first_error(MPI_Comm comm, int64_t key, char *msg, size_t len)
 {
   int failed;
 
@@ -118,7 +117,7 @@ static PetscErrorCode check_tetrahedra(MPI_Comm comm, const slice_positions *p, 
     int64_t *f = &first[V < 0 ? 0 : 1];
     if (*f == INT64_MAX) *f = s->elem_begin + e;
   }
-  PetscCall(agree(comm, key, msg, sizeof(msg)));
+  PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, comm));
   if (count[1] > 0 && count[1] < count[0]) { /* the minority's first element, over all slices */
     const int minority_negative = 2 * count[1] <= count[0];
@@ -130,7 +129,7 @@ static PetscErrorCode check_tetrahedra(MPI_Comm comm, const slice_positions *p, 
                " of the %" PRId64 " tetrahedra are oriented against the others (a folded mesh or inconsistent node order)",
                s->source, key, key, (int)t[0], (int)t[1], (int)t[2], (int)t[3], minority_negative ? count[1] : count[0] - count[1], count[0]);
     }
-    PetscCall(agree(comm, key, msg, sizeof(msg)));
+    PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   }
   if (count[0] > 0 && count[1] == count[0]) /* the file's convention is the opposite one: swap nodes 2 and 3 */
     for (int64_t e = 0; e < n; ++e) {
@@ -171,7 +170,7 @@ static PetscErrorCode check_jacobians(MPI_Comm comm, const slice_positions *p, c
              det <= 0 ? "" : " (not above 1e-12 d^3, d the diagonal of its nodes' bounding box)", count[1], count[0]);
   }
   PetscCall(PetscFree(ref));
-  PetscCall(agree(comm, key, msg, sizeof(msg)));
+  PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   PetscFunctionReturn(0);
 }
 
@@ -182,7 +181,7 @@ PetscErrorCode pbng_slice_validate(MPI_Comm comm, pbng_mesh_slice *s)
 
   PetscFunctionBeginUser;
   PetscCheck(!pbng_element_is_sheet(s->etype), comm, PETSC_ERR_SUP, "%s: slices of sheet elements (%s) are not checked", s->source, s->etype->name);
-  PetscCall(agree(comm, first_non_finite(s, msg, sizeof(msg)), msg, sizeof(msg)));
+  PetscCall(pbng_stop_on_first_error(comm, first_non_finite(s, msg, sizeof(msg)), msg, sizeof(msg)));
   PetscCall(slice_positions_create(comm, s, &p));
   PetscErrorCode ierr = s->etype->kind == PBNG_ELEMENT_TET4 ? check_tetrahedra(comm, &p, s) : check_jacobians(comm, &p, s);
   PetscCall(slice_positions_destroy(&p));

@@ -10,6 +10,8 @@
 /* Collective: key orders the processes' errors (INT64_MAX: none here; the least key wins, its message msg[len]
  * reaches every process). Returns, in *failed, whether any process had one; msg then holds the winner's message. */
 PetscErrorCode pbng_agree_on_first_error(MPI_Comm comm, int64_t key, char *msg, size_t len, int *failed);
+/* The same, returning the agreed error (PETSC_ERR_FILE_UNEXPECTED, msg) on every process when there is one. */
+PetscErrorCode pbng_stop_on_first_error(MPI_Comm comm, int64_t key, char *msg, size_t len);
 
 /* Collective: the slices' coordinates are finite, and their elements (whose node ids must be in range) are neither
  * degenerate nor inverted: linear tetrahedra by their volume (|V| > 1e-12 h^3) and one orientation for all, the
