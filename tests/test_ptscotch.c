@@ -6,12 +6,14 @@
  * colors too) and the same parts. Weak constraints (interpolated points, anisotropic ones, a chain zigzagging across
  * every slice, given to the slices in uneven shares in two additions, and read from a file in shares as the serial
  * reader reads it): the nodes of every connected set of them in one part, each piece's constraints those with an owned
- * node, in global order. Also: every node owned by exactly one part, every element in some piece, the parts' sizes within
+ * node, in global order. The stacked blocks of two_blocks_hanging (bound, and unbound at a coarse level's gap) in slices
+ * too. Also: every node owned by exactly one part, every element in some piece, the parts' sizes within
  * PT-Scotch's balance, the same parts on a second run, the distributed slices equal to the serial grid, node
  * sets given to the slices in shares (68 of them: several membership words per node) restricted to the pieces as
  * the serial path restricts them, and the errors (more parts than nodes, kinds without slices). Run on 1 or more processes (test_ptscotch.sh:
  * 1, 2, 3). */
 #include "mesh/boundary.h"
+#include "mesh/generate.h"
 #include "parallel/distributed_partition.h"
 #include "parallel/halo.h"
 #include "io/weak_file_shares.h"
@@ -20,6 +22,15 @@
 #include "test_check.h"
 #include <stdlib.h>
 #include <sys/stat.h>
+
+/* The grid's whole mesh, as the serial path makes it: pbng_generate_grid's, or the stacked blocks'. */
+static PetscErrorCode whole_grid(const pbng_grid *g, pbng_mesh *mesh)
+{
+  PetscFunctionBeginUser;
+  if (g->stacked) PetscCall(pbng_generate_stacked_blocks((int)g->n[0], g->gap, g->bind_k, mesh));
+  else PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, mesh));
+  PetscFunctionReturn(0);
+}
 
 /* The part of every node of the whole mesh from the pieces' owned nodes (each counted: a node owned twice or
  * never is a failure). */
@@ -206,7 +217,7 @@ static PetscErrorCode check_grid(MPI_Comm comm, const pbng_grid *g, int nparts)
 
   PetscFunctionBeginUser;
   PetscCall(pbng_partition_grid_ptscotch(comm, g, nparts, 1, &pp, &t));
-  PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
+  PetscCall(whole_grid(g, &mesh));
   snprintf(what, sizeof(what), "%.500s (%s) in %d parts", g->source, mesh.etype->name, nparts);
   PetscCall(compare_with_serial(comm, what, &pp, &mesh, nparts));
   /* deterministic: the same pieces on a second run, here without the element colors (not asked for: none) */
@@ -288,7 +299,7 @@ static PetscErrorCode check_grid_sets(MPI_Comm comm, const pbng_grid *g, int npa
   char what[640];
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
+  PetscCall(whole_grid(g, &mesh));
   PetscCall(add_test_sets(&mesh));
   PetscCall(slice_with_sets(comm, g, &mesh, &s));
   PetscCall(pbng_partition_slice_ptscotch(comm, &s, nparts, 1, &pp, &t));
@@ -362,7 +373,7 @@ static void check_slice_weak(const char *what, const pbng_mesh_slice *s, const p
 static PetscErrorCode mesh_with_weak_file(MPI_Comm comm, const pbng_grid *g, pbng_mesh *mesh, char *path, size_t len)
 {
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, mesh));
+  PetscCall(whole_grid(g, mesh));
   PetscCall(write_weak_file(comm, mesh->nnodes, path, len));
   PetscCall(pbng_mesh_read_weak_constraints(path, mesh));
   PetscFunctionReturn(0);
@@ -426,7 +437,7 @@ static PetscErrorCode check_slices(const pbng_grid *g)
   int64_t nnodes, nelems, ncells;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_grid(g->n, g->lo, g->hi, &g->el, &mesh));
+  PetscCall(whole_grid(g, &mesh));
   pbng_grid_counts(g, &nnodes, &nelems, &ncells);
   check(nnodes == mesh.nnodes && nelems == mesh.nelems, "pbng_grid_counts", (double)nnodes, (double)mesh.nnodes);
   PetscCall(pbng_grid_slice_create(g, nnodes / 3, nnodes - 5, ncells / 4, ncells - 1, &s));
@@ -468,6 +479,12 @@ int main(int argc, char **argv)
   PetscCall(check_slices(&res8));
   PetscCall(check_slices(&aniso));
   PetscCall(check_slices(&hex27));
+  /* the stacked blocks of two_blocks_hanging: two boxes numbered one after the other, their node sets and bindings */
+  const pbng_grid blocks = {.n = {5, 5, 5}, .el = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}, .stacked = 1, .bind_k = 1e8, .source = "stacked blocks"};
+  const pbng_grid coarse_blocks = {.n = {3, 3, 3}, .el = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE}, .stacked = 1, .gap = 0.25, .source = "unbound"};
+  PetscCall(check_slices(&blocks));
+  PetscCall(check_grid(comm, &blocks, size + 1));
+  PetscCall(check_grid(comm, &coarse_blocks, size));
   PetscCall(check_grid(comm, &res8, size));
   PetscCall(check_grid(comm, &res8, size + 2)); /* more parts than processes */
   PetscCall(check_grid(comm, &aniso, 3));

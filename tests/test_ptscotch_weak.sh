@@ -5,7 +5,8 @@
 # that tests/check_partition_file.py finds consistent with the METIS file's colors and constraints; pbng on those files
 # and pbng -partitioner ptscotch on the fly give the METIS run's positions bitwise (PBNG with its weak-constraint blocks,
 # and xpbd_qs with the constraints' PBD/XPBD colors); a bad file gives the METIS path's message, naming file and line,
-# wherever the line lies; what is not partitioned in parallel yet is a clear error.
+# wherever the line lies; two_blocks_hanging's stacked blocks and bindings generated in slices (on the fly and in files,
+# bitwise METIS's); what is not partitioned in parallel yet is a clear error.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
@@ -93,12 +94,30 @@ bad no_constraints 'del L[3:]' "no_constraints.txt: the file has no constraints"
 bad version 'L[2] = "pbng-weak-constraints 2"' "version.txt:3: unsupported weak-constraint format version"
 expect_error "a missing file" "nowhere.txt: cannot open weak-constraint file" pbng_on 3 "${B[@]}" -weak "$TMP/nowhere.txt" -partitioner ptscotch -output "$o"
 
+# two_blocks_hanging: the stacked blocks and their bindings generated in slices, on the fly and by pbng-partition
+T=(-scene two_blocks_hanging -iters 60 -rtol 0 -multilevel 1) # (-res 5 generated; a file fixes it)
+pbng_on 2 "${T[@]}" -res 5 -output "$TMP/tmetis.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging, METIS"; cat "$TMP/log"; }
+for n in 1 3; do
+  pbng_on "$n" "${T[@]}" -res 5 -partitioner ptscotch -output "$TMP/tfly$n.h5" > "$TMP/tfly$n.log" 2>&1 && ok || { fail "two_blocks_hanging, ptscotch on $n"; cat "$TMP/tfly$n.log"; }
+  same "$TMP/tmetis.h5" "$TMP/tfly$n.h5" "two_blocks_hanging, -partitioner ptscotch on the fly, $n ranks"
+done
+grep -q "^partitioner: PT-Scotch, 3 parts on 3 ranks, stacked blocks (res 5): generate" "$TMP/tfly3.log" && grep -q "25 weak constraints" "$TMP/tfly3.log" && ok ||
+  fail "two_blocks_hanging: not generated in slices ($(grep -i "partitioner\|weak" "$TMP/tfly3.log"))"
+"$PART" -scene two_blocks_hanging -res 5 -parts 3 -output "$TMP/tblocks_metis.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging METIS file"; cat "$TMP/log"; }
+mpi 2 "$PART" -partitioner ptscotch -pbd_colors -scene two_blocks_hanging -res 5 -parts 3 -output "$TMP/tblocks.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "two_blocks_hanging, ptscotch partition"; cat "$TMP/log"; }
+"$PY" "$HERE/check_partition_file.py" "$TMP/tblocks.h5" --colors "$TMP/tblocks_metis.h5" && ok || fail "the blocks' file"
+pbng_on 3 "${T[@]}" -mesh "$TMP/tblocks.h5" -output "$TMP/tfile.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging from the file"; cat "$TMP/log"; }
+same "$TMP/tmetis.h5" "$TMP/tfile.h5" "two_blocks_hanging from the ptscotch file"
+
 # not partitioned in parallel yet: clear errors, and single-level PBNG by default
 expect_error "multilevel with -weak" "it does not carry weak constraints (-weak) to coarse levels yet; use -multilevel 1" \
   pbng_on 2 "${C[@]}" -multilevel 2 -res 8 -weak "$TMP/w.txt" -partitioner ptscotch -output "$o"
 pbng_on 2 -scene box -res 8 -weak "$TMP/w.txt" -partitioner ptscotch -dry_run > "$TMP/log" 2>&1 &&
-  grep -q "^defaults: single-level PBNG, not multilevel: -partitioner ptscotch does not carry weak constraints (-weak) to coarse levels yet" "$TMP/log" && ok ||
+  grep -q "^defaults: single-level PBNG, not multilevel: -partitioner ptscotch does not carry weak constraints to coarse levels yet" "$TMP/log" && ok ||
   { fail "the default with ptscotch and -weak"; cat "$TMP/log"; }
+expect_error "multilevel two_blocks_hanging" "it does not carry weak constraints (the blocks' bindings) to coarse levels yet" \
+  pbng_on 2 -scene two_blocks_hanging -res 5 -multilevel 2 -partitioner ptscotch -output "$o"
 expect_error "bindings" "it does not find bindings between bodies yet (-bind_distance" \
   mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
 [ ! -e "$o" ] && [ ! -e "$o.partial" ] && ok || fail "a failed run left $o behind"

@@ -856,6 +856,8 @@ static void ptscotch_weak_refusal(const pbng_config *cfg, int k, char *why, size
     snprintf(why, len, "it does not find bindings between bodies yet (-bind_distance: they are searched on the whole mesh)");
   else if (k > 0 && cfg->weak_file[0])
     snprintf(why, len, "it does not carry weak constraints (-weak) to coarse levels yet; use -multilevel 1");
+  else if (k > 0 && cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS)
+    snprintf(why, len, "it does not carry weak constraints (the blocks' bindings) to coarse levels yet; use -multilevel 1");
 }
 
 const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len)
@@ -872,13 +874,29 @@ const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, 
   return k == 0 ? cfg->mesh_file : cfg->mesh_levels[k - 1];
 }
 
+/* Level k's stacked blocks (0: the finest) as pbng_config_build_mesh and pbng_config_build_coarse_mesh make them: the
+ * finest bound (-weak_stiffness) for two_blocks_hanging, the coarse ones at the finest level's gap and unbound (their
+ * bindings carried from the finest). 0 for the other meshes. */
+static int stacked_blocks_of_level(const pbng_config *cfg, int k, pbng_grid *g)
+{
+  if (cfg->mesh_source != PBNG_MESH_STACKED_BLOCKS && cfg->mesh_source != PBNG_MESH_COLLIDING_BLOCKS) return 0;
+  const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg, k);
+  memset(g, 0, sizeof(*g));
+  for (int d = 0; d < 3; ++d) g->n[d] = res;
+  g->el = (pbng_grid_elements){PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
+  g->stacked = 1, g->gap = k == 0 ? 0.0 : 1.0 / (cfg->res - 1);
+  g->bind_k = k == 0 && cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS ? cfg->weak_stiffness : 0.0;
+  snprintf(g->source, sizeof(g->source), "stacked blocks (res %d)", res);
+  return 1;
+}
+
 int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len)
 {
-  static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_STACKED_BLOCKS] = "the stacked blocks (weak constraints)",
-                               [PBNG_MESH_COLLIDING_BLOCKS] = "the stacked blocks", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
+  static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
                                [PBNG_MESH_SHEET] = "sheets", [PBNG_MESH_MUSCLES] = "the muscles' arm"};
   ptscotch_weak_refusal(cfg, k, why, len);
-  if (!grid_of_level(cfg, k, g)) snprintf(why, len, "it partitions generated boxes and bars and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
+  if (!grid_of_level(cfg, k, g) && !stacked_blocks_of_level(cfg, k, g))
+    snprintf(why, len, "it partitions generated boxes, bars and stacked blocks and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
   else if (!why[0]) {
     char kind[256];
     if (!pbng_grid_slice_supported(&g->el, kind, sizeof(kind))) snprintf(why, len, "%s", kind);
