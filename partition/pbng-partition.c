@@ -262,20 +262,26 @@ static PetscErrorCode report_processes(const char *made, const pbng_partition_ti
 
 /* -partitioner ptscotch: level k's mesh, an HDF5 mesh file read in slices (*read) or a generated grid, cut into the parts
  * by all processes together. */
-static PetscErrorCode partition_level(const partition_options *o, int k, int *read, pbng_parts *pp, pbng_partition_times *t)
+static PetscErrorCode partition_level(const partition_options *o, int k, const char *output, pbng_weak_springs *springs, int *read, pbng_parts *pp,
+                                      pbng_partition_times *t)
 {
   pbng_mesh_slice s;
   const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_config_level_slice(PETSC_COMM_WORLD, &o->cfg, k, &s, read));
+  PetscCall(pbng_config_level_slice(PETSC_COMM_WORLD, &o->cfg, k, springs, output, &s, read));
+  /* -multilevel L: the finest level's weak constraints as springs, each process its slice's, carried to every level */
+  PetscErrorCode ierr = k == 0 && o->levels > 1 ? pbng_slice_weak_springs(PETSC_COMM_WORLD, &s, &springs->n, &springs->s) : 0;
+  if (ierr) PetscCall(pbng_mesh_slice_destroy(&s));
+  PetscCall(ierr);
   t->generate = MPI_Wtime() - t0;
   PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, o->pbd_colors && k == 0, pp, t));
   PetscFunctionReturn(0);
 }
 
-/* -partitioner ptscotch: level k's mesh partitioned by all processes together, written by them to output. */
-static PetscErrorCode partition_in_parallel(const partition_options *o, int k, const char *output)
+/* -partitioner ptscotch: level k's mesh partitioned by all processes together, written by them to output (springs: the
+ * finest level's weak constraints, this process's share, made at k = 0 and carried to the coarse levels). */
+static PetscErrorCode partition_in_parallel(const partition_options *o, int k, const char *output, pbng_weak_springs *springs)
 {
   pbng_parts pp;
   pbng_partition_times t;
@@ -283,7 +289,7 @@ static PetscErrorCode partition_in_parallel(const partition_options *o, int k, c
   const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  PetscCall(partition_level(o, k, &read, &pp, &t));
+  PetscCall(partition_level(o, k, output, springs, &read, &pp, &t));
   const double t_write = MPI_Wtime();
   PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, &pp));
   const double writing = MPI_Wtime() - t_write;
@@ -325,11 +331,15 @@ static PetscErrorCode run_ptscotch(const partition_options *o)
     PetscCheck(!why[0], PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
     PetscCheck(file || pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
   }
-  for (int k = 0; k < o->levels; ++k) {
+  pbng_weak_springs springs = {0, NULL};
+  PetscErrorCode ierr = 0;
+  for (int k = 0; k < o->levels && !ierr; ++k) {
     if (k == 0) PetscCall(PetscStrncpy(path, o->output, sizeof(path)));
     else level_path(o->output, k, path, sizeof(path));
-    PetscCall(partition_in_parallel(o, k, path));
+    ierr = partition_in_parallel(o, k, path, &springs);
   }
+  PetscCall(PetscFree(springs.s));
+  PetscCall(ierr);
   PetscCall(print_levels_option(o));
   PetscFunctionReturn(0);
 }

@@ -7,8 +7,8 @@ them: nelem_colors) the same wherever an element is stored, below nelem_colors, 
 a node; its weak constraints (when it has them: nweak) each part's exactly those with a node it owns, in global order,
 stored alike in every part, no two nodes of one constraint of one node color, their block colors (nblock_colors) and
 PBD/XPBD colors (nelem_colors) the same wherever stored, no two constraints of one PBD/XPBD color sharing a node; and,
-with --colors REF, all colors equal to REF's (another partitioned file of the same mesh) node by node, element by
-element and constraint by constraint, and the weak constraints REF's (nodes, weights, springs, targets); with --sets MESH (the HDF5 mesh it was cut from), its node sets
+with --colors REF, all its colors equal to REF's (another partitioned file of the same mesh, which has them too) node by
+node, element by element and constraint by constraint, and the weak constraints REF's (nodes, weights, springs, targets); with --sets MESH (the HDF5 mesh it was cut from), its node sets
 MESH's /sets in name order, each part's members exactly the part's nodes (owned and ghosts) in the set, in increasing
 local index. Prints what fails and exits 1."""
 import argparse
@@ -189,8 +189,8 @@ def main():
             problems.append(f"{a.colors}: " + "; ".join(rp))
         elif not np.array_equal(d["node_color"], r["node_color"]):
             problems.append(f"node colors differ from {a.colors}'s at {int(np.sum(d['node_color'] != r['node_color']))} nodes")
-        elif ("element_color" in d) != ("element_color" in r):
-            problems.append(f"constraint colors in only one of this file and {a.colors}")
+        elif "element_color" in d and "element_color" not in r:
+            problems.append(f"constraint colors in this file, not in {a.colors}")
         elif "element_color" in d and not np.array_equal(d["element_color"], r["element_color"]):
             problems.append(f"element colors differ from {a.colors}'s at {int(np.sum(d['element_color'] != r['element_color']))} elements")
         elif ("weak" in d) != ("weak" in r):

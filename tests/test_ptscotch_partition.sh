@@ -91,8 +91,6 @@ expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF
 expect_error "ptscotch with bindings" "it does not find bindings between bodies yet (-bind_distance" \
   mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
 expect_error "ptscotch on tet10" "tet10 grids leave some grid points unused" mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -element tet10 -parts 2 -output "$o"
-expect_error "ptscotch coarse levels checked first" "the blocks' bindings) to coarse levels yet" \
-  mpi 2 "$PART" -partitioner ptscotch -scene two_blocks_hanging -res 4 -multilevel 2 -parts 2 -output "$o"
 expect_error "ptscotch on sheets" "not sheets" mpi 2 "$PART" -partitioner ptscotch -scene cloth_stretch -res 4 -parts 2 -output "$o"
 expect_error "more parts than nodes" "Res-2 box: 8 nodes cannot be split over 9 parts" mpi 2 "$PART" -partitioner ptscotch -scene box -res 2 -parts 9 -output "$o"
 expect_error "METIS on 2 processes" "run it on one process (METIS is serial), or give -partitioner ptscotch" mpi 2 "$PART" -scene box -res 4 -parts 2 -output "$o"

@@ -6,27 +6,15 @@
 # and pbng -partitioner ptscotch on the fly give the METIS run's positions bitwise (PBNG with its weak-constraint blocks,
 # and xpbd_qs with the constraints' PBD/XPBD colors); a bad file gives the METIS path's message, naming file and line,
 # wherever the line lies; two_blocks_hanging's stacked blocks and bindings generated in slices (on the fly and in files,
-# bitwise METIS's); what is not partitioned in parallel yet is a clear error.
+# bitwise METIS's); bindings (-bind_distance) a clear error. The multilevel runs: test_ptscotch_weak_levels.sh.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
 
 unit_on_ranks test_ptscotch "1 4"
 
-# a Res-8 box's weak constraints (512 nodes): node pairs, a node against an interpolated point (anisotropic), and a chain
-# zigzagging over the whole id range (one connected set across every slice), between comments and blank lines
-"$PY" - "$TMP/w.txt" <<'PYEOF' && ok || fail "writing the constraint file"
-import sys
-n, lines = 512, ["# test constraints", "", "pbng-weak-constraints 1"]
-for k in range(24):
-    a, b = (37 * k + 5) % n, (91 * k + 13) % n
-    lines.append(f"1 {a} 1.0   1 {b} 1   {1e3 * (k + 1):g} {1e3 * (k + 1):g}" + ("   # a pair" if k == 3 else ""))
-for k in range(6):
-    lines += [f"1 {(53 * k + 7) % n} 1   4 {(11 * k + 1) % n} 0.25 {(11 * k + 9) % n} 0.25 {(11 * k + 65) % n} 0.25 {(11 * k + 73) % n} 0.25   60 5   0 1 {k % 2}", ""]
-chain = [7 * i if i % 2 == 0 else n - 1 - 7 * i for i in range(10)]
-lines += [f"1 {a} 1   1 {b} 1   1e4 1e4" for a, b in zip(chain, chain[1:])]
-open(sys.argv[1], "w").write("\n".join(lines) + "\n")
-PYEOF
+W="$PBNG_TEST_DATA/box8_weak.txt" # a Res-8 box's: pairs, interpolated anisotropic ones, a chain across every slice
+cp "$W" "$TMP/w.txt"
 C=(-scene box -fix_box 0,0,0,0,1,1 -gravity 0,-9.8,0 -youngs 1000 -frames 1 -iters 30 -rtol 0) # (-res 8 with -weak; a file fixes them)
 B=("${C[@]}" -multilevel 1 -res 8 -weak "$TMP/w.txt")
 pbng_on 2 "${B[@]}" -output "$TMP/fly.h5" > "$TMP/fly.log" 2>&1 && grep -q "39 weak constraints" "$TMP/fly.log" && ok || { fail "METIS on the fly"; cat "$TMP/fly.log"; }
@@ -87,11 +75,11 @@ bad() { # NAME LINE_EDIT EXPECTED: w.txt with an edit (python on the list of lin
   expect_error "ptscotch, $1" "$3" pbng_on 3 "${B[@]}" -weak "$TMP/$1.txt" -partitioner ptscotch -output "$o"
   expect_error "ptscotch partition, $1" "$3" mpi 4 "$PART" -partitioner ptscotch -scene box -res 8 -weak "$TMP/$1.txt" -parts 2 -output "$o"
 }
-bad late_node 'L[38] = "1 3 1   1 512 1   1 1"' "late_node.txt:39: node 512 is not an index of the mesh's 512 nodes (0-based)"
-bad two_bad 'L[8] = "1 3 1   1 2 0.5   1 1"; L[40] = "1 3 1"' "two_bad.txt:9: weak constraint: the weights of a side must sum to one"
-bad no_header 'L[2] = "# no header"' "no_header.txt: not a weak-constraint file"
-bad no_constraints 'del L[3:]' "no_constraints.txt: the file has no constraints"
-bad version 'L[2] = "pbng-weak-constraints 2"' "version.txt:3: unsupported weak-constraint format version"
+bad late_node 'L[40] = "1 3 1   1 512 1   1 1"' "late_node.txt:41: node 512 is not an index of the mesh's 512 nodes (0-based)"
+bad two_bad 'L[10] = "1 3 1   1 2 0.5   1 1"; L[42] = "1 3 1"' "two_bad.txt:11: weak constraint: the weights of a side must sum to one"
+bad no_header 'L[4] = "# no header"' "no_header.txt: not a weak-constraint file"
+bad no_constraints 'del L[5:]' "no_constraints.txt: the file has no constraints"
+bad version 'L[4] = "pbng-weak-constraints 2"' "version.txt:5: unsupported weak-constraint format version"
 expect_error "a missing file" "nowhere.txt: cannot open weak-constraint file" pbng_on 3 "${B[@]}" -weak "$TMP/nowhere.txt" -partitioner ptscotch -output "$o"
 
 # two_blocks_hanging: the stacked blocks and their bindings generated in slices, on the fly and by pbng-partition
@@ -110,14 +98,13 @@ mpi 2 "$PART" -partitioner ptscotch -pbd_colors -scene two_blocks_hanging -res 5
 pbng_on 3 "${T[@]}" -mesh "$TMP/tblocks.h5" -output "$TMP/tfile.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_hanging from the file"; cat "$TMP/log"; }
 same "$TMP/tmetis.h5" "$TMP/tfile.h5" "two_blocks_hanging from the ptscotch file"
 
-# not partitioned in parallel yet: clear errors, and single-level PBNG by default
-expect_error "multilevel with -weak" "it does not carry weak constraints (-weak) to coarse levels yet; use -multilevel 1" \
-  pbng_on 2 "${C[@]}" -multilevel 2 -res 8 -weak "$TMP/w.txt" -partitioner ptscotch -output "$o"
-pbng_on 2 -scene box -res 8 -weak "$TMP/w.txt" -partitioner ptscotch -dry_run > "$TMP/log" 2>&1 &&
-  grep -q "^defaults: single-level PBNG, not multilevel: -partitioner ptscotch does not carry weak constraints to coarse levels yet" "$TMP/log" && ok ||
-  { fail "the default with ptscotch and -weak"; cat "$TMP/log"; }
-expect_error "multilevel two_blocks_hanging" "it does not carry weak constraints (the blocks' bindings) to coarse levels yet" \
-  pbng_on 2 -scene two_blocks_hanging -res 5 -multilevel 2 -partitioner ptscotch -output "$o"
+# two_blocks_colliding's unbound blocks in slices too
+pbng_on 2 -scene two_blocks_colliding -res 5 -frames 3 -output "$TMP/cmetis.h5" > "$TMP/log" 2>&1 && ok || { fail "two_blocks_colliding, METIS"; cat "$TMP/log"; }
+pbng_on 3 -scene two_blocks_colliding -res 5 -frames 3 -partitioner ptscotch -output "$TMP/cfly.h5" > "$TMP/log" 2>&1 && ok ||
+  { fail "two_blocks_colliding, ptscotch"; cat "$TMP/log"; }
+same "$TMP/cmetis.h5" "$TMP/cfly.h5" "two_blocks_colliding, -partitioner ptscotch on the fly"
+
+# not partitioned in parallel yet: a clear error
 expect_error "bindings" "it does not find bindings between bodies yet (-bind_distance" \
   mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
 [ ! -e "$o" ] && [ ! -e "$o.partial" ] && ok || fail "a failed run left $o behind"

@@ -13,6 +13,7 @@
 #include "mesh/generate_slice.h"
 #include <mpi.h>
 #include "mesh/mesh.h"
+#include "parallel/weak_levels.h"
 #include "problem/problem.h"
 #include "methods/solver.h"
 
@@ -218,9 +219,12 @@ const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, 
 
 /* -partitioner ptscotch: this process's slice (mesh/slice.h) of level k's mesh (0 the finest): the HDF5 mesh file's rows
  * (pbng_config_ptscotch_file) or the generated grid's (pbng_config_ptscotch_grid), with the finest level's weak
- * constraints (-weak FILE read in shares) as pbng_config_build_mesh adds them; *read: whether it was read from a file.
- * Collective; a level it cannot make is an error on every process (the refusals above). */
-PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, pbng_mesh_slice *s, int *read);
+ * constraints (the blocks' bindings, -weak FILE read in shares) as pbng_config_build_mesh adds them, or a coarse
+ * level's carried from the finest (this process's share of the springs, or NULL: none; name: the level's, for
+ * messages) as pbng_mesh_add_weak_springs adds them; *read: whether it was read from a file. Collective; a level it
+ * cannot make is an error on every process (the refusals above). */
+PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, const pbng_weak_springs *carried, const char *name,
+                                       pbng_mesh_slice *s, int *read);
 
 /* Which of the options that shape a generated mesh were given explicitly. */
 typedef struct {

@@ -50,8 +50,6 @@ static const char *multilevel_unavailable(const pbng_config *cfg)
   if (cfg->mesh_source == PBNG_MESH_OBJECTS) return "the objects of objects_dropping have no coarse levels";
   if (cfg->ptscotch && cfg->mesh_source == PBNG_MESH_FILE && !cfg->nmesh_levels)
     return "-partitioner ptscotch does not coarsen a mesh file (that needs the whole mesh on one rank; give -mesh_levels)";
-  if (cfg->ptscotch && (cfg->weak_file[0] || cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS))
-    return "-partitioner ptscotch does not carry weak constraints to coarse levels yet";
   if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
   if (cfg->mesh_source == PBNG_MESH_SHEET && cfg->nsheet_groups) return "generated coarse sheets have no -sheetK_group groups";
   if (cfg->mesh_source != PBNG_MESH_FILE && !tetrahedral && cfg->contact) return "contacts are carried to tetrahedral coarse levels only";

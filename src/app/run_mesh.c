@@ -134,7 +134,8 @@ static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
 /* -partitioner ptscotch: level k's mesh made in slices, each rank its own (generated, or its rows of an HDF5 mesh file
  * read: *read), and partitioned by the ranks together into *nparts parts (all ranks; a coarse level's on fewer ranks, as
  * level_parts says). */
-static PetscErrorCode partition_level_in_parallel(run_state *st, int k, int *nparts, int *read, pbng_parts *parts, pbng_partition_times *t)
+static PetscErrorCode partition_level_in_parallel(run_state *st, int k, const pbng_weak_springs *carried, const char *name, int *nparts, int *read,
+                                                  pbng_parts *parts, pbng_partition_times *t)
 {
   pbng_mesh_slice s;
   int nranks;
@@ -142,7 +143,7 @@ static PetscErrorCode partition_level_in_parallel(run_state *st, int k, int *npa
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
-  PetscCall(pbng_config_level_slice(st->comm, st->cfg, k, &s, read));
+  PetscCall(pbng_config_level_slice(st->comm, st->cfg, k, carried, name, &s, read));
   t->generate = MPI_Wtime() - t0;
   *nparts = level_parts(s.nglobal_nodes, nranks, run_level_min_nodes_per_rank(st->cfg, k));
   PetscCall(pbng_partition_slice_ptscotch(st->comm, &s, *nparts, k == 0 && pbng_solver_uses_constraint_colors(st->cfg->solver), parts, t));
@@ -152,7 +153,8 @@ static PetscErrorCode partition_level_in_parallel(run_state *st, int k, int *npa
 /* -partitioner ptscotch: level k's mesh (0 the finest; a generated grid or an HDF5 mesh file) partitioned by the ranks
  * together, each rank its own piece (parallel/distributed_partition.h); *extent the mesh's, *etype its kind. An input
  * it does not handle is an error on every rank, before any output. */
-PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype)
+PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, const pbng_weak_springs *carried, const char *name, pbng_submesh *sub, double *extent,
+                                              const pbng_element_type **etype)
 {
   pbng_parts parts;
   pbng_partition_times t;
@@ -160,7 +162,7 @@ PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
-  PetscCall(partition_level_in_parallel(st, k, &nparts, &read, &parts, &t));
+  PetscCall(partition_level_in_parallel(st, k, carried, name, &nparts, &read, &parts, &t));
   *extent = parts.extent, *etype = parts.etype;
   if (parts.nlocal == 1) { /* this rank's part (at most one: nparts <= nranks), taken over; its owners named by rank */
     *sub = parts.sub[0];
@@ -190,7 +192,7 @@ PetscErrorCode run_partition_in_parallel(run_state *st, pbng_mesh *mesh, pbng_su
 
   PetscFunctionBeginUser;
   memset(mesh, 0, sizeof(*mesh)); /* no rank holds the whole mesh */
-  PetscCall(run_partition_grid_in_parallel(st, 0, sub, &extent, &etype));
+  PetscCall(run_partition_grid_in_parallel(st, 0, NULL, "the mesh", sub, &extent, &etype));
   head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = sub->nglobal_weak, head->extent = extent;
   head->etype = etype, head->nen = etype->nodes;
   PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));

@@ -14,6 +14,7 @@
 #include "mesh/generate_objects.h"
 #include "mesh/generate_shapes.h"
 #include "mesh/sheet.h"
+#include "parallel/transfer.h"
 #include "problem/assembly.h"
 
 static void base_defaults(pbng_config *cfg)
@@ -848,16 +849,12 @@ static PetscErrorCode generate_grid(const pbng_grid *g, pbng_mesh *mesh)
   PetscFunctionReturn(0);
 }
 
-/* Why -partitioner ptscotch cannot partition level k's weak constraints, or "". */
-static void ptscotch_weak_refusal(const pbng_config *cfg, int k, char *why, size_t len)
+/* Why -partitioner ptscotch cannot partition the run's weak constraints, or "". */
+static void ptscotch_weak_refusal(const pbng_config *cfg, char *why, size_t len)
 {
   why[0] = 0;
   if (cfg->bind_distance > 0)
     snprintf(why, len, "it does not find bindings between bodies yet (-bind_distance: they are searched on the whole mesh)");
-  else if (k > 0 && cfg->weak_file[0])
-    snprintf(why, len, "it does not carry weak constraints (-weak) to coarse levels yet; use -multilevel 1");
-  else if (k > 0 && cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS)
-    snprintf(why, len, "it does not carry weak constraints (the blocks' bindings) to coarse levels yet; use -multilevel 1");
 }
 
 const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len)
@@ -870,7 +867,7 @@ const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, 
              cfg->solver_opt.multilevel, cfg->mesh_file);
     return NULL;
   }
-  ptscotch_weak_refusal(cfg, k, why, len);
+  ptscotch_weak_refusal(cfg, why, len);
   return k == 0 ? cfg->mesh_file : cfg->mesh_levels[k - 1];
 }
 
@@ -894,7 +891,7 @@ int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char 
 {
   static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
                                [PBNG_MESH_SHEET] = "sheets", [PBNG_MESH_MUSCLES] = "the muscles' arm"};
-  ptscotch_weak_refusal(cfg, k, why, len);
+  ptscotch_weak_refusal(cfg, why, len);
   if (!grid_of_level(cfg, k, g) && !stacked_blocks_of_level(cfg, k, g))
     snprintf(why, len, "it partitions generated boxes, bars and stacked blocks and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
   else if (!why[0]) {
@@ -923,12 +920,14 @@ static PetscErrorCode level_slice(MPI_Comm comm, const pbng_config *cfg, int k, 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, pbng_mesh_slice *s, int *read)
+PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, const pbng_weak_springs *carried, const char *name,
+                                       pbng_mesh_slice *s, int *read)
 {
   PetscFunctionBeginUser;
   PetscCall(level_slice(comm, cfg, k, s, read));
   PetscErrorCode ierr = 0;
   if (k == 0 && cfg->weak_file[0]) ierr = pbng_slice_read_weak_file(comm, cfg->weak_file, s); /* as pbng_config_build_mesh adds them */
+  if (k > 0 && carried) ierr = pbng_slice_add_weak_springs(comm, s, name, carried->n, carried->s, PBNG_TRANSFER_RADIUS);
   if (ierr) PetscCall(pbng_mesh_slice_destroy(s));
   PetscCall(ierr);
   PetscFunctionReturn(0);

@@ -8,8 +8,7 @@ typedef struct {
   pbng_weak_constraint c;
 } numbered_constraint;
 
-/* The process whose balanced range [W r / P, W (r + 1) / P) holds constraint id. */
-static int balanced_owner(int64_t id, int64_t total, int size)
+int pbng_balanced_owner(int64_t id, int64_t total, int size)
 {
   int r = (int)((id * size) / total); /* a first guess, then the exact range */
   while (r > 0 && total * r / size > id) --r;
@@ -36,7 +35,7 @@ PetscErrorCode pbng_slice_add_weak(MPI_Comm comm, pbng_mesh_slice *s, int64_t n,
   for (int64_t k = 0; k < nold + n; ++k) {
     send[k].id = k < nold ? s->weak_begin + k : s->nglobal_weak + first + k - nold;
     send[k].c = k < nold ? s->weak[k] : c[k - nold];
-    dest[k] = balanced_owner(send[k].id, total, size);
+    dest[k] = pbng_balanced_owner(send[k].id, total, size);
   }
   PetscCall(pbng_send_items_to(comm, sizeof(numbered_constraint), nold + n, dest, send, &nrecv, (void **)&recv));
   PetscCall(PetscFree2(dest, send));

@@ -10,6 +10,9 @@
 #include <mpi.h>
 #include "mesh/slice.h"
 
+/* The process whose balanced range [W r / P, W (r + 1) / P) of W = total items holds item id. */
+int pbng_balanced_owner(int64_t id, int64_t total, int size);
+
 /* Collective: appends every process's n constraints c (global node ids, checked by the caller) to the mesh's list,
  * process r's after those of processes 0 .. r - 1, and rebalances the slices' ranges. */
 PetscErrorCode pbng_slice_add_weak(MPI_Comm comm, pbng_mesh_slice *s, int64_t n, const pbng_weak_constraint *c);
