@@ -88,8 +88,8 @@ expect_error "PBD on a PT-Scotch file without -pbd_colors" "-partitioner ptscotc
 o="$TMP/bad.h5"
 expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF5 file: mesh files are read in slices from HDF5 meshes" \
   mpi 2 "$PART" -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$o"
-expect_error "ptscotch with bindings" "it does not find bindings between bodies yet (-bind_distance" \
-  mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
+expect_error "ptscotch with -bind_snap" "it does not snap bound vertices (-bind_snap" \
+  mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -bind_snap -parts 2 -output "$o"
 expect_error "ptscotch on tet10" "tet10 grids leave some grid points unused" mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -element tet10 -parts 2 -output "$o"
 expect_error "ptscotch on sheets" "not sheets" mpi 2 "$PART" -partitioner ptscotch -scene cloth_stretch -res 4 -parts 2 -output "$o"
 expect_error "more parts than nodes" "Res-2 box: 8 nodes cannot be split over 9 parts" mpi 2 "$PART" -partitioner ptscotch -scene box -res 2 -parts 9 -output "$o"

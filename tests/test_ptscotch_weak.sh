@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Weak constraints through the parallel partitioning (-partitioner ptscotch, docs/weak_constraints.md#in-parallel): the
 # unit test on 1 and 4 processes (pieces, node colors, block and PBD/XPBD colors bitwise the serial cut's); -weak FILE,
-# read in shares, with a generated box and with an HDF5 mesh file: pbng-partition on 1, 2 and 3 processes writes files
+# read in shares, with a generated box and with an HDF5 mesh file: pbng-partition on 1 and 3 processes writes files
 # that tests/check_partition_file.py finds consistent with the METIS file's colors and constraints; pbng on those files
 # and pbng -partitioner ptscotch on the fly give the METIS run's positions bitwise (PBNG with its weak-constraint blocks,
 # and xpbd_qs with the constraints' PBD/XPBD colors); a bad file gives the METIS path's message, naming file and line,
 # wherever the line lies; two_blocks_hanging's stacked blocks and bindings generated in slices (on the fly and in files,
-# bitwise METIS's); bindings (-bind_distance) a clear error. The multilevel runs: test_ptscotch_weak_levels.sh.
+# bitwise METIS's). The multilevel runs: test_ptscotch_weak_levels.sh; bindings: test_ptscotch_bindings.sh.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
@@ -24,9 +24,9 @@ for n in 1 3; do
 done
 grep -q "^partitioner: PT-Scotch, 3 parts on 3 ranks, Res-8 box" "$TMP/ptfly3.log" && grep -q "39 weak constraints" "$TMP/ptfly3.log" && ok ||
   fail "the on-the-fly run: not PT-Scotch's parts or not the constraints ($(grep -i weak "$TMP/ptfly3.log"))"
-# pbng-partition on 1, 2, 3 processes (the METIS file's colors and constraints), with and without the PBD/XPBD colors
+# pbng-partition on 1 and 3 processes (the METIS file's colors and constraints), with and without the PBD/XPBD colors
 "$PART" -scene box -res 8 -weak "$TMP/w.txt" -parts 3 -output "$TMP/metis.h5" > "$TMP/log" 2>&1 && ok || { fail "METIS partition"; cat "$TMP/log"; }
-for n in 1 2 3; do
+for n in 1 3; do
   mpi "$n" "$PART" -partitioner ptscotch -pbd_colors -scene box -res 8 -weak "$TMP/w.txt" -parts 3 -output "$TMP/pt$n.h5" > "$TMP/part$n.log" 2>&1 &&
     grep -q "39 weak constraints" "$TMP/part$n.log" && ok || { fail "ptscotch partition on $n processes"; cat "$TMP/part$n.log"; }
   "$PY" "$HERE/check_partition_file.py" "$TMP/pt$n.h5" --colors "$TMP/metis.h5" && ok || fail "the file of $n processes"
@@ -39,7 +39,7 @@ mpi 2 "$PART" -partitioner ptscotch -scene box -res 8 -weak "$TMP/w.txt" -parts 
 pbng_on 3 "${C[@]}" -multilevel 1 -mesh "$TMP/plain.h5" -output "$TMP/plainrun.h5" > "$TMP/log" 2>&1 && ok || { fail "run from plain.h5"; cat "$TMP/log"; }
 same "$TMP/fly.h5" "$TMP/plainrun.h5" "pbng on the file without the PBD/XPBD colors"
 # the checker fails on a damaged file: a constraint given to a part that owns none of its nodes, another block color
-"$PY" - "$TMP/pt2.h5" "$TMP" <<'PYEOF' && ok || fail "writing the damaged files"
+"$PY" - "$TMP/pt3.h5" "$TMP" <<'PYEOF' && ok || fail "writing the damaged files"
 import h5py, shutil, sys
 def damage(name, edit):
     shutil.copy(sys.argv[1], f"{sys.argv[2]}/{name}.h5")
@@ -104,8 +104,5 @@ pbng_on 3 -scene two_blocks_colliding -res 5 -frames 3 -partitioner ptscotch -ou
   { fail "two_blocks_colliding, ptscotch"; cat "$TMP/log"; }
 same "$TMP/cmetis.h5" "$TMP/cfly.h5" "two_blocks_colliding, -partitioner ptscotch on the fly"
 
-# not partitioned in parallel yet: a clear error
-expect_error "bindings" "it does not find bindings between bodies yet (-bind_distance" \
-  mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
 [ ! -e "$o" ] && [ ! -e "$o.partial" ] && ok || fail "a failed run left $o behind"
 finish

@@ -853,8 +853,8 @@ static PetscErrorCode generate_grid(const pbng_grid *g, pbng_mesh *mesh)
 static void ptscotch_weak_refusal(const pbng_config *cfg, char *why, size_t len)
 {
   why[0] = 0;
-  if (cfg->bind_distance > 0)
-    snprintf(why, len, "it does not find bindings between bodies yet (-bind_distance: they are searched on the whole mesh)");
+  if (cfg->bind_distance > 0 && cfg->bind_snap)
+    snprintf(why, len, "it does not snap bound vertices (-bind_snap: the moves go body after body over the whole mesh); leave out -bind_snap");
 }
 
 const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len)
@@ -901,6 +901,23 @@ int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char 
   return !why[0];
 }
 
+/* -bind_distance and the options that shape the bindings. */
+static pbng_binding_options binding_options(const pbng_config *cfg)
+{
+  return (pbng_binding_options){.distance = cfg->bind_distance, .k_n = cfg->bind_k[0], .k_t = cfg->bind_k[1], .apart = cfg->bind_apart, .snap = cfg->bind_snap};
+}
+
+/* "bindings: N weak constraints between bodies within d of each other ...", printed once on comm. */
+static PetscErrorCode report_bindings(MPI_Comm comm, const pbng_config *cfg, const pbng_binding_stats *st)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)", st->bound, cfg->bind_distance));
+  if (cfg->bind_apart[0]) PetscCall(PetscPrintf(comm, ", %" PRId64 " pairs left unbound between the sets %s (-bind_apart)", st->separated, cfg->bind_apart));
+  if (cfg->bind_snap) PetscCall(PetscPrintf(comm, ", vertices moved onto the surfaces they bind to by at most %.3g (-bind_snap)", st->moved));
+  PetscCall(PetscPrintf(comm, "\n"));
+  PetscFunctionReturn(0);
+}
+
 /* Level k's slice of this process (no weak constraints yet). */
 static PetscErrorCode level_slice(MPI_Comm comm, const pbng_config *cfg, int k, pbng_mesh_slice *s, int *read)
 {
@@ -927,6 +944,12 @@ PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, in
   PetscCall(level_slice(comm, cfg, k, s, read));
   PetscErrorCode ierr = 0;
   if (k == 0 && cfg->weak_file[0]) ierr = pbng_slice_read_weak_file(comm, cfg->weak_file, s); /* as pbng_config_build_mesh adds them */
+  if (!ierr && k == 0 && cfg->bind_distance > 0) {
+    const pbng_binding_options o = binding_options(cfg);
+    pbng_binding_stats st;
+    ierr = pbng_slice_bind_bodies(comm, s, &o, &st);
+    if (!ierr) ierr = report_bindings(comm, cfg, &st);
+  }
   if (k > 0 && carried) ierr = pbng_slice_add_weak_springs(comm, s, name, carried->n, carried->s, PBNG_TRANSFER_RADIUS);
   if (ierr) PetscCall(pbng_mesh_slice_destroy(s));
   PetscCall(ierr);
@@ -989,19 +1012,10 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
   if (cfg->bind_distance > 0) {
-    const pbng_binding_options o = {.distance = cfg->bind_distance,
-                                    .k_n = cfg->bind_k[0],
-                                    .k_t = cfg->bind_k[1],
-                                    .apart = cfg->bind_apart,
-                                    .snap = cfg->bind_snap};
+    const pbng_binding_options o = binding_options(cfg);
     pbng_binding_stats st;
     PetscCall(pbng_mesh_bind_bodies(mesh, &o, &st));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)", st.bound,
-                          cfg->bind_distance));
-    if (cfg->bind_apart[0])
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, ", %" PRId64 " pairs left unbound between the sets %s (-bind_apart)", st.separated, cfg->bind_apart));
-    if (cfg->bind_snap) PetscCall(PetscPrintf(PETSC_COMM_SELF, ", vertices moved onto the surfaces they bind to by at most %.3g (-bind_snap)", st.moved));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+    PetscCall(report_bindings(PETSC_COMM_SELF, cfg, &st));
   }
   PetscFunctionReturn(0);
 }

@@ -64,8 +64,7 @@ static PetscErrorCode slice_colorings_destroy(slice_colorings *sc)
   PetscFunctionReturn(0);
 }
 
-/* pbng_partition_slice_ptscotch but for the slice's release. */
-static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t)
+PetscErrorCode pbng_partition_slice_kept(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t)
 {
   pbng_dist_graph graph;
   slice_colorings sc;
@@ -109,7 +108,7 @@ static PetscErrorCode partition_slice(MPI_Comm comm, const pbng_mesh_slice *s, i
 PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t)
 {
   PetscFunctionBeginUser;
-  const PetscErrorCode ierr = partition_slice(comm, s, nparts, elem_colors, out, t);
+  const PetscErrorCode ierr = pbng_partition_slice_kept(comm, s, nparts, elem_colors, out, t);
   PetscCall(pbng_mesh_slice_destroy(s)); /* also after an error */
   PetscCall(ierr);
   PetscFunctionReturn(0);

@@ -45,6 +45,8 @@ PetscErrorCode pbng_partition_grid_ptscotch(MPI_Comm comm, const pbng_grid *g, i
 /* Collective: the mesh of the slices (s: this process's, e.g. read from a file: io/mesh_h5.h; destroyed here) cut into
  * nparts parts, as above; t->generate is left to the caller. */
 PetscErrorCode pbng_partition_slice_ptscotch(MPI_Comm comm, pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t);
+/* The same, the slice kept (e.g. to add what the pieces find to it and partition it again: contact/bindings.h). */
+PetscErrorCode pbng_partition_slice_kept(MPI_Comm comm, const pbng_mesh_slice *s, int nparts, int elem_colors, pbng_parts *out, pbng_partition_times *t);
 PetscErrorCode pbng_parts_destroy(pbng_parts *out);
 /* The whole mesh as far as every process knows it, without nodes and elements: element layout, counts, source and
  * the node sets' names (no member), e.g. for the partitioned file's layout or a process's empty piece
