@@ -23,7 +23,8 @@
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph, or PT-Scotch in parallel).\n"
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
-                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes and bars, HDF5 meshes, on any number of processes),\n"
+                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes, bars and stacked blocks, HDF5 meshes, with their\n"
+                           "    weak constraints, on any number of processes),\n"
                            "  -pbd_colors (with ptscotch: the PBD/XPBD constraint colors too; their element graph takes tens of times the node graph's memory),\n"
                            "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ..., the weak constraints carried to each;\n"
                            "    with -mesh, the boundary-set options -fix_box, -fix_group, -bcK_* and -multilevel_coarsen_* as given to pbng)\n";
