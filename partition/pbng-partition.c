@@ -23,7 +23,8 @@
 static const char help[] = "pbng-partition: partition a mesh for pbng (METIS k-way on the node graph, or PT-Scotch in parallel).\n"
                            "  -scene NAME | -mesh FILE, -res N, -bar_length L, -weak FILE, -weak_stiffness K, -parts P, -output FILE.h5,\n"
                            "  -graph node|dual (node graph weighted by elements, default; or the element dual graph),\n"
-                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes and bars, HDF5 meshes, on any number of processes),\n"
+                           "  -partitioner metis|ptscotch (metis: serial, default; ptscotch: generated boxes, bars and stacked blocks, HDF5 meshes, with their\n"
+                           "    weak constraints, on any number of processes),\n"
                            "  -pbd_colors (with ptscotch: the PBD/XPBD constraint colors too; their element graph takes tens of times the node graph's memory),\n"
                            "  -multilevel L (also write the L-1 coarse levels: FILE.level1.h5 ..., the weak constraints carried to each;\n"
                            "    with -mesh, the boundary-set options -fix_box, -fix_group, -bcK_* and -multilevel_coarsen_* as given to pbng)\n";
@@ -260,50 +261,44 @@ static PetscErrorCode report_processes(const char *made, const pbng_partition_ti
   PetscFunctionReturn(0);
 }
 
-/* -partitioner ptscotch: level k's mesh, an HDF5 mesh file read in slices (file) or a generated grid, cut into the parts
+/* -partitioner ptscotch: level k's mesh, an HDF5 mesh file read in slices (*read) or a generated grid, cut into the parts
  * by all processes together. */
-static PetscErrorCode partition_level(const partition_options *o, int k, const char *file, pbng_parts *pp, pbng_partition_times *t)
+static PetscErrorCode partition_level(const partition_options *o, int k, const char *output, pbng_weak_springs *springs, int *read, pbng_parts *pp,
+                                      pbng_partition_times *t)
 {
-  pbng_grid grid;
-  char why[512];
-
-  PetscFunctionBeginUser;
-  if (file) {
-    pbng_mesh_slice s;
-    const double t0 = MPI_Wtime();
-    PetscCall(pbng_mesh_h5_read_slice(PETSC_COMM_WORLD, file, &s));
-    t->generate = MPI_Wtime() - t0;
-    PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, o->pbd_colors && k == 0, pp, t));
-  } else {
-    PetscCheck(pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
-    PetscCall(pbng_partition_grid_ptscotch(PETSC_COMM_WORLD, &grid, o->parts, o->pbd_colors && k == 0, pp, t));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* -partitioner ptscotch: level k's mesh partitioned by all processes together, written by them to output. */
-static PetscErrorCode partition_in_parallel(const partition_options *o, int k, const char *output)
-{
-  pbng_parts pp;
-  pbng_partition_times t;
-  pbng_mesh shape; /* the element layout, name and node set names the file records */
-  char why[512];
+  pbng_mesh_slice s;
   const double t0 = MPI_Wtime();
 
   PetscFunctionBeginUser;
-  const char *file = pbng_config_ptscotch_file(&o->cfg, k, why, sizeof(why));
-  PetscCall(partition_level(o, k, file, &pp, &t));
+  PetscCall(pbng_config_level_slice(PETSC_COMM_WORLD, &o->cfg, k, springs, output, &s, read));
+  /* -multilevel L: the finest level's weak constraints as springs, each process its slice's, carried to every level */
+  PetscErrorCode ierr = k == 0 && o->levels > 1 ? pbng_slice_weak_springs(PETSC_COMM_WORLD, &s, &springs->n, &springs->s) : 0;
+  if (ierr) PetscCall(pbng_mesh_slice_destroy(&s));
+  PetscCall(ierr);
+  t->generate = MPI_Wtime() - t0;
+  PetscCall(pbng_partition_slice_ptscotch(PETSC_COMM_WORLD, &s, o->parts, o->pbd_colors && k == 0, pp, t));
+  PetscFunctionReturn(0);
+}
+
+/* -partitioner ptscotch: level k's mesh partitioned by all processes together, written by them to output (springs: the
+ * finest level's weak constraints, this process's share, made at k = 0 and carried to the coarse levels). */
+static PetscErrorCode partition_in_parallel(const partition_options *o, int k, const char *output, pbng_weak_springs *springs)
+{
+  pbng_parts pp;
+  pbng_partition_times t;
+  int read;
+  const double t0 = MPI_Wtime();
+
+  PetscFunctionBeginUser;
+  PetscCall(partition_level(o, k, output, springs, &read, &pp, &t));
   const double t_write = MPI_Wtime();
-  PetscCall(pbng_parts_shape(&pp, &shape));
-  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, o->parts, pp.nnodes, pp.nelems, pp.ncolors, pp.nelem_colors, &shape, pp.extent, pp.first,
-                                         pp.nlocal, pp.sub));
-  PetscCall(pbng_mesh_destroy(&shape));
+  PetscCall(pbng_partfile_write_parallel(PETSC_COMM_WORLD, output, &pp));
   const double writing = MPI_Wtime() - t_write;
   PetscCall(report_parts(&pp));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %d node colors (PBNG), %d constraint colors (PBD/XPBD) -> %s\n",
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %lld nodes, %lld %s, %lld weak constraints, %d node colors (PBNG), %d + %d constraint colors (PBD/XPBD) -> %s\n",
                         pp.source, (long long)pp.nnodes, (long long)pp.nelems, pp.etype->kind == PBNG_ELEMENT_TET4 ? "tetrahedra" : pp.etype->name,
-                        pp.ncolors, pp.nelem_colors, output));
-  PetscCall(report_processes(file ? "read" : "generate", &t, writing, MPI_Wtime() - t0));
+                        (long long)pp.nweak, pp.ncolors, pp.nelem_colors, pp.nweak_colors, output));
+  PetscCall(report_processes(read ? "read" : "generate", &t, writing, MPI_Wtime() - t0));
   PetscCall(pbng_parts_destroy(&pp));
   PetscFunctionReturn(0);
 }
@@ -337,11 +332,15 @@ static PetscErrorCode run_ptscotch(const partition_options *o)
     PetscCheck(!why[0], PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
     PetscCheck(file || pbng_config_ptscotch_grid(&o->cfg, k, &grid, why, sizeof(why)), PETSC_COMM_WORLD, PETSC_ERR_SUP, "-partitioner ptscotch: %s", why);
   }
-  for (int k = 0; k < o->levels; ++k) {
+  pbng_weak_springs springs = {0, NULL};
+  PetscErrorCode ierr = 0;
+  for (int k = 0; k < o->levels && !ierr; ++k) {
     if (k == 0) PetscCall(PetscStrncpy(path, o->output, sizeof(path)));
     else level_path(o->output, k, path, sizeof(path));
-    PetscCall(partition_in_parallel(o, k, path));
+    ierr = partition_in_parallel(o, k, path, &springs);
   }
+  PetscCall(PetscFree(springs.s));
+  PetscCall(ierr);
   PetscCall(print_levels_option(o));
   PetscFunctionReturn(0);
 }

@@ -4,8 +4,11 @@ every node owned by exactly one part; every ghost's owner owns it, with the same
 in some part, the same nodes wherever it is stored; a part's elements exactly those with a node it owns; the node
 colors a valid coloring (no element with two nodes of one color), the PBD/XPBD element colors (when the file has
 them: nelem_colors) the same wherever an element is stored, below nelem_colors, no two elements of one color sharing
-a node, and, with --colors REF, both equal to REF's (another partitioned file of the same mesh) node by node and
-element by element; with --sets MESH (the HDF5 mesh it was cut from), its node sets
+a node; its weak constraints (when it has them: nweak) each part's exactly those with a node it owns, in global order,
+stored alike in every part, no two nodes of one constraint of one node color, their block colors (nblock_colors) and
+PBD/XPBD colors (nelem_colors) the same wherever stored, no two constraints of one PBD/XPBD color sharing a node; and,
+with --colors REF, all its colors equal to REF's (another partitioned file of the same mesh, which has them too) node by
+node, element by element and constraint by constraint, and the weak constraints REF's (nodes, weights, springs, targets); with --sets MESH (the HDF5 mesh it was cut from), its node sets
 MESH's /sets in name order, each part's members exactly the part's nodes (owned and ghosts) in the set, in increasing
 local index. Prints what fails and exits 1."""
 import argparse
@@ -22,6 +25,14 @@ def load(path):
         d["nnodes"], d["nelements"], d["nparts"] = int(f.attrs["nnodes"]), int(f.attrs["nelements"]), int(f.attrs["nparts"])
         if "nelem_colors" in f.attrs:
             d["/elements/color"], d["nelem_colors"] = f["/elements/color"][:], int(f.attrs["nelem_colors"])
+        d["nweak"] = int(f.attrs["nweak"]) if "nweak" in f.attrs else 0
+        if d["nweak"] > 0:
+            for k in ("/weak/nodes", "/weak/weights", "/weak/spring", "/weak/target", "/weak/global", "/weak/offset"):
+                d[k] = f[k][:]
+            if "nelem_colors" in f.attrs:
+                d["/weak/color"], d["nweak_colors"] = f["/weak/color"][:, 0], int(f.attrs["nweak_colors"])
+            if "nblock_colors" in f.attrs:
+                d["/weak/block_color"], d["nblock_colors"] = f["/weak/block_color"][:, 0], int(f.attrs["nblock_colors"])
     return d
 
 
@@ -74,6 +85,52 @@ def check(d):
     d["node_color"] = node_color
     if "nelem_colors" in d:
         problems += check_element_colors(d, conn, eg)
+    if d["nweak"] > 0:
+        problems += check_weak(d, node_owner)
+    return problems
+
+
+def check_weak(d, node_owner):
+    """The weak constraints: each part's those with a node it owns, in global order, alike in every part, no two nodes
+    of one of one node color; their colors alike wherever stored (the whole table in d["weak"] for --colors)."""
+    problems, W, P = [], d["nweak"], d["nparts"]
+    g, no, wo = d["/nodes/global"][:, 0], d["/nodes/offset"][:, 0], d["/weak/offset"][:, 0]
+    wg, local = d["/weak/global"][:, 0], d["/weak/nodes"]
+    nodes = np.full(local.shape, -1, dtype=np.int64)
+    for p in range(P):
+        rows = slice(wo[p], wo[p + 1])
+        nodes[rows] = np.where(local[rows] >= 0, g[no[p] + np.maximum(local[rows], 0)], -1)
+        if np.any(np.diff(wg[rows]) <= 0):
+            problems.append(f"part {p}: weak constraints not in increasing global order")
+    table = {k: np.full((W,) + d[k].shape[1:], np.nan) for k in ("/weak/weights", "/weak/spring", "/weak/target")}
+    wnodes = np.full((W, local.shape[1]), -2, dtype=np.int64)
+    colors = {k: np.full(W, -1, dtype=np.int64) for k in ("/weak/color", "/weak/block_color") if k in d}
+    for rows in [np.arange(wo[p], wo[p + 1]) for p in range(P)]:
+        ids, seen = wg[rows], wnodes[wg[rows], 0] != -2
+        fields = [(wnodes, nodes)] + [(table[k], d[k]) for k in table] + [(colors[k][:, None], d[k][:, None]) for k in colors]
+        if any(np.any(t[ids][seen] != v[rows][seen]) for t, v in fields):
+            problems.append("a weak constraint stored with other nodes, weights, springs, targets or colors in another part")
+        for t, v in fields:
+            t[ids] = v[rows]
+    if np.any(wnodes[:, 0] == -2):
+        return problems + [f"{int(np.sum(wnodes[:, 0] == -2))} weak constraints in no part"]
+    used = wnodes >= 0
+    for p in range(P):
+        touching = np.flatnonzero(np.any(used & (node_owner[np.maximum(wnodes, 0)] == p), axis=1))
+        if not np.array_equal(np.sort(wg[wo[p]:wo[p + 1]]), touching):
+            problems.append(f"part {p}: {wo[p + 1] - wo[p]} weak constraints stored, {touching.size} touch its nodes")
+    c = np.where(used, d["node_color"][np.maximum(wnodes, 0)], -1 - np.arange(wnodes.shape[1]))
+    if any(np.any(c[:, a] == c[:, b]) for a in range(c.shape[1]) for b in range(a + 1, c.shape[1])):
+        problems.append("a weak constraint has two nodes of one color")
+    for k, n in (("/weak/color", "nweak_colors"), ("/weak/block_color", "nblock_colors")):
+        if k in colors and (np.any(colors[k] < 0) or np.any(colors[k] >= d[n])):
+            problems.append(f"{k} outside 0 .. {d[n] - 1}")
+    if "/weak/color" in colors:
+        pairs = np.unique(np.stack([wnodes.reshape(-1), np.repeat(colors["/weak/color"], wnodes.shape[1])])[:, used.reshape(-1)], axis=1)
+        incidences = np.unique(np.stack([wnodes.reshape(-1), np.repeat(np.arange(W), wnodes.shape[1])])[:, used.reshape(-1)], axis=1)
+        if pairs.shape[1] != incidences.shape[1]:
+            problems.append("two weak constraints of one PBD/XPBD color share a node")
+    d["weak"] = dict(nodes=wnodes, **table, **colors)
     return problems
 
 
@@ -132,10 +189,16 @@ def main():
             problems.append(f"{a.colors}: " + "; ".join(rp))
         elif not np.array_equal(d["node_color"], r["node_color"]):
             problems.append(f"node colors differ from {a.colors}'s at {int(np.sum(d['node_color'] != r['node_color']))} nodes")
-        elif ("element_color" in d) != ("element_color" in r):
-            problems.append(f"constraint colors in only one of this file and {a.colors}")
+        elif "element_color" in d and "element_color" not in r:
+            problems.append(f"constraint colors in this file, not in {a.colors}")
         elif "element_color" in d and not np.array_equal(d["element_color"], r["element_color"]):
             problems.append(f"element colors differ from {a.colors}'s at {int(np.sum(d['element_color'] != r['element_color']))} elements")
+        elif ("weak" in d) != ("weak" in r):
+            problems.append(f"weak constraints in only one of this file and {a.colors}")
+        elif "weak" in d:
+            differ = [k for k in d["weak"] if not np.array_equal(d["weak"][k], r["weak"][k])]
+            if differ:
+                problems.append(f"weak constraints' {', '.join(differ)} differ from {a.colors}'s")
     for p in problems:
         print(f"check_partition_file: {a.file}: {p}")
     return 1 if problems else 0

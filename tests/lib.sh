@@ -41,6 +41,10 @@ expect_error() {
 }
 # mpi N cmd...: cmd on N ranks (oversubscribed and unbound: the tests share the machine's cores).
 mpi() { "${MPIEXEC:-mpiexec}" -n "$1" --oversubscribe --bind-to none "${@:2}"; }
+# pbng_on N pbng-options...: pbng on N ranks, one thread each.
+pbng_on() { local n=$1; shift; mpi "$n" "$PBNG" -threads 1 "$@"; }
+# same A B WHAT: results A and B have bitwise the same positions (the partitioning tests: a run against the METIS run).
+same() { "$PY" "$HERE/check_output.py" "$1" --compare "$2" --rtol 0 --quiet && ok || fail "$3: positions differ from the METIS run's"; }
 # unit_on_ranks PROGRAM "N1 N2 ...": the unit-test program tests/PROGRAM.c on each rank count (mpi), its log
 # in $TMP/logN; a failure fails the test and shows the log.
 unit_on_ranks() {

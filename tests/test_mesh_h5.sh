@@ -10,8 +10,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY
 PART="$PBNG_BIN/pbng-partition"
 CONVERT="$PBNG_BIN/pbng-convert"
 MSH="$PBNG_TEST_DATA/cube_fine_v41.msh"
-pbng_on() { local n=$1; shift; mpi "$n" "$PBNG" -threads 1 "$@"; }
-same() { "$PY" "$HERE/check_output.py" "$1" --compare "$2" --rtol 0 --quiet && ok || fail "$3: positions differ from the METIS run's"; }
 partition_on() { # N NAME ARGS...: pbng-partition -partitioner ptscotch on N processes writing $TMP/NAME.h5
   local n=$1 name=$2; shift 2
   mpi "$n" "$PART" -partitioner ptscotch -pbd_colors "$@" -output "$TMP/$name.h5" > "$TMP/$name.log" 2>&1 && ok || { fail "ptscotch $name on $n"; cat "$TMP/$name.log"; }

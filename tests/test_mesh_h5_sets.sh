@@ -8,8 +8,6 @@
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
-pbng_on() { local n=$1; shift; mpi "$n" "$PBNG" -threads 1 "$@"; }
-same() { "$PY" "$HERE/check_output.py" "$1" --compare "$2" --rtol 0 --quiet && ok || fail "$3: positions differ from the METIS run's"; }
 sets_ok() { "$PY" "$HERE/check_partition_file.py" "$1" --sets "$2" && ok || fail "$3: the file's node sets"; }
 
 "$PBNG_BIN/pbng-convert" "$PBNG_TEST_DATA/cube_fine_v41.msh" "$TMP/cube.h5" > "$TMP/log" 2>&1 && grep -q "3 node sets" "$TMP/log" && ok ||

@@ -8,8 +8,6 @@
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
 PART="$PBNG_BIN/pbng-partition"
-pbng_on() { local n=$1; shift; mpi "$n" "$PBNG" -threads 1 "$@"; }
-same() { "$PY" "$HERE/check_output.py" "$1" --compare "$2" --rtol 0 --quiet && ok || fail "$3: positions differ from the METIS run's"; }
 
 unit_on_ranks test_ptscotch "2 3"
 
@@ -111,9 +109,9 @@ same "$TMP/t10fly.h5" "$TMP/t10file.h5" "pbng on the tet10 file of pbng-partitio
 o="$TMP/bad.h5"
 expect_error "ptscotch on a Gmsh file" "cube_fine_v41.msh: missing or not an HDF5 file: mesh files are read in slices from HDF5 meshes" \
   mpi 2 "$PART" -partitioner ptscotch -mesh "$PBNG_TEST_DATA/cube_fine_v41.msh" -parts 2 -output "$o"
-expect_error "ptscotch with weak constraints" "it does not partition weak constraints yet (-bind_distance)" \
-  mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -parts 2 -output "$o"
-expect_error "ptscotch coarse levels checked first" "not the stacked blocks" mpi 2 "$PART" -partitioner ptscotch -scene two_blocks_hanging -res 4 -parts 2 -output "$o"
+expect_error "ptscotch with -bind_snap" "it does not snap bound vertices (-bind_snap" \
+  mpi 2 "$PART" -partitioner ptscotch -scene box -res 4 -bind_distance 0.1 -bind_snap -parts 2 -output "$o"
+expect_error "ptscotch on sheets" "not sheets" mpi 2 "$PART" -partitioner ptscotch -scene cloth_stretch -res 4 -parts 2 -output "$o"
 expect_error "more parts than nodes" "Res-2 box: 8 nodes cannot be split over 9 parts" mpi 2 "$PART" -partitioner ptscotch -scene box -res 2 -parts 9 -output "$o"
 expect_error "METIS on 2 processes" "run it on one process (METIS is serial), or give -partitioner ptscotch" mpi 2 "$PART" -scene box -res 4 -parts 2 -output "$o"
 expect_error "unknown partitioner" "known partitioners are metis (default) and ptscotch" "$PART" -partitioner kway -scene box -res 4 -output "$o"

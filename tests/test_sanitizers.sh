@@ -108,6 +108,12 @@ if mpi 2 "$SAN/bin/pbng-partition" -partitioner ptscotch -mesh "$TMP/cube.h5" -p
 cube=(-fix_group left -bc0_group right -bc0_velocity 0.5,0,0 -frames 1 -iters 10 -rtol 0 "${T1[@]}")
 san ptscotch_file 2 -- -mesh "$TMP/cube.h5" -partitioner ptscotch "${cube[@]}"
 san ptscotch_parts 2 -- -mesh "$TMP/cube.p2.h5" "${cube[@]}"
+# weak constraints in the parallel path: the blocks' bindings generated in slices and carried to a coarse level on 3
+# ranks, a -weak file read in shares by pbng-partition (parallel writer), bindings found by the distributed detector
+san ptscotch_weak 3 -- -scene two_blocks_hanging -res 4 -multilevel 2 -multilevel_min_nodes_per_rank 0 -iters 3 -rtol 0 -partitioner ptscotch "${T1[@]}"
+if mpi 2 "$SAN/bin/pbng-partition" -partitioner ptscotch -pbd_colors -scene box -res 4 -weak "$D/box4_weak.txt" -parts 3 -output "$TMP/weak.p3.h5" \
+  > "$TMP/ptweak.log" 2>&1; then ok; else fail "pbng-partition -partitioner ptscotch -weak under the sanitizers"; show_report "$TMP/ptweak.log"; fi
+san ptscotch_bindings 2 -- -scene two_blocks_colliding -res 3 -contact 0 -frames 1 -iters 5 -rtol 0 -bind_distance 0.6 -partitioner ptscotch "${T1[@]}"
 # checkpoint and restart: stopped by a signal after 7 iterations (checkpoint, exit 85), continued with -restart
 ck=(-scene box_stretch_twist -res 4 -frames 2 -iters 10 -rtol 0 "${T1[@]}")
 rc=0; mpi 2 "$SP" "${ck[@]}" -test_signal_after 7 -output "$TMP/ck.h5" > "$TMP/ck.log" 2>&1 || rc=$?

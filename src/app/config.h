@@ -11,7 +11,9 @@
 #include "mesh/coarsen.h"
 #include "mesh/generate.h"
 #include "mesh/generate_slice.h"
+#include <mpi.h>
 #include "mesh/mesh.h"
+#include "parallel/weak_levels.h"
 #include "problem/problem.h"
 #include "methods/solver.h"
 
@@ -207,13 +209,22 @@ PetscErrorCode pbng_config_read_coarsening_options(pbng_config *cfg);
 PetscErrorCode pbng_config_build_coarse_mesh(const pbng_config *cfg, int k, pbng_mesh *mesh, int *made);
 
 /* -partitioner ptscotch: 1 when level k's mesh (0 the finest) is a generated grid that processes can generate in slices
- * (mesh/generate_slice.h), described in g; else 0 and why[len] says why (a mesh file, weak constraints, -bind_distance,
- * scenes of other meshes). */
+ * (mesh/generate_slice.h), described in g; else 0 and why[len] says why (a mesh file, -bind_snap, scenes of other
+ * meshes). */
 int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len);
 /* -partitioner ptscotch: level k's mesh file (-mesh, or -mesh_levels' for k > 0) when the level is read from one, to be
  * read in slices (io/mesh_h5.h), else NULL; why[len] non-empty when such a level cannot be (a coarse level to be
- * coarsened from the whole mesh, weak constraints, -bind_distance). */
+ * coarsened from the whole mesh, a coarse level with -weak, -bind_distance). */
 const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len);
+
+/* -partitioner ptscotch: this process's slice (mesh/slice.h) of level k's mesh (0 the finest): the HDF5 mesh file's rows
+ * (pbng_config_ptscotch_file) or the generated grid's (pbng_config_ptscotch_grid), with the finest level's weak
+ * constraints (the blocks' bindings, -weak FILE read in shares) as pbng_config_build_mesh adds them, or a coarse
+ * level's carried from the finest (this process's share of the springs, or NULL: none; name: the level's, for
+ * messages) as pbng_mesh_add_weak_springs adds them; *read: whether it was read from a file. Collective; a level it
+ * cannot make is an error on every process (the refusals above). */
+PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, const pbng_weak_springs *carried, const char *name,
+                                       pbng_mesh_slice *s, int *read);
 
 /* Which of the options that shape a generated mesh were given explicitly. */
 typedef struct {

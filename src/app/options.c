@@ -105,8 +105,8 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
   const char *const partitioners[] = {"metis", "ptscotch"};
   PetscInt which = cfg->ptscotch;
-  PetscCall(PetscOptionsEList("-partitioner", "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box or bar, or read an HDF5 "
-                              "mesh, in slices and partition it together with PT-Scotch; docs/scaling.md)", NULL, partitioners, 2, partitioners[which], &which, NULL));
+  PetscCall(PetscOptionsEList("-partitioner", "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box, bar or stacked blocks, or read an "
+                              "HDF5 mesh, in slices, with its weak constraints, and partition it together with PT-Scotch; docs/scaling.md)", NULL, partitioners, 2, partitioners[which], &which, NULL));
   cfg->ptscotch = which == 1;
   PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
                                cfg->weak_file, sizeof(cfg->weak_file), &set));

@@ -200,15 +200,9 @@ static void describe_level(const pbng_config *cfg, int k, char *buf, size_t len)
   }
 }
 
-/* The fine level's weak constraints as springs (rank 0), to be carried to every coarse level. */
-typedef struct {
-  int64_t n;
-  pbng_weak_spring *s;
-} fine_springs;
-
 /* Rank 0 builds coarse level k's global mesh with the fine level's weak constraints carried to it (the
  * others keep an empty mesh). */
-static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *name, const fine_springs *springs, pbng_mesh *mesh)
+static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *name, const pbng_weak_springs *springs, pbng_mesh *mesh)
 {
   PetscErrorCode ierr = 0;
   int made = 1;
@@ -228,15 +222,16 @@ static PetscErrorCode coarse_mesh_on_rank0(run_state *st, int k, const char *nam
 }
 
 /* -partitioner ptscotch: level k's generated grid or HDF5 mesh file partitioned by the ranks together (run_partition_grid_in_parallel), as
- * the finest (no weak constraints to carry: it refuses them). */
-static PetscErrorCode build_coarse_subdomain_in_parallel(run_state *st, int k, const char *name, pbng_coarse_level *c, uint8_t **sheet_material)
+ * the finest, with the fine level's weak constraints carried to it (springs: this rank's share). */
+static PetscErrorCode build_coarse_subdomain_in_parallel(run_state *st, int k, const char *name, const pbng_weak_springs *springs, pbng_coarse_level *c,
+                                                         uint8_t **sheet_material)
 {
   pbng_submesh sub;
   double extent;
   const pbng_element_type *etype;
 
   PetscFunctionBeginUser;
-  PetscCall(run_partition_grid_in_parallel(st, k, &sub, &extent, &etype));
+  PetscCall(run_partition_grid_in_parallel(st, k, springs, name, &sub, &extent, &etype));
   PetscCall(PetscStrncpy(c->source, st->cfg->mesh_source == PBNG_MESH_FILE ? "file" : "generated", sizeof(c->source)));
   PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, 0, name, sheet_material, &c->dm, &c->halo));
   PetscFunctionReturn(0);
@@ -246,7 +241,8 @@ static PetscErrorCode build_coarse_subdomain_in_parallel(run_state *st, int k, c
  * constraints itself: pbng-partition -multilevel writes them), or cut from rank 0's mesh. */
 /* Level k's subdomain and halo in c; with -sheetK_group, *sheet_material gets its elements' entries in the
  * sheet material table from the level's own node sets (every -mesh_levels file names the groups too). */
-static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, const fine_springs *springs, pbng_coarse_level *c, uint8_t **sheet_material)
+static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *name, const pbng_weak_springs *springs, pbng_coarse_level *c,
+                                             uint8_t **sheet_material)
 {
   const pbng_config *cfg = st->cfg;
   int partitioned = 0;
@@ -264,7 +260,7 @@ static PetscErrorCode build_coarse_subdomain(run_state *st, int k, const char *n
                name, st->dm.nglobal_weak);
     PetscCall(PetscStrncpy(c->source, "file", sizeof(c->source)));
     PetscCall(run_build_level_subdomain(st, NULL, st->extent, &sub, 0, 0, name, sheet_material, &c->dm, &c->halo));
-  } else if (cfg->ptscotch) PetscCall(build_coarse_subdomain_in_parallel(st, k, name, c, sheet_material));
+  } else if (cfg->ptscotch) PetscCall(build_coarse_subdomain_in_parallel(st, k, name, springs, c, sheet_material));
   else {
     pbng_mesh mesh;
     PetscCall(coarse_mesh_on_rank0(st, k, name, springs, &mesh));
@@ -361,8 +357,9 @@ PetscErrorCode run_build_levels(run_state *st)
   describe_level(cfg, 0, what, sizeof(what));
   snprintf(h->fine_name, sizeof(h->fine_name), "level %d (%s)", L - 1, what);
   PetscCall(report_level(st, h->fine_name, &st->dm));
-  fine_springs springs = {0, NULL};
-  PetscCall(pbng_weak_springs_gather(&st->dm, &springs.n, &springs.s));
+  pbng_weak_springs springs = {0, NULL}; /* rank 0's all, or with -partitioner ptscotch each rank's share: no rank holds them all */
+  if (cfg->ptscotch) PetscCall(pbng_weak_springs_spread(&st->dm, &springs.n, &springs.s));
+  else PetscCall(pbng_weak_springs_gather(&st->dm, &springs.n, &springs.s));
   for (int k = 1; k < L; ++k) { /* k coarsenings of the finest: PETSc's level L-1-k */
     pbng_coarse_level *c = &h->coarse[L - 1 - k];
     describe_level(cfg, k, what, sizeof(what));

@@ -131,9 +131,11 @@ static int level_parts(int64_t nnodes, int nranks, int min_nodes_per_rank)
   return k < 1 ? 1 : (int)k;
 }
 
-/* -partitioner ptscotch: level k's HDF5 mesh file read in slices, each rank its rows (io/mesh_h5.h), and partitioned by the
- * ranks together into *nparts parts (all ranks; a coarse level's on fewer ranks, as level_parts says). */
-static PetscErrorCode partition_file_in_parallel(run_state *st, int k, const char *file, int *nparts, pbng_parts *parts, pbng_partition_times *t)
+/* -partitioner ptscotch: level k's mesh made in slices, each rank its own (generated, or its rows of an HDF5 mesh file
+ * read: *read), and partitioned by the ranks together into *nparts parts (all ranks; a coarse level's on fewer ranks, as
+ * level_parts says). */
+static PetscErrorCode partition_level_in_parallel(run_state *st, int k, const pbng_weak_springs *carried, const char *name, int *nparts, int *read,
+                                                  pbng_parts *parts, pbng_partition_times *t)
 {
   pbng_mesh_slice s;
   int nranks;
@@ -141,46 +143,26 @@ static PetscErrorCode partition_file_in_parallel(run_state *st, int k, const cha
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
-  PetscCall(pbng_mesh_h5_read_slice(st->comm, file, &s));
+  PetscCall(pbng_config_level_slice(st->comm, st->cfg, k, carried, name, &s, read));
   t->generate = MPI_Wtime() - t0;
   *nparts = level_parts(s.nglobal_nodes, nranks, run_level_min_nodes_per_rank(st->cfg, k));
   PetscCall(pbng_partition_slice_ptscotch(st->comm, &s, *nparts, k == 0 && pbng_solver_uses_constraint_colors(st->cfg->solver), parts, t));
   PetscFunctionReturn(0);
 }
 
-/* -partitioner ptscotch: level k's generated grid partitioned by the ranks together into *nparts parts. */
-static PetscErrorCode partition_grid_in_parallel(run_state *st, int k, int *nparts, pbng_parts *parts, pbng_partition_times *t)
-{
-  pbng_grid grid;
-  char why[512];
-  int nranks;
-
-  PetscFunctionBeginUser;
-  PetscCheck(pbng_config_ptscotch_grid(st->cfg, k, &grid, why, sizeof(why)), st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
-  PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
-  int64_t nnodes, nelems, ncells;
-  pbng_grid_counts(&grid, &nnodes, &nelems, &ncells);
-  *nparts = level_parts(nnodes, nranks, run_level_min_nodes_per_rank(st->cfg, k)); /* coarse levels on fewer ranks */
-  PetscCall(pbng_partition_grid_ptscotch(st->comm, &grid, *nparts, k == 0 && pbng_solver_uses_constraint_colors(st->cfg->solver), parts, t));
-  PetscFunctionReturn(0);
-}
-
 /* -partitioner ptscotch: level k's mesh (0 the finest; a generated grid or an HDF5 mesh file) partitioned by the ranks
  * together, each rank its own piece (parallel/distributed_partition.h); *extent the mesh's, *etype its kind. An input
  * it does not handle is an error on every rank, before any output. */
-PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype)
+PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, const pbng_weak_springs *carried, const char *name, pbng_submesh *sub, double *extent,
+                                              const pbng_element_type **etype)
 {
   pbng_parts parts;
   pbng_partition_times t;
-  char why[512];
-  int nranks, nparts = 1;
+  int nranks, nparts = 1, read = 0;
 
   PetscFunctionBeginUser;
-  const char *file = pbng_config_ptscotch_file(st->cfg, k, why, sizeof(why));
-  PetscCheck(!why[0], st->comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
   PetscCallMPI(MPI_Comm_size(st->comm, &nranks));
-  if (file) PetscCall(partition_file_in_parallel(st, k, file, &nparts, &parts, &t));
-  else PetscCall(partition_grid_in_parallel(st, k, &nparts, &parts, &t));
+  PetscCall(partition_level_in_parallel(st, k, carried, name, &nparts, &read, &parts, &t));
   *extent = parts.extent, *etype = parts.etype;
   if (parts.nlocal == 1) { /* this rank's part (at most one: nparts <= nranks), taken over; its owners named by rank */
     *sub = parts.sub[0];
@@ -190,13 +172,15 @@ PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh
     pbng_mesh whole;
     PetscCall(pbng_parts_shape(&parts, &whole));
     int32_t none = 0; /* pbng_submesh_empty takes the constraint colors' counts only (the piece has no element) */
-    const pbng_constraint_colors counts = {.nelem_colors = parts.nelem_colors, .block = &none, .elem = &none, .weak = &none};
+    const pbng_constraint_colors counts = {.nelem_colors = parts.nelem_colors, .nweak_colors = parts.nweak_colors, .nblock_colors = parts.nblock_colors,
+                                           .block = &none, .elem = &none, .weak = &none};
     PetscCall(pbng_submesh_empty(&whole, parts.ncolors, &counts, sub));
+    sub->nglobal_weak = parts.nweak;
     PetscCall(pbng_mesh_destroy(&whole));
   }
   PetscCall(PetscPrintf(st->comm, "partitioner: PT-Scotch, %d parts on %d ranks, %s: %s %.2f s, graph %.2f s, coloring %.2f s (%d rounds), "
                                   "PT-Scotch %.2f s, migration %.2f s (rank 0)\n",
-                        nparts, nranks, parts.source, file ? "read" : "generate", t.generate, t.graph, t.coloring, t.rounds, t.partition, t.migration));
+                        nparts, nranks, parts.source, read ? "read" : "generate", t.generate, t.graph, t.coloring, t.rounds, t.partition, t.migration));
   PetscCall(pbng_parts_destroy(&parts));
   PetscFunctionReturn(0);
 }
@@ -208,8 +192,8 @@ PetscErrorCode run_partition_in_parallel(run_state *st, pbng_mesh *mesh, pbng_su
 
   PetscFunctionBeginUser;
   memset(mesh, 0, sizeof(*mesh)); /* no rank holds the whole mesh */
-  PetscCall(run_partition_grid_in_parallel(st, 0, sub, &extent, &etype));
-  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = 0, head->extent = extent;
+  PetscCall(run_partition_grid_in_parallel(st, 0, NULL, "the mesh", sub, &extent, &etype));
+  head->nnodes = sub->nglobal_nodes, head->nelems = sub->nglobal_elems, head->nweak = sub->nglobal_weak, head->extent = extent;
   head->etype = etype, head->nen = etype->nodes;
   PetscCall(count_owned_kinds(st->comm, sub, head->kind_count));
   PetscFunctionReturn(0);

@@ -83,8 +83,11 @@ PetscErrorCode run_read_partitioned_input(run_state *st, pbng_submesh *sub, mesh
 /* -partitioner ptscotch: the ranks generate the grid in slices and partition it together (no rank holds the whole
  * mesh); every rank gets its piece and the header, the global mesh stays empty. */
 PetscErrorCode run_partition_in_parallel(run_state *st, pbng_mesh *mesh, pbng_submesh *sub, mesh_header *head);
-/* The same for level k's grid (0 the finest): the rank's piece, the grid's extent and kind. */
-PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, pbng_submesh *sub, double *extent, const pbng_element_type **etype);
+/* The same for level k's grid (0 the finest): the rank's piece, the grid's extent and kind; a coarse level with the
+ * finest level's weak constraints carried to it (carried: this rank's share of their springs, or NULL; name: the
+ * level's, for messages). */
+PetscErrorCode run_partition_grid_in_parallel(run_state *st, int k, const pbng_weak_springs *carried, const char *name, pbng_submesh *sub, double *extent,
+                                              const pbng_element_type **etype);
 
 /* Creates the result file "<output>.partial" (fails here, before any work, when it cannot be written). */
 PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line);

@@ -8,11 +8,13 @@
 #include "app/errors.h"
 #include "contact/bindings.h"
 #include "io/mesh_h5.h"
+#include "io/weak_file_shares.h"
 #include "mesh/generate.h"
 #include "mesh/generate_muscles.h"
 #include "mesh/generate_objects.h"
 #include "mesh/generate_shapes.h"
 #include "mesh/sheet.h"
+#include "parallel/transfer.h"
 #include "problem/assembly.h"
 
 static void base_defaults(pbng_config *cfg)
@@ -851,8 +853,8 @@ static PetscErrorCode generate_grid(const pbng_grid *g, pbng_mesh *mesh)
 static void ptscotch_weak_refusal(const pbng_config *cfg, char *why, size_t len)
 {
   why[0] = 0;
-  if (cfg->weak_file[0]) snprintf(why, len, "it does not partition weak constraints yet (-weak)");
-  else if (cfg->bind_distance > 0) snprintf(why, len, "it does not partition weak constraints yet (-bind_distance)");
+  if (cfg->bind_distance > 0 && cfg->bind_snap)
+    snprintf(why, len, "it does not snap bound vertices (-bind_snap: the moves go body after body over the whole mesh); leave out -bind_snap");
 }
 
 const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, size_t len)
@@ -869,18 +871,89 @@ const char *pbng_config_ptscotch_file(const pbng_config *cfg, int k, char *why, 
   return k == 0 ? cfg->mesh_file : cfg->mesh_levels[k - 1];
 }
 
+/* Level k's stacked blocks (0: the finest) as pbng_config_build_mesh and pbng_config_build_coarse_mesh make them: the
+ * finest bound (-weak_stiffness) for two_blocks_hanging, the coarse ones at the finest level's gap and unbound (their
+ * bindings carried from the finest). 0 for the other meshes. */
+static int stacked_blocks_of_level(const pbng_config *cfg, int k, pbng_grid *g)
+{
+  if (cfg->mesh_source != PBNG_MESH_STACKED_BLOCKS && cfg->mesh_source != PBNG_MESH_COLLIDING_BLOCKS) return 0;
+  const int res = k == 0 ? cfg->res : pbng_config_coarse_res(cfg, k);
+  memset(g, 0, sizeof(*g));
+  for (int d = 0; d < 3; ++d) g->n[d] = res;
+  g->el = (pbng_grid_elements){PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
+  g->stacked = 1, g->gap = k == 0 ? 0.0 : 1.0 / (cfg->res - 1);
+  g->bind_k = k == 0 && cfg->mesh_source == PBNG_MESH_STACKED_BLOCKS ? cfg->weak_stiffness : 0.0;
+  snprintf(g->source, sizeof(g->source), "stacked blocks (res %d)", res);
+  return 1;
+}
+
 int pbng_config_ptscotch_grid(const pbng_config *cfg, int k, pbng_grid *g, char *why, size_t len)
 {
-  static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_STACKED_BLOCKS] = "the stacked blocks (weak constraints)",
-                               [PBNG_MESH_COLLIDING_BLOCKS] = "the stacked blocks", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
+  static const char *what[] = {[PBNG_MESH_FILE] = "mesh files (-mesh)", [PBNG_MESH_OBJECTS] = "the objects of objects_dropping",
                                [PBNG_MESH_SHEET] = "sheets", [PBNG_MESH_MUSCLES] = "the muscles' arm"};
   ptscotch_weak_refusal(cfg, why, len);
-  if (!grid_of_level(cfg, k, g)) snprintf(why, len, "it partitions generated boxes and bars and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
+  if (!grid_of_level(cfg, k, g) && !stacked_blocks_of_level(cfg, k, g))
+    snprintf(why, len, "it partitions generated boxes, bars and stacked blocks and HDF5 mesh files only, not %s", what[cfg->mesh_source]);
   else if (!why[0]) {
     char kind[256];
     if (!pbng_grid_slice_supported(&g->el, kind, sizeof(kind))) snprintf(why, len, "%s", kind);
   }
   return !why[0];
+}
+
+/* -bind_distance and the options that shape the bindings. */
+static pbng_binding_options binding_options(const pbng_config *cfg)
+{
+  return (pbng_binding_options){.distance = cfg->bind_distance, .k_n = cfg->bind_k[0], .k_t = cfg->bind_k[1], .apart = cfg->bind_apart, .snap = cfg->bind_snap};
+}
+
+/* "bindings: N weak constraints between bodies within d of each other ...", printed once on comm. */
+static PetscErrorCode report_bindings(MPI_Comm comm, const pbng_config *cfg, const pbng_binding_stats *st)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)", st->bound, cfg->bind_distance));
+  if (cfg->bind_apart[0]) PetscCall(PetscPrintf(comm, ", %" PRId64 " pairs left unbound between the sets %s (-bind_apart)", st->separated, cfg->bind_apart));
+  if (cfg->bind_snap) PetscCall(PetscPrintf(comm, ", vertices moved onto the surfaces they bind to by at most %.3g (-bind_snap)", st->moved));
+  PetscCall(PetscPrintf(comm, "\n"));
+  PetscFunctionReturn(0);
+}
+
+/* Level k's slice of this process (no weak constraints yet). */
+static PetscErrorCode level_slice(MPI_Comm comm, const pbng_config *cfg, int k, pbng_mesh_slice *s, int *read)
+{
+  pbng_grid grid;
+  char why[PETSC_MAX_PATH_LEN + 512];
+  int rank, size;
+
+  PetscFunctionBeginUser;
+  const char *file = pbng_config_ptscotch_file(cfg, k, why, sizeof(why));
+  PetscCheck(!why[0], comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  *read = file != NULL;
+  if (file) PetscFunctionReturn(pbng_mesh_h5_read_slice(comm, file, s));
+  PetscCheck(pbng_config_ptscotch_grid(cfg, k, &grid, why, sizeof(why)), comm, PETSC_ERR_SUP, "-partitioner ptscotch: %s; use -partitioner metis", why);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(pbng_grid_slice_of_process(&grid, rank, size, s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_config_level_slice(MPI_Comm comm, const pbng_config *cfg, int k, const pbng_weak_springs *carried, const char *name,
+                                       pbng_mesh_slice *s, int *read)
+{
+  PetscFunctionBeginUser;
+  PetscCall(level_slice(comm, cfg, k, s, read));
+  PetscErrorCode ierr = 0;
+  if (k == 0 && cfg->weak_file[0]) ierr = pbng_slice_read_weak_file(comm, cfg->weak_file, s); /* as pbng_config_build_mesh adds them */
+  if (!ierr && k == 0 && cfg->bind_distance > 0) {
+    const pbng_binding_options o = binding_options(cfg);
+    pbng_binding_stats st;
+    ierr = pbng_slice_bind_bodies(comm, s, &o, &st);
+    if (!ierr) ierr = report_bindings(comm, cfg, &st);
+  }
+  if (k > 0 && carried) ierr = pbng_slice_add_weak_springs(comm, s, name, carried->n, carried->s, PBNG_TRANSFER_RADIUS);
+  if (ierr) PetscCall(pbng_mesh_slice_destroy(s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
 }
 
 /* The generated sheet: res x res vertices (-res, or a coarse level's) spanning -sheet_size along the
@@ -939,19 +1012,10 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
   if (cfg->bind_distance > 0) {
-    const pbng_binding_options o = {.distance = cfg->bind_distance,
-                                    .k_n = cfg->bind_k[0],
-                                    .k_t = cfg->bind_k[1],
-                                    .apart = cfg->bind_apart,
-                                    .snap = cfg->bind_snap};
+    const pbng_binding_options o = binding_options(cfg);
     pbng_binding_stats st;
     PetscCall(pbng_mesh_bind_bodies(mesh, &o, &st));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "bindings: %" PRId64 " weak constraints between bodies within %g of each other (-bind_distance)", st.bound,
-                          cfg->bind_distance));
-    if (cfg->bind_apart[0])
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, ", %" PRId64 " pairs left unbound between the sets %s (-bind_apart)", st.separated, cfg->bind_apart));
-    if (cfg->bind_snap) PetscCall(PetscPrintf(PETSC_COMM_SELF, ", vertices moved onto the surfaces they bind to by at most %.3g (-bind_snap)", st.moved));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
+    PetscCall(report_bindings(PETSC_COMM_SELF, cfg, &st));
   }
   PetscFunctionReturn(0);
 }

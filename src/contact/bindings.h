@@ -3,13 +3,16 @@
  * a surface triangle of another body (a connected component of the elements: pbng_body_labels) is bound to the
  * triangle's closest point, found as the contact detector finds contacts (contact/contact_detect.h: vertex-triangle,
  * barycentric weights, the facing rules, no self-contact), a constraint of zero rest length: C = x_v - sum_a w_a x_a.
- * Bindings are found on the global mesh before it is partitioned, so they are the same on any number of ranks, and
+ * Bindings are found on the global mesh before it is partitioned (or on its slices, pbng_slice_bind_bodies, with the same
+ * result), so they are the same on any number of ranks, and
  * join the mesh's weak constraints (the output's /constraints/weak, the coarse levels, the colorings). A vertex of
  * each facing surface binds to the other, so touching surfaces are bound both ways. */
 #ifndef PBNG_CONTACT_BINDINGS_H
 #define PBNG_CONTACT_BINDINGS_H
 
+#include <mpi.h>
 #include "mesh/mesh.h"
+#include "mesh/slice.h"
 
 typedef struct {
   double distance; /* d > 0 */
@@ -33,5 +36,14 @@ typedef struct {
  * and checks the elements: pbng_mesh_validate); what it did in *stats. Errors name the problem (d not positive and
  * finite, a negative stiffness, a set of `apart` that is not a node set of the mesh, an element the moves spoilt). */
 PetscErrorCode pbng_mesh_bind_bodies(pbng_mesh *mesh, const pbng_binding_options *o, pbng_binding_stats *stats);
+
+/* Collective, the same for a mesh that no process holds whole (-partitioner ptscotch: mesh/slice.h), without snap (an
+ * error: the moves go body after body over the whole mesh): the slices are cut into one piece a rank (PT-Scotch,
+ * parallel/distributed_partition.h) only to run the distributed detector on them at rest (its records do not depend on
+ * the partition: each is computed by its vertex's owner), the -bind_apart sets of the records' nodes are asked of the
+ * slices, and each binding goes to the slice of its vertex, where the bindings are sorted by (vertex, triangle key): the
+ * serial list's order. They are appended to the slices' weak constraints (parallel/slice_weak.h); the caller
+ * partitions the slices again, now with them. Errors are every process's alike. */
+PetscErrorCode pbng_slice_bind_bodies(MPI_Comm comm, pbng_mesh_slice *s, const pbng_binding_options *o, pbng_binding_stats *stats);
 
 #endif

@@ -105,3 +105,9 @@ void pbng_weak_constraint_node_force(const pbng_weak_constraint *c, const double
   if (H)
     for (int p = 0; p < 9; ++p) H[p] = on ? c->a[j] * c->a[j] * c->K[p] : 0.0;
 }
+
+void pbng_weak_constraint_node_rows(int64_t n, const pbng_weak_constraint *c, int32_t *rows)
+{
+  for (int64_t k = 0; k < n; ++k)
+    for (int j = 0; j < PBNG_WC_MAX_NODES; ++j) rows[k * PBNG_WC_MAX_NODES + j] = j < c[k].nnodes ? (int32_t)c[k].node[j] : -1;
+}

@@ -34,6 +34,10 @@ typedef struct {
 const char *pbng_weak_constraint_init(int n0, const int64_t *nodes0, const double *w0, int n1, const int64_t *nodes1, const double *w1,
                                       double k_n, double k_t, const double normal[3], pbng_weak_constraint *c);
 
+/* The nodes of n constraints as rows rows[n][PBNG_WC_MAX_NODES], -1 in each row's unused slots (the form of element
+ * rows, for the node -> constraint adjacencies and graphs built from both). */
+void pbng_weak_constraint_node_rows(int64_t n, const pbng_weak_constraint *c, int32_t *rows);
+
 /* Sets the stiffness K_c = k_n n n^T + k_t (I - n n^T) from k_n, k_t >= 0 and a unit normal n. */
 void pbng_weak_constraint_set_stiffness(pbng_weak_constraint *c, double k_n, double k_t, const double n[3]);
 

@@ -18,7 +18,8 @@ struct pbng_partfile_writer {
   char path[PETSC_MAX_PATH_LEN], partial[PETSC_MAX_PATH_LEN + 16];
   hid_t file;
   int nparts, nsets, next_part;
-  int elem_colors;    /* the file has the PBD/XPBD element colors (/elements/color, nelem_colors) */
+  int elem_colors;    /* the file has the PBD/XPBD element and weak-constraint colors (/elements/color, /weak/color, nelem_colors) */
+  int block_colors;   /* the file has PBNG's weak-constraint block colors (/weak/block_color, nblock_colors) */
   int64_t node_rows, elem_rows, weak_rows, *set_rows; /* rows written so far */
 };
 
@@ -142,12 +143,14 @@ static PetscErrorCode first_offsets(pbng_partfile_writer *w, const pbng_mesh *me
 }
 
 /* "<path>.partial" with the root attributes and every dataset, empty; comm: MPI_COMM_NULL (one process) or the
- * processes writing it together. Without constraint colors (cc NULL) the file has none (no nelem_colors). */
-static PetscErrorCode create_file(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors,
-                                  const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
+ * processes writing it together; nweak: the mesh's weak constraints. Without constraint colors (cc NULL) the file has
+ * none; with them, the block colors, and when elem_colors the PBD/XPBD colors (nelem_colors; the serial writer's files
+ * always have both, the parallel writer's the block colors when the mesh has weak constraints). */
+static PetscErrorCode create_file(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int64_t nweak, int ncolors,
+                                  const pbng_constraint_colors *cc, int elem_colors, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   pbng_partfile_writer *w;
-  const int64_t np = nparts, kind = pbng_mesh_layout(mesh), nsets = mesh->nsets, nweak = mesh->nweak;
+  const int64_t np = nparts, kind = pbng_mesh_layout(mesh), nsets = mesh->nsets;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&w));
@@ -166,12 +169,12 @@ static PetscErrorCode create_file(MPI_Comm comm, const char *path, int nparts, i
   PetscCall(attr_write(w->file, path, "extent", H5T_NATIVE_DOUBLE, &extent));
   PetscCall(attr_write(w->file, path, "nsets", H5T_NATIVE_INT64, &nsets));
   PetscCall(attr_write(w->file, path, "nweak", H5T_NATIVE_INT64, &nweak));
-  w->elem_colors = cc != NULL;
-  if (cc) {
+  w->elem_colors = cc && elem_colors, w->block_colors = cc != NULL;
+  if (w->elem_colors) {
     PetscCall(attr_write(w->file, path, "nelem_colors", H5T_NATIVE_INT, &cc->nelem_colors));
     PetscCall(attr_write(w->file, path, "nweak_colors", H5T_NATIVE_INT, &cc->nweak_colors));
-    PetscCall(attr_write(w->file, path, "nblock_colors", H5T_NATIVE_INT, &cc->nblock_colors));
   }
+  if (w->block_colors) PetscCall(attr_write(w->file, path, "nblock_colors", H5T_NATIVE_INT, &cc->nblock_colors));
   PetscCall(attr_string(w->file, path, "source", mesh->source));
   PetscCall(create_layout(w, mesh));
   *wp = w;
@@ -259,7 +262,7 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
                                     const pbng_constraint_colors *cc, const pbng_mesh *mesh, double extent, pbng_partfile_writer **wp)
 {
   PetscFunctionBeginUser;
-  PBNG_H5_QUIETLY(create_file(MPI_COMM_NULL, path, nparts, nnodes, nelems, ncolors, cc, mesh, extent, wp));
+  PBNG_H5_QUIETLY(create_file(MPI_COMM_NULL, path, nparts, nnodes, nelems, mesh->nweak, ncolors, cc, 1, mesh, extent, wp));
   PBNG_H5_QUIETLY(first_offsets(*wp, mesh));
   PetscFunctionReturn(0);
 }
@@ -457,24 +460,29 @@ static PetscErrorCode read_weak(hid_t file, const char *fname, int p, pbng_subme
   PetscFunctionReturn(0);
 }
 
-/* The PBD/XPBD colors of the part's elements and weak constraints and PBNG's weak-constraint block
- * colors, when the file has them. */
+/* The PBD/XPBD colors of the part's elements and weak constraints, and PBNG's weak-constraint block colors, when the
+ * file has them (the serial writer's files have both; the parallel writer's the block colors when the mesh has weak
+ * constraints, the PBD/XPBD colors when asked for). */
 static PetscErrorCode read_constraint_colors(hid_t file, const char *fname, int p, int64_t first_elem, pbng_submesh *sub)
 {
   int64_t range[2] = {0, 0};
+  const int elem = H5Aexists(file, "nelem_colors") > 0, block = H5Aexists(file, "nblock_colors") > 0;
 
   PetscFunctionBeginUser;
-  if (H5Aexists(file, "nelem_colors") <= 0) PetscFunctionReturn(0);
-  PetscCall(read_attr(file, fname, "nelem_colors", H5T_NATIVE_INT, &sub->cc.nelem_colors));
-  PetscCall(read_attr(file, fname, "nweak_colors", H5T_NATIVE_INT, &sub->cc.nweak_colors));
-  PetscCall(read_attr(file, fname, "nblock_colors", H5T_NATIVE_INT, &sub->cc.nblock_colors));
-  PetscCall(PetscMalloc1(sub->mesh.nelems, &sub->cc.elem));
-  PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.weak));
-  PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.block));
-  PetscCall(read_rows(file, fname, "/elements/color", H5T_NATIVE_INT32, 1, first_elem, sub->mesh.nelems, sub->cc.elem));
-  PetscCall(read_range(file, fname, "/weak/offset", p, range));
-  PetscCall(read_rows(file, fname, "/weak/color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.weak));
-  PetscCall(read_rows(file, fname, "/weak/block_color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.block));
+  if (elem || block) PetscCall(read_range(file, fname, "/weak/offset", p, range));
+  if (elem) {
+    PetscCall(read_attr(file, fname, "nelem_colors", H5T_NATIVE_INT, &sub->cc.nelem_colors));
+    PetscCall(read_attr(file, fname, "nweak_colors", H5T_NATIVE_INT, &sub->cc.nweak_colors));
+    PetscCall(PetscMalloc1(sub->mesh.nelems, &sub->cc.elem));
+    PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.weak));
+    PetscCall(read_rows(file, fname, "/elements/color", H5T_NATIVE_INT32, 1, first_elem, sub->mesh.nelems, sub->cc.elem));
+    PetscCall(read_rows(file, fname, "/weak/color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.weak));
+  }
+  if (block) {
+    PetscCall(read_attr(file, fname, "nblock_colors", H5T_NATIVE_INT, &sub->cc.nblock_colors));
+    PetscCall(PetscMalloc1(sub->mesh.nweak + 1, &sub->cc.block));
+    PetscCall(read_rows(file, fname, "/weak/block_color", H5T_NATIVE_INT32, 1, range[0], sub->mesh.nweak, sub->cc.block));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -647,12 +655,53 @@ static PetscErrorCode write_set_parts(pbng_partfile_writer *w, MPI_Comm comm, in
   PetscFunctionReturn(0);
 }
 
+/* Every weak constraint of every process's parts at its rows and the constraints' offsets, as write_parts writes the
+ * nodes (most: the most parts a process has): nodes as the part's local indices, signed weights, spring, target,
+ * global ids and the colors the file has. */
+static PetscErrorCode write_weak_parts(pbng_partfile_writer *w, MPI_Comm comm, int first, int nlocal, const pbng_submesh *sub, int most)
+{
+  const char *f = w->path;
+  const int zero_row = first == 0 && nlocal > 0, at = zero_row ? 0 : first + 1;
+  int64_t mine = 0, start, total, *end;
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < nlocal; ++k) mine += sub[k].mesh.nweak;
+  PetscCall(row_starts(comm, 1, &mine, &start, &total));
+  const char *wide[] = {"/weak/nodes", "/weak/weights"};
+  for (int k = 0; k < 2; ++k) PetscCall(size_rows(w->file, f, wide[k], PBNG_WC_MAX_NODES, total));
+  PetscCall(size_rows(w->file, f, "/weak/spring", 5, total));
+  PetscCall(size_rows(w->file, f, "/weak/target", 3, total));
+  PetscCall(size_rows(w->file, f, "/weak/global", 1, total));
+  if (w->elem_colors) PetscCall(size_rows(w->file, f, "/weak/color", 1, total));
+  if (w->block_colors) PetscCall(size_rows(w->file, f, "/weak/block_color", 1, total));
+  PetscCall(PetscCalloc1(nlocal + 1, &end));
+  for (int k = 0; k < most; ++k) {
+    const pbng_submesh *p = k < nlocal ? &sub[k] : NULL;
+    const int64_t n = p ? p->mesh.nweak : 0;
+    pbng_weak_rows rows;
+    PetscCall(pbng_weak_rows_pack(n, p ? p->mesh.weak : NULL, NULL, &rows));
+    PetscCall(write_rows(w->file, f, "/weak/nodes", H5T_NATIVE_INT64, PBNG_WC_MAX_NODES, start, n, rows.nodes));
+    PetscCall(write_rows(w->file, f, "/weak/weights", H5T_NATIVE_DOUBLE, PBNG_WC_MAX_NODES, start, n, rows.weights));
+    PetscCall(write_rows(w->file, f, "/weak/spring", H5T_NATIVE_DOUBLE, 5, start, n, rows.spring));
+    PetscCall(write_rows(w->file, f, "/weak/target", H5T_NATIVE_DOUBLE, 3, start, n, rows.target));
+    PetscCall(pbng_weak_rows_free(&rows));
+    PetscCall(write_rows(w->file, f, "/weak/global", H5T_NATIVE_INT64, 1, start, n, p ? p->global_weak : NULL));
+    if (w->elem_colors) PetscCall(write_rows(w->file, f, "/weak/color", H5T_NATIVE_INT32, 1, start, n, p ? p->cc.weak : NULL));
+    if (w->block_colors) PetscCall(write_rows(w->file, f, "/weak/block_color", H5T_NATIVE_INT32, 1, start, n, p ? p->cc.block : NULL));
+    start += n;
+    if (p) end[zero_row + k] = start;
+  }
+  PetscCall(write_offsets(w, "/weak/offset", at, nlocal > 0 ? nlocal + zero_row : 0, end));
+  PetscCall(PetscFree(end));
+  PetscFunctionReturn(0);
+}
+
 /* Every process's parts at their rows: one collective write per dataset and per part index (processes with fewer
  * parts write nothing in the last rounds), then the offsets and owned counts. */
 static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int first, int nlocal, const pbng_submesh *sub, int nen)
 {
   const char *f = w->path;
-  int64_t start[2], total[2], *node_end, *elem_end, *weak_end;
+  int64_t start[2], total[2], *node_end, *elem_end;
   int32_t *nowned;
   int most;
 
@@ -663,7 +712,7 @@ static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int fi
   PetscCall(size_layout(w, nen, total[0], total[1]));
   PetscCallMPI(MPI_Allreduce(&nlocal, &most, 1, MPI_INT, MPI_MAX, comm));
   const int zero_row = first == 0 && nlocal > 0; /* this process writes the offsets' row 0 */
-  PetscCall(PetscCalloc4(nlocal + 1, &node_end, nlocal + 1, &elem_end, nlocal + 1, &weak_end, nlocal + 1, &nowned));
+  PetscCall(PetscCalloc3(nlocal + 1, &node_end, nlocal + 1, &elem_end, nlocal + 1, &nowned));
   for (int k = 0; k < most; ++k) {
     const pbng_mesh *m = k < nlocal ? &sub[k].mesh : NULL;
     const int64_t n = m ? m->nnodes : 0, e = m ? m->nelems : 0;
@@ -680,10 +729,10 @@ static PetscErrorCode write_parts(pbng_partfile_writer *w, MPI_Comm comm, int fi
   const int rows = nlocal + zero_row, at = zero_row ? 0 : first + 1; /* this process's offset rows */
   PetscCall(write_offsets(w, "/nodes/offset", at, nlocal > 0 ? rows : 0, node_end));
   PetscCall(write_offsets(w, "/elements/offset", at, nlocal > 0 ? rows : 0, elem_end));
-  PetscCall(write_offsets(w, "/weak/offset", at, nlocal > 0 ? rows : 0, weak_end)); /* no weak constraints: zeros */
   PetscCall(write_rows(w->file, f, "/parts/nowned", H5T_NATIVE_INT32, 1, first, nlocal, nowned));
   PetscCall(write_set_parts(w, comm, first, nlocal, sub, most));
-  PetscCall(PetscFree4(node_end, elem_end, weak_end, nowned));
+  PetscCall(write_weak_parts(w, comm, first, nlocal, sub, most));
+  PetscCall(PetscFree3(node_end, elem_end, nowned));
   w->next_part = w->nparts;
   PetscFunctionReturn(0);
 }
@@ -707,24 +756,41 @@ static PetscErrorCode close_parallel(pbng_partfile_writer **wp, MPI_Comm comm, i
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, int nelem_colors,
-                                            const pbng_mesh *shape, double extent, int first, int nlocal, const pbng_submesh *sub)
+/* Every process's pieces fit the file: the mesh's node sets, and the constraint colors the file has. */
+static PetscErrorCode check_pieces(MPI_Comm comm, const char *path, const pbng_parts *pp, const pbng_mesh *shape, int block_colors)
+{
+  int matches[3] = {1, 1, 1}; /* every part has the mesh's node sets, its elements' PBD/XPBD colors when the file has them, its block colors */
+
+  PetscFunctionBeginUser;
+  PetscCheck(!shape->kind, comm, PETSC_ERR_SUP, "%s: the parallel writer writes meshes of one kind", path);
+  for (int k = 0; k < pp->nlocal; ++k) {
+    const pbng_submesh *sub = &pp->sub[k];
+    matches[0] &= sub->mesh.nsets == shape->nsets, matches[1] &= (sub->cc.elem != NULL) == (pp->nelem_colors > 0);
+    matches[2] &= !block_colors || sub->cc.block;
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, matches, 3, MPI_INT, MPI_MIN, comm));
+  PetscCheck(matches[0], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the %d node sets of the mesh", path, shape->nsets);
+  PetscCheck(matches[1], comm, PETSC_ERR_ARG_WRONG, "%s: parts with and without the PBD/XPBD constraint colors of their elements", path);
+  PetscCheck(matches[2], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the block colors of its weak constraints", path);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode write_parallel(MPI_Comm comm, const char *path, const pbng_parts *pp, const pbng_mesh *shape)
 {
   pbng_partfile_writer *w = NULL;
   pbng_h5_quiet_scope quiet;
   int failed, any;
+  /* the counts the file's attributes give: the PBD/XPBD colors when computed, the block colors with them or with weak
+   * constraints (else none: a file of a mesh without weak constraints and without -pbd_colors has no colors) */
+  const pbng_constraint_colors cc = {.nelem_colors = pp->nelem_colors, .nweak_colors = pp->nweak_colors, .nblock_colors = pp->nblock_colors};
+  const int elem_colors = pp->nelem_colors > 0, block_colors = elem_colors || pp->nweak > 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(!shape->kind && shape->nweak == 0, comm, PETSC_ERR_SUP, "%s: the parallel writer writes meshes of one kind without weak constraints", path);
-  int matches[2] = {1, 1}; /* every part has the mesh's node sets, and its elements' constraint colors when the file has them */
-  for (int k = 0; k < nlocal; ++k) matches[0] &= sub[k].mesh.nsets == shape->nsets, matches[1] &= (sub[k].cc.elem != NULL) == (nelem_colors > 0);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, matches, 2, MPI_INT, MPI_MIN, comm));
-  PetscCheck(matches[0], comm, PETSC_ERR_ARG_WRONG, "%s: a part without the %d node sets of the mesh", path, shape->nsets);
-  PetscCheck(matches[1], comm, PETSC_ERR_ARG_WRONG, "%s: parts with and without the PBD/XPBD constraint colors of their elements", path);
-  const pbng_constraint_colors cc = {.nelem_colors = nelem_colors}; /* the counts the file's attributes give: no weak constraints */
+  PetscCall(check_pieces(comm, path, pp, shape, block_colors));
   pbng_h5_quiet(&quiet);
-  PetscErrorCode ierr = create_file(comm, path, nparts, nnodes, nelems, ncolors, nelem_colors > 0 ? &cc : NULL, shape, extent, &w);
-  if (!ierr) ierr = write_parts(w, comm, first, nlocal, sub, shape->nen);
+  PetscErrorCode ierr = create_file(comm, path, pp->nparts, pp->nnodes, pp->nelems, pp->nweak, pp->ncolors, block_colors ? &cc : NULL, elem_colors, shape,
+                                    pp->extent, &w);
+  if (!ierr) ierr = write_parts(w, comm, pp->first, pp->nlocal, pp->sub, shape->nen);
   failed = ierr != 0;
   PetscCallMPI(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm));
   const PetscErrorCode closing = ierr || !w ? 0 : close_parallel(&w, comm, !any);
@@ -733,5 +799,17 @@ PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int
   PetscCall(ierr);
   PetscCheck(!any, comm, PETSC_ERR_FILE_WRITE, "%s: another process could not write its parts", path);
   PetscCall(closing);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, const pbng_parts *pp)
+{
+  pbng_mesh shape;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_parts_shape(pp, &shape));
+  const PetscErrorCode ierr = write_parallel(comm, path, pp, &shape);
+  PetscCall(pbng_mesh_destroy(&shape));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }

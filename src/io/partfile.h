@@ -11,11 +11,12 @@
  *   /weak/offset int64 [P+1]: the weak constraints touching each part's owned nodes;
  *   root attributes format, nparts, nnodes, nelements, ncolors, element_kind, extent, nsets, nweak,
  *   nelem_colors, nweak_colors, nblock_colors, source. Files without nweak (older) have no weak constraints; files
- *   without nelem_colors have no constraint colors. */
+ *   without nelem_colors have no PBD/XPBD constraint colors, files without nblock_colors no block colors (the parallel
+ *   writer's without -pbd_colors have the block colors only, when the mesh has weak constraints). */
 #ifndef PBNG_IO_PARTFILE_H
 #define PBNG_IO_PARTFILE_H
 
-#include "parallel/submesh.h"
+#include "parallel/distributed_partition.h"
 
 typedef struct pbng_partfile_writer pbng_partfile_writer;
 
@@ -26,15 +27,15 @@ PetscErrorCode pbng_partfile_create(const char *path, int nparts, int64_t nnodes
 PetscErrorCode pbng_partfile_append(pbng_partfile_writer *w, const pbng_submesh *sub);
 PetscErrorCode pbng_partfile_close(pbng_partfile_writer **w, PetscBool success);
 
-/* Collective parallel writer: every process of comm passes its pieces sub[0 .. nlocal), parts first .. first + nlocal - 1
- * (the processes' parts in contiguous blocks, in process order), and writes their rows at their offsets (parallel
- * HDF5, collective writes). shape: the mesh's element layout and source (no nodes needed). The file is written as
- * "<path>.partial" and renamed when every process succeeded (removed otherwise). It has the PBD/XPBD constraint
- * colors of the elements (every piece's sub->cc.elem; nelem_colors over all) and no weak constraints; shape names the
- * node sets (no member needed), every piece has them all in that order (restricted to its nodes), written as the
- * serial writer writes them. */
-PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, int nparts, int64_t nnodes, int64_t nelems, int ncolors, int nelem_colors,
-                                            const pbng_mesh *shape, double extent, int first, int nlocal, const pbng_submesh *sub);
+/* Collective parallel writer: every process of comm passes its pieces (pp, parallel/distributed_partition.h: parts
+ * first .. first + nlocal - 1, the processes' parts in contiguous blocks, in process order) and writes their rows at
+ * their offsets (parallel HDF5, collective writes), in the serial writer's layout. The file is written as
+ * "<path>.partial" and renamed when every process succeeded (removed otherwise). It has the pieces' weak constraints
+ * and their block colors, and the PBD/XPBD constraint colors of the elements and weak constraints when the pieces have
+ * them (nelem_colors, nweak_colors); without weak constraints and PBD/XPBD colors it has no colors (no nblock_colors).
+ * Every piece has the mesh's node sets in the mesh's order (restricted to its nodes), written as the serial writer
+ * writes them. */
+PetscErrorCode pbng_partfile_write_parallel(MPI_Comm comm, const char *path, const pbng_parts *pp);
 
 /* 1 when path is an HDF5 file with this version's partitioned-mesh format attribute. Otherwise 0;
  * then, when the file is an HDF5 file all the same but no mesh (damaged, another format version, a checkpoint),

@@ -183,21 +183,45 @@ PetscErrorCode pbng_generate_bar(int res, double length, const pbng_grid_element
   PetscFunctionReturn(0);
 }
 
-/* Binds node (i, res-1, k) of the lower block to node (i, 0, k) of the upper one (offset nlower). */
-static PetscErrorCode bind_facing_faces(int res, int64_t nlower, double k, pbng_mesh *mesh)
+void pbng_stacked_blocks_boxes(int res, double gap, double lo[2][3], double hi[2][3])
+{
+  const double h = gap > 0 ? gap : 1.0 / (res - 1);
+  const double box[2][2][3] = {{{0, 0, 0}, {1, 1, 1}}, {{0, 1 + h, 0}, {1, 2 + h, 1}}};
+  for (int b = 0; b < 2; ++b)
+    for (int d = 0; d < 3; ++d) lo[b][d] = box[b][0][d], hi[b][d] = box[b][1][d];
+}
+
+const char *pbng_stacked_blocks_binding(int res, int64_t n, double k, pbng_weak_constraint *c)
+{
+  const double one = 1.0;
+  const int64_t i = n % res, kz = n / res, nlower = (int64_t)res * res * res;
+  const int64_t lower = i + res * ((res - 1) + res * kz), upper = nlower + i + res * (0 + res * kz);
+  return pbng_weak_constraint_init(1, &lower, &one, 1, &upper, &one, k, k, NULL, c);
+}
+
+int pbng_stacked_blocks_node_in_set(int res, int64_t id, int set)
+{
+  const int64_t nlower = (int64_t)res * res * res, local = id % nlower;
+  const int upper = id >= nlower;
+  if (set == 0) return !upper;
+  if (set == 1) return upper;
+  return upper && (local / res) % res == res - 1; /* the upper block's top face y = 2 + gap */
+}
+
+const char *const pbng_stacked_blocks_sets[3] = {"lower_block", "upper_block", "upper_top"};
+
+/* Binds node (i, res-1, k) of the lower block to node (i, 0, k) of the upper one. */
+static PetscErrorCode bind_facing_faces(int res, double k, pbng_mesh *mesh)
 {
   pbng_weak_constraint *c;
-  const double one = 1.0;
-  int64_t n = 0;
+  const int64_t n = (int64_t)res * res;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1((size_t)res * res, &c));
-  for (int64_t kz = 0; kz < res; ++kz)
-    for (int64_t i = 0; i < res; ++i, ++n) {
-      const int64_t lower = i + res * ((res - 1) + res * kz), upper = nlower + i + res * (0 + res * kz);
-      const char *err = pbng_weak_constraint_init(1, &lower, &one, 1, &upper, &one, k, k, NULL, &c[n]);
-      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "stacked blocks: %s", err);
-    }
+  PetscCall(PetscMalloc1(n, &c));
+  for (int64_t q = 0; q < n; ++q) {
+    const char *err = pbng_stacked_blocks_binding(res, q, k, &c[q]);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "stacked blocks: %s", err);
+  }
   PetscCall(pbng_mesh_add_weak_constraints(mesh, n, c));
   PetscCall(PetscFree(c));
   PetscFunctionReturn(0);
@@ -207,30 +231,28 @@ PetscErrorCode pbng_generate_stacked_blocks(int res, double gap, double stiffnes
 {
   pbng_mesh lower, upper;
   const int64_t n[3] = {res, res, res};
-  const double h = gap > 0 ? gap : 1.0 / (res - 1);
-  const double lo0[3] = {0, 0, 0}, hi0[3] = {1, 1, 1};
-  const double lo1[3] = {0, 1 + h, 0}, hi1[3] = {1, 2 + h, 1};
+  double lo[2][3], hi[2][3];
   int32_t *ids;
 
   PetscFunctionBeginUser;
-  PetscCall(pbng_generate_box(n, lo0, hi0, &lower));
-  PetscCall(pbng_generate_box(n, lo1, hi1, &upper));
+  pbng_stacked_blocks_boxes(res, gap, lo, hi);
+  PetscCall(pbng_generate_box(n, lo[0], hi[0], &lower));
+  PetscCall(pbng_generate_box(n, lo[1], hi[1], &upper));
   PetscCall(pbng_mesh_alloc(mesh, PBNG_ELEMENT_TET4, 2 * lower.nnodes, 2 * lower.nelems));
   PetscCall(PetscArraycpy(mesh->X, lower.X, 3 * lower.nnodes));
   PetscCall(PetscArraycpy(mesh->X + 3 * lower.nnodes, upper.X, 3 * upper.nnodes));
   PetscCall(PetscArraycpy(mesh->elems, lower.elems, 4 * lower.nelems));
   for (int64_t k = 0; k < 4 * upper.nelems; ++k)
     mesh->elems[4 * lower.nelems + k] = upper.elems[k] + (int32_t)lower.nnodes;
-  PetscCall(PetscMalloc1(lower.nnodes, &ids));
-  for (int64_t i = 0; i < lower.nnodes; ++i) ids[i] = (int32_t)i;
-  PetscCall(pbng_mesh_add_node_set(mesh, "lower_block", lower.nnodes, ids));
-  for (int64_t i = 0; i < lower.nnodes; ++i) ids[i] = (int32_t)(i + lower.nnodes);
-  PetscCall(pbng_mesh_add_node_set(mesh, "upper_block", lower.nnodes, ids));
-  for (int64_t kz = 0, n = 0; kz < res; ++kz) /* the upper block's top face y = 2 + gap */
-    for (int64_t i = 0; i < res; ++i) ids[n++] = (int32_t)(lower.nnodes + i + res * ((res - 1) + res * kz));
-  PetscCall(pbng_mesh_add_node_set(mesh, "upper_top", (int64_t)res * res, ids));
+  PetscCall(PetscMalloc1(mesh->nnodes, &ids));
+  for (int set = 0; set < 3; ++set) {
+    int64_t count = 0;
+    for (int64_t i = 0; i < mesh->nnodes; ++i)
+      if (pbng_stacked_blocks_node_in_set(res, i, set)) ids[count++] = (int32_t)i;
+    PetscCall(pbng_mesh_add_node_set(mesh, pbng_stacked_blocks_sets[set], count, ids));
+  }
   PetscCall(PetscFree(ids));
-  if (stiffness > 0) PetscCall(bind_facing_faces(res, lower.nnodes, stiffness, mesh));
+  if (stiffness > 0) PetscCall(bind_facing_faces(res, stiffness, mesh));
   PetscCall(pbng_mesh_destroy(&lower));
   PetscCall(pbng_mesh_destroy(&upper));
   snprintf(mesh->source, sizeof(mesh->source), "stacked blocks (res %d)", res);

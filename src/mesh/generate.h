@@ -47,5 +47,13 @@ PetscErrorCode pbng_generate_bar(int res, double length, const pbng_grid_element
  * When k > 0, every node of the lower block's top face is bound to the node above it on the upper
  * block's bottom face by an isotropic weak constraint of stiffness k (Eq. 18-19, weights 1). */
 PetscErrorCode pbng_generate_stacked_blocks(int res, double gap, double k, pbng_mesh *mesh);
+/* Its pieces, for making slices of it (mesh/generate_slice.h): the two boxes [lo[b], hi[b]] (b = 0 lower, 1 upper; the
+ * nodes of the upper numbered after the lower's res^3), the n-th of the res^2 bindings of stiffness k (n = i + res kz:
+ * node (i, res - 1, kz) of the lower block to (i, 0, kz) of the upper; NULL or pbng_weak_constraint_init's message),
+ * and whether node id is in node set `set` of pbng_stacked_blocks_sets (lower_block, upper_block, upper_top). */
+void pbng_stacked_blocks_boxes(int res, double gap, double lo[2][3], double hi[2][3]);
+const char *pbng_stacked_blocks_binding(int res, int64_t n, double k, pbng_weak_constraint *c);
+int pbng_stacked_blocks_node_in_set(int res, int64_t id, int set);
+extern const char *const pbng_stacked_blocks_sets[3];
 
 #endif

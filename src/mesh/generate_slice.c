@@ -129,7 +129,19 @@ static void number_planes(const used_points *u, int64_t z0, unsigned char *used,
     }
 }
 
-void pbng_grid_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int64_t *ncells)
+/* The grid's boxes: 1, or the stacked blocks' 2 (each with the same nodes and cells). */
+static int grid_boxes(const pbng_grid *g) { return g->stacked ? 2 : 1; }
+
+/* Box b's corners: the grid's, or the stacked blocks' b-th. */
+static void grid_box(const pbng_grid *g, int b, double lo[3], double hi[3])
+{
+  double L[2][3], H[2][3];
+  if (g->stacked) pbng_stacked_blocks_boxes((int)g->n[0], g->gap, L, H);
+  for (int d = 0; d < 3; ++d) lo[d] = g->stacked ? L[b][d] : g->lo[d], hi[d] = g->stacked ? H[b][d] : g->hi[d];
+}
+
+/* One box's node, element and cell counts. */
+static void box_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int64_t *ncells)
 {
   used_points u;
   const int64_t zero[3] = {0, 0, 0};
@@ -139,42 +151,92 @@ void pbng_grid_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int6
   *nnodes = used_in_box(&u, zero, u.m);
 }
 
-/* The slice's node positions: the used points from node_begin's on, in grid order, row by row. */
-static PetscErrorCode slice_positions(const pbng_grid *g, const used_points *u, pbng_mesh_slice *s)
+/* Positions of one box's nodes begin .. end - 1 (its own numbering) into X: the used points from begin's on, in grid
+ * order, row by row, the box spanning lo .. hi. */
+static PetscErrorCode box_positions(const used_points *u, const double lo[3], const double hi[3], int64_t begin, int64_t end, double *X)
 {
   const int64_t row = u->m[0];
-  int64_t point = s->node_begin < s->node_end ? point_of_node(u, s->node_begin) : 0, i = s->node_begin;
+  int64_t point = begin < end ? point_of_node(u, begin) : 0, i = begin;
   unsigned char *used;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(row, &used));
-  for (int64_t r = point / row; i < s->node_end; ++r) {
+  for (int64_t r = point / row; i < end; ++r) {
     row_pattern(u, r % u->m[1], r / u->m[1], used);
-    for (int64_t x = r == point / row ? point % row : 0; x < row && i < s->node_end; ++x)
-      if (used[x]) pbng_grid_point(u->m, g->lo, g->hi, r * row + x, &s->X[3 * (i++ - s->node_begin)]);
+    for (int64_t x = r == point / row ? point % row : 0; x < row && i < end; ++x)
+      if (used[x]) pbng_grid_point(u->m, lo, hi, r * row + x, &X[3 * (i++ - begin)]);
   }
   PetscCall(PetscFree(used));
   PetscFunctionReturn(0);
 }
 
-/* The slice's element rows, cell by cell: the cells' points as node ids, numbered a layer of cells at a time. */
-static PetscErrorCode slice_elements(const pbng_grid *g, const used_points *u, int64_t cell_begin, int64_t cell_end, pbng_mesh_slice *s)
+/* The slice's node positions, box by box (box b's nodes after the boxes' before it). */
+static PetscErrorCode slice_positions(const pbng_grid *g, const used_points *u, int64_t box_nodes, pbng_mesh_slice *s)
+{
+  PetscFunctionBeginUser;
+  for (int b = 0; b < grid_boxes(g); ++b) {
+    const int64_t begin = PetscMax(s->node_begin, b * box_nodes), end = PetscMin(s->node_end, (b + 1) * box_nodes);
+    double lo[3], hi[3];
+    if (begin >= end) continue;
+    grid_box(g, b, lo, hi);
+    PetscCall(box_positions(u, lo, hi, begin - b * box_nodes, end - b * box_nodes, &s->X[3 * (begin - s->node_begin)]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The slice's element rows, cell by cell: the cells' points as node ids, numbered a layer of cells of a box at a time
+ * (box b's cells and nodes after the boxes' before it). */
+static PetscErrorCode slice_elements(const pbng_grid *g, const used_points *u, int64_t box_nodes, int64_t box_cells, int64_t cell_begin,
+                                     int64_t cell_end, pbng_mesh_slice *s)
 {
   const int per_cell = pbng_grid_elements_per_cell(&g->el);
   const int64_t plane = u->m[0] * u->m[1], layer = (g->n[0] - 1) * (g->n[1] - 1);
-  int64_t *rows, z0 = -1;
+  int64_t *rows, z0 = -1, numbered_box = -1;
   int32_t *id;
   unsigned char *used;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc3((int64_t)per_cell * s->nen, &rows, (u->p + 1) * plane, &id, u->m[0], &used));
   for (int64_t c = cell_begin; c < cell_end; ++c) {
-    const int64_t first = (c - cell_begin) * per_cell * s->nen;
-    if (u->p * (c / layer) != z0) number_planes(u, z0 = u->p * (c / layer), used, id);
-    const int n = pbng_grid_cell_elements(&g->el, g->n, c, rows);
-    for (int64_t k = 0; k < (int64_t)n * s->nen; ++k) s->elems[first + k] = id[rows[k] - z0 * plane];
+    const int64_t first = (c - cell_begin) * per_cell * s->nen, b = c / box_cells, cell = c - b * box_cells;
+    if (u->p * (cell / layer) != z0 || b != numbered_box) number_planes(u, z0 = u->p * (cell / layer), used, id), numbered_box = b;
+    const int n = pbng_grid_cell_elements(&g->el, g->n, cell, rows);
+    for (int64_t k = 0; k < (int64_t)n * s->nen; ++k) s->elems[first + k] = (int32_t)(id[rows[k] - z0 * plane] + b * box_nodes);
   }
   PetscCall(PetscFree3(rows, id, used));
+  PetscFunctionReturn(0);
+}
+
+void pbng_grid_counts(const pbng_grid *g, int64_t *nnodes, int64_t *nelems, int64_t *ncells)
+{
+  box_counts(g, nnodes, nelems, ncells);
+  *nnodes *= grid_boxes(g), *nelems *= grid_boxes(g), *ncells *= grid_boxes(g);
+}
+
+/* The stacked blocks' node sets of the slice's nodes. */
+static PetscErrorCode stacked_sets(const pbng_grid *g, pbng_mesh_slice *s)
+{
+  char names[3][64];
+
+  PetscFunctionBeginUser;
+  for (int t = 0; t < 3; ++t) snprintf(names[t], sizeof(names[t]), "%s", pbng_stacked_blocks_sets[t]);
+  PetscCall(pbng_mesh_slice_name_sets(s, 3, (const char(*)[64])names));
+  for (int64_t i = s->node_begin; i < s->node_end; ++i)
+    for (int t = 0; t < 3; ++t)
+      if (pbng_stacked_blocks_node_in_set((int)g->n[0], i, t)) s->set_mask[(i - s->node_begin) * s->set_words] |= (uint64_t)1 << t;
+  PetscFunctionReturn(0);
+}
+
+/* The stacked blocks' bindings [begin, end) of their res^2 as the slice's weak constraints. */
+static PetscErrorCode stacked_bindings(const pbng_grid *g, int64_t begin, int64_t end, pbng_mesh_slice *s)
+{
+  PetscFunctionBeginUser;
+  s->nglobal_weak = g->n[0] * g->n[0], s->weak_begin = begin, s->weak_end = end;
+  PetscCall(PetscMalloc1(end - begin + 1, &s->weak));
+  for (int64_t q = begin; q < end; ++q) {
+    const char *err = pbng_stacked_blocks_binding((int)g->n[0], q, g->bind_k, &s->weak[q - begin]);
+    PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s", g->source, err);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -182,7 +244,7 @@ PetscErrorCode pbng_grid_slice_create(const pbng_grid *g, int64_t node_begin, in
                                       pbng_mesh_slice *s)
 {
   const int per_cell = pbng_grid_elements_per_cell(&g->el);
-  int64_t ncells;
+  int64_t ncells, box_nodes, box_elems, box_cells;
   used_points u;
   char why[256];
 
@@ -196,14 +258,30 @@ PetscErrorCode pbng_grid_slice_create(const pbng_grid *g, int64_t node_begin, in
                cell_end <= ncells,
              PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: a slice outside the grid", g->source);
   used_points_init(g, &u);
+  box_counts(g, &box_nodes, &box_elems, &box_cells);
   s->etype = pbng_element_type_get(g->el.kind);
   s->nen = s->etype->nodes;
   s->node_begin = node_begin, s->node_end = node_end;
   s->elem_begin = per_cell * cell_begin, s->elem_end = per_cell * cell_end;
   PetscCall(PetscStrncpy(s->source, g->source, sizeof(s->source)));
   PetscCall(PetscMalloc1(3 * (node_end - node_begin) + 1, &s->X));
-  PetscCall(slice_positions(g, &u, s));
+  PetscCall(slice_positions(g, &u, box_nodes, s));
   PetscCall(PetscMalloc1((s->elem_end - s->elem_begin) * s->nen + 1, &s->elems));
-  PetscCall(slice_elements(g, &u, cell_begin, cell_end, s));
+  PetscCall(slice_elements(g, &u, box_nodes, box_cells, cell_begin, cell_end, s));
+  if (g->stacked) PetscCall(stacked_sets(g, s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_grid_slice_of_process(const pbng_grid *g, int rank, int size, pbng_mesh_slice *s)
+{
+  int64_t nnodes, nelems, ncells;
+
+  PetscFunctionBeginUser;
+  pbng_grid_counts(g, &nnodes, &nelems, &ncells);
+  PetscCall(pbng_grid_slice_create(g, nnodes * rank / size, nnodes * (rank + 1) / size, ncells * rank / size, ncells * (rank + 1) / size, s));
+  const int64_t nweak = g->stacked && g->bind_k > 0 ? g->n[0] * g->n[0] : 0;
+  PetscErrorCode ierr = nweak ? stacked_bindings(g, nweak * rank / size, nweak * (rank + 1) / size, s) : 0;
+  if (ierr) PetscCall(pbng_mesh_slice_destroy(s));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }

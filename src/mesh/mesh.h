@@ -95,5 +95,14 @@ PetscErrorCode pbng_mesh_read_tetgen(const char *path, pbng_mesh *mesh);
 /* Appends the weak constraints of a weak-constraint file (docs/weak_constraints.md) to the mesh;
  * node indices are checked against it. Errors name the file and line. */
 PetscErrorCode pbng_mesh_read_weak_constraints(const char *path, pbng_mesh *mesh);
+/* The same file a line at a time, for readers of shares of it (io/weak_file_shares.h): a line's data (its comment cut
+ * off in place), or NULL for a blank or comment line; the first data line checked as the header; any other data line
+ * (lineno: its 1-based line number in path) parsed into c, node indices checked against nnodes. Each returns 1, or 0
+ * with the message the whole-file reader gives in msg[len]. pbng_weak_file_not_weak: the message for a file whose
+ * first data line is not the header (or that has none). */
+char *pbng_weak_line_data(char *line);
+int pbng_weak_line_header(const char *path, long lineno, char *data, char *msg, size_t len);
+int pbng_weak_line_constraint(const char *path, long lineno, char *data, int64_t nnodes, pbng_weak_constraint *c, char *msg, size_t len);
+void pbng_weak_file_not_weak(const char *path, char *msg, size_t len);
 
 #endif

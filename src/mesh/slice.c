@@ -12,9 +12,20 @@ PetscErrorCode pbng_mesh_slice_name_sets(pbng_mesh_slice *s, int nsets, const ch
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_mesh_slice_weak_rows(const pbng_mesh_slice *s, int32_t **rows)
+{
+  const int64_t n = s->weak_end - s->weak_begin;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n * PBNG_WC_MAX_NODES + 1, rows));
+  pbng_weak_constraint_node_rows(n, s->weak, *rows);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_mesh_slice_destroy(pbng_mesh_slice *s)
 {
   PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->weak));
   PetscCall(PetscFree(s->X));
   PetscCall(PetscFree(s->elems));
   PetscCall(PetscFree(s->set_name));

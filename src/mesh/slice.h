@@ -1,7 +1,8 @@
 /* A slice of a global mesh that no process holds whole: one process's contiguous range of elements (rows
  * of global node ids, the serial mesh's numbering), the rest positions of its contiguous range of
- * nodes and which of the mesh's named node sets each of those nodes belongs to. The slices of all
- * processes cover every element and every node exactly once, in increasing ranges by rank. It is the input of the parallel partitioning (parallel/distributed_partition.h);
+ * nodes, which of the mesh's named node sets each of those nodes belongs to, and a contiguous range of the mesh's
+ * weak constraints. The slices of all processes cover every element, every node and every weak constraint exactly
+ * once, in increasing ranges by rank. It is the input of the parallel partitioning (parallel/distributed_partition.h);
  * generated grids make one without the whole mesh (mesh/generate_slice.h). Global ids are int32, as the
  * serial mesh's (mesh/mesh.h). */
 #ifndef PBNG_MESH_SLICE_H
@@ -21,6 +22,9 @@ typedef struct {
   char (*set_name)[64];           /* [nsets] their names */
   int set_words;                  /* 64-bit words of membership per node: (nsets + 63) / 64 */
   uint64_t *set_mask;             /* [node_end - node_begin][set_words]: bit s % 64 of word s / 64 when the node is in set s */
+  int64_t nglobal_weak;           /* the mesh's weak constraints (0: none), in the serial mesh's order */
+  int64_t weak_begin, weak_end;   /* this slice's constraints [weak_begin, weak_end) of them */
+  pbng_weak_constraint *weak;     /* [weak_end - weak_begin] their nodes as global ids */
   char source[PETSC_MAX_PATH_LEN]; /* what the mesh is, for messages ("Res-8 box") */
 } pbng_mesh_slice;
 
@@ -31,6 +35,9 @@ static inline int pbng_mesh_slice_in_set(const pbng_mesh_slice *s, int64_t i, in
 {
   return (int)((s->set_mask[i * s->set_words + t / 64] >> (t % 64)) & 1u);
 }
+/* The slice's weak constraints' nodes as rows *rows[weak_end - weak_begin][PBNG_WC_MAX_NODES] of global ids, -1 after
+ * the last (PetscMalloc'd; the form element rows have, for the graphs built from both). */
+PetscErrorCode pbng_mesh_slice_weak_rows(const pbng_mesh_slice *s, int32_t **rows);
 PetscErrorCode pbng_mesh_slice_destroy(pbng_mesh_slice *s);
 
 #endif

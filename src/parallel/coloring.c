@@ -46,8 +46,7 @@ static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **st
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(mesh->nweak * PBNG_WC_MAX_NODES + 1, &slot_node));
-  for (int64_t c = 0; c < mesh->nweak; ++c)
-    for (int j = 0; j < PBNG_WC_MAX_NODES; ++j) slot_node[c * PBNG_WC_MAX_NODES + j] = j < mesh->weak[c].nnodes ? (int32_t)mesh->weak[c].node[j] : -1;
+  pbng_weak_constraint_node_rows(mesh->nweak, mesh->weak, slot_node);
   PetscErrorCode ierr = pbng_csr_by_key64(mesh->nweak * PBNG_WC_MAX_NODES, slot_node, PBNG_WC_MAX_NODES, mesh->nnodes, start, entry);
   PetscCall(PetscFree(slot_node));
   PetscCall(ierr);

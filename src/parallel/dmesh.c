@@ -317,8 +317,7 @@ static PetscErrorCode build_weak_adjacency(pbng_dmesh *dm)
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1((int64_t)dm->nweak * PBNG_WC_MAX_NODES + 1, &slot_node));
-  for (int32_t c = 0; c < dm->nweak; ++c)
-    for (int j = 0; j < PBNG_WC_MAX_NODES; ++j) slot_node[(int64_t)c * PBNG_WC_MAX_NODES + j] = j < dm->weak[c].nnodes ? (int32_t)dm->weak[c].node[j] : -1;
+  pbng_weak_constraint_node_rows(dm->nweak, dm->weak, slot_node);
   /* entry PBNG_WC_MAX_NODES c + j is slot position k (stride 1), the owned nodes' rows */
   PetscErrorCode ierr = pbng_csr_by_key32((int64_t)dm->nweak * PBNG_WC_MAX_NODES, slot_node, 1, dm->nowned, &dm->wadj_start, &dm->wadj);
   PetscCall(PetscFree(slot_node));

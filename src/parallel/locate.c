@@ -340,10 +340,21 @@ static PetscErrorCode locator_create(const element_view *view, double radius, pb
 PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locate_weights weights,
                                    pbng_locator **locator)
 {
-  const element_view view = {mesh->comm, mesh->size, mesh->nowned_elems, mesh->nen,         mesh->etype, mesh->kind,
-                             mesh->elems, mesh->X,   mesh->global_elem,  node_value, weights};
+  PetscFunctionBeginUser;
+  PetscCall(pbng_locator_create_rows(mesh->comm, mesh->nowned_elems, mesh->nen, mesh->etype, mesh->kind, mesh->elems, mesh->X, mesh->global_elem,
+                                     node_value, radius, weights, locator));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_locator_create_rows(MPI_Comm comm, int32_t nelems, int nen, const pbng_element_type *etype, const uint8_t *kind, const int32_t *elems,
+                                        const double *X, const int64_t *global_elem, const int64_t *node_value, double radius,
+                                        pbng_locate_weights weights, pbng_locator **locator)
+{
+  int size;
 
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  const element_view view = {comm, size, nelems, nen, etype, kind, elems, X, global_elem, node_value, weights};
   PetscCall(locator_create(&view, radius, locator));
   PetscFunctionReturn(0);
 }

@@ -47,6 +47,12 @@ typedef struct pbng_locator pbng_locator;
  * edge, a point outside the mesh may lie and still be matched to it. */
 PetscErrorCode pbng_locator_create(const pbng_dmesh *mesh, const int64_t *node_value, double radius, pbng_locate_weights weights,
                                    pbng_locator **locator);
+/* Collective. The same over any rows of elements each process searches (e.g. the slices of a mesh not cut into
+ * subdomains: parallel/distributed_partition.h): nelems rows elems[nelems][nen] of indices into X (rest positions, as
+ * node_value), of one kind etype or of the kinds kind[] (etype NULL), their global ids global_elem[nelems]. */
+PetscErrorCode pbng_locator_create_rows(MPI_Comm comm, int32_t nelems, int nen, const pbng_element_type *etype, const uint8_t *kind, const int32_t *elems,
+                                        const double *X, const int64_t *global_elem, const int64_t *node_value, double radius,
+                                        pbng_locate_weights weights, pbng_locator **locator);
 /* Not collective: a locator over every element of a serial (whole) mesh, element ids and node values
  * being their indices in it. */
 PetscErrorCode pbng_locator_create_serial(const pbng_mesh *mesh, double radius, pbng_locate_weights weights, pbng_locator **locator);

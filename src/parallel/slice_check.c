@@ -27,8 +27,7 @@ PetscErrorCode pbng_agree_on_first_error(MPI_Comm comm, int64_t key, char *msg, 
   PetscFunctionReturn(0);
 }
 
-/* The agreed error, if any process has one: every process returns it. */
-static PetscErrorCode agree(MPI_Comm comm, int64_t key, char *msg, size_t len)
+PetscErrorCode pbng_stop_on_first_error(MPI_Comm comm, int64_t key, char *msg, size_t len)
 {
   int failed;
 
@@ -50,16 +49,9 @@ static int64_t first_non_finite(const pbng_mesh_slice *s, char *msg, size_t len)
   return INT64_MAX;
 }
 
-/* The positions of the slice's elements' nodes: its own, and those of other slices (asked of them once). */
-typedef struct {
-  const pbng_mesh_slice *s;
-  PetscInt nforeign, *foreign;
-  double (*Xforeign)[3];
-} slice_positions;
-
 static void answer_position(void *ctx, int64_t local, void *item) { memcpy(item, &((const pbng_mesh_slice *)ctx)->X[3 * local], 3 * sizeof(double)); }
 
-static PetscErrorCode slice_positions_create(MPI_Comm comm, const pbng_mesh_slice *s, slice_positions *p)
+PetscErrorCode pbng_slice_positions_create(MPI_Comm comm, const pbng_mesh_slice *s, pbng_slice_positions *p)
 {
   int64_t *range;
 
@@ -73,7 +65,7 @@ static PetscErrorCode slice_positions_create(MPI_Comm comm, const pbng_mesh_slic
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode slice_positions_destroy(slice_positions *p)
+PetscErrorCode pbng_slice_positions_destroy(pbng_slice_positions *p)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(p->foreign));
@@ -81,24 +73,31 @@ static PetscErrorCode slice_positions_destroy(slice_positions *p)
   PetscFunctionReturn(0);
 }
 
-/* The rest positions of slice element e's nodes (e: its index in the slice). */
-static void element_positions(const slice_positions *p, int64_t e, double (*X)[3])
+int64_t pbng_slice_positions_local(const pbng_slice_positions *p, int64_t id)
 {
   const pbng_mesh_slice *s = p->s;
-  for (int a = 0; a < s->etype->nodes; ++a) {
-    const int32_t id = s->elems[e * s->nen + a];
-    PetscInt at = -1;
-    if (id >= s->node_begin && id < s->node_end) memcpy(X[a], &s->X[3 * (id - s->node_begin)], sizeof(X[a]));
-    else {
-      (void)PetscFindInt(id, p->nforeign, p->foreign, &at); /* found: every foreign node was asked */
-      memcpy(X[a], p->Xforeign[at], sizeof(X[a]));
-    }
-  }
+  PetscInt at = -1;
+  if (id >= s->node_begin && id < s->node_end) return id - s->node_begin;
+  (void)PetscFindInt((PetscInt)id, p->nforeign, p->foreign, &at); /* found: every foreign node was asked */
+  return at < 0 ? -1 : s->node_end - s->node_begin + at;
+}
+
+const double *pbng_slice_positions_of(const pbng_slice_positions *p, int64_t local)
+{
+  const int64_t nown = p->s->node_end - p->s->node_begin;
+  return local < nown ? &p->s->X[3 * local] : p->Xforeign[local - nown];
+}
+
+/* The rest positions of slice element e's nodes (e: its index in the slice). */
+static void element_positions(const pbng_slice_positions *p, int64_t e, double (*X)[3])
+{
+  const pbng_mesh_slice *s = p->s;
+  for (int a = 0; a < s->etype->nodes; ++a) memcpy(X[a], pbng_slice_positions_of(p, pbng_slice_positions_local(p, s->elems[e * s->nen + a])), sizeof(X[a]));
 }
 
 /* Linear tetrahedra: the first degenerate one, then (over all slices) one orientation, as pbng_mesh_validate's
  * orient_tets_consistently; a mesh whose every tetrahedron is negative is re-oriented. */
-static PetscErrorCode check_tetrahedra(MPI_Comm comm, const slice_positions *p, pbng_mesh_slice *s)
+static PetscErrorCode check_tetrahedra(MPI_Comm comm, const pbng_slice_positions *p, pbng_mesh_slice *s)
 {
   const int64_t n = s->elem_end - s->elem_begin;
   int64_t key = INT64_MAX, first[2] = {INT64_MAX, INT64_MAX}; /* the first negative and first positive */
@@ -121,7 +120,7 @@ static PetscErrorCode check_tetrahedra(MPI_Comm comm, const slice_positions *p, 
     int64_t *f = &first[V < 0 ? 0 : 1];
     if (*f == INT64_MAX) *f = s->elem_begin + e;
   }
-  PetscCall(agree(comm, key, msg, sizeof(msg)));
+  PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, count, 2, MPI_INT64_T, MPI_SUM, comm));
   if (count[1] > 0 && count[1] < count[0]) { /* the minority's first element, over all slices */
     const int minority_negative = 2 * count[1] <= count[0];
@@ -133,7 +132,7 @@ static PetscErrorCode check_tetrahedra(MPI_Comm comm, const slice_positions *p, 
                " of the %" PRId64 " tetrahedra are oriented against the others (a folded mesh or inconsistent node order)",
                s->source, key, key, (int)t[0], (int)t[1], (int)t[2], (int)t[3], minority_negative ? count[1] : count[0] - count[1], count[0]);
     }
-    PetscCall(agree(comm, key, msg, sizeof(msg)));
+    PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   }
   if (count[0] > 0 && count[1] == count[0]) /* the file's convention is the opposite one: swap nodes 2 and 3 */
     for (int64_t e = 0; e < n; ++e) {
@@ -145,7 +144,7 @@ static PetscErrorCode check_tetrahedra(MPI_Comm comm, const slice_positions *p, 
 }
 
 /* Every other kind: det J at each quadrature point by the element layer's check, as pbng_mesh_validate's. */
-static PetscErrorCode check_jacobians(MPI_Comm comm, const slice_positions *p, const pbng_mesh_slice *s)
+static PetscErrorCode check_jacobians(MPI_Comm comm, const pbng_slice_positions *p, const pbng_mesh_slice *s)
 {
   const int64_t n = s->elem_end - s->elem_begin;
   pbng_element_reference *ref;
@@ -174,7 +173,7 @@ static PetscErrorCode check_jacobians(MPI_Comm comm, const slice_positions *p, c
              det <= 0 ? "" : " (not above 1e-12 d^3, d the diagonal of its nodes' bounding box)", count[1], count[0]);
   }
   PetscCall(PetscFree(ref));
-  PetscCall(agree(comm, key, msg, sizeof(msg)));
+  PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   PetscFunctionReturn(0);
 }
 
@@ -242,21 +241,21 @@ static PetscErrorCode check_repeated_elements(MPI_Comm comm, const pbng_mesh_sli
   PetscCall(PetscFree(bucket));
   PetscCall(PetscFree(start));
   PetscCall(PetscFree(members));
-  PetscCall(agree(comm, key, msg, sizeof(msg)));
+  PetscCall(pbng_stop_on_first_error(comm, key, msg, sizeof(msg)));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode pbng_slice_validate(MPI_Comm comm, pbng_mesh_slice *s)
 {
   char msg[MESSAGE_LEN] = "";
-  slice_positions p;
+  pbng_slice_positions p;
 
   PetscFunctionBeginUser;
   PetscCheck(!pbng_element_is_sheet(s->etype), comm, PETSC_ERR_SUP, "%s: slices of sheet elements (%s) are not checked", s->source, s->etype->name);
-  PetscCall(agree(comm, first_non_finite(s, msg, sizeof(msg)), msg, sizeof(msg)));
-  PetscCall(slice_positions_create(comm, s, &p));
+  PetscCall(pbng_stop_on_first_error(comm, first_non_finite(s, msg, sizeof(msg)), msg, sizeof(msg)));
+  PetscCall(pbng_slice_positions_create(comm, s, &p));
   PetscErrorCode ierr = s->etype->kind == PBNG_ELEMENT_TET4 ? check_tetrahedra(comm, &p, s) : check_jacobians(comm, &p, s);
-  PetscCall(slice_positions_destroy(&p));
+  PetscCall(pbng_slice_positions_destroy(&p));
   PetscCall(ierr);
   PetscCall(check_repeated_elements(comm, s));
   PetscFunctionReturn(0);

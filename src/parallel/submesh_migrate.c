@@ -4,24 +4,27 @@
 #include <string.h>
 
 /* Messages are rows of int64 words: an element [part, global id, its PBD/XPBD color, its nen nodes], an owned node
- * [part, global id, X (3 doubles' bits), color]. */
-enum { NODE_WORDS = 6 };
+ * [part, global id, X (3 doubles' bits), color], a weak constraint [part, global id, block color, PBD/XPBD color, the
+ * constraint's bytes (global node ids)]. */
+enum { NODE_WORDS = 6, WEAK_WORDS = 4 + (sizeof(pbng_weak_constraint) + 7) / 8 };
 
 /* What the migration works from: the slice, the parts and colors of its nodes (and the parts of the other nodes its
  * elements use, asked of their slices: foreign_id increasing), and what the other processes sent here. */
 typedef struct {
   MPI_Comm comm;
-  int rank, size, nparts, ncolors, nelem_colors;
+  int rank, size, nparts;
   const pbng_mesh_slice *s;
   const int64_t *range;
-  const int32_t *part, *color; /* [s->node_end - s->node_begin] */
-  const int32_t *elem_color;   /* [s->elem_end - s->elem_begin] */
+  const int32_t *part;       /* [s->node_end - s->node_begin] */
+  const pbng_slice_colors *c;
   PetscInt nforeign, *foreign_id;
   int32_t *foreign_part;
   int *ecount, *edispl; /* element rows received, by source process (in rows) */
   int64_t *erows;
   int *ncount, *ndispl; /* owned-node rows received, by source */
   int64_t *nrows;
+  int *wcount, *wdispl; /* weak-constraint rows received, by source */
+  int64_t *wrows;
 } migration;
 
 static int element_words(const migration *m) { return 3 + m->s->nen; }
@@ -34,11 +37,12 @@ static int32_t node_part(const migration *m, int32_t id)
   return at >= 0 ? m->foreign_part[at] : -1;
 }
 
-/* The distinct parts of an element's nodes (at most nen); returns how many. */
-static int element_parts(const migration *m, const int32_t *t, int32_t *parts)
+/* The distinct parts of the nodes of a row of n node ids (an element's, -1 padding; a weak constraint's); returns how
+ * many. */
+static int row_parts(const migration *m, const int32_t *t, int n_ids, int32_t *parts)
 {
   int n = 0;
-  for (int a = 0; a < m->s->nen; ++a) {
+  for (int a = 0; a < n_ids; ++a) {
     if (t[a] < 0) continue;
     const int32_t p = node_part(m, t[a]);
     int seen = 0;
@@ -48,6 +52,16 @@ static int element_parts(const migration *m, const int32_t *t, int32_t *parts)
   return n;
 }
 
+static int element_parts(const migration *m, const int32_t *t, int32_t *parts) { return row_parts(m, t, m->s->nen, parts); }
+
+/* The distinct parts of a weak constraint's nodes. */
+static int weak_parts(const migration *m, const pbng_weak_constraint *c, int32_t *parts)
+{
+  int32_t ids[PBNG_WC_MAX_NODES];
+  pbng_weak_constraint_node_rows(1, c, ids);
+  return row_parts(m, ids, c->nnodes, parts);
+}
+
 /* A node's part, as this process answers about the nodes of its slice. */
 static void answer_part(void *ctx, int64_t local, void *item)
 {
@@ -55,7 +69,7 @@ static void answer_part(void *ctx, int64_t local, void *item)
   *(int32_t *)item = m->part[local];
 }
 
-/* The parts of the nodes the slice's elements use outside its own node range, asked of their slices. */
+/* The parts of the nodes the slice's elements and weak constraints use outside its own node range, asked of their slices. */
 static PetscErrorCode fetch_foreign_parts(migration *m)
 {
   PetscFunctionBeginUser;
@@ -94,6 +108,21 @@ static PetscErrorCode send_rows(migration *m, int words, row_writer write, int *
   PetscFunctionReturn(0);
 }
 
+/* A row of `words` words for part p: in pass 1 the next one for p's process (NULL when this process builds p); pass 0
+ * counts it (NULL). */
+static int64_t *next_row(const migration *m, int pass, int32_t p, int words, int *count, int64_t *rows, int64_t *offset)
+{
+  const int dest = pbng_parts_process(m->nparts, m->size, p);
+  if (dest == m->rank) return NULL;
+  if (pass == 0) {
+    ++count[dest];
+    return NULL;
+  }
+  int64_t *row = &rows[offset[dest]];
+  offset[dest] += words;
+  return row;
+}
+
 /* Each slice element, once per part of its nodes that another process builds. */
 static void write_element_rows(const migration *m, int pass, int *count, int64_t *rows, int64_t *offset)
 {
@@ -102,16 +131,10 @@ static void write_element_rows(const migration *m, int pass, int *count, int64_t
   for (int64_t e = 0; e < s->elem_end - s->elem_begin; ++e) {
     const int32_t *t = &s->elems[e * s->nen];
     for (int k = 0, n = element_parts(m, t, parts); k < n; ++k) {
-      const int dest = pbng_parts_process(m->nparts, m->size, parts[k]);
-      if (dest == m->rank) continue;
-      if (pass == 0) {
-        ++count[dest];
-        continue;
-      }
-      int64_t *row = &rows[offset[dest]];
-      row[0] = parts[k], row[1] = s->elem_begin + e, row[2] = m->elem_color ? m->elem_color[e] : -1;
+      int64_t *row = next_row(m, pass, parts[k], element_words(m), count, rows, offset);
+      if (!row) continue;
+      row[0] = parts[k], row[1] = s->elem_begin + e, row[2] = m->c->elem ? m->c->elem[e] : -1;
       for (int a = 0; a < s->nen; ++a) row[3 + a] = t[a];
-      offset[dest] += element_words(m);
     }
   }
 }
@@ -121,17 +144,33 @@ static void write_node_rows(const migration *m, int pass, int *count, int64_t *r
 {
   const pbng_mesh_slice *s = m->s;
   for (int64_t i = 0; i < s->node_end - s->node_begin; ++i) {
-    const int dest = pbng_parts_process(m->nparts, m->size, m->part[i]);
-    if (dest == m->rank) continue;
-    if (pass == 0) {
-      ++count[dest];
-      continue;
-    }
-    int64_t *row = &rows[offset[dest]];
-    row[0] = m->part[i], row[1] = s->node_begin + i, row[5] = m->color[i];
+    int64_t *row = next_row(m, pass, m->part[i], NODE_WORDS, count, rows, offset);
+    if (!row) continue;
+    row[0] = m->part[i], row[1] = s->node_begin + i, row[5] = m->c->node[i];
     memcpy(&row[2], &s->X[3 * i], 3 * sizeof(double));
-    offset[dest] += NODE_WORDS;
   }
+}
+
+/* A slice weak constraint's block and PBD/XPBD colors (-1: not computed). */
+static void weak_colors(const migration *m, int64_t c, int32_t *block, int32_t *weak)
+{
+  *block = m->c->block ? m->c->block[c] : -1;
+  *weak = m->c->weak ? m->c->weak[c] : -1;
+}
+
+/* Each slice weak constraint, once per part of its nodes that another process builds. */
+static void write_weak_rows(const migration *m, int pass, int *count, int64_t *rows, int64_t *offset)
+{
+  const pbng_mesh_slice *s = m->s;
+  int32_t parts[PBNG_WC_MAX_NODES], block, weak;
+  for (int64_t c = 0; c < s->weak_end - s->weak_begin; ++c)
+    for (int k = 0, n = weak_parts(m, &s->weak[c], parts); k < n; ++k) {
+      int64_t *row = next_row(m, pass, parts[k], WEAK_WORDS, count, rows, offset);
+      if (!row) continue;
+      weak_colors(m, c, &block, &weak);
+      row[0] = parts[k], row[1] = s->weak_begin + c, row[2] = block, row[3] = weak;
+      memcpy(&row[4], &s->weak[c], sizeof(pbng_weak_constraint));
+    }
 }
 
 /* --- a part's elements and owned nodes, in increasing global id: the sources in process order (the slices' ranges
@@ -139,6 +178,7 @@ static void write_node_rows(const migration *m, int pass, int *count, int64_t *r
 
 typedef PetscErrorCode (*element_visitor)(void *ctx, int64_t id, const int32_t *nodes, int32_t color);
 typedef PetscErrorCode (*node_visitor)(void *ctx, int64_t id, const double *X, int32_t color);
+typedef PetscErrorCode (*weak_visitor)(void *ctx, int64_t id, const pbng_weak_constraint *c, int32_t block, int32_t weak);
 
 static PetscErrorCode visit_elements(const migration *m, int p, element_visitor visit, void *ctx)
 {
@@ -153,7 +193,7 @@ static PetscErrorCode visit_elements(const migration *m, int p, element_visitor 
         const int32_t *t = &s->elems[e * nen];
         int mine = 0;
         for (int k = 0, n = element_parts(m, t, parts); k < n && !mine; ++k) mine = parts[k] == p;
-        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t, m->elem_color ? m->elem_color[e] : -1));
+        if (mine) PetscCall(visit(ctx, s->elem_begin + e, t, m->c->elem ? m->c->elem[e] : -1));
       }
       continue;
     }
@@ -175,7 +215,7 @@ static PetscErrorCode visit_owned_nodes(const migration *m, int p, node_visitor 
   for (int r = 0; r < m->size; ++r) {
     if (r == m->rank) {
       for (int64_t i = 0; i < s->node_end - s->node_begin; ++i)
-        if (m->part[i] == p) PetscCall(visit(ctx, s->node_begin + i, &s->X[3 * i], m->color[i]));
+        if (m->part[i] == p) PetscCall(visit(ctx, s->node_begin + i, &s->X[3 * i], m->c->node[i]));
       continue;
     }
     for (int64_t k = m->ndispl[r]; k < m->ndispl[r + 1]; ++k) {
@@ -189,11 +229,38 @@ static PetscErrorCode visit_owned_nodes(const migration *m, int p, node_visitor 
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode visit_weak(const migration *m, int p, weak_visitor visit, void *ctx)
+{
+  const pbng_mesh_slice *s = m->s;
+  int32_t parts[PBNG_WC_MAX_NODES], block, weak;
+  pbng_weak_constraint c;
+
+  PetscFunctionBeginUser;
+  for (int r = 0; r < m->size; ++r) {
+    if (r == m->rank) {
+      for (int64_t k = 0; k < s->weak_end - s->weak_begin; ++k) {
+        int mine = 0;
+        for (int q = 0, n = weak_parts(m, &s->weak[k], parts); q < n && !mine; ++q) mine = parts[q] == p;
+        weak_colors(m, k, &block, &weak);
+        if (mine) PetscCall(visit(ctx, s->weak_begin + k, &s->weak[k], block, weak));
+      }
+      continue;
+    }
+    for (int64_t k = m->wdispl[r]; k < m->wdispl[r + 1]; ++k) {
+      const int64_t *row = &m->wrows[k * WEAK_WORDS];
+      if (row[0] != p) continue;
+      memcpy(&c, &row[4], sizeof(c));
+      PetscCall(visit(ctx, row[1], &c, (int32_t)row[2], (int32_t)row[3]));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /* --- one part's piece --- */
 
 typedef struct {
   int p;
-  int64_t nelems, nowned, nghost;
+  int64_t nelems, nowned, nghost, nweak;
   int64_t lo, hi;  /* the part's node ids lie in [lo, hi] */
   int32_t *map;    /* [hi - lo + 1]: the local index of node lo + k (owned first, then ghosts), -1 when not in the piece */
   int64_t *ghost;  /* [nghost] the ghosts' global ids, increasing */
@@ -214,6 +281,16 @@ static PetscErrorCode count_element(void *ctx, int64_t id, const int32_t *nodes,
   ++pc->nelems;
   for (int a = 0; a < pc->sub->mesh.nen; ++a)
     if (nodes[a] >= 0) widen(pc, nodes[a]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode count_weak(void *ctx, int64_t id, const pbng_weak_constraint *c, int32_t block, int32_t weak)
+{
+  piece *pc = ctx;
+  PetscFunctionBeginUser;
+  (void)id, (void)block, (void)weak;
+  ++pc->nweak;
+  for (int j = 0; j < c->nnodes; ++j) widen(pc, c->node[j]);
   PetscFunctionReturn(0);
 }
 
@@ -246,6 +323,16 @@ static PetscErrorCode mark_ghosts(void *ctx, int64_t id, const int32_t *nodes, i
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode mark_weak_ghosts(void *ctx, int64_t id, const pbng_weak_constraint *c, int32_t block, int32_t weak)
+{
+  piece *pc = ctx;
+  PetscFunctionBeginUser;
+  (void)id, (void)block, (void)weak;
+  for (int j = 0; j < c->nnodes; ++j)
+    if (pc->map[c->node[j] - pc->lo] == -1) pc->map[c->node[j] - pc->lo] = -2;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode fill_owned(void *ctx, int64_t id, const double *X, int32_t color)
 {
   piece *pc = ctx;
@@ -274,6 +361,22 @@ static PetscErrorCode fill_element(void *ctx, int64_t id, const int32_t *nodes, 
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode fill_weak(void *ctx, int64_t id, const pbng_weak_constraint *c, int32_t block, int32_t weak)
+{
+  piece *pc = ctx;
+  pbng_submesh *sub = pc->sub;
+  const int64_t k = sub->mesh.nweak++;
+  PetscFunctionBeginUser;
+  PetscCheck(id > pc->last, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: weak constraint %" PRId64 " out of order", id);
+  pc->last = id;
+  sub->mesh.weak[k] = *c;
+  for (int j = 0; j < c->nnodes; ++j) sub->mesh.weak[k].node[j] = pc->map[c->node[j] - pc->lo];
+  sub->global_weak[k] = id;
+  if (sub->cc.block) sub->cc.block[k] = block;
+  if (sub->cc.weak) sub->cc.weak[k] = weak;
+  PetscFunctionReturn(0);
+}
+
 /* The piece's counts, its node window and local numbering: owned nodes first, then the ghosts (both in global order). */
 static PetscErrorCode number_piece(const migration *m, piece *pc)
 {
@@ -281,12 +384,14 @@ static PetscErrorCode number_piece(const migration *m, piece *pc)
   pc->lo = INT64_MAX, pc->hi = -1;
   PetscCall(visit_elements(m, pc->p, count_element, pc));
   PetscCall(visit_owned_nodes(m, pc->p, count_owned, pc));
+  PetscCall(visit_weak(m, pc->p, count_weak, pc));
   if (pc->nowned == 0 || pc->nelems == 0) PetscFunctionReturn(0); /* empty: an error on every process (check_parts) */
   PetscCall(PetscMalloc1(pc->hi - pc->lo + 1, &pc->map));
   for (int64_t k = 0; k <= pc->hi - pc->lo; ++k) pc->map[k] = -1;
   pc->nowned = 0;
   PetscCall(visit_owned_nodes(m, pc->p, number_owned, pc));
   PetscCall(visit_elements(m, pc->p, mark_ghosts, pc));
+  PetscCall(visit_weak(m, pc->p, mark_weak_ghosts, pc));
   pc->nghost = 0;
   for (int64_t k = 0; k <= pc->hi - pc->lo; ++k) pc->nghost += pc->map[k] == -2;
   PetscCall(PetscMalloc1(pc->nghost + 1, &pc->ghost));
@@ -350,7 +455,7 @@ static PetscErrorCode fetch_ghosts(const migration *m, const piece *pcs, int nlo
     const int64_t i = asked[k] - m->s->node_begin;
     PetscCheck(i >= 0 && i < m->s->node_end - m->s->node_begin, PETSC_COMM_SELF, PETSC_ERR_PLIB, "migration: node %" PRId64 " asked of the wrong process",
                asked[k]);
-    answer[k].owner = m->part[i], answer[k].color = m->color[i];
+    answer[k].owner = m->part[i], answer[k].color = m->c->node[i];
     for (int d = 0; d < 3; ++d) answer[k].X[d] = m->s->X[3 * i + d];
   }
   ghost_data *grouped;
@@ -381,17 +486,22 @@ static PetscErrorCode fill_piece(const migration *m, piece *pc, const ghost_data
   PetscCall(PetscStrncpy(mesh->source, m->s->source, sizeof(mesh->source)));
   PetscCall(PetscMalloc1(3 * nnodes, &mesh->X));
   PetscCall(PetscMalloc1(nelems * mesh->nen, &mesh->elems));
-  PetscCall(PetscMalloc1(1, &mesh->weak));
-  PetscCall(PetscMalloc1(1, &sub->global_weak));
+  PetscCall(PetscMalloc1(pc->nweak + 1, &mesh->weak));
+  PetscCall(PetscMalloc1(pc->nweak + 1, &sub->global_weak));
   PetscCall(PetscMalloc4(nnodes, &sub->global_node, nelems, &sub->global_elem, nnodes, &sub->owner, nnodes, &sub->color));
-  sub->nglobal_nodes = m->s->nglobal_nodes, sub->nglobal_elems = m->s->nglobal_elems;
-  sub->nowned = (int32_t)pc->nowned, sub->ncolors = m->ncolors;
-  /* the constraint colors as pbng_submesh_extract takes them from pbng_constraint_colors_compute: no weak constraints */
-  if (m->elem_color) { /* else none, as the pieces of a serial cut without them */
-    sub->cc.nelem_colors = m->nelem_colors, sub->cc.nweak_colors = 0, sub->cc.nblock_colors = 0;
+  sub->nglobal_nodes = m->s->nglobal_nodes, sub->nglobal_elems = m->s->nglobal_elems, sub->nglobal_weak = m->s->nglobal_weak;
+  sub->nowned = (int32_t)pc->nowned, sub->ncolors = m->c->nnode;
+  /* the constraint colors as pbng_submesh_extract takes them from pbng_constraint_colors_compute: the PBD/XPBD colors
+   * when computed, the block colors with them or with weak constraints (else none, as the pieces of a serial cut
+   * without them) */
+  if (m->c->elem) {
+    sub->cc.nelem_colors = m->c->nelem, sub->cc.nweak_colors = m->c->nweak;
     PetscCall(PetscMalloc1(nelems + 1, &sub->cc.elem));
-    PetscCall(PetscMalloc1(1, &sub->cc.weak));
-    PetscCall(PetscMalloc1(1, &sub->cc.block));
+    PetscCall(PetscMalloc1(pc->nweak + 1, &sub->cc.weak));
+  }
+  if (m->c->elem || m->s->nglobal_weak > 0) {
+    sub->cc.nblock_colors = m->c->nblock;
+    PetscCall(PetscMalloc1(pc->nweak + 1, &sub->cc.block));
   }
   pc->last = -1;
   PetscCall(visit_owned_nodes(m, pc->p, fill_owned, pc));
@@ -402,6 +512,8 @@ static PetscErrorCode fill_piece(const migration *m, piece *pc, const ghost_data
   }
   pc->nelems = 0, pc->last = -1;
   PetscCall(visit_elements(m, pc->p, fill_element, pc));
+  pc->last = -1;
+  PetscCall(visit_weak(m, pc->p, fill_weak, pc));
   PetscFunctionReturn(0);
 }
 
@@ -416,21 +528,16 @@ static PetscErrorCode migration_destroy(migration *m)
   PetscCall(PetscFree(m->ncount));
   PetscCall(PetscFree(m->ndispl));
   PetscCall(PetscFree(m->nrows));
+  PetscCall(PetscFree(m->wcount));
+  PetscCall(PetscFree(m->wdispl));
+  PetscCall(PetscFree(m->wrows));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_submesh_migrate(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *range, const int32_t *part, const int32_t *color,
-                                    int ncolors, const int32_t *elem_color, int nelem_colors, int nparts, pbng_submesh *sub)
+PetscErrorCode pbng_submesh_migrate(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *range, const int32_t *part, const pbng_slice_colors *c,
+                                    int nparts, pbng_submesh *sub)
 {
-  migration m = {.comm = comm,
-                 .nparts = nparts,
-                 .ncolors = ncolors,
-                 .nelem_colors = nelem_colors,
-                 .s = s,
-                 .range = range,
-                 .part = part,
-                 .color = color,
-                 .elem_color = elem_color};
+  migration m = {.comm = comm, .nparts = nparts, .s = s, .range = range, .part = part, .c = c};
   piece *pcs;
   ghost_data *ghosts;
 
@@ -441,6 +548,7 @@ PetscErrorCode pbng_submesh_migrate(MPI_Comm comm, const pbng_mesh_slice *s, con
   PetscCall(fetch_foreign_parts(&m));
   PetscCall(send_rows(&m, element_words(&m), write_element_rows, &m.ecount, &m.edispl, &m.erows));
   PetscCall(send_rows(&m, NODE_WORDS, write_node_rows, &m.ncount, &m.ndispl, &m.nrows));
+  PetscCall(send_rows(&m, WEAK_WORDS, write_weak_rows, &m.wcount, &m.wdispl, &m.wrows));
   PetscCall(PetscCalloc1(nlocal + 1, &pcs));
   for (int k = 0; k < nlocal; ++k) {
     memset(&sub[k], 0, sizeof(sub[k]));
