@@ -119,7 +119,8 @@ cleanup:
   PetscFunctionReturn(ierr);
 }
 
-/* Rows [block_begin(N, P, r), block_begin(N, P, r + 1)) of N are rank r's of P to write: every rank one run. */
+/* Rows [lo + block_begin(hi - lo, P, r), lo + block_begin(hi - lo, P, r + 1)) of a round's rows lo .. hi - 1 are rank
+ * r's of P to write: every rank one run. */
 static int64_t block_begin(int64_t N, int P, int r) { return N * r / P; }
 
 static int block_owner(int64_t N, int P, int64_t row)
@@ -130,12 +131,17 @@ static int block_owner(int64_t N, int P, int64_t row)
   return r;
 }
 
-/* Collective: the rows (sorted, data in their order) sent to the ranks that write them, rank r the rows of its block
- * (block_begin), which *block receives in row order (PetscMalloc'd, rowbytes each). Writes of many runs a rank
- * (a METIS partition's nodes on 2 ranks: thousands) cost HDF5's hyperslab unions or point selections tens of ms each;
- * one exchange and one run a rank cost a copy. A row that two ranks give is an error on every rank. */
-static PetscErrorCode rows_to_blocks(pbng_output *out, const char *path, int64_t N, int64_t n, const int64_t *rows, const char *data, size_t rowbytes,
-                                     char **block)
+/* Bytes a rank sends in one round of rows_to_blocks at most (a round's rows are the global rows' share of it): the
+ * exchange holds about three copies of them, beside the caller's data. */
+#define OUTPUT_ROUND_BYTES ((int64_t)64 << 20)
+
+/* Collective: the n rows of round lo .. hi - 1 (sorted, data in their order) sent to the ranks that write them, this
+ * rank's block (block_begin) received into *block in row order (PetscMalloc'd, rowbytes each) as rows *first ..
+ * *first + *count - 1. Writes of many runs a rank (a METIS partition's nodes on 2 ranks: thousands) cost HDF5's
+ * hyperslab unions or point selections tens of ms each; one exchange and one run a rank cost a copy. A row that two
+ * ranks give is an error on every rank. */
+static PetscErrorCode rows_to_blocks(pbng_output *out, const char *path, int64_t lo, int64_t hi, int64_t n, const int64_t *rows, const char *data,
+                                     size_t rowbytes, char **block, int64_t *first, int64_t *count)
 {
   const size_t item = sizeof(int64_t) + rowbytes;
   int size, *dest;
@@ -144,12 +150,12 @@ static PetscErrorCode rows_to_blocks(pbng_output *out, const char *path, int64_t
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(out->comm, &size));
-  const int64_t begin = block_begin(N, size, out->rank), end = block_begin(N, size, out->rank + 1);
+  const int64_t begin = lo + block_begin(hi - lo, size, out->rank), end = lo + block_begin(hi - lo, size, out->rank + 1);
   PetscCall(PetscMalloc2(n * item + 1, &send, n + 1, &dest));
   for (int64_t i = 0; i < n; ++i) {
     memcpy(send + i * item, &rows[i], sizeof(int64_t));
     memcpy(send + i * item + sizeof(int64_t), data + i * rowbytes, rowbytes);
-    dest[i] = block_owner(N, size, rows[i]);
+    dest[i] = block_owner(hi - lo, size, rows[i] - lo);
   }
   PetscCall(pbng_send_items_to(out->comm, item, n, dest, send, &nrecv, (void **)&recv));
   PetscCall(PetscFree2(send, dest));
@@ -175,46 +181,19 @@ static PetscErrorCode rows_to_blocks(pbng_output *out, const char *path, int64_t
   if (first_twice != INT64_MAX) PetscCall(PetscFree(*block));
   PetscCheck(first_twice == INT64_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "output: dataset '%s': row %" PRId64 " given by two ranks", path,
              first_twice);
+  *first = begin, *count = end - begin;
   PetscFunctionReturn(0);
 }
 
-/* The core writer: creates dataset 'path' with N rows of ncols values and writes each rank's rows, every rank one
- * hyperslab: its own rows when they are one run on every rank, else the block rows_to_blocks sends it. */
-PetscErrorCode output_write_rows(pbng_output *out, const char *path, hid_t ftype, hid_t mtype, size_t elsize, int64_t N, int ncols,
-                                 PetscBool one_d, int64_t n, const int64_t *rows, const void *data)
+/* Collective: count rows from row first of buf (count 0: none) written to dset as one hyperslab a rank. */
+static PetscErrorCode write_block(pbng_output *out, const char *path, hid_t dset, hid_t mtype, int rank, int ncols, int64_t first, int64_t count,
+                                  const void *buf)
 {
   PetscErrorCode ierr = 0;
-  sorted_rows s = {0};
-  hid_t dset = -1, fspace = -1, mspace = -1, dxpl = -1;
-  const size_t rowbytes = elsize * (size_t)ncols;
-  const int rank = (one_d && ncols == 1) ? 1 : 2;
-  char *block = NULL;
-  int size;
+  hid_t fspace = -1, mspace = -1, dxpl = -1;
+  const char dummy[16] = {0};
 
   PetscFunctionBegin;
-  PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %d columns", path,
-             ncols);
-  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %" PRId64 " local rows",
-             path, n);
-  PetscCheck(n == 0 || (rows && data), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
-             "output: dataset '%s': rows or data is NULL", path);
-  PetscCallMPI(MPI_Comm_size(out->comm, &size));
-  TRY(sort_rows(n, rows, data, rowbytes, &s));
-  TRY(check_rows(out, path, N, n, s.rows));
-  int one_run = n == 0 || s.rows[n - 1] - s.rows[0] == n - 1, every_one_run; /* sorted, no row twice: one run */
-  if (MPI_Allreduce(&one_run, &every_one_run, 1, MPI_INT, MPI_LAND, out->comm) != MPI_SUCCESS) {
-    ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MPI, PETSC_ERROR_INITIAL,
-                      "output: dataset '%s': MPI_Allreduce failed", path);
-    goto cleanup;
-  }
-  int64_t first = n > 0 ? s.rows[0] : 0, count = n;
-  const char *buf = s.data;
-  if (!every_one_run) {
-    TRY(rows_to_blocks(out, path, N, n, s.rows, s.data, rowbytes, &block));
-    first = block_begin(N, size, out->rank), count = block_begin(N, size, out->rank + 1) - first, buf = block;
-  }
-  TRY(output_create_dataset(out, path, ftype, N, ncols, one_d, &dset));
-  if (N == 0) goto cleanup; /* an empty dataset has no storage to write (N is the same on all ranks) */
   H5TRY(fspace = H5Dget_space(dset), "cannot get dataspace of '%s'", path);
   H5TRY(dxpl = H5Pcreate(H5P_DATASET_XFER), "cannot create transfer property list for '%s'", path);
   H5TRY(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE), "cannot request collective transfer for '%s'", path);
@@ -228,17 +207,71 @@ PetscErrorCode output_write_rows(pbng_output *out, const char *path, hid_t ftype
     H5TRY(mspace = H5Screate_simple(1, &one, NULL), "cannot create memory space for '%s'", path);
     H5TRY(H5Sselect_none(mspace), "cannot select in memory space for '%s'", path);
   }
-  {
-    const char dummy[16] = {0};
-    H5TRY(H5Dwrite(dset, mtype, mspace, fspace, dxpl, count > 0 ? (const void *)buf : (const void *)dummy), "cannot write dataset '%s' of '%s'", path,
-          out->partial);
-  }
+  H5TRY(H5Dwrite(dset, mtype, mspace, fspace, dxpl, count > 0 ? buf : (const void *)dummy), "cannot write dataset '%s' of '%s'", path, out->partial);
 cleanup:
   pbng_h5_close(&mspace);
   pbng_h5_close(&dxpl);
   pbng_h5_close(&fspace);
+  PetscFunctionReturn(ierr);
+}
+
+/* Collective: the sorted rows written in rounds of consecutive global rows, each rank's share of a round at most
+ * OUTPUT_ROUND_BYTES, each round's rows exchanged into one block a rank (rows_to_blocks) and written. */
+static PetscErrorCode write_in_blocks(pbng_output *out, const char *path, hid_t dset, hid_t mtype, int rank, int ncols, int64_t N, int64_t n,
+                                      const int64_t *rows, const char *data, size_t rowbytes)
+{
+  const int64_t mine = (int64_t)(n * (sizeof(int64_t) + rowbytes) / OUTPUT_ROUND_BYTES) + 1;
+  int64_t rounds, at = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Allreduce(&mine, &rounds, 1, MPI_INT64_T, MPI_MAX, out->comm));
+  for (int64_t k = 0; k < rounds; ++k) {
+    const int64_t lo = N * k / rounds, hi = N * (k + 1) / rounds;
+    int64_t end = at, first = 0, count = 0;
+    char *block;
+    while (end < n && rows[end] < hi) ++end; /* this rank's rows of the round */
+    PetscCall(rows_to_blocks(out, path, lo, hi, end - at, rows + at, data + at * rowbytes, rowbytes, &block, &first, &count));
+    PetscErrorCode ierr = write_block(out, path, dset, mtype, rank, ncols, first, count, block);
+    PetscCall(PetscFree(block));
+    PetscCall(ierr);
+    at = end;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The core writer: creates dataset 'path' with N rows of ncols values and writes each rank's rows, every rank one
+ * hyperslab: its own rows when they are one run on every rank, else (write_in_blocks) the blocks of rows an exchange
+ * sends it. */
+PetscErrorCode output_write_rows(pbng_output *out, const char *path, hid_t ftype, hid_t mtype, size_t elsize, int64_t N, int ncols,
+                                 PetscBool one_d, int64_t n, const int64_t *rows, const void *data)
+{
+  PetscErrorCode ierr = 0;
+  sorted_rows s = {0};
+  hid_t dset = -1;
+  const size_t rowbytes = elsize * (size_t)ncols;
+  const int rank = (one_d && ncols == 1) ? 1 : 2;
+
+  PetscFunctionBegin;
+  PetscCheck(ncols >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %d columns", path,
+             ncols);
+  PetscCheck(n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "output: dataset '%s': %" PRId64 " local rows",
+             path, n);
+  PetscCheck(n == 0 || (rows && data), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL,
+             "output: dataset '%s': rows or data is NULL", path);
+  TRY(sort_rows(n, rows, data, rowbytes, &s));
+  TRY(check_rows(out, path, N, n, s.rows));
+  int one_run = n == 0 || s.rows[n - 1] - s.rows[0] == n - 1, every_one_run; /* sorted, no row twice: one run */
+  if (MPI_Allreduce(&one_run, &every_one_run, 1, MPI_INT, MPI_LAND, out->comm) != MPI_SUCCESS) {
+    ierr = PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, PETSC_ERR_MPI, PETSC_ERROR_INITIAL,
+                      "output: dataset '%s': MPI_Allreduce failed", path);
+    goto cleanup;
+  }
+  TRY(output_create_dataset(out, path, ftype, N, ncols, one_d, &dset));
+  if (N == 0) goto cleanup; /* an empty dataset has no storage to write (N is the same on all ranks) */
+  if (every_one_run) TRY(write_block(out, path, dset, mtype, rank, ncols, n > 0 ? s.rows[0] : 0, n, s.data));
+  else TRY(write_in_blocks(out, path, dset, mtype, rank, ncols, N, n, s.rows, s.data, rowbytes));
+cleanup:
   pbng_h5_close(&dset);
-  (void)PetscFree(block);
   {
     PetscErrorCode ierr2 = sorted_rows_free(&s);
     if (!ierr) ierr = ierr2;
