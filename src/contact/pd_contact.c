@@ -48,6 +48,7 @@ struct pbng_pd_contact {
   int32_t (*ltri)[3], (*ledge)[2];
   double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
+  double *move;           /* [nv] the most an active vertex can move in this projection (may_act) */
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
@@ -387,7 +388,13 @@ static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, doub
   PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
   PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
   PetscCall(build_active_primitives(c));
-  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+  for (int32_t k = 0; k < c->nactive; ++k) {
+    const int32_t v = c->active_list[k];
+    double d[3];
+    memcpy(&c->z[3 * (int64_t)v], &c->y[3 * (int64_t)v], 3 * sizeof(double));
+    vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
+    c->move[v] = vec3_norm(d) + (c->opt.iterations + 1) * c->opt.eps * c->xi; /* clamps and reverts stay on z_prev -> y; each gradient step moves at most eps xi (Eq. 53) */
+  }
   PetscFunctionReturn(0);
 }
 
@@ -434,25 +441,50 @@ static double pair_geometry(const pbng_pd_contact *c, const pair *p, const doubl
 
 /* Whether the pair's primitives are closer than r at rest: decided by the distance of their first vertices
  * where it can be (the primitives' distance is at most that, and at least that less their diameters, each at
- * most the longest rest edge), else computed. */
-static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r)
+ * most the longest rest edge), else computed. quick: only the first vertices' test (0 when undecided). */
+static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r, int quick)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   double d[3], w[4], dir[3];
   vec3_sub(&c->rest[3 * (int64_t)p->v[0]], &c->rest[3 * (int64_t)p->v[nq]], d);
-  const double dv = vec3_norm(d);
-  if (dv < r) return 1;
-  if (dv - (nq == 1 ? 1 : 2) * c->longest_edge >= r) return 0;
+  const double dv2 = vec3_dot(d, d);
+  if (dv2 < r * r) return 1;
+  if (quick || sqrt(dv2) - (nq == 1 ? 1 : 2) * c->longest_edge >= r) return 0;
   return pair_geometry(c, p, c->rest, w, dir) < r;
 }
 
+/* Whether the pair can come within the barrier's reach xi + dhat in this projection (Eq. 3, 51: f(d) >= d, so
+ * a pair acts, and is clamped or sent back, only at d < xi + dhat): its distance at z_prev less the most each of
+ * its primitives can move (move[v]: |y - z_prev| + the gradient steps' eps xi each; the distance is 1-Lipschitz
+ * in the largest move of each primitive's vertices, the closest points being convex combinations of them). */
+static int may_act(const pbng_pd_contact *c, const pair *p)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  double ma = 0, mb = 0, w[4], dir[3];
+  for (int k = 0; k < 4; ++k) {
+    if (k < nq) ma = fmax(ma, c->move[p->v[k]]);
+    else mb = fmax(mb, c->move[p->v[k]]);
+  }
+  return pair_geometry(c, p, c->z_prev, w, dir) - ma - mb < c->xi + c->opt.dhat;
+}
+
+/* The rest exclusion of a candidate (decided at rest, the same every projection): primitives of one body closer
+ * than the rest exclusion at rest, or sharing a vertex or a mesh edge (a one-ring apart; those are of one body,
+ * and closer than the longest edge: covered by the distance test when the exclusion is larger). Cheapest tests
+ * first: the first vertices' rest distance, which leaves out most of them. */
+static int rest_excluded(const pbng_pd_contact *c, const pair *p, const int32_t *qv, int nq, const int32_t *iv, int ni, int final)
+{
+  if (c->body[qv[0]] != c->body[iv[0]]) return 0;
+  if (!final) return rest_distance_below(c, p, c->rest_exclusion, 1);
+  return rest_distance_below(c, p, c->rest_exclusion, 0) || (c->rest_exclusion <= c->longest_edge && excluded(c, qv, nq, iv, ni));
+}
+
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
- * lists keep p > q), without an owned vertex, a one-ring apart, or of one body and closer than the rest
- * exclusion at rest. */
+ * lists keep p > q), without an owned vertex, left out by the rest exclusion (rest_excluded), or unable to come
+ * within the barrier's reach in this projection (may_act). */
 static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
 {
   pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
-
   int mine = 0;
 
   PetscFunctionBeginUser;
@@ -460,10 +492,10 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   stamp[p] = q;
   for (int k = 0; k < nq; ++k) mine |= c->owned[qv[k]];
   for (int k = 0; k < ni; ++k) mine |= c->owned[iv[k]];
-  if (!mine || excluded(c, qv, nq, iv, ni)) PetscFunctionReturn(0); /* another rank's pair, or a one-ring apart */
+  if (!mine) PetscFunctionReturn(0); /* another rank's pair */
   for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
-  if (c->body[qv[0]] == c->body[iv[0]] && rest_distance_below(c, &cand, c->rest_exclusion)) PetscFunctionReturn(0);
+  if (rest_excluded(c, &cand, qv, nq, iv, ni, 0) || !may_act(c, &cand) || rest_excluded(c, &cand, qv, nq, iv, ni, 1)) PetscFunctionReturn(0);
   PetscCall(add_pair(c, kind, cand.v));
   PetscFunctionReturn(0);
 }
@@ -777,6 +809,7 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
                          (int64_t)c->nv + 1, &c->tmin));
   PetscCall(PetscCalloc1(c->nv + 1, &c->active));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->move));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
   memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
   double len = 0;
@@ -819,6 +852,7 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(pbng_halo_destroy(&(*c)->ghosts));
   PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
+  PetscCall(PetscFree((*c)->move));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));
   PetscCall(PetscFree((*c)->ledge));
