@@ -18,6 +18,7 @@ enum { PAIR_VT = 0, PAIR_EE = 1, PAIR_VO = 2 };
 typedef struct {
   int kind;
   int32_t v[4]; /* VT: vertex, triangle corners; EE: edge a, edge b; VO: vertex, obstacle index in v[1] */
+  double d;     /* the distance at z_prev when collected (in the candidate list: at ref) */
 } pair;
 
 struct pbng_pd_contact {
@@ -48,7 +49,18 @@ struct pbng_pd_contact {
   int32_t (*ltri)[3], (*ledge)[2];
   double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
-  double *move;           /* [nv] the most an active vertex can move in this projection (may_act) */
+  double *seg;            /* [nv] an active vertex's move |y - z_prev| in this projection */
+  int widened;            /* the projection's pairs cover the gradient steps' moves too (pair_motion) */
+  int was_widened;        /* the last projection was widened: the next starts so (a pair is likely within reach again) */
+  /* the candidate list (VT, EE): the pairs not left out by the rest exclusion whose distance at ref (z_prev when it
+   * was made) is below xi + dhat + list_width, kept over the projections while no vertex strays more than half the
+   * width from ref, up to a common translation (list_valid); its halo plan and active primitives are the halo's */
+  pair *list;
+  int64_t nlist, listcap;
+  double *ref;            /* [nv][3] */
+  double list_width;
+  double collect_width;   /* > 0 while the list is being made: the pairs kept are those within xi + dhat + it at z_prev */
+  int list_valid;
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
@@ -372,10 +384,30 @@ static PetscErrorCode build_active_primitives(pbng_pd_contact *c)
   PetscFunctionReturn(0);
 }
 
+/* The positions y and z_prev (and z when with_z) of every vertex this rank's pairs within r can involve (the halo plan
+ * of r: build_halo_plan), the active primitives, and each active vertex's move |y - z_prev|. Collective. */
+static PetscErrorCode share_reach(pbng_pd_contact *c, double r, int with_z)
+{
+  PetscFunctionBeginUser;
+  PetscCall(build_halo_plan(c, r));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
+  if (with_z) PetscCall(pbng_halo_exchange(&c->halo, 0, c->z));
+  PetscCall(build_active_primitives(c));
+  for (int32_t k = 0; k < c->nactive; ++k) {
+    const int32_t v = c->active_list[k];
+    double d[3];
+    vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
+    c->seg[v] = vec3_norm(d);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* A projection's start: y <- the owned positions of x (x NULL: y <- z_prev), then the positions y and z_prev of
  * every vertex this rank's pairs within r can involve (ghosts first: their neighbourhoods make the halo), the
  * active primitives, and z <- y. Collective. */
-static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
+/* y <- the owned positions of x (x NULL: y <- z_prev), and y and z_prev of the ghosts. Collective. */
+static PetscErrorCode load_positions(pbng_pd_contact *c, const double *x)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < c->nmine; ++k) {
@@ -384,17 +416,21 @@ static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, doub
   }
   PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->y));
   PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->z_prev));
-  PetscCall(build_halo_plan(c, r));
-  PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
-  PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
-  PetscCall(build_active_primitives(c));
-  for (int32_t k = 0; k < c->nactive; ++k) {
-    const int32_t v = c->active_list[k];
-    double d[3];
-    memcpy(&c->z[3 * (int64_t)v], &c->y[3 * (int64_t)v], 3 * sizeof(double));
-    vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
-    c->move[v] = vec3_norm(d) + (c->opt.iterations + 1) * c->opt.eps * c->xi; /* clamps and reverts stay on z_prev -> y; each gradient step moves at most eps xi (Eq. 53) */
-  }
+  PetscFunctionReturn(0);
+}
+
+static void start_at_y(pbng_pd_contact *c)
+{
+  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+}
+
+static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(load_positions(c, x));
+  c->list_valid = 0; /* its halo plan is replaced */
+  PetscCall(share_reach(c, r, 0));
+  start_at_y(c);
   PetscFunctionReturn(0);
 }
 
@@ -415,11 +451,12 @@ static void swept_box(const int32_t *v, int n, const double *za, const double *z
  * than this many cells takes every item as a candidate. */
 #define PD_HASH_MAX_CELLS 4096
 
-static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v)
+static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v, double d)
 {
   PetscFunctionBeginUser;
   PetscCall(pbng_grow(&c->pairs, sizeof(*c->pairs), c->npairs + 1, &c->cap));
   c->pairs[c->npairs].kind = kind;
+  c->pairs[c->npairs].d = d;
   memcpy(c->pairs[c->npairs].v, v, sizeof(int32_t) * 4);
   ++c->npairs;
   PetscFunctionReturn(0);
@@ -453,19 +490,32 @@ static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r
   return pair_geometry(c, p, c->rest, w, dir) < r;
 }
 
-/* Whether the pair can come within the barrier's reach xi + dhat in this projection (Eq. 3, 51: f(d) >= d, so
- * a pair acts, and is clamped or sent back, only at d < xi + dhat): its distance at z_prev less the most each of
- * its primitives can move (move[v]: |y - z_prev| + the gradient steps' eps xi each; the distance is 1-Lipschitz
- * in the largest move of each primitive's vertices, the closest points being convex combinations of them). */
-static int may_act(const pbng_pd_contact *c, const pair *p)
+/* The most vertex v can move in this projection: along its segment z_prev -> y (clamps and reverts stay on it) and,
+ * once the projection is widened, by eps xi per gradient step (Eq. 53's bound; iterations + 1 as the reach); v < 0:
+ * the latter alone. */
+static double pair_motion(const pbng_pd_contact *c, int32_t v)
+{
+  return (v >= 0 ? c->seg[v] : 0.0) + (c->widened ? (c->opt.iterations + 1) * c->opt.eps * c->xi : 0.0);
+}
+
+/* The broad phase's reach around the boxes swept from z_prev to y: xi + dhat, and the gradient steps' moves once
+ * widened. */
+static double projection_reach(const pbng_pd_contact *c) { return c->xi + c->opt.dhat + pair_motion(c, -1); }
+
+/* Whether the pair at distance d0 at z_prev can come within the barrier's reach xi + dhat in this projection (Eq. 3,
+ * 51: f(d) >= d, so a pair acts, and is clamped or sent back, only at d < xi + dhat): d0 less the most each of its
+ * primitives can move (the distance is 1-Lipschitz in the largest move of each primitive's vertices, the closest
+ * points being convex combinations of them). A pair that cannot also never stops ACCD early (its gap stays above
+ * (1 - s) of its first one) unless it moves more than s / (1 - s) dhat: such pairs are kept. */
+static int may_act(const pbng_pd_contact *c, const pair *p, double d0)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
-  double ma = 0, mb = 0, w[4], dir[3];
+  double ma = 0, mb = 0;
   for (int k = 0; k < 4; ++k) {
-    if (k < nq) ma = fmax(ma, c->move[p->v[k]]);
-    else mb = fmax(mb, c->move[p->v[k]]);
+    if (k < nq) ma = fmax(ma, pair_motion(c, p->v[k]));
+    else mb = fmax(mb, pair_motion(c, p->v[k]));
   }
-  return pair_geometry(c, p, c->z_prev, w, dir) - ma - mb < c->xi + c->opt.dhat;
+  return d0 - ma - mb < c->xi + c->opt.dhat || ma + mb > PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
 }
 
 /* The rest exclusion of a candidate (decided at rest, the same every projection): primitives of one body closer
@@ -481,7 +531,7 @@ static int rest_excluded(const pbng_pd_contact *c, const pair *p, const int32_t 
 
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
  * lists keep p > q), without an owned vertex, left out by the rest exclusion (rest_excluded), or unable to come
- * within the barrier's reach in this projection (may_act). */
+ * within the barrier's reach in this projection (may_act; making the candidate list: within its width). */
 static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
 {
   pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
@@ -495,8 +545,12 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   if (!mine) PetscFunctionReturn(0); /* another rank's pair */
   for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
-  if (rest_excluded(c, &cand, qv, nq, iv, ni, 0) || !may_act(c, &cand) || rest_excluded(c, &cand, qv, nq, iv, ni, 1)) PetscFunctionReturn(0);
-  PetscCall(add_pair(c, kind, cand.v));
+  if (rest_excluded(c, &cand, qv, nq, iv, ni, 0)) PetscFunctionReturn(0);
+  double w[4], dir[3];
+  const double d0 = pair_geometry(c, &cand, c->z_prev, w, dir);
+  const int keep = c->collect_width > 0 ? d0 < c->xi + c->opt.dhat + c->list_width : may_act(c, &cand, d0);
+  if (!keep || rest_excluded(c, &cand, qv, nq, iv, ni, 1)) PetscFunctionReturn(0);
+  PetscCall(add_pair(c, kind, cand.v, d0));
   PetscFunctionReturn(0);
 }
 
@@ -535,6 +589,26 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
   PetscFunctionReturn(0);
 }
 
+/* Every owned free vertex within r (plus its move from za to zb) of an obstacle: added to the pairs. */
+static PetscErrorCode collect_obstacle_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    if (!c->free[v]) continue;
+    double q[3], n[3], d[3];
+    vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
+    for (int o = 0; o < c->opt.nobstacles; ++o) {
+      const double phi = fmin(pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n), pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
+      if (phi < r + vec3_norm(d)) {
+        const int32_t pv[4] = {v, o, 0, 0};
+        PetscCall(add_pair(c, PAIR_VO, pv, phi));
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Every pair with an owned vertex whose primitives' swept boxes (from za to zb) come within r of each other,
  * and every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
 static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
@@ -552,19 +626,7 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
   PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &g, (const double(*)[6])box, za, zb, 1));
   PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(box));
-  for (int32_t k = 0; k < c->nmine; ++k) {
-    const int32_t v = c->mine[k];
-    if (!c->free[v]) continue;
-    double q[3], n[3], d[3];
-    vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
-    for (int o = 0; o < c->opt.nobstacles; ++o) {
-      const double phi = fmin(pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n), pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
-      if (phi < r + vec3_norm(d)) {
-        const int32_t pv[4] = {v, o, 0, 0};
-        PetscCall(add_pair(c, PAIR_VO, pv));
-      }
-    }
-  }
+  if (!(c->collect_width > 0)) PetscCall(collect_obstacle_pairs(c, za, zb, r)); /* the list holds no obstacle pairs */
   if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
   PetscFunctionReturn(0);
 }
@@ -741,7 +803,8 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
   PetscFunctionReturn(0);
 }
 
-/* The smallest distance at z over this rank's pairs (inf: none), and the pair. */
+/* The smallest distance at z over this rank's pairs within the barrier's reach xi + dhat (inf: none; every such
+ * pair is among the projection's), and the pair. */
 static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin, const pair **worst)
 {
   *dmin = INFINITY;
@@ -749,7 +812,7 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
-    if (d < *dmin) *dmin = d, *worst = &c->pairs[k];
+    if (d < *dmin && d < c->xi + c->opt.dhat) *dmin = d, *worst = &c->pairs[k];
   }
 }
 
@@ -809,7 +872,8 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
                          (int64_t)c->nv + 1, &c->tmin));
   PetscCall(PetscCalloc1(c->nv + 1, &c->active));
-  PetscCall(PetscMalloc1(c->nv + 1, &c->move));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->seg));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->ref));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
   memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
   double len = 0;
@@ -852,7 +916,9 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(pbng_halo_destroy(&(*c)->ghosts));
   PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
-  PetscCall(PetscFree((*c)->move));
+  PetscCall(PetscFree((*c)->seg));
+  PetscCall(PetscFree((*c)->ref));
+  PetscCall(PetscFree((*c)->list));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));
   PetscCall(PetscFree((*c)->ledge));
@@ -869,24 +935,161 @@ PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
   PetscFunctionReturn(0);
 }
 
+/* ---- the candidate list ------------------------------------------------------------------------------- */
+
+/* The largest stray E over the surface: max over the vertices and both ends of their segments (z_prev, y) of
+ * |u - T|, u the displacement from ref (fresh: from z_prev, u(z_prev) = 0) and T the middle of the box of all the
+ * displacements (a common translation: it leaves every pair's distance as it is; exact, a min/max reduction, so the
+ * same on any number of ranks); and the largest move |y - z_prev|. Collective. */
+static PetscErrorCode largest_stray(pbng_pd_contact *c, int fresh, double *E, double *seg_max)
+{
+  const double *ref = fresh ? c->z_prev : c->ref;
+  double box[6] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, T[3], mine[2] = {0, 0}, all[2]; /* min u, min -u */
+
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k)
+    for (int end = 0; end < 2; ++end) {
+      const int64_t v = 3 * (int64_t)c->mine[k];
+      const double *z = end ? c->y : c->z_prev;
+      for (int a = 0; a < 3; ++a) box[a] = fmin(box[a], z[v + a] - ref[v + a]), box[3 + a] = fmin(box[3 + a], ref[v + a] - z[v + a]);
+    }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MIN, c->comm));
+  for (int a = 0; a < 3; ++a) T[a] = 0.5 * (box[a] - box[3 + a]);
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int64_t v = 3 * (int64_t)c->mine[k];
+    double u[3], d[3];
+    for (int end = 0; end < 2; ++end) {
+      const double *z = end ? c->y : c->z_prev;
+      for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - T[a];
+      mine[0] = fmax(mine[0], vec3_norm(u));
+    }
+    vec3_sub(&c->y[v], &c->z_prev[v], d);
+    mine[1] = fmax(mine[1], vec3_norm(d));
+  }
+  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm));
+  *E = all[0], *seg_max = all[1];
+  PetscFunctionReturn(0);
+}
+
+/* A new candidate list at ref = z_prev, of width W = max(4 E, xi / 2) (E: this projection's largest stray from z_prev):
+ * the halo and the active primitives of the reach xi + dhat + W, and the pairs within it (their rest exclusion decided
+ * here, once for the list's life). Collective. */
+static PetscErrorCode make_list(pbng_pd_contact *c, double E)
+{
+  pair *t;
+  int64_t tc;
+
+  PetscFunctionBeginUser;
+  c->list_width = c->collect_width = fmax(4 * E, 0.5 * c->xi);
+  PetscCall(share_reach(c, c->xi + c->opt.dhat + c->list_width, 0));
+  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->ref[3 * (int64_t)c->active_list[k]], &c->z_prev[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+  PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + c->list_width));
+  c->collect_width = 0;
+  t = c->list, c->list = c->pairs, c->pairs = t;
+  tc = c->listcap, c->listcap = c->cap, c->cap = tc;
+  c->nlist = c->npairs, c->npairs = 0;
+  c->list_valid = 1;
+  PetscFunctionReturn(0);
+}
+
+/* The projection's pairs from the candidate list, those that may act (may_act at their distance at z_prev), the
+ * distance computed only where the list's less the strays (2 E: d(z_prev) >= d(ref) - 2 E) and the moves allows it;
+ * then the obstacle pairs (after the list's kinds: sorted as it is). */
+static PetscErrorCode select_from_list(pbng_pd_contact *c, double E)
+{
+  const double clause = PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
+
+  PetscFunctionBeginUser;
+  c->npairs = 0;
+  for (int64_t k = 0; k < c->nlist; ++k) {
+    const pair *p = &c->list[k];
+    const int nq = p->kind == PAIR_VT ? 1 : 2;
+    double ma = 0, mb = 0, w[4], dir[3];
+    for (int s = 0; s < 4; ++s) {
+      if (s < nq) ma = fmax(ma, c->seg[p->v[s]]);
+      else mb = fmax(mb, c->seg[p->v[s]]);
+    }
+    if (p->d - 2 * E - ma - mb >= c->xi + c->opt.dhat && ma + mb <= clause) continue;
+    const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
+    if (may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
+  }
+  PetscCall(collect_obstacle_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat));
+  PetscFunctionReturn(0);
+}
+
+/* A projection's start from the candidate list (not widened): kept while no vertex strays more than half its width
+ * (2 E <= W: a pair outside it stays farther apart than xi + dhat on the segments z_prev -> y), else made again at
+ * z_prev; then z <- y and the pairs (select_from_list). *listed 0 (nothing done but loading the positions): a move
+ * so large that ACCD might stop early on a pair out of reach (may_act): the caller collects afresh. Collective. */
+static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *listed)
+{
+  const double clause = PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
+  double E = INFINITY, seg_max;
+
+  PetscFunctionBeginUser;
+  PetscCall(load_positions(c, x));
+  if (c->list_valid) PetscCall(largest_stray(c, 0, &E, &seg_max));
+  if (c->list_valid && 2 * E <= c->list_width && 2 * seg_max <= clause) {
+    PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
+    PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
+    for (int32_t k = 0; k < c->nactive; ++k) {
+      const int32_t v = c->active_list[k];
+      double d[3];
+      vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
+      c->seg[v] = vec3_norm(d);
+    }
+  } else {
+    PetscCall(largest_stray(c, 1, &E, &seg_max));
+    *listed = 2 * seg_max <= clause;
+    if (!*listed) PetscFunctionReturn(0);
+    PetscCall(make_list(c, E));
+  }
+  start_at_y(c);
+  PetscCall(select_from_list(c, E));
+  *listed = 1;
+  PetscFunctionReturn(0);
+}
+
+/* The pairs of the gradient steps' moves: once a gradient step has moved z off the segments z_prev -> y (a pair
+ * within the barrier's reach), the halo, the active primitives and the pairs are made again for the reach of the
+ * whole projection, xi + dhat + (iterations + 1) eps xi (z only moves back along z_prev -> y and by at most eps xi
+ * per gradient step, Eq. 53), from the same z_prev and y: the pairs a projection that had them from its start
+ * would hold. Collective. */
+static PetscErrorCode widen_projection(pbng_pd_contact *c)
+{
+  PetscFunctionBeginUser;
+  c->widened = 1;
+  c->list_valid = 0; /* its halo plan is replaced */
+  PetscCall(share_reach(c, projection_reach(c), 1));
+  PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_contact_stats *st)
 {
-  /* the candidates of the whole projection: z only moves back along z_prev -> y (clamps, reverts) and by at most
-   * eps xi per gradient step (Eq. 53), so pairs farther apart than xi + dhat + that can never act */
-  const double reach = c->xi + c->opt.dhat + (c->opt.iterations + 1) * c->opt.eps * c->xi;
   int64_t counts[2];
   const pair *worst;
   double dmin;
 
   PetscFunctionBeginUser;
   memset(st, 0, sizeof(*st));
-  PetscCall(begin_projection(c, x, reach));
-  PetscCall(collect_pairs(c, c->z_prev, c->y, reach));
+  /* until a pair comes within the barrier's reach every vertex stays on its segment z_prev -> y (the clamps and
+   * reverts), so the pairs are those that can come within xi + dhat there; widened when a gradient step moves, or
+   * from the start when the last projection was (the same pairs either way) */
+  int listed = 0;
+  c->widened = c->was_widened;
+  if (!c->widened) PetscCall(begin_from_list(c, x, &listed));
+  if (!listed) {
+    PetscCall(begin_projection(c, x, projection_reach(c)));
+    PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
+  }
   for (int m = 0;; ++m) {
     double move = 0;
     PetscCall(clamp_pass(c, st));
     if (m == c->opt.iterations) break;
     PetscCall(gradient_step(c, st, &move));
+    if (!c->widened && st->pairs > 0) PetscCall(widen_projection(c));
+    if (m == 0) c->was_widened = st->pairs > 0;
     if (move < 1e-3 * c->xi) {
       PetscCall(clamp_pass(c, st));
       break;
