@@ -59,6 +59,8 @@ struct pbng_pd_contact {
   int64_t nlist, listcap;
   double *ref;            /* [nv][3] */
   double list_width;
+  int32_t ngroups, *group; /* [nv] each vertex's body as 0 .. ngroups - 1 (all 0 beyond PD_MAX_GROUPS bodies) */
+  double (*T)[3], *E;     /* [ngroups] this projection's translation and largest stray of each group */
   double collect_width;   /* > 0 while the list is being made: the pairs kept are those within xi + dhat + it at z_prev */
   int list_valid;
   pair *pairs;            /* the pairs with an owned vertex, sorted */
@@ -278,6 +280,29 @@ static PetscErrorCode build_ghost_plan(const pbng_dmesh *dm, pbng_pd_contact *c)
   PetscCall(PetscFree(key));
   PetscCall(pbng_halo_create_from_one_side(c->comm, 0, count, idx, &c->ghosts));
   PetscCall(PetscFree(count));
+  PetscFunctionReturn(0);
+}
+
+/* The bodies each with its own translation in the candidate list's test: beyond this many, one for all. */
+#define PD_MAX_GROUPS 64
+
+/* Each vertex's group: its body's rank among the surface's bodies (pbng_body_labels), or 0 for all. */
+static PetscErrorCode build_groups(pbng_pd_contact *c)
+{
+  int64_t *b;
+  int32_t n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(c->nv + 1, &b));
+  memcpy(b, c->body, sizeof(int64_t) * (size_t)c->nv);
+  qsort(b, (size_t)c->nv, sizeof(int64_t), pbng_compare_int64);
+  for (int32_t k = 0; k < c->nv; ++k)
+    if (k == 0 || b[k] != b[n - 1]) b[n++] = b[k];
+  c->ngroups = n <= PD_MAX_GROUPS ? PetscMax(n, 1) : 1;
+  PetscCall(PetscMalloc1(c->nv + 1, &c->group));
+  for (int32_t v = 0; v < c->nv; ++v) c->group[v] = c->ngroups > 1 ? (int32_t)pbng_sorted_index(b, n, c->body[v]) : 0;
+  PetscCall(PetscMalloc2(c->ngroups, &c->T, c->ngroups, &c->E));
+  PetscCall(PetscFree(b));
   PetscFunctionReturn(0);
 }
 
@@ -868,6 +893,7 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   PetscCall(PetscFree(tris));
   PetscCall(build_ownership(dm, c));
   PetscCall(build_ghost_plan(dm, c));
+  PetscCall(build_groups(c));
   c->rest_exclusion = pbng_pd_contact_rest_exclusion(o, xi, o->dhat);
   PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
                          (int64_t)c->nv + 1, &c->tmin));
@@ -919,6 +945,8 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->seg));
   PetscCall(PetscFree((*c)->ref));
   PetscCall(PetscFree((*c)->list));
+  PetscCall(PetscFree((*c)->group));
+  PetscCall(PetscFree2((*c)->T, (*c)->E));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));
   PetscCall(PetscFree((*c)->ledge));
@@ -937,50 +965,71 @@ PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
 
 /* ---- the candidate list ------------------------------------------------------------------------------- */
 
-/* The largest stray E over the surface: max over the vertices and both ends of their segments (z_prev, y) of
- * |u - T|, u the displacement from ref (fresh: from z_prev, u(z_prev) = 0) and T the middle of the box of all the
- * displacements (a common translation: it leaves every pair's distance as it is; exact, a min/max reduction, so the
- * same on any number of ranks); and the largest move |y - z_prev|. Collective. */
-static PetscErrorCode largest_stray(pbng_pd_contact *c, int fresh, double *E, double *seg_max)
+/* The most a pair of groups g, h can have come closer than at ref: a pair's distance is the same with both its
+ * primitives moved by T_g, so it is at least its distance at ref less E_g + E_h + |T_g - T_h|. */
+static double group_bound(const pbng_pd_contact *c, int32_t g, int32_t h)
+{
+  double d[3];
+  vec3_sub(c->T[g], c->T[h], d);
+  return c->E[g] + c->E[h] + (g == h ? 0.0 : vec3_norm(d));
+}
+
+/* Each group's translation T_g, the middle of the box of its vertices' displacements u from ref (fresh: from
+ * z_prev, u(z_prev) = 0) at both ends of their segments (z_prev, y) (exact, a min/max reduction: the same on any
+ * number of ranks), and largest stray E_g = max |u - T_g| over them (on a segment |u - T_g| is at most its ends');
+ * returns the largest group_bound over the pairs of groups and the largest move |y - z_prev|. Collective. */
+static PetscErrorCode largest_stray(pbng_pd_contact *c, int fresh, double *bound, double *seg_max)
 {
   const double *ref = fresh ? c->z_prev : c->ref;
-  double box[6] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, T[3], mine[2] = {0, 0}, all[2]; /* min u, min -u */
+  const int32_t ng = c->ngroups;
+  double *box, seg = 0;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(6 * (int64_t)ng + 1, &box)); /* per group: min u, min -u */
+  for (int64_t k = 0; k < 6 * (int64_t)ng; ++k) box[k] = INFINITY;
   for (int32_t k = 0; k < c->nmine; ++k)
     for (int end = 0; end < 2; ++end) {
       const int64_t v = 3 * (int64_t)c->mine[k];
       const double *z = end ? c->y : c->z_prev;
-      for (int a = 0; a < 3; ++a) box[a] = fmin(box[a], z[v + a] - ref[v + a]), box[3 + a] = fmin(box[3 + a], ref[v + a] - z[v + a]);
+      double *b = &box[6 * (int64_t)c->group[c->mine[k]]];
+      for (int a = 0; a < 3; ++a) b[a] = fmin(b[a], z[v + a] - ref[v + a]), b[3 + a] = fmin(b[3 + a], ref[v + a] - z[v + a]);
     }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 6, MPI_DOUBLE, MPI_MIN, c->comm));
-  for (int a = 0; a < 3; ++a) T[a] = 0.5 * (box[a] - box[3 + a]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 6 * ng, MPI_DOUBLE, MPI_MIN, c->comm));
+  for (int32_t g = 0; g < ng; ++g) {
+    for (int a = 0; a < 3; ++a) c->T[g][a] = isfinite(box[6 * g + a]) ? 0.5 * (box[6 * g + a] - box[6 * g + 3 + a]) : 0.0; /* (min + max) / 2 */
+    c->E[g] = 0;
+  }
   for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t g = c->group[c->mine[k]];
     const int64_t v = 3 * (int64_t)c->mine[k];
     double u[3], d[3];
     for (int end = 0; end < 2; ++end) {
       const double *z = end ? c->y : c->z_prev;
-      for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - T[a];
-      mine[0] = fmax(mine[0], vec3_norm(u));
+      for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - c->T[g][a];
+      c->E[g] = fmax(c->E[g], vec3_norm(u));
     }
     vec3_sub(&c->y[v], &c->z_prev[v], d);
-    mine[1] = fmax(mine[1], vec3_norm(d));
+    seg = fmax(seg, vec3_norm(d));
   }
-  PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm));
-  *E = all[0], *seg_max = all[1];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, c->E, ng, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(&seg, seg_max, 1, MPI_DOUBLE, MPI_MAX, c->comm));
+  *bound = 0;
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t h = g; h < ng; ++h) *bound = fmax(*bound, group_bound(c, g, h));
+  PetscCall(PetscFree(box));
   PetscFunctionReturn(0);
 }
 
-/* A new candidate list at ref = z_prev, of width W = max(4 E, xi / 2) (E: this projection's largest stray from z_prev):
+/* A new candidate list at ref = z_prev, of width W = B + xi / 2 (B: this projection's largest group_bound from z_prev):
  * the halo and the active primitives of the reach xi + dhat + W, and the pairs within it (their rest exclusion decided
  * here, once for the list's life). Collective. */
-static PetscErrorCode make_list(pbng_pd_contact *c, double E)
+static PetscErrorCode make_list(pbng_pd_contact *c, double B)
 {
   pair *t;
   int64_t tc;
 
   PetscFunctionBeginUser;
-  c->list_width = c->collect_width = fmax(4 * E, 0.5 * c->xi);
+  c->list_width = c->collect_width = B + 0.5 * c->xi;
   PetscCall(share_reach(c, c->xi + c->opt.dhat + c->list_width, 0));
   for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->ref[3 * (int64_t)c->active_list[k]], &c->z_prev[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
   PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + c->list_width));
@@ -993,9 +1042,9 @@ static PetscErrorCode make_list(pbng_pd_contact *c, double E)
 }
 
 /* The projection's pairs from the candidate list, those that may act (may_act at their distance at z_prev), the
- * distance computed only where the list's less the strays (2 E: d(z_prev) >= d(ref) - 2 E) and the moves allows it;
+ * distance computed only where the list's less the strays (group_bound: d(z_prev) >= d(ref) - it) and the moves allow it;
  * then the obstacle pairs (after the list's kinds: sorted as it is). */
-static PetscErrorCode select_from_list(pbng_pd_contact *c, double E)
+static PetscErrorCode select_from_list(pbng_pd_contact *c)
 {
   const double clause = PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
 
@@ -1009,7 +1058,7 @@ static PetscErrorCode select_from_list(pbng_pd_contact *c, double E)
       if (s < nq) ma = fmax(ma, c->seg[p->v[s]]);
       else mb = fmax(mb, c->seg[p->v[s]]);
     }
-    if (p->d - 2 * E - ma - mb >= c->xi + c->opt.dhat && ma + mb <= clause) continue;
+    if (p->d - group_bound(c, c->group[p->v[0]], c->group[p->v[nq]]) - ma - mb >= c->xi + c->opt.dhat && ma + mb <= clause) continue;
     const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
     if (may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
   }
@@ -1018,18 +1067,18 @@ static PetscErrorCode select_from_list(pbng_pd_contact *c, double E)
 }
 
 /* A projection's start from the candidate list (not widened): kept while no vertex strays more than half its width
- * (2 E <= W: a pair outside it stays farther apart than xi + dhat on the segments z_prev -> y), else made again at
+ * (group_bound <= W: a pair outside it stays farther apart than xi + dhat on the segments z_prev -> y), else made again at
  * z_prev; then z <- y and the pairs (select_from_list). *listed 0 (nothing done but loading the positions): a move
  * so large that ACCD might stop early on a pair out of reach (may_act): the caller collects afresh. Collective. */
 static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *listed)
 {
   const double clause = PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
-  double E = INFINITY, seg_max;
+  double B = INFINITY, seg_max;
 
   PetscFunctionBeginUser;
   PetscCall(load_positions(c, x));
-  if (c->list_valid) PetscCall(largest_stray(c, 0, &E, &seg_max));
-  if (c->list_valid && 2 * E <= c->list_width && 2 * seg_max <= clause) {
+  if (c->list_valid) PetscCall(largest_stray(c, 0, &B, &seg_max));
+  if (c->list_valid && B <= c->list_width && 2 * seg_max <= clause) {
     PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
     PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
     for (int32_t k = 0; k < c->nactive; ++k) {
@@ -1039,13 +1088,13 @@ static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *
       c->seg[v] = vec3_norm(d);
     }
   } else {
-    PetscCall(largest_stray(c, 1, &E, &seg_max));
+    PetscCall(largest_stray(c, 1, &B, &seg_max));
     *listed = 2 * seg_max <= clause;
     if (!*listed) PetscFunctionReturn(0);
-    PetscCall(make_list(c, E));
+    PetscCall(make_list(c, B));
   }
   start_at_y(c);
-  PetscCall(select_from_list(c, E));
+  PetscCall(select_from_list(c));
   *listed = 1;
   PetscFunctionReturn(0);
 }
