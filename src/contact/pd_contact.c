@@ -523,6 +523,23 @@ static double pair_motion(const pbng_pd_contact *c, int32_t v)
   return (v >= 0 ? c->seg[v] : 0.0) + (c->widened ? (c->opt.iterations + 1) * c->opt.eps * c->xi : 0.0);
 }
 
+/* The most the pair's two primitives can close in this projection: the largest pair_motion of each side's vertices,
+ * added (VT, EE pairs). */
+static double side_moves(const pbng_pd_contact *c, const pair *p)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  double ma = 0, mb = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (k < nq) ma = fmax(ma, pair_motion(c, p->v[k]));
+    else mb = fmax(mb, pair_motion(c, p->v[k]));
+  }
+  return ma + mb;
+}
+
+/* Moves beyond which ACCD may stop early on a pair whose gap stays above dhat (it stops where the gap falls below
+ * (1 - s) of its first one): s / (1 - s) dhat. */
+static double early_stop_moves(const pbng_pd_contact *c) { return PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat; }
+
 /* The broad phase's reach around the boxes swept from z_prev to y: xi + dhat, and the gradient steps' moves once
  * widened. */
 static double projection_reach(const pbng_pd_contact *c) { return c->xi + c->opt.dhat + pair_motion(c, -1); }
@@ -534,13 +551,8 @@ static double projection_reach(const pbng_pd_contact *c) { return c->xi + c->opt
  * (1 - s) of its first one) unless it moves more than s / (1 - s) dhat: such pairs are kept. */
 static int may_act(const pbng_pd_contact *c, const pair *p, double d0)
 {
-  const int nq = p->kind == PAIR_VT ? 1 : 2;
-  double ma = 0, mb = 0;
-  for (int k = 0; k < 4; ++k) {
-    if (k < nq) ma = fmax(ma, pair_motion(c, p->v[k]));
-    else mb = fmax(mb, pair_motion(c, p->v[k]));
-  }
-  return d0 - ma - mb < c->xi + c->opt.dhat || ma + mb > PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
+  const double m = side_moves(c, p);
+  return d0 - m < c->xi + c->opt.dhat || m > early_stop_moves(c);
 }
 
 /* The rest exclusion of a candidate (decided at rest, the same every projection): primitives of one body closer
@@ -1046,19 +1058,13 @@ static PetscErrorCode make_list(pbng_pd_contact *c, double B)
  * then the obstacle pairs (after the list's kinds: sorted as it is). */
 static PetscErrorCode select_from_list(pbng_pd_contact *c)
 {
-  const double clause = PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
-
   PetscFunctionBeginUser;
   c->npairs = 0;
   for (int64_t k = 0; k < c->nlist; ++k) {
     const pair *p = &c->list[k];
-    const int nq = p->kind == PAIR_VT ? 1 : 2;
-    double ma = 0, mb = 0, w[4], dir[3];
-    for (int s = 0; s < 4; ++s) {
-      if (s < nq) ma = fmax(ma, c->seg[p->v[s]]);
-      else mb = fmax(mb, c->seg[p->v[s]]);
-    }
-    if (p->d - group_bound(c, c->group[p->v[0]], c->group[p->v[nq]]) - ma - mb >= c->xi + c->opt.dhat && ma + mb <= clause) continue;
+    const double m = side_moves(c, p);
+    double w[4], dir[3];
+    if (p->d - group_bound(c, c->group[p->v[0]], c->group[p->v[p->kind == PAIR_VT ? 1 : 2]]) - m >= c->xi + c->opt.dhat && m <= early_stop_moves(c)) continue;
     const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
     if (may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
   }
@@ -1072,7 +1078,7 @@ static PetscErrorCode select_from_list(pbng_pd_contact *c)
  * so large that ACCD might stop early on a pair out of reach (may_act): the caller collects afresh. Collective. */
 static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *listed)
 {
-  const double clause = PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat;
+  const double clause = early_stop_moves(c);
   double B = INFINITY, seg_max;
 
   PetscFunctionBeginUser;
