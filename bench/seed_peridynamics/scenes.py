@@ -5,18 +5,21 @@ cylinder_twist, cloth_on_table and projectile_sheet at their default sizes and a
 
 Default size: --frames frames of each scene's defaults (its iterations per frame, tolerance and contact step),
 seconds per frame and per iteration from the run's -summary JSON. Seed size (-scale 20 / 10 / 6.5: 320 000,
-40 401 and ~27 800 vertices): one frame capped at --seed-iters iterations (default 5: a seed-size frame takes
-minutes here), seconds per iteration, and the step's time estimated as that times the scene's iterations per
-frame at the default size (an estimate: stated as such in the CSV). --no-seed skips them.
+40 401 and 27 403 vertices): --seed-frames frames of the scene as a user types it (its own iterations a frame,
+tolerance and contact step: runs that stop by themselves), and a PBNG reference on the same sheet and ranks
+(-solver pbng -sheet_model fem, one frame of --pbng-iters sweeps), alternating, --repeats times each; the medians
+of seconds per iteration, and SISSM's over PBNG's (issue 43's target: at most 5). --no-seed skips them.
 Renders: pbng-render (six frames, coloured by displacement; docs/render.md) into
 bench/results/seed-pd-<scene>-<host>-<stamp>.png; --no-render skips them.
 
-    /usr/bin/python3 bench/seed_peridynamics/scenes.py [--ranks 2] [--frames 40] [--seed-iters 5] [--pbng PATH]
+    /usr/bin/python3 bench/seed_peridynamics/scenes.py [--ranks 2] [--frames 40] [--seed-frames 2] [--repeats 3]
+                                                       [--pbng-iters 20] [--pbng PATH]
 
-CSV: bench/results/seed-pd-scenes-<host>-<stamp>.csv (scene, size, scale, nodes, frames, iterations, seconds,
-s/frame, s/iteration, estimated s/step at the seed's size, load average, command).
+CSV: bench/results/seed-pd-scenes-<host>-<stamp>.csv (scene, size, scale, solver, nodes, frames, iterations,
+seconds, s/frame, s/iteration, repeats, s/iteration of each repeat, SISSM's s/iteration over PBNG's, load average,
+command). Seed-size rows hold medians.
 """
-import argparse, csv, datetime, json, os, shutil, socket, subprocess, sys, tempfile
+import argparse, csv, datetime, json, os, shutil, socket, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -42,7 +45,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--frames", type=int, default=40)
-    ap.add_argument("--seed-iters", type=int, default=5)
+    ap.add_argument("--seed-frames", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--pbng-iters", type=int, default=20)
     ap.add_argument("--no-seed", action="store_true")
     ap.add_argument("--no-render", action="store_true")
     ap.add_argument("--pbng", default=os.path.join(ROOT, "build", "bin", "pbng"))
@@ -60,8 +65,8 @@ def main():
                 continue
             per_it = d["solver_seconds"] / max(d["iterations"], 1)
             its_per_frame = d["iterations"] / max(d["frames"], 1)
-            rows.append([scene, "default", 1, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], per_it,
-                         "", os.getloadavg()[0], " ".join(cmd[len(mpi):])])
+            rows.append([scene, "default", 1, "sissm", d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], per_it,
+                         1, f"{per_it:.6g}", "", os.getloadavg()[0], " ".join(cmd[len(mpi):])])
             print(f"{scene:17s} default  {d['nodes']:7d} nodes  {d['solver_seconds'] / d['frames']:8.3f} s/frame  {per_it * 1e3:8.2f} ms/iteration"
                   f"  ({its_per_frame:.0f} iterations a frame)")
             if not a.no_render and not (shutil.which("xvfb-run") and shutil.which("pvbatch")):
@@ -72,20 +77,31 @@ def main():
                 print(f"  render: {os.path.relpath(png, ROOT) if rc == 0 else 'failed: ' + text[-300:]}")
             if a.no_seed:
                 continue
-            cmd = mpi + [a.pbng, "-scene", scene, "-scale", str(scale), "-frames", "1", "-iters", str(a.seed_iters), "-rtol", "0", "-threads", "1",
-                         "-output", os.path.join(tmp, f"{scene}-seed.h5"), "-summary", js]
-            d = run_summary(cmd, js, f"{scene} at the seed's size")
-            if d is None:
+            seed = {"sissm": ["-frames", str(a.seed_frames)], "pbng": ["-solver", "pbng", "-sheet_model", "fem", "-frames", "1", "-iters", str(a.pbng_iters)]}
+            per, last, cmds = {"sissm": [], "pbng": []}, {}, {}
+            for rep in range(a.repeats):  # alternating: the machine's load falls on both alike
+                for solver, extra in seed.items():
+                    cmd = mpi + [a.pbng, "-scene", scene, "-scale", str(scale)] + extra + ["-threads", "1", "-output", os.path.join(tmp, f"{scene}-seed.h5"), "-summary", js]
+                    d = run_summary(cmd, js, f"{scene} at the seed's size, {solver}")
+                    if d is None:
+                        continue
+                    per[solver].append(d["solver_seconds"] / max(d["iterations"], 1))
+                    last[solver], cmds[solver] = d, " ".join(cmd[len(mpi):])
+            if not per["sissm"] or not per["pbng"]:
                 continue
-            per = d["solver_seconds"] / max(d["iterations"], 1)
-            rows.append([scene, "seed", scale, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], "", per, per * its_per_frame,
-                         os.getloadavg()[0], " ".join(cmd[len(mpi):])])
-            print(f"{scene:17s} seed x{scale:<4} {d['nodes']:7d} nodes  {per:8.3f} s/iteration, ~{per * its_per_frame:8.1f} s a step (estimated)")
+            med = {k: statistics.median(v) for k, v in per.items()}
+            for solver in ("sissm", "pbng"):
+                d = last[solver]
+                rows.append([scene, "seed", scale, solver, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], med[solver],
+                             len(per[solver]), " ".join(f"{x:.6g}" for x in per[solver]), med["sissm"] / med["pbng"] if solver == "sissm" else "", os.getloadavg()[0],
+                             cmds[solver]])
+            print(f"{scene:17s} seed x{scale:<4} {last['sissm']['nodes']:7d} nodes  SISSM {med['sissm'] * 1e3:8.1f} ms/iteration, PBNG {med['pbng'] * 1e3:7.1f} ms/sweep:"
+                  f" {med['sissm'] / med['pbng']:.1f}x (medians of {len(per['sissm'])}, {len(per['pbng'])})")
     path = os.path.join(ROOT, "bench", "results", f"seed-pd-scenes-{host}-{stamp}.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["scene", "size", "scale", "nodes", "frames", "iterations", "solver_seconds", "s_per_frame", "s_per_iteration", "est_s_per_step_seed",
-                    "load_avg", "command"])
+        w.writerow(["scene", "size", "scale", "solver", "nodes", "frames", "iterations", "solver_seconds", "s_per_frame", "s_per_iteration", "repeats",
+                    "s_per_iteration_each", "sissm_over_pbng", "load_avg", "command"])
         w.writerows(rows)
     print(f"results: {os.path.relpath(path, ROOT)} ({a.ranks} rank(s) x 1 thread, {host})")
 

@@ -18,6 +18,7 @@ enum { PAIR_VT = 0, PAIR_EE = 1, PAIR_VO = 2 };
 typedef struct {
   int kind;
   int32_t v[4]; /* VT: vertex, triangle corners; EE: edge a, edge b; VO: vertex, obstacle index in v[1] */
+  double d;     /* the distance at z_prev when collected (in the candidate list: at ref) */
 } pair;
 
 struct pbng_pd_contact {
@@ -48,6 +49,20 @@ struct pbng_pd_contact {
   int32_t (*ltri)[3], (*ledge)[2];
   double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
+  double *seg;            /* [nv] an active vertex's move |y - z_prev| in this projection */
+  int widened;            /* the projection's pairs cover the gradient steps' moves too (pair_motion) */
+  int was_widened;        /* the last projection was widened: the next starts so (a pair is likely within reach again) */
+  /* the candidate list (VT, EE): the pairs not left out by the rest exclusion whose distance at ref (z_prev when it
+   * was made) is below xi + dhat + list_width, kept over the projections while no vertex strays more than half the
+   * width from ref, up to a common translation (list_valid); its halo plan and active primitives are the halo's */
+  pair *list;
+  int64_t nlist, listcap;
+  double *ref;            /* [nv][3] */
+  double list_width;
+  int32_t ngroups, *group; /* [nv] each vertex's body as 0 .. ngroups - 1 (all 0 beyond PD_MAX_GROUPS bodies) */
+  double (*T)[3], *E;     /* [ngroups] this projection's translation and largest stray of each group */
+  double collect_width;   /* > 0 while the list is being made: the pairs kept are those within xi + dhat + it at z_prev */
+  int list_valid;
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
@@ -268,6 +283,29 @@ static PetscErrorCode build_ghost_plan(const pbng_dmesh *dm, pbng_pd_contact *c)
   PetscFunctionReturn(0);
 }
 
+/* The bodies each with its own translation in the candidate list's test: beyond this many, one for all. */
+#define PD_MAX_GROUPS 64
+
+/* Each vertex's group: its body's rank among the surface's bodies (pbng_body_labels), or 0 for all. */
+static PetscErrorCode build_groups(pbng_pd_contact *c)
+{
+  int64_t *b;
+  int32_t n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(c->nv + 1, &b));
+  memcpy(b, c->body, sizeof(int64_t) * (size_t)c->nv);
+  qsort(b, (size_t)c->nv, sizeof(int64_t), pbng_compare_int64);
+  for (int32_t k = 0; k < c->nv; ++k)
+    if (k == 0 || b[k] != b[n - 1]) b[n++] = b[k];
+  c->ngroups = n <= PD_MAX_GROUPS ? PetscMax(n, 1) : 1;
+  PetscCall(PetscMalloc1(c->nv + 1, &c->group));
+  for (int32_t v = 0; v < c->nv; ++v) c->group[v] = c->ngroups > 1 ? (int32_t)pbng_sorted_index(b, n, c->body[v]) : 0;
+  PetscCall(PetscMalloc2(c->ngroups, &c->T, c->ngroups, &c->E));
+  PetscCall(PetscFree(b));
+  PetscFunctionReturn(0);
+}
+
 /* ---- the surface halo of a projection --------------------------------------------------------------------- */
 
 /* The box of vertex v and its edge neighbours (every primitive containing v), swept from za to zb. */
@@ -371,10 +409,30 @@ static PetscErrorCode build_active_primitives(pbng_pd_contact *c)
   PetscFunctionReturn(0);
 }
 
+/* The positions y and z_prev (and z when with_z) of every vertex this rank's pairs within r can involve (the halo plan
+ * of r: build_halo_plan), the active primitives, and each active vertex's move |y - z_prev|. Collective. */
+static PetscErrorCode share_reach(pbng_pd_contact *c, double r, int with_z)
+{
+  PetscFunctionBeginUser;
+  PetscCall(build_halo_plan(c, r));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
+  if (with_z) PetscCall(pbng_halo_exchange(&c->halo, 0, c->z));
+  PetscCall(build_active_primitives(c));
+  for (int32_t k = 0; k < c->nactive; ++k) {
+    const int32_t v = c->active_list[k];
+    double d[3];
+    vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
+    c->seg[v] = vec3_norm(d);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* A projection's start: y <- the owned positions of x (x NULL: y <- z_prev), then the positions y and z_prev of
  * every vertex this rank's pairs within r can involve (ghosts first: their neighbourhoods make the halo), the
  * active primitives, and z <- y. Collective. */
-static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
+/* y <- the owned positions of x (x NULL: y <- z_prev), and y and z_prev of the ghosts. Collective. */
+static PetscErrorCode load_positions(pbng_pd_contact *c, const double *x)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < c->nmine; ++k) {
@@ -383,11 +441,21 @@ static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, doub
   }
   PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->y));
   PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->z_prev));
-  PetscCall(build_halo_plan(c, r));
-  PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
-  PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
-  PetscCall(build_active_primitives(c));
+  PetscFunctionReturn(0);
+}
+
+static void start_at_y(pbng_pd_contact *c)
+{
   for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+}
+
+static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
+{
+  PetscFunctionBeginUser;
+  PetscCall(load_positions(c, x));
+  c->list_valid = 0; /* its halo plan is replaced */
+  PetscCall(share_reach(c, r, 0));
+  start_at_y(c);
   PetscFunctionReturn(0);
 }
 
@@ -408,11 +476,12 @@ static void swept_box(const int32_t *v, int n, const double *za, const double *z
  * than this many cells takes every item as a candidate. */
 #define PD_HASH_MAX_CELLS 4096
 
-static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v)
+static PetscErrorCode add_pair(pbng_pd_contact *c, int kind, const int32_t *v, double d)
 {
   PetscFunctionBeginUser;
   PetscCall(pbng_grow(&c->pairs, sizeof(*c->pairs), c->npairs + 1, &c->cap));
   c->pairs[c->npairs].kind = kind;
+  c->pairs[c->npairs].d = d;
   memcpy(c->pairs[c->npairs].v, v, sizeof(int32_t) * 4);
   ++c->npairs;
   PetscFunctionReturn(0);
@@ -434,25 +503,75 @@ static double pair_geometry(const pbng_pd_contact *c, const pair *p, const doubl
 
 /* Whether the pair's primitives are closer than r at rest: decided by the distance of their first vertices
  * where it can be (the primitives' distance is at most that, and at least that less their diameters, each at
- * most the longest rest edge), else computed. */
-static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r)
+ * most the longest rest edge), else computed. quick: only the first vertices' test (0 when undecided). */
+static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r, int quick)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   double d[3], w[4], dir[3];
   vec3_sub(&c->rest[3 * (int64_t)p->v[0]], &c->rest[3 * (int64_t)p->v[nq]], d);
-  const double dv = vec3_norm(d);
-  if (dv < r) return 1;
-  if (dv - (nq == 1 ? 1 : 2) * c->longest_edge >= r) return 0;
+  const double dv2 = vec3_dot(d, d);
+  if (dv2 < r * r) return 1;
+  if (quick || sqrt(dv2) - (nq == 1 ? 1 : 2) * c->longest_edge >= r) return 0;
   return pair_geometry(c, p, c->rest, w, dir) < r;
 }
 
+/* The most vertex v can move in this projection: along its segment z_prev -> y (clamps and reverts stay on it) and,
+ * once the projection is widened, by eps xi per gradient step (Eq. 53's bound; iterations + 1 as the reach); v < 0:
+ * the latter alone. */
+static double pair_motion(const pbng_pd_contact *c, int32_t v)
+{
+  return (v >= 0 ? c->seg[v] : 0.0) + (c->widened ? (c->opt.iterations + 1) * c->opt.eps * c->xi : 0.0);
+}
+
+/* The most the pair's two primitives can close in this projection: the largest pair_motion of each side's vertices,
+ * added (VT, EE pairs). */
+static double side_moves(const pbng_pd_contact *c, const pair *p)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  double ma = 0, mb = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (k < nq) ma = fmax(ma, pair_motion(c, p->v[k]));
+    else mb = fmax(mb, pair_motion(c, p->v[k]));
+  }
+  return ma + mb;
+}
+
+/* Moves beyond which ACCD may stop early on a pair whose gap stays above dhat (it stops where the gap falls below
+ * (1 - s) of its first one): s / (1 - s) dhat. */
+static double early_stop_moves(const pbng_pd_contact *c) { return PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat; }
+
+/* The broad phase's reach around the boxes swept from z_prev to y: xi + dhat, and the gradient steps' moves once
+ * widened. */
+static double projection_reach(const pbng_pd_contact *c) { return c->xi + c->opt.dhat + pair_motion(c, -1); }
+
+/* Whether the pair at distance d0 at z_prev can come within the barrier's reach xi + dhat in this projection (Eq. 3,
+ * 51: f(d) >= d, so a pair acts, and is clamped or sent back, only at d < xi + dhat): d0 less the most each of its
+ * primitives can move (the distance is 1-Lipschitz in the largest move of each primitive's vertices, the closest
+ * points being convex combinations of them). A pair that cannot also never stops ACCD early (its gap stays above
+ * (1 - s) of its first one) unless it moves more than s / (1 - s) dhat: such pairs are kept. */
+static int may_act(const pbng_pd_contact *c, const pair *p, double d0)
+{
+  const double m = side_moves(c, p);
+  return d0 - m < c->xi + c->opt.dhat || m > early_stop_moves(c);
+}
+
+/* The rest exclusion of a candidate (decided at rest, the same every projection): primitives of one body closer
+ * than the rest exclusion at rest, or sharing a vertex or a mesh edge (a one-ring apart; those are of one body,
+ * and closer than the longest edge: covered by the distance test when the exclusion is larger). Cheapest tests
+ * first: the first vertices' rest distance, which leaves out most of them. */
+static int rest_excluded(const pbng_pd_contact *c, const pair *p, const int32_t *qv, int nq, const int32_t *iv, int ni, int final)
+{
+  if (c->body[qv[0]] != c->body[iv[0]]) return 0;
+  if (!final) return rest_distance_below(c, p, c->rest_exclusion, 1);
+  return rest_distance_below(c, p, c->rest_exclusion, 0) || (c->rest_exclusion <= c->longest_edge && excluded(c, qv, nq, iv, ni));
+}
+
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
- * lists keep p > q), without an owned vertex, a one-ring apart, or of one body and closer than the rest
- * exclusion at rest. */
+ * lists keep p > q), without an owned vertex, left out by the rest exclusion (rest_excluded), or unable to come
+ * within the barrier's reach in this projection (may_act; making the candidate list: within its width). */
 static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
 {
   pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
-
   int mine = 0;
 
   PetscFunctionBeginUser;
@@ -460,11 +579,15 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   stamp[p] = q;
   for (int k = 0; k < nq; ++k) mine |= c->owned[qv[k]];
   for (int k = 0; k < ni; ++k) mine |= c->owned[iv[k]];
-  if (!mine || excluded(c, qv, nq, iv, ni)) PetscFunctionReturn(0); /* another rank's pair, or a one-ring apart */
+  if (!mine) PetscFunctionReturn(0); /* another rank's pair */
   for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
-  if (c->body[qv[0]] == c->body[iv[0]] && rest_distance_below(c, &cand, c->rest_exclusion)) PetscFunctionReturn(0);
-  PetscCall(add_pair(c, kind, cand.v));
+  if (rest_excluded(c, &cand, qv, nq, iv, ni, 0)) PetscFunctionReturn(0);
+  double w[4], dir[3];
+  const double d0 = pair_geometry(c, &cand, c->z_prev, w, dir);
+  const int keep = c->collect_width > 0 ? d0 < c->xi + c->opt.dhat + c->list_width : may_act(c, &cand, d0);
+  if (!keep || rest_excluded(c, &cand, qv, nq, iv, ni, 1)) PetscFunctionReturn(0);
+  PetscCall(add_pair(c, kind, cand.v, d0));
   PetscFunctionReturn(0);
 }
 
@@ -503,6 +626,26 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
   PetscFunctionReturn(0);
 }
 
+/* Every owned free vertex within r (plus its move from za to zb) of an obstacle: added to the pairs. */
+static PetscErrorCode collect_obstacle_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t v = c->mine[k];
+    if (!c->free[v]) continue;
+    double q[3], n[3], d[3];
+    vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
+    for (int o = 0; o < c->opt.nobstacles; ++o) {
+      const double phi = fmin(pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n), pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
+      if (phi < r + vec3_norm(d)) {
+        const int32_t pv[4] = {v, o, 0, 0};
+        PetscCall(add_pair(c, PAIR_VO, pv, phi));
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Every pair with an owned vertex whose primitives' swept boxes (from za to zb) come within r of each other,
  * and every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
 static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
@@ -520,19 +663,7 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
   PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &g, (const double(*)[6])box, za, zb, 1));
   PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(box));
-  for (int32_t k = 0; k < c->nmine; ++k) {
-    const int32_t v = c->mine[k];
-    if (!c->free[v]) continue;
-    double q[3], n[3], d[3];
-    vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
-    for (int o = 0; o < c->opt.nobstacles; ++o) {
-      const double phi = fmin(pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n), pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
-      if (phi < r + vec3_norm(d)) {
-        const int32_t pv[4] = {v, o, 0, 0};
-        PetscCall(add_pair(c, PAIR_VO, pv));
-      }
-    }
-  }
+  if (!(c->collect_width > 0)) PetscCall(collect_obstacle_pairs(c, za, zb, r)); /* the list holds no obstacle pairs */
   if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
   PetscFunctionReturn(0);
 }
@@ -709,7 +840,8 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
   PetscFunctionReturn(0);
 }
 
-/* The smallest distance at z over this rank's pairs (inf: none), and the pair. */
+/* The smallest distance at z over this rank's pairs within the barrier's reach xi + dhat (inf: none; every such
+ * pair is among the projection's), and the pair. */
 static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin, const pair **worst)
 {
   *dmin = INFINITY;
@@ -717,7 +849,7 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
-    if (d < *dmin) *dmin = d, *worst = &c->pairs[k];
+    if (d < *dmin && d < c->xi + c->opt.dhat) *dmin = d, *worst = &c->pairs[k];
   }
 }
 
@@ -773,10 +905,13 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   PetscCall(PetscFree(tris));
   PetscCall(build_ownership(dm, c));
   PetscCall(build_ghost_plan(dm, c));
+  PetscCall(build_groups(c));
   c->rest_exclusion = pbng_pd_contact_rest_exclusion(o, xi, o->dhat);
   PetscCall(PetscMalloc5(3 * (int64_t)c->nv + 3, &c->y, 3 * (int64_t)c->nv + 3, &c->z, 3 * (int64_t)c->nv + 3, &c->z_prev, 3 * (int64_t)c->nv + 3, &c->work,
                          (int64_t)c->nv + 1, &c->tmin));
   PetscCall(PetscCalloc1(c->nv + 1, &c->active));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->seg));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->ref));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
   memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
   double len = 0;
@@ -819,6 +954,11 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(pbng_halo_destroy(&(*c)->ghosts));
   PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
+  PetscCall(PetscFree((*c)->seg));
+  PetscCall(PetscFree((*c)->ref));
+  PetscCall(PetscFree((*c)->list));
+  PetscCall(PetscFree((*c)->group));
+  PetscCall(PetscFree2((*c)->T, (*c)->E));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));
   PetscCall(PetscFree((*c)->ledge));
@@ -835,24 +975,176 @@ PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
   PetscFunctionReturn(0);
 }
 
+/* ---- the candidate list ------------------------------------------------------------------------------- */
+
+/* The most a pair of groups g, h can have come closer than at ref: a pair's distance is the same with both its
+ * primitives moved by T_g, so it is at least its distance at ref less E_g + E_h + |T_g - T_h|. */
+static double group_bound(const pbng_pd_contact *c, int32_t g, int32_t h)
+{
+  double d[3];
+  vec3_sub(c->T[g], c->T[h], d);
+  return c->E[g] + c->E[h] + (g == h ? 0.0 : vec3_norm(d));
+}
+
+/* Each group's translation T_g, the middle of the box of its vertices' displacements u from ref (fresh: from
+ * z_prev, u(z_prev) = 0) at both ends of their segments (z_prev, y) (exact, a min/max reduction: the same on any
+ * number of ranks), and largest stray E_g = max |u - T_g| over them (on a segment |u - T_g| is at most its ends');
+ * returns the largest group_bound over the pairs of groups and the largest move |y - z_prev|. Collective. */
+static PetscErrorCode largest_stray(pbng_pd_contact *c, int fresh, double *bound, double *seg_max)
+{
+  const double *ref = fresh ? c->z_prev : c->ref;
+  const int32_t ng = c->ngroups;
+  double *box, seg = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(6 * (int64_t)ng + 1, &box)); /* per group: min u, min -u */
+  for (int64_t k = 0; k < 6 * (int64_t)ng; ++k) box[k] = INFINITY;
+  for (int32_t k = 0; k < c->nmine; ++k)
+    for (int end = 0; end < 2; ++end) {
+      const int64_t v = 3 * (int64_t)c->mine[k];
+      const double *z = end ? c->y : c->z_prev;
+      double *b = &box[6 * (int64_t)c->group[c->mine[k]]];
+      for (int a = 0; a < 3; ++a) b[a] = fmin(b[a], z[v + a] - ref[v + a]), b[3 + a] = fmin(b[3 + a], ref[v + a] - z[v + a]);
+    }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 6 * ng, MPI_DOUBLE, MPI_MIN, c->comm));
+  for (int32_t g = 0; g < ng; ++g) {
+    for (int a = 0; a < 3; ++a) c->T[g][a] = isfinite(box[6 * g + a]) ? 0.5 * (box[6 * g + a] - box[6 * g + 3 + a]) : 0.0; /* (min + max) / 2 */
+    c->E[g] = 0;
+  }
+  for (int32_t k = 0; k < c->nmine; ++k) {
+    const int32_t g = c->group[c->mine[k]];
+    const int64_t v = 3 * (int64_t)c->mine[k];
+    double u[3], d[3];
+    for (int end = 0; end < 2; ++end) {
+      const double *z = end ? c->y : c->z_prev;
+      for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - c->T[g][a];
+      c->E[g] = fmax(c->E[g], vec3_norm(u));
+    }
+    vec3_sub(&c->y[v], &c->z_prev[v], d);
+    seg = fmax(seg, vec3_norm(d));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, c->E, ng, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(&seg, seg_max, 1, MPI_DOUBLE, MPI_MAX, c->comm));
+  *bound = 0;
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t h = g; h < ng; ++h) *bound = fmax(*bound, group_bound(c, g, h));
+  PetscCall(PetscFree(box));
+  PetscFunctionReturn(0);
+}
+
+/* A new candidate list at ref = z_prev, of width W = B + xi / 2 (B: this projection's largest group_bound from z_prev):
+ * the halo and the active primitives of the reach xi + dhat + W, and the pairs within it (their rest exclusion decided
+ * here, once for the list's life). Collective. */
+static PetscErrorCode make_list(pbng_pd_contact *c, double B)
+{
+  pair *t;
+  int64_t tc;
+
+  PetscFunctionBeginUser;
+  c->list_width = c->collect_width = B + 0.5 * c->xi;
+  PetscCall(share_reach(c, c->xi + c->opt.dhat + c->list_width, 0));
+  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->ref[3 * (int64_t)c->active_list[k]], &c->z_prev[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+  PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + c->list_width));
+  c->collect_width = 0;
+  t = c->list, c->list = c->pairs, c->pairs = t;
+  tc = c->listcap, c->listcap = c->cap, c->cap = tc;
+  c->nlist = c->npairs, c->npairs = 0;
+  c->list_valid = 1;
+  PetscFunctionReturn(0);
+}
+
+/* The projection's pairs from the candidate list, those that may act (may_act at their distance at z_prev), the
+ * distance computed only where the list's less the strays (group_bound: d(z_prev) >= d(ref) - it) and the moves allow it;
+ * then the obstacle pairs (after the list's kinds: sorted as it is). */
+static PetscErrorCode select_from_list(pbng_pd_contact *c)
+{
+  PetscFunctionBeginUser;
+  c->npairs = 0;
+  for (int64_t k = 0; k < c->nlist; ++k) {
+    const pair *p = &c->list[k];
+    const double m = side_moves(c, p);
+    double w[4], dir[3];
+    if (p->d - group_bound(c, c->group[p->v[0]], c->group[p->v[p->kind == PAIR_VT ? 1 : 2]]) - m >= c->xi + c->opt.dhat && m <= early_stop_moves(c)) continue;
+    const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
+    if (may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
+  }
+  PetscCall(collect_obstacle_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat));
+  PetscFunctionReturn(0);
+}
+
+/* A projection's start from the candidate list (not widened): kept while no vertex strays more than half its width
+ * (group_bound <= W: a pair outside it stays farther apart than xi + dhat on the segments z_prev -> y), else made again at
+ * z_prev; then z <- y and the pairs (select_from_list). *listed 0 (nothing done but loading the positions): a move
+ * so large that ACCD might stop early on a pair out of reach (may_act): the caller collects afresh. Collective. */
+static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *listed)
+{
+  const double clause = early_stop_moves(c);
+  double B = INFINITY, seg_max;
+
+  PetscFunctionBeginUser;
+  PetscCall(load_positions(c, x));
+  if (c->list_valid) PetscCall(largest_stray(c, 0, &B, &seg_max));
+  if (c->list_valid && B <= c->list_width && 2 * seg_max <= clause) {
+    PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
+    PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
+    for (int32_t k = 0; k < c->nactive; ++k) {
+      const int32_t v = c->active_list[k];
+      double d[3];
+      vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
+      c->seg[v] = vec3_norm(d);
+    }
+  } else {
+    PetscCall(largest_stray(c, 1, &B, &seg_max));
+    *listed = 2 * seg_max <= clause;
+    if (!*listed) PetscFunctionReturn(0);
+    PetscCall(make_list(c, B));
+  }
+  start_at_y(c);
+  PetscCall(select_from_list(c));
+  *listed = 1;
+  PetscFunctionReturn(0);
+}
+
+/* The pairs of the gradient steps' moves: once a gradient step has moved z off the segments z_prev -> y (a pair
+ * within the barrier's reach), the halo, the active primitives and the pairs are made again for the reach of the
+ * whole projection, xi + dhat + (iterations + 1) eps xi (z only moves back along z_prev -> y and by at most eps xi
+ * per gradient step, Eq. 53), from the same z_prev and y: the pairs a projection that had them from its start
+ * would hold. Collective. */
+static PetscErrorCode widen_projection(pbng_pd_contact *c)
+{
+  PetscFunctionBeginUser;
+  c->widened = 1;
+  c->list_valid = 0; /* its halo plan is replaced */
+  PetscCall(share_reach(c, projection_reach(c), 1));
+  PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_contact_stats *st)
 {
-  /* the candidates of the whole projection: z only moves back along z_prev -> y (clamps, reverts) and by at most
-   * eps xi per gradient step (Eq. 53), so pairs farther apart than xi + dhat + that can never act */
-  const double reach = c->xi + c->opt.dhat + (c->opt.iterations + 1) * c->opt.eps * c->xi;
   int64_t counts[2];
   const pair *worst;
   double dmin;
 
   PetscFunctionBeginUser;
   memset(st, 0, sizeof(*st));
-  PetscCall(begin_projection(c, x, reach));
-  PetscCall(collect_pairs(c, c->z_prev, c->y, reach));
+  /* until a pair comes within the barrier's reach every vertex stays on its segment z_prev -> y (the clamps and
+   * reverts), so the pairs are those that can come within xi + dhat there; widened when a gradient step moves, or
+   * from the start when the last projection was (the same pairs either way) */
+  int listed = 0;
+  c->widened = c->was_widened;
+  if (!c->widened) PetscCall(begin_from_list(c, x, &listed));
+  if (!listed) {
+    PetscCall(begin_projection(c, x, projection_reach(c)));
+    PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
+  }
   for (int m = 0;; ++m) {
     double move = 0;
     PetscCall(clamp_pass(c, st));
     if (m == c->opt.iterations) break;
     PetscCall(gradient_step(c, st, &move));
+    if (!c->widened && st->pairs > 0) PetscCall(widen_projection(c));
+    if (m == 0) c->was_widened = st->pairs > 0;
     if (move < 1e-3 * c->xi) {
       PetscCall(clamp_pass(c, st));
       break;
