@@ -114,11 +114,14 @@ typedef double lanes6[6][6][PBNG_GPBD_LANES]; /* [i][j][lane]: the lower triangl
 static void ldlt_lanes(const lanes6 M, lanes6 Lo, double d[6][PBNG_GPBD_LANES], int *spd)
 {
   double U[6][6][PBNG_GPBD_LANES]; /* U_ij = L_ij d_j (U_jj = d_j) */
+#pragma GCC unroll 6
   for (int j = 0; j < 6; ++j) {
+#pragma GCC unroll 6
     for (int i = j; i < 6; ++i) { /* M_ij - sum_k L_ik L_jk d_k, accumulated in registers */
       double acc[PBNG_GPBD_LANES];
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = M[i][j][l];
+#pragma GCC unroll 6
       for (int k = 0; k < j; ++k)
 #pragma omp simd
         for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = fma(-Lo[i][k][l], U[j][k][l], acc[l]);
@@ -131,6 +134,7 @@ static void ldlt_lanes(const lanes6 M, lanes6 Lo, double d[6][PBNG_GPBD_LANES], 
       d[j][l] = U[j][j][l] > 0.0 ? U[j][j][l] : 1.0;
       r[l] = 1.0 / d[j][l];
     }
+#pragma GCC unroll 6
     for (int i = j + 1; i < 6; ++i)
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) Lo[i][j][l] = U[i][j][l] * r[l];
@@ -141,18 +145,23 @@ static void ldlt_lanes(const lanes6 M, lanes6 Lo, double d[6][PBNG_GPBD_LANES], 
 static void lr_product_lanes(const lanes6 Lo, const double sigma[6][PBNG_GPBD_LANES], lanes6 M)
 {
   double V[6][6][PBNG_GPBD_LANES]; /* V_kj = sigma_k L_kj */
+#pragma GCC unroll 6
   for (int k = 0; k < 6; ++k) {
+#pragma GCC unroll 6
     for (int j = 0; j < k; ++j)
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) V[k][j][l] = sigma[k][l] * Lo[k][j][l];
 #pragma omp simd
     for (int l = 0; l < PBNG_GPBD_LANES; ++l) V[k][k][l] = sigma[k][l];
   }
+#pragma GCC unroll 6
   for (int i = 0; i < 6; ++i)
+#pragma GCC unroll 6
     for (int j = 0; j <= i; ++j) {
       double acc[PBNG_GPBD_LANES];
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = V[i][j][l];
+#pragma GCC unroll 6
       for (int k = i + 1; k < 6; ++k)
 #pragma omp simd
         for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = fma(Lo[k][i][l], V[k][j][l], acc[l]);
@@ -269,16 +278,20 @@ void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, int n, const double *eps
     to_lanes(n, (const double(*)[36])H, M);
     ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])M, Lo, d, spd);
   }
+#pragma GCC unroll 6
   for (int i = 0; i < 6; ++i) { /* L y = -g */
 #pragma omp simd
     for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = l < n ? -g[l][i] : 0.0;
+#pragma GCC unroll 6
     for (int k = 0; k < i; ++k)
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = fma(-Lo[i][k][l], x[k][l], x[i][l]);
   }
+#pragma GCC unroll 6
   for (int i = 5; i >= 0; --i) { /* L^T x = D^-1 y */
 #pragma omp simd
     for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] /= d[i][l];
+#pragma GCC unroll 6
     for (int k = i + 1; k < 6; ++k)
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = fma(-Lo[k][i][l], x[k][l], x[i][l]);
