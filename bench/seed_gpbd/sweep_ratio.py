@@ -62,12 +62,13 @@ def ms_per_iteration(b, args, label, threads):
 def main():
     ap = sl.parser(__doc__)
     ap.add_argument("--fixes", action="store_true", help="also -gpbd_hessian_fix qr_when_indefinite")
-    ap.add_argument("--thread-counts", default="1,2", help="threads of the 1-rank runs (comma separated)")
+    ap.add_argument("--thread-counts", default="1,2", help="threads of the 1-rank runs (comma separated; --threads is not used)")
     a = ap.parse_args()
     if a.quick:
         a.repeats = 1
-    b = sl.Bench("sweep_ratio", a)
     threads_list = [int(t) for t in a.thread_counts.split(",")]
+    a.threads = max(threads_list)  # the CSV header's "threads": the most any run had (the rows give each run's)
+    b = sl.Bench("sweep_ratio", a)
     times, ratios, iters, cmds, loads = {}, {}, {}, {}, {}
     for rep in range(a.repeats):
         for mesh, base, pbng_args in meshes(a.quick):

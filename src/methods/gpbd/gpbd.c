@@ -18,7 +18,9 @@
  *   -mode quasistatic  pseudo time: every -gpbd_substeps iterations start a pseudo step of -gpbd_dt (default
  *                      -dt), a backward-Euler step from rest at the current positions, warm-started with the
  *                      d_i (and weak multipliers) of the last one (next_pseudo_step); d_i = 0 at a frame start.
- * One iteration of the run is one GPBD sweep over every term (elements, then weak constraints). */
+ * One iteration of the run is one GPBD sweep over every term (elements, then weak constraints). Linear tetrahedra are
+ * updated by the closed form of core/gpbd_tet4.h (several at once, on SIMD lanes), sheet terms by the general path
+ * (methods/gpbd/gpbd_step.h); a thread takes GPBD_CHUNK elements at a time in both forms. */
 #include "methods/gpbd/gpbd_step.h"
 #include "core/gpbd_tet4.h"
 #include <math.h>
@@ -53,20 +55,14 @@ typedef struct {
 
 /* ---- one element's update ------------------------------------------------------------------------ */
 
-/* Element e's dd and pre (Eq. 18-19 around the seed's projection: methods/gpbd/gpbd_step.h) by the general path
- * at the current x with its d (g->stride values each: 3 per node of the row; the values past the element's
- * nodes 0); returns the local Newton steps taken. */
-static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, double *dd, double *pre)
+/* Sheet element e's dd and pre (Eq. 18-19 around the subspace projection: methods/gpbd/gpbd_step.h, the general path)
+ * at the current x with its d (g->stride values each: 3 per node of the row; the values past the element's nodes 0);
+ * returns the local Newton steps taken. */
+static int sheet_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, int kind, double *dd, double *pre)
 {
   pbng_gpbd_element_term t;
-  const int kind = pbng_constraint_sheet_kind(pb, e);
   const int32_t *node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
-  if (kind >= 0) pbng_gpbd_sheet_term_init(pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e], &t);
-  else {
-    double B[9], V;
-    node = pbng_constraint_tet_shape(pb, e, B, &V);
-    pbng_gpbd_tet_term_init(&pb->mat, B, V, &t);
-  }
+  pbng_gpbd_sheet_term_init(pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e], &t);
   double x[PBNG_GPBD_MAX_NODES][3], w[PBNG_GPBD_MAX_NODES];
   for (int a = 0; a < t.n; ++a) {
     w[a] = g->h * g->h * g->cs.inv_mass[node[a]];
@@ -74,7 +70,7 @@ static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, d
   }
   memset(dd, 0, sizeof(double) * (size_t)g->stride);
   memset(pre, 0, sizeof(double) * (size_t)g->stride);
-  return pbng_gpbd_term_step(&t, t.sheet ? &g->sheet_opt : &g->tet_opt, x, w, &g->d[g->stride * (int64_t)e], dd, pre);
+  return pbng_gpbd_term_step(&t, &g->sheet_opt, x, w, &g->d[g->stride * (int64_t)e], dd, pre);
 }
 
 /* dd and pre of elements list[0..n) (list NULL: first, ..., first + n - 1; n <= GPBD_CHUNK) at the current x into
@@ -89,8 +85,9 @@ static long long solve_elements(const pbng_problem *pb, const gpbd_data *g, cons
   long long steps = 0;
   for (int32_t j = 0; j < n; ++j) {
     const int32_t e = list ? list[j] : first + j;
-    if (pbng_constraint_sheet_kind(pb, e) < 0) tets[ntets++] = e;
-    else steps += element_step(pb, g, e, &g->dd[g->stride * (int64_t)e], &g->pre[g->stride * (int64_t)e]);
+    const int kind = pbng_constraint_sheet_kind(pb, e);
+    if (kind < 0) tets[ntets++] = e;
+    else steps += sheet_step(pb, g, e, kind, &g->dd[g->stride * (int64_t)e], &g->pre[g->stride * (int64_t)e]);
   }
   return steps + pbng_gpbd_tet4_steps(&sw, tets, 0, ntets, g->dd, g->pre);
 }
