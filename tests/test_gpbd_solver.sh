@@ -75,19 +75,22 @@ for start in inverted flat; do
   run "recover_log_$start" "${box[@]}" -material neohookean_log -gpbd_form gs -iters 20 -initial_state "$start"
   run "stuck_$start" "${box[@]}" -gpbd_form gs -iters 20 -initial_state "$start" -gpbd_uninvert_min -1
 done
-# the elements with det F <= 0 in the last frame (NaN positions: all), each file against its expectation
+# the elements with det F <= 0 in the last frame (NaN positions: all), each file against its expectation; "stuck" in
+# the first frame: later, the mirrored block's fate depends on round-off (a change of dt by 1e-16 lets it un-invert by
+# frame 3 in some runs, on main's general path and on the closed-form path alike: docs/gpbd_solver.md)
 "$PY" - "$TMP" <<'PYEOF' && ok || fail "inverted and flat starts: see the counts above"
 import sys, h5py, numpy as np
 bad = 0
 for start in ("inverted", "flat"):
     for name, want in (("recover_gs", "none"), ("recover_jacobi", "none"), ("recover_log", "none"), ("stuck", "some")):
         f = h5py.File(f"{sys.argv[1]}/{name}_{start}.h5", "r")
-        x, t = f["frames"][sorted(f["frames"])[-1]]["positions"][()], f["mesh/tetrahedra"][()]
+        frame = sorted(f["frames"])[1 if want == "some" else -1]
+        x, t = f["frames"][frame]["positions"][()], f["mesh/tetrahedra"][()]
         e1, e2, e3 = (x[t[:, k]] - x[t[:, 0]] for k in (1, 2, 3))
         n = int((np.einsum("ij,ij->i", np.cross(e1, e2), e3) <= 0).sum()) if np.isfinite(x).all() else len(t)
         good = n == 0 if want == "none" else n > 0
         bad += not good
-        print(f"{name} from {start}: {n} of {len(t)} elements inverted{'' if good else ' (expected ' + want + ')'}")
+        print(f"{name} from {start}: {n} of {len(t)} elements inverted in {frame}{'' if good else ' (expected ' + want + ')'}")
 sys.exit(1 if bad else 0)
 PYEOF
 

@@ -70,6 +70,10 @@ san continuum_pbd_sheet 2 -- -scene cloth_drape -drape corners -res 5 -frames 2 
 # GPBD, Jacobi and Gauss-Seidel forms, on a solid and on a sheet
 san gpbd_jacobi 1 -- -scene two_blocks_hanging -res 3 -frames 1 -solver gpbd -iters 30 -rtol 0 "${T1[@]}"
 san gpbd_gs 2 -- -scene cloth_stretch -res 5 -frames 1 -solver gpbd -gpbd_form gs -iters 30 -rtol 0 "${T1[@]}"
+# GPBD's closed-form tetrahedra (core/gpbd_tet4.c, SIMD lanes): Gauss-Seidel colour chunks on 2 threads, and Jacobi on a
+# solid with a sheet flap (tetrahedra by the closed form, sheet terms by the general path, in the same chunks)
+san gpbd_gs_lanes 1 -- -scene block_drop_dynamic -res 3 -frames 2 -solver gpbd -gpbd_form gs -iters 10 -threads 2
+san gpbd_mixed 1 -- -mesh "$D/sheet_block_v41_binary.msh" -fix_group fixed -gravity 0,0,-9.8 -youngs 1e4 -density 100 -mode dynamic -dt 0.01 -frames 2 -solver gpbd -iters 10 -rtol 0 "${T1[@]}"
 # GPBD with contacts (the colliding blocks, in contact from their first frame)
 san gpbd_contact 2 -- -scene two_blocks_colliding -res 3 -dt 0.004 -frames 3 -solver gpbd -iters 10 "${T1[@]}"
 # SISSM on a peridynamic sheet, without and with its contact step (the shell against the sheet, 2 ranks: the surface halo)

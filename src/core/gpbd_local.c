@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/dense.h"
+#include "core/element.h"
 #include "core/inversion.h"
 #include "core/mat3.h"
 
@@ -102,6 +103,203 @@ void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double 
   if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN) (void)pbng_gpbd_shift_qr_gershgorin(k, eps, H);
   else if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN_WHEN_INDEFINITE && !definite_beyond(k, H, eps)) (void)pbng_gpbd_shift_qr_gershgorin(k, eps, H);
   else if (fix == PBNG_GPBD_FIX_EIGEN_CLAMP) (void)pbng_gpbd_clamp_eigenvalues(k, eps, H);
+}
+
+/* ---- the seed's fix on SIMD lanes (6 x 6) ---- */
+
+typedef double lanes6[6][6][PBNG_GPBD_LANES]; /* [i][j][lane]: the lower triangle (j <= i) is used */
+
+/* M = L D L^T (unit lower L, strictly lower part into Lo) on every lane; d the pivots; spd[l] cleared where one is
+ * <= 0 (that lane's values are then meaningless, and kept finite). (fma: one rounding and half the latency.) */
+static void ldlt_lanes(const lanes6 M, lanes6 Lo, double d[6][PBNG_GPBD_LANES], int *spd)
+{
+  double U[6][6][PBNG_GPBD_LANES]; /* U_ij = L_ij d_j (U_jj = d_j) */
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; ++j) {
+#pragma GCC unroll 6
+    for (int i = j; i < 6; ++i) { /* M_ij - sum_k L_ik L_jk d_k, accumulated in registers */
+      double acc[PBNG_GPBD_LANES];
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = M[i][j][l];
+#pragma GCC unroll 6
+      for (int k = 0; k < j; ++k)
+#pragma omp simd
+        for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = fma(-Lo[i][k][l], U[j][k][l], acc[l]);
+      memcpy(U[i][j], acc, sizeof(acc));
+    }
+    double r[PBNG_GPBD_LANES];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      spd[l] &= U[j][j][l] > 0.0;
+      d[j][l] = U[j][j][l] > 0.0 ? U[j][j][l] : 1.0;
+      r[l] = 1.0 / d[j][l];
+    }
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; ++i)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) Lo[i][j][l] = U[i][j][l] * r[l];
+  }
+}
+
+/* M <- L^T sigma L (lower triangle): (L^T sigma L)_ij = sum_{k >= i} L_ki sigma_k L_kj for i >= j, L_kk = 1. */
+static void lr_product_lanes(const lanes6 Lo, const double sigma[6][PBNG_GPBD_LANES], lanes6 M)
+{
+  double V[6][6][PBNG_GPBD_LANES]; /* V_kj = sigma_k L_kj */
+#pragma GCC unroll 6
+  for (int k = 0; k < 6; ++k) {
+#pragma GCC unroll 6
+    for (int j = 0; j < k; ++j)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) V[k][j][l] = sigma[k][l] * Lo[k][j][l];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) V[k][k][l] = sigma[k][l];
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i)
+#pragma GCC unroll 6
+    for (int j = 0; j <= i; ++j) {
+      double acc[PBNG_GPBD_LANES];
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = V[i][j][l];
+#pragma GCC unroll 6
+      for (int k = i + 1; k < 6; ++k)
+#pragma omp simd
+        for (int l = 0; l < PBNG_GPBD_LANES; ++l) acc[l] = fma(Lo[k][i][l], V[k][j][l], acc[l]);
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) M[i][j][l] = acc[l];
+    }
+}
+
+/* The lanes' lower triangles from n row-major 6 x 6 matrices (unused lanes: the identity). */
+static void to_lanes(int n, const double (*H)[36], lanes6 M)
+{
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j <= i; ++j) M[i][j][l] = l < n ? H[l][6 * i + j] : (double)(i == j);
+}
+
+/* pbng_gpbd_qr_gershgorin_bounds6 on the lanes M (overwritten), keeping the first step's factorisation of M
+ * (Lo0, d0: M = L D L^T, the Newton step's when no shift is needed). */
+static void lr_bounds(lanes6 M, lanes6 Lo0, double d0[6][PBNG_GPBD_LANES], double bound[PBNG_GPBD_LANES], int ok[PBNG_GPBD_LANES])
+{
+  lanes6 Lo;
+  double sigma[6][PBNG_GPBD_LANES], d[6][PBNG_GPBD_LANES];
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    ok[l] = 1;
+    for (int i = 0; i < 6; ++i) sigma[i][l] = 1.0;
+  }
+  for (int step = 0; step < 10; ++step) { /* 5 QR iterations (Sec. 4.2) = 10 LR steps */
+    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])M, step ? Lo : Lo0, step ? d : d0, ok);
+    lr_product_lanes((const double(*)[6][PBNG_GPBD_LANES])(step ? Lo : Lo0), (const double(*)[PBNG_GPBD_LANES])sigma, M);
+    memcpy(sigma, step ? d : d0, sizeof(sigma));
+  }
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* Eq. 23 on S M S */
+    double sq[6], b = INFINITY;
+    for (int i = 0; i < 6; ++i) sq[i] = sqrt(sigma[i][l]);
+    for (int i = 0; i < 6; ++i) {
+      double radius = 0.0;
+      for (int j = 0; j < 6; ++j)
+        if (j != i) radius += sq[j] * fabs(j < i ? M[i][j][l] : M[j][i][l]);
+      b = fmin(b, sq[i] * (sq[i] * M[i][i][l] - radius));
+    }
+    bound[l] = b;
+  }
+}
+
+void pbng_gpbd_qr_gershgorin_bounds6(int n, const double (*H)[36], double *bound, int *spd)
+{
+  lanes6 M, Lo0;
+  double d0[6][PBNG_GPBD_LANES], b[PBNG_GPBD_LANES];
+  int ok[PBNG_GPBD_LANES];
+  to_lanes(n, H, M);
+  lr_bounds(M, Lo0, d0, b, ok);
+  for (int l = 0; l < n; ++l) {
+    spd[l] = ok[l];
+    if (ok[l]) bound[l] = b[l];
+  }
+}
+
+/* The seed's shift of the lanes' matrices (Eq. 23): H[l] += max(0, eps - bound) I from the LR bound, or by
+ * pbng_gpbd_shift_qr_gershgorin where H[l] is not positive definite. Returns 0 when every H[l] is positive
+ * definite and unchanged: then the bound's first L D L^T (Lo0, d0) is every H's. */
+static int shift_lanes(int n, const double *eps, double (*H)[36], lanes6 Lo0, double d0[6][PBNG_GPBD_LANES])
+{
+  lanes6 M;
+  double bound[PBNG_GPBD_LANES];
+  int spd[PBNG_GPBD_LANES], changed = 0;
+  to_lanes(n, (const double(*)[36])H, M);
+  lr_bounds(M, Lo0, d0, bound, spd);
+  for (int l = 0; l < n; ++l) {
+    const double tau = spd[l] ? fmax(0.0, eps[l] - bound[l]) : pbng_gpbd_shift_qr_gershgorin(6, eps[l], H[l]);
+    if (spd[l])
+      for (int i = 0; i < 6; ++i) H[l][7 * i] += tau;
+    changed |= !spd[l] || tau != 0.0;
+  }
+  return changed;
+}
+
+/* The fix of the lanes' matrices: the seed's shift on the lanes (shift_lanes); the shift only where H - eps I has
+ * no L D L^T with positive pivots (tested on the lanes); or each matrix by pbng_gpbd_fix_hessian. Returns 1 when
+ * (Lo0, d0) is every fixed H's factor (some H changed otherwise, or the fix does not factor). */
+static int fix_lanes(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36], lanes6 Lo0, double d0[6][PBNG_GPBD_LANES])
+{
+  if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN) return !shift_lanes(n, eps, H, Lo0, d0);
+  if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN_WHEN_INDEFINITE) {
+    lanes6 M;
+    int definite[PBNG_GPBD_LANES];
+    to_lanes(n, (const double(*)[36])H, M);
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      definite[l] = 1;
+      for (int i = 0; i < 6; ++i) M[i][i][l] -= l < n ? eps[l] : 0.0;
+    }
+    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])M, Lo0, d0, definite); /* H - eps I: definite_beyond on lanes */
+    for (int l = 0; l < n; ++l)
+      if (!definite[l]) (void)pbng_gpbd_shift_qr_gershgorin(6, eps[l], H[l]);
+    return 0;
+  }
+  for (int l = 0; l < n; ++l) pbng_gpbd_fix_hessian(fix, 6, eps[l], H[l]);
+  return 0;
+}
+
+void pbng_gpbd_fix_hessians6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36])
+{
+  lanes6 Lo0;
+  double d0[6][PBNG_GPBD_LANES];
+  (void)fix_lanes(fix, n, eps, H, Lo0, d0);
+}
+
+void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36], const double (*g)[6], double (*step)[6], int *ok)
+{
+  lanes6 M, Lo;
+  double d[6][PBNG_GPBD_LANES], x[6][PBNG_GPBD_LANES];
+  int spd[PBNG_GPBD_LANES];
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) spd[l] = 1;
+  if (!fix_lanes(fix, n, eps, H, Lo, d)) { /* else: the fix's factor is H's */
+    to_lanes(n, (const double(*)[36])H, M);
+    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])M, Lo, d, spd);
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i) { /* L y = -g */
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = l < n ? -g[l][i] : 0.0;
+#pragma GCC unroll 6
+    for (int k = 0; k < i; ++k)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = fma(-Lo[i][k][l], x[k][l], x[i][l]);
+  }
+#pragma GCC unroll 6
+  for (int i = 5; i >= 0; --i) { /* L^T x = D^-1 y */
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] /= d[i][l];
+#pragma GCC unroll 6
+    for (int k = i + 1; k < 6; ++k)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = fma(-Lo[k][i][l], x[k][l], x[i][l]);
+  }
+  for (int l = 0; l < n; ++l) {
+    ok[l] = spd[l];
+    for (int i = 0; i < 6; ++i) step[l][i] = x[i][l];
+  }
 }
 
 /* ---- the local solve (Eq. 19) ---- */
@@ -257,6 +455,50 @@ pbng_gpbd_status pbng_gpbd_local_solve(const pbng_gpbd_term *t, const double *x,
   return r.status;
 }
 
+/* ---- one term's update around the local solve ---- */
+
+void pbng_gpbd_subspace_multipliers(int k, const double *A, const double *b, int regular, double *mu)
+{
+  double L[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K];
+  memcpy(L, A, sizeof(double) * (size_t)(k * k));
+  memcpy(mu, b, sizeof(double) * (size_t)k);
+  if (regular && !dense_spd_solve(k, L, mu)) return;
+  double lam[PBNG_GPBD_MAX_K], V[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K], top = 0.0; /* the pseudo-inverse */
+  memcpy(L, A, sizeof(double) * (size_t)(k * k));
+  dense_symmetric_eigen(k, L, lam, V);
+  for (int q = 0; q < k; ++q) top = fmax(top, fabs(lam[q]));
+  for (int r = 0; r < k; ++r) mu[r] = 0.0;
+  for (int q = 0; q < k; ++q) {
+    if (!(lam[q] > 1e-12 * top)) continue;
+    double c = 0.0;
+    for (int r = 0; r < k; ++r) c += V[k * r + q] * b[r];
+    c /= lam[q];
+    for (int r = 0; r < k; ++r) mu[r] += c * V[k * r + q];
+  }
+}
+
+double pbng_gpbd_gradient_floor(int n, int k, const double *S, const double *d, const double *w, const double *fa, double gtol)
+{
+  const int dof = 3 * n;
+  for (int r = 0; r < k; ++r) {
+    double v = 0.0;
+    for (int j = 0; j < dof; ++j) v += fabs(S[dof * r + j]) * (fabs(d[j]) + w[j / 3] * fa[j / 3]);
+    gtol = fmax(gtol, PBNG_GPBD_GRADIENT_ROUNDOFF * v);
+  }
+  return gtol;
+}
+
+void pbng_gpbd_tet_force_scales(const pbng_gpbd_tet_rest *r, double k_shear, double k_volume, const double s[6], double fa[4])
+{
+  const double F2 = 3.0 + 2.0 * (s[0] + s[1] + s[2]);
+  const double pscale = r->volume * (k_shear + fabs(k_volume)) * fmax(1.0, F2);
+  for (int a = 0; a < 4; ++a) {
+    double g[3];
+    pbng_tet_shape_gradient(r->B, a, g);
+    fa[a] = pscale * (fabs(g[0]) + fabs(g[1]) + fabs(g[2]));
+  }
+}
+
 /* ---- inverted tetrahedra (Sec. 4.1) ---- */
 
 int pbng_gpbd_tet_uninvert(const pbng_gpbd_tet_rest *r, const double x[4][3], double s_min, double xout[4][3])
@@ -280,4 +522,16 @@ int pbng_gpbd_tet_uninvert(const pbng_gpbd_tet_rest *r, const double x[4][3], do
     for (int a = 1; a < 4; ++a) xout[a][i] = xout[0][i] + Ds[3 * i + a - 1];
   }
   return 1;
+}
+
+void pbng_gpbd_tet_uninvert_moving(const pbng_gpbd_tet_rest *r, double s_min, const double w[4], double x[4][3], double pre[12])
+{
+  double F[9], xo[4][3];
+  pbng_gpbd_tet_deformation(r, (const double(*)[3])x, F);
+  if (!(mat3_det(F) <= 0.0 && pbng_gpbd_tet_uninvert(r, (const double(*)[3])x, s_min, xo))) return;
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3 && w[a] > 0; ++k) {
+      pre[3 * a + k] = xo[a][k] - x[a][k];
+      x[a][k] = xo[a][k];
+    }
 }

@@ -69,6 +69,26 @@ int pbng_gpbd_clamp_eigenvalues(int k, double eps, double *H);
 /* Either of the above (or nothing), eps as given. */
 void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double *H);
 
+/* The same fix for n <= PBNG_GPBD_LANES matrices of size 6 x 6 at once (H[l] row-major, eps[l] each): the
+ * seed's bound on SIMD lanes where H[l] is positive definite (pbng_gpbd_qr_gershgorin_bounds6), else and for
+ * the other fixes pbng_gpbd_fix_hessian one matrix at a time. Equal to pbng_gpbd_fix_hessian up to round-off. */
+enum { PBNG_GPBD_LANES = 8 };
+void pbng_gpbd_fix_hessians6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36]);
+
+/* Newton steps of n <= PBNG_GPBD_LANES 6 x 6 systems at once: each H[l] fixed (pbng_gpbd_fix_hessians6, H[l]
+ * overwritten), then step[l] = -H[l]^-1 g[l] by L D L^T on SIMD lanes (dense_spd_solve's Cholesky up to
+ * round-off); ok[l] = 0 where the fixed H[l] has a pivot <= 0 (no Cholesky factor; step[l] not meaningful). */
+void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36], const double (*g)[6], double (*step)[6], int *ok);
+
+/* Eq. 23 after 5 QR iterations for n <= PBNG_GPBD_LANES symmetric positive definite 6 x 6 matrices, without
+ * the QR iterations: for such A one unshifted QR step A = QR -> RQ equals two Cholesky LR steps A = L L^T ->
+ * L^T L (A^2 = R^T R = (L M)(L M)^T with L^T L = M M^T; Householder's R differs by a +-1 diagonal similarity,
+ * which the Gershgorin bound does not see), so 10 LR steps give the bound of 5 QR iterations. Computed on SIMD
+ * lanes without square roots: A_k = S M S, sigma = S^2 diagonal; M = L D L^T (unit L) -> M' = L^T sigma L,
+ * sigma' = D. spd[l] = 0 where a factorisation met a pivot <= 0 (H[l] not definite to round-off: bound[l] is
+ * then not written; use pbng_gpbd_shift_qr_gershgorin). */
+void pbng_gpbd_qr_gershgorin_bounds6(int n, const double (*H)[36], double *bound, int *spd);
+
 /* ---- the local solve (Eq. 19) ---- */
 
 typedef struct {
@@ -105,6 +125,34 @@ typedef struct {
 pbng_gpbd_status pbng_gpbd_local_solve(const pbng_gpbd_term *t, const double *x, const double *w, const double *d, const double *S,
                                        const pbng_gpbd_newton_options *o, double *dl, double *dd, pbng_gpbd_local_result *res);
 
+/* ---- one term's update around the local solve (docs/gpbd_solver.md, "One element's update") ---- */
+
+/* What a term's update needs besides its positions (methods/gpbd/gpbd_step.h: any term; core/gpbd_tet4.h:
+ * linear tetrahedra in closed form). */
+typedef struct {
+  pbng_gpbd_newton_options newton;
+  int project;         /* d_i projected on col(W S^T) before the local solve (-gpbd_subspace_projection) */
+  double uninvert_min; /* tetrahedra: s_min of the inverted-element projection (-gpbd_uninvert_min; < 0: none) */
+} pbng_gpbd_step_options;
+
+/* The multipliers mu of d's W^-1-orthogonal projection W S^T mu on col(W S^T): A mu = b with A = S W S^T
+ * (k x k, row-major) and b = S d. regular = 0 (a prescribed node, w = 0) or A without a Cholesky factor: A's
+ * pseudo-inverse (eigenvalues below 1e-12 of the largest dropped; b lies in A's range, so W S^T mu is the
+ * projection all the same). */
+void pbng_gpbd_subspace_multipliers(int k, const double *A, const double *b, int regular, double *mu);
+
+/* The gradient floor of the local Newton (-gpbd_newton_max steps are not spent on round-off): |grad phi| =
+ * |S (d + W S^T dl + W dU/dx)| cannot be resolved below the round-off of its terms, which cancel at the
+ * minimiser: returns max(gtol, PBNG_GPBD_GRADIENT_ROUNDOFF max_r sum_j |S_rj| (|d_j| + w_j fa_j)), S k x 3n,
+ * fa the nodes' force scales (a node's |dU/dx_a| below which it is round-off). */
+#define PBNG_GPBD_GRADIENT_ROUNDOFF 2.2e-16
+double pbng_gpbd_gradient_floor(int n, int k, const double *S, const double *d, const double *w, const double *fa, double gtol);
+
+/* A linear tetrahedron's force scales fa (4) at a point with Green strain s: V |P|'s scale V (mu + |lambda|)
+ * max(1, |F|^2) (k_shear, k_volume: the material's) times |g_a|_1 (P is a difference of terms of the moduli's
+ * size, also near rest), |F|^2 = tr(2E + I). */
+void pbng_gpbd_tet_force_scales(const pbng_gpbd_tet_rest *r, double k_shear, double k_volume, const double s[6], double fa[4]);
+
 /* ---- inverted tetrahedra (Sec. 4.1) ---- */
 
 /* The seed's projection of an inverted element: with F = U diag(s) V^T (core/inversion.h
@@ -113,5 +161,9 @@ pbng_gpbd_status pbng_gpbd_local_solve(const pbng_gpbd_term *t, const double *x,
  * leaves flat), and x' the positions with F' = Ds' B and the same centroid as x. Only when det F <= 0:
  * returns 1 and writes x', else returns 0 and copies x. */
 int pbng_gpbd_tet_uninvert(const pbng_gpbd_tet_rest *r, const double x[4][3], double s_min, double xout[4][3]);
+
+/* That projection as a PBD move (not part of d_i): when det F <= 0, the nodes with w_a > 0 moved to x' and the
+ * moves written to pre (3 per node; pre is not touched otherwise, nor at a prescribed node). */
+void pbng_gpbd_tet_uninvert_moving(const pbng_gpbd_tet_rest *r, double s_min, const double w[4], double x[4][3], double pre[12]);
 
 #endif

@@ -31,8 +31,7 @@ void pbng_gpbd_tet_deformation(const pbng_gpbd_tet_rest *r, const double x[4][3]
   pbng_tet_deformation_gradient(x[0], x[1], x[2], x[3], r->B, F);
 }
 
-/* The strain entries' (p, q) indices: (E_xx, E_yy, E_zz, E_yz, E_xz, E_xy). */
-static const int green_entry[6][2] = {{0, 0}, {1, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
+const int pbng_gpbd_green_entry[6][2] = {{0, 0}, {1, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
 
 void pbng_gpbd_tet_strain(const pbng_gpbd_tet_rest *r, const double x[4][3], double s[6], double S[6][12])
 {
@@ -40,7 +39,7 @@ void pbng_gpbd_tet_strain(const pbng_gpbd_tet_rest *r, const double x[4][3], dou
   pbng_gpbd_tet_deformation(r, x, F);
   mat3_tmul(F, F, C); /* F^T F */
   for (int k = 0; k < 6; ++k) {
-    const int p = green_entry[k][0], q = green_entry[k][1];
+    const int p = pbng_gpbd_green_entry[k][0], q = pbng_gpbd_green_entry[k][1];
     s[k] = 0.5 * (C[3 * p + q] - (p == q)); /* E = (F^T F - I) / 2 (Sec. 4.1) */
   }
   if (!S) return;
@@ -48,7 +47,7 @@ void pbng_gpbd_tet_strain(const pbng_gpbd_tet_rest *r, const double x[4][3], dou
     double g[3];
     pbng_tet_shape_gradient(r->B, a, g); /* dF_jq / dx_aj = g_aq */
     for (int k = 0; k < 6; ++k) {
-      const int p = green_entry[k][0], q = green_entry[k][1];
+      const int p = pbng_gpbd_green_entry[k][0], q = pbng_gpbd_green_entry[k][1];
       for (int j = 0; j < 3; ++j) S[k][3 * a + j] = 0.5 * (g[p] * F[3 * j + q] + F[3 * j + p] * g[q]);
     }
   }

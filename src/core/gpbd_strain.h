@@ -45,6 +45,9 @@ int pbng_gpbd_tet_rest_shape(const double X[4][3], pbng_gpbd_tet_rest *r);
 /* F = Ds B (row-major 3 x 3). */
 void pbng_gpbd_tet_deformation(const pbng_gpbd_tet_rest *r, const double x[4][3], double F[9]);
 
+/* The strain entries' (p, q): s_r = E_pq in the order (E_xx, E_yy, E_zz, E_yz, E_xz, E_xy). */
+extern const int pbng_gpbd_green_entry[6][2];
+
 /* s = (E_xx, E_yy, E_zz, E_yz, E_xz, E_xy) of E = (F^T F - I)/2 and, when S is given, its Jacobian
  *   dE_pq / dx_aj = (g_ap F_jq + F_jp g_aq) / 2,   g_a = dN_a/dX   (6 x 12). */
 void pbng_gpbd_tet_strain(const pbng_gpbd_tet_rest *r, const double x[4][3], double s[6], double S[6][12]);

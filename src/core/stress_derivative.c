@@ -8,18 +8,21 @@
 
 static int levi_civita(int a, int b, int c) { return ((a - b) * (b - c) * (c - a)) / 2; }
 
-/* D += s * d cof(F) / dF: d cof_ij / dF_kl = eps_ikn eps_jlq F_nq (cof = 1/2 eps eps F F). */
+/* D += s * d cof(F) / dF: d cof_ij / dF_kl = eps_ikn eps_jlq F_nq (cof = 1/2 eps eps F F), nonzero only for
+ * i != k and j != l, where n and q are the third indices. */
 static void add_cofactor_derivative(const double F[9], double s, double D[81])
 {
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 3; ++k) {
+      if (i == k) continue;
+      const int n = 3 - i - k;
+      for (int j = 0; j < 3; ++j)
         for (int l = 0; l < 3; ++l) {
-          double v = 0.0;
-          for (int n = 0; n < 3; ++n)
-            for (int q = 0; q < 3; ++q) v += levi_civita(i, k, n) * levi_civita(j, l, q) * F[3 * n + q];
-          D[9 * (3 * i + j) + 3 * k + l] += s * v;
+          if (j == l) continue;
+          const int q = 3 - j - l;
+          D[9 * (3 * i + j) + 3 * k + l] += s * (levi_civita(i, k, n) * levi_civita(j, l, q) * F[3 * n + q]);
         }
+    }
 }
 
 /* D += s a (x) b for 3x3 matrices a, b. */

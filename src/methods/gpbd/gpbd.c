@@ -18,18 +18,19 @@
  *   -mode quasistatic  pseudo time: every -gpbd_substeps iterations start a pseudo step of -gpbd_dt (default
  *                      -dt), a backward-Euler step from rest at the current positions, warm-started with the
  *                      d_i (and weak multipliers) of the last one (next_pseudo_step); d_i = 0 at a frame start.
- * One iteration of the run is one GPBD sweep over every term (elements, then weak constraints). */
-#include "methods/gpbd/gpbd_terms.h"
+ * One iteration of the run is one GPBD sweep over every term (elements, then weak constraints). Linear tetrahedra are
+ * updated by the closed form of core/gpbd_tet4.h (several at once, on SIMD lanes), sheet terms by the general path
+ * (methods/gpbd/gpbd_step.h); a thread takes GPBD_CHUNK elements at a time in both forms. */
+#include "methods/gpbd/gpbd_step.h"
+#include "core/gpbd_tet4.h"
 #include <math.h>
 #include <string.h>
-#include "core/dense.h"
 #include "core/element.h"
-#include "core/mat3.h"
 #include "methods/pbd/constraint_sweep.h"
 
 enum { GPBD_FORM_JACOBI = 0, GPBD_FORM_GS = 1 };
+enum { GPBD_CHUNK = 64 }; /* elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
 #define PBNG_GPBD_UNINVERT_MIN 0.1 /* default s_min of the inverted-element projection: also lifts flat elements */
-#define PBNG_GPBD_GRADIENT_ROUNDOFF 2.2e-16 /* the local Newton's floor: this times max_r sum_j |S_rj| (|d_j| + w_j V s |g_a|_1), s = the stress scale */
 
 static const char *const form_names[] = {"jacobi", "gs"};
 static const char *const fix_names[] = {"qr_gershgorin", "eigen_clamp", "qr_when_indefinite"};
@@ -37,214 +38,80 @@ static const pbng_gpbd_hessian_fix fix_kinds[] = {PBNG_GPBD_FIX_QR_GERSHGORIN, P
 
 typedef struct {
   int form;
-  int project;              /* -gpbd_subspace_projection: d_i projected on col(W S_i^T) before each local solve */
-  int project_sheets;       /* -gpbd_sheet_projection: the same for sheet terms */
+  pbng_gpbd_step_options tet_opt;   /* a tetrahedron's update: the local Newton, -gpbd_subspace_projection, -gpbd_uninvert_min */
+  pbng_gpbd_step_options sheet_opt; /* a sheet term's: -gpbd_sheet_projection */
   double h;                 /* the (pseudo) step: W = h^2 M^-1 */
-  pbng_gpbd_newton_options newton;
   pbng_constraint_sweep cs; /* inverse masses, x~, the step's start, colors, weak projection (XPBD's) */
   double *d;                /* [nelems or nowned_elems][stride] each element's displacement d_i (Eq. 6) */
-  double *dd;               /* Jacobi: [nelems][stride] this sweep's dd_i */
-  double *pre;              /* Jacobi: [nelems][stride] this sweep's un-inversion moves (not part of d_i) */
-  double uninvert_min;      /* -gpbd_uninvert_min: s_min of the inverted-element projection (< 0: none) */
+  double *dd;               /* [nterms][stride] this sweep's dd_i */
+  double *pre;              /* [nterms][stride] this sweep's un-inversion moves (not part of d_i) */
+  pbng_gpbd_tet4_element *tet4; /* [nterms] each tetrahedron's nodes and rest shape, for the closed-form path */
+  int sheets;               /* this rank's elements include sheet terms (the general path) */
   double *coef;             /* Jacobi: [nlocal] omega / n_a (0 where the node does not move) */
   int32_t nterms;           /* elements with a d_i on this rank */
   int stride;               /* values per element in d, dd, pre: 3 per node of an element row (3 nen) */
   long long newton_steps;   /* local Newton steps of the owned elements in the last sweep (this rank) */
 } gpbd_data;
 
-/* ---- one element as a GPBD term ----------------------------------------------------------------- */
+/* ---- one element's update ------------------------------------------------------------------------ */
 
-/* Element e as the local solve sees it: its nodes, k and energy (methods/gpbd/gpbd_terms.h). Self-referential
- * (term.ctx points into it): filled in place, never copied. */
-typedef struct {
-  int n, k, sheet;               /* nodes, strain dimensions; sheet: a tri3 or bend4 */
-  const int32_t *node;
-  pbng_gpbd_tet_rest tet;        /* linear tetrahedron */
-  pbng_gpbd_material_tet tet_ctx;
-  pbng_gpbd_sheet_term sheet_ctx; /* sheet kinds */
-  pbng_gpbd_term term;
-} element_term;
-
-static void element_term_init(const pbng_problem *pb, int32_t e, element_term *t)
+/* Sheet element e's dd and pre (Eq. 18-19 around the subspace projection: methods/gpbd/gpbd_step.h, the general path)
+ * at the current x with its d (g->stride values each: 3 per node of the row; the values past the element's nodes 0);
+ * returns the local Newton steps taken. */
+static int sheet_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, int kind, double *dd, double *pre)
 {
-  const int kind = pbng_constraint_sheet_kind(pb, e);
-  t->sheet = kind >= 0;
-  if (t->sheet) {
-    t->node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
-    t->n = kind == PBNG_ELEMENT_TRI3 ? 3 : 4;
-    t->k = 3;
-    t->sheet_ctx = (pbng_gpbd_sheet_term){pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e], {0, 0, 0}};
-    t->term = (pbng_gpbd_term){.nnodes = t->n, .k = 3, .energy = pbng_gpbd_sheet_energy, .ctx = &t->sheet_ctx};
-    return;
-  }
-  t->node = pbng_constraint_tet_shape(pb, e, t->tet.B, &t->tet.volume);
-  t->n = 4;
-  t->k = 6;
-  t->tet_ctx = (pbng_gpbd_material_tet){&pb->mat, &t->tet};
-  t->term = (pbng_gpbd_term){.nnodes = 4, .k = 6, .energy = pbng_gpbd_material_tet_energy, .ctx = &t->tet_ctx};
-}
-
-/* s and S = ds/dx (k x 3n, row-major) at x. */
-static void element_strain(const element_term *t, const double (*x)[3], double *s, double *S)
-{
-  if (t->sheet) pbng_gpbd_sheet_strain(&t->sheet_ctx, x, s, S);
-  else pbng_gpbd_tet_strain(&t->tet, x, s, (double(*)[12])S);
-}
-
-/* A scale of each node's force at x below which it is round-off (PBNG_GPBD_GRADIENT_ROUNDOFF's s |g_a|_1).
- * A tetrahedron: V |P|'s scale V (mu + |lambda|) max(1, |F|^2) times |g_a|_1 (P is a difference of terms of
- * the moduli's size, also near rest), |F|^2 = tr(2E + I) from its strain s. */
-static void node_force_scales(const pbng_problem *pb, const element_term *t, const double (*x)[3], const double *s, double *fa)
-{
-  if (t->sheet) {
-    pbng_gpbd_sheet_force_scales(&t->sheet_ctx, x, fa);
-    return;
-  }
-  const double F2 = 3.0 + 2.0 * (s[0] + s[1] + s[2]);
-  const double pscale = t->tet.volume * (pb->mat.k_shear + fabs(pb->mat.k_volume)) * fmax(1.0, F2);
-  for (int a = 0; a < 4; ++a) {
-    double g[3];
-    pbng_tet_shape_gradient(t->tet.B, a, g);
-    fa[a] = pscale * (fabs(g[0]) + fabs(g[1]) + fabs(g[2]));
-  }
-}
-
-/* ---- one element's local solve ------------------------------------------------------------------ */
-
-/* dp = W S^T mu with S W S^T mu = S d: the W^-1-orthogonal projection of d on col(W S^T) (its complement is
- * null(S), the element's infinitesimal rigid motions). S W S^T is singular when nodes are fixed (w = 0):
- * then its pseudo-inverse (eigenvalues below 1e-12 of the largest dropped; S d lies in its range). */
-static void subspace_part(int n, int k, const double *w, const double *S, const double *d, double *dp)
-{
-  const int dof = 3 * n;
-  double A[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K] = {0}, b[PBNG_GPBD_MAX_K] = {0}, mu[PBNG_GPBD_MAX_K] = {0};
-  int all = 1;
-  for (int a = 0; a < n; ++a) all &= w[a] > 0;
-  for (int r = 0; r < k; ++r) {
-    b[r] = 0.0;
-    for (int j = 0; j < dof; ++j) b[r] += S[dof * r + j] * d[j];
-    for (int c = 0; c <= r; ++c) {
-      double v = 0.0;
-      for (int j = 0; j < dof; ++j) v += S[dof * r + j] * w[j / 3] * S[dof * c + j];
-      A[k * r + c] = A[k * c + r] = v;
-    }
-  }
-  double L[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K];
-  memcpy(L, A, sizeof(double) * (size_t)(k * k));
-  memcpy(mu, b, sizeof(double) * (size_t)k);
-  if (!all || dense_spd_solve(k, L, mu)) { /* pseudo-inverse */
-    double lam[PBNG_GPBD_MAX_K], V[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_K], top = 0.0;
-    dense_symmetric_eigen(k, A, lam, V);
-    for (int q = 0; q < k; ++q) top = fmax(top, fabs(lam[q]));
-    for (int r = 0; r < k; ++r) mu[r] = 0.0;
-    for (int q = 0; q < k; ++q) {
-      if (!(lam[q] > 1e-12 * top)) continue;
-      double c = 0.0;
-      for (int r = 0; r < k; ++r) c += V[k * r + q] * b[r];
-      c /= lam[q];
-      for (int r = 0; r < k; ++r) mu[r] += c * V[k * r + q];
-    }
-  }
-  for (int j = 0; j < dof; ++j) {
-    double v = 0.0;
-    for (int r = 0; r < k; ++r) v += S[dof * r + j] * mu[r];
-    dp[j] = w[j / 3] * v;
-  }
-}
-
-/* A tetrahedron with det F <= 0 is first projected (Sec. 4.1, PBD-style, not part of d_i): x and pre moved;
- * a prescribed node (w = 0) stays. */
-static void uninvert(const element_term *t, double s_min, const double *w, double x[][3], double *pre)
-{
-  double F[9], xo[4][3];
-  pbng_gpbd_tet_deformation(&t->tet, (const double(*)[3])x, F);
-  if (!(mat3_det(F) <= 0.0 && pbng_gpbd_tet_uninvert(&t->tet, (const double(*)[3])x, s_min, xo))) return;
-  for (int a = 0; a < 4; ++a)
-    for (int k = 0; k < 3 && w[a] > 0; ++k) {
-      pre[3 * a + k] = xo[a][k] - x[a][k];
-      x[a][k] = xo[a][k];
-    }
-}
-
-/* Element e's dd (Eq. 18-19) at the current x with its d (g->stride values each: 3 per node of the row);
- * returns the Newton steps taken. dd is 0 where the node does not move (w = 0) and everywhere when the
- * energy is not finite (diverged positions). */
-static inline __attribute__((always_inline)) int element_step_sized(const pbng_problem *pb, const gpbd_data *g, int32_t e, element_term *t, int n, int k,
-                                                                    double *dd, double *pre)
-{
-  const int dof = 3 * n;
-  double x[PBNG_GPBD_MAX_NODES][3], w[PBNG_GPBD_MAX_NODES], s[PBNG_GPBD_MAX_K], S[PBNG_GPBD_MAX_K * PBNG_GPBD_MAX_DOF], dl[PBNG_GPBD_MAX_K];
-  int moving = 0;
-  for (int a = 0; a < n; ++a) {
-    const int32_t i = t->node[a];
-    w[a] = g->h * g->h * g->cs.inv_mass[i];
-    moving |= w[a] > 0;
-    for (int c = 0; c < 3; ++c) x[a][c] = pb->x[3 * i + c];
+  pbng_gpbd_element_term t;
+  const int32_t *node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
+  pbng_gpbd_sheet_term_init(pbng_problem_sheet_material(pb, e), (pbng_element_kind)kind, &pb->geo.sheet[e], &t);
+  double x[PBNG_GPBD_MAX_NODES][3], w[PBNG_GPBD_MAX_NODES];
+  for (int a = 0; a < t.n; ++a) {
+    w[a] = g->h * g->h * g->cs.inv_mass[node[a]];
+    for (int c = 0; c < 3; ++c) x[a][c] = pb->x[3 * node[a] + c];
   }
   memset(dd, 0, sizeof(double) * (size_t)g->stride);
   memset(pre, 0, sizeof(double) * (size_t)g->stride);
-  if (!moving) return 0;
-  if (!t->sheet && g->uninvert_min >= 0) uninvert(t, g->uninvert_min, w, x, pre);
-  if (t->sheet) pbng_gpbd_sheet_reference_normal(&t->sheet_ctx, (const double(*)[3])x);
-  element_strain(t, (const double(*)[3])x, s, S);
-  const double *d = &g->d[g->stride * (int64_t)e];
-  double dp[PBNG_GPBD_MAX_DOF], drift[PBNG_GPBD_MAX_DOF] = {0};
-  memcpy(dp, d, sizeof(double) * (size_t)dof);
-  if (t->sheet ? g->project_sheets : g->project) { /* d <- its part in col(W S^T), x moved by the rest (null(S):
-                                                   infinitesimal rigid motions; a sheet's also holds the out-of-plane
-                                                   motions of a flat sheet, hence -gpbd_sheet_projection apart) */
-    subspace_part(n, k, w, S, d, dp);
-    for (int j = 0; j < dof; ++j) {
-      drift[j] = d[j] - dp[j];
-      x[j / 3][j % 3] -= drift[j];
-    }
-  }
-  /* |grad phi| = |S (d + W S^T dl + W dU/dx)| cannot be resolved below the round-off of its terms, which
-   * cancel at the local minimiser (d ~ -W dU/dx), and the force's own (node_force_scales): the local Newton
-   * stops there (else it spends its -gpbd_newton_max steps on round-off). */
-  pbng_gpbd_newton_options opt = g->newton;
-  double fa[PBNG_GPBD_MAX_NODES];
-  node_force_scales(pb, t, (const double(*)[3])x, s, fa);
-  for (int r = 0; r < k; ++r) {
-    double v = 0.0;
-    for (int j = 0; j < dof; ++j) v += fabs(S[dof * r + j]) * (fabs(dp[j]) + w[j / 3] * fa[j / 3]);
-    opt.gtol = fmax(opt.gtol, PBNG_GPBD_GRADIENT_ROUNDOFF * v);
-  }
-  pbng_gpbd_local_result res;
-  const pbng_gpbd_status st = pbng_gpbd_local_solve(&t->term, &x[0][0], w, dp, S, &opt, dl, dd, &res);
-  if (st == PBNG_GPBD_INVALID_START) memset(dd, 0, sizeof(double) * (size_t)dof);
-  for (int j = 0; j < dof; ++j) dd[j] -= drift[j];
-  return res.iterations;
+  return pbng_gpbd_term_step(&t, &g->sheet_opt, x, w, &g->d[g->stride * (int64_t)e], dd, pre);
 }
 
-/* element_step_sized with the sizes as constants: the tetrahedron's (n 4, k 6) code is compiled for them. */
-static int element_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, double *dd, double *pre)
+/* dd and pre of elements list[0..n) (list NULL: first, ..., first + n - 1; n <= GPBD_CHUNK) at the current x into
+ * their rows of g->dd and g->pre: tetrahedra by the closed form (core/gpbd_tet4.h), sheet terms by the general
+ * path. Returns the local Newton steps taken. */
+static long long solve_elements(const pbng_problem *pb, const gpbd_data *g, const int32_t *list, int32_t first, int32_t n)
 {
-  element_term t;
-  element_term_init(pb, e, &t);
-  if (!t.sheet) return element_step_sized(pb, g, e, &t, 4, 6, dd, pre);
-  return t.n == 3 ? element_step_sized(pb, g, e, &t, 3, 3, dd, pre) : element_step_sized(pb, g, e, &t, 4, 3, dd, pre);
+  const pbng_gpbd_tet4_sweep sw = {.mat = &pb->mat, .opt = &g->tet_opt, .h2 = g->h * g->h, .x = pb->x, .inv_mass = g->cs.inv_mass,
+                                   .elem = g->tet4, .d = g->d, .stride = g->stride};
+  if (!g->sheets) return pbng_gpbd_tet4_steps(&sw, list, first, n, g->dd, g->pre);
+  int32_t tets[GPBD_CHUNK], ntets = 0;
+  long long steps = 0;
+  for (int32_t j = 0; j < n; ++j) {
+    const int32_t e = list ? list[j] : first + j;
+    const int kind = pbng_constraint_sheet_kind(pb, e);
+    if (kind < 0) tets[ntets++] = e;
+    else steps += sheet_step(pb, g, e, kind, &g->dd[g->stride * (int64_t)e], &g->pre[g->stride * (int64_t)e]);
+  }
+  return steps + pbng_gpbd_tet4_steps(&sw, tets, 0, ntets, g->dd, g->pre);
 }
 
-/* Gauss-Seidel: owned element e (one color's elements share no node) moves its nodes at once. */
-static void project_element(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e)
+/* Gauss-Seidel: owned elements item[0..n) of one color (they share no node) move their nodes at once. */
+static void project_elements(pbng_solver *s, pbng_constraint_sweep *cs, const int32_t *item, int32_t n)
 {
   gpbd_data *g = s->data;
   const pbng_problem *pb = s->pb;
-  const pbng_element_type *type = pbng_dmesh_element_type(pb->dm, e);
-  const int32_t *node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
-  double dd[PBNG_GPBD_MAX_DOF], pre[PBNG_GPBD_MAX_DOF];
-  const int steps = element_step(pb, g, e, dd, pre);
+  const long long steps = solve_elements(pb, g, item, 0, n);
 #pragma omp atomic
   g->newton_steps += steps;
-  double *d = &g->d[g->stride * (int64_t)e];
-  for (int a = 0; a < type->nodes; ++a) {
-    if (cs->inv_mass[node[a]] == 0.0) continue;
-    for (int k = 0; k < 3; ++k) {
-      pb->x[3 * node[a] + k] += pre[3 * a + k] + dd[3 * a + k];
-      d[3 * a + k] += dd[3 * a + k];
+  for (int32_t j = 0; j < n; ++j) {
+    const int32_t e = item[j], *node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
+    const double *dd = &g->dd[g->stride * (int64_t)e], *pre = &g->pre[g->stride * (int64_t)e];
+    double *d = &g->d[g->stride * (int64_t)e];
+    for (int a = 0; a < pbng_dmesh_element_type(pb->dm, e)->nodes; ++a) {
+      if (cs->inv_mass[node[a]] == 0.0) continue;
+      for (int k = 0; k < 3; ++k) {
+        pb->x[3 * node[a] + k] += pre[3 * a + k] + dd[3 * a + k];
+        d[3 * a + k] += dd[3 * a + k];
+      }
+      cs->touched[node[a]] = 1;
     }
-    cs->touched[node[a]] = 1;
   }
 }
 
@@ -259,10 +126,14 @@ static PetscErrorCode jacobi_sweep(pbng_solver *s)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(g->cs.ev_project, 0, 0, 0, 0));
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : steps)
-  for (int32_t e = 0; e < dm->nelems; ++e) {
-    const int n = element_step(pb, g, e, &g->dd[g->stride * (int64_t)e], &g->pre[g->stride * (int64_t)e]);
-    if (e < dm->nowned_elems) steps += n;
+  const int32_t owned_chunks = (dm->nowned_elems + GPBD_CHUNK - 1) / GPBD_CHUNK;
+  const int32_t chunks = owned_chunks + (dm->nelems - dm->nowned_elems + GPBD_CHUNK - 1) / GPBD_CHUNK;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : steps)
+  for (int32_t c = 0; c < chunks; ++c) { /* chunks of owned elements, then of the others (their steps not counted) */
+    const int32_t first = c < owned_chunks ? GPBD_CHUNK * c : dm->nowned_elems + GPBD_CHUNK * (c - owned_chunks);
+    const int32_t end = c < owned_chunks ? dm->nowned_elems : dm->nelems;
+    const long long n = solve_elements(pb, g, NULL, first, first + GPBD_CHUNK < end ? GPBD_CHUNK : end - first);
+    if (c < owned_chunks) steps += n;
   }
 #pragma omp parallel for schedule(static)
   for (int32_t e = 0; e < dm->nelems; ++e) {
@@ -343,20 +214,31 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   s->data = g;
   g->form = s->opt.gpbd.form;
   g->h = pb->mode == PBNG_MODE_DYNAMIC ? pb->dt : (s->opt.gpbd.dt > 0 ? s->opt.gpbd.dt : pb->dt);
-  pbng_gpbd_newton_defaults(&g->newton);
-  g->newton.newton_max = s->opt.gpbd.newton_max;
-  g->newton.fix = fix_kinds[s->opt.gpbd.hessian_fix];
-  g->newton.gtol = 1e-14; /* |grad phi| is a strain: below this, round-off (the relative 1e-10 is out of reach near the fixed point) */
-  g->project = s->opt.gpbd.seed_drift == 0;
-  g->project_sheets = !s->opt.gpbd.sheet_projection_off;
-  g->uninvert_min = s->opt.gpbd.uninvert_min;
+  pbng_gpbd_newton_defaults(&g->tet_opt.newton);
+  g->tet_opt.newton.newton_max = s->opt.gpbd.newton_max;
+  g->tet_opt.newton.fix = fix_kinds[s->opt.gpbd.hessian_fix];
+  g->tet_opt.newton.gtol = 1e-14; /* |grad phi| is a strain: below this, round-off (the relative 1e-10 is out of reach near the fixed point) */
+  g->tet_opt.project = s->opt.gpbd.seed_drift == 0;
+  g->tet_opt.uninvert_min = s->opt.gpbd.uninvert_min;
+  g->sheet_opt = g->tet_opt;
+  g->sheet_opt.project = !s->opt.gpbd.sheet_projection_off;
   PetscCall(pbng_constraint_sweep_create(s, g->h, 0, &g->cs));
   g->stride = 3 * dm->nen;
   g->nterms = g->form == GPBD_FORM_JACOBI ? dm->nelems : dm->nowned_elems;
   PetscCall(PetscCalloc1(g->stride * (int64_t)g->nterms + 1, &g->d));
+  PetscCall(PetscMalloc1(g->stride * (int64_t)g->nterms + 1, &g->dd));
+  PetscCall(PetscMalloc1(g->stride * (int64_t)g->nterms + 1, &g->pre));
+  PetscCall(PetscCalloc1(g->nterms + 1, &g->tet4));
+  for (int32_t e = 0; e < g->nterms; ++e) { /* the closed form's element data, contiguous */
+    if (pbng_constraint_sheet_kind(pb, e) >= 0) {
+      g->sheets = 1;
+      continue;
+    }
+    double B[9];
+    memcpy(g->tet4[e].node, pbng_constraint_tet_shape(pb, e, B, &g->tet4[e].rest.volume), sizeof(g->tet4[e].node));
+    memcpy(g->tet4[e].rest.B, B, sizeof(B));
+  }
   if (g->form == GPBD_FORM_JACOBI) {
-    PetscCall(PetscMalloc1(g->stride * (int64_t)dm->nelems + 1, &g->dd));
-    PetscCall(PetscMalloc1(g->stride * (int64_t)dm->nelems + 1, &g->pre));
     PetscCall(PetscMalloc1(dm->nlocal + 1, &g->coef));
     PetscCall(jacobi_coefficients(s, g));
   }
@@ -373,6 +255,7 @@ static PetscErrorCode gpbd_destroy(pbng_solver *s)
     PetscCall(PetscFree(g->d));
     PetscCall(PetscFree(g->dd));
     PetscCall(PetscFree(g->pre));
+    PetscCall(PetscFree(g->tet4));
     PetscCall(PetscFree(g->coef));
   }
   PetscCall(PetscFree(s->data));
@@ -430,13 +313,13 @@ static PetscErrorCode gpbd_iterate(pbng_solver *s, int l)
   if (s->pb->mode == PBNG_MODE_QUASISTATIC && l > 0 && l % substeps == 0) PetscCall(next_pseudo_step(s));
   if (g->form == GPBD_FORM_GS) {
     g->newton_steps = 0;
-    PetscCall(pbng_constraint_sweep_run(s, &g->cs, project_element));
+    PetscCall(pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements));
     PetscFunctionReturn(0);
   }
   PetscCall(jacobi_sweep(s));
   const int ncolors = g->cs.elem.ncolors; /* the weak constraints' colors alone, XPBD's projection */
   g->cs.elem.ncolors = 0;
-  const PetscErrorCode ierr = pbng_constraint_sweep_run(s, &g->cs, project_element);
+  const PetscErrorCode ierr = pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements);
   g->cs.elem.ncolors = ncolors;
   PetscCall(ierr);
   PetscFunctionReturn(0);

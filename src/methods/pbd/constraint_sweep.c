@@ -152,13 +152,27 @@ static void project_weak_color(pbng_solver *s, pbng_constraint_sweep *cs, int c)
   }
 }
 
-static void project_element_color(pbng_solver *s, pbng_constraint_sweep *cs, int c, pbng_project_element_fn project_element)
+/* How a color's elements are projected: one at a time, or in chunks. */
+typedef struct {
+  pbng_project_element_fn one;
+  pbng_project_elements_fn chunk;
+  int32_t size; /* elements per chunk */
+} element_projection;
+
+static void project_element_color(pbng_solver *s, pbng_constraint_sweep *cs, int c, const element_projection *p)
 {
+  const int32_t start = cs->elem.start[c], n = cs->elem.start[c + 1] - start;
+  if (p->chunk) {
+    const int32_t nchunks = (n + p->size - 1) / p->size;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int32_t k = 0; k < nchunks; ++k) p->chunk(s, cs, &cs->elem.item[start + k * p->size], k + 1 < nchunks ? p->size : n - k * p->size);
+    return;
+  }
 #pragma omp parallel for schedule(static)
-  for (int32_t k = cs->elem.start[c]; k < cs->elem.start[c + 1]; ++k) project_element(s, cs, cs->elem.item[k]);
+  for (int32_t k = start; k < start + n; ++k) p->one(s, cs, cs->elem.item[k]);
 }
 
-PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element)
+static PetscErrorCode sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, const element_projection *project_element)
 {
   PetscFunctionBeginUser;
   for (int phase = 0; phase < 2; ++phase) {
@@ -177,6 +191,18 @@ PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *
     PetscCall(pbng_contact_projection_sweep(&cs->contact, &cs->proj, s->pb));
   }
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element)
+{
+  const element_projection p = {.one = project_element};
+  return sweep_run(s, cs, &p);
+}
+
+PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements)
+{
+  const element_projection p = {.chunk = project_elements, .size = chunk};
+  return sweep_run(s, cs, &p);
 }
 
 PetscErrorCode pbng_constraint_sweep_state(pbng_constraint_sweep *cs, const pbng_problem *pb, const char *prefix, pbng_state_field *fields, int *n)

@@ -39,6 +39,9 @@ typedef struct {
  * marks the local nodes it moved in cs->touched. */
 typedef void (*pbng_project_element_fn)(pbng_solver *s, pbng_constraint_sweep *cs, int32_t e);
 
+/* The same for owned elements item[0..n) of one color at once (GPBD: its tetrahedra on SIMD lanes). */
+typedef void (*pbng_project_elements_fn)(pbng_solver *s, pbng_constraint_sweep *cs, const int32_t *item, int32_t n);
+
 /* Errors naming the solver when the mesh lacks constraint colors; then allocates everything, with
  * step dt (proj.inv_dt2 = 1/dt^2, or 0 when pbd). */
 PetscErrorCode pbng_constraint_sweep_create(const pbng_solver *s, double dt, int pbd, pbng_constraint_sweep *cs);
@@ -57,6 +60,9 @@ void pbng_constraint_sweep_velocity(const pbng_constraint_sweep *cs, const pbng_
  * elements in parallel) and the weak constraints' colors, in the order -xpbd_order asks for, each
  * followed by the ghost exchange; then the contacts, in key order (contact_projection.h). */
 PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element);
+/* The same sweep with each color's elements handed to project_elements `chunk` at a time (threads take chunks
+ * as they finish: a chunk's cost varies). */
+PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements);
 
 /* Checkpoint fields of the step, named <prefix>_lambda, _lambda_weak, _x_tilde, _x_step (and with
  * contacts _lambda_contact: collective, the contact set restored first on a restart), and after a restart
