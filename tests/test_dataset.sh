@@ -69,10 +69,12 @@ rc=0; "$DS" run fails.csv --out fails --ranks 2 --no-dry-run -- "${BASE[@]}" > f
 
 # --- a stopped run continues from its checkpoint ---------------------------------------------------------------------
 printf 'id,youngs\nlong,1e4\n' > long.csv
-LONG=(-scene box -res 8 -frames 40 -iters 300 -fix_box 0,0,0,0,1,1 -bc0_box 1,0,0,1,1,1 -bc0_velocity 0.1,0,0)
+# 400 frames (about 1 s on 2 ranks): the signal must come while the sample still runs (40 frames took 0.4 s in all, and
+# a run's faster output made the signal arrive after it had finished)
+LONG=(-scene box -res 8 -frames 400 -iters 300 -fix_box 0,0,0,0,1,1 -bc0_box 1,0,0,1,1,1 -bc0_velocity 0.01,0,0)
 "$DS" run long.csv --out stop --ranks 2 -- "${LONG[@]}" > stop1.log 2>&1 &
 driver=$!
-for _ in $(seq 1 100); do grep -q "^frame    2/" stop/samples/long.log 2> /dev/null && break; sleep 0.1; done
+for _ in $(seq 1 400); do grep -q "^frame    2/" stop/samples/long.log 2> /dev/null && break; sleep 0.025; done
 kill -USR1 "$driver"
 rc=0; wait "$driver" || rc=$?
 [ "$rc" = 85 ] && [ "$(index_column stop/index.csv long status)" = stopped ] && [ -e stop/samples/long.checkpoint.h5 ] && ok \
@@ -80,7 +82,7 @@ rc=0; wait "$driver" || rc=$?
 "$DS" run long.csv --out stop --ranks 2 -- "${LONG[@]}" > stop2.log 2>&1 && ok || { fail "continue after SIGUSR1"; cat stop2.log; }
 [ "$(index_column stop/index.csv long action)" = continued ] && grep -q "^restart: .*long.checkpoint.h5, frame" stop/samples/long.log && ok \
   || { fail "the stopped sample did not continue from its checkpoint"; cat stop2.log; }
-"$PY" "$HERE/check_output.py" stop/samples/long.h5 --frames 40 --quiet && ok || fail "continued sample: check_output"
+"$PY" "$HERE/check_output.py" stop/samples/long.h5 --frames 400 --quiet && ok || fail "continued sample: check_output"
 
 # --- an array of 3 tasks, then merge -----------------------------------------------------------------------------------
 for t in 0 1 2; do
