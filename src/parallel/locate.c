@@ -391,25 +391,20 @@ typedef struct {
   int64_t index; /* the query's index on its sender */
 } query;
 
-/* Whether rank r's elements may hold q within the search radius: q in the rank's box grown by it. */
-static int may_answer(const pbng_locator *L, int r, const double q[3])
+/* Whether q lies in rank r's box grown by `grow` times the rank's longest edge (a rank without elements: never). */
+static int in_grown_box(const pbng_locator *L, int r, const double q[3], double grow)
 {
   const rank_extent *x = &L->all[r];
-  const double grow = L->radius * x->hmax;
   int in = x->hmax > 0;
-  for (int k = 0; k < 3 && in; ++k) in = q[k] >= x->box[k] - grow && q[k] <= x->box[3 + k] + grow;
+  for (int k = 0; k < 3 && in; ++k) in = q[k] >= x->box[k] - grow * x->hmax && q[k] <= x->box[3 + k] + grow * x->hmax;
   return in;
 }
 
-/* Whether rank r's elements may hold q at distance 0: q in the rank's box grown beyond the grid's padding and rounding. */
-static int may_contain(const pbng_locator *L, int r, const double q[3])
-{
-  const rank_extent *x = &L->all[r];
-  const double grow = 1e-10 * x->hmax;
-  int in = x->hmax > 0;
-  for (int k = 0; k < 3 && in; ++k) in = q[k] >= x->box[k] - grow && q[k] <= x->box[3 + k] + grow;
-  return in;
-}
+/* Whether rank r's elements may hold q within the search radius. */
+static int may_answer(const pbng_locator *L, int r, const double q[3]) { return in_grown_box(L, r, q, L->radius); }
+
+/* Whether rank r's elements may hold q at distance 0: its box grown beyond the grid's padding and rounding. */
+static int may_contain(const pbng_locator *L, int r, const double q[3]) { return in_grown_box(L, r, q, 1e-10); }
 
 typedef int (*rank_filter)(const pbng_locator *L, int r, const double q[3]);
 typedef void (*rank_answer)(const pbng_locator *L, const double q[3], pbng_point_location *best);
