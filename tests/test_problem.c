@@ -477,6 +477,53 @@ static PetscErrorCode check_generator_counts(void)
   PetscFunctionReturn(0);
 }
 
+/* More than 64 colors (the coloring's first set width): weak constraints joining every pair of K = 70
+ * nodes make a clique, which needs K colors; the coloring must still be valid (no element or weak
+ * constraint with two nodes of one color) and use at least K colors. The weak-block coloring of the same
+ * clique: every two constraints share or touch a constraint, so each block takes its own color. */
+static PetscErrorCode check_many_colors(void)
+{
+  enum { K = 70 };
+  const int64_t n[3] = {6, 6, 6};
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, one = 1.0;
+  const pbng_grid_elements tet4 = {PBNG_ELEMENT_TET4, PBNG_TET_SPLIT_FIVE};
+  pbng_weak_constraint *c;
+  pbng_node_elements adj;
+  pbng_mesh m;
+  int32_t *color, *block;
+  int ncolors, nblock_colors, nc = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_generate_grid(n, lo, hi, &tet4, &m));
+  PetscCall(PetscMalloc1(K * (K - 1) / 2, &c));
+  for (int64_t a = 0; a < K; ++a)
+    for (int64_t b = a + 1; b < K; ++b) {
+      const int64_t na = 3 * a, nb = 3 * b; /* spread over the grid's 343 nodes */
+      const char *err = pbng_weak_constraint_init(1, &na, &one, 1, &nb, &one, 10.0, 10.0, NULL, &c[nc++]);
+      PetscCheck(!err, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s", err);
+    }
+  PetscCall(pbng_mesh_add_weak_constraints(&m, nc, c));
+  PetscCall(PetscMalloc2(m.nnodes, &color, m.nweak, &block));
+  PetscCall(pbng_node_elements_build(&m, &adj));
+  PetscCall(pbng_color_nodes(&m, &adj, color, &ncolors));
+  check(pbng_coloring_is_valid(&m, color), "a 70-node weak-constraint clique is colored validly", ncolors, K);
+  check(ncolors >= K && ncolors <= 128, "a 70-node clique takes at least 70 colors (beyond one 64-bit set)", ncolors, K);
+  PetscCall(pbng_color_weak_blocks(&m, &adj, block, &nblock_colors));
+  int distinct = 1;
+  for (int64_t a = 0; a < m.nweak && distinct; ++a)
+    for (int64_t b = a + 1; b < m.nweak; ++b)
+      if (block[a] == block[b]) {
+        distinct = 0;
+        break;
+      }
+  check(distinct && nblock_colors == nc, "every weak block of a clique has its own color (2415 colors)", nblock_colors, nc);
+  PetscCall(pbng_node_elements_destroy(&adj));
+  PetscCall(PetscFree2(color, block));
+  PetscCall(PetscFree(c));
+  PetscCall(pbng_mesh_destroy(&m));
+  PetscFunctionReturn(0);
+}
+
 /* Conformity: every interior triangular face is shared by exactly two tetrahedra (no hanging faces),
  * so the face count is 4M = 2 F_interior + F_boundary with F_boundary = 2 faces per boundary quad. */
 static PetscErrorCode check_generator_conforming(void)
@@ -545,6 +592,7 @@ int main(int argc, char **argv)
   PetscCall(check_grid_kinds());
   PetscCall(check_generator_counts());
   PetscCall(check_generator_conforming());
+  PetscCall(check_many_colors());
   printf("test_problem: %d checks, %d failed\n", checks, failures);
   PetscCall(PetscFinalize());
   return failures != 0;

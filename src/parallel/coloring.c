@@ -53,47 +53,77 @@ static PetscErrorCode node_constraints_build(const pbng_mesh *mesh, int64_t **st
   PetscFunctionReturn(0);
 }
 
+/* The least color not in the set of `words` 64-bit words at `taken`, or -1 when every one is taken. */
+static int least_free_color(const uint64_t *taken, int words)
+{
+  for (int w = 0; w < words; ++w)
+    if (~taken[w]) return 64 * w + __builtin_ctzll(~taken[w]);
+  return -1;
+}
+
 /* Sec. 9 for groups of nodes updated together: each element or weak constraint keeps the set S_c of
- * colors used by its nodes; every node of a group takes the least color not in the union of S_c over
- * the elements and weak constraints around the group's nodes, which is then registered in each of
- * them. A plain node is a group of one. */
-static PetscErrorCode color_node_groups(const pbng_mesh *mesh, const pbng_node_elements *adj, const csr_view *groups, int32_t *color,
-                                        int *ncolors)
+ * colors used by its nodes (`words` 64-bit words each); every node of a group takes the least color
+ * not in the union of S_c over the elements and weak constraints around the group's nodes, which is
+ * then registered in each of them. A plain node is a group of one. *fits is 0 when some group found
+ * all 64 words colors taken (the caller tries again with wider sets). */
+static PetscErrorCode color_node_groups_in(const pbng_mesh *mesh, const pbng_node_elements *adj, const csr_view *groups, int words,
+                                           const int64_t *wstart, const int32_t *wentry, int32_t *color, int *ncolors, int *fits)
 {
   const int nen = mesh->nen;
-  uint64_t *used, *used_weak; /* S_e: colors used by element e's nodes; the same for weak constraints */
-  int64_t *wstart;
-  int32_t *wentry;
+  uint64_t *used, *used_weak, *taken; /* S_e: colors used by element e's nodes; the same for weak constraints */
   int maxc = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(mesh->nweak < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many weak constraints", mesh->source);
-  PetscCall(PetscCalloc1(mesh->nelems, &used));
-  PetscCall(PetscCalloc1(mesh->nweak + 1, &used_weak));
-  PetscCall(node_constraints_build(mesh, &wstart, &wentry));
-  for (int64_t g = 0; g < groups->n; ++g) {
-    uint64_t taken = 0;
+  PetscCall(PetscCalloc3(mesh->nelems * words, &used, (mesh->nweak + 1) * words, &used_weak, words, &taken));
+  *fits = 1;
+  for (int64_t g = 0; g < groups->n && *fits; ++g) {
+    memset(taken, 0, sizeof(uint64_t) * words);
     for (int64_t q = row_begin(groups, g); q < row_begin(groups, g + 1); ++q) {
       const int64_t i = entry(groups, q);
-      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) taken |= used[adj->entry[k] / nen];
-      for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) taken |= used_weak[wentry[k]];
+      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k)
+        for (int w = 0; w < words; ++w) taken[w] |= used[(adj->entry[k] / nen) * words + w];
+      for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k)
+        for (int w = 0; w < words; ++w) taken[w] |= used_weak[wentry[k] * (int64_t)words + w];
     }
-    PetscCheck(~taken != 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: node or weak-constraint group %" PRId64 " would need more than 64 colors",
-               mesh->source, g);
-    const int c = __builtin_ctzll(~taken);
+    const int c = least_free_color(taken, words);
+    if (c < 0) {
+      *fits = 0;
+      break;
+    }
     color[g] = c;
     if (c + 1 > maxc) maxc = c + 1;
+    const uint64_t bit = 1ull << (c % 64);
     for (int64_t q = row_begin(groups, g); q < row_begin(groups, g + 1); ++q) {
       const int64_t i = entry(groups, q);
-      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) used[adj->entry[k] / nen] |= 1ull << c;
-      for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) used_weak[wentry[k]] |= 1ull << c;
+      for (int64_t k = adj->start[i]; k < adj->start[i + 1]; ++k) used[(adj->entry[k] / nen) * words + c / 64] |= bit;
+      for (int64_t k = wstart[i]; k < wstart[i + 1]; ++k) used_weak[wentry[k] * (int64_t)words + c / 64] |= bit;
     }
   }
-  PetscCall(PetscFree(used));
-  PetscCall(PetscFree(used_weak));
+  PetscCall(PetscFree3(used, used_weak, taken));
+  *ncolors = maxc;
+  PetscFunctionReturn(0);
+}
+
+/* The greedy coloring above with sets of one word (64 colors, the usual case: a tetrahedral mesh needs
+ * 20-40), widened fourfold while some group finds every color taken (coarse levels whose weak
+ * constraints span many elements, or long chains of them); the colors are the same whatever the width. */
+static PetscErrorCode color_node_groups(const pbng_mesh *mesh, const pbng_node_elements *adj, const csr_view *groups, int32_t *color,
+                                        int *ncolors)
+{
+  int64_t *wstart;
+  int32_t *wentry;
+  int fits = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(mesh->nweak < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: too many weak constraints", mesh->source);
+  PetscCall(node_constraints_build(mesh, &wstart, &wentry));
+  for (int words = 1; !fits; words *= 4) {
+    PetscCheck(words <= 64, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: a node or weak-constraint group would need more than 4096 colors",
+               mesh->source);
+    PetscCall(color_node_groups_in(mesh, adj, groups, words, wstart, wentry, color, ncolors, &fits));
+  }
   PetscCall(PetscFree(wstart));
   PetscCall(PetscFree(wentry));
-  *ncolors = maxc;
   PetscFunctionReturn(0);
 }
 
