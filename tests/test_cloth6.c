@@ -234,6 +234,22 @@ static void check_node_terms(void)
       worst_gn = fmin(worst_gn, min_eigen3(D) / scale);
     }
   }
+  { /* the membrane curvature's corner block = the full curvature's (a, a) block */
+    double X[6][3], x[6][3], C[18][18], B[9], worst = 0, scale = 0;
+    const int nb[3] = {1, 1, 1};
+    const double c[3] = {0.7, -0.4, 1.3};
+    pbng_gpbd_cloth_rest r;
+    random_stencil(&s, 0.2, X);
+    pbng_gpbd_cloth_rest_shape(X, nb, weft_axis, &r);
+    deform(&s, X, 0.15, x);
+    memset(C, 0, sizeof(C));
+    pbng_gpbd_cloth_membrane_curvature(&r, x, c, C);
+    for (int a = 0; a < 3; ++a) {
+      pbng_gpbd_cloth_membrane_curvature_block(&r, x, c, a, B);
+      for (int k = 0; k < 9; ++k) worst = fmax(worst, fabs(B[k] - C[3 * a + k / 3][3 * a + k % 3])), scale = fmax(scale, fabs(B[k]));
+    }
+    check(worst <= 1e-14 * scale && scale > 0, "cloth6: the membrane curvature's corner block = the full one's", worst, scale);
+  }
   check(worst_g < 1e-14, "cloth6 node terms: gradient = the element gradient's rows", worst_g, 1e-14);
   check(worst_sym < 1e-12, "cloth6 node terms: block symmetric", worst_sym, 1e-12);
   check(worst_min > -1e-12, "cloth6 node terms: block positive semidefinite", worst_min, -1e-12);

@@ -65,10 +65,19 @@ double pbng_cloth6_energy(const pbng_cloth6_material *m, const pbng_gpbd_cloth_r
   return U;
 }
 
-/* B <- the positive part of the symmetric 3 x 3 B (V max(w, 0) V^T). */
+/* Whether the symmetric 3 x 3 B is positive definite (its leading minors). */
+static int positive_definite3(const double B[9])
+{
+  const double m2 = B[0] * B[4] - B[1] * B[3];
+  const double m3 = B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) + B[2] * (B[3] * B[7] - B[4] * B[6]);
+  return B[0] > 0 && m2 > 0 && m3 > 0;
+}
+
+/* B <- the positive part of the symmetric 3 x 3 B (V max(w, 0) V^T; B itself when it is positive definite). */
 static void positive_part3(double B[9])
 {
   double A[9], w[3], V[9];
+  if (positive_definite3(B)) return;
   memcpy(A, B, sizeof(A));
   dense_symmetric_eigen(3, A, w, V);
   for (int i = 0; i < 3; ++i)
@@ -97,12 +106,8 @@ void pbng_cloth6_node_terms(const pbng_cloth6_material *m, const pbng_gpbd_cloth
       H[3 * i + j] = h;
     }
   if (a >= 3) return;
-  static const double none[18][18];
-  double C[18][18], B[9];
-  memcpy(C, none, sizeof(C));
-  pbng_gpbd_cloth_membrane_curvature(r, x, dU, C);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) B[3 * i + j] = 0.5 * (C[3 * a + i][3 * a + j] + C[3 * a + j][3 * a + i]);
+  double B[9];
+  pbng_gpbd_cloth_membrane_curvature_block(r, x, dU, a, B); /* sum_{k<3} dU_k d^2 s_k / dx_a^2 (symmetric) */
   positive_part3(B);
   for (int k = 0; k < 9; ++k) H[k] += B[k];
 }

@@ -203,6 +203,30 @@ void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3],
     for (int v = 0; v < 18; ++v) S[3 + k][v] = r->l2 * dII[k][v];
 }
 
+void pbng_gpbd_cloth_membrane_curvature_block(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], int a, double B[9])
+{
+  double fx[3], fy[3], Iff[3], h[3], dh[3][3], d2h[3][3][3], beta[3] = {0, 0, 0}, gamma[3][3] = {{0}}, dI[3][3];
+  cloth_deformation(r, x, fx, fy);
+  Iff[0] = vec3_dot(fx, fx), Iff[1] = vec3_dot(fx, fy), Iff[2] = vec3_dot(fy, fy);
+  membrane_measures(Iff, h, dh, d2h);
+  for (int k = 0; k < 3; ++k)
+    for (int p = 0; p < 3; ++p) {
+      beta[p] += c[k] * dh[k][p];
+      for (int q = 0; q < 3; ++q) gamma[p][q] += c[k] * d2h[k][p][q];
+    }
+  const double gx = r->g[a][0], gy = r->g[a][1];
+  for (int j = 0; j < 3; ++j) /* dI_p / dx_aj (first_form_gradient's column of corner a) */
+    dI[0][j] = 2 * gx * fx[j], dI[1][j] = gx * fy[j] + gy * fx[j], dI[2][j] = 2 * gy * fy[j];
+  const double curv = beta[0] * 2 * gx * gx + beta[1] * 2 * gx * gy + beta[2] * 2 * gy * gy;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double v = i == j ? curv : 0.0;
+      for (int p = 0; p < 3; ++p)
+        for (int q = 0; q < 3; ++q) v += gamma[p][q] * dI[p][i] * dI[q][j];
+      B[3 * i + j] = v;
+    }
+}
+
 void pbng_gpbd_cloth_membrane_curvature(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], double H[18][18])
 {
   double fx[3], fy[3], Iff[3], h[3], dh[3][3], d2h[3][3][3], dI[3][9], beta[3] = {0, 0, 0}, gamma[3][3] = {{0}};
