@@ -323,6 +323,8 @@ def check_xdmf(rep, path, frames, n, m, h5=None, mesh=None):
         check_xdmf_mixed(rep, h5, xpath, base, grids, mesh)
     elif mesh is not None and mesh.get("kind") == "tri3":
         check_xdmf_triangles(rep, h5, xpath, base, grids, mesh)
+    elif mesh is not None and mesh.get("kind") == "cloth6":
+        check_xdmf_cloth6(rep, h5, xpath, base, grids, mesh)
     elif mesh is not None and mesh.get("kind", "tet4") != "tet4":
         check_xdmf_topology(rep, h5, xpath, base, grids, mesh)
     else:
@@ -1447,6 +1449,8 @@ def physics_of(mesh):
         return elastic_mixed, lumped_mass_mixed, load_weights_mixed
     if mesh.get("kind") == "tri3":
         return elastic_tri3, lumped_mass_tri3, lumped_mass_tri3
+    if mesh.get("kind") == "cloth6":
+        return elastic_cloth6, lumped_mass_cloth6, lumped_mass_cloth6
     if mesh.get("kind") == "bend4":
         return elastic_bend4, no_mass, no_mass
     return (elastic_kind, lumped_mass_kind, load_weights_kind) if "elements" in mesh else (elastic, lumped_mass, lumped_mass)
@@ -1954,6 +1958,199 @@ def check_xdmf_triangles(rep, h5, xpath, base, grids, mesh):
 
 
 # ----------------------------------------------------------------------------
+# the six-dimensional cloth stencil (issue 43 item 4; root element "cloth6", sheet_model "cloth6",
+# docs/cloth.md#the-six-dimensional-cloth-stencil)
+#
+# Written from the formulas of docs/cloth.md and the GPBD seed's Sec. 4.2, not from core/gpbd_strain.c or
+# core/cloth6.c. /mesh/elements [M, 6]: a triangle x0 x1 x2 (counter-clockwise), then for each edge i (from
+# x_{i+1} to x_{i+2}) the third vertex of the other triangle on that edge, or x_i itself where no other
+# triangle has the edge (a free edge: no bending there); the checker rebuilds these from the triangles.
+#   * the triangle's rest frame and shape gradients g_a as tri3's (triangle_rest), A its rest area, l the
+#     mean rest edge length; F = sum_a x_a g_a^T, I = F^T F;
+#   * s_x = sqrt(I_xx) - 1, s_a = I_xy / sqrt(I_xx I_yy), s_y = sqrt(I_yy) - 1 (the seed's Eq. 22);
+#   * II = 2 sum_i c_i g_i g_i^T over the edges with a neighbour, c_i = (x_i - x_{i+1}) . m_i, m_i the unit
+#     mid-edge normal (n + n_i)/|n + n_i| of the unit normals of (x0, x1, x2) and (x_{i+2}, x_{i+1}, x_{3+i});
+#     II0 the same at rest;
+#   * energy A [k_weft (s_x^2/2 + b s_x^4/4) + k_warp (s_y^2/2 + b s_y^4/4) + k_shear (s_a^2/2 + b s_a^4/4)
+#     + k_bend/2 |II - II0|_F^2] with (k_weft, k_warp, k_shear, b, k_bend) the root attribute sheet_cloth6;
+#     lumped mass rho_s t A / 3 on x0, x1, x2 (none on the neighbours);
+#   * the forces by complex steps of the energy (18 per stencil; exact to round-off).
+# --self-test checks II = 1/R on a cylinder, rigid motions, the complex steps against central differences.
+
+CLOTH6_H = 1e-30    # complex step
+
+
+def cloth6_neighbours(tri):
+    """The across-edge vertices [M, 3] of triangles tri [M, 3] (corner i itself on a free edge), or None for a
+    non-manifold or inconsistently oriented edge."""
+    edges = {}
+    for t, c in enumerate(tri.tolist()):
+        for i in range(3):
+            a, b = c[(i + 1) % 3], c[(i + 2) % 3]
+            edges.setdefault((a, b), []).append((t, i))
+    across = tri.copy()
+    for (a, b), uses in edges.items():
+        if len(uses) > 1 or (a, b) in edges and (b, a) in edges and len(edges[(b, a)]) > 1:
+            return None
+        back = edges.get((b, a))
+        if back:
+            t, i = uses[0]
+            u, j = back[0]
+            across[t, i] = tri[u, j]
+    return across
+
+
+def cloth6_unit(v):
+    """v / |v| for real or complex v [..., 3] (|v| = sqrt(v.v), analytic for complex steps)."""
+    return v / np.sqrt(np.einsum("...d,...d->...", v, v))[..., None]
+
+
+def cloth6_second_form(g, has, xe):
+    """II [M, 3] = (xx, xy, yy) of stencils xe [M, 6, 3] (real or complex), g [M, 3, 2], has [M, 3] (edge i has a neighbour)."""
+    n = cloth6_unit(np.cross(xe[:, 1] - xe[:, 0], xe[:, 2] - xe[:, 0]))
+    II = np.zeros((len(xe), 3), dtype=xe.dtype)
+    for i in range(3):
+        j, k = (i + 1) % 3, (i + 2) % 3
+        ni = cloth6_unit(np.cross(xe[:, j] - xe[:, k], xe[:, 3 + i] - xe[:, k]))
+        u = n + ni
+        ok = has[:, i] & (np.linalg.norm(u.real, axis=1) > 1e-12)
+        m = cloth6_unit(np.where(ok[:, None], u, 1.0))
+        c = np.where(ok, np.einsum("ed,ed->e", xe[:, i] - xe[:, j], m), 0.0)
+        gx, gy = g[:, i, 0], g[:, i, 1]
+        II += 2.0 * c[:, None] * np.stack([gx * gx, gx * gy, gy * gy], axis=1)
+    return II
+
+
+def cloth6_energy(mesh, xe):
+    """Energies [M] of stencils xe [M, 6, 3] (real or complex) and their strains s [M, 6]."""
+    k_weft, k_warp, k_shear, b, k_bend = mesh["cloth6"]
+    g, A = mesh["g"], mesh["A"]
+    F = np.einsum("eai,eak->eik", xe[:, :3], g)
+    I = np.einsum("eik,eil->ekl", F, F)
+    rx, ry = np.sqrt(I[:, 0, 0]), np.sqrt(I[:, 1, 1])
+    sx, sa, sy = rx - 1.0, I[:, 0, 1] / (rx * ry), ry - 1.0
+    dII = cloth6_second_form(g, mesh["has"], xe) - mesh["II0"]
+    law = lambda k, t: k * (0.5 * t * t + 0.25 * b * t ** 4)  # noqa: E731
+    W = law(k_weft, sx) + law(k_warp, sy) + law(k_shear, sa) + 0.5 * k_bend * (dII[:, 0] ** 2 + 2 * dII[:, 1] ** 2 + dII[:, 2] ** 2)
+    return A * W, np.stack([sx, sa, sy, dII[:, 0], dII[:, 1], dII[:, 2]], axis=1)
+
+
+def cloth6_gradient(mesh, xe):
+    """dE/dx [M, 6, 3] by complex steps (a free edge's repeated corner gets its own column, zero)."""
+    grad = np.zeros(xe.shape)
+    for a in range(6):
+        for d in range(3):
+            xc = xe.astype(complex)
+            xc[:, a, d] += 1j * CLOTH6_H
+            grad[:, a, d] = cloth6_energy(mesh, xc)[0].imag / CLOTH6_H
+    return grad
+
+
+def read_cloth6(rep, h5):
+    """sheet_cloth6 [5] = (k_weft, k_warp, k_shear, beta, k_bend), or None."""
+    v = np.asarray(h5.attrs.get("sheet_cloth6", []), dtype=np.float64).reshape(-1)
+    ok = rep.check(v.shape == (5,) and np.all(np.isfinite(v)), "element cloth6 without the root attribute sheet_cloth6 [5]")
+    ok = ok and rep.check(np.all(v[:3] > 0) and v[3] >= 0 and v[4] >= 0, f"sheet_cloth6 {v}: moduli must be > 0, beta and k_bend >= 0")
+    model = h5.attrs.get("sheet_model")
+    rep.check(model is not None and as_str(model) == "cloth6", "element cloth6 without sheet_model cloth6")
+    return v if ok else None
+
+
+def check_mesh_cloth6(rep, h5):
+    """A file of cloth6 stencils (root element "cloth6"): /mesh/elements [M, 6], each row a triangle and its
+    across-edge vertices (rebuilt here from the triangles), the rest data."""
+    base = read_mesh_datasets(rep, h5, "elements", 6)
+    if base is None:
+        return None
+    X, el, fixed, color, part = base
+    mat, moduli = read_sheet_material(rep, h5), read_cloth6(rep, h5)
+    if mat is None or moduli is None:
+        return None
+    tri = el[:, :3]
+    across = cloth6_neighbours(tri)
+    if not rep.check(across is not None and np.array_equal(across, el[:, 3:]),
+                     "cloth6 rows: the last three nodes are not the vertices across the triangle's edges (corner i on a free edge)"):
+        return None
+    if color is not None:
+        clash = sum(int(color[a] == color[b]) for r in el.tolist() for a in set(r) for b in set(r) if a < b)
+        rep.check(clash == 0, f"{clash} node pairs of a cloth6 row share a color")
+    bad = np.flatnonzero(degenerate_triangles(X[tri[:, 0]], X[tri[:, 1]], X[tri[:, 2]]))
+    if not rep.check(bad.size == 0, f"{bad.size} cloth6 stencils with a degenerate rest triangle"):
+        return None
+    mesh = {"kind": "cloth6", "X": X, "elements": el, "sheet": mat, "cloth6": moduli, "has": el[:, 3:] != el[:, :3]}
+    mesh["A"], mesh["g"] = triangle_rest(X[tri[:, 0]], X[tri[:, 1]], X[tri[:, 2]], mat["weft"])
+    mesh["II0"] = np.zeros((len(el), 3))
+    mesh["II0"] = cloth6_second_form(mesh["g"], mesh["has"], X[el])
+    return with_nodes(rep, h5, mesh, X, fixed, part)
+
+
+def elastic_cloth6(mesh, x, material, mu, lam):
+    """Energy, nodal forces (complex steps), round-off scale and energy scale of the cloth6 stencils. The scale
+    of node a: A (max k (1 + b) (|F|^2 + 1) + k_bend / l^2) |g|_max (1 + max|x| sum|g|) per stencil holding it
+    (the size of the strain's terms times the cancellation in F and in the edge vectors)."""
+    el = mesh["elements"]
+    xe = x[el]
+    E, s = cloth6_energy(mesh, xe)
+    grad = cloth6_gradient(mesh, xe)
+    k_weft, k_warp, k_shear, b, k_bend = mesh["cloth6"]
+    g, A = mesh["g"], mesh["A"]
+    gmax = np.abs(g).max(axis=(1, 2))
+    l2 = 1.0 / gmax ** 2
+    F = np.einsum("eai,eak->eik", xe[:, :3], g)
+    Fn2 = np.einsum("eik,eik->e", F, F)
+    kmax = max(k_weft, k_warp, k_shear) * (1.0 + b)
+    size = A * (kmax * (Fn2 + 1.0) + k_bend / l2) * gmax * (1.0 + np.abs(x).max() * 3.0 * gmax)
+    n = len(x)
+    mag = np.bincount(el.reshape(-1), weights=np.repeat(size, 6), minlength=n)
+    escale = A * (kmax * Fn2 * (np.abs(s[:, :3]).sum(axis=1) + 1e-6 * Fn2) + k_bend * (np.abs(s[:, 3:]).sum(axis=1) + 1e-6 / np.sqrt(l2)) / np.sqrt(l2))
+    return float(E.sum()), -scatter(el, grad, n), mag, float(escale.sum())
+
+
+def lumped_mass_cloth6(mesh, rho):
+    """rho_s t A / 3 on each stencil's triangle corners."""
+    mat = mesh["sheet"]
+    m = np.repeat(mat["rho"] * mat["t"] * mesh["A"] / 3.0, 3)
+    return np.bincount(mesh["elements"][:, :3].reshape(-1), weights=m, minlength=len(mesh["X"]))
+
+
+def check_xdmf_cloth6(rep, h5, xpath, base, grids, mesh):
+    """A file of cloth6 stencils: every grid draws the triangles, /mesh/xdmf_cells [M, 3] = the rows' first three nodes."""
+    M = len(mesh["elements"])
+    for k, g in enumerate(grids):
+        top = g.find("Topology")
+        ok = top is not None and top.get("TopologyType") == "Triangle" and top.get("NumberOfElements") == str(M)
+        item = top.find("DataItem") if top is not None else None
+        ok = ok and item is not None and (item.text or "").strip() == f"{base}:/mesh/xdmf_cells"
+        rep.check(ok, f"{xpath}: grid {k} topology is not {M} Triangles from {base}:/mesh/xdmf_cells")
+    cells = check_dataset(rep, h5, "mesh/xdmf_cells", np.int64, (M, 3))
+    if cells is not None:
+        rep.check(np.array_equal(cells, mesh["elements"][:, :3]), "/mesh/xdmf_cells are not the cloth6 stencils' triangles")
+
+
+def self_test_cloth6(rep, rng):
+    """II = 1/R on a cylinder; zero energy and force under rigid motions; complex steps = central differences."""
+    P = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [-1, 1, 0], [1, -1, 0]], float) * 0.05
+    el = np.array([[0, 1, 2, 3, 4, 5]])
+    mat = {"C": np.eye(3), "t": 1.0, "kb": 0.3, "weft": np.array([1.0, 0, 0]), "rho": 1.0}
+    mesh = {"elements": el, "sheet": mat, "cloth6": np.array([2.0, 1.5, 0.7, 30.0, 0.3]), "has": np.ones((1, 3), bool)}
+    mesh["A"], mesh["g"] = triangle_rest(P[None, 0], P[None, 1], P[None, 2], mat["weft"])
+    mesh["II0"] = np.zeros((1, 3))
+    R = 2.0
+    wrap = np.stack([R * np.sin(P[:, 0] / R), P[:, 1], R * (1 - np.cos(P[:, 0] / R))], axis=1)  # bent about y: II_xx = 1/R
+    II = cloth6_second_form(mesh["g"], mesh["has"], wrap[el])[0]
+    rep.check(abs(abs(II[0]) - 1 / R) < 0.02 / R and abs(II[1]) < 1e-3 / R and abs(II[2]) < 1e-3 / R, f"cloth6 self-test: II on a cylinder {II}, expected (1/R, 0, 0)")
+    mesh["II0"] = cloth6_second_form(mesh["g"], mesh["has"], P[el])
+    Q = _random_rotation(rng)
+    moved = P @ Q.T + rng.normal(size=3)
+    E, _ = cloth6_energy(mesh, moved[el])
+    rep.check(abs(E[0]) < 1e-20, f"cloth6 self-test: energy {E[0]} under a rigid motion")
+    x = P + 0.01 * rng.normal(size=P.shape)
+    grad = cloth6_gradient(mesh, x[el])[0]
+    fd = _central_gradient(lambda y: cloth6_energy(mesh, y[el])[0][0], x, 1e-7)
+    rep.check(np.abs(grad - fd).max() <= 1e-6 * np.abs(grad).max(), f"cloth6 self-test: complex steps vs central differences {np.abs(grad - fd).max()}")
+
+
+# ----------------------------------------------------------------------------
 # peridynamic membranes (issue 20; root attribute sheet_model "peridynamic", docs/peridynamics.md)
 #
 # Written from the equations of docs/peridynamics.md (the seed's Eq. 8-15, 36-43), not from
@@ -2367,6 +2564,7 @@ def self_test_log_neohookean(rep, rng):
 def self_test(rep, data_dir):
     rng = np.random.default_rng(1)
     self_test_sheets(rep, rng)
+    self_test_cloth6(rep, rng)
     self_test_plasticity(rep, rng)
     self_test_log_neohookean(rep, rng)
     for name, kind in KINDS.items():
@@ -2536,7 +2734,7 @@ def run(args):
     with h5:
         attrs = read_root_attrs(rep, h5)
         kind = as_str(h5.attrs["element"]) if "element" in h5.attrs else "tet4"
-        if not rep.check(kind in KINDS or kind in ("mixed", "tri3"), f"unknown element kind '{kind}'"):
+        if not rep.check(kind in KINDS or kind in ("mixed", "tri3", "cloth6"), f"unknown element kind '{kind}'"):
             return rep, None
         if kind == "tet4":
             mesh = check_mesh(rep, h5)
@@ -2544,10 +2742,12 @@ def run(args):
             mesh = check_mesh_mixed(rep, h5)
         elif kind == "tri3":
             mesh = check_mesh_sheet(rep, h5, kind)
+        elif kind == "cloth6":
+            mesh = check_mesh_cloth6(rep, h5)
         else:
             mesh = check_mesh_kind(rep, h5, kind)
         if mesh is not None:
-            sheets = kind == "tri3" or (kind == "mixed" and any(g["kind"] in SHEET_NODES for g in mesh["groups"]))
+            sheets = kind in ("tri3", "cloth6") or (kind == "mixed" and any(g["kind"] in SHEET_NODES for g in mesh["groups"]))
             stray = [k for k in SHEET_ATTRS if k in h5.attrs]
             rep.check(sheets or not stray, f"root attributes {stray} without sheet kinds")
         frames = check_frames(rep, h5, len(mesh["X"])) if mesh is not None else None

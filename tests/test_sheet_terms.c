@@ -119,10 +119,10 @@ int main(void)
   }
 
   /* masses */
-  const double ms = pbng_sheet_corner_mass(&m, PBNG_ELEMENT_TRI3, &tri);
+  const double ms = pbng_sheet_corner_mass(&m, PBNG_ELEMENT_TRI3, &tri, 0);
   check(fabs(3 * ms - m.density * m.membrane.thickness * tri.membrane.area) <= 1e-15, "tri3 corner masses sum to rho h A", 3 * ms,
         m.density * m.membrane.thickness * tri.membrane.area);
-  check(pbng_sheet_corner_mass(&m, PBNG_ELEMENT_BEND4, &bend) == 0, "a stencil has no mass", 0, 0);
+  check(pbng_sheet_corner_mass(&m, PBNG_ELEMENT_BEND4, &bend, 0) == 0, "a stencil has no mass", 0, 0);
   if (failures) {
     printf("test_sheet_terms: %d of %d checks FAILED\n", failures, checks);
     return 1;

@@ -45,6 +45,7 @@ typedef struct {
   double k_weft, k_warp, k_shear, nu_weft, nu_warp;  /* orthotropic: -sheet_k_weft ... -sheet_nu_warp */
   double thickness, bending_stiffness, density, weft[3];
   double size;                                       /* -sheet_size: the generated sheet's side */
+  double stiffening;                                 /* -sheet_stiffening: -sheet_model cloth6's beta (core/cloth6.h) */
   double origin[3], e_u[3], e_v[3];                  /* the generated sheet: origin + s e_u + t e_v (scene's choice) */
 } pbng_sheet_options;
 

@@ -86,7 +86,8 @@ static int load_has_force(const effect_context *c)
 
 /* ---- sheets --------------------------------------------------------------------------------------------------- */
 
-static int fem_sheets(const effect_context *c) { return c->cfg->pd.model == PBNG_SHEET_MODEL_FEM; }
+static int fem_sheets(const effect_context *c) { return c->cfg->pd.model != PBNG_SHEET_MODEL_PERIDYNAMIC; }
+static int cloth6_sheets(const effect_context *c) { return c->cfg->pd.model == PBNG_SHEET_MODEL_CLOTH6; }
 
 /* Whether some sheet material has this membrane law: the prefix's own, or (for the run's -sheet_*, which every
  * -sheetK_group starts from) any group's. */
@@ -175,6 +176,7 @@ static const condition TIME = {time_step_acts,
 static const condition RELEASED = {any_released_set, "no boundary set is released (-bcK_release)"};
 static const condition LOAD_FORCE = {load_has_force, "the point load's force is zero"};
 static const condition FEM_SHEETS = {fem_sheets, "the sheets are peridynamic membranes (-sheet_model peridynamic)"};
+static const condition CLOTH6_SHEETS = {cloth6_sheets, "the sheets are not the six-dimensional cloth stencils (-sheet_model cloth6)"};
 static const condition ISOTROPIC = {isotropic_law, "the membrane law is orthotropic (%s_membrane)"};
 static const condition ORTHOTROPIC = {orthotropic_law, "the membrane law is isotropic (%s_membrane)"};
 static const condition ANY_ORTHOTROPIC = {any_orthotropic, "no membrane law is orthotropic (an isotropic membrane has no weft)"};
@@ -259,6 +261,8 @@ static const effect_rule rules[] = {
   {FOR_RUN, "-sheet_weft", &ANY_ORTHOTROPIC, "give -sheet_membrane orthotropic"},
   {FOR_RUN, "-sheet_size", &SQUARE_SHEET, NULL},
   {FOR_RUN, "-sheet_model", &SHEETS, NULL},
+  {FOR_RUN, "-sheet_stiffening", &SHEETS, NULL},
+  {FOR_RUN, "-sheet_stiffening", &CLOTH6_SHEETS, "-sheet_model cloth6"},
   {FOR_RUN, "-pd_s1", &PD_NEOHOOKEAN, "give -pd_material neohookean"},
   {FOR_RUN, "-pd_hessian", &NEWTON, NULL},
   {FOR_RUN, "-pd_contact", &SISSM, NULL},

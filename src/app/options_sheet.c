@@ -64,6 +64,8 @@ static PetscErrorCode make_material(const char *prefix, const pbng_sheet_options
   PetscCheck(o->density > 0 && isfinite(o->density), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s_density %g: must be > 0", prefix, o->density);
   m->bending_stiffness = o->bending_stiffness;
   m->density = o->density;
+  err = pbng_cloth6_material_from_membrane(m->membrane.C, o->thickness, o->stiffening, o->bending_stiffness, &m->cloth6);
+  PetscCheck(!err, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s: the cloth6 moduli: %s (-sheet_stiffening %g)", prefix, err, o->stiffening);
   PetscFunctionReturn(0);
 }
 
@@ -142,18 +144,19 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
   PetscFunctionReturn(0);
 }
 
-/* -sheet_model fem | peridynamic and the peridynamic material (docs/peridynamics.md#options); the -pd_*
+/* -sheet_model fem | peridynamic | cloth6 and the peridynamic material (docs/peridynamics.md#options); the -pd_*
  * options without -sheet_model peridynamic are an error. */
 static PetscErrorCode read_peridynamic_options(PetscOptionItems *PetscOptionsObject, pbng_pd_options *o)
 {
-  const char *const models[] = {"fem", "peridynamic"}, *const materials[] = {"neohookean", "stretching"};
+  const char *const models[] = {"fem", "peridynamic", "cloth6"}, *const materials[] = {"neohookean", "stretching"};
   int model = (int)o->model, material = (int)o->mat.kind;
   PetscBool set, given = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-sheet_model",
-                                      "fem (tri3 membranes + bend4 stencils) | peridynamic (one-ring peridynamic membranes, issue 20)", "sheet model ", models,
-                                      2, &model, &set));
+                                      "fem (tri3 membranes + bend4 stencils) | peridynamic (one-ring peridynamic membranes, issue 20) | cloth6 (the "
+                                      "GPBD seed's six-dimensional cloth stencils with a strain-stiffening energy, issue 43)",
+                                      "sheet model ", models, 3, &model, &set));
   PetscCall(pbng_options_named_choice(PetscOptionsObject, "-pd_material", "peridynamic membranes: neohookean (Eq. 36) | stretching (A_3, Eq. 39)",
                                       "material ", materials, 2, &material, &given));
   PetscCall(read_real(PetscOptionsObject, "-pd", "s0", "peridynamic membranes: s0 of Eq. 36 / 39 (Pa)", &o->mat.s0, &given));
@@ -188,6 +191,8 @@ PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObje
   PetscCall(read_material(PetscOptionsObject, "-sheet", o, &set));
   PetscCall(pbng_options_read_vector3(PetscOptionsObject, "-sheet_weft", "weft axis wx,wy,wz (projected onto each rest triangle)", o->weft));
   PetscCall(PetscOptionsReal("-sheet_size", "generated sheet: side length (m)", NULL, o->size, &o->size, &set));
+  PetscCall(PetscOptionsReal("-sheet_stiffening", "-sheet_model cloth6: the stiffening factor beta >= 0 (tangent stiffness k (1 + 3 beta s^2); 0: linear)",
+                             NULL, o->stiffening, &o->stiffening, &set));
   PetscCall(make_material("-sheet", o, m));
   PetscCheck(o->size > 0 && isfinite(o->size), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-sheet_size %g: must be > 0", o->size);
   const double w = vec3_norm(o->weft);
@@ -197,5 +202,8 @@ PetscErrorCode pbng_config_read_sheet_options(PetscOptionItems *PetscOptionsObje
   cfg->nsheet_groups = 0;
   for (int k = 0; k < PBNG_MAX_SHEET_GROUPS; ++k) PetscCall(read_sheet_group(PetscOptionsObject, cfg, k));
   PetscCall(read_peridynamic_options(PetscOptionsObject, &cfg->pd));
+  PetscCheck(cfg->pd.model != PBNG_SHEET_MODEL_CLOTH6 || cfg->nsheet_groups == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-sheet_model cloth6 with -sheet%d_group %s: the six-dimensional cloth stencils take the run's -sheet_* material only (docs/cloth.md)",
+             cfg->nsheet_groups ? cfg->sheet_group[0].k : 0, cfg->nsheet_groups ? cfg->sheet_group[0].name : "");
   PetscFunctionReturn(0);
 }

@@ -588,6 +588,12 @@ static void sheet_material_label(const run_state *st, char *buf, size_t len)
                p->thickness > 0 ? p->thickness : o->thickness, o->thickness);
     return;
   }
+  if (cfg->pd.model == PBNG_SHEET_MODEL_CLOTH6) {
+    const pbng_cloth6_material *c = &cfg->sheet.cloth6;
+    snprintf(buf + used, len - (size_t)used, "%scloth6 stencils k_weft %g k_warp %g k_shear %g N/m, beta %g, k_bend %g", used ? ", " : "", c->k_weft,
+             c->k_warp, c->k_shear, c->stiffening, c->k_bend);
+    return;
+  }
   if (o->orthotropic)
     used += snprintf(buf + used, len - (size_t)used, "%ssheet orthotropic k_weft %g k_warp %g, h %g, k_b %g", used ? ", " : "", o->k_weft, o->k_warp,
                      o->thickness, o->bending_stiffness);
@@ -618,7 +624,9 @@ static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_he
   const pbng_config *cfg = st->cfg;
 
   PetscFunctionBeginUser;
-  if (cfg->solver_opt.multilevel == 1 || !(head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4])) PetscFunctionReturn(0);
+  if (cfg->solver_opt.multilevel == 1 || !(head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4] + head->kind_count[PBNG_ELEMENT_CLOTH6])) PetscFunctionReturn(0);
+  PetscCheck(!head->kind_count[PBNG_ELEMENT_CLOTH6], st->comm, PETSC_ERR_SUP,
+             "-multilevel %d with -sheet_model cloth6: coarse sheets are tri3/bend4 (docs/sheets_multilevel.md); use -multilevel 1", cfg->solver_opt.multilevel);
   PetscCheck(!cfg->contact, st->comm, PETSC_ERR_SUP,
              "-multilevel %d with contacts on a mesh with sheets: contacts are carried to coarse tetrahedra only, not to coarse sheets "
              "(docs/sheets_multilevel.md); use -multilevel 1",
@@ -630,8 +638,8 @@ static PetscErrorCode check_multilevel_sheets(const run_state *st, const mesh_he
  * output file is created (options_effects.c). */
 static PetscErrorCode check_option_effects(const run_state *st, const mesh_header *head)
 {
-  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
-  const pbng_mesh_facts mesh = {.known = 1, .has_volume = head->nelems > sheets, .has_sheets = head->kind_count[PBNG_ELEMENT_TRI3] > 0,
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4] + head->kind_count[PBNG_ELEMENT_CLOTH6];
+  const pbng_mesh_facts mesh = {.known = 1, .has_volume = head->nelems > sheets, .has_sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_CLOTH6] > 0,
                                 .has_weak = head->nweak > 0};
 
   PetscFunctionBeginUser;
@@ -641,7 +649,7 @@ static PetscErrorCode check_option_effects(const run_state *st, const mesh_heade
 
 static double default_atol(const pbng_config *cfg, const mesh_header *head)
 {
-  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4] + head->kind_count[PBNG_ELEMENT_CLOTH6];
   return pbng_config_default_atol(cfg, head->extent, head->nelems > sheets, sheets > 0);
 }
 

@@ -113,7 +113,7 @@ static PetscErrorCode coarsen_levels(const pbng_config *cfg, const pbng_mesh *fi
 /* -multilevel auto with a mesh file: why its coarse levels cannot be made here (the defaults: line's account), or NULL. */
 static const char *file_levels_unavailable(const pbng_config *cfg, const mesh_header *head, int partitioned)
 {
-  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4];
+  const int64_t sheets = head->kind_count[PBNG_ELEMENT_TRI3] + head->kind_count[PBNG_ELEMENT_BEND4] + head->kind_count[PBNG_ELEMENT_CLOTH6];
   if (partitioned) return "a partitioned mesh has no whole mesh to coarsen: give its coarser levels with -mesh_levels (pbng-partition -multilevel L writes them)";
   if (sheets && cfg->contact) return "contacts are carried to coarse tetrahedra only, not to coarse sheets";
   if (sheets) return "coarse levels are made automatically from volume elements only: give this mesh's coarser levels with -mesh_levels";

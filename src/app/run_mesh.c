@@ -214,7 +214,7 @@ static pbng_output_pd output_pd(const pbng_pd_options *o, double sheet_thickness
 PetscErrorCode run_open_output(run_state *st, const mesh_header *mesh, const char *command_line)
 {
   const pbng_config *cfg = st->cfg;
-  const PetscBool sheets = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] > 0;
+  const PetscBool sheets = mesh->kind_count[PBNG_ELEMENT_TRI3] + mesh->kind_count[PBNG_ELEMENT_BEND4] + mesh->kind_count[PBNG_ELEMENT_CLOTH6] > 0;
   const pbng_output_pd pd = output_pd(&cfg->pd, sheets ? cfg->sheet.membrane.thickness : 0.0);
   pbng_output_info info = {
     .material = pbng_material_kind_name(cfg->material), .youngs_modulus = cfg->youngs,

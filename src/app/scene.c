@@ -1012,6 +1012,11 @@ PetscErrorCode pbng_config_build_mesh(const pbng_config *cfg, pbng_mesh *mesh)
   case PBNG_MESH_SHEET: PetscCall(generate_sheet(cfg, cfg->res, 0, mesh)); break;
   }
   if (cfg->sheet_opt.bending_stiffness > 0) PetscCall(pbng_mesh_add_bending_stencils(mesh)); /* a file's triangles: their stencils */
+  if (cfg->pd.model == PBNG_SHEET_MODEL_CLOTH6) { /* in place of tri3 and bend4 */
+    PetscCheck(!cfg->contact, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "-sheet_model cloth6 with -contact: contacts see the sheets' tri3 triangles, which the cloth6 stencils replace (docs/cloth.md)");
+    PetscCall(pbng_mesh_cloth_stencils(mesh));
+  }
   if (cfg->weak_file[0]) PetscCall(pbng_mesh_read_weak_constraints(cfg->weak_file, mesh));
   if (cfg->bind_distance > 0) {
     const pbng_binding_options o = binding_options(cfg);

@@ -32,6 +32,8 @@ static const double pyramid5_nodes[5][3] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, 
  * functions: the bending energy is written on the positions directly, core/bending.h). */
 static const double tri3_nodes[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
 static const double bend4_nodes[4][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 1, 0}};
+/* the triangle's corners, then the vertex across edge i (opposite corner i) */
+static const double cloth6_nodes[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {-1, 1, 0}, {1, -1, 0}};
 
 /* Faces: corners outward first, then the face's other nodes. */
 static const pbng_element_face tet4_faces[4] = {{3, 3, {0, 2, 1}}, {3, 3, {0, 1, 3}}, {3, 3, {0, 3, 2}}, {3, 3, {1, 2, 3}}};
@@ -72,6 +74,9 @@ static const pbng_element_type element_types[PBNG_ELEMENT_KIND_COUNT] = {
    * (-1: built from the triangles, pbng_mesh_add_bending_stencils), no XDMF cell and no quadrature */
   {PBNG_ELEMENT_TRI3, "tri3", 3, 1, PBNG_SHAPE_TRIANGLE, tri3_nodes, 0.5, 2, "Triangle", NULL, 1, 1, 0, NULL},
   {PBNG_ELEMENT_BEND4, "bend4", 4, 1, PBNG_SHAPE_STENCIL, bend4_nodes, 0.0, -1, NULL, NULL, 0, 0, 0, NULL},
+  /* the six-dimensional cloth stencil: no Gmsh type (-2: built from the triangles, pbng_mesh_cloth_stencils), drawn
+   * as its triangle (pbng_element_linear_subcells) */
+  {PBNG_ELEMENT_CLOTH6, "cloth6", 6, 1, PBNG_SHAPE_STENCIL, cloth6_nodes, 0.0, -2, NULL, NULL, 0, 0, 0, NULL},
 };
 
 const pbng_element_type *pbng_element_type_get(pbng_element_kind kind)
@@ -123,7 +128,8 @@ int pbng_element_xdmf_id(const pbng_element_type *t)
 {
   static const int id[PBNG_ELEMENT_KIND_COUNT] = {[PBNG_ELEMENT_TET4] = 6,  [PBNG_ELEMENT_TET10] = 38,  [PBNG_ELEMENT_TET20] = -1,
                                                   [PBNG_ELEMENT_HEX8] = 9,  [PBNG_ELEMENT_HEX27] = -1,  [PBNG_ELEMENT_PRISM6] = 8,
-                                                  [PBNG_ELEMENT_PYRAMID5] = 7, [PBNG_ELEMENT_TRI3] = 4,   [PBNG_ELEMENT_BEND4] = -1};
+                                                  [PBNG_ELEMENT_PYRAMID5] = 7, [PBNG_ELEMENT_TRI3] = 4,   [PBNG_ELEMENT_BEND4] = -1,
+                                                  [PBNG_ELEMENT_CLOTH6] = -1};
   return id[t->kind];
 }
 
@@ -343,6 +349,11 @@ static int hexahedron_subcells(const pbng_element_type *t, int (*cells)[PBNG_MAX
 int pbng_element_linear_subcells(const pbng_element_type *t, const pbng_element_type **cell, int (*cells)[PBNG_MAX_SUBCELL_NODES])
 {
   *cell = t;
+  if (t->kind == PBNG_ELEMENT_CLOTH6) { /* its triangle */
+    *cell = &element_types[PBNG_ELEMENT_TRI3];
+    for (int j = 0; j < 3; ++j) cells[0][j] = j;
+    return 1;
+  }
   if (t->order < 2 || t->order > 3) return 0;
   if (t->shape == PBNG_SHAPE_TETRAHEDRON) {
     *cell = &element_types[PBNG_ELEMENT_TET4];

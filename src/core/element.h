@@ -22,6 +22,8 @@ typedef enum {
   PBNG_ELEMENT_PYRAMID5, /* linear pyramid, Gmsh type 7 */
   PBNG_ELEMENT_TRI3,     /* sheet kinds (issue 18, docs/cloth.md): membrane triangle in 3-D, Gmsh type 2 */
   PBNG_ELEMENT_BEND4,    /* bending stencil: the two triangles at an interior edge (built, never read) */
+  PBNG_ELEMENT_CLOTH6,   /* the GPBD seed's six-dimensional cloth stencil: a triangle and the vertex across each edge
+                            (built from the triangles with -sheet_model cloth6, never read; core/cloth6.h) */
   PBNG_ELEMENT_KIND_COUNT
 } pbng_element_kind;
 
@@ -64,11 +66,11 @@ typedef struct {
 } pbng_element_type;
 
 const pbng_element_type *pbng_element_type_get(pbng_element_kind kind);
-/* Whether t is a sheet kind (tri3, bend4: terms of thin sheets with their own energies, core/membrane and
+/* Whether t is a sheet kind (tri3, bend4, cloth6: terms of thin sheets with their own energies, core/membrane and
  * core/bending, and no volume, quadrature-point Jacobian or faces) rather than a volume element. */
 static inline int pbng_element_is_sheet(const pbng_element_type *t) { return t->shape >= PBNG_SHAPE_TRIANGLE; }
 /* The sheet kinds as a kind mask (pbng_element_kinds_mask's bits). */
-#define PBNG_SHEET_KINDS_MASK ((1u << PBNG_ELEMENT_TRI3) | (1u << PBNG_ELEMENT_BEND4))
+#define PBNG_SHEET_KINDS_MASK ((1u << PBNG_ELEMENT_TRI3) | (1u << PBNG_ELEMENT_BEND4) | (1u << PBNG_ELEMENT_CLOTH6))
 /* The kind named `name` ("tet4", ...) or with Gmsh type id `type`; NULL when there is none. */
 const pbng_element_type *pbng_element_type_by_name(const char *name);
 const pbng_element_type *pbng_element_type_by_gmsh(int type);
@@ -163,7 +165,7 @@ void pbng_element_load_weights(const pbng_element_reference *ref, const double *
  * the sub-cell i + 2 j + 4 k, its corners in the hexahedron's order (Gmsh's and VTK's) on the
  * octant's axes, so each has its parent's orientation. cells[k][0 .. (*cell)->nodes - 1] are local
  * node indices, *cell the sub-cells' kind (tet4 or hex8). Returns the number of sub-cells, 0 for
- * the linear kinds (*cell is then t). */
+ * the linear kinds (*cell is then t); 1 for the cloth stencil cloth6 (its triangle, a tri3 cell). */
 #define PBNG_MAX_SUBCELLS 27
 #define PBNG_MAX_SUBCELL_NODES 8
 int pbng_element_linear_subcells(const pbng_element_type *t, const pbng_element_type **cell, int (*cells)[PBNG_MAX_SUBCELL_NODES]);

@@ -203,6 +203,30 @@ void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3],
     for (int v = 0; v < 18; ++v) S[3 + k][v] = r->l2 * dII[k][v];
 }
 
+void pbng_gpbd_cloth_membrane_curvature_block(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], int a, double B[9])
+{
+  double fx[3], fy[3], Iff[3], h[3], dh[3][3], d2h[3][3][3], beta[3] = {0, 0, 0}, gamma[3][3] = {{0}}, dI[3][3];
+  cloth_deformation(r, x, fx, fy);
+  Iff[0] = vec3_dot(fx, fx), Iff[1] = vec3_dot(fx, fy), Iff[2] = vec3_dot(fy, fy);
+  membrane_measures(Iff, h, dh, d2h);
+  for (int k = 0; k < 3; ++k)
+    for (int p = 0; p < 3; ++p) {
+      beta[p] += c[k] * dh[k][p];
+      for (int q = 0; q < 3; ++q) gamma[p][q] += c[k] * d2h[k][p][q];
+    }
+  const double gx = r->g[a][0], gy = r->g[a][1];
+  for (int j = 0; j < 3; ++j) /* dI_p / dx_aj (first_form_gradient's column of corner a) */
+    dI[0][j] = 2 * gx * fx[j], dI[1][j] = gx * fy[j] + gy * fx[j], dI[2][j] = 2 * gy * fy[j];
+  const double curv = beta[0] * 2 * gx * gx + beta[1] * 2 * gx * gy + beta[2] * 2 * gy * gy;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double v = i == j ? curv : 0.0;
+      for (int p = 0; p < 3; ++p)
+        for (int q = 0; q < 3; ++q) v += gamma[p][q] * dI[p][i] * dI[q][j];
+      B[3 * i + j] = v;
+    }
+}
+
 void pbng_gpbd_cloth_membrane_curvature(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], double H[18][18])
 {
   double fx[3], fy[3], Iff[3], h[3], dh[3][3], d2h[3][3][3], dI[3][9], beta[3] = {0, 0, 0}, gamma[3][3] = {{0}};
@@ -231,4 +255,133 @@ void pbng_gpbd_cloth_membrane_curvature(const pbng_gpbd_cloth_rest *r, const dou
         }
       }
     }
+}
+
+/* ---- cloth: the II rows' second derivatives ---- */
+
+/* K = [v]x, K w = v x w. */
+static void skew(const double v[3], double K[3][3])
+{
+  K[0][0] = 0, K[0][1] = -v[2], K[0][2] = v[1];
+  K[1][0] = v[2], K[1][1] = 0, K[1][2] = -v[0];
+  K[2][0] = -v[1], K[2][1] = v[0], K[2][2] = 0;
+}
+
+/* J[:, 3 node + (0..2)] += sign K (J 3 x 12). */
+static void add_block(double J[3][12], int node, double sign, double K[3][3])
+{
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) J[i][3 * node + j] += sign * K[i][j];
+}
+
+/* The Jacobian (3 x 12) of N = e1 x e2 with e1 = x_p1 - x_q, e2 = x_p2 - x_q (nodes of the 4-node stencil):
+ * dN = -[e2]x de1 + [e1]x de2. */
+static void cross_jacobian(const double e1[3], const double e2[3], int p1, int p2, int q, double J[3][12])
+{
+  double K1[3][3], K2[3][3];
+  memset(J, 0, sizeof(double) * 36);
+  skew(e1, K1), skew(e2, K2);
+  add_block(J, p1, -1.0, K2), add_block(J, q, 1.0, K2);
+  add_block(J, p2, 1.0, K1), add_block(J, q, -1.0, K1);
+}
+
+/* Jn = (I - n n^T) / len J (the unit vector n = N / len of N's Jacobian). */
+static void normalised_jacobian(const double n[3], double len, double J[3][12], double Jn[3][12])
+{
+  for (int v = 0; v < 12; ++v) {
+    const double nj = n[0] * J[0][v] + n[1] * J[1][v] + n[2] * J[2][v];
+    for (int i = 0; i < 3; ++i) Jn[i][v] = (J[i][v] - n[i] * nj) / len;
+  }
+}
+
+/* H += J^T T J with T = sum_k w_k d^2 m_k / du^2 of m = u / |u| at |u| = len:
+ * T_ab = (-w_a m_b - w_b m_a - (w.m) delta_ab + 3 (w.m) m_a m_b) / len^2. */
+static void add_normalisation_curvature(const double m[3], double len, const double w[3], double J[3][12], double H[12][12])
+{
+  const double wm = vec3_dot(w, m);
+  double T[3][3], TJ[3][12];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) T[a][b] = (-w[a] * m[b] - w[b] * m[a] - (a == b) * wm + 3 * wm * m[a] * m[b]) / (len * len);
+  for (int a = 0; a < 3; ++a)
+    for (int v = 0; v < 12; ++v) TJ[a][v] = T[a][0] * J[0][v] + T[a][1] * J[1][v] + T[a][2] * J[2][v];
+  for (int u = 0; u < 12; ++u)
+    for (int v = 0; v < 12; ++v) H[u][v] += J[0][u] * TJ[0][v] + J[1][u] * TJ[1][v] + J[2][u] * TJ[2][v];
+}
+
+/* H += the Hessian of b . (e1 x e2), e1 = x_p1 - x_q, e2 = x_p2 - x_q: b . (de1 x de2') = de1^T M de2' with
+ * M = -[b]x, symmetrised over the two arguments. */
+static void add_cross_curvature(const double b[3], int p1, int p2, int q, double H[12][12])
+{
+  const int n1[2] = {p1, q}, n2[2] = {p2, q};
+  const double s[2] = {1.0, -1.0};
+  double M[3][3];
+  skew(b, M);
+  for (int A = 0; A < 2; ++A)
+    for (int B = 0; B < 2; ++B)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const double v = -s[A] * s[B] * M[i][j];
+          H[3 * n1[A] + i][3 * n2[B] + j] += v;
+          H[3 * n2[B] + j][3 * n1[A] + i] += v;
+        }
+}
+
+/* The Hessian (12 x 12, nodes xi xj xk p as in midedge_coefficient) of c = (xi - xj) . m, exact: with
+ * u = n + n', a = (I - m m^T) r / |u| and b, b' the same for n, n' (midedge_coefficient's),
+ *   d2c = Jr^T Jm + Jm^T Jr + Ju^T T_m(r) Ju + JN^T T_n(a) JN + JN'^T T_n'(a) JN' + d2(b . N) + d2(b' . N'),
+ * T_v(w) = sum_k w_k d^2 v_k / d(unnormalised)^2 (add_normalisation_curvature). Zero where c is (no normal,
+ * folded edge). */
+static void midedge_hessian(const double xi[3], const double xj[3], const double xk[3], const double p[3], double H[12][12])
+{
+  double e1[3], e2[3], f1[3], f2[3], N[3], Nn[3], n[3], nn[3], u[3], m[3], r[3];
+  memset(H, 0, sizeof(double) * 144);
+  vec3_sub(xj, xi, e1), vec3_sub(xk, xi, e2), vec3_cross(e1, e2, N);
+  vec3_sub(xj, xk, f1), vec3_sub(p, xk, f2), vec3_cross(f1, f2, Nn);
+  const double ln = vec3_norm(N), lnn = vec3_norm(Nn);
+  if (!(ln > 0) || !(lnn > 0)) return;
+  for (int k = 0; k < 3; ++k) n[k] = N[k] / ln, nn[k] = Nn[k] / lnn, u[k] = n[k] + nn[k];
+  const double lu = vec3_norm(u);
+  if (!(lu > 1e-12)) return;
+  for (int k = 0; k < 3; ++k) m[k] = u[k] / lu;
+  vec3_sub(xi, xj, r);
+  const double c = vec3_dot(r, m);
+  double JN[3][12], JNn[3][12], Jn[3][12], Jnn[3][12], Ju[3][12], Jm[3][12], a[3], b[3], bb[3];
+  cross_jacobian(e1, e2, 1, 2, 0, JN);   /* N = (xj - xi) x (xk - xi) */
+  cross_jacobian(f1, f2, 1, 3, 2, JNn);  /* N' = (xj - xk) x (p - xk) */
+  normalised_jacobian(n, ln, JN, Jn);
+  normalised_jacobian(nn, lnn, JNn, Jnn);
+  for (int i = 0; i < 3; ++i)
+    for (int v = 0; v < 12; ++v) Ju[i][v] = Jn[i][v] + Jnn[i][v];
+  normalised_jacobian(m, lu, Ju, Jm);
+  for (int k = 0; k < 3; ++k) a[k] = (r[k] - c * m[k]) / lu;
+  const double an = vec3_dot(a, n), ann = vec3_dot(a, nn);
+  for (int k = 0; k < 3; ++k) b[k] = (a[k] - an * n[k]) / ln, bb[k] = (a[k] - ann * nn[k]) / lnn;
+  for (int i = 0; i < 3; ++i) /* Jr^T Jm + Jm^T Jr, Jr = (I, -I, 0, 0) */
+    for (int v = 0; v < 12; ++v) {
+      H[i][v] += Jm[i][v], H[3 + i][v] -= Jm[i][v];
+      H[v][i] += Jm[i][v], H[v][3 + i] -= Jm[i][v];
+    }
+  add_normalisation_curvature(m, lu, r, Ju, H);
+  add_normalisation_curvature(n, ln, a, JN, H);
+  add_normalisation_curvature(nn, lnn, a, JNn, H);
+  add_cross_curvature(b, 1, 2, 0, H);
+  add_cross_curvature(bb, 1, 3, 2, H);
+}
+
+void pbng_gpbd_cloth_bending_curvature(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], double H[18][18])
+{
+  for (int i = 0; i < 3; ++i) {
+    if (!r->neighbour[i]) continue;
+    const int j = (i + 1) % 3, k = (i + 2) % 3, node[4] = {i, j, k, 3 + i};
+    const double gx = r->g[i][0], gy = r->g[i][1];
+    /* s_{3+p} = l^2 II_p, II_p = sum_i wgt_p(i) c_i: the edge's weight in sum_p c_p d^2 s_{3+p} */
+    const double w = r->l2 * (c[0] * 2 * gx * gx + c[1] * 2 * gx * gy + c[2] * 2 * gy * gy);
+    if (w == 0.0) continue;
+    double Hc[12][12];
+    midedge_hessian(x[i], x[j], x[k], x[3 + i], Hc);
+    for (int A = 0; A < 4; ++A)
+      for (int B = 0; B < 4; ++B)
+        for (int p = 0; p < 3; ++p)
+          for (int q = 0; q < 3; ++q) H[3 * node[A] + p][3 * node[B] + q] += w * Hc[3 * A + p][3 * B + q];
+  }
 }

@@ -77,8 +77,18 @@ void pbng_gpbd_cloth_membrane_strain(const pbng_gpbd_cloth_rest *r, const double
 void pbng_gpbd_cloth_strain(const pbng_gpbd_cloth_rest *r, const double x[6][3], double s[6], double S[6][18]);
 
 /* Adds sum_{k < 3} c_k d^2 s_k / dx^2 (the membrane rows' own second derivatives, weighted by c, e.g.
- * c = dU^/ds) to H (18 x 18; only the triangle's 9 x 9 block is non-zero). The II rows' second derivatives
- * are not provided (docs/gpbd.md: Gauss-Newton for bending). */
+ * c = dU^/ds) to H (18 x 18; only the triangle's 9 x 9 block is non-zero). The II rows' own: pbng_gpbd_cloth_bending_curvature
+ * (the test energy of tests/gpbd_seed_energy.c leaves them out: Gauss-Newton for bending, docs/gpbd.md). */
 void pbng_gpbd_cloth_membrane_curvature(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], double H[18][18]);
+
+/* Its diagonal block of corner a (0..2): B (3 x 3 row-major) = the (a, a) block of sum_{k<3} c_k d^2 s_k / dx^2
+ * (written, not added; PBNG's node visits need only this block). */
+void pbng_gpbd_cloth_membrane_curvature_block(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], int a, double B[9]);
+
+/* Adds sum_{k < 3} c_k d^2 s_{3+k} / dx^2 (the II rows' own second derivatives, weighted by c, e.g.
+ * c = dU^/ds_{3..5}) to H (18 x 18), exact: the mid-edge coefficients' Hessians through the normalised
+ * cross products (docs/gpbd.md). With pbng_gpbd_cloth_membrane_curvature, the whole of
+ * d^2 U^(s(x)) / dx^2 = S^T d2U S + sum_k dU_k d^2 s_k. */
+void pbng_gpbd_cloth_bending_curvature(const pbng_gpbd_cloth_rest *r, const double x[6][3], const double c[3], double H[18][18]);
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef PBNG_CORE_SHEET_MATERIAL_H
 #define PBNG_CORE_SHEET_MATERIAL_H
 
+#include "core/cloth6.h"
 #include "core/membrane.h"
 
 typedef struct {
@@ -13,6 +14,8 @@ typedef struct {
   double bending_stiffness;        /* k_b of E_b = k_b / 2 sum Q_ij x_i . x_j (>= 0) */
   double weft[3];                  /* the weft axis, projected onto each rest triangle (unit length) */
   double density;                  /* kg per unit volume of sheet material */
+  pbng_cloth6_material cloth6;     /* the cloth6 stencils' moduli (-sheet_model cloth6), from the membrane's C, thickness,
+                                      -sheet_stiffening and k_b (pbng_cloth6_material_from_membrane) */
 } pbng_sheet_material;
 
 #endif

@@ -253,6 +253,19 @@ static PetscErrorCode write_sheet_attrs(hid_t root, const pbng_sheet_material *m
   PetscFunctionReturn(0);
 }
 
+/* The cloth6 stencils' energy (-sheet_model cloth6, core/cloth6.h): sheet_model "cloth6" and sheet_cloth6 [5] =
+ * (k_weft, k_warp, k_shear, beta, k_bend). */
+static PetscErrorCode write_cloth6_attrs(hid_t root, const pbng_cloth6_material *c)
+{
+  const hsize_t five = 5;
+  const double v[5] = {c->k_weft, c->k_warp, c->k_shear, c->stiffening, c->k_bend};
+
+  PetscFunctionBegin;
+  PetscCall(attr_string(root, "sheet_model", "cloth6"));
+  PetscCall(attr_write(root, "sheet_cloth6", H5T_NATIVE_DOUBLE, 1, &five, v));
+  PetscFunctionReturn(0);
+}
+
 /* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi, dhat, the rest exclusion and the
  * obstacles as rows (kind, 6 parameters; kinds as pbng_obstacle_kind). */
 static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_output_pd *o)
@@ -311,6 +324,7 @@ static PetscErrorCode write_root_attrs(pbng_output *out, const pbng_output_info 
   TRY(attr_string(root, "command_line", info->command_line));
   TRY(attr_int(root, "frames_written", 0));
   if (info->sheet) TRY(write_sheet_attrs(root, info->sheet));
+  if (info->sheet && out->element && out->element->kind == PBNG_ELEMENT_CLOTH6) TRY(write_cloth6_attrs(root, &info->sheet->cloth6));
   if (info->pd) TRY(write_peridynamic_attrs(root, info->pd));
 cleanup:
   pbng_h5_close(&root);

@@ -11,7 +11,9 @@
  *   -1, no XDMF cell), with root attributes sheet_membrane_C [3,3], sheet_thickness, sheet_bending_stiffness,
  *   sheet_weft [3], sheet_density; with -sheet_model peridynamic also sheet_model "peridynamic", pd_material,
  *   pd_s0, pd_s1, pd_kb, pd_thickness, pd_contact (0/1) and with it pd_contact_thickness, pd_contact_dhat and
- *   pd_obstacles [n, 7] (pbng_obstacle_kind, its 6 parameters)
+ *   pd_obstacles [n, 7] (pbng_obstacle_kind, its 6 parameters); with -sheet_model cloth6 the root element "cloth6"
+ *   (/mesh/elements [M, 6]: a triangle, then the vertex across each edge or the corner itself on a free edge; XDMF:
+ *   the triangle), sheet_model "cloth6" and sheet_cloth6 [5] (k_weft, k_warp, k_shear, beta, k_bend)
  *   /mesh/fixed_nodes int64 [K]          /mesh/color int32 [N]        /mesh/partition int32 [N]
  *   /mesh/node_loads float64 [N,3] (a point load, -load_box: each node's share)
  *   /mesh/handle_stiffness float64 [N] (released boundary sets, -bcK_release T: the spring stiffness k_i tying

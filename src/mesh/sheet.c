@@ -209,3 +209,81 @@ PetscErrorCode pbng_mesh_add_bending_stencils(pbng_mesh *mesh)
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
+
+/* across[3 t + i]: the vertex across edge i (opposite corner i) of triangle t, or its own corner i on a free edge,
+ * from the sorted edge uses u (collect_edge_uses: use k of a triangle runs c[k] -> c[k + 1], edge (k + 2) % 3). */
+static PetscErrorCode across_vertices(const pbng_sheet *s, const edge_use *u, int64_t *across)
+{
+  PetscFunctionBeginUser;
+  for (int64_t t = 0; t < s->ntri; ++t)
+    for (int i = 0; i < 3; ++i) across[3 * t + i] = s->tri[t][i];
+  for (int64_t k = 0; k < 3 * s->ntri;) {
+    int64_t m = k + 1;
+    while (m < 3 * s->ntri && u[m].a == u[k].a && u[m].b == u[k].b) ++m;
+    PetscCheck(m - k <= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "sheet: edge %" PRId64 "-%" PRId64 " belongs to %" PRId64 " triangles (non-manifold)", u[k].a,
+               u[k].b, m - k);
+    if (m - k == 2) {
+      PetscCheck(u[k].forward != u[k + 1].forward, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+                 "sheet: triangles %" PRId64 " and %" PRId64 " run their shared edge %" PRId64 "-%" PRId64 " the same way (inconsistent orientation)", u[k].tri,
+                 u[k + 1].tri, u[k].a, u[k].b);
+      for (int side = 0; side < 2; ++side) {
+        const edge_use *f = &u[k + side], *g = &u[k + 1 - side];
+        const int64_t *c = s->tri[f->tri], opposite = third_corner(c, f->a, f->b);
+        for (int i = 0; i < 3; ++i)
+          if (c[i] == opposite) across[3 * f->tri + i] = third_corner(s->tri[g->tri], f->a, f->b);
+      }
+    }
+    k = m;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_mesh_cloth_stencils(pbng_mesh *mesh)
+{
+  pbng_sheet s;
+  int has_stencils;
+  edge_use *u = NULL;
+  int64_t *across = NULL;
+  int32_t *rows = NULL;
+
+  PetscFunctionBeginUser;
+  for (int64_t e = 0; e < mesh->nelems; ++e) {
+    const pbng_element_kind k = pbng_mesh_element_type(mesh, e)->kind;
+    PetscCheck(k == PBNG_ELEMENT_TRI3 || k == PBNG_ELEMENT_BEND4, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "-sheet_model cloth6: %s has %s elements; the six-dimensional cloth stencils are built for meshes of sheet triangles alone", mesh->source,
+               pbng_mesh_element_type(mesh, e)->name);
+  }
+  memset(&s, 0, sizeof(s));
+  s.nnodes = mesh->nnodes;
+  PetscCall(mesh_triangles(mesh, &s, &has_stencils));
+  if (has_stencils) { /* mesh_triangles counts but leaves the triangles out when stencils exist: collect them here */
+    s.ntri = 0;
+    for (int64_t e = 0; e < mesh->nelems; ++e) s.ntri += pbng_mesh_element_type(mesh, e)->kind == PBNG_ELEMENT_TRI3;
+    PetscCall(PetscMalloc1(s.ntri, &s.tri));
+    for (int64_t e = 0, t = 0; e < mesh->nelems; ++e)
+      if (pbng_mesh_element_type(mesh, e)->kind == PBNG_ELEMENT_TRI3) {
+        for (int a = 0; a < 3; ++a) s.tri[t][a] = mesh->elems[(size_t)mesh->nen * (size_t)e + a];
+        ++t;
+      }
+  }
+  PetscErrorCode ierr = PetscMalloc2(3 * s.ntri + 1, &u, 3 * s.ntri + 1, &across);
+  if (!ierr) ierr = PetscMalloc1(6 * s.ntri + 1, &rows); /* its own block: it becomes the mesh's */
+  if (!ierr) ierr = collect_edge_uses(&s, u);
+  if (!ierr) {
+    qsort(u, (size_t)(3 * s.ntri), sizeof(*u), compare_uses);
+    ierr = across_vertices(&s, u, across);
+  }
+  if (!ierr) {
+    for (int64_t t = 0; t < s.ntri; ++t)
+      for (int a = 0; a < 6; ++a) rows[6 * t + a] = (int32_t)(a < 3 ? s.tri[t][a] : across[3 * t + a - 3]);
+    PetscCall(PetscFree(mesh->elems));
+    PetscCall(PetscFree(mesh->kind));
+    mesh->elems = rows, rows = NULL;
+    mesh->nelems = s.ntri, mesh->nen = 6, mesh->etype = pbng_element_type_get(PBNG_ELEMENT_CLOTH6);
+  }
+  PetscCall(PetscFree2(u, across));
+  PetscCall(PetscFree(rows));
+  PetscCall(pbng_sheet_destroy(&s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}

@@ -52,4 +52,11 @@ PetscErrorCode pbng_mesh_from_sheet(const pbng_sheet *sheet, int with_bending, p
  * the mesh becomes one of mixed kinds. Nothing happens when it has no triangles or already has stencils. */
 PetscErrorCode pbng_mesh_add_bending_stencils(pbng_mesh *mesh);
 
+/* Replaces a sheet mesh's elements (tri3, and bend4 stencils if any: dropped) by one cloth6 row per triangle (the
+ * GPBD seed's six-dimensional stencil, core/cloth6.h): its corners x0 x1 x2, then for each edge i (from x_{i+1} to
+ * x_{i+2}) the third vertex of the triangle across it, or corner i itself where the edge is free (the stencil's
+ * rest data reads that as "no neighbour"). Errors: elements of other kinds, a non-manifold edge, inconsistent
+ * orientation (naming the edge). */
+PetscErrorCode pbng_mesh_cloth_stencils(pbng_mesh *mesh);
+
 #endif

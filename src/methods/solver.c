@@ -91,6 +91,10 @@ PetscErrorCode pbng_solver_create(const pbng_solver_ops *ops, pbng_problem *pb, 
              "continuum_pbd (docs/cloth.md#plasticity)", ops->kind.chosen_by);
   PetscCheck(!pb->pd || ops->kind.peridynamics, PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "%s does not handle peridynamic membranes (-sheet_model peridynamic) yet: use -solver sissm or newton (docs/peridynamics.md)", ops->kind.chosen_by);
+  PetscCheck(!(pbng_element_kinds_mask(pb->dm->etype, pb->dm->kind, pb->dm->nelems) & (1u << PBNG_ELEMENT_CLOTH6)) || ops->kind.cloth_stencils,
+             PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "%s does not handle the six-dimensional cloth stencils (-sheet_model cloth6): use -solver pbng (single-level), newton or gpbd (docs/cloth.md)",
+             ops->kind.chosen_by);
   s->ops = ops;
   s->pb = pb;
   s->opt = *opt;

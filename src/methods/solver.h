@@ -55,6 +55,7 @@ typedef struct {
   int contacts;            /* handles contacts (the problem's dynamic weak constraints, issue 17) */
   int plasticity;          /* handles the elastoplastic state and released boundary sets (issue 18) */
   int peridynamics;        /* handles peridynamic membranes (-sheet_model peridynamic, issue 20) */
+  int cloth_stencils;      /* handles the six-dimensional cloth stencils (-sheet_model cloth6, issue 43) */
   int multilevel;          /* runs multilevel with -multilevel L > 1 (pbng_solver_resolve), so the fast default applies */
   int costly_iterations;   /* an iteration costs far more than a residual evaluation (a Newton step, a multilevel cycle):
                               the run checks the residual after every one */

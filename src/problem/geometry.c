@@ -92,6 +92,13 @@ static PetscErrorCode init_references(const pbng_dmesh *dm, pbng_geometry *geo)
   PetscFunctionReturn(0);
 }
 
+/* A cloth6 stencil's rest data from its row (node 3 + i equal to corner i: edge i is free) and rest positions. */
+static int cloth_rest(const int32_t *row, const double (*X)[3], const double weft[3], pbng_gpbd_cloth_rest *r)
+{
+  const int neighbour[3] = {row[3] != row[0], row[4] != row[1], row[5] != row[2]};
+  return pbng_gpbd_cloth_rest_shape(X, neighbour, weft, r);
+}
+
 /* The sheet kinds' rest data (geo->sheet, allocated when the mesh has any): each tri3's membrane frame
  * (core/membrane, weft projected onto it) and each bend4's cotangent weights (core/bending). */
 static PetscErrorCode sheet_geometry_create(const pbng_dmesh *dm, const double weft[3], pbng_geometry *geo)
@@ -106,8 +113,9 @@ static PetscErrorCode sheet_geometry_create(const pbng_dmesh *dm, const double w
     const pbng_element_type *t = pbng_dmesh_element_type(dm, e);
     if (!pbng_element_is_sheet(t)) continue;
     element_rest_nodes(dm, e, X);
-    const int bad = t->kind == PBNG_ELEMENT_TRI3 ? pbng_membrane_rest_shape((const double(*)[3])X, weft ? weft : none, &geo->sheet[e].membrane)
-                                                 : pbng_bending_rest((const double(*)[3])X, &geo->sheet[e].bending);
+    const int bad = t->kind == PBNG_ELEMENT_TRI3    ? pbng_membrane_rest_shape((const double(*)[3])X, weft ? weft : none, &geo->sheet[e].membrane)
+                    : t->kind == PBNG_ELEMENT_CLOTH6 ? cloth_rest(&dm->elems[(int64_t)dm->nen * e], (const double(*)[3])X, weft ? weft : none, &geo->sheet[e].cloth)
+                                                     : pbng_bending_rest((const double(*)[3])X, &geo->sheet[e].bending);
     PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "element %" PRId64 " (%s) is degenerate: a triangle of zero area", dm->global_elem[e], t->name);
   }
   PetscFunctionReturn(0);

@@ -15,6 +15,7 @@
 #define PBNG_PROBLEM_GEOMETRY_H
 
 #include "core/bending.h"
+#include "core/gpbd_strain.h"
 #include "core/membrane.h"
 #include "parallel/dmesh.h"
 
@@ -29,10 +30,12 @@ typedef struct {
 } pbng_tet_record;
 
 /* Rest data of a sheet kind's element (issue 18): a tri3 membrane's local frame, area and corner
- * gradients, or a bend4 stencil's cotangent weights. */
+ * gradients, a bend4 stencil's cotangent weights, or a cloth6 stencil's (core/gpbd_strain.h: the triangle's
+ * shape gradients, area, l^2, II0 and which edges have a neighbour: node 3 + i not repeating corner i). */
 typedef union {
   pbng_membrane_rest membrane;
   pbng_bending_stencil bending;
+  pbng_gpbd_cloth_rest cloth;
 } pbng_sheet_rest;
 
 typedef struct {

@@ -19,7 +19,9 @@
 #include "parallel/halo.h"
 #include "contact/pd_contact.h"
 
-typedef enum { PBNG_SHEET_MODEL_FEM = 0, PBNG_SHEET_MODEL_PERIDYNAMIC = 1 } pbng_sheet_model;
+/* -sheet_model: fem (tri3 membranes + bend4 stencils), peridynamic (the rings below), cloth6 (the GPBD seed's
+ * six-dimensional cloth stencils, core/cloth6.h, in place of tri3 and bend4) */
+typedef enum { PBNG_SHEET_MODEL_FEM = 0, PBNG_SHEET_MODEL_PERIDYNAMIC = 1, PBNG_SHEET_MODEL_CLOTH6 = 2 } pbng_sheet_model;
 
 /* -sheet_model, -pd_material, -pd_s0, -pd_s1, -pd_kb, -pd_thickness (docs/peridynamics.md#options). */
 typedef struct {

@@ -36,7 +36,7 @@ static PetscErrorCode compute_node_masses(pbng_problem *pb)
       }
       const pbng_element_reference *ref = pbng_geometry_ref(&pb->geo, e);
       if (pbng_element_is_sheet(ref->type)) { /* lumped, its own load weight */
-        const double ms = pbng_sheet_corner_mass(pbng_problem_sheet_material(pb, e), ref->type->kind, &pb->geo.sheet[e]);
+        const double ms = pbng_sheet_corner_mass(pbng_problem_sheet_material(pb, e), ref->type->kind, &pb->geo.sheet[e], pbng_adj_local_node(nen, dm->adj[k]));
         m += ms, w += ms;
       } else {
         double me[PBNG_MAX_ELEMENT_NODES], we[PBNG_MAX_ELEMENT_NODES], V[PBNG_MAX_QUAD_POINTS];

@@ -10,7 +10,11 @@ static void gather(const int32_t *t, int n, const double *x, double (*xe)[3])
 
 double pbng_sheet_element_energy(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, const double *x)
 {
-  double xe[4][3];
+  double xe[6][3];
+  if (kind == PBNG_ELEMENT_CLOTH6) {
+    gather(t, 6, x, xe);
+    return pbng_cloth6_energy(&m->cloth6, &r->cloth, (const double(*)[3])xe, NULL, NULL);
+  }
   if (kind == PBNG_ELEMENT_TRI3) {
     gather(t, 3, x, xe);
     return pbng_membrane_energy(&m->membrane, &r->membrane, (const double(*)[3])xe);
@@ -35,7 +39,11 @@ static void add_normal_shift(const double (*xe)[3], double s, double H[9])
 double pbng_sheet_element_gradient(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, const double *x,
                                    double (*grad)[3])
 {
-  double xe[4][3];
+  double xe[6][3];
+  if (kind == PBNG_ELEMENT_CLOTH6) {
+    gather(t, 6, x, xe);
+    return pbng_cloth6_energy(&m->cloth6, &r->cloth, (const double(*)[3])xe, &grad[0][0], NULL);
+  }
   if (kind == PBNG_ELEMENT_TRI3) {
     gather(t, 3, x, xe);
     return pbng_membrane_gradient(&m->membrane, &r->membrane, (const double(*)[3])xe, grad);
@@ -47,8 +55,12 @@ double pbng_sheet_element_gradient(const pbng_sheet_material *m, pbng_element_ki
 void pbng_sheet_node_terms(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, int a, const double *x,
                            double f[3], double H[9])
 {
-  double xe[4][3], grad[4][3];
-  if (kind == PBNG_ELEMENT_TRI3) {
+  double xe[6][3], grad[6][3];
+  if (kind == PBNG_ELEMENT_CLOTH6) { /* the Gauss-Newton block and the membrane rows' positive part; the shift as a membrane's */
+    gather(t, 6, x, xe);
+    pbng_cloth6_node_terms(&m->cloth6, &r->cloth, (const double(*)[3])xe, a, grad[a], H);
+    if (H) add_normal_shift((const double(*)[3])xe, 1e-2 * (H[0] + H[4] + H[8]) / 3, H);
+  } else if (kind == PBNG_ELEMENT_TRI3) {
     gather(t, 3, x, xe);
     pbng_membrane_node_terms(&m->membrane, &r->membrane, (const double(*)[3])xe, a, grad[a], H);
     if (H) add_normal_shift((const double(*)[3])xe, 1e-2 * (H[0] + H[4] + H[8]) / 3, H);
@@ -65,6 +77,12 @@ void pbng_sheet_node_terms(const pbng_sheet_material *m, pbng_element_kind kind,
 void pbng_sheet_element_hessian(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, const double *x,
                                 double *Ke)
 {
+  if (kind == PBNG_ELEMENT_CLOTH6) {
+    double xe[6][3];
+    gather(t, 6, x, xe);
+    (void)pbng_cloth6_energy(&m->cloth6, &r->cloth, (const double(*)[3])xe, NULL, Ke);
+    return;
+  }
   if (kind == PBNG_ELEMENT_TRI3) {
     double xe[3][3], H[9][9];
     gather(t, 3, x, xe);
@@ -80,7 +98,8 @@ void pbng_sheet_element_hessian(const pbng_sheet_material *m, pbng_element_kind 
     }
 }
 
-double pbng_sheet_corner_mass(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r)
+double pbng_sheet_corner_mass(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, int a)
 {
+  if (kind == PBNG_ELEMENT_CLOTH6) return a < 3 ? m->density * m->membrane.thickness * r->cloth.area / 3.0 : 0.0; /* the triangle's corners */
   return kind == PBNG_ELEMENT_TRI3 ? m->density * m->membrane.thickness * r->membrane.area / 3.0 : 0.0;
 }

@@ -1,5 +1,6 @@
 /* The sheet kinds' terms in the discrete problem (issue 18; docs/cloth.md): a tri3 membrane's energy
- * (core/membrane: thickness x area x Psi), a bend4 stencil's isometric bending energy (core/bending), per
+ * (core/membrane: thickness x area x Psi), a bend4 stencil's isometric bending energy (core/bending), a cloth6
+ * stencil's strain-stiffening energy of the six-dimensional strain (core/cloth6, -sheet_model cloth6), per
  * corner their force, PBNG's SPD 3 x 3 block, the exact element Hessian for Newton, and the lumped mass.
  * An element is given by its kind, rest data (problem/geometry) and node row t into positions x. */
 #ifndef PBNG_PROBLEM_SHEET_TERMS_H
@@ -11,7 +12,7 @@
 /* The element's energy at x. */
 double pbng_sheet_element_energy(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, const double *x);
 
-/* The element's energy gradient grad[a] = dE/dx_a for each corner (3 for tri3, 4 for bend4); returns the energy. */
+/* The element's energy gradient grad[a] = dE/dx_a for each corner (3 for tri3, 4 for bend4, 6 for cloth6); returns the energy. */
 double pbng_sheet_element_gradient(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, const double *x,
                                    double (*grad)[3]);
 
@@ -19,16 +20,19 @@ double pbng_sheet_element_gradient(const pbng_sheet_material *m, pbng_element_ki
  * membrane pbng_membrane_node_block (S replaced by its positive part) plus a shift of 1e-2 of its mean
  * diagonal along the triangle's current normal, so that the block of a slack triangle (no stress: no
  * stiffness across the sheet) stays invertible (the force is unchanged: the equilibrium is the same); for
- * a stencil the exact block k_b Q_aa I. H may be NULL. */
+ * a stencil the exact block k_b Q_aa I; for a cloth6 stencil pbng_cloth6_node_terms's block (Gauss-Newton plus the
+ * membrane rows' positive part) with the membrane's normal shift. H may be NULL. */
 void pbng_sheet_node_terms(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, int a, const double *x,
                            double f[3], double H[9]);
 
-/* The exact element Hessian (row 3a + i, column 3b + k; 9 x 9 for tri3, 12 x 12 for bend4): the
- * membrane's may be indefinite (compression), the stencil's k_b Q (x) I is positive semidefinite. */
+/* The exact element Hessian (row 3a + i, column 3b + k; 9 x 9 for tri3, 12 x 12 for bend4, 18 x 18 for cloth6):
+ * the membrane's and the cloth6 stencil's may be indefinite (compression, the strain's curvature), the bend4
+ * stencil's k_b Q (x) I is positive semidefinite. */
 void pbng_sheet_element_hessian(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, const int32_t *t, const double *x,
                                 double *Ke);
 
-/* The lumped mass of each corner: density x thickness x area / 3 for tri3, 0 for bend4. */
-double pbng_sheet_corner_mass(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r);
+/* The lumped mass of corner a: density x thickness x area / 3 for tri3 and a cloth6 stencil's triangle corners (a < 3),
+ * 0 for bend4 and a cloth6 stencil's neighbours. */
+double pbng_sheet_corner_mass(const pbng_sheet_material *m, pbng_element_kind kind, const pbng_sheet_rest *r, int a);
 
 #endif

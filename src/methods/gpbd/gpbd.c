@@ -167,7 +167,7 @@ static PetscErrorCode jacobi_sweep(pbng_solver *s)
 
 /* ---- set-up ------------------------------------------------------------------------------------- */
 
-/* What this increment handles: linear tetrahedra and sheets (tri3, bend4), mixed or not (plasticity is
+/* What this increment handles: linear tetrahedra and sheets (tri3, bend4, cloth6), mixed or not (plasticity is
  * refused by the registry's flags), the options of the mode given. Collective. */
 static PetscErrorCode check_setting(const pbng_solver *s)
 {
@@ -180,7 +180,7 @@ static PetscErrorCode check_setting(const pbng_solver *s)
     char label[128];
     pbng_element_kinds_label(kinds, label, sizeof(label));
     SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP,
-            "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4) and weak constraints; this mesh has %s elements (docs/gpbd_solver.md)",
+            "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4, cloth6) and weak constraints; this mesh has %s elements (docs/gpbd_solver.md)",
             label);
   }
   PetscCheck(pb->mode == PBNG_MODE_QUASISTATIC || (s->opt.gpbd.dt == 0 && s->opt.gpbd.substeps == 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
@@ -407,7 +407,7 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
 
 const pbng_solver_ops pbng_solver_gpbd_ops = {
   .name = "gpbd",
-  .kind = {.selectable = 1, .chosen_by = "-solver gpbd", .help = "generalized PBD: per-element Newton on the strain (Chaudhary et al.; tet4, sheets, weak constraints, contacts)",
+  .kind = {.cloth_stencils = 1, .selectable = 1, .chosen_by = "-solver gpbd", .help = "generalized PBD: per-element Newton on the strain (Chaudhary et al.; tet4, sheets, weak constraints, contacts)",
            .constraint_colors = 1, .own_guess = 1, .contacts = 1, .plasticity = 0, .contact_every = 10,
            .set_from_options = pbng_gpbd_set_from_options},
   .create = gpbd_create, .begin_frame = gpbd_begin_frame, .iterate = gpbd_iterate, .destroy = gpbd_destroy, .monitor = gpbd_monitor,

@@ -13,10 +13,11 @@ void pbng_gpbd_tet_term_init(const pbng_material *mat, const double B[9], double
 
 void pbng_gpbd_sheet_term_init(const pbng_sheet_material *mat, pbng_element_kind kind, const pbng_sheet_rest *rest, pbng_gpbd_element_term *t)
 {
-  t->n = kind == PBNG_ELEMENT_TRI3 ? 3 : 4, t->k = 3, t->sheet = 1;
+  t->n = kind == PBNG_ELEMENT_TRI3 ? 3 : kind == PBNG_ELEMENT_CLOTH6 ? 6 : 4;
+  t->k = kind == PBNG_ELEMENT_CLOTH6 ? 6 : 3, t->sheet = 1;
   t->mat = NULL;
   t->sheet_ctx = (pbng_gpbd_sheet_term){mat, kind, rest, {0, 0, 0}};
-  t->term = (pbng_gpbd_term){.nnodes = t->n, .k = 3, .energy = pbng_gpbd_sheet_energy, .ctx = &t->sheet_ctx};
+  t->term = (pbng_gpbd_term){.nnodes = t->n, .k = t->k, .energy = pbng_gpbd_sheet_energy, .ctx = &t->sheet_ctx};
 }
 
 /* s and S = ds/dx (k x 3n, row-major) at x. */
@@ -95,5 +96,6 @@ static inline __attribute__((always_inline)) int term_step_sized(pbng_gpbd_eleme
 int pbng_gpbd_term_step(pbng_gpbd_element_term *t, const pbng_gpbd_step_options *o, double x[][3], const double *w, const double *d, double *dd, double *pre)
 {
   if (!t->sheet) return term_step_sized(t, o, 4, 6, x, w, d, dd, pre);
+  if (t->n == 6) return term_step_sized(t, o, 6, 6, x, w, d, dd, pre); /* the cloth6 stencil */
   return t->n == 3 ? term_step_sized(t, o, 3, 3, x, w, d, dd, pre) : term_step_sized(t, o, 4, 3, x, w, d, dd, pre);
 }

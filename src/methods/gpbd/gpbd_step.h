@@ -16,7 +16,7 @@
 /* A term as the local solve sees it: nodes, k and energy. Self-referential (term.ctx points into it): filled
  * in place by the init functions, never copied. */
 typedef struct {
-  int n, k, sheet;                /* nodes, strain dimensions; sheet: a tri3 or bend4 */
+  int n, k, sheet;                /* nodes, strain dimensions; sheet: a tri3, bend4 or cloth6 */
   const pbng_material *mat;       /* a tetrahedron's material */
   pbng_gpbd_tet_rest tet;         /* a tetrahedron's rest shape */
   pbng_gpbd_material_tet tet_ctx;
@@ -27,7 +27,7 @@ typedef struct {
 /* A linear tetrahedron of material mat with B = Dm^-1 and rest volume V. */
 void pbng_gpbd_tet_term_init(const pbng_material *mat, const double B[9], double V, pbng_gpbd_element_term *t);
 
-/* A sheet element (kind PBNG_ELEMENT_TRI3 or PBNG_ELEMENT_BEND4) of the sheet material with its rest data. */
+/* A sheet element (kind PBNG_ELEMENT_TRI3, PBNG_ELEMENT_BEND4 or PBNG_ELEMENT_CLOTH6) of the sheet material with its rest data. */
 void pbng_gpbd_sheet_term_init(const pbng_sheet_material *mat, pbng_element_kind kind, const pbng_sheet_rest *rest, pbng_gpbd_element_term *t);
 
 /* The term's update at positions x (t->n nodes; moved in place by steps 1-2) with weights w (w_a = h^2 / m_a,

@@ -33,21 +33,24 @@ double pbng_gpbd_material_tet_energy(const void *ctx, const double *y, double *g
 #include "core/contact_geometry.h"
 #include "problem/sheet_terms.h"
 
-static const int32_t corner_rows[4] = {0, 1, 2, 3}; /* y holds the element's corners in order */
+static const int32_t corner_rows[6] = {0, 1, 2, 3, 4, 5}; /* y holds the element's corners in order */
 
-static int sheet_corners(pbng_element_kind kind) { return kind == PBNG_ELEMENT_TRI3 ? 3 : 4; }
+static int sheet_corners(pbng_element_kind kind) { return kind == PBNG_ELEMENT_TRI3 ? 3 : kind == PBNG_ELEMENT_CLOTH6 ? 6 : 4; }
+
+/* The kinds whose first three nodes are a triangle with a membrane (the mirror barrier's). */
+static int has_triangle(pbng_element_kind kind) { return kind == PBNG_ELEMENT_TRI3 || kind == PBNG_ELEMENT_CLOTH6; }
 
 void pbng_gpbd_sheet_reference_normal(pbng_gpbd_sheet_term *t, const double (*x)[3])
 {
-  if (t->kind == PBNG_ELEMENT_TRI3) pbng_triangle_normal(x[0], x[1], x[2], t->normal);
+  if (has_triangle(t->kind)) pbng_triangle_normal(x[0], x[1], x[2], t->normal);
   else t->normal[0] = t->normal[1] = t->normal[2] = 0.0;
 }
 
 double pbng_gpbd_sheet_energy(const void *ctx, const double *y, double *grad, double *hess)
 {
   const pbng_gpbd_sheet_term *t = ctx;
-  double g[4][3];
-  if (t->kind == PBNG_ELEMENT_TRI3 && (t->normal[0] != 0.0 || t->normal[1] != 0.0 || t->normal[2] != 0.0)) {
+  double g[6][3];
+  if (has_triangle(t->kind) && (t->normal[0] != 0.0 || t->normal[1] != 0.0 || t->normal[2] != 0.0)) {
     double n[3];
     pbng_triangle_normal(&y[0], &y[3], &y[6], n);
     if (!(n[0] * t->normal[0] + n[1] * t->normal[1] + n[2] * t->normal[2] > 0.0)) return INFINITY; /* mirrored: header */
@@ -81,14 +84,33 @@ static void bending_strain(const pbng_bending_stencil *b, const double (*x)[3], 
   }
 }
 
-void pbng_gpbd_sheet_strain(const pbng_gpbd_sheet_term *t, const double (*x)[3], double s[3], double *S)
+void pbng_gpbd_sheet_strain(const pbng_gpbd_sheet_term *t, const double (*x)[3], double *s, double *S)
 {
-  if (t->kind == PBNG_ELEMENT_TRI3) membrane_strain(&t->rest->membrane, x, s, S);
+  if (t->kind == PBNG_ELEMENT_CLOTH6) pbng_gpbd_cloth_strain(&t->rest->cloth, x, s, (double(*)[18])S); /* Sec. 4.2 */
+  else if (t->kind == PBNG_ELEMENT_TRI3) membrane_strain(&t->rest->membrane, x, s, S);
   else bending_strain(&t->rest->bending, x, s, S);
+}
+
+/* The cloth6 stencil's scales (pbng_gpbd_sheet_force_scales). */
+static void cloth_force_scales(const pbng_cloth6_material *m, const pbng_gpbd_cloth_rest *r, const double (*x)[3], double *fa)
+{
+  double F2 = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int c = 0; c < 2; ++c) {
+      const double f = x[0][i] * r->g[0][c] + x[1][i] * r->g[1][c] + x[2][i] * r->g[2][c];
+      F2 += f * f;
+    }
+  const double kmax = fmax(m->k_weft, fmax(m->k_warp, m->k_shear)), stretch = fmax(1.0, F2);
+  const double bend = r->area * m->k_bend / (r->l2 * sqrt(r->l2)) * stretch;
+  for (int a = 0; a < 6; ++a) fa[a] = bend + (a < 3 ? r->area * kmax * stretch * (fabs(r->g[a][0]) + fabs(r->g[a][1])) : 0.0);
 }
 
 void pbng_gpbd_sheet_force_scales(const pbng_gpbd_sheet_term *t, const double (*x)[3], double *fa)
 {
+  if (t->kind == PBNG_ELEMENT_CLOTH6) {
+    cloth_force_scales(&t->mat->cloth6, &t->rest->cloth, x, fa);
+    return;
+  }
   if (t->kind == PBNG_ELEMENT_BEND4) {
     const pbng_bending_stencil *b = &t->rest->bending;
     double v = 0.0;

@@ -15,8 +15,10 @@
  *     with no neighbours: its bending rows vanish); U the triangle's StVK membrane energy;
  *   - a bending stencil (n = 4, k = 3): s = v = sum_a K_a x_a, the stencil's curvature vector (core/bending.h),
  *     linear in x (S = K^T (x) I_3), and U = k_b/2 * 3/(A0 + A1) |v|^2 exactly: bending is a function of this
- *     3-dim strain alone. (The seed's six-dim stencil of a triangle and its three neighbours, with the II rows,
- *     is a different bending discretisation from pbng's isometric stencils: docs/gpbd_solver.md#sheets.)
+ *     3-dim strain alone;
+ *   - the seed's six-dimensional cloth stencil (n = 6, k = 6; -sheet_model cloth6): a triangle and the vertex across
+ *     each edge, s = (s_x, s_a, s_y, l^2 (II - II0)) (Sec. 4.2, core/gpbd_strain.h) and U its strain-stiffening
+ *     energy (core/cloth6.h): the seed's own term, with the energy PBNG and Newton minimise too.
  * Pure, no allocation. */
 #ifndef PBNG_METHODS_GPBD_GPBD_TERMS_H
 #define PBNG_METHODS_GPBD_GPBD_TERMS_H
@@ -41,7 +43,7 @@ double pbng_gpbd_material_tet_energy(const void *ctx, const double *y, double *g
 
 typedef struct {
   const pbng_sheet_material *mat;
-  pbng_element_kind kind; /* PBNG_ELEMENT_TRI3 or PBNG_ELEMENT_BEND4 */
+  pbng_element_kind kind; /* PBNG_ELEMENT_TRI3, PBNG_ELEMENT_BEND4 or PBNG_ELEMENT_CLOTH6 */
   const pbng_sheet_rest *rest;
   double normal[3];       /* tri3: the local solve's reference unit normal at its start (pbng_triangle_normal), or 0 */
 } pbng_gpbd_sheet_term;
@@ -54,16 +56,17 @@ typedef struct {
  * (docs/gpbd_solver.md#sheets). The barrier keeps each local solve in its start's basin. */
 double pbng_gpbd_sheet_energy(const void *ctx, const double *y, double *grad, double *hess);
 
-/* Sets t->normal from the triangle's corners x (a bend4: nothing). */
+/* Sets t->normal from the triangle's corners x (tri3, cloth6; a bend4: nothing). */
 void pbng_gpbd_sheet_reference_normal(pbng_gpbd_sheet_term *t, const double (*x)[3]);
 
-/* The sheet element's strain s (3) at x (its 3 or 4 corners) and S = ds/dx (3 x 3n, row-major, n the
- * corners), as in the module comment. */
-void pbng_gpbd_sheet_strain(const pbng_gpbd_sheet_term *t, const double (*x)[3], double s[3], double *S);
+/* The sheet element's strain s (k: 3, or 6 for cloth6) at x (its n = 3, 4 or 6 nodes) and S = ds/dx (k x 3n,
+ * row-major), as in the module comment. */
+void pbng_gpbd_sheet_strain(const pbng_gpbd_sheet_term *t, const double (*x)[3], double *s, double *S);
 
 /* A scale of each corner's force |dU/dx_a| (its entries' sum) at x, into fa (3 or 4), below which the force
  * is round-off: the local solve's gradient floor (methods/gpbd/gpbd.c). Membrane: thickness A max|C| max(1, |F|^2)
- * |g_a|_1; stencil: k_b 3/(A0 + A1) |K_a| sum_b |K_b| |x_b|_1. */
+ * |g_a|_1; stencil: k_b 3/(A0 + A1) |K_a| sum_b |K_b| |x_b|_1; cloth6: A max(k) max(1, |F|^2) |g_a|_1 on the
+ * triangle's corners plus A k_bend / l^3 max(1, |F|^2) on every node (the II rows). */
 void pbng_gpbd_sheet_force_scales(const pbng_gpbd_sheet_term *t, const double (*x)[3], double *fa);
 
 #endif

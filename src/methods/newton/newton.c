@@ -288,7 +288,7 @@ static void newton_summary_line(long long linear, int iterations, char *buf, siz
 /* No state between iterations: each is one SNESSolve from the problem's positions. */
 const pbng_solver_ops pbng_solver_newton_ops = {
   .name = "newton",
-  .kind = {.contacts = 1, .plasticity = 1, .peridynamics = 1, .ring_matrices = 1, .costly_iterations = 1, .contact_every = 1, .selectable = 1, .chosen_by = "-solver newton",
+  .kind = {.contacts = 1, .plasticity = 1, .peridynamics = 1, .cloth_stencils = 1, .ring_matrices = 1, .costly_iterations = 1, .contact_every = 1, .selectable = 1, .chosen_by = "-solver newton",
            .help = "PETSc SNES Newton on the same partition (and every -newton_snes_*, -newton_ksp_*, -newton_pc_* option)",
            .petsc_prefixes = "newton_,", .set_from_options = pbng_newton_set_from_options, .options_defaults = newton_defaults, .iteration_suffix = newton_iteration_suffix,
            .summary_line = newton_summary_line},

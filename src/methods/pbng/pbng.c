@@ -142,6 +142,6 @@ static PetscErrorCode pbng_pbng_set_from_options(PetscOptionItems *PetscOptionsO
 
 const pbng_solver_ops pbng_solver_pbng_ops = {
   .name = "pbng",
-  .kind = {.multilevel = 1, .contacts = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
+  .kind = {.cloth_stencils = 1, .multilevel = 1, .contacts = 1, .plasticity = 1, .contact_every = 10, .selectable = 1, .chosen_by = "-solver pbng", .help = "Position-Based Nonlinear Gauss-Seidel (the paper; -multilevel L: inside FAS)",
            .set_from_options = pbng_pbng_set_from_options, .options_defaults = single_level_defaults},
   .create = single_level_create, .begin_frame = single_level_begin_frame, .iterate = single_level_iterate, .destroy = single_level_destroy, .monitor = single_level_monitor, .state = single_level_state};
