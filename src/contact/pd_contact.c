@@ -66,6 +66,7 @@ struct pbng_pd_contact {
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
+  double *xb;             /* [nv][3] pbng_pd_contact_barrier's positions (entries of active vertices valid) */
 };
 
 /* ---- topology ---------------------------------------------------------------------------------------- */
@@ -853,6 +854,20 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   }
 }
 
+/* This rank's counted pairs (pair_counted_here) with a free vertex whose rescaled gap at z is below dhat (Eq. 51): those
+ * the barrier acts on. */
+static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
+{
+  int64_t n = 0;
+  for (int64_t k = 0; k < c->npairs; ++k) {
+    const pair *p = &c->pairs[k];
+    double w[4], dir[3];
+    if (!pair_moves(c, p) || !pair_counted_here(c, p)) continue;
+    n += pbng_contact_distance_rescale(pair_geometry(c, p, z, w, dir), c->xi, c->opt.eps) - c->xi < c->opt.dhat;
+  }
+  return n;
+}
+
 /* ---- the interface ----------------------------------------------------------------------------------- */
 
 double pbng_pd_contact_dhat(const pbng_pd_contact_options *o, double xi) { return o->dhat > 0 ? o->dhat : 4 * xi; }
@@ -913,6 +928,8 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
   PetscCall(PetscMalloc1(c->nv + 1, &c->seg));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->ref));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->xb));
+  if (o->kappa > 0) c->opt.iterations = 0; /* the barrier is in the frame's energy: the projection only keeps the thickness */
   memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
   double len = 0;
   for (int32_t k = 0; k < c->nedge; ++k) {
@@ -964,6 +981,7 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->ledge));
   PetscCall(PetscFree5((*c)->y, (*c)->z, (*c)->z_prev, (*c)->work, (*c)->tmin));
   PetscCall(PetscFree((*c)->pairs));
+  PetscCall(PetscFree((*c)->xb));
   PetscCall(PetscFree(*c));
   PetscFunctionReturn(0);
 }
@@ -1157,10 +1175,87 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
   }
   min_distance(c, c->z, &dmin, &worst);
   PetscCallMPI(MPI_Allreduce(&dmin, &st->min_distance, 1, MPI_DOUBLE, MPI_MIN, c->comm));
+  if (c->opt.kappa > 0) { /* no gradient step counted them: the pairs within the barrier's reach at the result */
+    const int64_t n = pairs_within_reach(c, c->z);
+    PetscCallMPI(MPI_Allreduce(&n, &st->pairs, 1, MPI_INT64_T, MPI_SUM, c->comm));
+  }
   st->surface = c->nv;
   PetscCallMPI(MPI_Allreduce(&(int64_t){c->nactive}, &st->active_max, 1, MPI_INT64_T, MPI_MAX, c->comm));
   counts[0] = st->clamped, counts[1] = st->reverted;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, c->comm));
   st->clamped = counts[0], st->reverted = counts[1];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_restart(pbng_pd_contact *c, const double *x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_pd_contact_reset(c, x));
+  PetscCall(begin_projection(c, NULL, c->xi + c->opt.dhat));
+  PetscCall(collect_pairs(c, c->z_prev, c->z_prev, c->xi + c->opt.dhat));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the barrier in the frame's energy (-pd_contact_kappa) ------------------------------------------------- */
+
+/* One pair's barrier at the positions x: its energy kappa B(f(d) - xi) (Eq. 3 at the rescaled gap of Eq. 51), the
+ * slope kappa B'(f(d) - xi) f'(d) of the energy along the distance, and the curvature kappa B'' f'^2 of its rank-one
+ * Hessian part; w, dir: the distance's gradient w_s dir for slot s (pair_geometry). 0: the gap is beyond dhat. */
+typedef struct {
+  double energy, slope, curvature, w[4], dir[3];
+} pair_barrier;
+
+static int barrier_of_pair(const pbng_pd_contact *c, const pair *p, const double *x, pair_barrier *b)
+{
+  const double d = pair_geometry(c, p, x, b->w, b->dir), gap = pbng_contact_distance_rescale(d, c->xi, c->opt.eps) - c->xi;
+  if (!(gap < c->opt.dhat)) return 0;
+  const double fp = pbng_contact_distance_rescale_derivative(d, c->xi, c->opt.eps), kappa = c->opt.kappa;
+  b->energy = kappa * pbng_barrier(gap, c->opt.dhat);
+  b->slope = kappa * pbng_barrier_derivative(gap, c->opt.dhat) * fp;
+  b->curvature = kappa * pbng_barrier_second_derivative(gap, c->opt.dhat) * fp * fp;
+  return 1;
+}
+
+/* The Gershgorin row sum of slot s, axis a of the pair's rank-one Hessian part curvature (w (x) dir)(w (x) dir)^T:
+ * curvature |w_s dir_a| sum_t,b |w_t dir_b|. */
+static double gershgorin_row(const pair_barrier *b, int nslots, int s, int a)
+{
+  double wsum = 0, dsum = fabs(b->dir[0]) + fabs(b->dir[1]) + fabs(b->dir[2]);
+  for (int t = 0; t < nslots; ++t) wsum += fabs(b->w[t]);
+  return b->curvature * fabs(b->w[s] * b->dir[a]) * wsum * dsum;
+}
+
+/* xb <- x on the owned surface vertices, and their owners' values on every other vertex the pairs hold (the ghost
+ * plan and the last projection's halo plan). Collective. */
+static PetscErrorCode load_barrier_positions(pbng_pd_contact *c, const double *x)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) memcpy(&c->xb[3 * (int64_t)c->mine[k]], &x[3 * (int64_t)c->local[c->mine[k]]], 3 * sizeof(double));
+  PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->xb));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->xb));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_barrier(pbng_pd_contact *c, const double *x, double *grad, double *diag, double *vertex_energy, pbng_exact_sum *energy)
+{
+  PetscFunctionBeginUser;
+  PetscCall(load_barrier_positions(c, x));
+  for (int64_t k = 0; k < c->npairs; ++k) { /* sorted pairs: each node's sums in one global order (rank independent) */
+    const pair *p = &c->pairs[k];
+    const int n = pair_vertices(p);
+    pair_barrier b;
+    if (!barrier_of_pair(c, p, c->xb, &b)) continue;
+    if (energy && pair_counted_here(c, p)) pbng_exact_sum_add(energy, b.energy);
+    for (int s = 0; s < n; ++s) {
+      const int32_t v = p->v[s];
+      if (!c->owned[v] || !c->free[v]) continue;
+      const int64_t i = c->local[v];
+      for (int a = 0; a < 3; ++a) {
+        if (grad) grad[3 * i + a] += b.slope * b.w[s] * b.dir[a]; /* d/dx_s of kappa B(f(d) - xi): d's gradient is w_s dir */
+        if (diag) diag[3 * i + a] += gershgorin_row(&b, n, s, a);
+      }
+      if (vertex_energy) vertex_energy[i] += b.energy;
+    }
+  }
   PetscFunctionReturn(0);
 }
