@@ -77,7 +77,9 @@ root attributes sheet_*; see "thin sheets" below.
 Peridynamic membranes (root attribute sheet_model "peridynamic", with pd_material, pd_s0, pd_s1, pd_kb,
 pd_thickness): the tri3 and bend4 terms are replaced by each vertex's ring energy W_i + E_b,i
 (docs/peridynamics.md), its forces taken by complex steps; masses, loads, inertia and tolerances as for
-other sheets; see "peridynamic membranes" below.
+other sheets; see "peridynamic membranes" below. With the contact barrier in the frame's energy (root attribute
+pd_contact_kappa > 0) kappa sum_c B(f(d_c) - xi) over the pairs found here by brute force is added to every frame's
+energy and residual; see "the contact barrier in the frame's energy" below.
 XDMF companion: one grid per frame with its time, positions and the kind's topology; every HDF DataItem
 names a dataset of the file with its shape, a grid refers to its own frame's group only, and the frame
 fields are in the grids of the frames holding them (handle_targets a node Vector, plastic_strain a cell

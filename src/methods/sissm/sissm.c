@@ -17,7 +17,10 @@
  * the vertex's energy E_i = m_i/(2 h^2) |y_i - x~_i|^2 + sum over the rings around i of W_r + E_b,r, with
  * x~ = x^n + h v^n + h^2 f_ext / m (so E_i >= 0): alpha_i = min(-E_i / (g_i . dy_i), 1), 1 where g_i . dy_i >= 0
  * or its magnitude is below 1e-12 |g_i| |dy_i|. -sissm_chebyshev accelerates the iterates as PBNG's Eq. 39
- * (gamma = 1) with -sissm_rho. docs/peridynamics.md#sissm. */
+ * (gamma = 1) with -sissm_rho. With the contact barrier in the frame's energy (-pd_contact_kappa > 0) kappa sum_c B(f(d_c) - xi)
+ * (Eq. 3, 51) is a term of E_i: its gradient joins g_i, the Gershgorin rows of its curvature D_i, its value E_i, and the
+ * problem's residual (pbng_problem_term), while the contact local step only clamps and reverts (add_barrier).
+ * docs/peridynamics.md#sissm, #the-barrier-in-the-frames-residual. */
 #include <math.h>
 #include <string.h>
 #include "core/chebyshev.h"
