@@ -50,6 +50,7 @@ struct pbng_pd_contact {
   double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
   double *seg;            /* [nv] an active vertex's move |y - z_prev| in this projection */
+  double *stray;          /* [nv] an active vertex's stray |z_prev - ref - T_g(z_prev)| from its group's translation (list_strays) */
   int widened;            /* the projection's pairs cover the gradient steps' moves too (pair_motion) */
   int was_widened;        /* the last projection was widened: the next starts so (a pair is likely within reach again) */
   /* the candidate list (VT, EE): the pairs not left out by the rest exclusion whose distance at ref (z_prev when it
@@ -780,12 +781,13 @@ static PetscErrorCode share_z(pbng_pd_contact *c) { return pbng_halo_exchange(&c
 
 /* Alg. 2 lines 4-17 with the check of the header's step 2: every owned free vertex moved back along its move to
  * its time of impact, then any pair closer than xi sends its owned vertices to z_prev, all such pairs of the
- * current positions at once (a Jacobi pass: the same on any number of ranks), until none is. Collective. */
-static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st)
+ * current positions at once (a Jacobi pass: the same on any number of ranks), until none is; clear: every time of impact
+ * is known to be 1 (no_clamp), none computed again. Collective. */
+static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, int clear)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
-  for (int64_t k = 0; k < c->npairs; ++k) {
+  for (int64_t k = 0; k < c->npairs && !clear; ++k) {
     const pair *p = &c->pairs[k];
     if (!pair_moves(c, p)) continue;
     const double t = pair_toi(c, p);
@@ -954,6 +956,7 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
                          (int64_t)c->nv + 1, &c->tmin));
   PetscCall(PetscCalloc1(c->nv + 1, &c->active));
   PetscCall(PetscMalloc1(c->nv + 1, &c->seg));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->stray));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->ref));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->xb));
@@ -1000,6 +1003,7 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
   PetscCall(PetscFree((*c)->seg));
+  PetscCall(PetscFree((*c)->stray));
   PetscCall(PetscFree((*c)->ref));
   PetscCall(PetscFree((*c)->list));
   PetscCall(PetscFree((*c)->group));
@@ -1149,8 +1153,9 @@ static double common_moves(const pbng_pd_contact *c, const pair *p)
     double D[3], r[3];
     vec3_sub(&c->y[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
     vec3_sub(D, D0, r);
-    if (k < nq) ma = fmax(ma, vec3_norm(r));
-    else mb = fmax(mb, vec3_norm(r));
+    const double n = vec3_norm(r);
+    if (k < nq) ma = n > ma ? n : ma;
+    else mb = n > mb ? n : mb;
   }
   return ma + mb;
 }
@@ -1181,21 +1186,56 @@ static PetscErrorCode make_list(pbng_pd_contact *c, int paths)
   PetscFunctionReturn(0);
 }
 
+/* Each active vertex's stray from its group's translation at z_prev (group_motion's T at z_prev): a list pair's distance
+ * at z_prev is at least its distance at ref less its two primitives' largest strays (and |T_g - T_h| across groups). */
+static void list_strays(pbng_pd_contact *c)
+{
+  for (int32_t k = 0; k < c->nactive; ++k) {
+    const int32_t v = c->active_list[k];
+    double u[3];
+    for (int a = 0; a < 3; ++a) u[a] = c->z_prev[3 * (int64_t)v + a] - c->ref[3 * (int64_t)v + a] - c->T[c->group[v]][a];
+    c->stray[v] = vec3_norm(u);
+  }
+}
+
+/* The most a list pair has come closer at z_prev than at ref (list_strays). */
+static double pair_stray(const pbng_pd_contact *c, const pair *p)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  const int32_t g = c->group[p->v[0]], h = c->group[p->v[nq]];
+  double sa = 0, sb = 0, d[3];
+  for (int k = 0; k < 4; ++k) { /* (comparisons, not fmax: a call per use without -ffinite-math-only) */
+    const double sk = c->stray[p->v[k]];
+    if (k < nq) sa = sk > sa ? sk : sa;
+    else sb = sk > sb ? sk : sb;
+  }
+  if (g == h) return sa + sb;
+  vec3_sub(c->T[g], c->T[h], d);
+  return sa + sb + vec3_norm(d);
+}
+
 /* The projection's pairs from the candidate list, those that may act on the given paths (SEGMENTS: may_act; COMMON: their
  * distance at z_prev less common_moves below xi + dhat, or common_moves beyond ACCD's early stop), the distance computed
- * only where the list's less the bound (d(z_prev) >= d(ref) - bound) and the moves allows it; then the obstacle pairs
- * (after the list's kinds: sorted as it is). Collective only through nothing: local. */
+ * only where the list's less the strays (pair_stray: d(z_prev) >= d(ref) - it) and the moves allows it; then the obstacle pairs
+ * (after the list's kinds: sorted as it is). Not collective. */
 static PetscErrorCode select_from_list(pbng_pd_contact *c, int paths)
 {
   const double reach = c->xi + c->opt.dhat, clause = early_stop_moves(c);
+  double seg_max = 0;
 
   PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nactive; ++k) seg_max = c->seg[c->active_list[k]] > seg_max ? c->seg[c->active_list[k]] : seg_max;
   c->npairs = 0;
   for (int64_t k = 0; k < c->nlist; ++k) {
     const pair *p = &c->list[k];
+    /* first with the most any pair of its groups can close (on common-time paths the spread within its first primitive's
+     * group plus the spread across, list_bounds; on the segments 2 seg_max: at least its own moves), then with its own */
+    const int32_t g = c->group[p->v[0]];
+    const double stray = pair_stray(c, p), M = paths == PATHS_COMMON ? c->spread[g * c->ngroups + g] + c->spread[group_pair(c, p)] : 2 * seg_max;
+    if (p->d - stray - M >= reach && M <= clause) continue;
     const double m = paths == PATHS_COMMON ? common_moves(c, p) : side_moves(c, p);
     double w[4], dir[3];
-    if (p->d - c->bound[group_pair(c, p)] - m >= reach && m <= clause) continue;
+    if (p->d - stray - m >= reach && m <= clause) continue;
     const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
     if (paths == PATHS_COMMON ? d0 - m < reach || m > clause : may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
   }
@@ -1238,6 +1278,7 @@ static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int p
     PetscCall(make_list(c, paths));
   }
   start_at_y(c);
+  list_strays(c);
   PetscCall(select_from_list(c, paths));
   *listed = 1;
   PetscFunctionReturn(0);
@@ -1284,8 +1325,8 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
    * from the start when the last projection was (the same pairs either way) */
   int listed = 0;
   c->widened = c->was_widened;
+  int clear = 0; /* no_clamp found every time of impact 1: the first clamp pass need not compute them again */
   if (!c->widened) { /* first on common-time paths (a thin list); the segments' wider one only when a vertex would be clamped */
-    int clear = 0;
     PetscCall(begin_from_list(c, x, PATHS_COMMON, &listed));
     if (listed) PetscCall(no_clamp(c, &clear));
     if (!clear) PetscCall(begin_from_list(c, x, PATHS_SEGMENTS, &listed));
@@ -1296,13 +1337,13 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
   }
   for (int m = 0;; ++m) {
     double move = 0;
-    PetscCall(clamp_pass(c, st));
+    PetscCall(clamp_pass(c, st, m == 0 && clear));
     if (m == c->opt.iterations) break;
     PetscCall(gradient_step(c, st, &move));
     if (!c->widened && st->pairs > 0) PetscCall(widen_projection(c));
     if (m == 0) c->was_widened = st->pairs > 0;
     if (move < 1e-3 * c->xi) {
-      PetscCall(clamp_pass(c, st));
+      PetscCall(clamp_pass(c, st, 0));
       break;
     }
   }
