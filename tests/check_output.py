@@ -77,7 +77,9 @@ root attributes sheet_*; see "thin sheets" below.
 Peridynamic membranes (root attribute sheet_model "peridynamic", with pd_material, pd_s0, pd_s1, pd_kb,
 pd_thickness): the tri3 and bend4 terms are replaced by each vertex's ring energy W_i + E_b,i
 (docs/peridynamics.md), its forces taken by complex steps; masses, loads, inertia and tolerances as for
-other sheets; see "peridynamic membranes" below.
+other sheets; see "peridynamic membranes" below. With the contact barrier in the frame's energy (root attribute
+pd_contact_kappa > 0) kappa sum_c B(f(d_c) - xi) over the pairs found here by brute force is added to every frame's
+energy and residual; see "the contact barrier in the frame's energy" below.
 XDMF companion: one grid per frame with its time, positions and the kind's topology; every HDF DataItem
 names a dataset of the file with its shape, a grid refers to its own frame's group only, and the frame
 fields are in the grids of the frames holding them (handle_targets a node Vector, plastic_strain a cell
@@ -974,6 +976,9 @@ def recompute(mesh, attrs, frames, k, mass, load, contacts=None, fields=None):
     Wc, f_wc, mag_wc = weak_terms(mesh["weak"], x)
     Wk, f_k, mag_k = contact_terms(contacts, x)
     Wh, f_h, mag_h, hscale = handle_terms(mesh.get("handle_stiffness"), fields.get("handle_targets"), x)
+    if mesh.get("pd_barrier") is not None:   # the contact barrier in the frame's energy (barrier_terms)
+        Wb, f_b, mag_b = barrier_terms(mesh, x)
+        Wh, f_h, mag_h, hscale = Wh + Wb, f_h + f_b, mag_h + mag_b, hscale + Wb
     p = mesh.get("node_loads", np.zeros_like(x))
     f_ext = load[:, None] * g[None, :] + p
     f = f_int + f_wc + f_k + f_h + f_ext
@@ -2375,6 +2380,194 @@ def pd_mesh(rep, mesh, opt):
     return True
 
 
+
+# the contact barrier in the frame's energy (-pd_contact_kappa > 0; docs/peridynamics.md#the-barrier-in-the-frames-residual)
+#
+# Written from the seed's formulas (projective-peridynamics-membranes.txt Eq. 3, 48, 51), not from pbng's C code:
+#     E_B = kappa sum_c B(f(d_c) - xi),  B(x) = -(x - dhat)^2 ln(x / dhat) for 0 < x < dhat, 0 beyond,
+#     f(d) = (1 + eps) xi for d <= xi, (d - xi)^2 / (4 eps xi) + (1 + eps) xi up to (1 + 2 eps) xi, d beyond,
+# over the pairs c of the sheet's triangles (vertex-triangle and edge-edge, check_thickness.py's candidates and
+# exclusions: sharing a vertex or a mesh edge apart, of one body and closer than the rest exclusion at rest) and the
+# free vertices' obstacle pairs (signed distances), whose distance d_c is below xi + dhat — found here by brute force.
+# Its force on vertex s of pair c is -kappa B'(f(d) - xi) f'(d) grad_s d, with grad_s d the unit vector between the
+# closest points weighted by s's barycentric coordinate in its primitive (minus on the second primitive).
+
+def barrier_B(x, dhat):
+    return np.where(x < dhat, -(x - dhat) ** 2 * np.log(np.minimum(x, dhat) / dhat), 0.0)
+
+
+def barrier_dB(x, dhat):
+    return np.where(x < dhat, -2 * (x - dhat) * np.log(np.minimum(x, dhat) / dhat) - (x - dhat) ** 2 / x, 0.0)
+
+
+def rescaled_gap(d, xi, eps):
+    """f(d) - xi of Eq. 51 and f'(d)."""
+    band = (d - xi) ** 2 / (4 * eps * xi) + (1 + eps) * xi
+    f = np.where(d <= xi, (1 + eps) * xi, np.where(d <= (1 + 2 * eps) * xi, band, d))
+    df = np.where(d <= xi, 0.0, np.where(d <= (1 + 2 * eps) * xi, (d - xi) / (2 * eps * xi), 1.0))
+    return f - xi, df
+
+
+def closest_on_segment(p, a, b):
+    """Parameters t in [0, 1] of the points of segments [a, b] closest to p."""
+    ab = b - a
+    den = np.einsum("ij,ij->i", ab, ab)
+    return np.clip(np.einsum("ij,ij->i", p - a, ab) / np.where(den > 0, den, 1), 0, 1)
+
+
+def closest_on_triangle(p, a, b, c):
+    """Barycentric coordinates (m, 3) of the points of triangles (a, b, c) closest to p: the plane's projection when
+    inside, else the nearest edge's point."""
+    n = np.cross(b - a, c - a)
+    nn = np.einsum("ij,ij->i", n, n)
+    q = p - (np.einsum("ij,ij->i", p - a, n) / np.where(nn > 0, nn, 1))[:, None] * n
+    area = [np.einsum("ij,ij->i", np.cross(v - u, q - u), n) for u, v in ((b, c), (c, a), (a, b))]
+    beta = np.stack(area, axis=1) / np.where(nn > 0, nn, 1)[:, None]
+    inside = (nn > 0) & np.all(beta >= 0, axis=1)
+    best, best_d = beta.copy(), np.where(inside, 0.0, np.inf)
+    best_d = np.where(inside, np.linalg.norm(p - q, axis=1), np.inf)
+    for i, j in ((0, 1), (1, 2), (2, 0)):
+        u, v = (a, b, c)[i], (a, b, c)[j]
+        t = closest_on_segment(p, u, v)
+        d = np.linalg.norm(p - (u + t[:, None] * (v - u)), axis=1)
+        take = ~inside & (d < best_d)
+        e = np.zeros((len(p), 3))
+        e[:, i], e[:, j] = 1 - t, t
+        best = np.where(take[:, None], e, best)
+        best_d = np.where(take, d, best_d)
+    return best
+
+
+def closest_on_segments(a0, a1, b0, b1):
+    """Parameters (s, t) of the closest points of segments [a0, a1] and [b0, b1]: the interior stationary point when it
+    lies inside both, else the best of the four endpoint-segment projections."""
+    u, v, w = a1 - a0, b1 - b0, a0 - b0
+    A, B, C = np.einsum("ij,ij->i", u, u), np.einsum("ij,ij->i", u, v), np.einsum("ij,ij->i", v, v)
+    D, E = np.einsum("ij,ij->i", u, w), np.einsum("ij,ij->i", v, w)
+    den = A * C - B * B
+    good = den > 1e-14 * np.maximum(A * C, 1e-300)
+    s = np.where(good, (B * E - C * D) / np.where(good, den, 1), -1)
+    t = np.where(good, (A * E - B * D) / np.where(good, den, 1), -1)
+    interior = good & (s > 0) & (s < 1) & (t > 0) & (t < 1)
+    dist = lambda s, t: np.linalg.norm(a0 + s[:, None] * u - b0 - t[:, None] * v, axis=1)
+    best_s, best_t = np.where(interior, s, 0.0), np.where(interior, t, 0.0)
+    best_d = np.where(interior, dist(best_s, best_t), np.inf)
+    zero, one = np.zeros(len(a0)), np.ones(len(a0))
+    for cs, ct in ((zero, closest_on_segment(a0, b0, b1)), (one, closest_on_segment(a1, b0, b1)),
+                   (closest_on_segment(b0, a0, a1), zero), (closest_on_segment(b1, a0, a1), one)):
+        d = dist(cs, ct)
+        take = ~interior & (d < best_d)
+        best_s, best_t, best_d = np.where(take, cs, best_s), np.where(take, ct, best_t), np.where(take, d, best_d)
+    return best_s, best_t
+
+
+def obstacle_gradient(row, x):
+    """The gradient of the obstacle's signed distance (check_thickness.obstacle_distance) at points x."""
+    kind, p = int(row[0]), row[1:]
+    if kind == 0:
+        return np.broadcast_to(p[3:6] / np.linalg.norm(p[3:6]), x.shape)
+    if kind == 3:
+        r = x - p[0:3]
+        return r / np.linalg.norm(r, axis=1)[:, None]
+    lo, hi = p[0:3], p[3:6]
+    walls = np.concatenate([x - lo, hi - x], axis=1)     # distances to the six faces, inward
+    k = np.argmin(walls, axis=1)
+    inward = np.zeros_like(x)
+    inward[np.arange(len(x)), k % 3] = np.where(k < 3, 1.0, -1.0)
+    if kind == 2:   # container: the distance to the nearest wall, inside
+        return inward
+    out = x - np.clip(x, lo, hi)
+    outside = ~np.all((x > lo) & (x < hi), axis=1)
+    no = np.linalg.norm(out, axis=1)
+    return np.where(outside[:, None], out / np.where(no > 0, no, 1)[:, None], -inward)
+
+
+def read_pd_barrier(rep, h5, mesh):
+    """The barrier's parameters and the surface's pairs' topology (check_thickness.topology), or None when the file has
+    no barrier in its energy (pd_contact 0, or pd_contact_kappa absent or 0)."""
+    if not int(h5.attrs.get("pd_contact", 0)) or float(h5.attrs.get("pd_contact_kappa", 0.0)) <= 0:
+        return None
+    missing = [k for k in ("pd_contact_thickness", "pd_contact_dhat", "pd_contact_eps", "pd_contact_rest_exclusion") if k not in h5.attrs]
+    if not rep.check(not missing, f"pd_contact_kappa without the root attributes {missing}"):
+        return None
+    from check_thickness import topology     # (check_thickness imports this module: here, not at the top)
+    a = h5.attrs
+    obstacles = np.asarray(a["pd_obstacles"], dtype=np.float64).reshape(-1, 7) if "pd_obstacles" in a else np.zeros((0, 7))
+    return {"kappa": float(a["pd_contact_kappa"]), "xi": float(a["pd_contact_thickness"]), "dhat": float(a["pd_contact_dhat"]),
+            "eps": float(a["pd_contact_eps"]), "rest_exclusion": float(a["pd_contact_rest_exclusion"]), "obstacles": obstacles,
+            "topology": topology(h5), "rest": mesh["X"]}
+
+
+def barrier_pairs(bar, x):
+    """The vertex-triangle pairs (vertex, triangle index) and edge-edge pairs (edge, edge) within xi + dhat at x, after
+    check_thickness.py's exclusions."""
+    from check_thickness import candidates, point_triangle, edge_edge, rest_excluded
+    tris, edges, near, body = bar["topology"]
+    rest, reach, r_ex = bar["rest"], bar["xi"] + bar["dhat"], bar["rest_exclusion"]
+    tlo, thi = x[tris].min(axis=1), x[tris].max(axis=1)
+    vt = candidates((x, x), tlo, thi, reach)
+    vt = vt[np.asarray([k for k, (v, t) in enumerate(vt) if not any(c in near[v] for c in tris[t])], dtype=np.int64)].reshape(-1, 2)
+    if len(vt):
+        d_rest = point_triangle(rest[vt[:, 0]], *(rest[tris[vt[:, 1], j]] for j in range(3)))
+        vt = vt[~rest_excluded(d_rest, body[vt[:, 0]] == body[tris[vt[:, 1], 0]], r_ex)]
+    elo, ehi = x[edges].min(axis=1), x[edges].max(axis=1)
+    ee = candidates((elo, ehi), elo, ehi, reach)
+    ee = ee[ee[:, 0] < ee[:, 1]]
+    ee = ee[np.asarray([k for k, (e, f) in enumerate(ee) if not any(c in near[edges[e, 0]] or c in near[edges[e, 1]] for c in edges[f])],
+                       dtype=np.int64)].reshape(-1, 2)
+    if len(ee):
+        d_rest = edge_edge(*(rest[edges[ee[:, j // 2], j % 2]] for j in range(4)))
+        ee = ee[~rest_excluded(d_rest, body[edges[ee[:, 0], 0]] == body[edges[ee[:, 1], 0]], r_ex)]
+    return vt, ee
+
+
+def barrier_terms(mesh, x):
+    """(E_B, its nodal forces, their magnitudes per node) at positions x."""
+    bar = mesh["pd_barrier"]
+    kappa, xi, dhat, eps = bar["kappa"], bar["xi"], bar["dhat"], bar["eps"]
+    tris, edges = bar["topology"][0], bar["topology"][1]
+    n = len(x)
+    f, mag, energy = np.zeros((n, 3)), np.zeros(n), 0.0
+    vt, ee = barrier_pairs(bar, x)
+    groups = []     # (vertex ids (m, k), weights (m, k), closest-point difference (m, 3))
+    if len(vt):
+        p, tri = vt[:, 0], tris[vt[:, 1]]
+        beta = closest_on_triangle(x[p], x[tri[:, 0]], x[tri[:, 1]], x[tri[:, 2]])
+        q = np.einsum("ij,ijk->ik", beta, x[tri])
+        groups.append((np.concatenate([p[:, None], tri], axis=1), np.concatenate([np.ones((len(p), 1)), -beta], axis=1), x[p] - q))
+    if len(ee):
+        ea, eb = edges[ee[:, 0]], edges[ee[:, 1]]
+        s, t = closest_on_segments(x[ea[:, 0]], x[ea[:, 1]], x[eb[:, 0]], x[eb[:, 1]])
+        pa = x[ea[:, 0]] + s[:, None] * (x[ea[:, 1]] - x[ea[:, 0]])
+        pb = x[eb[:, 0]] + t[:, None] * (x[eb[:, 1]] - x[eb[:, 0]])
+        groups.append((np.concatenate([ea, eb], axis=1), np.stack([1 - s, s, -(1 - t), -t], axis=1), pa - pb))
+    for ids, w, diff in groups:
+        d = np.linalg.norm(diff, axis=1)
+        gap, df = rescaled_gap(d, xi, eps)
+        act = gap < dhat
+        ids, w, diff, d, gap, df = ids[act], w[act], diff[act], d[act], gap[act], df[act]
+        energy += float(kappa * barrier_B(gap, dhat).sum())
+        unit = diff / np.where(d > 0, d, 1)[:, None]
+        slope = kappa * barrier_dB(gap, dhat) * df      # dE/dd of each pair
+        for k in range(ids.shape[1]):
+            fk = -(slope * w[:, k])[:, None] * unit
+            np.add.at(f, ids[:, k], fk)
+            np.add.at(mag, ids[:, k], np.linalg.norm(fk, axis=1))
+    free = np.flatnonzero(mesh["free"])
+    free = np.intersect1d(free, np.unique(tris))
+    from check_thickness import obstacle_distance
+    for row in bar["obstacles"]:
+        d = obstacle_distance(row, x[free])
+        gap, df = rescaled_gap(d, xi, eps)
+        act = gap < dhat
+        v = free[act]
+        energy += float(kappa * barrier_B(gap[act], dhat).sum())
+        fk = -(kappa * barrier_dB(gap[act], dhat) * df[act])[:, None] * obstacle_gradient(row, x[v])
+        np.add.at(f, v, fk)
+        np.add.at(mag, v, np.linalg.norm(fk, axis=1))
+    return energy, f, mag
+
+
 def _random_rotation(rng):
     Q, R = np.linalg.qr(rng.normal(size=(3, 3)))
     Q = Q * np.sign(np.diag(R))
@@ -2764,6 +2957,8 @@ def run(args):
         if peridynamic:     # the sheet energy is the rings' (elastic_pd) instead of the tri3 and bend4 terms
             opt = read_pd_options(rep, h5)
             peridynamic_ok = opt is not None and pd_mesh(rep, mesh, opt)
+            if peridynamic_ok:
+                mesh["pd_barrier"] = read_pd_barrier(rep, h5, mesh)
         if attrs is not None and (not peridynamic or peridynamic_ok):
             check_physics(rep, mesh, attrs, frames, args.max_relative_residual, contacts, fields)
             if args.free_fall:

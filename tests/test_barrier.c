@@ -1,6 +1,6 @@
 /* The contact barrier (src/core/barrier.c, seed projective-peridynamics-membranes.txt Eq. 3, 51, 53):
  * B >= 0, B(dhat) = 0, B -> inf as its argument -> 0, B' and B'' against central differences (B' < 0,
- * B'' > 0 inside); the rescale f of Eq. 51 against its branches, C^1 at both joints, f(d) - xi >= eps xi;
+ * B'' > 0 inside; pbng_barrier_second_derivative, SISSM's D); the rescale f of Eq. 51 against its branches, C^1 at both joints, f(d) - xi >= eps xi;
  * the bound of |B'| against dense sampling of the rescaled gaps; Eq. 53's step bound against random
  * gradients of Eq. 49. */
 #include <math.h>
@@ -8,23 +8,13 @@
 #include "core/barrier.h"
 #include "test_check.h"
 
-/* B''(x) = -2 log(x / dhat) - 4 (x - dhat) / x + (x - dhat)^2 / x^2 for 0 < x < dhat (positive there, tending
- * to 0 at dhat: B is C^2), 0 for x >= dhat, +inf for x <= 0. Here, not in src/: no solver needs the curvature. */
-static double barrier_second_derivative(double x, double dhat)
-{
-  if (!(x > 0)) return INFINITY;
-  if (x >= dhat) return 0;
-  const double u = (x - dhat) / x;
-  return -2 * log(x / dhat) - 4 * u + u * u;
-}
-
 static void check_barrier_values(void)
 {
   const double dhats[3] = {1e-3, 0.1, 2.5};
   for (int k = 0; k < 3; ++k) {
     const double dhat = dhats[k];
     check(pbng_barrier(dhat, dhat) == 0 && pbng_barrier(2 * dhat, dhat) == 0, "B(dhat) = 0 and B = 0 beyond", pbng_barrier(dhat, dhat), 0);
-    check(pbng_barrier_derivative(dhat, dhat) == 0 && barrier_second_derivative(3 * dhat, dhat) == 0, "B' and B'' are 0 from dhat on", 0, 0);
+    check(pbng_barrier_derivative(dhat, dhat) == 0 && pbng_barrier_second_derivative(3 * dhat, dhat) == 0, "B' and B'' are 0 from dhat on", 0, 0);
     check(isinf(pbng_barrier(0, dhat)) && isinf(pbng_barrier(-dhat, dhat)) && pbng_barrier_derivative(0, dhat) == -INFINITY, "B = +inf, B' = -inf at 0 and below",
           pbng_barrier(0, dhat), 0);
     double prev = INFINITY;
@@ -39,8 +29,8 @@ static void check_barrier_values(void)
     /* B(x) -> inf as x -> 0, like dhat^2 log(dhat / x): B(dhat 10^-j) / (dhat^2 j log 10) -> 1 */
     const double last = pbng_barrier(dhat * 1e-300, dhat), growth = dhat * dhat * 300 * log(10.0);
     check(fabs(last / growth - 1) < 1e-2, "B -> inf as x -> 0 (like dhat^2 log(dhat / x))", last, growth);
-    check(fabs(barrier_second_derivative(dhat * (1 - 1e-9), dhat)) < 1e-6, "B'' -> 0 at dhat (B is C^2)",
-          barrier_second_derivative(dhat * (1 - 1e-9), dhat), 0);
+    check(fabs(pbng_barrier_second_derivative(dhat * (1 - 1e-9), dhat)) < 1e-6, "B'' -> 0 at dhat (B is C^2)",
+          pbng_barrier_second_derivative(dhat * (1 - 1e-9), dhat), 0);
   }
 }
 
@@ -52,7 +42,7 @@ static void check_barrier_derivatives(void)
   for (int n = 0; n < 2000; ++n) {
     const double dhat = pow(10.0, -3 + 4 * next_random(&s));
     const double x = dhat * (0.01 + 0.98 * next_random(&s)), h = 1e-5 * x;
-    const double d1 = pbng_barrier_derivative(x, dhat), d2 = barrier_second_derivative(x, dhat);
+    const double d1 = pbng_barrier_derivative(x, dhat), d2 = pbng_barrier_second_derivative(x, dhat);
     const double fd1 = (pbng_barrier(x + h, dhat) - pbng_barrier(x - h, dhat)) / (2 * h);
     const double fd2 = (pbng_barrier_derivative(x + h, dhat) - pbng_barrier_derivative(x - h, dhat)) / (2 * h);
     worst1 = fmax(worst1, fabs(fd1 - d1) / (fabs(d1) + 1e-8 * dhat));

@@ -8,12 +8,13 @@ seconds per frame and per iteration from the run's -summary JSON. Seed size (-sc
 40 401 and 27 403 vertices): --seed-frames frames of the scene as a user types it (its own iterations a frame,
 tolerance and contact step: runs that stop by themselves), and a PBNG reference on the same sheet and ranks
 (-solver pbng -sheet_model fem, one frame of --pbng-iters sweeps), alternating, --repeats times each; the medians
-of seconds per iteration, and SISSM's over PBNG's (issue 43's target: at most 5). --no-seed skips them.
+of seconds per iteration, and SISSM's over PBNG's (issue 43's target: at most 5). --no-seed skips them, --no-default
+the default-size runs; --scenes A,B runs those scenes only.
 Renders: pbng-render (six frames, coloured by displacement; docs/render.md) into
 bench/results/seed-pd-<scene>-<host>-<stamp>.png; --no-render skips them.
 
     /usr/bin/python3 bench/seed_peridynamics/scenes.py [--ranks 2] [--frames 40] [--seed-frames 2] [--repeats 3]
-                                                       [--pbng-iters 20] [--pbng PATH]
+                                                       [--pbng-iters 20] [--pbng PATH] [--scenes A,B] [--no-default]
 
 CSV: bench/results/seed-pd-scenes-<host>-<stamp>.csv (scene, size, scale, solver, nodes, frames, iterations,
 seconds, s/frame, s/iteration, repeats, s/iteration of each repeat, SISSM's s/iteration over PBNG's, load average,
@@ -41,6 +42,27 @@ def run_summary(cmd, js, what):
     return json.load(open(js))
 
 
+def default_size(a, mpi, scene, out, js, rows, host, stamp):
+    """The scene's defaults for --frames frames (a row, and the render unless --no-render); False when the run failed."""
+    cmd = mpi + [a.pbng, "-scene", scene, "-frames", str(a.frames), "-threads", "1", "-output", out, "-summary", js]
+    d = run_summary(cmd, js, scene)
+    if d is None:
+        return False
+    per_it = d["solver_seconds"] / max(d["iterations"], 1)
+    its_per_frame = d["iterations"] / max(d["frames"], 1)
+    rows.append([scene, "default", 1, "sissm", d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], per_it,
+                 1, f"{per_it:.6g}", "", os.getloadavg()[0], " ".join(cmd[len(mpi):])])
+    print(f"{scene:17s} default  {d['nodes']:7d} nodes  {d['solver_seconds'] / d['frames']:8.3f} s/frame  {per_it * 1e3:8.2f} ms/iteration"
+          f"  ({its_per_frame:.0f} iterations a frame)", flush=True)
+    if not a.no_render and not (shutil.which("xvfb-run") and shutil.which("pvbatch")):
+        print("  render: skipped (needs xvfb-run and pvbatch: apt-get install xvfb paraview)")
+    elif not a.no_render:
+        png = os.path.join(ROOT, "bench", "results", f"seed-pd-{scene}-{host}-{stamp}.png")
+        rc, text = run([os.path.join(os.path.dirname(a.pbng), "pbng-render"), out, "--png", png, "--color", "displacement"])
+        print(f"  render: {os.path.relpath(png, ROOT) if rc == 0 else 'failed: ' + text[-300:]}")
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", type=int, default=2)
@@ -50,6 +72,8 @@ def main():
     ap.add_argument("--pbng-iters", type=int, default=20)
     ap.add_argument("--no-seed", action="store_true")
     ap.add_argument("--no-render", action="store_true")
+    ap.add_argument("--no-default", action="store_true")
+    ap.add_argument("--scenes", default=",".join(name for name, _ in SCENES))
     ap.add_argument("--pbng", default=os.path.join(ROOT, "build", "bin", "pbng"))
     a = ap.parse_args()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M")
@@ -58,23 +82,11 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for scene, scale in SCENES:
-            out, js = os.path.join(tmp, f"{scene}.h5"), os.path.join(tmp, f"{scene}.json")
-            cmd = mpi + [a.pbng, "-scene", scene, "-frames", str(a.frames), "-threads", "1", "-output", out, "-summary", js]
-            d = run_summary(cmd, js, scene)
-            if d is None:
+            if scene not in a.scenes.split(","):
                 continue
-            per_it = d["solver_seconds"] / max(d["iterations"], 1)
-            its_per_frame = d["iterations"] / max(d["frames"], 1)
-            rows.append([scene, "default", 1, "sissm", d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], per_it,
-                         1, f"{per_it:.6g}", "", os.getloadavg()[0], " ".join(cmd[len(mpi):])])
-            print(f"{scene:17s} default  {d['nodes']:7d} nodes  {d['solver_seconds'] / d['frames']:8.3f} s/frame  {per_it * 1e3:8.2f} ms/iteration"
-                  f"  ({its_per_frame:.0f} iterations a frame)")
-            if not a.no_render and not (shutil.which("xvfb-run") and shutil.which("pvbatch")):
-                print("  render: skipped (needs xvfb-run and pvbatch: apt-get install xvfb paraview)")
-            elif not a.no_render:
-                png = os.path.join(ROOT, "bench", "results", f"seed-pd-{scene}-{host}-{stamp}.png")
-                rc, text = run([os.path.join(os.path.dirname(a.pbng), "pbng-render"), out, "--png", png, "--color", "displacement"])
-                print(f"  render: {os.path.relpath(png, ROOT) if rc == 0 else 'failed: ' + text[-300:]}")
+            out, js = os.path.join(tmp, f"{scene}.h5"), os.path.join(tmp, f"{scene}.json")
+            if not a.no_default and not default_size(a, mpi, scene, out, js, rows, host, stamp):
+                continue
             if a.no_seed:
                 continue
             seed = {"sissm": ["-frames", str(a.seed_frames)], "pbng": ["-solver", "pbng", "-sheet_model", "fem", "-frames", "1", "-iters", str(a.pbng_iters)]}
@@ -96,7 +108,7 @@ def main():
                              len(per[solver]), " ".join(f"{x:.6g}" for x in per[solver]), med["sissm"] / med["pbng"] if solver == "sissm" else "", os.getloadavg()[0],
                              cmds[solver]])
             print(f"{scene:17s} seed x{scale:<4} {last['sissm']['nodes']:7d} nodes  SISSM {med['sissm'] * 1e3:8.1f} ms/iteration, PBNG {med['pbng'] * 1e3:7.1f} ms/sweep:"
-                  f" {med['sissm'] / med['pbng']:.1f}x (medians of {len(per['sissm'])}, {len(per['pbng'])})")
+                  f" {med['sissm'] / med['pbng']:.1f}x (medians of {len(per['sissm'])}, {len(per['pbng'])})", flush=True)
     path = os.path.join(ROOT, "bench", "results", f"seed-pd-scenes-{host}-{stamp}.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)

@@ -117,6 +117,7 @@ static int generated_square_sheet(const effect_context *c)
 
 static int pd_neohookean(const effect_context *c) { return c->cfg->pd.mat.kind == PBNG_PD_NEOHOOKEAN; }
 static int pd_contact_step_on(const effect_context *c) { return c->cfg->pd.contact.on; }
+static int pd_contact_gradient_steps(const effect_context *c) { return !(c->cfg->pd.contact.kappa > 0); }
 
 /* ---- solvers -------------------------------------------------------------------------------------------------- */
 
@@ -184,6 +185,8 @@ static const condition SQUARE_SHEET = {generated_square_sheet,
                                        "the mesh is not a generated square sheet (the scenes with one: pbng -help)"};
 static const condition PD_NEOHOOKEAN = {pd_neohookean, "the peridynamic material is -pd_material stretching, which has no s1"};
 static const condition PD_CONTACT_STEP = {pd_contact_step_on, "the contact local step is off"};
+static const condition PD_CONTACT_GRADIENT = {pd_contact_gradient_steps,
+                                              "-pd_contact_kappa > 0 puts the barrier in the frame's energy: the projection takes no gradient steps"};
 static const condition SISSM = {solver_barrier_contact, "the contact local step is SISSM's and the solver is not -solver sissm"};
 static const condition NEWTON = {solver_assembles_rings, "the ring matrices are Newton's and the solver is not -solver newton"};
 static const condition SISSM_CHEBYSHEV = {sissm_chebyshev, "-sissm_chebyshev is off"};
@@ -275,10 +278,14 @@ static const effect_rule rules[] = {
   {FOR_RUN, "-pd_contact_eps", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
   {FOR_RUN, "-pd_contact_mu", &SISSM, NULL},
   {FOR_RUN, "-pd_contact_mu", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
+  {FOR_RUN, "-pd_contact_mu", &PD_CONTACT_GRADIENT, "give -pd_contact_kappa 0"},
   {FOR_RUN, "-pd_contact_rest_exclusion", &SISSM, NULL},
   {FOR_RUN, "-pd_contact_rest_exclusion", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
   {FOR_RUN, "-pd_contact_iterations", &SISSM, NULL},
   {FOR_RUN, "-pd_contact_iterations", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
+  {FOR_RUN, "-pd_contact_iterations", &PD_CONTACT_GRADIENT, "give -pd_contact_kappa 0"},
+  {FOR_RUN, "-pd_contact_kappa", &SISSM, NULL},
+  {FOR_RUN, "-pd_contact_kappa", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
   /* contacts (docs/contact.md) */
   {FOR_RUN, "-contact_thickness", &SHEETS, "volume surfaces: -contact_distance"},
   /* the motions of boundary sets -bcK_* */

@@ -128,6 +128,9 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
   PetscCall(read_real(PetscOptionsObject, "-pd_contact", "mu", "contact: barrier weight mu of Eq. 47 (> 0)", &c->mu, given));
   PetscCall(read_real(PetscOptionsObject, "-pd_contact", "rest_exclusion",
                       "contact: pairs of one body closer than this at rest are left out (m; < 0: thickness + dhat, the barrier's reach)", &c->rest_exclusion, given));
+  PetscCall(read_real(PetscOptionsObject, "-pd_contact", "kappa",
+                      "contact: the barrier's weight in the frame's energy (J/m^2; 0: the seed's local step alone, > 0: frames in contact can end at -rtol)",
+                      &c->kappa, given));
   PetscCall(PetscOptionsInt("-pd_contact_iterations", "contact: gradient steps per local step at most", NULL, iterations, &iterations, &set));
   *given = (PetscBool)(*given || set);
   PetscCall(PetscOptionsString("-pd_obstacle", "contact: analytic obstacles, ';'-separated (the forms of -obstacle)", NULL, obstacles, obstacles, sizeof(obstacles), &set));
@@ -139,6 +142,7 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
   PetscCheck(c->eps > 0 && c->eps < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_eps %g: must be in (0, 1)", c->eps);
   PetscCheck(c->mu > 0 && isfinite(c->mu), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_mu %g: must be > 0", c->mu);
   PetscCheck(isfinite(c->rest_exclusion), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_rest_exclusion %g: must be finite", c->rest_exclusion);
+  PetscCheck(c->kappa >= 0 && isfinite(c->kappa), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_kappa %g: must be >= 0 (0: off)", c->kappa);
   PetscCheck(iterations >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pd_contact_iterations %d: must be >= 0", (int)iterations);
   c->iterations = (int)iterations;
   PetscFunctionReturn(0);

@@ -207,7 +207,7 @@ static pbng_output_pd output_pd(const pbng_pd_options *o, double sheet_thickness
   const double xi = pbng_pd_contact_thickness(o, sheet_thickness), dhat = pbng_pd_contact_dhat(c, xi);
   return (pbng_output_pd){.material = o->mat.kind == PBNG_PD_NEOHOOKEAN ? "neohookean" : "stretching", .s0 = o->mat.s0, .s1 = o->mat.s1,
                           .k_b = o->k_b, .thickness = o->thickness, .contact = c->on, .contact_thickness = xi, .contact_dhat = dhat,
-                          .contact_rest_exclusion = pbng_pd_contact_rest_exclusion(c, xi, dhat), .nobstacles = c->nobstacles,
+                          .contact_rest_exclusion = pbng_pd_contact_rest_exclusion(c, xi, dhat), .contact_eps = c->eps, .contact_kappa = c->kappa, .nobstacles = c->nobstacles,
                           .obstacle = c->obstacle};
 }
 

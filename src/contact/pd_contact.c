@@ -50,22 +50,28 @@ struct pbng_pd_contact {
   double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
   double *seg;            /* [nv] an active vertex's move |y - z_prev| in this projection */
+  double *stray;          /* [nv] an active vertex's stray |z_prev - ref - T_g(z_prev)| from its group's translation (list_strays) */
   int widened;            /* the projection's pairs cover the gradient steps' moves too (pair_motion) */
   int was_widened;        /* the last projection was widened: the next starts so (a pair is likely within reach again) */
   /* the candidate list (VT, EE): the pairs not left out by the rest exclusion whose distance at ref (z_prev when it
-   * was made) is below xi + dhat + list_width, kept over the projections while no vertex strays more than half the
-   * width from ref, up to a common translation (list_valid); its halo plan and active primitives are the halo's */
+   * was made) is below xi + dhat + W_gh (width, per pair of groups), kept over the projections while no pair of groups
+   * can have come closer by more than its width, up to each group's common translation (list_valid, list_bounds); its
+   * halo plan and active primitives are the halo's */
   pair *list;
   int64_t nlist, listcap;
   double *ref;            /* [nv][3] */
-  double list_width;
   int32_t ngroups, *group; /* [nv] each vertex's body as 0 .. ngroups - 1 (all 0 beyond PD_MAX_GROUPS bodies) */
-  double (*T)[3], *E;     /* [ngroups] this projection's translation and largest stray of each group */
-  double collect_width;   /* > 0 while the list is being made: the pairs kept are those within xi + dhat + it at z_prev */
+  double *width;          /* [ngroups^2] the list's width W_gh for the pairs of groups g, h (symmetric) */
+  double *bound;          /* [ngroups^2] this projection's group_bounds (list_bounds) */
+  double *spread;         /* [ngroups^2] common-time paths: the most a pair of groups' vertices move apart (list_bounds) */
+  double (*T)[3], *E;     /* [3 ngroups] per group: translation and largest stray at z_prev, at y, over both (group_motion) */
+  double (*gbox)[6];      /* [ngroups] each group's box over z_prev and y (group_motion) */
+  int collecting;         /* 1 while the list is being made: the pairs kept are those within xi + dhat + W_gh at z_prev */
   int list_valid;
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
+  double *xb;             /* [nv][3] pbng_pd_contact_barrier's positions (entries of active vertices valid) */
 };
 
 /* ---- topology ---------------------------------------------------------------------------------------- */
@@ -301,7 +307,8 @@ static PetscErrorCode build_groups(pbng_pd_contact *c)
   c->ngroups = n <= PD_MAX_GROUPS ? PetscMax(n, 1) : 1;
   PetscCall(PetscMalloc1(c->nv + 1, &c->group));
   for (int32_t v = 0; v < c->nv; ++v) c->group[v] = c->ngroups > 1 ? (int32_t)pbng_sorted_index(b, n, c->body[v]) : 0;
-  PetscCall(PetscMalloc2(c->ngroups, &c->T, c->ngroups, &c->E));
+  PetscCall(PetscMalloc3(3 * c->ngroups, &c->T, 3 * c->ngroups, &c->E, c->ngroups, &c->gbox));
+  PetscCall(PetscCalloc3((size_t)c->ngroups * c->ngroups, &c->width, (size_t)c->ngroups * c->ngroups, &c->bound, (size_t)c->ngroups * c->ngroups, &c->spread));
   PetscCall(PetscFree(b));
   PetscFunctionReturn(0);
 }
@@ -468,7 +475,8 @@ static void swept_box(const int32_t *v, int n, const double *za, const double *z
   for (int k = 0; k < n; ++k)
     for (int a = 0; a < 3; ++a) {
       const double p = za[3 * (int64_t)v[k] + a], q = zb[3 * (int64_t)v[k] + a];
-      lo[a] = fmin(lo[a], fmin(p, q) - r), hi[a] = fmax(hi[a], fmax(p, q) + r);
+      const double l = (p < q ? p : q) - r, h = (p > q ? p : q) + r; /* (comparisons, not fmin / fmax: calls without -ffinite-math-only) */
+      lo[a] = l < lo[a] ? l : lo[a], hi[a] = h > hi[a] ? h : hi[a];
     }
 }
 
@@ -555,6 +563,12 @@ static int may_act(const pbng_pd_contact *c, const pair *p, double d0)
   return d0 - m < c->xi + c->opt.dhat || m > early_stop_moves(c);
 }
 
+/* The index g ngroups + h of a VT or EE pair's groups (its first vertex's and its second primitive's). */
+static int32_t group_pair(const pbng_pd_contact *c, const pair *p)
+{
+  return c->group[p->v[0]] * c->ngroups + c->group[p->v[p->kind == PAIR_VT ? 1 : 2]];
+}
+
 /* The rest exclusion of a candidate (decided at rest, the same every projection): primitives of one body closer
  * than the rest exclusion at rest, or sharing a vertex or a mesh edge (a one-ring apart; those are of one body,
  * and closer than the longest edge: covered by the distance test when the exclusion is larger). Cheapest tests
@@ -566,10 +580,23 @@ static int rest_excluded(const pbng_pd_contact *c, const pair *p, const int32_t 
   return rest_distance_below(c, p, c->rest_exclusion, 0) || (c->rest_exclusion <= c->longest_edge && excluded(c, qv, nq, iv, ni));
 }
 
+/* The gap between the query's box qbox and the item's box grown by r (both swept from z_prev to y, so containing the
+ * primitives at z_prev): at most the primitives' distance at z_prev. */
+static double box_gap(const double qbox[6], const double ibox[6], double r)
+{
+  double g2 = 0;
+  for (int k = 0; k < 3; ++k) {
+    const double a = qbox[k] - (ibox[3 + k] - r), b = (ibox[k] + r) - qbox[3 + k], g = a > b ? a : b;
+    if (g > 0) g2 += g * g;
+  }
+  return sqrt(g2);
+}
+
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
  * lists keep p > q), without an owned vertex, left out by the rest exclusion (rest_excluded), or unable to come
  * within the barrier's reach in this projection (may_act; making the candidate list: within its width). */
-static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same)
+static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same,
+                               double gap)
 {
   pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
   int mine = 0;
@@ -582,20 +609,21 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   if (!mine) PetscFunctionReturn(0); /* another rank's pair */
   for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
+  if (c->collecting && gap > (1 + 1e-12) * (c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* beyond the list's width */
   if (rest_excluded(c, &cand, qv, nq, iv, ni, 0)) PetscFunctionReturn(0);
   double w[4], dir[3];
   const double d0 = pair_geometry(c, &cand, c->z_prev, w, dir);
-  const int keep = c->collect_width > 0 ? d0 < c->xi + c->opt.dhat + c->list_width : may_act(c, &cand, d0);
+  const int keep = c->collecting ? d0 < c->xi + c->opt.dhat + c->width[group_pair(c, &cand)] : may_act(c, &cand, d0);
   if (!keep || rest_excluded(c, &cand, qv, nq, iv, ni, 1)) PetscFunctionReturn(0);
   PetscCall(add_pair(c, kind, cand.v, d0));
   PetscFunctionReturn(0);
 }
 
-/* The pairs of each query (nq vertices, box swept from za to zb) with the items of the hash g whose grown boxes overlap
+/* The pairs of each query (nq vertices, box swept from za to zb) with the items of the hash g whose boxes grown by r overlap
  * its box, the large items, or every item when the query's box covers too many cells; `same`: queries and items are
  * one list (each pair once). */
 static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries, int nq, int32_t nquery, const int32_t *items_v, int ni, int32_t nitem,
-                            const pbng_box_hash *g, const double (*box)[6], const double *za, const double *zb, int same)
+                            const pbng_box_hash *g, const double (*box)[6], double r, const double *za, const double *zb, int same)
 {
   int32_t *stamp;
 
@@ -608,17 +636,19 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
     int64_t cc[6];
     swept_box(qv, nq, za, zb, 0.0, &qbox[0], &qbox[3]);
     if (pbng_box_hash_cells(g, qbox, cc) > PD_HASH_MAX_CELLS) {
-      for (int32_t p = 0; p < nitem; ++p) PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same));
+      for (int32_t p = 0; p < nitem; ++p) PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same, box_gap(qbox, box[p], r)));
       continue;
     }
-    for (int32_t l = 0; l < g->nlarge; ++l) PetscCall(consider(c, kind, q, qv, nq, g->large[l], &items_v[ni * (int64_t)g->large[l]], ni, stamp, same));
+    for (int32_t l = 0; l < g->nlarge; ++l)
+      PetscCall(consider(c, kind, q, qv, nq, g->large[l], &items_v[ni * (int64_t)g->large[l]], ni, stamp, same, box_gap(qbox, box[g->large[l]], r)));
     for (int64_t i = cc[0]; i <= cc[1]; ++i)
       for (int64_t j = cc[2]; j <= cc[3]; ++j)
         for (int64_t k = cc[4]; k <= cc[5]; ++k) {
           const uint64_t b = pbng_box_hash_bucket(g, i, j, k);
           for (int64_t s = g->start[b]; s < g->start[b + 1]; ++s) {
             const int32_t p = g->item[s];
-            if (boxes_within(&qbox[0], &qbox[3], &box[p][0], &box[p][3], 0)) PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same));
+            if (boxes_within(&qbox[0], &qbox[3], &box[p][0], &box[p][3], 0))
+              PetscCall(consider(c, kind, q, qv, nq, p, &items_v[ni * (int64_t)p], ni, stamp, same, box_gap(qbox, box[p], r)));
           }
         }
   }
@@ -656,14 +686,14 @@ static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const 
   PetscFunctionBeginUser;
   c->npairs = 0;
   PetscCall(hash_primitives(c, &c->ltri[0][0], 3, c->nltri, za, zb, r, &g, &box));
-  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &g, (const double(*)[6])box, za, zb, 0));
+  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &g, (const double(*)[6])box, r, za, zb, 0));
   PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(box));
   PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &g, &box));
-  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &g, (const double(*)[6])box, za, zb, 1));
+  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &g, (const double(*)[6])box, r, za, zb, 1));
   PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(box));
-  if (!(c->collect_width > 0)) PetscCall(collect_obstacle_pairs(c, za, zb, r)); /* the list holds no obstacle pairs */
+  if (!c->collecting) PetscCall(collect_obstacle_pairs(c, za, zb, r)); /* the list holds no obstacle pairs */
   if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
   PetscFunctionReturn(0);
 }
@@ -751,12 +781,13 @@ static PetscErrorCode share_z(pbng_pd_contact *c) { return pbng_halo_exchange(&c
 
 /* Alg. 2 lines 4-17 with the check of the header's step 2: every owned free vertex moved back along its move to
  * its time of impact, then any pair closer than xi sends its owned vertices to z_prev, all such pairs of the
- * current positions at once (a Jacobi pass: the same on any number of ranks), until none is. Collective. */
-static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st)
+ * current positions at once (a Jacobi pass: the same on any number of ranks), until none is; clear: every time of impact
+ * is known to be 1 (no_clamp), none computed again. Collective. */
+static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, int clear)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
-  for (int64_t k = 0; k < c->npairs; ++k) {
+  for (int64_t k = 0; k < c->npairs && !clear; ++k) {
     const pair *p = &c->pairs[k];
     if (!pair_moves(c, p)) continue;
     const double t = pair_toi(c, p);
@@ -853,6 +884,20 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   }
 }
 
+/* This rank's counted pairs (pair_counted_here) with a free vertex whose rescaled gap at z is below dhat (Eq. 51): those
+ * the barrier acts on. */
+static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
+{
+  int64_t n = 0;
+  for (int64_t k = 0; k < c->npairs; ++k) {
+    const pair *p = &c->pairs[k];
+    double w[4], dir[3];
+    if (!pair_moves(c, p) || !pair_counted_here(c, p)) continue;
+    n += pbng_contact_distance_rescale(pair_geometry(c, p, z, w, dir), c->xi, c->opt.eps) - c->xi < c->opt.dhat;
+  }
+  return n;
+}
+
 /* ---- the interface ----------------------------------------------------------------------------------- */
 
 double pbng_pd_contact_dhat(const pbng_pd_contact_options *o, double xi) { return o->dhat > 0 ? o->dhat : 4 * xi; }
@@ -911,8 +956,11 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
                          (int64_t)c->nv + 1, &c->tmin));
   PetscCall(PetscCalloc1(c->nv + 1, &c->active));
   PetscCall(PetscMalloc1(c->nv + 1, &c->seg));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->stray));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->ref));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
+  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->xb));
+  if (o->kappa > 0) c->opt.iterations = 0; /* the barrier is in the frame's energy: the projection only keeps the thickness */
   memcpy(c->z_prev, c->rest, sizeof(double) * 3 * (size_t)c->nv);
   double len = 0;
   for (int32_t k = 0; k < c->nedge; ++k) {
@@ -955,15 +1003,18 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
   PetscCall(PetscFree((*c)->seg));
+  PetscCall(PetscFree((*c)->stray));
   PetscCall(PetscFree((*c)->ref));
   PetscCall(PetscFree((*c)->list));
   PetscCall(PetscFree((*c)->group));
-  PetscCall(PetscFree2((*c)->T, (*c)->E));
+  PetscCall(PetscFree3((*c)->T, (*c)->E, (*c)->gbox));
+  PetscCall(PetscFree3((*c)->width, (*c)->bound, (*c)->spread));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));
   PetscCall(PetscFree((*c)->ledge));
   PetscCall(PetscFree5((*c)->y, (*c)->z, (*c)->z_prev, (*c)->work, (*c)->tmin));
   PetscCall(PetscFree((*c)->pairs));
+  PetscCall(PetscFree((*c)->xb));
   PetscCall(PetscFree(*c));
   PetscFunctionReturn(0);
 }
@@ -977,75 +1028,157 @@ PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
 
 /* ---- the candidate list ------------------------------------------------------------------------------- */
 
-/* The most a pair of groups g, h can have come closer than at ref: a pair's distance is the same with both its
- * primitives moved by T_g, so it is at least its distance at ref less E_g + E_h + |T_g - T_h|. */
-static double group_bound(const pbng_pd_contact *c, int32_t g, int32_t h)
-{
-  double d[3];
-  vec3_sub(c->T[g], c->T[h], d);
-  return c->E[g] + c->E[h] + (g == h ? 0.0 : vec3_norm(d));
-}
-
-/* Each group's translation T_g, the middle of the box of its vertices' displacements u from ref (fresh: from
- * z_prev, u(z_prev) = 0) at both ends of their segments (z_prev, y) (exact, a min/max reduction: the same on any
- * number of ranks), and largest stray E_g = max |u - T_g| over them (on a segment |u - T_g| is at most its ends');
- * returns the largest group_bound over the pairs of groups and the largest move |y - z_prev|. Collective. */
-static PetscErrorCode largest_stray(pbng_pd_contact *c, int fresh, double *bound, double *seg_max)
+/* Each group's translation T_g, the middle of the box of its vertices' displacements u from ref (fresh: from z_prev,
+ * u(z_prev) = 0) at z_prev (T[0 .. ng)), at y (T[ng .. 2 ng)) and over both (T[2 ng .. 3 ng)), and largest stray
+ * E_g = max |u - T_g| there (exact min/max reductions: the same on any number of ranks; on a segment |u - T_g| is at most
+ * its ends'); each group's box over z_prev and y (gbox: it holds every point of the vertices' segments); *seg_max: the
+ * largest move |y - z_prev|. Collective. */
+static PetscErrorCode group_motion(pbng_pd_contact *c, int fresh, double *seg_max)
 {
   const double *ref = fresh ? c->z_prev : c->ref;
   const int32_t ng = c->ngroups;
   double *box, seg = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(6 * (int64_t)ng + 1, &box)); /* per group: min u, min -u */
-  for (int64_t k = 0; k < 6 * (int64_t)ng; ++k) box[k] = INFINITY;
+  PetscCall(PetscMalloc1(18 * (int64_t)ng + 1, &box)); /* per group and end: min u, min -u; then per group: min z, min -z */
+  for (int64_t k = 0; k < 18 * (int64_t)ng; ++k) box[k] = INFINITY;
   for (int32_t k = 0; k < c->nmine; ++k)
     for (int end = 0; end < 2; ++end) {
       const int64_t v = 3 * (int64_t)c->mine[k];
       const double *z = end ? c->y : c->z_prev;
-      double *b = &box[6 * (int64_t)c->group[c->mine[k]]];
+      double *b = &box[6 * ((int64_t)end * ng + c->group[c->mine[k]])], *p = &box[6 * ((int64_t)2 * ng + c->group[c->mine[k]])];
       for (int a = 0; a < 3; ++a) b[a] = fmin(b[a], z[v + a] - ref[v + a]), b[3 + a] = fmin(b[3 + a], ref[v + a] - z[v + a]);
+      for (int a = 0; a < 3; ++a) p[a] = fmin(p[a], z[v + a]), p[3 + a] = fmin(p[3 + a], -z[v + a]);
     }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 6 * ng, MPI_DOUBLE, MPI_MIN, c->comm));
-  for (int32_t g = 0; g < ng; ++g) {
-    for (int a = 0; a < 3; ++a) c->T[g][a] = isfinite(box[6 * g + a]) ? 0.5 * (box[6 * g + a] - box[6 * g + 3 + a]) : 0.0; /* (min + max) / 2 */
-    c->E[g] = 0;
-  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 18 * ng, MPI_DOUBLE, MPI_MIN, c->comm));
+  for (int32_t g = 0; g < ng; ++g)
+    for (int a = 0; a < 3; ++a) c->gbox[g][a] = box[6 * (2 * (int64_t)ng + g) + a], c->gbox[g][3 + a] = -box[6 * (2 * (int64_t)ng + g) + 3 + a];
+  for (int32_t g = 0; g < ng; ++g)
+    for (int end = 0; end < 3; ++end) {
+      const double *b0 = &box[6 * g], *b1 = &box[6 * ((int64_t)ng + g)];
+      double lo[6];
+      for (int a = 0; a < 6; ++a) lo[a] = end == 0 ? b0[a] : end == 1 ? b1[a] : fmin(b0[a], b1[a]);
+      for (int a = 0; a < 3; ++a) c->T[(int64_t)end * ng + g][a] = isfinite(lo[a]) ? 0.5 * (lo[a] - lo[3 + a]) : 0.0; /* (min + max) / 2 */
+      c->E[(int64_t)end * ng + g] = 0;
+    }
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t g = c->group[c->mine[k]];
     const int64_t v = 3 * (int64_t)c->mine[k];
     double u[3], d[3];
     for (int end = 0; end < 2; ++end) {
       const double *z = end ? c->y : c->z_prev;
-      for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - c->T[g][a];
-      c->E[g] = fmax(c->E[g], vec3_norm(u));
+      for (int both = 0; both < 2; ++both) {
+        const int64_t at = (int64_t)(both ? 2 : end) * ng + g;
+        for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - c->T[at][a];
+        c->E[at] = fmax(c->E[at], vec3_norm(u));
+      }
     }
     vec3_sub(&c->y[v], &c->z_prev[v], d);
     seg = fmax(seg, vec3_norm(d));
   }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, c->E, ng, MPI_DOUBLE, MPI_MAX, c->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, c->E, 3 * ng, MPI_DOUBLE, MPI_MAX, c->comm));
   PetscCallMPI(MPI_Allreduce(&seg, seg_max, 1, MPI_DOUBLE, MPI_MAX, c->comm));
-  *bound = 0;
-  for (int32_t g = 0; g < ng; ++g)
-    for (int32_t h = g; h < ng; ++h) *bound = fmax(*bound, group_bound(c, g, h));
-  PetscCall(PetscFree(box));
   PetscFunctionReturn(0);
 }
 
-/* A new candidate list at ref = z_prev, of width W = B + xi / 2 (B: this projection's largest group_bound from z_prev):
- * the halo and the active primitives of the reach xi + dhat + W, and the pairs within it (their rest exclusion decided
- * here, once for the list's life). Collective. */
-static PetscErrorCode make_list(pbng_pd_contact *c, double B)
+/* Whether the boxes of groups g and h (over z_prev and y, so holding every point of their segments) are farther apart than
+ * the barrier's reach xi + dhat: then no pair of theirs can act in this projection, whatever the list holds. */
+static int groups_apart(const pbng_pd_contact *c, int32_t g, int32_t h)
+{
+  double g2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double u = c->gbox[g][a] - c->gbox[h][3 + a], w = c->gbox[h][a] - c->gbox[g][3 + a], d = u > w ? u : w;
+    if (d > 0) g2 += d * d;
+  }
+  return sqrt(g2) > (1 + 1e-12) * (c->xi + c->opt.dhat);
+}
+
+/* The paths of a projection's first clamp pass (list_bounds): SEGMENTS, each vertex anywhere on its segment z_prev -> y
+ * (Alg. 2's clamps stop vertices at different fractions of their moves); COMMON, every vertex at one fraction t of its
+ * move (z_prev + t (y - z_prev), ACCD's own paths: a rigidly moving body keeps its distances). */
+enum { PATHS_SEGMENTS = 0, PATHS_COMMON = 1 };
+
+/* The most a pair of groups g, h can have come closer than at ref, into c->bound[g ng + h] (group_motion's T, E): a pair's
+ * distance is the same with both its primitives moved by one translation, so it is at least its distance at ref less
+ * E_g + E_h + |T_g - T_h| (2 E_g for g = h) with
+ *   SEGMENTS: the box over both ends (a vertex anywhere on its segment);
+ *   COMMON: each end's own T and E, the larger taken (at a common fraction t each vertex is (1 - t) its z_prev end + t its
+ *           y end, so its stray from (1 - t) T(z_prev) + t T(y) is at most the ends' larger).
+ * Groups whose boxes are apart (groups_apart) get
+ * -inf: no pair of theirs can act, in the list or not. COMMON also gives c->spread[g ng + h], the most two vertices of g and h move apart on the paths: (y - z_prev) of each
+ * differs from T_g(y) - T_g(z_prev) by at most E_g(z_prev) + E_g(y). Returns the largest bound over the pairs of groups
+ * minus their widths (> 0: the list does not hold every pair that can come within xi + dhat). */
+static double list_bounds(pbng_pd_contact *c, int paths)
+{
+  const int32_t ng = c->ngroups;
+  double excess = -INFINITY;
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t h = 0; h < ng; ++h) {
+      double b = 0, d[3];
+      for (int end = paths == PATHS_COMMON ? 0 : 2; end < (paths == PATHS_COMMON ? 2 : 3); ++end) {
+        vec3_sub(c->T[(int64_t)end * ng + g], c->T[(int64_t)end * ng + h], d);
+        b = fmax(b, (g == h ? 0.0 : vec3_norm(d)));
+      }
+      const double Eg = paths == PATHS_COMMON ? fmax(c->E[g], c->E[ng + g]) : c->E[2 * ng + g];
+      const double Eh = paths == PATHS_COMMON ? fmax(c->E[h], c->E[ng + h]) : c->E[2 * ng + h];
+      c->bound[g * ng + h] = b + Eg + Eh;
+      if (g != h && groups_apart(c, g, h)) c->bound[g * ng + h] = -INFINITY; /* no pair of g and h can come within reach */
+      if (paths == PATHS_COMMON) {
+        double tg[3], th[3];
+        vec3_sub(c->T[ng + g], c->T[g], tg), vec3_sub(c->T[ng + h], c->T[h], th), vec3_sub(tg, th, d);
+        c->spread[g * ng + h] = c->E[g] + c->E[ng + g] + c->E[h] + c->E[ng + h] + vec3_norm(d);
+      }
+      if (c->bound[g * ng + h] > -INFINITY) excess = fmax(excess, c->bound[g * ng + h] - c->width[g * ng + h]);
+    }
+  return excess;
+}
+
+/* The largest spread (list_bounds, COMMON) over the pairs of groups. */
+static double largest_spread(const pbng_pd_contact *c)
+{
+  double m = 0;
+  for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) m = fmax(m, c->spread[k]);
+  return m;
+}
+
+/* The most the pair's primitives can close on common-time paths: max over its first primitive's vertices of
+ * |D_v - D_0| plus the same over its second's, D = y - z_prev (the distance does not change under the common move D_0,
+ * and is 1-Lipschitz in each primitive's largest vertex move). */
+static double common_moves(const pbng_pd_contact *c, const pair *p)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  double D0[3], ma = 0, mb = 0;
+  vec3_sub(&c->y[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
+  for (int k = 1; k < 4; ++k) {
+    double D[3], r[3];
+    vec3_sub(&c->y[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
+    vec3_sub(D, D0, r);
+    const double n = vec3_norm(r);
+    if (k < nq) ma = n > ma ? n : ma;
+    else mb = n > mb ? n : mb;
+  }
+  return ma + mb;
+}
+
+/* A new candidate list at ref = z_prev, of widths W_gh = B_gh + xi / 2 (B: this projection's bounds from z_prev on the given
+ * paths, list_bounds): the halo and the active primitives of the reach xi + dhat + max W, and the pairs within
+ * xi + dhat + W_gh (their rest exclusion decided here, once for the list's life). Collective. */
+static PetscErrorCode make_list(pbng_pd_contact *c, int paths)
 {
   pair *t;
   int64_t tc;
+  double seg_max, wmax = 0;
 
   PetscFunctionBeginUser;
-  c->list_width = c->collect_width = B + 0.5 * c->xi;
-  PetscCall(share_reach(c, c->xi + c->opt.dhat + c->list_width, 0));
+  PetscCall(group_motion(c, 1, &seg_max));
+  for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) c->width[k] = 0;
+  list_bounds(c, paths);
+  for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) c->width[k] = c->bound[k] + 0.5 * c->xi, wmax = fmax(wmax, c->width[k]);
+  c->collecting = 1;
+  PetscCall(share_reach(c, c->xi + c->opt.dhat + wmax, 0));
   for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->ref[3 * (int64_t)c->active_list[k]], &c->z_prev[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
-  PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + c->list_width));
-  c->collect_width = 0;
+  PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + wmax));
+  c->collecting = 0;
   t = c->list, c->list = c->pairs, c->pairs = t;
   tc = c->listcap, c->listcap = c->cap, c->cap = tc;
   c->nlist = c->npairs, c->npairs = 0;
@@ -1053,38 +1186,82 @@ static PetscErrorCode make_list(pbng_pd_contact *c, double B)
   PetscFunctionReturn(0);
 }
 
-/* The projection's pairs from the candidate list, those that may act (may_act at their distance at z_prev), the
- * distance computed only where the list's less the strays (group_bound: d(z_prev) >= d(ref) - it) and the moves allow it;
- * then the obstacle pairs (after the list's kinds: sorted as it is). */
-static PetscErrorCode select_from_list(pbng_pd_contact *c)
+/* Each active vertex's stray from its group's translation at z_prev (group_motion's T at z_prev): a list pair's distance
+ * at z_prev is at least its distance at ref less its two primitives' largest strays (and |T_g - T_h| across groups). */
+static void list_strays(pbng_pd_contact *c)
 {
+  for (int32_t k = 0; k < c->nactive; ++k) {
+    const int32_t v = c->active_list[k];
+    double u[3];
+    for (int a = 0; a < 3; ++a) u[a] = c->z_prev[3 * (int64_t)v + a] - c->ref[3 * (int64_t)v + a] - c->T[c->group[v]][a];
+    c->stray[v] = vec3_norm(u);
+  }
+}
+
+/* The most a list pair has come closer at z_prev than at ref (list_strays). */
+static double pair_stray(const pbng_pd_contact *c, const pair *p)
+{
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  const int32_t g = c->group[p->v[0]], h = c->group[p->v[nq]];
+  double sa = 0, sb = 0, d[3];
+  for (int k = 0; k < 4; ++k) { /* (comparisons, not fmax: a call per use without -ffinite-math-only) */
+    const double sk = c->stray[p->v[k]];
+    if (k < nq) sa = sk > sa ? sk : sa;
+    else sb = sk > sb ? sk : sb;
+  }
+  if (g == h) return sa + sb;
+  vec3_sub(c->T[g], c->T[h], d);
+  return sa + sb + vec3_norm(d);
+}
+
+/* The projection's pairs from the candidate list, those that may act on the given paths (SEGMENTS: may_act; COMMON: their
+ * distance at z_prev less common_moves below xi + dhat, or common_moves beyond ACCD's early stop), the distance computed
+ * only where the list's less the strays (pair_stray: d(z_prev) >= d(ref) - it) and the moves allows it; then the obstacle pairs
+ * (after the list's kinds: sorted as it is). Not collective. */
+static PetscErrorCode select_from_list(pbng_pd_contact *c, int paths)
+{
+  const double reach = c->xi + c->opt.dhat, clause = early_stop_moves(c);
+  double seg_max = 0;
+
   PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nactive; ++k) seg_max = c->seg[c->active_list[k]] > seg_max ? c->seg[c->active_list[k]] : seg_max;
   c->npairs = 0;
   for (int64_t k = 0; k < c->nlist; ++k) {
     const pair *p = &c->list[k];
-    const double m = side_moves(c, p);
+    /* first with the most any pair of its groups can close (on common-time paths the spread within its first primitive's
+     * group plus the spread across, list_bounds; on the segments 2 seg_max: at least its own moves), then with its own */
+    const int32_t g = c->group[p->v[0]];
+    const double stray = pair_stray(c, p), M = paths == PATHS_COMMON ? c->spread[g * c->ngroups + g] + c->spread[group_pair(c, p)] : 2 * seg_max;
+    if (p->d - stray - M >= reach && M <= clause) continue;
+    const double m = paths == PATHS_COMMON ? common_moves(c, p) : side_moves(c, p);
     double w[4], dir[3];
-    if (p->d - group_bound(c, c->group[p->v[0]], c->group[p->v[p->kind == PAIR_VT ? 1 : 2]]) - m >= c->xi + c->opt.dhat && m <= early_stop_moves(c)) continue;
+    if (p->d - stray - m >= reach && m <= clause) continue;
     const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
-    if (may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
+    if (paths == PATHS_COMMON ? d0 - m < reach || m > clause : may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
   }
-  PetscCall(collect_obstacle_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat));
+  PetscCall(collect_obstacle_pairs(c, c->z_prev, c->y, reach));
   PetscFunctionReturn(0);
 }
 
-/* A projection's start from the candidate list (not widened): kept while no vertex strays more than half its width
- * (group_bound <= W: a pair outside it stays farther apart than xi + dhat on the segments z_prev -> y), else made again at
- * z_prev; then z <- y and the pairs (select_from_list). *listed 0 (nothing done but loading the positions): a move
- * so large that ACCD might stop early on a pair out of reach (may_act): the caller collects afresh. Collective. */
-static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *listed)
+/* A projection's start from the candidate list (not widened), on the given paths: kept while every pair of groups' bound
+ * is within its width (a pair outside the list stays farther apart than xi + dhat on the paths) and no move can stop ACCD
+ * early on a pair out of reach, else made again at z_prev; then z <- y and the pairs (select_from_list). *listed 0
+ * (nothing done but loading the positions): a move so large that ACCD might stop early on a pair out of reach (may_act):
+ * the caller collects afresh. Collective. */
+static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int paths, int *listed)
 {
   const double clause = early_stop_moves(c);
-  double B = INFINITY, seg_max;
+  double seg_max;
 
   PetscFunctionBeginUser;
   PetscCall(load_positions(c, x));
-  if (c->list_valid) PetscCall(largest_stray(c, 0, &B, &seg_max));
-  if (c->list_valid && B <= c->list_width && 2 * seg_max <= clause) {
+  *listed = 0;
+  int valid = c->list_valid;
+  if (valid) {
+    PetscCall(group_motion(c, 0, &seg_max));
+    valid = list_bounds(c, paths) <= 0 && (paths == PATHS_COMMON ? 2 * largest_spread(c) <= clause : 2 * seg_max <= clause);
+  }
+  if (valid) {
     PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
     PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
     for (int32_t k = 0; k < c->nactive; ++k) {
@@ -1094,14 +1271,29 @@ static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int *
       c->seg[v] = vec3_norm(d);
     }
   } else {
-    PetscCall(largest_stray(c, 1, &B, &seg_max));
-    *listed = 2 * seg_max <= clause;
-    if (!*listed) PetscFunctionReturn(0);
-    PetscCall(make_list(c, B));
+    PetscCall(group_motion(c, 1, &seg_max));
+    for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) c->width[k] = INFINITY; /* (list_bounds: the spread only) */
+    list_bounds(c, paths);
+    if (!(paths == PATHS_COMMON ? 2 * largest_spread(c) <= clause : 2 * seg_max <= clause)) PetscFunctionReturn(0);
+    PetscCall(make_list(c, paths));
   }
   start_at_y(c);
-  PetscCall(select_from_list(c));
+  list_strays(c);
+  PetscCall(select_from_list(c, paths));
   *listed = 1;
+  PetscFunctionReturn(0);
+}
+
+/* Whether no vertex would be clamped in the first clamp pass with the projection's pairs (every pair's time of impact from
+ * z_prev to z = y is 1). Collective. */
+static PetscErrorCode no_clamp(const pbng_pd_contact *c, int *clear)
+{
+  int mine = 1;
+
+  PetscFunctionBeginUser;
+  for (int64_t k = 0; k < c->npairs && mine; ++k)
+    if (pair_moves(c, &c->pairs[k]) && pair_toi(c, &c->pairs[k]) < 1) mine = 0;
+  PetscCallMPI(MPI_Allreduce(&mine, clear, 1, MPI_INT, MPI_LAND, c->comm));
   PetscFunctionReturn(0);
 }
 
@@ -1133,20 +1325,25 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
    * from the start when the last projection was (the same pairs either way) */
   int listed = 0;
   c->widened = c->was_widened;
-  if (!c->widened) PetscCall(begin_from_list(c, x, &listed));
+  int clear = 0; /* no_clamp found every time of impact 1: the first clamp pass need not compute them again */
+  if (!c->widened) { /* first on common-time paths (a thin list); the segments' wider one only when a vertex would be clamped */
+    PetscCall(begin_from_list(c, x, PATHS_COMMON, &listed));
+    if (listed) PetscCall(no_clamp(c, &clear));
+    if (!clear) PetscCall(begin_from_list(c, x, PATHS_SEGMENTS, &listed));
+  }
   if (!listed) {
     PetscCall(begin_projection(c, x, projection_reach(c)));
     PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
   }
   for (int m = 0;; ++m) {
     double move = 0;
-    PetscCall(clamp_pass(c, st));
+    PetscCall(clamp_pass(c, st, m == 0 && clear));
     if (m == c->opt.iterations) break;
     PetscCall(gradient_step(c, st, &move));
     if (!c->widened && st->pairs > 0) PetscCall(widen_projection(c));
     if (m == 0) c->was_widened = st->pairs > 0;
     if (move < 1e-3 * c->xi) {
-      PetscCall(clamp_pass(c, st));
+      PetscCall(clamp_pass(c, st, 0));
       break;
     }
   }
@@ -1157,10 +1354,87 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
   }
   min_distance(c, c->z, &dmin, &worst);
   PetscCallMPI(MPI_Allreduce(&dmin, &st->min_distance, 1, MPI_DOUBLE, MPI_MIN, c->comm));
+  if (c->opt.kappa > 0) { /* no gradient step counted them: the pairs within the barrier's reach at the result */
+    const int64_t n = pairs_within_reach(c, c->z);
+    PetscCallMPI(MPI_Allreduce(&n, &st->pairs, 1, MPI_INT64_T, MPI_SUM, c->comm));
+  }
   st->surface = c->nv;
   PetscCallMPI(MPI_Allreduce(&(int64_t){c->nactive}, &st->active_max, 1, MPI_INT64_T, MPI_MAX, c->comm));
   counts[0] = st->clamped, counts[1] = st->reverted;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, c->comm));
   st->clamped = counts[0], st->reverted = counts[1];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_restart(pbng_pd_contact *c, const double *x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(pbng_pd_contact_reset(c, x));
+  PetscCall(begin_projection(c, NULL, c->xi + c->opt.dhat));
+  PetscCall(collect_pairs(c, c->z_prev, c->z_prev, c->xi + c->opt.dhat));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the barrier in the frame's energy (-pd_contact_kappa) ------------------------------------------------- */
+
+/* One pair's barrier at the positions x: its energy kappa B(f(d) - xi) (Eq. 3 at the rescaled gap of Eq. 51), the
+ * slope kappa B'(f(d) - xi) f'(d) of the energy along the distance, and the curvature kappa B'' f'^2 of its rank-one
+ * Hessian part; w, dir: the distance's gradient w_s dir for slot s (pair_geometry). 0: the gap is beyond dhat. */
+typedef struct {
+  double energy, slope, curvature, w[4], dir[3];
+} pair_barrier;
+
+static int barrier_of_pair(const pbng_pd_contact *c, const pair *p, const double *x, pair_barrier *b)
+{
+  const double d = pair_geometry(c, p, x, b->w, b->dir), gap = pbng_contact_distance_rescale(d, c->xi, c->opt.eps) - c->xi;
+  if (!(gap < c->opt.dhat)) return 0;
+  const double fp = pbng_contact_distance_rescale_derivative(d, c->xi, c->opt.eps), kappa = c->opt.kappa;
+  b->energy = kappa * pbng_barrier(gap, c->opt.dhat);
+  b->slope = kappa * pbng_barrier_derivative(gap, c->opt.dhat) * fp;
+  b->curvature = kappa * pbng_barrier_second_derivative(gap, c->opt.dhat) * fp * fp;
+  return 1;
+}
+
+/* The Gershgorin row sum of slot s, axis a of the pair's rank-one Hessian part curvature (w (x) dir)(w (x) dir)^T:
+ * curvature |w_s dir_a| sum_t,b |w_t dir_b|. */
+static double gershgorin_row(const pair_barrier *b, int nslots, int s, int a)
+{
+  double wsum = 0, dsum = fabs(b->dir[0]) + fabs(b->dir[1]) + fabs(b->dir[2]);
+  for (int t = 0; t < nslots; ++t) wsum += fabs(b->w[t]);
+  return b->curvature * fabs(b->w[s] * b->dir[a]) * wsum * dsum;
+}
+
+/* xb <- x on the owned surface vertices, and their owners' values on every other vertex the pairs hold (the ghost
+ * plan and the last projection's halo plan). Collective. */
+static PetscErrorCode load_barrier_positions(pbng_pd_contact *c, const double *x)
+{
+  PetscFunctionBeginUser;
+  for (int32_t k = 0; k < c->nmine; ++k) memcpy(&c->xb[3 * (int64_t)c->mine[k]], &x[3 * (int64_t)c->local[c->mine[k]]], 3 * sizeof(double));
+  PetscCall(pbng_halo_exchange(&c->ghosts, 0, c->xb));
+  PetscCall(pbng_halo_exchange(&c->halo, 0, c->xb));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_pd_contact_barrier(pbng_pd_contact *c, const double *x, double *grad, double *diag, double *vertex_energy, pbng_exact_sum *energy)
+{
+  PetscFunctionBeginUser;
+  PetscCall(load_barrier_positions(c, x));
+  for (int64_t k = 0; k < c->npairs; ++k) { /* sorted pairs: each node's sums in one global order (rank independent) */
+    const pair *p = &c->pairs[k];
+    const int n = pair_vertices(p);
+    pair_barrier b;
+    if (!barrier_of_pair(c, p, c->xb, &b)) continue;
+    if (energy && pair_counted_here(c, p)) pbng_exact_sum_add(energy, b.energy);
+    for (int s = 0; s < n; ++s) {
+      const int32_t v = p->v[s];
+      if (!c->owned[v] || !c->free[v]) continue;
+      const int64_t i = c->local[v];
+      for (int a = 0; a < 3; ++a) {
+        if (grad) grad[3 * i + a] += b.slope * b.w[s] * b.dir[a]; /* d/dx_s of kappa B(f(d) - xi): d's gradient is w_s dir */
+        if (diag) diag[3 * i + a] += gershgorin_row(&b, n, s, a);
+      }
+      if (vertex_energy) vertex_energy[i] += b.energy;
+    }
+  }
   PetscFunctionReturn(0);
 }

@@ -39,6 +39,7 @@
 #include <petscsys.h>
 #include "core/contact_geometry.h"
 #include "parallel/dmesh.h"
+#include "parallel/reduce.h"
 
 #define PBNG_PD_MAX_OBSTACLES 8
 
@@ -50,6 +51,9 @@ typedef struct {
   double mu;          /* the barrier weight of Eq. 47 (-pd_contact_mu) */
   int iterations;     /* gradient steps per projection at most (-pd_contact_iterations) */
   double rest_exclusion; /* pairs of one body closer than this at rest are left out (-pd_contact_rest_exclusion; < 0: xi + dhat) */
+  double kappa;       /* the barrier's weight in the frame's energy, kappa sum_c B(f(d_c) - xi) (-pd_contact_kappa, J/m^2; 0: the
+                         seed's local step alone, the barrier only in the projection's Eq. 47); > 0: the projection clamps and
+                         reverts only (no gradient steps) */
   int nobstacles;     /* -pd_obstacle */
   pbng_obstacle obstacle[PBNG_PD_MAX_OBSTACLES];
 } pbng_pd_contact_options;
@@ -87,5 +91,20 @@ PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x);
  * the ghosts with their owners' results); prescribed nodes keep their positions (a pair of prescribed nodes
  * alone is left as it is). z_prev <- the result. Collective. */
 PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_contact_stats *st);
+
+/* The safe state z_prev <- x as pbng_pd_contact_reset, and the pairs made afresh there (those within xi + dhat of x):
+ * after a restart, so that pbng_pd_contact_barrier sees the pairs the uninterrupted run's last projection held
+ * within reach. Collective. */
+PetscErrorCode pbng_pd_contact_restart(pbng_pd_contact *c, const double *x);
+
+/* The barrier in the frame's energy (-pd_contact_kappa; docs/peridynamics.md#the-barrier-in-the-frames-residual):
+ * E_B = kappa sum_c B(f(d_c) - xi) over the last projection's pairs (Eq. 3, 48, 51; every pair within xi + dhat of its
+ * result is among them) at the positions x (local rows, the owned ones read; the other vertices of the pairs are
+ * exchanged). Adds, on the owned free surface nodes (local rows): grad += dE_B/dx (kappa B' f' w_s dir, Eq. 48-49 with
+ * the rescale's chain), diag += the Gershgorin row sums of the rank-one part kappa B'' f'^2 (w dir)(w dir)^T of each
+ * pair's Hessian (the other parts, B' f'' and B' f' d^2 d, are not positive: left out), vertex_energy += kappa B of
+ * the pairs holding the node; energy += this rank's share (each pair counted by the owner of its smallest vertex).
+ * Any of them may be NULL. Collective. */
+PetscErrorCode pbng_pd_contact_barrier(pbng_pd_contact *c, const double *x, double *grad, double *diag, double *vertex_energy, pbng_exact_sum *energy);
 
 #endif

@@ -17,6 +17,14 @@ double pbng_barrier_derivative(double x, double dhat)
   return -2 * r * log(x / dhat) - r * r / x; /* -[ (d - dhat)^2 / d + 2 (d - dhat) log(d / dhat) ] of Eq. 49 */
 }
 
+double pbng_barrier_second_derivative(double x, double dhat)
+{
+  if (!(x > 0)) return INFINITY;
+  if (x >= dhat) return 0;
+  const double r = x - dhat;
+  return -2 * log(x / dhat) - 4 * r / x + r * r / (x * x); /* d/dx of pbng_barrier_derivative's */
+}
+
 double pbng_contact_distance_rescale(double d, double xi, double eps)
 {
   if (d <= xi) return (1 + eps) * xi; /* Eq. 51, first branch */

@@ -15,6 +15,10 @@ double pbng_barrier(double x, double dhat);
  * Eq. 49), 0 for x >= dhat, -inf for x <= 0. */
 double pbng_barrier_derivative(double x, double dhat);
 
+/* B''(x) = -2 log(x / dhat) - 4 (x - dhat) / x + (x - dhat)^2 / x^2 for 0 < x < dhat (> 0: B is convex there),
+ * 0 for x >= dhat, +inf for x <= 0. The barrier's curvature in SISSM's D (docs/peridynamics.md#the-barrier-in-the-frames-residual). */
+double pbng_barrier_second_derivative(double x, double dhat);
+
 /* Eq. 51, the C^1 rescale of the distance d with thickness xi and minimal separation multiplier eps > 0:
  * (1 + eps) xi for d <= xi, (d - xi)^2 / (4 eps xi) + (1 + eps) xi for xi < d <= (1 + 2 eps) xi, d
  * beyond. f(d) - xi >= eps xi > 0 for every d (Eq. 50 holds). */

@@ -266,7 +266,7 @@ static PetscErrorCode write_cloth6_attrs(hid_t root, const pbng_cloth6_material 
   PetscFunctionReturn(0);
 }
 
-/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi, dhat, the rest exclusion and the
+/* The contact local step's attributes: pd_contact 0/1 and, when on, its thickness xi, dhat, the rest exclusion, eps, kappa and the
  * obstacles as rows (kind, 6 parameters; kinds as pbng_obstacle_kind). */
 static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_output_pd *o)
 {
@@ -276,6 +276,8 @@ static PetscErrorCode write_pd_contact_attrs(hid_t root, const pbng_output_pd *o
   PetscCall(attr_double(root, "pd_contact_thickness", o->contact_thickness));
   PetscCall(attr_double(root, "pd_contact_dhat", o->contact_dhat));
   PetscCall(attr_double(root, "pd_contact_rest_exclusion", o->contact_rest_exclusion));
+  PetscCall(attr_double(root, "pd_contact_eps", o->contact_eps));
+  PetscCall(attr_double(root, "pd_contact_kappa", o->contact_kappa));
   if (o->nobstacles > 0) {
     double(*rows)[7];
     const hsize_t dims[2] = {(hsize_t)o->nobstacles, 7};

@@ -53,6 +53,7 @@ typedef struct {
   double s0, s1, k_b, thickness; /* pd_s0, pd_s1, pd_kb, pd_thickness */
   int contact;               /* pd_contact: the contact local step is on */
   double contact_thickness, contact_dhat, contact_rest_exclusion; /* xi, dhat, the rest exclusion in effect */
+  double contact_eps, contact_kappa; /* eps of Eq. 51, the barrier's weight in the frame's energy (-pd_contact_kappa) */
   int nobstacles;
   const pbng_obstacle *obstacle; /* [nobstacles] (pd_obstacles rows: kind, 6 parameters) */
 } pbng_output_pd;

@@ -931,6 +931,7 @@ PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, doub
 
   PetscFunctionBeginUser;
   pbng_problem_energy_local(pb, b, &sum);
+  if (pb->term.fn) PetscCall(pb->term.fn(pb->term.ctx, pb->x, NULL, &sum));
   /* independent of the rank and thread counts; NaN if a term is NaN, +inf if one is +inf (neohookean_log, an inverted element) */
   PetscCall(pbng_exact_sum_allreduce(pb->dm->comm, &sum, energy));
   PetscFunctionReturn(0);
@@ -940,6 +941,7 @@ PetscErrorCode pbng_problem_ring_forces(const pbng_problem *pb)
 {
   PetscFunctionBeginUser;
   if (pb->pd) PetscCall(pbng_pd_terms_gradient(pb->pd, pb->halo, pb->x, pb->dm->nlocal));
+  if (pb->pd && pb->term.fn) PetscCall(pb->term.fn(pb->term.ctx, pb->x, pb->pd->grad, NULL));
   PetscFunctionReturn(0);
 }
 

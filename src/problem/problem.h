@@ -28,6 +28,14 @@ typedef struct {
   double force[3];
 } pbng_point_load;
 
+/* A solver's own energy term beside the problem's (SISSM's contact barrier, -pd_contact_kappa): fn adds, at the positions
+ * x (local rows), its gradient to grad's owned rows ([nlocal][3]; NULL: not wanted) and this rank's share of its energy
+ * to *energy (NULL: not wanted). Collective. */
+typedef struct {
+  PetscErrorCode (*fn)(void *ctx, const double *x, double *grad, pbng_exact_sum *energy);
+  void *ctx;
+} pbng_problem_term;
+
 typedef struct {
   const pbng_dmesh *dm;
   const pbng_bc_list *bcs;
@@ -65,6 +73,8 @@ typedef struct {
   int64_t handle_nodes;     /* nodes of released sets (all ranks) */
   struct pbng_pd_terms *pd; /* peridynamic membranes in place of the tri3/bend4 energies (-sheet_model peridynamic,
                                problem/pd_terms.h), or NULL */
+  pbng_problem_term term;   /* a solver's own term (fn NULL: none): in the residual beside the rings' forces (peridynamic
+                               membranes only: pbng_problem_ring_forces) and in the energy (pbng_problem_energy) */
   pbng_contacts *contacts;  /* the contacts (dynamic weak constraints, issue 17), or NULL; x then has room for
                                their ghosts after the static ones: [nlocal + contacts->ghost_capacity][3] */
 } pbng_problem;
@@ -199,7 +209,7 @@ void pbng_node_prefetch_records(const pbng_problem *pb, int32_t i);
 void pbng_node_prefetch_positions(const pbng_problem *pb, int32_t i, const double *x);
 
 /* Peridynamic membranes (pb->pd): their forces at pb->x on every owned node, into pb->pd->grad (ghosts
- * current); nothing without them. Collective. A node's force is then pbng_node_force's plus
+ * current), with the solver's own term's (pb->term); nothing without them. Collective. A node's force is then pbng_node_force's plus
  * pbng_problem_add_ring_force's. */
 PetscErrorCode pbng_problem_ring_forces(const pbng_problem *pb);
 static inline void pbng_problem_add_ring_force(const pbng_problem *pb, int32_t i, double f[3])
@@ -214,10 +224,10 @@ static inline void pbng_problem_add_ring_force(const pbng_problem *pb, int32_t i
  * Collective. */
 PetscErrorCode pbng_problem_residual(const pbng_problem *pb, double *residual, double *energy);
 
-/* The total energy alone (as pbng_problem_residual), minus sum_i b_i . x_i over the owned free nodes
+/* The total energy alone (as pbng_problem_residual; pb->term's included), minus sum_i b_i . x_i over the owned free nodes
  * when b [nfree][3] is given: the objective of a level solving F(x) = b. NaN when not finite. Collective. */
 PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, double *energy);
-/* This rank's part of it, not reduced (so that a caller can reduce it together with other sums). */
+/* This rank's part of it, not reduced (pb->term's not included: it is collective) (so that a caller can reduce it together with other sums). */
 void pbng_problem_energy_local(const pbng_problem *pb, const double *b, pbng_exact_sum *sum);
 /* The lowest global number of an owned element whose energy is +inf (neohookean_log: a point with J <= 0,
  * where the log barrier has no value), or -1 when there is none. Collective. */

@@ -17,7 +17,10 @@
  * the vertex's energy E_i = m_i/(2 h^2) |y_i - x~_i|^2 + sum over the rings around i of W_r + E_b,r, with
  * x~ = x^n + h v^n + h^2 f_ext / m (so E_i >= 0): alpha_i = min(-E_i / (g_i . dy_i), 1), 1 where g_i . dy_i >= 0
  * or its magnitude is below 1e-12 |g_i| |dy_i|. -sissm_chebyshev accelerates the iterates as PBNG's Eq. 39
- * (gamma = 1) with -sissm_rho. docs/peridynamics.md#sissm. */
+ * (gamma = 1) with -sissm_rho. With the contact barrier in the frame's energy (-pd_contact_kappa > 0) kappa sum_c B(f(d_c) - xi)
+ * (Eq. 3, 51) is a term of E_i: its gradient joins g_i, the Gershgorin rows of its curvature D_i, its value E_i, and the
+ * problem's residual (pbng_problem_term), while the contact local step only clamps and reverts (add_barrier).
+ * docs/peridynamics.md#sissm, #the-barrier-in-the-frames-residual. */
 #include <math.h>
 #include <string.h>
 #include "core/chebyshev.h"
@@ -49,6 +52,8 @@ typedef struct {
   int d_valid;         /* slot_d holds a rebuild of this frame */
   pbng_pd_contact *contact;       /* the contact local step (-pd_contact), or NULL */
   pbng_pd_contact_stats contact_stats; /* its last projection's figures */
+  double *barrier_grad, *barrier_diag; /* -pd_contact_kappa > 0: [nlocal][3] the barrier's gradient and D's part at the iterate */
+  double *barrier_energy;              /* [nlocal] kappa B of the pairs holding each node (Eq. 33's E_i) */
 } sissm_data;
 
 /* ---- ring contributions ------------------------------------------------------------------------- */
@@ -224,6 +229,39 @@ static long long count_increases(const pbng_problem *pb, const sissm_data *d, co
   return n;
 }
 
+/* ---- the barrier in the frame's energy (-pd_contact_kappa) -------------------------------------------------- */
+
+/* The problem's term (pbng_problem_term): the barrier's gradient and energy, so that the residual the run checks and
+ * writes is the gradient of the elastic incremental potential plus kappa sum_c B (docs/peridynamics.md). */
+static PetscErrorCode barrier_term(void *ctx, const double *x, double *grad, pbng_exact_sum *energy)
+{
+  return pbng_pd_contact_barrier((pbng_pd_contact *)ctx, x, grad, NULL, NULL, energy);
+}
+
+/* The barrier at the iterate added to the owned free nodes' gathered sums: its gradient to g (both the exact and the
+ * step's), the Gershgorin row sums of its curvature to D's diagonal, its energy to E_i (Eq. 25, 26, 33 with the
+ * barrier a term of the vertex energy). Collective. */
+static PetscErrorCode add_barrier(sissm_data *d, const pbng_problem *pb)
+{
+  const int32_t nfree = pb->dm->nfree;
+
+  PetscFunctionBeginUser;
+  memset(d->barrier_grad, 0, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
+  memset(d->barrier_diag, 0, sizeof(double) * 3 * (size_t)pb->dm->nlocal);
+  memset(d->barrier_energy, 0, sizeof(double) * (size_t)pb->dm->nlocal);
+  PetscCall(pbng_pd_contact_barrier(d->contact, pb->x, d->barrier_grad, d->barrier_diag, d->barrier_energy, NULL));
+  for (int32_t i = 0; i < nfree; ++i) {
+    double *v = &d->node[SLOT_W * (int64_t)i];
+    for (int c = 0; c < 3; ++c) {
+      v[SLOT_G + c] += d->barrier_grad[3 * (int64_t)i + c];
+      v[SLOT_STEP + c] += d->barrier_grad[3 * (int64_t)i + c];
+      v[SLOT_D + c] += d->barrier_diag[3 * (int64_t)i + c];
+    }
+    v[SLOT_E] += d->barrier_energy[i];
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
 {
   sissm_data *d = s->data;
@@ -246,6 +284,7 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
   }
   if (rebuild && d->slot_d) d->d_valid = 1;
   PetscCall(pbng_pd_terms_gather(pd, pb->halo, SLOT_W, d->slot, d->node, dm->nlocal));
+  if (d->barrier_grad) PetscCall(add_barrier(d, pb));
 #pragma omp parallel for schedule(static) reduction(+ : shortened)
   for (int32_t i = 0; i < dm->nfree; ++i) shortened += vertex_step(pb, d, step_len, i, &d->node[SLOT_W * (int64_t)i], &ynew[3 * (int64_t)i]);
   d->shortened = shortened;
@@ -332,6 +371,10 @@ static PetscErrorCode sissm_create(pbng_solver *s)
     pbng_pd_contact_options o = *co;
     o.dhat = pbng_pd_contact_dhat(co, xi);
     PetscCall(pbng_pd_contact_create(dm, &o, xi, &d->contact));
+    if (o.kappa > 0) {
+      PetscCall(PetscMalloc3(3 * (int64_t)dm->nlocal + 3, &d->barrier_grad, 3 * (int64_t)dm->nlocal + 3, &d->barrier_diag, (int64_t)dm->nlocal + 1, &d->barrier_energy));
+      s->pb->term = (pbng_problem_term){.fn = barrier_term, .ctx = d->contact};
+    }
   }
   if (s->opt.sissm.d_every > 1 && s->opt.sissm.form == SISSM_FORM_EXACT) PetscCall(PetscMalloc1(3 * (int64_t)nslots + 3, &d->slot_d));
   if (s->opt.sissm.check_energy) {
@@ -355,6 +398,8 @@ static PetscErrorCode sissm_destroy(pbng_solver *s)
     PetscCall(PetscFree(d->slot_ring));
     PetscCall(PetscFree(d->slot_d));
     PetscCall(pbng_pd_contact_destroy(&d->contact));
+    PetscCall(PetscFree3(d->barrier_grad, d->barrier_diag, d->barrier_energy));
+    if (s->pb->term.fn == barrier_term) s->pb->term = (pbng_problem_term){0};
   }
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
@@ -399,7 +444,8 @@ static PetscErrorCode sissm_restored(pbng_solver *s)
   sissm_data *d = s->data;
 
   PetscFunctionBeginUser;
-  if (d->contact) PetscCall(pbng_pd_contact_reset(d->contact, s->pb->x));
+  if (d->contact && d->barrier_grad) PetscCall(pbng_pd_contact_restart(d->contact, s->pb->x)); /* the barrier's pairs at x */
+  else if (d->contact) PetscCall(pbng_pd_contact_reset(d->contact, s->pb->x));
   d->d_valid = 0; /* -sissm_d_every: D is not in the checkpoint; built again at the next iteration */
   PetscFunctionReturn(0);
 }
