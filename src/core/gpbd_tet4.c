@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/element.h"
 #include "core/mat3.h"
+#include "core/gpbd_tet4_material.h"
 #include "core/stress_derivative.h"
 
 /* ---- the closed forms ---- */
@@ -164,7 +165,8 @@ typedef struct {
 typedef struct {
   tet4_lane lane[PBNG_GPBD_LANES];
   double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's dF[r][p] */
-  double Dl[PBNG_GPBD_LANES][81];     /* lane l's dP/dF at its F_y */
+  double Fy[9][PBNG_GPBD_LANES];      /* Fy[p][l]: lane l's F_y (the identity on lanes not waiting for a step) */
+  double Dl[PBNG_GPBD_LANES][81];     /* lane l's dP/dF at its F_y (the corotated model) */
   double D[9][9][PBNG_GPBD_LANES];   /* the same across lanes */
 } tet4_lanes;
 
@@ -199,11 +201,11 @@ static void gradient_check(const pbng_gpbd_tet4_sweep *sw, tet4_lane *ln)
   ln->state = gn <= ln->tol || ln->iterations >= sw->opt->newton.newton_max ? LANE_DONE : LANE_STEP;
 }
 
-/* hess phi = S W S^T + V dF_r : dP/dF : dF_s of the waiting lanes into H (row-major, symmetric), and the fix's
- * eps (relative to max |h_ii|): dP/dF per lane, the products across lanes. */
-static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double (*H)[36], double *eps)
+/* K_rs = dF_r : dP/dF : dF_s by contracting the scalar 9 x 9 dP/dF of every waiting lane (the corotated model, whose
+ * dR/dF core/gpbd_tet4_material.h does not form). */
+static void contracted_hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double K[6][6][PBNG_GPBD_LANES])
 {
-  double T[9][6][PBNG_GPBD_LANES], K[6][6][PBNG_GPBD_LANES];
+  double T[9][6][PBNG_GPBD_LANES];
   for (int j = 0; j < n; ++j) pbng_stress_derivative(sw->mat, ls->lane[waiting[j]].Fy, ls->Dl[waiting[j]]);
   for (int p = 0; p < 9; ++p) /* across lanes (loads across them: stores of single lanes would be scatters) */
     for (int q = 0; q < 9; ++q)
@@ -224,6 +226,22 @@ static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, cons
         for (int s = 0; s < 6; ++s) k[s] = fma(ls->dF[p][r][l], T[p][s][l], k[s]);
       for (int s = 0; s < 6; ++s) K[r][s][l] = k[s];
     }
+}
+
+/* hess phi = S W S^T + V dF_r : dP/dF : dF_s of the waiting lanes into H (row-major, symmetric), and the fix's
+ * eps (relative to max |h_ii|): K on the lanes (core/gpbd_tet4_material.h), or contracted from dP/dF per lane. */
+static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double (*H)[36], double *eps)
+{
+  double K[6][6][PBNG_GPBD_LANES];
+  if (pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind)) { /* dP/dF's directional derivatives on the lanes */
+    for (int p = 0; p < 9; ++p)
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->Fy[p][l] = p % 4 == 0;
+    for (int j = 0; j < n; ++j)
+      for (int p = 0; p < 9; ++p) ls->Fy[p][waiting[j]] = ls->lane[waiting[j]].Fy[p];
+    pbng_gpbd_tet4_lane_hessians(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, (const double(*)[6][PBNG_GPBD_LANES])ls->dF, K);
+  } else {
+    contracted_hessians(sw, ls, n, waiting, K);
+  }
   for (int j = 0; j < n; ++j) {
     const int l = waiting[j];
     const tet4_lane *ln = &ls->lane[l];
