@@ -143,6 +143,38 @@ static void stvk_hessians(const pbng_material *m, const double F[9][LANES], cons
     }
 }
 
+/* P = F S for StVK on every lane (S: stvk_hessians' second Piola-Kirchhoff stress). */
+static void stvk_stress(const pbng_material *m, const double F[9][LANES], double P[9][LANES])
+{
+  const double mu = m->k_shear, lambda = m->k_volume;
+#pragma omp simd
+  for (int l = 0; l < LANES; ++l) {
+    double C[9], S[9];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) C[3 * i + j] = F[i][l] * F[j][l] + F[3 + i][l] * F[3 + j][l] + F[6 + i][l] * F[6 + j][l];
+    const double trE = 0.5 * (C[0] + C[4] + C[8] - 3.0);
+    for (int p = 0; p < 9; ++p) S[p] = mu * (C[p] - (p % 4 == 0)) + (p % 4 == 0 ? lambda * trE : 0.0);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) P[3 * i + j][l] = F[3 * i][l] * S[j] + F[3 * i + 1][l] * S[3 + j] + F[3 * i + 2][l] * S[6 + j];
+  }
+}
+
+void pbng_gpbd_tet4_lane_stress(const pbng_material *m, const double F[9][LANES], double P[9][LANES])
+{
+  if (m->kind == PBNG_MATERIAL_STVK) {
+    stvk_stress(m, F, P);
+    return;
+  }
+  if (!pbng_gpbd_tet4_lane_hessians_supported(m->kind)) pbng_material_kind_invalid(m->kind);
+  double cof[9][LANES], J[LANES], sh[LANES], c[LANES], v[LANES], dv[LANES];
+  cofactor_lanes(F, cof, J);
+  split_scalars(m, F, J, sh, c, v, dv);
+#pragma GCC unroll 9
+  for (int p = 0; p < 9; ++p)
+#pragma omp simd
+    for (int l = 0; l < LANES; ++l) P[p][l] = sh[l] * F[p][l] + v[l] * cof[p][l]; /* P = s F + v cof F */
+}
+
 void pbng_gpbd_tet4_lane_hessians(const pbng_material *m, const double F[9][LANES], const double dF[9][6][LANES], double K[6][6][LANES])
 {
   if (m->kind == PBNG_MATERIAL_STVK) stvk_hessians(m, F, dF, K);
