@@ -192,6 +192,18 @@ static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, con
   return 0.5 * q + (isfinite(U) ? U : INFINITY);
 }
 
+/* objective at dl = 0 without its products: W S^T 0 = 0 and F_y = F_x, so phi = 1/2 sum_{w_a > 0} |d_a|^2 / w_a + V Psi(F_x)
+ * (the same values where the positions are finite; where not, phi is not finite either way). */
+static double objective_at_start(const pbng_gpbd_tet4_sweep *sw, tet4_lane *ln)
+{
+  double q = 0.0;
+  for (int v = 0; v < 12; ++v)
+    if (ln->w[v / 3] > 0) q += ln->d[v] * ln->d[v] / ln->w[v / 3];
+  memcpy(ln->Fy, ln->Fx, sizeof(ln->Fy));
+  const double U = ln->V * pbng_energy_density(sw->mat, ln->Fy);
+  return 0.5 * q + (isfinite(U) ? U : INFINITY);
+}
+
 /* grad phi = S d + A dl + V dF_r : P(F_y) of the lanes waiting for it (ready[l]), on the lanes (P: core/gpbd_tet4_material.h,
  * or pbng_first_piola per lane for the corotated model); then each one's exit tests: done, or waiting for a step. */
 static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int ready[PBNG_GPBD_LANES])
@@ -338,7 +350,7 @@ static void lane_start(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, in
   pbng_gpbd_tet_deformation(&el->rest, (const double(*)[3])x, ln->Fx);
   pbng_gpbd_tet_force_scales(&el->rest, sw->mat->k_shear, sw->mat->k_volume, s, fa);
   ln->gtol = pbng_gpbd_gradient_floor(4, 6, &S[0][0], dp, ln->w, fa, o->newton.gtol);
-  ln->phi = objective(sw, ln, ln->dl, ln->Fy);
+  ln->phi = objective_at_start(sw, ln);
   if (!isfinite(ln->phi)) return; /* U(x) not finite (diverged positions): no solve */
   ln->solved = 1;
   ln->state = LANE_GRADIENT;
