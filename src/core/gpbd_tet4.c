@@ -74,7 +74,7 @@ static void semidefinite_solve(const double A[36], const double b[6], double mu[
   int perm[6] = {0, 1, 2, 3, 4, 5}, rank = 0;
   memcpy(S, A, sizeof(S));
   double top = 0.0;
-  for (int i = 0; i < 6; ++i) top = fmax(top, A[7 * i]);
+  for (int i = 0; i < 6; ++i) top = A[7 * i] > top ? A[7 * i] : top; /* fmax (top is never NaN) */
   for (int j = 0; j < 6; ++j, ++rank) {
     int p = j; /* the largest remaining diagonal entry of the Schur complement */
     for (int i = j + 1; i < 6; ++i)
@@ -114,7 +114,7 @@ static void semidefinite_solve(const double A[36], const double b[6], double mu[
 static int regular_solve(const double A[36], const double b[6], double mu[6])
 {
   double L[6][6], d[6], r[6], top = 0.0;
-  for (int i = 0; i < 6; ++i) top = fmax(top, A[7 * i]);
+  for (int i = 0; i < 6; ++i) top = A[7 * i] > top ? A[7 * i] : top; /* fmax (top is never NaN) */
   for (int j = 0; j < 6; ++j) {
     double dj = A[7 * j];
     for (int k = 0; k < j; ++k) dj -= L[j][k] * L[j][k] * d[k];
@@ -291,7 +291,7 @@ static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, cons
     double scale = 0.0;
     for (int r = 0; r < 6; ++r)
       for (int s = 0; s <= r; ++s) H[j][6 * r + s] = H[j][6 * s + r] = ls->A[r][s][l] + ln->V * K[r][s][l];
-    for (int i = 0; i < 6; ++i) scale = fmax(scale, fabs(H[j][7 * i]));
+    for (int i = 0; i < 6; ++i) scale = fabs(H[j][7 * i]) > scale ? fabs(H[j][7 * i]) : scale; /* fmax (scale is never NaN) */
     eps[j] = sw->opt->newton.eps * scale;
   }
 }
