@@ -152,15 +152,20 @@ static void check_lane_hessians(uint64_t *s)
     if (!pbng_gpbd_tet4_lane_hessians_supported(m.kind)) continue;
     ++covered;
     for (int t = 0; t < 40; ++t) {
-      double F[9][PBNG_GPBD_LANES], dF[9][6][PBNG_GPBD_LANES], K[6][6][PBNG_GPBD_LANES], P[9][PBNG_GPBD_LANES];
+      double F[9][PBNG_GPBD_LANES], dF[9][6][PBNG_GPBD_LANES], K[6][6][PBNG_GPBD_LANES], P[9][PBNG_GPBD_LANES], gram[6][6][PBNG_GPBD_LANES];
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* each lane its own state: the lanes mixed */
         double Fl[9];
         state_deformation(s, (t + l) % STATES, Fl);
         for (int p = 0; p < 9; ++p) F[p][l] = Fl[p];
+        double dFl[6][9], gl[6][6];
         for (int p = 0; p < 9; ++p)
-          for (int r = 0; r < 6; ++r) dF[p][r][l] = pow(10.0, -1 + 2 * next_random(s)) * (2 * next_random(s) - 1);
+          for (int r = 0; r < 6; ++r) dF[p][r][l] = dFl[r][p] = pow(10.0, -1 + 2 * next_random(s)) * (2 * next_random(s) - 1);
+        pbng_gpbd_tet4_direction_gram((const double(*)[9])dFl, gl);
+        for (int r = 0; r < 6; ++r)
+          for (int q = 0; q < 6; ++q) gram[r][q][l] = gl[r][q];
       }
-      pbng_gpbd_tet4_lane_hessians(&m, (const double(*)[PBNG_GPBD_LANES])F, (const double(*)[6][PBNG_GPBD_LANES])dF, K);
+      pbng_gpbd_tet4_lane_hessians(&m, (const double(*)[PBNG_GPBD_LANES])F, (const double(*)[6][PBNG_GPBD_LANES])dF,
+                                   (const double(*)[6][PBNG_GPBD_LANES])gram, K);
       pbng_gpbd_tet4_lane_stress(&m, (const double(*)[PBNG_GPBD_LANES])F, P);
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
         double Fl[9], D[81], Pl[9], top = 0.0, err = 0.0, top_P = 0.0, err_P = 0.0;

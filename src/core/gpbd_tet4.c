@@ -164,6 +164,7 @@ typedef struct {
 typedef struct {
   tet4_lane lane[PBNG_GPBD_LANES];
   double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's dF[r][p] */
+  double gram[6][6][PBNG_GPBD_LANES]; /* dF_r : dF_s */
   double A[6][6][PBNG_GPBD_LANES];   /* S W S^T */
   double Sd[6][PBNG_GPBD_LANES];     /* S d, d the projected displacement */
   double V[PBNG_GPBD_LANES];         /* the rest volume */
@@ -282,7 +283,8 @@ static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, cons
 {
   double K[6][6][PBNG_GPBD_LANES];
   if (pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind)) /* dP/dF's directional derivatives on the lanes (F_y: the gradient's) */
-    pbng_gpbd_tet4_lane_hessians(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, (const double(*)[6][PBNG_GPBD_LANES])ls->dF, K);
+    pbng_gpbd_tet4_lane_hessians(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, (const double(*)[6][PBNG_GPBD_LANES])ls->dF,
+                                 (const double(*)[6][PBNG_GPBD_LANES])ls->gram, K);
   else
     contracted_hessians(sw, ls, n, waiting, K);
   for (int j = 0; j < n; ++j) {
@@ -329,9 +331,11 @@ static void lane_start(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, in
   pbng_gpbd_tet4_strain_maps(ln->F0, E);
   for (int r = 0; r < 6; ++r) mat3_mul(E[r], G, ln->dF[r]);
   pbng_gpbd_tet4_inertia_matrix((const double(*)[9])E, (const double(*)[9])ln->dF, A);
+  double gram[6][6];
+  pbng_gpbd_tet4_direction_gram((const double(*)[9])ln->dF, gram);
   for (int r = 0; r < 6; ++r) {
     for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = ln->dF[r][p];
-    for (int q = 0; q < 6; ++q) ls->A[r][q][l] = A[6 * r + q];
+    for (int q = 0; q < 6; ++q) ls->A[r][q][l] = A[6 * r + q], ls->gram[r][q][l] = gram[r][q];
   }
   memcpy(dp, d, sizeof(dp));
   if (o->project) { /* d <- W S^T mu, its part in col(W S^T); x moved by the rest (null(S)) */

@@ -78,7 +78,18 @@ static void split_scalars(const pbng_material *m, const double F[9][LANES], cons
   }
 }
 
-static void split_hessians(const pbng_material *m, const double F[9][LANES], const double dF[9][6][LANES], double K[6][6][LANES])
+void pbng_gpbd_tet4_direction_gram(const double dF[6][9], double gram[6][6])
+{
+  for (int r = 0; r < 6; ++r)
+    for (int s = 0; s <= r; ++s) {
+      double g = 0.0;
+      for (int p = 0; p < 9; ++p) g = fma(dF[r][p], dF[s][p], g);
+      gram[r][s] = gram[s][r] = g;
+    }
+}
+
+static void split_hessians(const pbng_material *m, const double F[9][LANES], const double dF[9][6][LANES], const double gram[6][6][LANES],
+                           double K[6][6][LANES])
 {
   double cof[9][LANES], J[LANES], sh[LANES], c[LANES], v[LANES], dv[LANES], a[6][LANES], b[6][LANES], M[9][6][LANES];
   cofactor_lanes(F, cof, J);
@@ -89,15 +100,16 @@ static void split_hessians(const pbng_material *m, const double F[9][LANES], con
 #pragma GCC unroll 6
   for (int r = 0; r < 6; ++r)
     for (int s = 0; s <= r; ++s) {
-      double g[LANES], h[LANES];
+      double h[LANES];
 #pragma omp simd
-      for (int l = 0; l < LANES; ++l) g[l] = h[l] = 0.0;
+      for (int l = 0; l < LANES; ++l) h[l] = 0.0;
 #pragma GCC unroll 9
       for (int p = 0; p < 9; ++p)
 #pragma omp simd
-        for (int l = 0; l < LANES; ++l) g[l] = fma(dF[p][r][l], dF[p][s][l], g[l]), h[l] = fma(dF[p][r][l], M[p][s][l], h[l]);
+        for (int l = 0; l < LANES; ++l) h[l] = fma(dF[p][r][l], M[p][s][l], h[l]);
 #pragma omp simd
-      for (int l = 0; l < LANES; ++l) K[r][s][l] = K[s][r][l] = sh[l] * g[l] + c[l] * a[r][l] * a[s][l] + dv[l] * b[r][l] * b[s][l] + v[l] * h[l];
+      for (int l = 0; l < LANES; ++l)
+        K[r][s][l] = K[s][r][l] = sh[l] * gram[r][s][l] + c[l] * a[r][l] * a[s][l] + dv[l] * b[r][l] * b[s][l] + v[l] * h[l];
     }
 }
 
@@ -175,9 +187,10 @@ void pbng_gpbd_tet4_lane_stress(const pbng_material *m, const double F[9][LANES]
     for (int l = 0; l < LANES; ++l) P[p][l] = sh[l] * F[p][l] + v[l] * cof[p][l]; /* P = s F + v cof F */
 }
 
-void pbng_gpbd_tet4_lane_hessians(const pbng_material *m, const double F[9][LANES], const double dF[9][6][LANES], double K[6][6][LANES])
+void pbng_gpbd_tet4_lane_hessians(const pbng_material *m, const double F[9][LANES], const double dF[9][6][LANES], const double gram[6][6][LANES],
+                                  double K[6][6][LANES])
 {
   if (m->kind == PBNG_MATERIAL_STVK) stvk_hessians(m, F, dF, K);
-  else if (pbng_gpbd_tet4_lane_hessians_supported(m->kind)) split_hessians(m, F, dF, K);
+  else if (pbng_gpbd_tet4_lane_hessians_supported(m->kind)) split_hessians(m, F, dF, gram, K);
   else pbng_material_kind_invalid(m->kind);
 }

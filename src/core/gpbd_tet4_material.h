@@ -20,10 +20,14 @@
 /* 1 when pbng_gpbd_tet4_lane_hessians and pbng_gpbd_tet4_lane_stress compute the material's K (every kind but the corotated one). */
 int pbng_gpbd_tet4_lane_hessians_supported(pbng_material_kind kind);
 
-/* K[r][s][l] (symmetric) for every lane l from F[p][l] (lane l's F, row-major p = 3i + j) and dF[p][r][l]
- * (lane l's dF_r). Every lane is computed (unused lanes: give them a finite F). */
+/* gram[r][s] = dF_r : dF_s of one element (its directions are fixed during its solve: formed once, at its start). */
+void pbng_gpbd_tet4_direction_gram(const double dF[6][9], double gram[6][6]);
+
+/* K[r][s][l] (symmetric) for every lane l from F[p][l] (lane l's F, row-major p = 3i + j), dF[p][r][l] (lane l's dF_r)
+ * and gram[r][s][l], lane l's pbng_gpbd_tet4_direction_gram (the split materials' s dF_r : dF_s). Every lane is computed (unused
+ * lanes: give them a finite F). */
 void pbng_gpbd_tet4_lane_hessians(const pbng_material *m, const double F[9][PBNG_GPBD_LANES], const double dF[9][6][PBNG_GPBD_LANES],
-                                  double K[6][6][PBNG_GPBD_LANES]);
+                                  const double gram[6][6][PBNG_GPBD_LANES], double K[6][6][PBNG_GPBD_LANES]);
 
 /* P[p][l] = the first Piola-Kirchhoff stress at lane l's F (material.h pbng_first_piola up to round-off: P = s F + v cof F,
  * StVK F S), every lane. */
