@@ -1,6 +1,10 @@
 /* GPBD's closed-form update of linear tetrahedra (src/core/gpbd_tet4.c, issue 43) against the general path it
  * replaces in runs (methods/gpbd/gpbd_step.h pbng_gpbd_term_step, the reference):
  *  - the closed forms: S W S^T from the strain maps against the product of the explicit S (core/gpbd_strain.h);
+ *  - the material's part of hess phi on SIMD lanes (core/gpbd_tet4_material.h: dF_r : dP/dF : dF_s from directional
+ *    derivatives) against the contraction of the scalar 9 x 9 dP/dF (core/stress_derivative.h), and P against
+ *    pbng_first_piola, 1e-12 relative, for
+ *    every material it covers, on random, sheared, nearly inverted and inverted F in mixed lanes;
  *  - the seed's Hessian fix on SIMD lanes: the bound of 10 Cholesky LR steps against 5 Householder QR iterations
  *    + Eq. 23 on random positive definite 6 x 6 matrices (condition up to 1e8), and pbng_gpbd_fix_hessians6
  *    against pbng_gpbd_fix_hessian for every fix, indefinite matrices included;
@@ -20,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/element.h"
+#include "core/gpbd_tet4_material.h"
+#include "core/stress_derivative.h"
 #include "methods/gpbd/gpbd_step.h"
 #include "test_check.h"
 
@@ -132,6 +138,60 @@ static void check_closed_forms(uint64_t *s)
   }
   check(worst <= 1e-13, "closed form: S W S^T = (F Y_r G) : (F Y_s) (relative)", worst, 1e-13);
   printf("closed form S W S^T: max relative difference %.2e\n", worst);
+}
+
+/* ---- the material's part of hess phi on lanes ---- */
+
+static void check_lane_hessians(uint64_t *s)
+{
+  double worst[PBNG_MATERIAL_COUNT] = {0}, worst_P[PBNG_MATERIAL_COUNT] = {0};
+  int covered = 0;
+  for (int kind = 0; kind < PBNG_MATERIAL_COUNT; ++kind) {
+    pbng_material m;
+    pbng_material_init(&m, (pbng_material_kind)kind, 1e3, kind % 2 ? 0.45 : 0.3);
+    if (!pbng_gpbd_tet4_lane_hessians_supported(m.kind)) continue;
+    ++covered;
+    for (int t = 0; t < 40; ++t) {
+      double F[9][PBNG_GPBD_LANES], dF[9][6][PBNG_GPBD_LANES], K[6][6][PBNG_GPBD_LANES], P[9][PBNG_GPBD_LANES], gram[6][6][PBNG_GPBD_LANES];
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* each lane its own state: the lanes mixed */
+        double Fl[9];
+        state_deformation(s, (t + l) % STATES, Fl);
+        for (int p = 0; p < 9; ++p) F[p][l] = Fl[p];
+        double dFl[6][9], gl[6][6];
+        for (int p = 0; p < 9; ++p)
+          for (int r = 0; r < 6; ++r) dF[p][r][l] = dFl[r][p] = pow(10.0, -1 + 2 * next_random(s)) * (2 * next_random(s) - 1);
+        pbng_gpbd_tet4_direction_gram((const double(*)[9])dFl, gl);
+        for (int r = 0; r < 6; ++r)
+          for (int q = 0; q < 6; ++q) gram[r][q][l] = gl[r][q];
+      }
+      pbng_gpbd_tet4_lane_hessians(&m, (const double(*)[PBNG_GPBD_LANES])F, (const double(*)[6][PBNG_GPBD_LANES])dF,
+                                   (const double(*)[6][PBNG_GPBD_LANES])gram, K);
+      pbng_gpbd_tet4_lane_stress(&m, (const double(*)[PBNG_GPBD_LANES])F, P);
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+        double Fl[9], D[81], Pl[9], top = 0.0, err = 0.0, top_P = 0.0, err_P = 0.0;
+        for (int p = 0; p < 9; ++p) Fl[p] = F[p][l];
+        pbng_first_piola(&m, Fl, Pl);
+        for (int p = 0; p < 9; ++p) top_P = fmax(top_P, fabs(Pl[p])), err_P = fmax(err_P, fabs(P[p][l] - Pl[p]));
+        worst_P[kind] = fmax(worst_P[kind], err_P / top_P);
+        pbng_stress_derivative(&m, Fl, D);
+        for (int r = 0; r < 6; ++r)
+          for (int q = 0; q < 6; ++q) {
+            double ref = 0.0;
+            for (int p = 0; p < 9; ++p)
+              for (int o = 0; o < 9; ++o) ref += dF[p][r][l] * D[9 * p + o] * dF[o][q][l];
+            top = fmax(top, fabs(ref)), err = fmax(err, fabs(K[r][q][l] - ref));
+          }
+        worst[kind] = fmax(worst[kind], err / top);
+      }
+    }
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%s: K on lanes = dF_r : dP/dF : dF_s contracted (relative to max |K_rs|)", pbng_material_kind_name(m.kind));
+    check(worst[kind] <= 1e-12, msg, worst[kind], 1e-12);
+    snprintf(msg, sizeof(msg), "%s: P on lanes = pbng_first_piola (relative to max |P_ij|)", pbng_material_kind_name(m.kind));
+    check(worst_P[kind] <= 1e-12, msg, worst_P[kind], 1e-12);
+    printf("on lanes, %-17s: K max relative difference %.2e, P %.2e\n", pbng_material_kind_name(m.kind), worst[kind], worst_P[kind]);
+  }
+  check(covered == PBNG_MATERIAL_COUNT - 1, "K on lanes covers every material but the corotated one", covered, PBNG_MATERIAL_COUNT - 1);
 }
 
 /* ---- the Hessian fix on lanes ---- */
@@ -357,6 +417,7 @@ int main(void)
 {
   uint64_t seed = 0x5eed7e74ULL;
   check_closed_forms(&seed);
+  check_lane_hessians(&seed);
   check_lane_fixes(&seed);
   check_steps(&seed);
   printf("%d checks, %d failures\n", checks, failures);

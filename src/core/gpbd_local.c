@@ -193,17 +193,23 @@ static void lr_bounds(lanes6 M, lanes6 Lo0, double d0[6][PBNG_GPBD_LANES], doubl
     lr_product_lanes((const double(*)[6][PBNG_GPBD_LANES])(step ? Lo : Lo0), (const double(*)[PBNG_GPBD_LANES])sigma, M);
     memcpy(sigma, step ? d : d0, sizeof(sigma));
   }
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* Eq. 23 on S M S */
-    double sq[6], b = INFINITY;
-    for (int i = 0; i < 6; ++i) sq[i] = sqrt(sigma[i][l]);
-    for (int i = 0; i < 6; ++i) {
+  double sq[6][PBNG_GPBD_LANES];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) bound[l] = INFINITY;
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) sq[i][l] = sqrt(sigma[i][l]);
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i) /* Eq. 23 on S M S, row i on every lane (x < b ? x : b is fmin(b, x): b is never NaN) */
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
       double radius = 0.0;
       for (int j = 0; j < 6; ++j)
-        if (j != i) radius += sq[j] * fabs(j < i ? M[i][j][l] : M[j][i][l]);
-      b = fmin(b, sq[i] * (sq[i] * M[i][i][l] - radius));
+        if (j != i) radius += sq[j][l] * fabs(j < i ? M[i][j][l] : M[j][i][l]);
+      const double x = sq[i][l] * (sq[i][l] * M[i][i][l] - radius);
+      bound[l] = x < bound[l] ? x : bound[l];
     }
-    bound[l] = b;
-  }
 }
 
 void pbng_gpbd_qr_gershgorin_bounds6(int n, const double (*H)[36], double *bound, int *spd)
@@ -480,9 +486,11 @@ void pbng_gpbd_subspace_multipliers(int k, const double *A, const double *b, int
 double pbng_gpbd_gradient_floor(int n, int k, const double *S, const double *d, const double *w, const double *fa, double gtol)
 {
   const int dof = 3 * n;
+  double c[PBNG_GPBD_MAX_DOF]; /* each value's scale, |d_j| + w_j fa_j */
+  for (int j = 0; j < dof; ++j) c[j] = fabs(d[j]) + w[j / 3] * fa[j / 3];
   for (int r = 0; r < k; ++r) {
     double v = 0.0;
-    for (int j = 0; j < dof; ++j) v += fabs(S[dof * r + j]) * (fabs(d[j]) + w[j / 3] * fa[j / 3]);
+    for (int j = 0; j < dof; ++j) v += fabs(S[dof * r + j]) * c[j];
     gtol = fmax(gtol, PBNG_GPBD_GRADIENT_ROUNDOFF * v);
   }
   return gtol;

@@ -20,8 +20,9 @@
  * Armijo backtracking, the statuses) is the general path's, through the same core functions.
  *
  * A list of elements is solved PBNG_GPBD_LANES at a time in lockstep: each lane holds one element's local
- * Newton, the Hessian fix runs on SIMD lanes across them (pbng_gpbd_fix_hessians6: the seed's 5 QR iterations
- * as 10 Cholesky LR steps), and a lane takes the next element of the list as soon as its solve ends. Lanes are
+ * Newton; grad phi (with P), the material's part of hess phi (core/gpbd_tet4_material.h) and the Hessian fix run on
+ * SIMD lanes across them (pbng_gpbd_newton_steps6: the seed's 5 QR iterations as 10 Cholesky LR steps), and a lane
+ * takes the next element of the list as soon as its solve ends. Lanes are
  * independent: an element's result does not depend on its lane or neighbours (ranks and threads give bitwise
  * the same results). Pure, no allocation. */
 #ifndef PBNG_CORE_GPBD_TET4_H

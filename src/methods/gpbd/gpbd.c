@@ -29,7 +29,7 @@
 #include "methods/pbd/constraint_sweep.h"
 
 enum { GPBD_FORM_JACOBI = 0, GPBD_FORM_GS = 1 };
-enum { GPBD_CHUNK = 64 }; /* elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
+enum { GPBD_CHUNK = 128 }; /* elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
 #define PBNG_GPBD_UNINVERT_MIN 0.1 /* default s_min of the inverted-element projection: also lifts flat elements */
 
 static const char *const form_names[] = {"jacobi", "gs"};
