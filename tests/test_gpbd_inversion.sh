@@ -11,6 +11,8 @@
 #    both models; the free cube, Jacobi): the check above can fail, and does on the code before the passes;
 #  - a log-barrier run from an inverted start does not stop at iteration 0: its energy there is +inf, its residual
 #    finite (the stress's guard below J_min), every frame runs its 40 sweeps and the status is complete;
+#  - a real divergence from a flat start is still stopped (a frame from an inverted start is held to -divergence_limit
+#    from its residual after the first sweep: a mirrored body's first residual has forces only on its boundary);
 #  - the passes after the sweep keep results independent of ranks and threads (1x1 = 2x2 and 3x1, bitwise);
 #  - misuse of -gpbd_uninvert_passes is a clear error.
 source "$(dirname "$0")/lib.sh"
@@ -77,6 +79,13 @@ grep -q "frame 2 iter   40 " "$TMP/log_monitor.log" && ok || fail "log barrier, 
 grep -q "inverted [1-9][0-9]* -> " "$TMP/log_monitor.log" && ok || fail "log barrier, inverted start: -monitor should count the inverted elements"
 "$PY" -c "import h5py,sys; s=h5py.File(sys.argv[1],'r').attrs['status']; sys.exit(0 if (s.decode() if isinstance(s,bytes) else s)=='complete' else 1)" \
   "$TMP/log_monitor.h5" && ok || fail "log barrier, inverted start: the output's status should be complete"
+
+# a real divergence from a flat start is still stopped: the seed's Flatten set-up (nu 0.4995, dt 0.01, 2 sweeps, i_N 6) on
+# a 4^3 cube (measured: residual 1.4e8 after frame 1, then the energy grows without bound; main stops it too)
+rc=0
+"$PBNG" -scene box -res 5 -tet_split six -mode dynamic -dt 0.01 -poisson 0.4995 -frames 5 -iters 2 -rtol 0 -gpbd_newton_max 6 \
+  -threads 1 -solver gpbd -gpbd_form gs -initial_state flat -output "$TMP/flatten.h5" > "$TMP/flatten.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && grep -q "the solution diverged" "$TMP/flatten.log" && ok || fail "the flattened cube at nu 0.4995 should be stopped as diverged (rc $rc)"
 
 # ranks and threads: the passes project over the constraint colors, as the Gauss-Seidel form does
 for form in gs jacobi; do
