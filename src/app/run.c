@@ -327,18 +327,6 @@ static int periodic_detection_due(const run_state *st, int done)
   return (windows & (windows - 1)) == 0;
 }
 
-/* The residual after an iteration; detected: a contact detection since (the contacts changed since the iteration). */
-static PetscErrorCode residual_now(run_state *st, int detected, double *r)
-{
-  PetscFunctionBeginUser;
-  if (detected) PetscCall(evaluate_residual(st, r, NULL));
-  else PetscCall(residual_after_iteration(st, r));
-  PetscFunctionReturn(0);
-}
-
-/* Whether the solver reports the frame's first iterate inverted or flat somewhere (pbng_solver_ops.start_inverted). */
-static int started_inverted(const run_state *st) { return st->solver.ops->start_inverted && st->solver.ops->start_inverted(&st->solver); }
-
 /* Iterates one frame: stops after cfg->iters iterations or when the relative residual reaches rtol.
  * With resume, continues a frame a checkpoint stopped in (its start is not repeated). When a stop is
  * requested, writes a checkpoint after the current iteration and sets *stopped. */
@@ -420,14 +408,9 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
     PetscCall(check_solver_options(st));
     fresh = energy_known = 0;
-    if (l == 0 && !resume && started_inverted(st)) { /* an inverted start's first residual is no scale: after the first */
-      PetscCall(residual_now(st, detected, &r));       /* iteration (itself held to the limit), judged from there */
-      fresh = 1;
-      PetscCall(check_divergence(st, frame, 1, r, diverge_ref));
-      if (r > diverge_ref) diverge_ref = r;
-    }
     if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1))) {
-      if (!fresh) PetscCall(residual_now(st, detected, &r));
+      if (detected) PetscCall(evaluate_residual(st, &r, NULL)); /* the contacts changed since the iteration */
+      else PetscCall(residual_after_iteration(st, &r));
       if (cfg->monitor) PetscCall(know_energy(st, &r, &energy, &energy_known));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));

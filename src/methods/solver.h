@@ -102,11 +102,6 @@ typedef struct {
   /* optional: whether a checkpoint may be taken before iteration l of the frame (state the checkpoint does not keep is
    * then rebuilt exactly on a restart); a stop requested elsewhere waits for the next such iteration. NULL: always. */
   int (*stop_allowed)(const pbng_solver *s, int l);
-  /* optional: whether the current frame's first iterate has an inverted or flat element (known from begin_frame on).
-   * Its residual is then no scale for the divergence check (a uniformly mirrored body has net forces only on its
-   * boundary), so the run judges the frame from its residual after the first iteration when that is larger (that
-   * residual itself is held to -divergence_limit times the first). */
-  int (*start_inverted)(const pbng_solver *s);
 } pbng_solver_ops;
 
 struct pbng_solver {

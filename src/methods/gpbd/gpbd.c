@@ -53,7 +53,6 @@ typedef struct {
   int uninvert_passes;      /* after each sweep, passes of the inverted-element projection at most (0: none, the seed's rule) */
   long long inverted_swept, inverted_left; /* tetrahedra inverted or flat after the last sweep, and after its passes (all ranks) */
   int passes_used;          /* passes after the last sweep */
-  int start_inverted;       /* the frame's first iterate has an inverted or flat tetrahedron (all ranks) */
   int32_t nterms;           /* elements with a d_i on this rank */
   int stride;               /* values per element in d, dd, pre: 3 per node of an element row (3 nen) */
   long long newton_steps;   /* local Newton steps of the owned elements in the last sweep (this rank) */
@@ -365,22 +364,7 @@ static PetscErrorCode start_step(pbng_solver *s, const double *v)
 
 /* Frame start: the problem moved the prescribed nodes and (dynamic) set x = x^n + dt v^n; x~ adds dt^2 g.
  * Quasistatic: the frame's first pseudo step starts at rest. */
-static PetscErrorCode gpbd_begin_frame(pbng_solver *s)
-{
-  gpbd_data *g = s->data;
-  long long n;
-
-  PetscFunctionBeginUser;
-  PetscCall(start_step(s, NULL));
-  PetscCall(count_inverted(s, &n));
-  g->start_inverted = n > 0;
-  PetscFunctionReturn(0);
-}
-
-/* pbng_solver_ops.start_inverted: the divergence check of a frame from a mirrored or flat state starts after the first
- * sweep (measured: a mirrored free cube of 93,750 tetrahedra starts at a residual of 2.6e4, its forces only on the
- * boundary, and after the first sweep is at 3.3e8 with its energy falling; docs/gpbd_solver.md#inversion). */
-static int gpbd_start_inverted(const pbng_solver *s) { return ((const gpbd_data *)s->data)->start_inverted; }
+static PetscErrorCode gpbd_begin_frame(pbng_solver *s) { return start_step(s, NULL); }
 
 /* Quasistatic: the next pseudo step, a backward-Euler step from rest at the current positions x_k
  * (x~ = x_k + h^2 M^-1 f), warm-started: the terms' d_i and the weak constraints' multipliers are kept, and
@@ -527,4 +511,4 @@ const pbng_solver_ops pbng_solver_gpbd_ops = {
            .constraint_colors = 1, .own_guess = 1, .contacts = 1, .plasticity = 0, .contact_every = 10,
            .set_from_options = pbng_gpbd_set_from_options},
   .create = gpbd_create, .begin_frame = gpbd_begin_frame, .iterate = gpbd_iterate, .destroy = gpbd_destroy, .monitor = gpbd_monitor,
-  .state = gpbd_state, .restored = gpbd_restored, .start_inverted = gpbd_start_inverted};
+  .state = gpbd_state, .restored = gpbd_restored};
