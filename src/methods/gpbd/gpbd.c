@@ -26,11 +26,13 @@
 #include <math.h>
 #include <string.h>
 #include "core/element.h"
+#include "core/mat3.h"
 #include "methods/pbd/constraint_sweep.h"
 
 enum { GPBD_FORM_JACOBI = 0, GPBD_FORM_GS = 1 };
 enum { GPBD_CHUNK = 128 }; /* elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
 #define PBNG_GPBD_UNINVERT_MIN 0.1 /* default s_min of the inverted-element projection: also lifts flat elements */
+#define PBNG_GPBD_UNINVERT_PASSES 10 /* default passes of the projection over the elements a sweep left inverted, at most */
 
 static const char *const form_names[] = {"jacobi", "gs"};
 static const char *const fix_names[] = {"qr_gershgorin", "eigen_clamp", "qr_when_indefinite"};
@@ -48,6 +50,9 @@ typedef struct {
   pbng_gpbd_tet4_element *tet4; /* [nterms] each tetrahedron's nodes and rest shape, for the closed-form path */
   int sheets;               /* this rank's elements include sheet terms (the general path) */
   double *coef;             /* Jacobi: [nlocal] omega / n_a (0 where the node does not move) */
+  int uninvert_passes;      /* after each sweep, passes of the inverted-element projection at most (0: none, the seed's rule) */
+  long long inverted_swept, inverted_left; /* tetrahedra inverted or flat after the last sweep, and after its passes (all ranks) */
+  int passes_used;          /* passes after the last sweep */
   int32_t nterms;           /* elements with a d_i on this rank */
   int stride;               /* values per element in d, dd, pre: 3 per node of an element row (3 nen) */
   long long newton_steps;   /* local Newton steps of the owned elements in the last sweep (this rank) */
@@ -165,6 +170,87 @@ static PetscErrorCode jacobi_sweep(pbng_solver *s)
   PetscFunctionReturn(0);
 }
 
+/* ---- the non-inversion constraint after the sweep ----------------------------------------------- */
+
+/* Sec. 4.1 treats an element as "a non-inversion constraint |F| > 0, and an elastic energy": the constraint is a
+ * hard one, "handled by vertex projection in the classic PBD manner", which projects every constraint in each
+ * iteration of the solver loop (Mueller et al. 2007, Alg. 1 lines 9-11; the seed's Alg. 1 projects it only
+ * just before the element's own update). The updates of an element's neighbours after its own (Gauss-Seidel) or
+ * together with it (Jacobi's averages) can invert it again, and the log barrier (Eq. 20) keeps only the solved
+ * element's J > 0: so after the sweep the constraint of every element left inverted or flat is projected once
+ * more, the same projection (pbng_gpbd_tet_uninvert_moving, not part of d_i), over the element colors as
+ * Gauss-Seidel projects (elements of a color share no node); repeated while elements are inverted, at most
+ * -gpbd_uninvert_passes times (docs/gpbd_solver.md#inversion). */
+
+/* Whether tetrahedron e (a row of g->tet4) is inverted or flat at x: det F <= 0 (NaN positions: not). */
+static int tet_inverted(const gpbd_data *g, const double *x, int32_t e)
+{
+  const pbng_gpbd_tet4_element *el = &g->tet4[e];
+  double xe[4][3], F[9];
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) xe[a][k] = x[3 * el->node[a] + k];
+  pbng_gpbd_tet_deformation(&el->rest, (const double(*)[3])xe, F);
+  return mat3_det(F) <= 0.0;
+}
+
+/* The owned tetrahedra inverted or flat at the current x, over all ranks. Collective. */
+static PetscErrorCode count_inverted(const pbng_solver *s, long long *n)
+{
+  const gpbd_data *g = s->data;
+  const pbng_problem *pb = s->pb;
+  long long mine = 0;
+
+  PetscFunctionBeginUser;
+#pragma omp parallel for schedule(static) reduction(+ : mine)
+  for (int32_t e = 0; e < pb->dm->nowned_elems; ++e)
+    if (pbng_constraint_sheet_kind(pb, e) < 0) mine += tet_inverted(g, pb->x, e);
+  PetscCallMPI(MPI_Allreduce(&mine, n, 1, MPI_LONG_LONG, MPI_SUM, pb->dm->comm));
+  PetscFunctionReturn(0);
+}
+
+/* Owned elements item[0..n) of one color (no shared node): each inverted tetrahedron's free nodes moved to the
+ * projection's positions (Sec. 4.1). */
+static void uninvert_color(pbng_solver *s, pbng_constraint_sweep *cs, const int32_t *item, int32_t n)
+{
+  const gpbd_data *g = s->data;
+  const pbng_problem *pb = s->pb;
+  for (int32_t j = 0; j < n; ++j) {
+    const int32_t e = item[j];
+    if (pbng_constraint_sheet_kind(pb, e) >= 0 || !tet_inverted(g, pb->x, e)) continue;
+    const pbng_gpbd_tet4_element *el = &g->tet4[e];
+    double xe[4][3], w[4], pre[12] = {0};
+    for (int a = 0; a < 4; ++a) {
+      w[a] = cs->inv_mass[el->node[a]];
+      for (int k = 0; k < 3; ++k) xe[a][k] = pb->x[3 * el->node[a] + k];
+    }
+    pbng_gpbd_tet_uninvert_moving(&el->rest, g->tet_opt.uninvert_min, w, xe, pre);
+    for (int a = 0; a < 4; ++a) {
+      if (w[a] == 0.0) continue;
+      for (int k = 0; k < 3; ++k) pb->x[3 * el->node[a] + k] = xe[a][k];
+      cs->touched[el->node[a]] = 1;
+    }
+  }
+}
+
+/* The passes after a sweep, while an element is inverted or flat (at most g->uninvert_passes), with the counts before
+ * and after them for -monitor. Collective. */
+static PetscErrorCode project_inverted(pbng_solver *s)
+{
+  gpbd_data *g = s->data;
+
+  PetscFunctionBeginUser;
+  g->passes_used = 0;
+  if (g->tet_opt.uninvert_min < 0) PetscFunctionReturn(0); /* no projection at all (-gpbd_uninvert_min < 0) */
+  PetscCall(count_inverted(s, &g->inverted_swept));
+  g->inverted_left = g->inverted_swept;
+  while (g->inverted_left > 0 && g->passes_used < g->uninvert_passes) {
+    PetscCall(pbng_constraint_sweep_run_element_colors(s, &g->cs, GPBD_CHUNK, uninvert_color));
+    ++g->passes_used;
+    PetscCall(count_inverted(s, &g->inverted_left));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* ---- set-up ------------------------------------------------------------------------------------- */
 
 /* What this increment handles: linear tetrahedra and sheets (tri3, bend4, cloth6), mixed or not (plasticity is
@@ -220,6 +306,7 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   g->tet_opt.newton.gtol = 1e-14; /* |grad phi| is a strain: below this, round-off (the relative 1e-10 is out of reach near the fixed point) */
   g->tet_opt.project = s->opt.gpbd.seed_drift == 0;
   g->tet_opt.uninvert_min = s->opt.gpbd.uninvert_min;
+  g->uninvert_passes = s->opt.gpbd.uninvert_min >= 0 && s->opt.gpbd.uninvert_passes > 0 ? s->opt.gpbd.uninvert_passes : 0;
   g->sheet_opt = g->tet_opt;
   g->sheet_opt.project = !s->opt.gpbd.sheet_projection_off;
   PetscCall(pbng_constraint_sweep_create(s, g->h, 0, &g->cs));
@@ -314,18 +401,21 @@ static PetscErrorCode gpbd_iterate(pbng_solver *s, int l)
   if (g->form == GPBD_FORM_GS) {
     g->newton_steps = 0;
     PetscCall(pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements));
-    PetscFunctionReturn(0);
+  } else {
+    PetscCall(jacobi_sweep(s));
+    const int ncolors = g->cs.elem.ncolors; /* the weak constraints' colors alone, XPBD's projection */
+    g->cs.elem.ncolors = 0;
+    const PetscErrorCode ierr = pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements);
+    g->cs.elem.ncolors = ncolors;
+    PetscCall(ierr);
   }
-  PetscCall(jacobi_sweep(s));
-  const int ncolors = g->cs.elem.ncolors; /* the weak constraints' colors alone, XPBD's projection */
-  g->cs.elem.ncolors = 0;
-  const PetscErrorCode ierr = pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements);
-  g->cs.elem.ncolors = ncolors;
-  PetscCall(ierr);
+  PetscCall(project_inverted(s));
   PetscFunctionReturn(0);
 }
 
-/* -monitor suffix: "  newton N" the mean local Newton steps per element in the last sweep. Collective. */
+/* -monitor suffix: "  newton N" the mean local Newton steps per element in the last sweep; with the inverted-element
+ * projection on, "  inverted A -> B (P passes)": the tetrahedra inverted or flat after the sweep, after its P passes.
+ * Collective. */
 static PetscErrorCode gpbd_monitor(pbng_solver *s, char *buf, size_t len)
 {
   gpbd_data *g = s->data;
@@ -333,7 +423,9 @@ static PetscErrorCode gpbd_monitor(pbng_solver *s, char *buf, size_t len)
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, s->pb->dm->comm));
-  snprintf(buf, len, "  newton %.3f", all[1] ? (double)all[0] / (double)all[1] : 0.0);
+  const int n = snprintf(buf, len, "  newton %.3f", all[1] ? (double)all[0] / (double)all[1] : 0.0);
+  if (g->tet_opt.uninvert_min >= 0 && n > 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, "  inverted %lld -> %lld (%d passes)", g->inverted_swept, g->inverted_left, g->passes_used);
   PetscFunctionReturn(0);
 }
 
@@ -363,10 +455,11 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
 static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
+  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, set_passes, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
             project_sheets = o->gpbd.sheet_projection_off ? PETSC_FALSE : PETSC_TRUE;
   const int mine = !strcmp(selected, pbng_solver_gpbd_ops.name);
   PetscInt newton_max = o->gpbd.newton_max > 0 ? o->gpbd.newton_max : 20, substeps = o->gpbd.substeps > 0 ? o->gpbd.substeps : 1;
+  PetscInt passes = o->gpbd.uninvert_passes > 0 ? o->gpbd.uninvert_passes : o->gpbd.uninvert_passes < 0 ? 0 : PBNG_GPBD_UNINVERT_PASSES;
 
   PetscFunctionBeginUser;
   if (o->gpbd.omega == 0) o->gpbd.omega = 1.0;
@@ -387,10 +480,15 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
   PetscCall(PetscOptionsReal("-gpbd_uninvert_min",
                              "an element with det F <= 0 is first projected to det F > 0 (Sec. 4.1: smallest singular value negated, at least this; < 0: never)",
                              NULL, o->gpbd.uninvert_min, &o->gpbd.uninvert_min, &set_uninv));
+  PetscCall(PetscOptionsInt("-gpbd_uninvert_passes",
+                             "after each sweep, passes of that projection over the elements left inverted or flat, while any is, at most this many (0: none, the seed's rule)",
+                             NULL, passes, &passes, &set_passes));
   PetscCall(PetscOptionsReal("-gpbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->gpbd.dt, &o->gpbd.dt, &set_dt));
   PetscCall(PetscOptionsInt("-gpbd_substeps", "quasistatic: iterations (sweeps) per pseudo-time step", NULL, substeps, &substeps, &set_sub));
-  PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-             "-gpbd_form, -gpbd_omega, -gpbd_newton_max, -gpbd_hessian_fix, -gpbd_subspace_projection, -gpbd_sheet_projection, -gpbd_uninvert_min, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
+  PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv || set_passes), PETSC_COMM_WORLD,
+             PETSC_ERR_ARG_INCOMP,
+             "-gpbd_form, -gpbd_omega, -gpbd_newton_max, -gpbd_hessian_fix, -gpbd_subspace_projection, -gpbd_sheet_projection, -gpbd_uninvert_min, "
+             "-gpbd_uninvert_passes, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
   o->gpbd.seed_drift = !project;
   o->gpbd.sheet_projection_off = project_sheets ? 0 : 1;
   PetscCheck(o->gpbd.omega >= 1.0 && o->gpbd.omega < 2.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
@@ -400,6 +498,8 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
   PetscCheck(!set_dt || (o->gpbd.dt > 0 && isfinite(o->gpbd.dt)), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_dt %g: must be > 0", o->gpbd.dt);
   PetscCheck(isfinite(o->gpbd.uninvert_min), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_min: must be a finite number");
   PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_substeps %d: must be >= 1", (int)substeps);
+  PetscCheck(passes >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_passes %d: must be >= 0 (0: no passes after the sweep)", (int)passes);
+  o->gpbd.uninvert_passes = passes > 0 ? (int)passes : -1;
   o->gpbd.newton_max = (int)newton_max;
   o->gpbd.substeps = set_sub ? (int)substeps : 0; /* 0: not given (1) */
   PetscFunctionReturn(0);

@@ -11,6 +11,7 @@ typedef struct {
   int seed_drift;         /* -gpbd_subspace_projection 0 (the seed's rule: d_i not projected on its subspace) */
   int sheet_projection_off; /* -gpbd_sheet_projection 0 (sheet terms not projected as tetrahedra are) */
   double uninvert_min;    /* -gpbd_uninvert_min (< 0: no inverted-element projection; 0 in the options: not read yet) */
+  int uninvert_passes;    /* -gpbd_uninvert_passes: passes of that projection after each sweep at most (0: not read yet, the default; -1: none) */
   double dt;              /* quasistatic: pseudo-time step (-gpbd_dt; 0: -dt) */
   int substeps;           /* quasistatic: iterations per pseudo-time step (-gpbd_substeps; 0: not given, 1) */
 } pbng_gpbd_options;

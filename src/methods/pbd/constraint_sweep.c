@@ -193,6 +193,20 @@ static PetscErrorCode sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, const
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode pbng_constraint_sweep_run_element_colors(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements)
+{
+  const element_projection p = {.chunk = project_elements, .size = chunk};
+
+  PetscFunctionBeginUser;
+  for (int c = 0; c < cs->elem.ncolors; ++c) {
+    PetscCall(PetscLogEventBegin(cs->ev_project, 0, 0, 0, 0));
+    project_element_color(s, cs, c, &p);
+    PetscCall(PetscLogEventEnd(cs->ev_project, 0, 0, 0, 0));
+    if (s->pb->halo) PetscCall(exchange_moved(s, cs));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element)
 {
   const element_projection p = {.one = project_element};

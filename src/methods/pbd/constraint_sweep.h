@@ -63,6 +63,9 @@ PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *
 /* The same sweep with each color's elements handed to project_elements `chunk` at a time (threads take chunks
  * as they finish: a chunk's cost varies). */
 PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements);
+/* The element colors alone (no weak constraints, no contacts), chunks of each color as above, each color followed by
+ * the ghost exchange: a pass of another element projection over the same colors (GPBD's inverted elements). */
+PetscErrorCode pbng_constraint_sweep_run_element_colors(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements);
 
 /* Checkpoint fields of the step, named <prefix>_lambda, _lambda_weak, _x_tilde, _x_step (and with
  * contacts _lambda_contact: collective, the contact set restored first on a restart), and after a restart
