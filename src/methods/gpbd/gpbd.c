@@ -266,7 +266,7 @@ static PetscErrorCode check_setting(const pbng_solver *s)
     char label[128];
     pbng_element_kinds_label(kinds, label, sizeof(label));
     SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP,
-            "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4, cloth6) and weak constraints; this mesh has %s elements (docs/gpbd_solver.md)",
+            "-solver gpbd works on linear tetrahedra (tet4), sheets (tri3, bend4) or cloth6 stencils, and weak constraints; this mesh has %s elements (docs/gpbd_solver.md)",
             label);
   }
   PetscCheck(pb->mode == PBNG_MODE_QUASISTATIC || (s->opt.gpbd.dt == 0 && s->opt.gpbd.substeps == 0), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
