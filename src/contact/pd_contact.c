@@ -1061,6 +1061,7 @@ static PetscErrorCode group_motion(pbng_pd_contact *c, int fresh, double *seg_ma
       for (int a = 0; a < 3; ++a) c->T[(int64_t)end * ng + g][a] = isfinite(lo[a]) ? 0.5 * (lo[a] - lo[3 + a]) : 0.0; /* (min + max) / 2 */
       c->E[(int64_t)end * ng + g] = 0;
     }
+  PetscCall(PetscFree(box));
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t g = c->group[c->mine[k]];
     const int64_t v = 3 * (int64_t)c->mine[k];
