@@ -103,10 +103,12 @@ static PetscErrorCode read_mesh_options(PetscOptionItems *PetscOptionsObject, pb
   PetscCall(PetscOptionsString("-mesh", "mesh file: Gmsh .msh (2.2/4.1), TetGen .node/.ele, or HDF5 (/mesh/rest_positions, /mesh/tetrahedra: a pbng result, pbng-convert's)", NULL, cfg->mesh_file,
                                cfg->mesh_file, sizeof(cfg->mesh_file), &set));
   if (set) cfg->mesh_source = PBNG_MESH_FILE;
-  const char *const partitioners[] = {"metis", "ptscotch"};
-  PetscInt which = cfg->ptscotch;
-  PetscCall(PetscOptionsEList("-partitioner", "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box, bar or stacked blocks, or read an "
-                              "HDF5 mesh, in slices, with its weak constraints, and partition it together with PT-Scotch; docs/scaling.md)", NULL, partitioners, 2, partitioners[which], &which, NULL));
+  static const char *const partitioners[] = {"metis", "ptscotch"}; /* cfg->ptscotch 0, 1 (not PetscOptionsEList: PETSc 3.18 leaks its copy on an unknown value) */
+  int which = cfg->ptscotch;
+  PetscCall(pbng_options_named_choice(PetscOptionsObject, "-partitioner",
+                                      "on the fly: metis (rank 0 partitions the whole mesh) | ptscotch (the ranks generate a box, bar or stacked blocks, or read an "
+                                      "HDF5 mesh, in slices, with its weak constraints, and partition it together with PT-Scotch; docs/scaling.md)",
+                                      "partitioner ", partitioners, 2, &which, &set));
   cfg->ptscotch = which == 1;
   PetscCall(PetscOptionsString("-weak", "weak constraints file to add to the mesh (docs/weak_constraints.md)", NULL, cfg->weak_file,
                                cfg->weak_file, sizeof(cfg->weak_file), &set));
