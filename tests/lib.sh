@@ -55,6 +55,18 @@ unit_on_ranks() {
 }
 # run NAME pbng-options...: pbng writing $TMP/NAME.h5 and $TMP/NAME.log; a pass, or a failure showing the log.
 run() { local out="$1"; shift; "$PBNG" "$@" -output "$TMP/$out.h5" > "$TMP/$out.log" 2>&1 && ok || { fail "$out: $*"; cat "$TMP/$out.log"; }; }
+# compare A B RTOL: $TMP/A.h5's positions equal $TMP/B.h5's to RTOL (check_output.py --compare; 0: bitwise).
+compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
+# stop_and_restart TAG RANKS AFTER pbng-options...: a run stopped by -test_signal_after AFTER (exit 85, a checkpoint
+# mid-frame) and continued with -restart auto equals the uninterrupted run bitwise.
+stop_and_restart() {
+  local tag=$1 ranks=$2 after=$3 rc=0; shift 3
+  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.full.h5" > "$TMP/$tag.full.log" 2>&1 || { fail "$tag: uninterrupted run"; cat "$TMP/$tag.full.log"; return; }
+  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.h5" -test_signal_after "$after" > "$TMP/$tag.1.log" 2>&1 || rc=$?
+  [ "$rc" = 85 ] && ok || { fail "$tag: stopped run exited $rc, not 85"; cat "$TMP/$tag.1.log"; return; }
+  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.h5" -restart auto > "$TMP/$tag.2.log" 2>&1 && ok || { fail "$tag: restart"; cat "$TMP/$tag.2.log"; return; }
+  compare "$tag" "$tag.full" 0
+}
 # check NAME check_output-options...: the independent checker on $TMP/NAME.h5.
 check() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --quiet "${@:2}" && ok || fail "$1: independent check ${*:2}"; }
 # run_on_ranks NAME "R1 R2 ..." ARGS...: pbng ARGS on each rank count (mpiexec, one process per rank

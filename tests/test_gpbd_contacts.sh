@@ -12,7 +12,6 @@
 # Bounds: at most ~3x the value measured (1 x 1 = 3 x 2; 2026-11-27).
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 
 blocks=(-scene two_blocks_colliding -res 4 -dt 0.006 -frames 23 -solver gpbd) # contact distance 0.190
 declare -A form_options=([gs]="-gpbd_form gs -iters 10" [jacobi]="-gpbd_form jacobi -gpbd_omega 1.9 -iters 30") # Jacobi, omega 1: no contact after 10

@@ -12,7 +12,6 @@
 #  - misuse is a clear error.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 relative_residual_within() { # H5 FRAME LOW HIGH
   "$PY" -c 'import sys, h5py; r = h5py.File(sys.argv[1], "r")["frames/%06d" % int(sys.argv[2])].attrs["relative_residual"]; print(f"relative residual {r:.3e}"); sys.exit(0 if float(sys.argv[3]) < r < float(sys.argv[4]) else 1)' "$TMP/$1.h5" "$2" "$3" "$4"
 }

@@ -16,7 +16,6 @@
 #  - misuse is a clear error.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 
 # --- the material adapter ----------------------------------------------------------------------------
 "$PBNG_TEST_BIN/test_gpbd_terms" > "$TMP/terms.log" 2>&1 && ok || { fail "test_gpbd_terms"; cat "$TMP/terms.log"; }
@@ -113,14 +112,6 @@ mpi 3 "$PBNG" "${rq[@]}" -threads 1 -output "$TMP/rq.3x1.h5" > "$TMP/rq.3x1.log"
 compare rq.3x1 rq.1x1 0
 
 # --- checkpoint and restart ------------------------------------------------------------------------------
-stop_and_restart() { # TAG RANKS AFTER OPTIONS...
-  local tag=$1 ranks=$2 after=$3 rc=0; shift 3
-  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.full.h5" > "$TMP/$tag.full.log" 2>&1 || { fail "$tag: uninterrupted run"; cat "$TMP/$tag.full.log"; return; }
-  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.h5" -test_signal_after "$after" > "$TMP/$tag.1.log" 2>&1 || rc=$?
-  [ "$rc" = 85 ] && ok || { fail "$tag: stopped run exited $rc, not 85"; cat "$TMP/$tag.1.log"; return; }
-  mpi "$ranks" "$PBNG" "$@" -output "$TMP/$tag.h5" -restart auto > "$TMP/$tag.2.log" 2>&1 && ok || { fail "$tag: restart"; cat "$TMP/$tag.2.log"; return; }
-  compare "$tag" "$tag.full" 0
-}
 stop_and_restart ckpt_jacobi 2 23 -scene block_drop_dynamic -res 4 -frames 2 -solver gpbd -gpbd_omega 1.5 -iters 15 -threads 1
 # (quasistatic: frame 1 reaches the tolerance after 1 sweep, frame 2 runs its 30; the stop falls after 19 of them)
 stop_and_restart ckpt_gs_qs 1 20 -scene two_blocks_hanging -res 3 -frames 2 -solver gpbd -gpbd_form gs -gpbd_substeps 2 -iters 30 -threads 1

@@ -16,7 +16,6 @@
 #  - kappa < 0, -pd_contact_iterations or -pd_contact_mu with kappa > 0 and kappa without the contact step are refused.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 # at_rtol NAME FRAMES: every frame line of the log says converged and every frame's relative_residual in the file is
 # at most 1e-6 (the frames end at -rtol, contact included)
 at_rtol() {

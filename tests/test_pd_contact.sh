@@ -18,7 +18,6 @@
 # Bounds: at most ~3x the value measured (2026-11-27).
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 
 drape=(-scene cloth_drape -drape corners -res 11 -sheet_model peridynamic -solver sissm -pd_obstacle "sphere:0.5,-0.3,0.5,0.25" -frames 15 -iters 100)
 "$PBNG" "${drape[@]}" -threads 2 -monitor -output "$TMP/drape.h5" > "$TMP/drape.log" 2>&1 && ok || { fail "drape"; tail -5 "$TMP/drape.log"; }

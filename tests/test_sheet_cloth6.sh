@@ -9,10 +9,10 @@
 #  - every result file passes the independent checker, which recomputes the residual with the cloth6 energy
 #    (written from the formulas, complex-step forces);
 #  - 2 ranks = 1 rank: PBNG and GPBD bitwise, Newton within its linear solves' round-off;
+#  - a run stopped mid-frame (checkpoint) and restarted equals the uninterrupted one bitwise (PBNG on 2 ranks, GPBD);
 #  - what cannot work is refused: other solvers, -multilevel, contacts, sheet groups, -sheet_stiffening without cloth6.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 # displacement_close A B TOL: max |x_A - x_B| <= TOL max |x_B - X| over every frame (TOL of B's displacement)
 displacement_close() {
   "$PY" - "$TMP/$1.h5" "$TMP/$2.h5" "$3" <<'PY' && ok || fail "$1 vs $2: positions differ by more than $3 of the displacement"
@@ -90,6 +90,10 @@ compare rk_gs.2 rk_gs.1 0          # measured bitwise
 compare rk_jacobi.2 rk_jacobi.1 0  # measured bitwise
 compare rk_newton.2 rk_newton.1 1e-10
 check rk_newton.2 --max-relative-residual 1e-11
+
+# --- checkpoint and restart: a run stopped mid-frame continues bitwise (the stretched sheet, dynamic) ---------------
+stop_and_restart ckpt_pbng 2 30 "${small_stretch[@]}" -solver pbng -iters 25 -rtol 0
+stop_and_restart ckpt_gs 1 12 "${small_stretch[@]}" -solver gpbd -gpbd_form gs -iters 10 -rtol 0
 
 # --- refusals -----------------------------------------------------------------------------------------------------
 bad=(-scene cloth_drape -drape corners -res 5 -frames 1 -sheet_model cloth6 -output "$TMP/bad.h5")

@@ -12,7 +12,6 @@
 #  - misuse is a clear error.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive
-compare() { "$PY" "$HERE/check_output.py" "$TMP/$1.h5" --compare "$TMP/$2.h5" --rtol "$3" --quiet && ok || fail "$1 vs $2: positions differ by more than $3"; }
 
 # each frame's relative residual recomputed by the checker (ring energies by complex steps) below the runs'
 # tolerance, and the positions compared (measured: residuals plain 9.7e-10 / 9.2e-10, Chebyshev 9.4e-10 / 5.5e-10,
