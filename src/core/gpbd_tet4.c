@@ -109,10 +109,7 @@ typedef struct {
   double w[4], g[4][3], V;
   double F0[9];          /* F where S was taken (after the inverted-element projection) */
   double Fx[9];          /* F where the solve starts (after the subspace projection's move) */
-  double dF[6][9];       /* F0 Y_r G: F's change per unit dl_r (Eq. 18 through F); also across lanes in tet4_lanes */
   double d[12];          /* the (projected) displacement the solve starts from */
-  double drift[12];      /* the subspace projection's move (d minus its projection) */
-  double pre[12];        /* the inverted-element projection's move */
   double gtol, tol;      /* the gradient floor; the exit tolerance */
   double dl[6], Fy[9], phi;
 } tet4_lane;
@@ -120,7 +117,7 @@ typedef struct {
 /* The lanes, and what the gradients and Hessians read across lanes (SIMD; [...][l] is lane l's). */
 typedef struct {
   tet4_lane lane[PBNG_GPBD_LANES];
-  double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's dF[r][p] */
+  double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's F0 Y_r G, F's change per unit dl_r (Eq. 18 through F) */
   double gram[6][6][PBNG_GPBD_LANES]; /* dF_r : dF_s */
   double A[6][6][PBNG_GPBD_LANES];   /* S W S^T */
   double Sd[6][PBNG_GPBD_LANES];     /* S d, d the projected displacement */
@@ -137,15 +134,16 @@ typedef struct {
  * the general path sums it (in the strain's 6 dimensions, q0/2 + S d . dl + dl.A dl/2, its terms cancel to
  * round-off far above phi's when dl is large: w small), plus V Psi(F_y), F_y = F_x + sum_r dl_r dF_r; +INFINITY
  * where Psi is not finite. */
-static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, const double dl[6], double Fy[9])
+static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, int l, const double dl[6], double Fy[9])
 {
+  const tet4_lane *ln = &ls->lane[l];
   double dd[12], q = 0.0;
   subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, dl, dd);
   for (int v = 0; v < 12; ++v)
     if (ln->w[v / 3] > 0) q += (ln->d[v] + dd[v]) * (ln->d[v] + dd[v]) / ln->w[v / 3];
   for (int p = 0; p < 9; ++p) Fy[p] = ln->Fx[p];
   for (int r = 0; r < 6; ++r)
-    for (int p = 0; p < 9; ++p) Fy[p] += ln->dF[r][p] * dl[r];
+    for (int p = 0; p < 9; ++p) Fy[p] += ls->dF[p][r][l] * dl[r];
   const double U = ln->V * pbng_energy_density(sw->mat, Fy);
   return 0.5 * q + (isfinite(U) ? U : INFINITY);
 }
@@ -259,7 +257,7 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
   double a = 1.0, dl[6], Fy[9];
   for (int bt = 0; bt <= o->max_backtracks; ++bt, a *= 0.5) {
     for (int i = 0; i < 6; ++i) dl[i] = ln->dl[i] + a * step[i];
-    const double phi = objective(sw, ln, dl, Fy);
+    const double phi = objective(sw, ls, l, dl, Fy);
     if (isfinite(phi) && (!o->line_search || roundoff || (phi <= ln->phi + o->armijo * a * slope && phi < ln->phi))) {
       memcpy(ln->dl, dl, sizeof(dl));
       memcpy(ln->Fy, Fy, sizeof(Fy));
@@ -271,16 +269,14 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
   }
 }
 
-/* The lane's dd = W S^T dl - drift and pre into element e's rows; returns its Newton steps. */
-static int lane_finish(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, double *dd, double *pre)
+/* The lane's dd = W S^T dl - drift into element e's row (which holds 0 - drift since its start: write_starts);
+ * returns its Newton steps. */
+static int lane_finish(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, double *dd)
 {
-  double *out = &dd[(int64_t)sw->stride * ln->e], *moved = &pre[(int64_t)sw->stride * ln->e];
-  memset(out, 0, sizeof(double) * (size_t)sw->stride);
-  memset(moved, 0, sizeof(double) * (size_t)sw->stride);
-  if (!ln->moving) return 0;
-  if (ln->solved) subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, ln->dl, out);
-  for (int j = 0; j < 12; ++j) out[j] -= ln->drift[j];
-  memcpy(moved, ln->pre, sizeof(ln->pre));
+  double *out = &dd[(int64_t)sw->stride * ln->e], dx[12];
+  if (!ln->solved) return ln->iterations;
+  subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, ln->dl, dx);
+  for (int j = 0; j < 12; ++j) out[j] = dx[j] + out[j]; /* W S^T dl - drift (a - b is a + (-b)) */
   return ln->iterations;
 }
 
@@ -394,14 +390,20 @@ static void directions_lanes(tet4_starts *st)
     double row[6][PBNG_GPBD_LANES];
     strain_map_contract_lanes((const double(*)[PBNG_GPBD_LANES])st->F0, (const double(*)[PBNG_GPBD_LANES])D, row);
 #pragma GCC unroll 6
-    for (int s = 0; s <= r; ++s)
+    for (int s = 0; s <= r; ++s) {
+      double gr[PBNG_GPBD_LANES];
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) gr[l] = 0.0;
+#pragma GCC unroll 9
+      for (int k = 0; k < 9; ++k)
+#pragma omp simd
+        for (int l = 0; l < PBNG_GPBD_LANES; ++l) gr[l] = fma(st->dF[k][r][l], st->dF[k][s][l], gr[l]);
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-        double gr = 0.0;
-        for (int k = 0; k < 9; ++k) gr = fma(st->dF[k][r][l], st->dF[k][s][l], gr);
         st->A[r][s][l] = st->A[s][r][l] = row[s][l];
-        st->gram[r][s][l] = st->gram[s][r][l] = gr;
+        st->gram[r][s][l] = st->gram[s][r][l] = gr[l];
       }
+    }
   }
 }
 
@@ -458,16 +460,26 @@ static void regular_solve_lanes(const double A[6][6][PBNG_GPBD_LANES], const dou
 static void subspace_displacement_lanes(const lane9 F, const double w[4][PBNG_GPBD_LANES], const lane12 g, const double mu[6][PBNG_GPBD_LANES],
                                         lane12 out)
 {
+  lane9 L, FL;
 #pragma omp simd
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-    double L[9], FL[9], dl[6];
-    for (int r = 0; r < 6; ++r) dl[r] = mu[r][l];
-    multiplier_matrix(dl, L);
-    for (int i = 0; i < 3; ++i)
-      for (int c = 0; c < 3; ++c) FL[3 * i + c] = F[3 * i][l] * L[c] + F[3 * i + 1][l] * L[3 + c] + F[3 * i + 2][l] * L[6 + c];
-    for (int a = 0; a < 4; ++a)
-      for (int i = 0; i < 3; ++i)
-        out[3 * a + i][l] = w[a][l] * (FL[3 * i] * g[3 * a][l] + FL[3 * i + 1] * g[3 * a + 1][l] + FL[3 * i + 2] * g[3 * a + 2][l]);
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* multiplier_matrix */
+    L[0][l] = mu[0][l], L[4][l] = mu[1][l], L[8][l] = mu[2][l];
+    L[5][l] = L[7][l] = 0.5 * mu[3][l];
+    L[2][l] = L[6][l] = 0.5 * mu[4][l];
+    L[1][l] = L[3][l] = 0.5 * mu[5][l];
+  }
+#pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) { /* mat3_mul */
+    const int i = k / 3, c = k % 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) FL[k][l] = F[3 * i][l] * L[c][l] + F[3 * i + 1][l] * L[3 + c][l] + F[3 * i + 2][l] * L[6 + c][l];
+  }
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v) { /* mat3_vec, then w_a */
+    const int a = v / 3, i = v % 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+      out[v][l] = w[a][l] * (FL[3 * i][l] * g[3 * a][l] + FL[3 * i + 1][l] * g[3 * a + 1][l] + FL[3 * i + 2][l] * g[3 * a + 2][l]);
   }
 }
 
@@ -476,29 +488,44 @@ static void subspace_displacement_lanes(const lane9 F, const double w[4][PBNG_GP
 static void gradient_floor_lanes(const pbng_gpbd_tet4_sweep *sw, const tet4_starts *st, double gtol[PBNG_GPBD_LANES])
 {
   const double moduli = sw->mat->k_shear + fabs(sw->mat->k_volume);
+  double pscale[PBNG_GPBD_LANES], c[12][PBNG_GPBD_LANES];
 #pragma omp simd
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-    double s[3], c[12];
-    for (int k = 0; k < 3; ++k) { /* E_kk = ((F^T F)_kk - 1) / 2 (mat3_tmul's sum) */
-      const double C = st->F0[k][l] * st->F0[k][l] + st->F0[3 + k][l] * st->F0[3 + k][l] + st->F0[6 + k][l] * st->F0[6 + k][l];
-      s[k] = 0.5 * (C - 1.0);
+    /* E_kk = ((F^T F)_kk - 1) / 2 (mat3_tmul's sum), |F|^2 = tr(2E + I) */
+    const double s0 = 0.5 * (st->F0[0][l] * st->F0[0][l] + st->F0[3][l] * st->F0[3][l] + st->F0[6][l] * st->F0[6][l] - 1.0);
+    const double s1 = 0.5 * (st->F0[1][l] * st->F0[1][l] + st->F0[4][l] * st->F0[4][l] + st->F0[7][l] * st->F0[7][l] - 1.0);
+    const double s2 = 0.5 * (st->F0[2][l] * st->F0[2][l] + st->F0[5][l] * st->F0[5][l] + st->F0[8][l] * st->F0[8][l] - 1.0);
+    const double F2 = 3.0 + 2.0 * (s0 + s1 + s2);
+    pscale[l] = st->V[l] * moduli * (F2 > 1.0 ? F2 : 1.0); /* fmax(1, F2), NaN alike */
+    gtol[l] = sw->opt->newton.gtol;
+  }
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v) { /* each value's scale |d_j| + w_j fa_j */
+    const int a = v / 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double fa = pscale[l] * (fabs(st->g[3 * a][l]) + fabs(st->g[3 * a + 1][l]) + fabs(st->g[3 * a + 2][l]));
+      c[v][l] = fabs(st->d[v][l]) + st->w[a][l] * fa;
     }
-    const double F2 = 3.0 + 2.0 * (s[0] + s[1] + s[2]);
-    const double pscale = st->V[l] * moduli * fmax(1.0, F2);
-    for (int a = 0; a < 4; ++a) {
-      const double fa = pscale * (fabs(st->g[3 * a][l]) + fabs(st->g[3 * a + 1][l]) + fabs(st->g[3 * a + 2][l]));
-      for (int k = 0; k < 3; ++k) c[3 * a + k] = fabs(st->d[3 * a + k][l]) + st->w[a][l] * fa;
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    const int p = entry_p[r], q = entry_q[r];
+    double v[PBNG_GPBD_LANES];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) v[l] = 0.0;
+#pragma GCC unroll 12
+    for (int j = 0; j < 12; ++j) {
+      const int a = j / 3, i = j % 3;
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+        v[l] += fabs(0.5 * (st->g[3 * a + p][l] * st->F0[3 * i + q][l] + st->F0[3 * i + p][l] * st->g[3 * a + q][l])) * c[j][l];
     }
-    double floor = sw->opt->newton.gtol;
-    for (int r = 0; r < 6; ++r) {
-      const int p = entry_p[r], q = entry_q[r];
-      double v = 0.0;
-      for (int a = 0; a < 4; ++a)
-        for (int i = 0; i < 3; ++i)
-          v += fabs(0.5 * (st->g[3 * a + p][l] * st->F0[3 * i + q][l] + st->F0[3 * i + p][l] * st->g[3 * a + q][l])) * c[3 * a + i];
-      floor = fmax(floor, PBNG_GPBD_GRADIENT_ROUNDOFF * v);
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double x = PBNG_GPBD_GRADIENT_ROUNDOFF * v[l];
+      gtol[l] = x > gtol[l] ? x : gtol[l]; /* fmax (gtol is never NaN) */
     }
-    gtol[l] = floor;
   }
 }
 
@@ -580,10 +607,24 @@ static void project_starts(tet4_starts *st)
     }
 }
 
+/* The rows of dd and pre of the batch's elements as far as the set-up fixes them: pre, and dd = 0 - drift (lane_finish
+ * adds W S^T dl where the local solve runs); zeros past 12 and where no node moves. */
+static void write_starts(const pbng_gpbd_tet4_sweep *sw, const tet4_starts *st, double *dd, double *pre)
+{
+  for (int j = 0; j < st->n; ++j) {
+    double *out = &dd[(int64_t)sw->stride * st->e[j]], *moved = &pre[(int64_t)sw->stride * st->e[j]];
+    memset(out, 0, sizeof(double) * (size_t)sw->stride);
+    memset(moved, 0, sizeof(double) * (size_t)sw->stride);
+    if (!st->moving[j]) continue;
+    for (int v = 0; v < 12; ++v) out[v] = 0.0 - st->drift[v][j], moved[v] = st->pre[v][j];
+  }
+}
+
 /* The set-up of elements list[from .. from + n) (n <= PBNG_GPBD_LANES) on the lanes: gather, the inverted-element
  * projection, S's products (the directions, S W S^T, their Gram matrix), the subspace projection, S d, the gradient
  * floor, F and phi where the solve starts (phi per element: the material's Psi). */
-static void prepare_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, const int32_t *list, int32_t first, int32_t from, int n)
+static void prepare_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, const int32_t *list, int32_t first, int32_t from, int n, double *dd,
+                           double *pre)
 {
   gather_starts(sw, st, list, first, from, n);
   deformation_lanes((const double(*)[PBNG_GPBD_LANES])st->x, (const double(*)[PBNG_GPBD_LANES])st->B, st->F0);
@@ -594,6 +635,7 @@ static void prepare_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, cons
                      st->Sd);
   deformation_lanes((const double(*)[PBNG_GPBD_LANES])st->x, (const double(*)[PBNG_GPBD_LANES])st->B, st->Fx);
   gradient_floor_lanes(sw, st, st->gtol);
+  write_starts(sw, st, dd, pre);
   for (int j = 0; j < n; ++j) { /* phi at dl = 0: 1/2 sum_{w_a > 0} |d_a|^2 / w_a + V Psi(F_x) (objective's, W S^T 0 = 0) */
     double q = 0.0, F[9];
     for (int v = 0; v < 12; ++v)
@@ -613,12 +655,12 @@ static void lane_start(tet4_lanes *ls, int l, tet4_starts *st)
   ln->e = st->e[j], ln->moving = st->moving[j], ln->solved = 0, ln->iterations = 0;
   ln->state = LANE_DONE;
   if (!ln->moving) return;
-  for (int v = 0; v < 12; ++v) ln->pre[v] = st->pre[v][j], ln->drift[v] = st->drift[v][j], ln->d[v] = st->d[v][j], ln->g[v / 3][v % 3] = st->g[v][j];
+  for (int v = 0; v < 12; ++v) ln->d[v] = st->d[v][j], ln->g[v / 3][v % 3] = st->g[v][j];
   for (int a = 0; a < 4; ++a) ln->w[a] = st->w[a][j];
   for (int p = 0; p < 9; ++p) ln->F0[p] = st->F0[p][j], ln->Fx[p] = ln->Fy[p] = st->Fx[p][j];
   for (int r = 0; r < 6; ++r) {
     ln->dl[r] = 0.0, ls->Sd[r][l] = st->Sd[r][j];
-    for (int p = 0; p < 9; ++p) ln->dF[r][p] = ls->dF[p][r][l] = st->dF[p][r][j];
+    for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = st->dF[p][r][j];
     for (int q = 0; q < 6; ++q) ls->A[r][q][l] = st->A[r][q][j], ls->gram[r][q][l] = st->gram[r][q][j];
   }
   ln->V = ls->V[l] = st->V[j];
@@ -652,10 +694,10 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
         tet4_lane *ln = &ls.lane[l];
         while (ln->state == LANE_DONE || (ln->state == LANE_EMPTY && next < n)) {
-          if (ln->state == LANE_DONE) steps += lane_finish(sw, ln, dd, pre);
+          if (ln->state == LANE_DONE) steps += lane_finish(sw, ln, dd);
           ln->state = LANE_EMPTY;
           if (next == n) continue;
-          if (st.next == st.n) prepare_starts(sw, &st, list, first, next, n - next < PBNG_GPBD_LANES ? n - next : PBNG_GPBD_LANES);
+          if (st.next == st.n) prepare_starts(sw, &st, list, first, next, n - next < PBNG_GPBD_LANES ? n - next : PBNG_GPBD_LANES, dd, pre);
           lane_start(&ls, l, &st);
           ++next;
         }
