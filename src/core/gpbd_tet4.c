@@ -110,6 +110,7 @@ typedef struct {
   double F0[9];          /* F where S was taken (after the inverted-element projection) */
   double Fx[9];          /* F where the solve starts (after the subspace projection's move) */
   double d[12];          /* the (projected) displacement the solve starts from */
+  double dd[12];         /* W S^T dl at the accepted dl (Eq. 18) */
   double gtol, tol;      /* the gradient floor; the exit tolerance */
   double dl[6], Fy[9], phi;
 } tet4_lane;
@@ -118,8 +119,8 @@ typedef struct {
 typedef struct {
   tet4_lane lane[PBNG_GPBD_LANES];
   double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's F0 Y_r G, F's change per unit dl_r (Eq. 18 through F) */
-  double gram[6][6][PBNG_GPBD_LANES]; /* dF_r : dF_s */
-  double A[6][6][PBNG_GPBD_LANES];   /* S W S^T */
+  double gram[6][6][PBNG_GPBD_LANES]; /* dF_r : dF_s (the lower triangle, s <= r) */
+  double A[6][6][PBNG_GPBD_LANES];   /* S W S^T (the lower triangle) */
   double Sd[6][PBNG_GPBD_LANES];     /* S d, d the projected displacement */
   double V[PBNG_GPBD_LANES];         /* the rest volume */
   double dl[6][PBNG_GPBD_LANES];     /* the multipliers and F_y of the lanes a phase works on (others: stale, finite) */
@@ -134,13 +135,17 @@ typedef struct {
  * the general path sums it (in the strain's 6 dimensions, q0/2 + S d . dl + dl.A dl/2, its terms cancel to
  * round-off far above phi's when dl is large: w small), plus V Psi(F_y), F_y = F_x + sum_r dl_r dF_r; +INFINITY
  * where Psi is not finite. */
-static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, int l, const double dl[6], double Fy[9])
+static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, int l, const double dl[6], double dd[12], double Fy[9])
 {
   const tet4_lane *ln = &ls->lane[l];
-  double dd[12], q = 0.0;
+  double t[12], q = 0.0;
   subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, dl, dd);
-  for (int v = 0; v < 12; ++v)
-    if (ln->w[v / 3] > 0) q += (ln->d[v] + dd[v]) * (ln->d[v] + dd[v]) / ln->w[v / 3];
+#pragma omp simd
+  for (int v = 0; v < 12; ++v) { /* the twelve quotients at once (w = 0: a term 0, q + 0 = q), summed in order below */
+    const double w = ln->w[v / 3], y = ln->d[v] + dd[v];
+    t[v] = w > 0 ? y * y / (w > 0 ? w : 1.0) : 0.0;
+  }
+  for (int v = 0; v < 12; ++v) q += t[v];
   for (int p = 0; p < 9; ++p) Fy[p] = ln->Fx[p];
   for (int r = 0; r < 6; ++r)
     for (int p = 0; p < 9; ++p) Fy[p] += ls->dF[p][r][l] * dl[r];
@@ -180,7 +185,7 @@ static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int 
 #pragma GCC unroll 6
     for (int q = 0; q < 6; ++q)
 #pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->grad[r][l] = fma(ls->A[r][q][l], ls->dl[q][l], ls->grad[r][l]);
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->grad[r][l] = fma(ls->A[r > q ? r : q][r > q ? q : r][l], ls->dl[q][l], ls->grad[r][l]);
   }
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
     if (!ready[l]) continue;
@@ -254,12 +259,13 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
   for (int i = 0; i < 6; ++i) slope += ls->grad[i][l] * step[i];
   if (!(slope < 0)) return;
   const int roundoff = -slope <= PBNG_GPBD_ROUNDOFF_DECREASE * fabs(ln->phi);
-  double a = 1.0, dl[6], Fy[9];
+  double a = 1.0, dl[6], dd[12], Fy[9];
   for (int bt = 0; bt <= o->max_backtracks; ++bt, a *= 0.5) {
     for (int i = 0; i < 6; ++i) dl[i] = ln->dl[i] + a * step[i];
-    const double phi = objective(sw, ls, l, dl, Fy);
+    const double phi = objective(sw, ls, l, dl, dd, Fy);
     if (isfinite(phi) && (!o->line_search || roundoff || (phi <= ln->phi + o->armijo * a * slope && phi < ln->phi))) {
       memcpy(ln->dl, dl, sizeof(dl));
+      memcpy(ln->dd, dd, sizeof(dd));
       memcpy(ln->Fy, Fy, sizeof(Fy));
       ln->phi = phi;
       ++ln->iterations;
@@ -273,10 +279,9 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
  * returns its Newton steps. */
 static int lane_finish(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, double *dd)
 {
-  double *out = &dd[(int64_t)sw->stride * ln->e], dx[12];
+  double *out = &dd[(int64_t)sw->stride * ln->e];
   if (!ln->solved) return ln->iterations;
-  subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, ln->dl, dx);
-  for (int j = 0; j < 12; ++j) out[j] = dx[j] + out[j]; /* W S^T dl - drift (a - b is a + (-b)) */
+  for (int j = 0; j < 12; ++j) out[j] = ln->dd[j] + out[j]; /* W S^T dl - drift (a - b is a + (-b)) */
   return ln->iterations;
 }
 
@@ -655,13 +660,13 @@ static void lane_start(tet4_lanes *ls, int l, tet4_starts *st)
   ln->e = st->e[j], ln->moving = st->moving[j], ln->solved = 0, ln->iterations = 0;
   ln->state = LANE_DONE;
   if (!ln->moving) return;
-  for (int v = 0; v < 12; ++v) ln->d[v] = st->d[v][j], ln->g[v / 3][v % 3] = st->g[v][j];
+  for (int v = 0; v < 12; ++v) ln->d[v] = st->d[v][j], ln->dd[v] = 0.0, ln->g[v / 3][v % 3] = st->g[v][j];
   for (int a = 0; a < 4; ++a) ln->w[a] = st->w[a][j];
   for (int p = 0; p < 9; ++p) ln->F0[p] = st->F0[p][j], ln->Fx[p] = ln->Fy[p] = st->Fx[p][j];
   for (int r = 0; r < 6; ++r) {
     ln->dl[r] = 0.0, ls->Sd[r][l] = st->Sd[r][j];
     for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = st->dF[p][r][j];
-    for (int q = 0; q < 6; ++q) ls->A[r][q][l] = st->A[r][q][j], ls->gram[r][q][l] = st->gram[r][q][j];
+    for (int q = 0; q <= r; ++q) ls->A[r][q][l] = st->A[r][q][j], ls->gram[r][q][l] = st->gram[r][q][j]; /* the lower triangles */
   }
   ln->V = ls->V[l] = st->V[j];
   ln->gtol = st->gtol[j], ln->phi = st->phi[j];
