@@ -9,7 +9,7 @@
 /* ---- positive definite Hessians (Sec. 4.2, Eq. 23) ---- */
 
 /* Householder vector of column j of R below the diagonal: v (rows j..k-1), returns v^T v (0: nothing to do). */
-static double householder_vector(int k, const double *R, int j, double *v)
+static inline __attribute__((always_inline)) double householder_vector(int k, const double *R, int j, double *v)
 {
   double norm2 = 0;
   for (int i = j; i < k; ++i) v[i] = R[k * i + j], norm2 += v[i] * v[i];
@@ -20,7 +20,8 @@ static double householder_vector(int k, const double *R, int j, double *v)
   return vv;
 }
 
-void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
+/* pbng_gpbd_qr_iterations for k given (inlined with k = 6, the tetrahedra's Hessians, its loops unroll). */
+static inline __attribute__((always_inline)) void qr_iterations(int k, int iterations, const double *H, double *A)
 {
   double R[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], v[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_DOF], vv[PBNG_GPBD_MAX_DOF];
   memmove(A, H, sizeof(double) * k * k);
@@ -47,6 +48,12 @@ void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
       }
     }
   }
+}
+
+void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
+{
+  if (k == 6) qr_iterations(6, iterations, H, A);
+  else qr_iterations(k, iterations, H, A);
 }
 
 double pbng_gpbd_gershgorin_bound(int k, const double *A)
