@@ -225,32 +225,36 @@ static void contracted_hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, 
     }
 }
 
-/* hess phi = S W S^T + V dF_r : dP/dF : dF_s of the waiting lanes into H (row-major, symmetric), and the fix's
- * eps (relative to max |h_ii|): K on the lanes (core/gpbd_tet4_material.h), or contracted from dP/dF per lane. */
-static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double (*H)[36], double *eps)
+/* hess phi = S W S^T + V dF_r : dP/dF : dF_s on the lanes (those not waiting: not meaningful), and the fix's eps
+ * (relative to max |h_ii|): K on the lanes (core/gpbd_tet4_material.h), or contracted from dP/dF per waiting lane. */
+static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, pbng_gpbd_lanes6 H, double eps[PBNG_GPBD_LANES])
 {
-  double K[6][6][PBNG_GPBD_LANES];
+  double K[6][6][PBNG_GPBD_LANES], scale[PBNG_GPBD_LANES];
   if (pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind)) /* dP/dF's directional derivatives on the lanes (F_y: the gradient's) */
     pbng_gpbd_tet4_lane_hessians(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, (const double(*)[6][PBNG_GPBD_LANES])ls->dF,
                                  (const double(*)[6][PBNG_GPBD_LANES])ls->gram, K);
   else
     contracted_hessians(sw, ls, n, waiting, K);
-  for (int j = 0; j < n; ++j) {
-    const int l = waiting[j];
-    const tet4_lane *ln = &ls->lane[l];
-    double scale = 0.0;
-    for (int r = 0; r < 6; ++r)
-      for (int s = 0; s <= r; ++s) H[j][6 * r + s] = H[j][6 * s + r] = ls->A[r][s][l] + ln->V * K[r][s][l];
-    for (int i = 0; i < 6; ++i) scale = fabs(H[j][7 * i]) > scale ? fabs(H[j][7 * i]) : scale; /* fmax (scale is never NaN) */
-    eps[j] = sw->opt->newton.eps * scale;
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r)
+#pragma GCC unroll 6
+    for (int s = 0; s <= r; ++s)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) H[r][s][l] = ls->A[r][s][l] + ls->V[l] * K[r][s][l];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    scale[l] = 0.0;
+    for (int i = 0; i < 6; ++i) scale[l] = fabs(H[i][i][l]) > scale[l] ? fabs(H[i][i][l]) : scale[l]; /* fmax (scale is never NaN) */
+    eps[l] = sw->opt->newton.eps * scale[l];
   }
 }
 
 /* One Newton step along step (-H^-1 grad phi with the fixed H; ok = 0: H had no Cholesky factor) with Armijo
  * backtracking on phi (core/gpbd_local.c's rules: a strict decrease, +inf never accepted, any finite phi once the
  * predicted decrease is below phi's round-off); then it waits for the next gradient. */
-static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, const double step[6], int ok)
+static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, const double steps[6][PBNG_GPBD_LANES], int ok)
 {
+  const double step[6] = {steps[0][l], steps[1][l], steps[2][l], steps[3][l], steps[4][l], steps[5][l]};
   const pbng_gpbd_newton_options *o = &sw->opt->newton;
   tet4_lane *ln = &ls->lane[l];
   double slope = 0.0;
@@ -681,7 +685,8 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
 {
   tet4_lanes ls;
   tet4_starts st;
-  double H[PBNG_GPBD_LANES][36], eps[PBNG_GPBD_LANES], grad[PBNG_GPBD_LANES][6], step[PBNG_GPBD_LANES][6];
+  pbng_gpbd_lanes6 H;
+  double eps[PBNG_GPBD_LANES], step[6][PBNG_GPBD_LANES];
   int ok[PBNG_GPBD_LANES];
   int32_t next = 0;
   long long steps = 0;
@@ -693,7 +698,7 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
     for (int p = 0; p < 9; p += 4) ls.Fy[p][l] = 1.0;
   }
   for (;;) {
-    int waiting[PBNG_GPBD_LANES], nwait = 0;
+    int waiting[PBNG_GPBD_LANES], active[PBNG_GPBD_LANES], nwait = 0;
     for (;;) { /* every lane to its next step: new elements as solves end, the gradients and exit tests on the lanes */
       int ready[PBNG_GPBD_LANES], any = 0;
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
@@ -712,13 +717,11 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
       gradients(sw, &ls, ready);
     }
     for (int l = 0; l < PBNG_GPBD_LANES; ++l)
-      if (ls.lane[l].state == LANE_STEP) waiting[nwait++] = l;
+      if ((active[l] = ls.lane[l].state == LANE_STEP)) waiting[nwait++] = l;
     if (!nwait) break;
     hessians(sw, &ls, nwait, waiting, H, eps);
-    for (int j = 0; j < nwait; ++j)
-      for (int r = 0; r < 6; ++r) grad[j][r] = ls.grad[r][waiting[j]];
-    pbng_gpbd_newton_steps6(sw->opt->newton.fix, nwait, eps, H, (const double(*)[6])grad, step, ok); /* Sec. 4.2 and the step, on SIMD lanes */
-    for (int j = 0; j < nwait; ++j) lane_newton_step(sw, &ls, waiting[j], step[j], ok[j]);
+    pbng_gpbd_newton_steps6(sw->opt->newton.fix, active, eps, H, (const double(*)[PBNG_GPBD_LANES])ls.grad, step, ok); /* Sec. 4.2 and the step, on SIMD lanes */
+    for (int j = 0; j < nwait; ++j) lane_newton_step(sw, &ls, waiting[j], (const double(*)[PBNG_GPBD_LANES])step, ok[waiting[j]]);
   }
   return steps;
 }
