@@ -138,13 +138,12 @@ typedef struct {
 static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, int l, const double dl[6], double dd[12], double Fy[9])
 {
   const tet4_lane *ln = &ls->lane[l];
-  double t[12], q = 0.0;
+  double t[12], wv[12], q = 0.0;
   subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, dl, dd);
+  for (int v = 0; v < 12; ++v) wv[v] = ln->w[v / 3];
 #pragma omp simd
-  for (int v = 0; v < 12; ++v) { /* the twelve quotients at once (w = 0: a term 0, q + 0 = q), summed in order below */
-    const double w = ln->w[v / 3], y = ln->d[v] + dd[v];
-    t[v] = w > 0 ? y * y / (w > 0 ? w : 1.0) : 0.0;
-  }
+  for (int v = 0; v < 12; ++v) /* the twelve quotients at once (w = 0: a term 0, q + 0 = q), summed in order below */
+    t[v] = wv[v] > 0 ? (ln->d[v] + dd[v]) * (ln->d[v] + dd[v]) / (wv[v] > 0 ? wv[v] : 1.0) : 0.0;
   for (int v = 0; v < 12; ++v) q += t[v];
   for (int p = 0; p < 9; ++p) Fy[p] = ln->Fx[p];
   for (int r = 0; r < 6; ++r)
