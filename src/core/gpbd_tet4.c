@@ -112,7 +112,7 @@ typedef struct {
   double d[12];          /* the (projected) displacement the solve starts from */
   double dd[12];         /* W S^T dl at the accepted dl (Eq. 18) */
   double gtol, tol;      /* the gradient floor; the exit tolerance */
-  double dl[6], Fy[9], phi;
+  double dl[6], phi;     /* the accepted multipliers (also in tet4_lanes' dl, with their F_y) and phi there */
 } tet4_lane;
 
 /* The lanes, and what the gradients and Hessians read across lanes (SIMD; [...][l] is lane l's). */
@@ -123,7 +123,7 @@ typedef struct {
   double A[6][6][PBNG_GPBD_LANES];   /* S W S^T (the lower triangle) */
   double Sd[6][PBNG_GPBD_LANES];     /* S d, d the projected displacement */
   double V[PBNG_GPBD_LANES];         /* the rest volume */
-  double dl[6][PBNG_GPBD_LANES];     /* the multipliers and F_y of the lanes a phase works on (others: stale, finite) */
+  double dl[6][PBNG_GPBD_LANES];     /* each lane's accepted multipliers and F_y there (written as they are accepted) */
   double Fy[9][PBNG_GPBD_LANES];
   double P[9][PBNG_GPBD_LANES];      /* P(F_y) */
   double grad[6][PBNG_GPBD_LANES];   /* grad phi at dl */
@@ -156,18 +156,13 @@ static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, in
  * or pbng_first_piola per lane for the corotated model); then each one's exit tests: done, or waiting for a step. */
 static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int ready[PBNG_GPBD_LANES])
 {
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l)
-    if (ready[l]) {
-      const tet4_lane *ln = &ls->lane[l];
-      for (int p = 0; p < 9; ++p) ls->Fy[p][l] = ln->Fy[p];
-      for (int r = 0; r < 6; ++r) ls->dl[r][l] = ln->dl[r];
-    }
   if (pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind)) pbng_gpbd_tet4_lane_stress(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, ls->P);
   else
     for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-      double P[9];
+      double P[9], F[9];
       if (!ready[l]) continue;
-      pbng_first_piola(sw->mat, ls->lane[l].Fy, P);
+      for (int p = 0; p < 9; ++p) F[p] = ls->Fy[p][l];
+      pbng_first_piola(sw->mat, F, P);
       for (int p = 0; p < 9; ++p) ls->P[p][l] = P[p];
     }
 #pragma GCC unroll 6
@@ -202,7 +197,11 @@ static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int 
 static void contracted_hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double K[6][6][PBNG_GPBD_LANES])
 {
   double T[9][6][PBNG_GPBD_LANES];
-  for (int j = 0; j < n; ++j) pbng_stress_derivative(sw->mat, ls->lane[waiting[j]].Fy, ls->Dl[waiting[j]]);
+  for (int j = 0; j < n; ++j) {
+    double F[9];
+    for (int p = 0; p < 9; ++p) F[p] = ls->Fy[p][waiting[j]];
+    pbng_stress_derivative(sw->mat, F, ls->Dl[waiting[j]]);
+  }
   for (int p = 0; p < 9; ++p) /* across lanes (loads across them: stores of single lanes would be scatters) */
     for (int q = 0; q < 9; ++q)
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->D[p][q][l] = ls->Dl[l][9 * p + q];
@@ -269,7 +268,8 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
     if (isfinite(phi) && (!o->line_search || roundoff || (phi <= ln->phi + o->armijo * a * slope && phi < ln->phi))) {
       memcpy(ln->dl, dl, sizeof(dl));
       memcpy(ln->dd, dd, sizeof(dd));
-      memcpy(ln->Fy, Fy, sizeof(Fy));
+      for (int p = 0; p < 9; ++p) ls->Fy[p][l] = Fy[p];
+      for (int r = 0; r < 6; ++r) ls->dl[r][l] = dl[r];
       ln->phi = phi;
       ++ln->iterations;
       ln->state = LANE_GRADIENT;
@@ -665,7 +665,7 @@ static void lane_start(tet4_lanes *ls, int l, tet4_starts *st)
   if (!ln->moving) return;
   for (int v = 0; v < 12; ++v) ln->d[v] = st->d[v][j], ln->dd[v] = 0.0, ln->g[v / 3][v % 3] = st->g[v][j];
   for (int a = 0; a < 4; ++a) ln->w[a] = st->w[a][j];
-  for (int p = 0; p < 9; ++p) ln->F0[p] = st->F0[p][j], ln->Fx[p] = ln->Fy[p] = st->Fx[p][j];
+  for (int p = 0; p < 9; ++p) ln->F0[p] = st->F0[p][j], ln->Fx[p] = st->Fx[p][j];
   for (int r = 0; r < 6; ++r) {
     ln->dl[r] = 0.0, ls->Sd[r][l] = st->Sd[r][j];
     for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = st->dF[p][r][j];
@@ -674,6 +674,8 @@ static void lane_start(tet4_lanes *ls, int l, tet4_starts *st)
   ln->V = ls->V[l] = st->V[j];
   ln->gtol = st->gtol[j], ln->phi = st->phi[j];
   if (!isfinite(ln->phi)) return;
+  for (int p = 0; p < 9; ++p) ls->Fy[p][l] = ln->Fx[p];
+  for (int r = 0; r < 6; ++r) ls->dl[r][l] = 0.0;
   ln->solved = 1;
   ln->state = LANE_GRADIENT;
 }
