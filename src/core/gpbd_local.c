@@ -8,11 +8,12 @@
 
 /* ---- positive definite Hessians (Sec. 4.2, Eq. 23) ---- */
 
-/* Householder vector of column j of R below the diagonal: v (rows j..k-1), returns v^T v (0: nothing to do). */
-static inline __attribute__((always_inline)) double householder_vector(int k, const double *R, int j, double *v)
+/* Householder vector of column j of R (k rows, stride values apart) below the diagonal: v (rows j..k-1), returns v^T v
+ * (0: nothing to do). */
+static inline double householder_vector(int k, int stride, const double *R, int j, double *v)
 {
   double norm2 = 0;
-  for (int i = j; i < k; ++i) v[i] = R[k * i + j], norm2 += v[i] * v[i];
+  for (int i = j; i < k; ++i) v[i] = R[stride * i + j], norm2 += v[i] * v[i];
   const double norm = sqrt(norm2), alpha = v[j] >= 0 ? -norm : norm;
   v[j] -= alpha; /* x - alpha e_j, alpha of the sign opposite to x_j: no cancellation */
   double vv = 0;
@@ -20,15 +21,65 @@ static inline __attribute__((always_inline)) double householder_vector(int k, co
   return vv;
 }
 
-/* pbng_gpbd_qr_iterations for k given (inlined with k = 6, the tetrahedra's Hessians, its loops unroll). */
-static inline __attribute__((always_inline)) void qr_iterations(int k, int iterations, const double *H, double *A)
+/* The reflection I - 2 v v^T / vv (v: rows j..5) applied to the columns of M (6 rows of 8 values, the last two padding),
+ * all eight at once: M <- H_j M, column c's sums as one column alone would take them. */
+static inline void reflect_columns6(double M[6][8], int j, const double v[6], double vv)
+{
+  double f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = j; i < 6; ++i)
+#pragma omp simd
+    for (int c = 0; c < 8; ++c) f[c] += v[i] * M[i][c];
+#pragma omp simd
+  for (int c = 0; c < 8; ++c) f[c] = 2 * f[c] / vv;
+  for (int i = j; i < 6; ++i)
+#pragma omp simd
+    for (int c = 0; c < 8; ++c) M[i][c] -= f[c] * v[i];
+}
+
+/* out = M^T on the leading 6 x 6 (padding zero). */
+static inline void transpose6(const double M[6][8], double out[6][8])
+{
+  for (int i = 0; i < 6; ++i) {
+    for (int c = 0; c < 6; ++c) out[i][c] = M[c][i];
+    out[i][6] = out[i][7] = 0.0;
+  }
+}
+
+/* pbng_gpbd_qr_iterations for k = 6 (the tetrahedra's Hessians), the same operations on vector rows: each reflection
+ * on the six columns of R at once, and A <- A H_j on A^T, its six rows as columns. */
+static void qr_iterations6(int iterations, const double *H, double *A)
+{
+  double R[6][8], T[6][8], v[6][6], vv[6];
+  for (int i = 0; i < 6; ++i) {
+    for (int c = 0; c < 6; ++c) R[i][c] = H[6 * i + c];
+    R[i][6] = R[i][7] = 0.0;
+  }
+  for (int it = 0; it < iterations; ++it) {
+    for (int j = 0; j + 1 < 6; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
+      vv[j] = householder_vector(6, 8, &R[0][0], j, v[j]);
+      if (vv[j] > 0) reflect_columns6(R, j, v[j], vv[j]);
+    }
+    transpose6((const double(*)[8])R, T);
+    for (int j = 0; j + 1 < 6; ++j) /* A <- A H_j: A = R Q = Q^T (old A) Q, as A^T <- H_j A^T */
+      if (vv[j] > 0) reflect_columns6(T, j, v[j], vv[j]);
+    transpose6((const double(*)[8])T, R);
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c) A[6 * i + c] = R[i][c];
+}
+
+void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
 {
   double R[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], v[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_DOF], vv[PBNG_GPBD_MAX_DOF];
+  if (k == 6) {
+    qr_iterations6(iterations, H, A);
+    return;
+  }
   memmove(A, H, sizeof(double) * k * k);
   for (int it = 0; it < iterations; ++it) {
     memcpy(R, A, sizeof(double) * k * k);
     for (int j = 0; j + 1 < k; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
-      vv[j] = householder_vector(k, R, j, v[j]);
+      vv[j] = householder_vector(k, k, R, j, v[j]);
       if (!(vv[j] > 0)) continue;
       for (int c = 0; c < k; ++c) {
         double dot = 0;
@@ -48,12 +99,6 @@ static inline __attribute__((always_inline)) void qr_iterations(int k, int itera
       }
     }
   }
-}
-
-void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
-{
-  if (k == 6) qr_iterations(6, iterations, H, A);
-  else qr_iterations(k, iterations, H, A);
 }
 
 double pbng_gpbd_gershgorin_bound(int k, const double *A)
