@@ -1,5 +1,6 @@
 #include "core/gpbd_tet4.h"
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "core/element.h"
 #include "core/mat3.h"
@@ -693,7 +694,8 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
   long long steps = 0;
 
   st.n = st.next = 0;
-  memset(&ls, 0, sizeof(ls)); /* the phases read every lane, used or not: finite values */
+  /* the phases read every lane, used or not: finite values (dP/dF per lane only where the lanes do not form K) */
+  memset(&ls, 0, pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind) ? offsetof(tet4_lanes, Dl) : sizeof(ls));
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
     ls.lane[l].state = LANE_EMPTY;
     for (int p = 0; p < 9; p += 4) ls.Fy[p][l] = 1.0;
