@@ -8,11 +8,12 @@
 
 /* ---- positive definite Hessians (Sec. 4.2, Eq. 23) ---- */
 
-/* Householder vector of column j of R below the diagonal: v (rows j..k-1), returns v^T v (0: nothing to do). */
-static double householder_vector(int k, const double *R, int j, double *v)
+/* Householder vector of column j of R (k rows, stride values apart) below the diagonal: v (rows j..k-1), returns v^T v
+ * (0: nothing to do). */
+static inline double householder_vector(int k, int stride, const double *R, int j, double *v)
 {
   double norm2 = 0;
-  for (int i = j; i < k; ++i) v[i] = R[k * i + j], norm2 += v[i] * v[i];
+  for (int i = j; i < k; ++i) v[i] = R[stride * i + j], norm2 += v[i] * v[i];
   const double norm = sqrt(norm2), alpha = v[j] >= 0 ? -norm : norm;
   v[j] -= alpha; /* x - alpha e_j, alpha of the sign opposite to x_j: no cancellation */
   double vv = 0;
@@ -20,14 +21,65 @@ static double householder_vector(int k, const double *R, int j, double *v)
   return vv;
 }
 
+/* The reflection I - 2 v v^T / vv (v: rows j..5) applied to the columns of M (6 rows of 8 values, the last two padding),
+ * all eight at once: M <- H_j M, column c's sums as one column alone would take them. */
+static inline void reflect_columns6(double M[6][8], int j, const double v[6], double vv)
+{
+  double f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = j; i < 6; ++i)
+#pragma omp simd
+    for (int c = 0; c < 8; ++c) f[c] += v[i] * M[i][c];
+#pragma omp simd
+  for (int c = 0; c < 8; ++c) f[c] = 2 * f[c] / vv;
+  for (int i = j; i < 6; ++i)
+#pragma omp simd
+    for (int c = 0; c < 8; ++c) M[i][c] -= f[c] * v[i];
+}
+
+/* out = M^T on the leading 6 x 6 (padding zero). */
+static inline void transpose6(const double M[6][8], double out[6][8])
+{
+  for (int i = 0; i < 6; ++i) {
+    for (int c = 0; c < 6; ++c) out[i][c] = M[c][i];
+    out[i][6] = out[i][7] = 0.0;
+  }
+}
+
+/* pbng_gpbd_qr_iterations for k = 6 (the tetrahedra's Hessians), the same operations on vector rows: each reflection
+ * on the six columns of R at once, and A <- A H_j on A^T, its six rows as columns. */
+static void qr_iterations6(int iterations, const double *H, double *A)
+{
+  double R[6][8], T[6][8], v[6][6], vv[6];
+  for (int i = 0; i < 6; ++i) {
+    for (int c = 0; c < 6; ++c) R[i][c] = H[6 * i + c];
+    R[i][6] = R[i][7] = 0.0;
+  }
+  for (int it = 0; it < iterations; ++it) {
+    for (int j = 0; j + 1 < 6; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
+      vv[j] = householder_vector(6, 8, &R[0][0], j, v[j]);
+      if (vv[j] > 0) reflect_columns6(R, j, v[j], vv[j]);
+    }
+    transpose6((const double(*)[8])R, T);
+    for (int j = 0; j + 1 < 6; ++j) /* A <- A H_j: A = R Q = Q^T (old A) Q, as A^T <- H_j A^T */
+      if (vv[j] > 0) reflect_columns6(T, j, v[j], vv[j]);
+    transpose6((const double(*)[8])T, R);
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c) A[6 * i + c] = R[i][c];
+}
+
 void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
 {
   double R[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], v[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_DOF], vv[PBNG_GPBD_MAX_DOF];
+  if (k == 6) {
+    qr_iterations6(iterations, H, A);
+    return;
+  }
   memmove(A, H, sizeof(double) * k * k);
   for (int it = 0; it < iterations; ++it) {
     memcpy(R, A, sizeof(double) * k * k);
     for (int j = 0; j + 1 < k; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
-      vv[j] = householder_vector(k, R, j, v[j]);
+      vv[j] = householder_vector(k, k, R, j, v[j]);
       if (!(vv[j] > 0)) continue;
       for (int c = 0; c < k; ++c) {
         double dot = 0;
@@ -107,7 +159,7 @@ void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double 
 
 /* ---- the seed's fix on SIMD lanes (6 x 6) ---- */
 
-typedef double lanes6[6][6][PBNG_GPBD_LANES]; /* [i][j][lane]: the lower triangle (j <= i) is used */
+typedef pbng_gpbd_lanes6 lanes6;
 
 /* M = L D L^T (unit lower L, strictly lower part into Lo) on every lane; d the pivots; spd[l] cleared where one is
  * <= 0 (that lane's values are then meaningless, and kept finite). (fma: one rounding and half the latency.) */
@@ -225,86 +277,122 @@ void pbng_gpbd_qr_gershgorin_bounds6(int n, const double (*H)[36], double *bound
   }
 }
 
-/* The seed's shift of the lanes' matrices (Eq. 23): H[l] += max(0, eps - bound) I from the LR bound, or by
- * pbng_gpbd_shift_qr_gershgorin where H[l] is not positive definite. Returns 0 when every H[l] is positive
- * definite and unchanged: then the bound's first L D L^T (Lo0, d0) is every H's. */
-static int shift_lanes(int n, const double *eps, double (*H)[36], lanes6 Lo0, double d0[6][PBNG_GPBD_LANES])
+/* Lane l's matrix, row-major and symmetric, from the lanes' lower triangles. */
+static void lane_matrix(const lanes6 M, int l, double H[36])
 {
-  lanes6 M;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j <= i; ++j) H[6 * i + j] = H[6 * j + i] = M[i][j][l];
+}
+
+/* Lane l's lower triangle from a row-major matrix. */
+static void set_lane_matrix(const double H[36], int l, lanes6 M)
+{
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j <= i; ++j) M[i][j][l] = H[6 * i + j];
+}
+
+/* The seed's shift of the active lanes' matrices (Eq. 23): M += max(0, eps - bound) I from the LR bound, or by
+ * pbng_gpbd_shift_qr_gershgorin where M is not positive definite. Returns 0 when every active M is positive
+ * definite and unchanged: then the bound's first L D L^T (Lo0, d0) is every M's. */
+static int shift_lanes(const int *active, const double *eps, lanes6 M, lanes6 Lo0, double d0[6][PBNG_GPBD_LANES])
+{
+  lanes6 W;
   double bound[PBNG_GPBD_LANES];
   int spd[PBNG_GPBD_LANES], changed = 0;
-  to_lanes(n, (const double(*)[36])H, M);
-  lr_bounds(M, Lo0, d0, bound, spd);
-  for (int l = 0; l < n; ++l) {
-    const double tau = spd[l] ? fmax(0.0, eps[l] - bound[l]) : pbng_gpbd_shift_qr_gershgorin(6, eps[l], H[l]);
-    if (spd[l])
-      for (int i = 0; i < 6; ++i) H[l][7 * i] += tau;
-    changed |= !spd[l] || tau != 0.0;
+  memcpy(W, M, sizeof(W));
+  lr_bounds(W, Lo0, d0, bound, spd);
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    if (!active[l]) continue;
+    if (spd[l]) {
+      const double tau = fmax(0.0, eps[l] - bound[l]);
+      for (int i = 0; i < 6; ++i) M[i][i][l] += tau;
+      changed |= tau != 0.0;
+    } else {
+      double H[36];
+      lane_matrix((const double(*)[6][PBNG_GPBD_LANES])M, l, H);
+      (void)pbng_gpbd_shift_qr_gershgorin(6, eps[l], H);
+      for (int i = 0; i < 6; ++i) M[i][i][l] = H[7 * i];
+      changed = 1;
+    }
   }
   return changed;
 }
 
-/* The fix of the lanes' matrices: the seed's shift on the lanes (shift_lanes); the shift only where H - eps I has
- * no L D L^T with positive pivots (tested on the lanes); or each matrix by pbng_gpbd_fix_hessian. Returns 1 when
- * (Lo0, d0) is every fixed H's factor (some H changed otherwise, or the fix does not factor). */
-static int fix_lanes(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36], lanes6 Lo0, double d0[6][PBNG_GPBD_LANES])
+/* The fix of the active lanes' matrices: the seed's shift on the lanes (shift_lanes); the shift only where M - eps I
+ * has no L D L^T with positive pivots (tested on the lanes); or each matrix by pbng_gpbd_fix_hessian. Returns 1
+ * when (Lo0, d0) is every fixed M's factor (some M changed otherwise, or the fix does not factor). */
+static int fix_lanes(pbng_gpbd_hessian_fix fix, const int *active, const double *eps, lanes6 M, lanes6 Lo0, double d0[6][PBNG_GPBD_LANES])
 {
-  if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN) return !shift_lanes(n, eps, H, Lo0, d0);
+  if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN) return !shift_lanes(active, eps, M, Lo0, d0);
   if (fix == PBNG_GPBD_FIX_QR_GERSHGORIN_WHEN_INDEFINITE) {
-    lanes6 M;
+    lanes6 W;
     int definite[PBNG_GPBD_LANES];
-    to_lanes(n, (const double(*)[36])H, M);
+    memcpy(W, M, sizeof(W));
     for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
       definite[l] = 1;
-      for (int i = 0; i < 6; ++i) M[i][i][l] -= l < n ? eps[l] : 0.0;
+      for (int i = 0; i < 6; ++i) W[i][i][l] -= active[l] ? eps[l] : 0.0;
     }
-    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])M, Lo0, d0, definite); /* H - eps I: definite_beyond on lanes */
-    for (int l = 0; l < n; ++l)
-      if (!definite[l]) (void)pbng_gpbd_shift_qr_gershgorin(6, eps[l], H[l]);
+    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])W, Lo0, d0, definite); /* M - eps I: definite_beyond on lanes */
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+      if (active[l] && !definite[l]) {
+        double H[36];
+        lane_matrix((const double(*)[6][PBNG_GPBD_LANES])M, l, H);
+        (void)pbng_gpbd_shift_qr_gershgorin(6, eps[l], H);
+        for (int i = 0; i < 6; ++i) M[i][i][l] = H[7 * i];
+      }
     return 0;
   }
-  for (int l = 0; l < n; ++l) pbng_gpbd_fix_hessian(fix, 6, eps[l], H[l]);
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+    if (active[l]) {
+      double H[36];
+      lane_matrix((const double(*)[6][PBNG_GPBD_LANES])M, l, H);
+      pbng_gpbd_fix_hessian(fix, 6, eps[l], H);
+      set_lane_matrix(H, l, M);
+    }
   return 0;
 }
 
 void pbng_gpbd_fix_hessians6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36])
 {
-  lanes6 Lo0;
+  lanes6 M, Lo0;
   double d0[6][PBNG_GPBD_LANES];
-  (void)fix_lanes(fix, n, eps, H, Lo0, d0);
+  int active[PBNG_GPBD_LANES];
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) active[l] = l < n;
+  to_lanes(n, (const double(*)[36])H, M);
+  (void)fix_lanes(fix, active, eps, M, Lo0, d0);
+  for (int l = 0; l < n; ++l) lane_matrix((const double(*)[6][PBNG_GPBD_LANES])M, l, H[l]);
 }
 
-void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36], const double (*g)[6], double (*step)[6], int *ok)
+void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, const int *active, const double *eps, pbng_gpbd_lanes6 H, const double g[6][PBNG_GPBD_LANES],
+                             double step[6][PBNG_GPBD_LANES], int *ok)
 {
-  lanes6 M, Lo;
-  double d[6][PBNG_GPBD_LANES], x[6][PBNG_GPBD_LANES];
-  int spd[PBNG_GPBD_LANES];
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l) spd[l] = 1;
-  if (!fix_lanes(fix, n, eps, H, Lo, d)) { /* else: the fix's factor is H's */
-    to_lanes(n, (const double(*)[36])H, M);
-    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])M, Lo, d, spd);
+  lanes6 Lo;
+  double d[6][PBNG_GPBD_LANES];
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    ok[l] = 1;
+    if (!active[l]) /* the identity: finite factors */
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j <= i; ++j) H[i][j][l] = (double)(i == j);
   }
+  if (!fix_lanes(fix, active, eps, H, Lo, d)) /* else: the fix's factor is H's */
+    ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])H, Lo, d, ok);
 #pragma GCC unroll 6
   for (int i = 0; i < 6; ++i) { /* L y = -g */
 #pragma omp simd
-    for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = l < n ? -g[l][i] : 0.0;
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) step[i][l] = active[l] ? -g[i][l] : 0.0;
 #pragma GCC unroll 6
     for (int k = 0; k < i; ++k)
 #pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = fma(-Lo[i][k][l], x[k][l], x[i][l]);
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) step[i][l] = fma(-Lo[i][k][l], step[k][l], step[i][l]);
   }
 #pragma GCC unroll 6
   for (int i = 5; i >= 0; --i) { /* L^T x = D^-1 y */
 #pragma omp simd
-    for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] /= d[i][l];
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) step[i][l] /= d[i][l];
 #pragma GCC unroll 6
     for (int k = i + 1; k < 6; ++k)
 #pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_LANES; ++l) x[i][l] = fma(-Lo[k][i][l], x[k][l], x[i][l]);
-  }
-  for (int l = 0; l < n; ++l) {
-    ok[l] = spd[l];
-    for (int i = 0; i < 6; ++i) step[l][i] = x[i][l];
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) step[i][l] = fma(-Lo[k][i][l], step[k][l], step[i][l]);
   }
 }
 

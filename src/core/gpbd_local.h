@@ -75,10 +75,16 @@ void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double 
 enum { PBNG_GPBD_LANES = 16 };
 void pbng_gpbd_fix_hessians6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36]);
 
-/* Newton steps of n <= PBNG_GPBD_LANES 6 x 6 systems at once: each H[l] fixed (pbng_gpbd_fix_hessians6, H[l]
- * overwritten), then step[l] = -H[l]^-1 g[l] by L D L^T on SIMD lanes (dense_spd_solve's Cholesky up to
- * round-off); ok[l] = 0 where the fixed H[l] has a pivot <= 0 (no Cholesky factor; step[l] not meaningful). */
-void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36], const double (*g)[6], double (*step)[6], int *ok);
+/* PBNG_GPBD_LANES symmetric 6 x 6 matrices on SIMD lanes: H[i][j][l] is lane l's entry (i, j), the lower triangle
+ * (j <= i) used. */
+typedef double pbng_gpbd_lanes6[6][6][PBNG_GPBD_LANES];
+
+/* Newton steps of the lanes' 6 x 6 systems with active[l] at once: each H fixed (pbng_gpbd_fix_hessians6; H
+ * overwritten, inactive lanes by the identity), then step = -H^-1 g by L D L^T on SIMD lanes (dense_spd_solve's
+ * Cholesky up to round-off); ok[l] = 0 where the fixed H has a pivot <= 0 (no Cholesky factor; the step is then not
+ * meaningful). step[.][l] and ok[l] of the inactive lanes are not meaningful. */
+void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, const int *active, const double *eps, pbng_gpbd_lanes6 H, const double g[6][PBNG_GPBD_LANES],
+                             double step[6][PBNG_GPBD_LANES], int *ok);
 
 /* Eq. 23 after 5 QR iterations for n <= PBNG_GPBD_LANES symmetric positive definite 6 x 6 matrices, without
  * the QR iterations: for such A one unshifted QR step A = QR -> RQ equals two Cholesky LR steps A = L L^T ->

@@ -1,5 +1,6 @@
 #include "core/gpbd_tet4.h"
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "core/element.h"
 #include "core/mat3.h"
@@ -33,21 +34,6 @@ static void multiplier_matrix(const double dl[6], double L[9])
   L[5] = L[7] = 0.5 * dl[3];
   L[2] = L[6] = 0.5 * dl[4];
   L[1] = L[3] = 0.5 * dl[5];
-}
-
-/* M = sum_a v_a g_a^T (v nodal, 12 values). */
-static void nodal_outer(const double v[12], const double g[4][3], double M[9])
-{
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) M[3 * i + j] = v[i] * g[0][j] + v[3 + i] * g[1][j] + v[6 + i] * g[2][j] + v[9 + i] * g[3][j];
-}
-
-/* (S v)_r = E_r : sum_a v_a g_a^T. */
-static void strain_apply(const double E[6][9], const double g[4][3], const double v[12], double Sv[6])
-{
-  double M[9];
-  nodal_outer(v, g, M);
-  for (int r = 0; r < 6; ++r) Sv[r] = mat3_ddot(E[r], M);
 }
 
 /* W S^T dl (Eq. 18): node a's w_a F L g_a. */
@@ -109,34 +95,6 @@ static void semidefinite_solve(const double A[36], const double b[6], double mu[
   for (int i = 0; i < 6; ++i) mu[perm[i]] = i < rank ? y[i] : 0.0;
 }
 
-/* mu with A mu = b by L D L^T without pivoting (the general path's Cholesky, where every node moves). Returns
- * nonzero when a pivot is not above 1e-12 of A's largest diagonal entry (then semidefinite_solve). */
-static int regular_solve(const double A[36], const double b[6], double mu[6])
-{
-  double L[6][6], d[6], r[6], top = 0.0;
-  for (int i = 0; i < 6; ++i) top = A[7 * i] > top ? A[7 * i] : top; /* fmax (top is never NaN) */
-  for (int j = 0; j < 6; ++j) {
-    double dj = A[7 * j];
-    for (int k = 0; k < j; ++k) dj -= L[j][k] * L[j][k] * d[k];
-    if (!(dj > 1e-12 * top)) return -1;
-    d[j] = dj, r[j] = 1.0 / dj;
-    for (int i = j + 1; i < 6; ++i) {
-      double v = A[6 * i + j];
-      for (int k = 0; k < j; ++k) v -= L[i][k] * L[j][k] * d[k];
-      L[i][j] = v * r[j];
-    }
-  }
-  for (int i = 0; i < 6; ++i) {
-    mu[i] = b[i];
-    for (int k = 0; k < i; ++k) mu[i] -= L[i][k] * mu[k];
-  }
-  for (int i = 5; i >= 0; --i) {
-    mu[i] *= r[i];
-    for (int k = i + 1; k < 6; ++k) mu[i] -= L[k][i] * mu[k];
-  }
-  return 0;
-}
-
 static int all_moving(const double w[4]) { return w[0] > 0 && w[1] > 0 && w[2] > 0 && w[3] > 0; }
 
 /* ---- one lane: one element's update ---- */
@@ -152,23 +110,21 @@ typedef struct {
   double w[4], g[4][3], V;
   double F0[9];          /* F where S was taken (after the inverted-element projection) */
   double Fx[9];          /* F where the solve starts (after the subspace projection's move) */
-  double dF[6][9];       /* F0 Y_r G: F's change per unit dl_r (Eq. 18 through F); also across lanes in tet4_lanes */
   double d[12];          /* the (projected) displacement the solve starts from */
-  double drift[12];      /* the subspace projection's move (d minus its projection) */
-  double pre[12];        /* the inverted-element projection's move */
+  double dd[12];         /* W S^T dl at the accepted dl (Eq. 18) */
   double gtol, tol;      /* the gradient floor; the exit tolerance */
-  double dl[6], Fy[9], phi;
+  double dl[6], phi;     /* the accepted multipliers (also in tet4_lanes' dl, with their F_y) and phi there */
 } tet4_lane;
 
 /* The lanes, and what the gradients and Hessians read across lanes (SIMD; [...][l] is lane l's). */
 typedef struct {
   tet4_lane lane[PBNG_GPBD_LANES];
-  double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's dF[r][p] */
-  double gram[6][6][PBNG_GPBD_LANES]; /* dF_r : dF_s */
-  double A[6][6][PBNG_GPBD_LANES];   /* S W S^T */
+  double dF[9][6][PBNG_GPBD_LANES];  /* dF[p][r][l]: lane l's F0 Y_r G, F's change per unit dl_r (Eq. 18 through F) */
+  double gram[6][6][PBNG_GPBD_LANES]; /* dF_r : dF_s (the lower triangle, s <= r) */
+  double A[6][6][PBNG_GPBD_LANES];   /* S W S^T (the lower triangle) */
   double Sd[6][PBNG_GPBD_LANES];     /* S d, d the projected displacement */
   double V[PBNG_GPBD_LANES];         /* the rest volume */
-  double dl[6][PBNG_GPBD_LANES];     /* the multipliers and F_y of the lanes a phase works on (others: stale, finite) */
+  double dl[6][PBNG_GPBD_LANES];     /* each lane's accepted multipliers and F_y there (written as they are accepted) */
   double Fy[9][PBNG_GPBD_LANES];
   double P[9][PBNG_GPBD_LANES];      /* P(F_y) */
   double grad[6][PBNG_GPBD_LANES];   /* grad phi at dl */
@@ -180,28 +136,20 @@ typedef struct {
  * the general path sums it (in the strain's 6 dimensions, q0/2 + S d . dl + dl.A dl/2, its terms cancel to
  * round-off far above phi's when dl is large: w small), plus V Psi(F_y), F_y = F_x + sum_r dl_r dF_r; +INFINITY
  * where Psi is not finite. */
-static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, const double dl[6], double Fy[9])
+static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, int l, const double dl[6], double dd[12], double Fy[9])
 {
-  double dd[12], q = 0.0;
+  const tet4_lane *ln = &ls->lane[l];
+  double t[12], wv[12], q = 0.0;
   subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, dl, dd);
-  for (int v = 0; v < 12; ++v)
-    if (ln->w[v / 3] > 0) q += (ln->d[v] + dd[v]) * (ln->d[v] + dd[v]) / ln->w[v / 3];
+  for (int v = 0; v < 12; ++v) wv[v] = ln->w[v / 3];
+#pragma omp simd
+  for (int v = 0; v < 12; ++v) /* the twelve quotients at once (w = 0: a term 0, q + 0 = q), summed in order below */
+    t[v] = wv[v] > 0 ? (ln->d[v] + dd[v]) * (ln->d[v] + dd[v]) / (wv[v] > 0 ? wv[v] : 1.0) : 0.0;
+  for (int v = 0; v < 12; ++v) q += t[v];
   for (int p = 0; p < 9; ++p) Fy[p] = ln->Fx[p];
   for (int r = 0; r < 6; ++r)
-    for (int p = 0; p < 9; ++p) Fy[p] += ln->dF[r][p] * dl[r];
+    for (int p = 0; p < 9; ++p) Fy[p] += ls->dF[p][r][l] * dl[r];
   const double U = ln->V * pbng_energy_density(sw->mat, Fy);
-  return 0.5 * q + (isfinite(U) ? U : INFINITY);
-}
-
-/* objective at dl = 0 without its products: W S^T 0 = 0 and F_y = F_x, so phi = 1/2 sum_{w_a > 0} |d_a|^2 / w_a + V Psi(F_x)
- * (the same values where the positions are finite; where not, phi is not finite either way). */
-static double objective_at_start(const pbng_gpbd_tet4_sweep *sw, tet4_lane *ln)
-{
-  double q = 0.0;
-  for (int v = 0; v < 12; ++v)
-    if (ln->w[v / 3] > 0) q += ln->d[v] * ln->d[v] / ln->w[v / 3];
-  memcpy(ln->Fy, ln->Fx, sizeof(ln->Fy));
-  const double U = ln->V * pbng_energy_density(sw->mat, ln->Fy);
   return 0.5 * q + (isfinite(U) ? U : INFINITY);
 }
 
@@ -209,18 +157,13 @@ static double objective_at_start(const pbng_gpbd_tet4_sweep *sw, tet4_lane *ln)
  * or pbng_first_piola per lane for the corotated model); then each one's exit tests: done, or waiting for a step. */
 static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int ready[PBNG_GPBD_LANES])
 {
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l)
-    if (ready[l]) {
-      const tet4_lane *ln = &ls->lane[l];
-      for (int p = 0; p < 9; ++p) ls->Fy[p][l] = ln->Fy[p];
-      for (int r = 0; r < 6; ++r) ls->dl[r][l] = ln->dl[r];
-    }
   if (pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind)) pbng_gpbd_tet4_lane_stress(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, ls->P);
   else
     for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-      double P[9];
+      double P[9], F[9];
       if (!ready[l]) continue;
-      pbng_first_piola(sw->mat, ls->lane[l].Fy, P);
+      for (int p = 0; p < 9; ++p) F[p] = ls->Fy[p][l];
+      pbng_first_piola(sw->mat, F, P);
       for (int p = 0; p < 9; ++p) ls->P[p][l] = P[p];
     }
 #pragma GCC unroll 6
@@ -237,7 +180,7 @@ static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int 
 #pragma GCC unroll 6
     for (int q = 0; q < 6; ++q)
 #pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->grad[r][l] = fma(ls->A[r][q][l], ls->dl[q][l], ls->grad[r][l]);
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->grad[r][l] = fma(ls->A[r > q ? r : q][r > q ? q : r][l], ls->dl[q][l], ls->grad[r][l]);
   }
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
     if (!ready[l]) continue;
@@ -255,7 +198,11 @@ static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int 
 static void contracted_hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double K[6][6][PBNG_GPBD_LANES])
 {
   double T[9][6][PBNG_GPBD_LANES];
-  for (int j = 0; j < n; ++j) pbng_stress_derivative(sw->mat, ls->lane[waiting[j]].Fy, ls->Dl[waiting[j]]);
+  for (int j = 0; j < n; ++j) {
+    double F[9];
+    for (int p = 0; p < 9; ++p) F[p] = ls->Fy[p][waiting[j]];
+    pbng_stress_derivative(sw->mat, F, ls->Dl[waiting[j]]);
+  }
   for (int p = 0; p < 9; ++p) /* across lanes (loads across them: stores of single lanes would be scatters) */
     for (int q = 0; q < 9; ++q)
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->D[p][q][l] = ls->Dl[l][9 * p + q];
@@ -277,94 +224,36 @@ static void contracted_hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, 
     }
 }
 
-/* hess phi = S W S^T + V dF_r : dP/dF : dF_s of the waiting lanes into H (row-major, symmetric), and the fix's
- * eps (relative to max |h_ii|): K on the lanes (core/gpbd_tet4_material.h), or contracted from dP/dF per lane. */
-static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, double (*H)[36], double *eps)
+/* hess phi = S W S^T + V dF_r : dP/dF : dF_s on the lanes (those not waiting: not meaningful), and the fix's eps
+ * (relative to max |h_ii|): K on the lanes (core/gpbd_tet4_material.h), or contracted from dP/dF per waiting lane. */
+static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, pbng_gpbd_lanes6 H, double eps[PBNG_GPBD_LANES])
 {
-  double K[6][6][PBNG_GPBD_LANES];
+  double K[6][6][PBNG_GPBD_LANES], scale[PBNG_GPBD_LANES];
   if (pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind)) /* dP/dF's directional derivatives on the lanes (F_y: the gradient's) */
     pbng_gpbd_tet4_lane_hessians(sw->mat, (const double(*)[PBNG_GPBD_LANES])ls->Fy, (const double(*)[6][PBNG_GPBD_LANES])ls->dF,
                                  (const double(*)[6][PBNG_GPBD_LANES])ls->gram, K);
   else
     contracted_hessians(sw, ls, n, waiting, K);
-  for (int j = 0; j < n; ++j) {
-    const int l = waiting[j];
-    const tet4_lane *ln = &ls->lane[l];
-    double scale = 0.0;
-    for (int r = 0; r < 6; ++r)
-      for (int s = 0; s <= r; ++s) H[j][6 * r + s] = H[j][6 * s + r] = ls->A[r][s][l] + ln->V * K[r][s][l];
-    for (int i = 0; i < 6; ++i) scale = fabs(H[j][7 * i]) > scale ? fabs(H[j][7 * i]) : scale; /* fmax (scale is never NaN) */
-    eps[j] = sw->opt->newton.eps * scale;
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r)
+#pragma GCC unroll 6
+    for (int s = 0; s <= r; ++s)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) H[r][s][l] = ls->A[r][s][l] + ls->V[l] * K[r][s][l];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    scale[l] = 0.0;
+    for (int i = 0; i < 6; ++i) scale[l] = fabs(H[i][i][l]) > scale[l] ? fabs(H[i][i][l]) : scale[l]; /* fmax (scale is never NaN) */
+    eps[l] = sw->opt->newton.eps * scale[l];
   }
-}
-
-/* Element e into lane l: gather, the inverted-element projection, S and its products, the subspace projection,
- * the gradient floor, phi at dl = 0; then it waits for its first gradient (LANE_GRADIENT), or is done. */
-static void lane_start(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, int32_t e)
-{
-  tet4_lane *ln = &ls->lane[l];
-  const pbng_gpbd_tet4_element *el = &sw->elem[e];
-  const pbng_gpbd_step_options *o = sw->opt;
-  const double *d = &sw->d[(int64_t)sw->stride * e];
-  double x[4][3], s[6], S[6][12], E[6][9], G[9] = {0}, dp[12], fa[4], A[36], Sd[6];
-
-  ln->e = e, ln->moving = 0, ln->solved = 0, ln->iterations = 0;
-  memset(ln->pre, 0, sizeof(ln->pre));
-  memset(ln->drift, 0, sizeof(ln->drift));
-  memset(ln->dl, 0, sizeof(ln->dl));
-  for (int a = 0; a < 4; ++a) {
-    const int32_t i = el->node[a];
-    ln->w[a] = sw->h2 * sw->inv_mass[i];
-    ln->moving |= ln->w[a] > 0;
-    for (int k = 0; k < 3; ++k) x[a][k] = sw->x[3 * i + k];
-    pbng_tet_shape_gradient(el->rest.B, a, ln->g[a]);
-  }
-  ln->state = LANE_DONE;
-  if (!ln->moving) return;
-  ln->V = ls->V[l] = el->rest.volume;
-  if (o->uninvert_min >= 0) pbng_gpbd_tet_uninvert_moving(&el->rest, o->uninvert_min, ln->w, x, ln->pre); /* Sec. 4.1 */
-  pbng_gpbd_tet_strain(&el->rest, (const double(*)[3])x, s, S);
-  pbng_gpbd_tet_deformation(&el->rest, (const double(*)[3])x, ln->F0);
-  for (int a = 0; a < 4; ++a)
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) G[3 * i + j] += ln->w[a] * ln->g[a][i] * ln->g[a][j];
-  pbng_gpbd_tet4_strain_maps(ln->F0, E);
-  for (int r = 0; r < 6; ++r) mat3_mul(E[r], G, ln->dF[r]);
-  pbng_gpbd_tet4_inertia_matrix((const double(*)[9])E, (const double(*)[9])ln->dF, A);
-  double gram[6][6];
-  pbng_gpbd_tet4_direction_gram((const double(*)[9])ln->dF, gram);
-  for (int r = 0; r < 6; ++r) {
-    for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = ln->dF[r][p];
-    for (int q = 0; q < 6; ++q) ls->A[r][q][l] = A[6 * r + q], ls->gram[r][q][l] = gram[r][q];
-  }
-  memcpy(dp, d, sizeof(dp));
-  if (o->project) { /* d <- W S^T mu, its part in col(W S^T); x moved by the rest (null(S)) */
-    double mu[6];
-    strain_apply((const double(*)[9])E, (const double(*)[3])ln->g, d, Sd);
-    if (!all_moving(ln->w) || regular_solve(A, Sd, mu)) semidefinite_solve(A, Sd, mu);
-    subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, mu, dp);
-    for (int j = 0; j < 12; ++j) {
-      ln->drift[j] = d[j] - dp[j];
-      x[j / 3][j % 3] -= ln->drift[j];
-    }
-  }
-  strain_apply((const double(*)[9])E, (const double(*)[3])ln->g, dp, Sd);
-  for (int r = 0; r < 6; ++r) ls->Sd[r][l] = Sd[r];
-  memcpy(ln->d, dp, sizeof(dp));
-  pbng_gpbd_tet_deformation(&el->rest, (const double(*)[3])x, ln->Fx);
-  pbng_gpbd_tet_force_scales(&el->rest, sw->mat->k_shear, sw->mat->k_volume, s, fa);
-  ln->gtol = pbng_gpbd_gradient_floor(4, 6, &S[0][0], dp, ln->w, fa, o->newton.gtol);
-  ln->phi = objective_at_start(sw, ln);
-  if (!isfinite(ln->phi)) return; /* U(x) not finite (diverged positions): no solve */
-  ln->solved = 1;
-  ln->state = LANE_GRADIENT;
 }
 
 /* One Newton step along step (-H^-1 grad phi with the fixed H; ok = 0: H had no Cholesky factor) with Armijo
  * backtracking on phi (core/gpbd_local.c's rules: a strict decrease, +inf never accepted, any finite phi once the
  * predicted decrease is below phi's round-off); then it waits for the next gradient. */
-static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, const double step[6], int ok)
+static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, const double steps[6][PBNG_GPBD_LANES], int ok)
 {
+  const double step[6] = {steps[0][l], steps[1][l], steps[2][l], steps[3][l], steps[4][l], steps[5][l]};
   const pbng_gpbd_newton_options *o = &sw->opt->newton;
   tet4_lane *ln = &ls->lane[l];
   double slope = 0.0;
@@ -373,13 +262,15 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
   for (int i = 0; i < 6; ++i) slope += ls->grad[i][l] * step[i];
   if (!(slope < 0)) return;
   const int roundoff = -slope <= PBNG_GPBD_ROUNDOFF_DECREASE * fabs(ln->phi);
-  double a = 1.0, dl[6], Fy[9];
+  double a = 1.0, dl[6], dd[12], Fy[9];
   for (int bt = 0; bt <= o->max_backtracks; ++bt, a *= 0.5) {
     for (int i = 0; i < 6; ++i) dl[i] = ln->dl[i] + a * step[i];
-    const double phi = objective(sw, ln, dl, Fy);
+    const double phi = objective(sw, ls, l, dl, dd, Fy);
     if (isfinite(phi) && (!o->line_search || roundoff || (phi <= ln->phi + o->armijo * a * slope && phi < ln->phi))) {
       memcpy(ln->dl, dl, sizeof(dl));
-      memcpy(ln->Fy, Fy, sizeof(Fy));
+      memcpy(ln->dd, dd, sizeof(dd));
+      for (int p = 0; p < 9; ++p) ls->Fy[p][l] = Fy[p];
+      for (int r = 0; r < 6; ++r) ls->dl[r][l] = dl[r];
       ln->phi = phi;
       ++ln->iterations;
       ln->state = LANE_GRADIENT;
@@ -388,17 +279,406 @@ static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int
   }
 }
 
-/* The lane's dd = W S^T dl - drift and pre into element e's rows; returns its Newton steps. */
-static int lane_finish(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, double *dd, double *pre)
+/* The lane's dd = W S^T dl - drift into element e's row (which holds 0 - drift since its start: write_starts);
+ * returns its Newton steps. */
+static int lane_finish(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, double *dd)
 {
-  double *out = &dd[(int64_t)sw->stride * ln->e], *moved = &pre[(int64_t)sw->stride * ln->e];
-  memset(out, 0, sizeof(double) * (size_t)sw->stride);
-  memset(moved, 0, sizeof(double) * (size_t)sw->stride);
-  if (!ln->moving) return 0;
-  if (ln->solved) subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, ln->dl, out);
-  for (int j = 0; j < 12; ++j) out[j] -= ln->drift[j];
-  memcpy(moved, ln->pre, sizeof(ln->pre));
+  double *out = &dd[(int64_t)sw->stride * ln->e];
+  if (!ln->solved) return ln->iterations;
+  for (int j = 0; j < 12; ++j) out[j] = ln->dd[j] + out[j]; /* W S^T dl - drift (a - b is a + (-b)) */
   return ln->iterations;
+}
+
+/* ---- the starts: a batch of elements' set-up on the lanes ---- */
+
+/* The strain's entries (p, q) in core/gpbd_strain.h's order (pbng_gpbd_green_entry), known here at compile time so
+ * that the loops over r unroll into fixed indices. */
+static const int entry_p[6] = {0, 1, 2, 1, 0, 0}, entry_q[6] = {0, 1, 2, 2, 2, 1};
+
+/* Up to PBNG_GPBD_LANES elements' set-up, computed together on the lanes: slot j is the batch's j-th element
+ * ([...][j]); slots past n repeat slot 0's inputs (finite values, results unused). Every slot's values are those
+ * of the set-up of one element alone bitwise (the same sums in the same order as the scalar closed forms above and
+ * core/gpbd_strain.c's), so an element's update does not depend on its batch. */
+typedef struct {
+  int n, next; /* elements in the batch; the slot the next lane takes */
+  int32_t e[PBNG_GPBD_LANES];
+  int moving[PBNG_GPBD_LANES];
+  double x[12][PBNG_GPBD_LANES]; /* positions, moved by the projections */
+  double B[9][PBNG_GPBD_LANES], g[12][PBNG_GPBD_LANES], w[4][PBNG_GPBD_LANES], V[PBNG_GPBD_LANES];
+  double pre[12][PBNG_GPBD_LANES];   /* the inverted-element projection's move */
+  double d[12][PBNG_GPBD_LANES];     /* d_i, then its projection (the d the solve starts from) */
+  double drift[12][PBNG_GPBD_LANES]; /* d_i minus its projection */
+  double F0[9][PBNG_GPBD_LANES], Fx[9][PBNG_GPBD_LANES];
+  double dF[9][6][PBNG_GPBD_LANES], A[6][6][PBNG_GPBD_LANES], gram[6][6][PBNG_GPBD_LANES], Sd[6][PBNG_GPBD_LANES];
+  double gtol[PBNG_GPBD_LANES], phi[PBNG_GPBD_LANES];
+} tet4_starts;
+
+typedef double lane9[9][PBNG_GPBD_LANES];
+typedef double lane12[12][PBNG_GPBD_LANES];
+
+/* F = Ds B on every lane (core/element.h pbng_tet_deformation_gradient's sums). */
+static void deformation_lanes(const lane12 x, const lane9 B, lane9 F)
+{
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; ++i)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double d1 = x[3 + i][l] - x[i][l], d2 = x[6 + i][l] - x[i][l], d3 = x[9 + i][l] - x[i][l];
+#pragma GCC unroll 3
+      for (int c = 0; c < 3; ++c) F[3 * i + c][l] = d1 * B[c][l] + d2 * B[3 + c][l] + d3 * B[6 + c][l];
+    }
+}
+
+/* out[r][l] = E_r : M (E_r = F Y_r) on every lane, summed over (i, j) in row-major order as mat3_ddot sums it with
+ * E_r's zeros (E_r has F's column q / 2 in column p and F's column p / 2 in column q; p = q: F's column p). */
+static void strain_map_contract_lanes(const lane9 F, const lane9 M, double out[6][PBNG_GPBD_LANES])
+{
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    const int p = entry_p[r], q = entry_q[r];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      double s = 0.0;
+#pragma GCC unroll 3
+      for (int i = 0; i < 3; ++i) {
+        if (p == q) s += F[3 * i + p][l] * M[3 * i + p][l];
+        else {
+          s += (0.5 * F[3 * i + q][l]) * M[3 * i + p][l];
+          s += (0.5 * F[3 * i + p][l]) * M[3 * i + q][l];
+        }
+      }
+      out[r][l] = s;
+    }
+  }
+}
+
+/* (S v)_r = E_r : sum_a v_a g_a^T on every lane (strain_apply). */
+static void strain_apply_lanes(const lane9 F, const lane12 g, const lane12 v, double Sv[6][PBNG_GPBD_LANES])
+{
+  lane9 M;
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; ++i)
+#pragma GCC unroll 3
+    for (int j = 0; j < 3; ++j)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+        M[3 * i + j][l] = v[i][l] * g[j][l] + v[3 + i][l] * g[3 + j][l] + v[6 + i][l] * g[6 + j][l] + v[9 + i][l] * g[9 + j][l];
+  strain_map_contract_lanes(F, (const double(*)[PBNG_GPBD_LANES])M, Sv);
+}
+
+/* The directions dF_r = E_r G (G = sum_a w_a g_a g_a^T; mat3_mul's sum with E_r's zeros: F's columns against G's
+ * rows), S W S^T = dF_r : E_s (pbng_gpbd_tet4_inertia_matrix) and the Gram matrix dF_r : dF_s
+ * (pbng_gpbd_tet4_direction_gram) on every lane. */
+static void directions_lanes(tet4_starts *st)
+{
+  lane9 G;
+#pragma GCC unroll 9
+  for (int p = 0; p < 9; ++p)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      double s = 0.0;
+      for (int a = 0; a < 4; ++a) s += st->w[a][l] * st->g[3 * a + p / 3][l] * st->g[3 * a + p % 3][l];
+      G[p][l] = s;
+    }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    const int p = entry_p[r], q = entry_q[r];
+#pragma GCC unroll 9
+    for (int k = 0; k < 9; ++k) {
+      const int i = k / 3, j = k % 3;
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+        st->dF[k][r][l] = p == q ? st->F0[3 * i + p][l] * G[3 * p + j][l]
+                                 : (0.5 * st->F0[3 * i + q][l]) * G[3 * p + j][l] + (0.5 * st->F0[3 * i + p][l]) * G[3 * q + j][l];
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    lane9 D;
+    for (int k = 0; k < 9; ++k) memcpy(D[k], st->dF[k][r], sizeof(D[k]));
+    double row[6][PBNG_GPBD_LANES];
+    strain_map_contract_lanes((const double(*)[PBNG_GPBD_LANES])st->F0, (const double(*)[PBNG_GPBD_LANES])D, row);
+#pragma GCC unroll 6
+    for (int s = 0; s <= r; ++s) {
+      double gr[PBNG_GPBD_LANES];
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) gr[l] = 0.0;
+#pragma GCC unroll 9
+      for (int k = 0; k < 9; ++k)
+#pragma omp simd
+        for (int l = 0; l < PBNG_GPBD_LANES; ++l) gr[l] = fma(st->dF[k][r][l], st->dF[k][s][l], gr[l]);
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+        st->A[r][s][l] = st->A[s][r][l] = row[s][l];
+        st->gram[r][s][l] = st->gram[s][r][l] = gr[l];
+      }
+    }
+  }
+}
+
+/* mu with A mu = b by L D L^T without pivoting (the general path's Cholesky, where every node moves) on every lane; ok[l] cleared where a pivot is not above
+ * 1e-12 of A's largest diagonal entry (that lane's mu is then not meaningful, and finite). */
+static void regular_solve_lanes(const double A[6][6][PBNG_GPBD_LANES], const double b[6][PBNG_GPBD_LANES], double mu[6][PBNG_GPBD_LANES],
+                                int ok[PBNG_GPBD_LANES])
+{
+  double L[6][6][PBNG_GPBD_LANES], d[6][PBNG_GPBD_LANES], r[6][PBNG_GPBD_LANES], top[PBNG_GPBD_LANES];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    top[l] = 0.0;
+    for (int i = 0; i < 6; ++i) top[l] = A[i][i][l] > top[l] ? A[i][i][l] : top[l];
+  }
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; ++j) {
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      double dj = A[j][j][l];
+      for (int k = 0; k < j; ++k) dj -= L[j][k][l] * L[j][k][l] * d[k][l];
+      const int pivot = dj > 1e-12 * top[l];
+      ok[l] &= pivot;
+      d[j][l] = pivot ? dj : 1.0;
+      r[j][l] = 1.0 / d[j][l];
+    }
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; ++i)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+        double v = A[i][j][l];
+        for (int k = 0; k < j; ++k) v -= L[i][k][l] * L[j][k][l] * d[k][l];
+        L[i][j][l] = v * r[j][l];
+      }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < 6; ++i)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      double m = b[i][l];
+      for (int k = 0; k < i; ++k) m -= L[i][k][l] * mu[k][l];
+      mu[i][l] = m;
+    }
+#pragma GCC unroll 6
+  for (int i = 5; i >= 0; --i)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      double m = mu[i][l] * r[i][l];
+      for (int k = i + 1; k < 6; ++k) m -= L[k][i][l] * mu[k][l];
+      mu[i][l] = m;
+    }
+}
+
+/* W S^T mu (Eq. 18, subspace_displacement's sums) on every lane: node a's w_a F L g_a, L = sum_r mu_r Y_r. */
+static void subspace_displacement_lanes(const lane9 F, const double w[4][PBNG_GPBD_LANES], const lane12 g, const double mu[6][PBNG_GPBD_LANES],
+                                        lane12 out)
+{
+  lane9 L, FL;
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* multiplier_matrix */
+    L[0][l] = mu[0][l], L[4][l] = mu[1][l], L[8][l] = mu[2][l];
+    L[5][l] = L[7][l] = 0.5 * mu[3][l];
+    L[2][l] = L[6][l] = 0.5 * mu[4][l];
+    L[1][l] = L[3][l] = 0.5 * mu[5][l];
+  }
+#pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) { /* mat3_mul */
+    const int i = k / 3, c = k % 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) FL[k][l] = F[3 * i][l] * L[c][l] + F[3 * i + 1][l] * L[3 + c][l] + F[3 * i + 2][l] * L[6 + c][l];
+  }
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v) { /* mat3_vec, then w_a */
+    const int a = v / 3, i = v % 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+      out[v][l] = w[a][l] * (FL[3 * i][l] * g[3 * a][l] + FL[3 * i + 1][l] * g[3 * a + 1][l] + FL[3 * i + 2][l] * g[3 * a + 2][l]);
+  }
+}
+
+/* The gradient floor (pbng_gpbd_gradient_floor with pbng_gpbd_tet_force_scales, S_r[a] = E_r g_a with E_r from F,
+ * the strain's F where S is taken) on every lane. */
+static void gradient_floor_lanes(const pbng_gpbd_tet4_sweep *sw, const tet4_starts *st, double gtol[PBNG_GPBD_LANES])
+{
+  const double moduli = sw->mat->k_shear + fabs(sw->mat->k_volume);
+  double pscale[PBNG_GPBD_LANES], c[12][PBNG_GPBD_LANES];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    /* E_kk = ((F^T F)_kk - 1) / 2 (mat3_tmul's sum), |F|^2 = tr(2E + I) */
+    const double s0 = 0.5 * (st->F0[0][l] * st->F0[0][l] + st->F0[3][l] * st->F0[3][l] + st->F0[6][l] * st->F0[6][l] - 1.0);
+    const double s1 = 0.5 * (st->F0[1][l] * st->F0[1][l] + st->F0[4][l] * st->F0[4][l] + st->F0[7][l] * st->F0[7][l] - 1.0);
+    const double s2 = 0.5 * (st->F0[2][l] * st->F0[2][l] + st->F0[5][l] * st->F0[5][l] + st->F0[8][l] * st->F0[8][l] - 1.0);
+    const double F2 = 3.0 + 2.0 * (s0 + s1 + s2);
+    pscale[l] = st->V[l] * moduli * (F2 > 1.0 ? F2 : 1.0); /* fmax(1, F2), NaN alike */
+    gtol[l] = sw->opt->newton.gtol;
+  }
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v) { /* each value's scale |d_j| + w_j fa_j */
+    const int a = v / 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double fa = pscale[l] * (fabs(st->g[3 * a][l]) + fabs(st->g[3 * a + 1][l]) + fabs(st->g[3 * a + 2][l]));
+      c[v][l] = fabs(st->d[v][l]) + st->w[a][l] * fa;
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    const int p = entry_p[r], q = entry_q[r];
+    double v[PBNG_GPBD_LANES];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) v[l] = 0.0;
+#pragma GCC unroll 12
+    for (int j = 0; j < 12; ++j) {
+      const int a = j / 3, i = j % 3;
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+        v[l] += fabs(0.5 * (st->g[3 * a + p][l] * st->F0[3 * i + q][l] + st->F0[3 * i + p][l] * st->g[3 * a + q][l])) * c[j][l];
+    }
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double x = PBNG_GPBD_GRADIENT_ROUNDOFF * v[l];
+      gtol[l] = x > gtol[l] ? x : gtol[l]; /* fmax (gtol is never NaN) */
+    }
+  }
+}
+
+/* The batch's inputs: element list[from + j] (list NULL: first + from + j) into slot j < n, slot 0's into the others. */
+static void gather_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, const int32_t *list, int32_t first, int32_t from, int n)
+{
+  st->n = n, st->next = 0;
+  for (int j = 0; j < PBNG_GPBD_LANES; ++j) {
+    const int32_t e = list ? list[from + (j < n ? j : 0)] : first + from + (j < n ? j : 0);
+    const pbng_gpbd_tet4_element *el = &sw->elem[e];
+    const double *d = &sw->d[(int64_t)sw->stride * e];
+    st->e[j] = e, st->moving[j] = 0, st->V[j] = el->rest.volume;
+    for (int k = 0; k < 9; ++k) st->B[k][j] = el->rest.B[k];
+    for (int a = 0; a < 4; ++a) {
+      const int32_t i = el->node[a];
+      double ga[3];
+      st->w[a][j] = sw->h2 * sw->inv_mass[i];
+      st->moving[j] |= st->w[a][j] > 0;
+      pbng_tet_shape_gradient(el->rest.B, a, ga);
+      for (int k = 0; k < 3; ++k) st->x[3 * a + k][j] = sw->x[3 * i + k], st->g[3 * a + k][j] = ga[k];
+    }
+    for (int v = 0; v < 12; ++v) st->d[v][j] = d[v], st->pre[v][j] = st->drift[v][j] = 0.0;
+  }
+}
+
+/* The inverted-element projection (Sec. 4.1, pbng_gpbd_tet_uninvert_moving) of the moving slots with det F0 <= 0
+ * (mat3_det's sum on the lanes picks them), with their F0 recomputed at the moved positions. */
+static void uninvert_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st)
+{
+  for (int j = 0; j < st->n; ++j) {
+    double F[9], x[4][3], w[4];
+    for (int p = 0; p < 9; ++p) F[p] = st->F0[p][j];
+    if (!st->moving[j] || !(mat3_det(F) <= 0.0)) continue;
+    const pbng_gpbd_tet4_element *el = &sw->elem[st->e[j]];
+    double pre[12] = {0};
+    for (int a = 0; a < 4; ++a) {
+      w[a] = st->w[a][j];
+      for (int k = 0; k < 3; ++k) x[a][k] = st->x[3 * a + k][j];
+    }
+    pbng_gpbd_tet_uninvert_moving(&el->rest, sw->opt->uninvert_min, w, x, pre);
+    pbng_gpbd_tet_deformation(&el->rest, (const double(*)[3])x, F);
+    for (int v = 0; v < 12; ++v) st->x[v][j] = x[v / 3][v % 3], st->pre[v][j] = pre[v];
+    for (int p = 0; p < 9; ++p) st->F0[p][j] = F[p];
+  }
+}
+
+/* The subspace projection of d_i (step 2): d <- W S^T mu with (S W S^T) mu = S d, by L D L^T on the lanes where every
+ * node moves and it has pivots, else by semidefinite_solve per element; the rest (drift) off x. */
+static void project_starts(tet4_starts *st)
+{
+  double Sd[6][PBNG_GPBD_LANES], mu[6][PBNG_GPBD_LANES];
+  int ok[PBNG_GPBD_LANES];
+  lane12 dp;
+  strain_apply_lanes((const double(*)[PBNG_GPBD_LANES])st->F0, (const double(*)[PBNG_GPBD_LANES])st->g, (const double(*)[PBNG_GPBD_LANES])st->d, Sd);
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    const double w[4] = {st->w[0][l], st->w[1][l], st->w[2][l], st->w[3][l]};
+    ok[l] = all_moving(w);
+  }
+  regular_solve_lanes((const double(*)[6][PBNG_GPBD_LANES])st->A, (const double(*)[PBNG_GPBD_LANES])Sd, mu, ok);
+  for (int j = 0; j < st->n; ++j) {
+    if (ok[j] || !st->moving[j]) continue;
+    double A[36], b[6], m[6];
+    for (int r = 0; r < 6; ++r) {
+      b[r] = Sd[r][j];
+      for (int s = 0; s < 6; ++s) A[6 * r + s] = st->A[r][s][j];
+    }
+    semidefinite_solve(A, b, m);
+    for (int r = 0; r < 6; ++r) mu[r][j] = m[r];
+  }
+  subspace_displacement_lanes((const double(*)[PBNG_GPBD_LANES])st->F0, (const double(*)[PBNG_GPBD_LANES])st->w,
+                              (const double(*)[PBNG_GPBD_LANES])st->g, (const double(*)[PBNG_GPBD_LANES])mu, dp);
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      st->drift[v][l] = st->d[v][l] - dp[v][l];
+      st->x[v][l] -= st->drift[v][l];
+      st->d[v][l] = dp[v][l];
+    }
+}
+
+/* The rows of dd and pre of the batch's elements as far as the set-up fixes them: pre, and dd = 0 - drift (lane_finish
+ * adds W S^T dl where the local solve runs); zeros past 12 and where no node moves. */
+static void write_starts(const pbng_gpbd_tet4_sweep *sw, const tet4_starts *st, double *dd, double *pre)
+{
+  for (int j = 0; j < st->n; ++j) {
+    double *out = &dd[(int64_t)sw->stride * st->e[j]], *moved = &pre[(int64_t)sw->stride * st->e[j]];
+    memset(out, 0, sizeof(double) * (size_t)sw->stride);
+    memset(moved, 0, sizeof(double) * (size_t)sw->stride);
+    if (!st->moving[j]) continue;
+    for (int v = 0; v < 12; ++v) out[v] = 0.0 - st->drift[v][j], moved[v] = st->pre[v][j];
+  }
+}
+
+/* The set-up of elements list[from .. from + n) (n <= PBNG_GPBD_LANES) on the lanes: gather, the inverted-element
+ * projection, S's products (the directions, S W S^T, their Gram matrix), the subspace projection, S d, the gradient
+ * floor, F and phi where the solve starts (phi per element: the material's Psi). */
+static void prepare_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, const int32_t *list, int32_t first, int32_t from, int n, double *dd,
+                           double *pre)
+{
+  gather_starts(sw, st, list, first, from, n);
+  deformation_lanes((const double(*)[PBNG_GPBD_LANES])st->x, (const double(*)[PBNG_GPBD_LANES])st->B, st->F0);
+  if (sw->opt->uninvert_min >= 0) uninvert_starts(sw, st);
+  directions_lanes(st);
+  if (sw->opt->project) project_starts(st);
+  strain_apply_lanes((const double(*)[PBNG_GPBD_LANES])st->F0, (const double(*)[PBNG_GPBD_LANES])st->g, (const double(*)[PBNG_GPBD_LANES])st->d,
+                     st->Sd);
+  deformation_lanes((const double(*)[PBNG_GPBD_LANES])st->x, (const double(*)[PBNG_GPBD_LANES])st->B, st->Fx);
+  gradient_floor_lanes(sw, st, st->gtol);
+  write_starts(sw, st, dd, pre);
+  for (int j = 0; j < n; ++j) { /* phi at dl = 0: 1/2 sum_{w_a > 0} |d_a|^2 / w_a + V Psi(F_x) (objective's, W S^T 0 = 0) */
+    double q = 0.0, F[9];
+    for (int v = 0; v < 12; ++v)
+      if (st->w[v / 3][j] > 0) q += st->d[v][j] * st->d[v][j] / st->w[v / 3][j];
+    for (int p = 0; p < 9; ++p) F[p] = st->Fx[p][j];
+    const double U = st->V[j] * pbng_energy_density(sw->mat, F);
+    st->phi[j] = 0.5 * q + (isfinite(U) ? U : INFINITY);
+  }
+}
+
+/* The batch's next element into lane l; then it waits for its first gradient (LANE_GRADIENT), or is done (no node
+ * moves, or U not finite where the solve would start: diverged positions). */
+static void lane_start(tet4_lanes *ls, int l, tet4_starts *st)
+{
+  tet4_lane *ln = &ls->lane[l];
+  const int j = st->next++;
+  ln->e = st->e[j], ln->moving = st->moving[j], ln->solved = 0, ln->iterations = 0;
+  ln->state = LANE_DONE;
+  if (!ln->moving) return;
+  for (int v = 0; v < 12; ++v) ln->d[v] = st->d[v][j], ln->dd[v] = 0.0, ln->g[v / 3][v % 3] = st->g[v][j];
+  for (int a = 0; a < 4; ++a) ln->w[a] = st->w[a][j];
+  for (int p = 0; p < 9; ++p) ln->F0[p] = st->F0[p][j], ln->Fx[p] = st->Fx[p][j];
+  for (int r = 0; r < 6; ++r) {
+    ln->dl[r] = 0.0, ls->Sd[r][l] = st->Sd[r][j];
+    for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = st->dF[p][r][j];
+    for (int q = 0; q <= r; ++q) ls->A[r][q][l] = st->A[r][q][j], ls->gram[r][q][l] = st->gram[r][q][j]; /* the lower triangles */
+  }
+  ln->V = ls->V[l] = st->V[j];
+  ln->gtol = st->gtol[j], ln->phi = st->phi[j];
+  if (!isfinite(ln->phi)) return;
+  for (int p = 0; p < 9; ++p) ls->Fy[p][l] = ln->Fx[p];
+  for (int r = 0; r < 6; ++r) ls->dl[r][l] = 0.0;
+  ln->solved = 1;
+  ln->state = LANE_GRADIENT;
 }
 
 /* ---- the lanes ---- */
@@ -406,26 +686,33 @@ static int lane_finish(const pbng_gpbd_tet4_sweep *sw, const tet4_lane *ln, doub
 long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *list, int32_t first, int32_t n, double *dd, double *pre)
 {
   tet4_lanes ls;
-  double H[PBNG_GPBD_LANES][36], eps[PBNG_GPBD_LANES], grad[PBNG_GPBD_LANES][6], step[PBNG_GPBD_LANES][6];
+  tet4_starts st;
+  pbng_gpbd_lanes6 H;
+  double eps[PBNG_GPBD_LANES], step[6][PBNG_GPBD_LANES];
   int ok[PBNG_GPBD_LANES];
   int32_t next = 0;
   long long steps = 0;
 
-  memset(&ls, 0, sizeof(ls)); /* the phases read every lane, used or not: finite values */
+  st.n = st.next = 0;
+  /* the phases read every lane, used or not: finite values (dP/dF per lane only where the lanes do not form K) */
+  memset(&ls, 0, pbng_gpbd_tet4_lane_hessians_supported(sw->mat->kind) ? offsetof(tet4_lanes, Dl) : sizeof(ls));
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
     ls.lane[l].state = LANE_EMPTY;
     for (int p = 0; p < 9; p += 4) ls.Fy[p][l] = 1.0;
   }
   for (;;) {
-    int waiting[PBNG_GPBD_LANES], nwait = 0;
+    int waiting[PBNG_GPBD_LANES], active[PBNG_GPBD_LANES], nwait = 0;
     for (;;) { /* every lane to its next step: new elements as solves end, the gradients and exit tests on the lanes */
       int ready[PBNG_GPBD_LANES], any = 0;
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
         tet4_lane *ln = &ls.lane[l];
         while (ln->state == LANE_DONE || (ln->state == LANE_EMPTY && next < n)) {
-          if (ln->state == LANE_DONE) steps += lane_finish(sw, ln, dd, pre);
+          if (ln->state == LANE_DONE) steps += lane_finish(sw, ln, dd);
           ln->state = LANE_EMPTY;
-          if (next < n) lane_start(sw, &ls, l, list ? list[next++] : first + next++);
+          if (next == n) continue;
+          if (st.next == st.n) prepare_starts(sw, &st, list, first, next, n - next < PBNG_GPBD_LANES ? n - next : PBNG_GPBD_LANES, dd, pre);
+          lane_start(&ls, l, &st);
+          ++next;
         }
         any |= ready[l] = ln->state == LANE_GRADIENT;
       }
@@ -433,13 +720,11 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
       gradients(sw, &ls, ready);
     }
     for (int l = 0; l < PBNG_GPBD_LANES; ++l)
-      if (ls.lane[l].state == LANE_STEP) waiting[nwait++] = l;
+      if ((active[l] = ls.lane[l].state == LANE_STEP)) waiting[nwait++] = l;
     if (!nwait) break;
     hessians(sw, &ls, nwait, waiting, H, eps);
-    for (int j = 0; j < nwait; ++j)
-      for (int r = 0; r < 6; ++r) grad[j][r] = ls.grad[r][waiting[j]];
-    pbng_gpbd_newton_steps6(sw->opt->newton.fix, nwait, eps, H, (const double(*)[6])grad, step, ok); /* Sec. 4.2 and the step, on SIMD lanes */
-    for (int j = 0; j < nwait; ++j) lane_newton_step(sw, &ls, waiting[j], step[j], ok[j]);
+    pbng_gpbd_newton_steps6(sw->opt->newton.fix, active, eps, H, (const double(*)[PBNG_GPBD_LANES])ls.grad, step, ok); /* Sec. 4.2 and the step, on SIMD lanes */
+    for (int j = 0; j < nwait; ++j) lane_newton_step(sw, &ls, waiting[j], (const double(*)[PBNG_GPBD_LANES])step, ok[waiting[j]]);
   }
   return steps;
 }

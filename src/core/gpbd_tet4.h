@@ -22,7 +22,9 @@
  * A list of elements is solved PBNG_GPBD_LANES at a time in lockstep: each lane holds one element's local
  * Newton; grad phi (with P), the material's part of hess phi (core/gpbd_tet4_material.h) and the Hessian fix run on
  * SIMD lanes across them (pbng_gpbd_newton_steps6: the seed's 5 QR iterations as 10 Cholesky LR steps), and a lane
- * takes the next element of the list as soon as its solve ends. Lanes are
+ * takes the next element of the list as soon as its solve ends. The elements' set-up (gather, F, the directions,
+ * S W S^T, the subspace projection, S d, the gradient floor) is computed PBNG_GPBD_LANES elements at a time on the
+ * lanes too, into a batch the lanes take their next elements from, with the scalar set-up's sums bitwise. Lanes are
  * independent: an element's result does not depend on its lane or neighbours (ranks and threads give bitwise
  * the same results). Pure, no allocation. */
 #ifndef PBNG_CORE_GPBD_TET4_H
