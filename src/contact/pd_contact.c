@@ -1476,7 +1476,7 @@ static PetscErrorCode no_clamp(const pbng_pd_contact *c, int *clear)
  * z_prev -> end (z = end at the stage's start; its clamp pass and reverts move vertices back along the segments, and its
  * gradient step, if any, is evaluated there). From `paths` on: first on common-time paths (a thin list; *clear when no
  * vertex would be clamped, no_clamp: z stays at end), the segments' wider list only when a vertex would be; afresh when the
- * moves are too large for a list. mid: after a gradient step (end = z). Collective. */
+ * moves are too large for a list, or with -pd_contact_fresh_pairs. mid: after a gradient step (end = z). Collective. */
 static PetscErrorCode stage_pairs(pbng_pd_contact *c, const double *x, int mid, int paths, int *clear)
 {
   int listed = 0;
@@ -1485,9 +1485,9 @@ static PetscErrorCode stage_pairs(pbng_pd_contact *c, const double *x, int mid, 
   *clear = 0;
   if (!mid) PetscCall(load_positions(c, x));
   else c->end = c->z;
-  if (paths == PATHS_COMMON) PetscCall(stage_from_list(c, PATHS_COMMON, mid, &listed));
+  if (paths == PATHS_COMMON && !c->opt.fresh_pairs) PetscCall(stage_from_list(c, PATHS_COMMON, mid, &listed));
   if (listed) PetscCall(no_clamp(c, clear));
-  if (!*clear) PetscCall(stage_from_list(c, PATHS_SEGMENTS, mid, &listed));
+  if (!*clear && !c->opt.fresh_pairs) PetscCall(stage_from_list(c, PATHS_SEGMENTS, mid, &listed));
   if (listed) PetscFunctionReturn(0);
   c->list_valid = 0; /* its halo plan is replaced */
   PetscCall(share_reach(c, c->xi + c->opt.dhat, mid));
@@ -1514,10 +1514,10 @@ static PetscErrorCode next_stage(pbng_pd_contact *c, const double *x, double mov
   *clear = 0;
   c->end = c->z;
   if (keep) PetscCall(list_covers(c, paths, &keep, &cross_only));
+  if (keep) segment_lengths(c); /* (the moves to the new ends: side_moves, an obstacle pair's stage_moves) */
   if (keep && paths == PATHS_COMMON) PetscCall(no_clamp(c, clear));
   if (keep && (paths == PATHS_SEGMENTS || *clear)) {
     c->drift += move;
-    segment_lengths(c); /* (the moves to the new ends: side_moves, an obstacle pair's stage_moves) */
     PetscFunctionReturn(0);
   }
   PetscCall(stage_pairs(c, x, 1, keep ? PATHS_SEGMENTS : PATHS_COMMON, clear)); /* (a kept COMMON stage that would clamp: so would a new one) */

@@ -56,6 +56,8 @@ typedef struct {
   double kappa;       /* the barrier's weight in the frame's energy, kappa sum_c B(f(d_c) - xi) (-pd_contact_kappa, J/m^2; 0: the
                          seed's local step alone, the barrier only in the projection's Eq. 47); > 0: the projection clamps and
                          reverts only (no gradient steps) */
+  int fresh_pairs;    /* every stage's pairs from a fresh broad phase, no candidate list kept (-pd_contact_fresh_pairs; tests: the same
+                         positions, slower) */
   int nobstacles;     /* -pd_obstacle */
   pbng_obstacle obstacle[PBNG_PD_MAX_OBSTACLES];
 } pbng_pd_contact_options;
