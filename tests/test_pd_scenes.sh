@@ -14,6 +14,8 @@
 #  - projectile_sheet with -pd_contact_rest_exclusion 10 (more than the scene's size) on 3 ranks (the contact step's
 #    surface halo: pairs across ranks, no rank holding the whole surface): the bodies still meet the barrier (the
 #    exclusion is within one body), and the first 6 frames are the 1-rank default run's (3e-19);
+#  - the contact step's kept candidate list and stages give the positions of a fresh broad phase every stage, bitwise
+#    (12 frames, -pd_contact_fresh_pairs), and that comparison can fail;
 #  - -res on these scenes is refused (use -scale); -scale 2 gives 41 x 41 (+ a level-3 icosphere: 642 nodes, which
 #    leave at 15 m/s).
 source "$(dirname "$0")/lib.sh"
@@ -94,6 +96,16 @@ EOF
 }
 # measured: 15 m/s until frame 3, then 14.99 ... 0.458 at frame 21, -0.415 and -1.343 at frames 22 and 23
 shell_check shot reverse 162 && ok || fail "shot: the shell bounces off"
+
+# ---- the contact step's kept candidate list and its stages (issue 43): 12 frames (pairs within reach from frame 3, gradient
+# steps in every projection from then on) equal, bitwise, the same run with a fresh broad phase for every stage's pairs
+# (-pd_contact_fresh_pairs); the comparison can fail: -pd_contact_eps 0.11 instead of 0.1 gives other positions
+run kept -scene projectile_sheet -frames 12 -threads 1 -monitor
+run fresh -scene projectile_sheet -frames 12 -threads 1 -pd_contact_fresh_pairs
+run eps -scene projectile_sheet -frames 12 -threads 1 -pd_contact_eps 0.11
+grep -qE "contact pairs [1-9][0-9]* clamped [0-9]+ reverted [0-9]+ steps [1-9]" "$TMP/kept.log" && ok || fail "kept: no gradient step with pairs within reach"
+check kept --compare "$TMP/fresh.h5" --rtol 0
+"$PY" "$HERE/check_output.py" "$TMP/kept.h5" --quiet --compare "$TMP/eps.h5" --rtol 0 > /dev/null && fail "kept: -pd_contact_eps 0.11 gave the same positions" || ok
 
 # ---- projectile_sheet with a rest exclusion larger than the scene, on 3 ranks: pairs of different bodies are
 # never left out (the bodies still meet the barrier: -monitor shows pairs), and the contact step's surface halo

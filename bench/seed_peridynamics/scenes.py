@@ -9,18 +9,24 @@ seconds per frame and per iteration from the run's -summary JSON. Seed size (-sc
 tolerance and contact step: runs that stop by themselves), and a PBNG reference on the same sheet and ranks
 (-solver pbng -sheet_model fem, one frame of --pbng-iters sweeps), alternating, --repeats times each; the medians
 of seconds per iteration, and SISSM's over PBNG's (issue 43's target: at most 5). --no-seed skips them, --no-default
-the default-size runs; --scenes A,B runs those scenes only.
+the default-size runs; --scenes A,B runs those scenes only. --contact-from K: the SISSM runs measure the frames after
+frame K instead of the first ones (projectile_sheet at -scale 6.5 has pairs within the barrier's reach from frame 3 on):
+the scene is run once to frame K (not timed) and each SISSM run continues it with -initial for --seed-frames frames;
+its first iteration then makes the contact step's candidate list afresh, as a run's first iteration does (an
+uninterrupted run has it from before: slightly pessimistic).
 Renders: pbng-render (six frames, coloured by displacement; docs/render.md) into
 bench/results/seed-pd-<scene>-<host>-<stamp>.png; --no-render skips them.
 
     /usr/bin/python3 bench/seed_peridynamics/scenes.py [--ranks 2] [--frames 40] [--seed-frames 2] [--repeats 3]
                                                        [--pbng-iters 20] [--pbng PATH] [--scenes A,B] [--no-default]
+                                                       [--contact-from K]
 
 CSV: bench/results/seed-pd-scenes-<host>-<stamp>.csv (scene, size, scale, solver, nodes, frames, iterations,
 seconds, s/frame, s/iteration, repeats, s/iteration of each repeat, SISSM's s/iteration over PBNG's, load average,
-command). Seed-size rows hold medians.
+command, user CPU seconds per iteration of each repeat: the whole run's, set-up included, every rank's). Seed-size rows
+hold medians.
 """
-import argparse, csv, datetime, json, os, shutil, socket, statistics, subprocess, sys, tempfile
+import argparse, csv, datetime, json, os, resource, shutil, socket, statistics, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -51,7 +57,7 @@ def default_size(a, mpi, scene, out, js, rows, host, stamp):
     per_it = d["solver_seconds"] / max(d["iterations"], 1)
     its_per_frame = d["iterations"] / max(d["frames"], 1)
     rows.append([scene, "default", 1, "sissm", d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], per_it,
-                 1, f"{per_it:.6g}", "", os.getloadavg()[0], " ".join(cmd[len(mpi):])])
+                 1, f"{per_it:.6g}", "", os.getloadavg()[0], " ".join(cmd[len(mpi):]), ""])
     print(f"{scene:17s} default  {d['nodes']:7d} nodes  {d['solver_seconds'] / d['frames']:8.3f} s/frame  {per_it * 1e3:8.2f} ms/iteration"
           f"  ({its_per_frame:.0f} iterations a frame)", flush=True)
     if not a.no_render and not (shutil.which("xvfb-run") and shutil.which("pvbatch")):
@@ -70,6 +76,7 @@ def main():
     ap.add_argument("--seed-frames", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--pbng-iters", type=int, default=20)
+    ap.add_argument("--contact-from", type=int, default=0, help="SISSM runs continue the scene from frame K (-initial)")
     ap.add_argument("--no-seed", action="store_true")
     ap.add_argument("--no-render", action="store_true")
     ap.add_argument("--no-default", action="store_true")
@@ -90,30 +97,40 @@ def main():
             if a.no_seed:
                 continue
             seed = {"sissm": ["-frames", str(a.seed_frames)], "pbng": ["-solver", "pbng", "-sheet_model", "fem", "-frames", "1", "-iters", str(a.pbng_iters)]}
-            per, last, cmds = {"sissm": [], "pbng": []}, {}, {}
+            if a.contact_from > 0:  # the frames after K: the scene run to K once, untimed, and continued
+                start = os.path.join(tmp, f"{scene}-start.h5")
+                rc, text = run(mpi + [a.pbng, "-scene", scene, "-scale", str(scale), "-frames", str(a.contact_from), "-threads", "1", "-output", start])
+                if rc:
+                    print(f"{scene}: the run to frame {a.contact_from} failed (exit {rc})\n{text[-1500:]}")
+                    continue
+                seed["sissm"] = ["-initial", start] + seed["sissm"]
+            per, last, cmds, cpu = {"sissm": [], "pbng": []}, {}, {}, {"sissm": [], "pbng": []}
             for rep in range(a.repeats):  # alternating: the machine's load falls on both alike
                 for solver, extra in seed.items():
                     cmd = mpi + [a.pbng, "-scene", scene, "-scale", str(scale)] + extra + ["-threads", "1", "-output", os.path.join(tmp, f"{scene}-seed.h5"), "-summary", js]
+                    user0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
                     d = run_summary(cmd, js, f"{scene} at the seed's size, {solver}")
                     if d is None:
                         continue
                     per[solver].append(d["solver_seconds"] / max(d["iterations"], 1))
+                    cpu[solver].append((resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - user0) / max(d["iterations"], 1))  # whole run, set-up included
                     last[solver], cmds[solver] = d, " ".join(cmd[len(mpi):])
             if not per["sissm"] or not per["pbng"]:
                 continue
             med = {k: statistics.median(v) for k, v in per.items()}
+            size = "seed" if a.contact_from <= 0 else f"seed, frames {a.contact_from + 1}-{a.contact_from + a.seed_frames}"
             for solver in ("sissm", "pbng"):
                 d = last[solver]
-                rows.append([scene, "seed", scale, solver, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], med[solver],
+                rows.append([scene, size, scale, solver, d["nodes"], d["frames"], d["iterations"], d["solver_seconds"], d["solver_seconds"] / d["frames"], med[solver],
                              len(per[solver]), " ".join(f"{x:.6g}" for x in per[solver]), med["sissm"] / med["pbng"] if solver == "sissm" else "", os.getloadavg()[0],
-                             cmds[solver]])
-            print(f"{scene:17s} seed x{scale:<4} {last['sissm']['nodes']:7d} nodes  SISSM {med['sissm'] * 1e3:8.1f} ms/iteration, PBNG {med['pbng'] * 1e3:7.1f} ms/sweep:"
+                             cmds[solver], " ".join(f"{x:.6g}" for x in cpu[solver])])
+            print(f"{scene:17s} {size} x{scale:<4} {last['sissm']['nodes']:7d} nodes  SISSM {med['sissm'] * 1e3:8.1f} ms/iteration, PBNG {med['pbng'] * 1e3:7.1f} ms/sweep:"
                   f" {med['sissm'] / med['pbng']:.1f}x (medians of {len(per['sissm'])}, {len(per['pbng'])})", flush=True)
     path = os.path.join(ROOT, "bench", "results", f"seed-pd-scenes-{host}-{stamp}.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["scene", "size", "scale", "solver", "nodes", "frames", "iterations", "solver_seconds", "s_per_frame", "s_per_iteration", "repeats",
-                    "s_per_iteration_each", "sissm_over_pbng", "load_avg", "command"])
+                    "s_per_iteration_each", "sissm_over_pbng", "load_avg", "command", "user_cpu_s_per_iteration_each"])
         w.writerows(rows)
     print(f"results: {os.path.relpath(path, ROOT)} ({a.ranks} rank(s) x 1 thread, {host})")
 

@@ -284,6 +284,8 @@ static const effect_rule rules[] = {
   {FOR_RUN, "-pd_contact_iterations", &SISSM, NULL},
   {FOR_RUN, "-pd_contact_iterations", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
   {FOR_RUN, "-pd_contact_iterations", &PD_CONTACT_GRADIENT, "give -pd_contact_kappa 0"},
+  {FOR_RUN, "-pd_contact_fresh_pairs", &SISSM, NULL},
+  {FOR_RUN, "-pd_contact_fresh_pairs", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
   {FOR_RUN, "-pd_contact_kappa", &SISSM, NULL},
   {FOR_RUN, "-pd_contact_kappa", &PD_CONTACT_STEP, "give -pd_contact (or -pd_obstacle)"},
   /* contacts (docs/contact.md) */

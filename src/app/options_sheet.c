@@ -114,7 +114,7 @@ static PetscErrorCode read_sheet_group(PetscOptionItems *PetscOptionsObject, pbn
 /* The contact local step's options (-pd_contact*, -pd_obstacle; docs/peridynamics.md#contact-local-step). */
 static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObject, pbng_pd_contact_options *c, PetscBool *given)
 {
-  PetscBool set, on = c->on ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool set, on = c->on ? PETSC_TRUE : PETSC_FALSE, fresh = c->fresh_pairs ? PETSC_TRUE : PETSC_FALSE;
   PetscInt iterations = c->iterations;
   char obstacles[1024] = "";
 
@@ -133,6 +133,10 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
                       &c->kappa, given));
   PetscCall(PetscOptionsInt("-pd_contact_iterations", "contact: gradient steps per local step at most", NULL, iterations, &iterations, &set));
   *given = (PetscBool)(*given || set);
+  PetscCall(PetscOptionsBool("-pd_contact_fresh_pairs", "contact (tests): every stage's pairs from a fresh broad phase, no candidate list kept", NULL, fresh,
+                             &fresh, &set));
+  *given = (PetscBool)(*given || set);
+  c->fresh_pairs = fresh;
   PetscCall(PetscOptionsString("-pd_obstacle", "contact: analytic obstacles, ';'-separated (the forms of -obstacle)", NULL, obstacles, obstacles, sizeof(obstacles), &set));
   if (set) PetscCall(pbng_options_parse_obstacles("-pd_obstacle", obstacles, PBNG_PD_MAX_OBSTACLES, c->obstacle, &c->nobstacles));
   *given = (PetscBool)(*given || set);

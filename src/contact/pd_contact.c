@@ -15,10 +15,29 @@
 
 enum { PAIR_VT = 0, PAIR_EE = 1, PAIR_VO = 2 };
 
+/* The candidate list's two references: its pairs of one group (body) are kept from one, its pairs of two groups from the
+ * other, so that bodies closing on each other remake the latter only (make_list). */
+enum { REF_SELF = 0, REF_CROSS = 1 };
+
+/* The paths of a stage (list_bounds, select_from_list): SEGMENTS, each vertex anywhere on its segment z_prev -> end
+ * (Alg. 2's clamps stop vertices at different fractions of their moves); COMMON, every vertex at one fraction t of its
+ * move (z_prev + t (end - z_prev), ACCD's own paths: a rigidly moving body keeps its distances). */
+enum { PATHS_SEGMENTS = 0, PATHS_COMMON = 1 };
+
+/* What make_list collects: every pair (both references made again), or the pairs of two groups only. */
+enum { COLLECT_NONE = 0, COLLECT_ALL = 1, COLLECT_CROSS = 2 };
+
+typedef struct {
+  double *ref;        /* [nv][3] the positions (z_prev) when these pairs were collected; entries of the vertices active then */
+  double (*T)[3], *E; /* [3 ngroups] per group: translation from ref and largest stray at z_prev, at the stage's end, over
+                       * both (group_motion) */
+  double *stray;      /* [nv] an active vertex's stray |z_prev - ref - T_g(z_prev)| (list_strays) */
+} list_ref;
+
 typedef struct {
   int kind;
   int32_t v[4]; /* VT: vertex, triangle corners; EE: edge a, edge b; VO: vertex, obstacle index in v[1] */
-  double d;     /* the distance at z_prev when collected (in the candidate list: at ref) */
+  double d;     /* the distance at z_prev when collected (in the candidate list: at its ref); an obstacle pair's: the signed one */
 } pair;
 
 struct pbng_pd_contact {
@@ -50,23 +69,25 @@ struct pbng_pd_contact {
   double *y, *z, *z_prev, *work; /* [nv][3]: entries of active vertices valid */
   double *tmin;           /* [nv] */
   double *seg;            /* [nv] an active vertex's move |y - z_prev| in this projection */
-  double *stray;          /* [nv] an active vertex's stray |z_prev - ref - T_g(z_prev)| from its group's translation (list_strays) */
-  int widened;            /* the projection's pairs cover the gradient steps' moves too (pair_motion) */
-  int was_widened;        /* the last projection was widened: the next starts so (a pair is likely within reach again) */
-  /* the candidate list (VT, EE): the pairs not left out by the rest exclusion whose distance at ref (z_prev when it
-   * was made) is below xi + dhat + W_gh (width, per pair of groups), kept over the projections while no pair of groups
-   * can have come closer by more than its width, up to each group's common translation (list_valid, list_bounds); its
-   * halo plan and active primitives are the halo's */
+  const double *end;      /* the far end of the current stage's segments z_prev -> end: y, then z after a gradient step
+                           * (pbng_pd_contact_project) */
+  int stage_paths;        /* the paths the stage's pairs were selected on from the list (PATHS_*), or -1: collected afresh */
+  double drift;           /* the gradient steps' moves since the stage's pairs were selected (kept: next_stage) */
+  double step_move;       /* the last projection's largest gradient step move (stage_margin) */
+  /* the candidate list (VT, EE): the pairs not left out by the rest exclusion whose distance at their ref (z_prev when
+   * they were collected: lref[g != h]) is below xi + dhat + W_gh (width, per pair of groups), kept over the projections
+   * while no pair of groups can have come closer by more than its width, up to each group's common translation
+   * (list_valid, list_bounds); its halo plan and active primitives are the halo's */
   pair *list;
   int64_t nlist, listcap;
-  double *ref;            /* [nv][3] */
+  list_ref lref[2];       /* REF_SELF, REF_CROSS */
   int32_t ngroups, *group; /* [nv] each vertex's body as 0 .. ngroups - 1 (all 0 beyond PD_MAX_GROUPS bodies) */
   double *width;          /* [ngroups^2] the list's width W_gh for the pairs of groups g, h (symmetric) */
   double *bound;          /* [ngroups^2] this projection's group_bounds (list_bounds) */
   double *spread;         /* [ngroups^2] common-time paths: the most a pair of groups' vertices move apart (list_bounds) */
-  double (*T)[3], *E;     /* [3 ngroups] per group: translation and largest stray at z_prev, at y, over both (group_motion) */
-  double (*gbox)[6];      /* [ngroups] each group's box over z_prev and y (group_motion) */
-  int collecting;         /* 1 while the list is being made: the pairs kept are those within xi + dhat + W_gh at z_prev */
+  double (*gbox)[6];      /* [ngroups] each group's box over z_prev and the stage's end (group_motion) */
+  int collecting;         /* while the list is being made: the pairs kept are those within xi + dhat + W_gh at z_prev (COLLECT_ALL),
+                           * of two groups only (COLLECT_CROSS) */
   int list_valid;
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
@@ -307,7 +328,12 @@ static PetscErrorCode build_groups(pbng_pd_contact *c)
   c->ngroups = n <= PD_MAX_GROUPS ? PetscMax(n, 1) : 1;
   PetscCall(PetscMalloc1(c->nv + 1, &c->group));
   for (int32_t v = 0; v < c->nv; ++v) c->group[v] = c->ngroups > 1 ? (int32_t)pbng_sorted_index(b, n, c->body[v]) : 0;
-  PetscCall(PetscMalloc3(3 * c->ngroups, &c->T, 3 * c->ngroups, &c->E, c->ngroups, &c->gbox));
+  for (int r = 0; r < 2; ++r) {
+    list_ref *l = &c->lref[r];
+    PetscCall(PetscMalloc4(3 * c->ngroups, &l->T, 3 * c->ngroups, &l->E, 3 * (int64_t)c->nv + 3, &l->ref, c->nv + 1, &l->stray));
+    memcpy(l->ref, c->rest, sizeof(double) * 3 * (size_t)c->nv); /* (defined everywhere; read where collected only) */
+  }
+  PetscCall(PetscMalloc1(c->ngroups, &c->gbox));
   PetscCall(PetscCalloc3((size_t)c->ngroups * c->ngroups, &c->width, (size_t)c->ngroups * c->ngroups, &c->bound, (size_t)c->ngroups * c->ngroups, &c->spread));
   PetscCall(PetscFree(b));
   PetscFunctionReturn(0);
@@ -347,7 +373,7 @@ static PetscErrorCode build_halo_plan(pbng_pd_contact *c, double r)
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc3(6 * (int64_t)c->size, &boxes, c->nmine + 1, &nb, c->size, &count));
   for (int32_t k = 0; k < c->nmine; ++k) {
-    neighbourhood_box(c, c->mine[k], c->z_prev, c->y, &nb[k][0], &nb[k][3]);
+    neighbourhood_box(c, c->mine[k], c->z_prev, c->end, &nb[k][0], &nb[k][3]);
     for (int a = 0; a < 3; ++a) box[a] = fmin(box[a], nb[k][a]), box[3 + a] = fmax(box[3 + a], nb[k][3 + a]);
   }
   PetscCallMPI(MPI_Allgather(box, 6, MPI_DOUBLE, boxes, 6, MPI_DOUBLE, c->comm));
@@ -416,8 +442,20 @@ static PetscErrorCode build_active_primitives(pbng_pd_contact *c)
   PetscFunctionReturn(0);
 }
 
-/* The positions y and z_prev (and z when with_z) of every vertex this rank's pairs within r can involve (the halo plan
- * of r: build_halo_plan), the active primitives, and each active vertex's move |y - z_prev|. Collective. */
+/* Each active vertex's move |end - z_prev| along the stage's segment. */
+static void segment_lengths(pbng_pd_contact *c)
+{
+  for (int32_t k = 0; k < c->nactive; ++k) {
+    const int32_t v = c->active_list[k];
+    double d[3];
+    vec3_sub(&c->end[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
+    c->seg[v] = vec3_norm(d);
+  }
+}
+
+/* The positions y and z_prev (and z when with_z: mid-projection) of every vertex this rank's pairs within r can involve
+ * (the halo plan of r around the stage's segments: build_halo_plan), the active primitives, and each active vertex's
+ * move along its segment. Collective. */
 static PetscErrorCode share_reach(pbng_pd_contact *c, double r, int with_z)
 {
   PetscFunctionBeginUser;
@@ -426,22 +464,16 @@ static PetscErrorCode share_reach(pbng_pd_contact *c, double r, int with_z)
   PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
   if (with_z) PetscCall(pbng_halo_exchange(&c->halo, 0, c->z));
   PetscCall(build_active_primitives(c));
-  for (int32_t k = 0; k < c->nactive; ++k) {
-    const int32_t v = c->active_list[k];
-    double d[3];
-    vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
-    c->seg[v] = vec3_norm(d);
-  }
+  segment_lengths(c);
   PetscFunctionReturn(0);
 }
 
-/* A projection's start: y <- the owned positions of x (x NULL: y <- z_prev), then the positions y and z_prev of
- * every vertex this rank's pairs within r can involve (ghosts first: their neighbourhoods make the halo), the
- * active primitives, and z <- y. Collective. */
-/* y <- the owned positions of x (x NULL: y <- z_prev), and y and z_prev of the ghosts. Collective. */
+/* y <- the owned positions of x (x NULL: y <- z_prev), and y and z_prev of the ghosts; the first stage's segments end at
+ * y. Collective. */
 static PetscErrorCode load_positions(pbng_pd_contact *c, const double *x)
 {
   PetscFunctionBeginUser;
+  c->end = c->y;
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k];
     memcpy(&c->y[3 * (int64_t)v], x ? &x[3 * (int64_t)c->local[v]] : &c->z_prev[3 * (int64_t)v], 3 * sizeof(double));
@@ -456,11 +488,15 @@ static void start_at_y(pbng_pd_contact *c)
   for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->z[3 * (int64_t)c->active_list[k]], &c->y[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
 }
 
+/* A projection's start afresh: y <- the owned positions of x (x NULL: y <- z_prev), then the positions y and z_prev of
+ * every vertex this rank's pairs within r can involve (ghosts first: their neighbourhoods make the halo), the active
+ * primitives, and z <- y. Collective. */
 static PetscErrorCode begin_projection(pbng_pd_contact *c, const double *x, double r)
 {
   PetscFunctionBeginUser;
   PetscCall(load_positions(c, x));
   c->list_valid = 0; /* its halo plan is replaced */
+  c->stage_paths = -1, c->drift = 0;
   PetscCall(share_reach(c, r, 0));
   start_at_y(c);
   PetscFunctionReturn(0);
@@ -523,23 +559,16 @@ static int rest_distance_below(const pbng_pd_contact *c, const pair *p, double r
   return pair_geometry(c, p, c->rest, w, dir) < r;
 }
 
-/* The most vertex v can move in this projection: along its segment z_prev -> y (clamps and reverts stay on it) and,
- * once the projection is widened, by eps xi per gradient step (Eq. 53's bound; iterations + 1 as the reach); v < 0:
- * the latter alone. */
-static double pair_motion(const pbng_pd_contact *c, int32_t v)
-{
-  return (v >= 0 ? c->seg[v] : 0.0) + (c->widened ? (c->opt.iterations + 1) * c->opt.eps * c->xi : 0.0);
-}
-
-/* The most the pair's two primitives can close in this projection: the largest pair_motion of each side's vertices,
- * added (VT, EE pairs). */
+/* The most the pair's two primitives can close in this stage of the projection: the largest move along its segment
+ * z_prev -> end (clamps and reverts stay on it) of each side's vertices, added (VT, EE pairs). */
 static double side_moves(const pbng_pd_contact *c, const pair *p)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   double ma = 0, mb = 0;
-  for (int k = 0; k < 4; ++k) {
-    if (k < nq) ma = fmax(ma, pair_motion(c, p->v[k]));
-    else mb = fmax(mb, pair_motion(c, p->v[k]));
+  for (int k = 0; k < 4; ++k) { /* (comparisons, not fmax: a call per use without -ffinite-math-only) */
+    const double s = c->seg[p->v[k]];
+    if (k < nq) ma = s > ma ? s : ma;
+    else mb = s > mb ? s : mb;
   }
   return ma + mb;
 }
@@ -547,10 +576,6 @@ static double side_moves(const pbng_pd_contact *c, const pair *p)
 /* Moves beyond which ACCD may stop early on a pair whose gap stays above dhat (it stops where the gap falls below
  * (1 - s) of its first one): s / (1 - s) dhat. */
 static double early_stop_moves(const pbng_pd_contact *c) { return PBNG_ACCD_CONSERVATIVE / (1 - PBNG_ACCD_CONSERVATIVE) * c->opt.dhat; }
-
-/* The broad phase's reach around the boxes swept from z_prev to y: xi + dhat, and the gradient steps' moves once
- * widened. */
-static double projection_reach(const pbng_pd_contact *c) { return c->xi + c->opt.dhat + pair_motion(c, -1); }
 
 /* Whether the pair at distance d0 at z_prev can come within the barrier's reach xi + dhat in this projection (Eq. 3,
  * 51: f(d) >= d, so a pair acts, and is clamped or sent back, only at d < xi + dhat): d0 less the most each of its
@@ -604,6 +629,7 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   PetscFunctionBeginUser;
   if (stamp[p] == q || (same && p <= q)) PetscFunctionReturn(0);
   stamp[p] = q;
+  if (c->collecting == COLLECT_CROSS && c->group[qv[0]] == c->group[iv[0]]) PetscFunctionReturn(0); /* the list keeps these */
   for (int k = 0; k < nq; ++k) mine |= c->owned[qv[k]];
   for (int k = 0; k < ni; ++k) mine |= c->owned[iv[k]];
   if (!mine) PetscFunctionReturn(0); /* another rank's pair */
@@ -656,7 +682,8 @@ static PetscErrorCode match(pbng_pd_contact *c, int kind, const int32_t *queries
   PetscFunctionReturn(0);
 }
 
-/* Every owned free vertex within r (plus its move from za to zb) of an obstacle: added to the pairs. */
+/* Every owned free vertex within r (plus its move from za to zb) of an obstacle: added to the pairs (pair.d: the signed
+ * distance at za). */
 static PetscErrorCode collect_obstacle_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
 {
   PetscFunctionBeginUser;
@@ -666,36 +693,50 @@ static PetscErrorCode collect_obstacle_pairs(pbng_pd_contact *c, const double *z
     double q[3], n[3], d[3];
     vec3_sub(&zb[3 * (int64_t)v], &za[3 * (int64_t)v], d);
     for (int o = 0; o < c->opt.nobstacles; ++o) {
-      const double phi = fmin(pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n), pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
+      const double phia = pbng_obstacle_closest(&c->opt.obstacle[o], &za[3 * (int64_t)v], q, n);
+      const double phi = fmin(phia, pbng_obstacle_closest(&c->opt.obstacle[o], &zb[3 * (int64_t)v], q, n));
       if (phi < r + vec3_norm(d)) {
         const int32_t pv[4] = {v, o, 0, 0};
-        PetscCall(add_pair(c, PAIR_VO, pv, phi));
+        PetscCall(add_pair(c, PAIR_VO, pv, phia));
       }
     }
   }
   PetscFunctionReturn(0);
 }
 
-/* Every pair with an owned vertex whose primitives' swept boxes (from za to zb) come within r of each other,
- * and every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
-static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
+/* Some active primitives: vertices, triangles and edges (in increasing global order). */
+typedef struct {
+  const int32_t *vert, (*tri)[3], (*edge)[2];
+  int32_t nvert, ntri, nedge;
+} primitives;
+
+/* Every pair of the primitives with an owned vertex whose swept boxes (from za to zb) come within r of each other, and
+ * every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
+static PetscErrorCode collect_pairs_of(pbng_pd_contact *c, const primitives *pr, const double *za, const double *zb, double r)
 {
   pbng_box_hash g;
   double(*box)[6];
 
   PetscFunctionBeginUser;
   c->npairs = 0;
-  PetscCall(hash_primitives(c, &c->ltri[0][0], 3, c->nltri, za, zb, r, &g, &box));
-  PetscCall(match(c, PAIR_VT, c->active_list, 1, c->nactive, &c->ltri[0][0], 3, c->nltri, &g, (const double(*)[6])box, r, za, zb, 0));
+  PetscCall(hash_primitives(c, &pr->tri[0][0], 3, pr->ntri, za, zb, r, &g, &box));
+  PetscCall(match(c, PAIR_VT, pr->vert, 1, pr->nvert, &pr->tri[0][0], 3, pr->ntri, &g, (const double(*)[6])box, r, za, zb, 0));
   PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(box));
-  PetscCall(hash_primitives(c, &c->ledge[0][0], 2, c->nledge, za, zb, r, &g, &box));
-  PetscCall(match(c, PAIR_EE, &c->ledge[0][0], 2, c->nledge, &c->ledge[0][0], 2, c->nledge, &g, (const double(*)[6])box, r, za, zb, 1));
+  PetscCall(hash_primitives(c, &pr->edge[0][0], 2, pr->nedge, za, zb, r, &g, &box));
+  PetscCall(match(c, PAIR_EE, &pr->edge[0][0], 2, pr->nedge, &pr->edge[0][0], 2, pr->nedge, &g, (const double(*)[6])box, r, za, zb, 1));
   PetscCall(pbng_box_hash_destroy(&g));
   PetscCall(PetscFree(box));
   if (!c->collecting) PetscCall(collect_obstacle_pairs(c, za, zb, r)); /* the list holds no obstacle pairs */
   if (c->npairs > 1) qsort(c->pairs, (size_t)c->npairs, sizeof(pair), compare_pair); /* (pairs is NULL while none was added) */
   PetscFunctionReturn(0);
+}
+
+/* collect_pairs_of over every active primitive. */
+static PetscErrorCode collect_pairs(pbng_pd_contact *c, const double *za, const double *zb, double r)
+{
+  const primitives all = {.vert = c->active_list, .tri = (const int32_t(*)[3])c->ltri, .edge = (const int32_t(*)[2])c->ledge, .nvert = c->nactive, .ntri = c->nltri, .nedge = c->nledge};
+  return collect_pairs_of(c, &all, za, zb, r);
 }
 
 /* ---- pairs ------------------------------------------------------------------------------------------- */
@@ -768,6 +809,28 @@ static double pair_toi(const pbng_pd_contact *c, const pair *p)
   return t;
 }
 
+static double common_moves(const pbng_pd_contact *c, const pair *p);
+
+/* The most the stage pair can close on the stage's paths: common_moves on COMMON paths, else side_moves (its vertices
+ * anywhere on their segments); an obstacle pair's: its vertex's move. */
+static double stage_moves(const pbng_pd_contact *c, const pair *p)
+{
+  if (p->kind == PAIR_VO) return c->seg[p->v[0]];
+  return c->stage_paths == PATHS_COMMON ? common_moves(c, p) : side_moves(c, p);
+}
+
+/* Whether the stage pair stays farther apart than r wherever its vertices are in this stage: its distance at z_prev less
+ * stage_moves (the distance is 1-Lipschitz in each primitive's largest move; an obstacle's signed distance in the vertex's),
+ * with room for the round-off of the distances and of the bound; no distance of it need be computed to know that. */
+static int stays_beyond(const pbng_pd_contact *c, const pair *p, double r) { return p->d - stage_moves(c, p) > (1 + 1e-9) * r; }
+
+/* Whether the stage pair's time of impact is 1 without ACCD: it stays beyond the barrier's reach and moves too little to
+ * stop ACCD early (may_act's argument). */
+static int no_impact(const pbng_pd_contact *c, const pair *p)
+{
+  return p->kind != PAIR_VO && stays_beyond(c, p, c->xi + c->opt.dhat) && stage_moves(c, p) <= early_stop_moves(c);
+}
+
 /* Whether this rank counts the pair in the statistics: it owns the pair's smallest vertex. */
 static int pair_counted_here(const pbng_pd_contact *c, const pair *p)
 {
@@ -782,14 +845,16 @@ static PetscErrorCode share_z(pbng_pd_contact *c) { return pbng_halo_exchange(&c
 /* Alg. 2 lines 4-17 with the check of the header's step 2: every owned free vertex moved back along its move to
  * its time of impact, then any pair closer than xi sends its owned vertices to z_prev, all such pairs of the
  * current positions at once (a Jacobi pass: the same on any number of ranks), until none is; clear: every time of impact
- * is known to be 1 (no_clamp), none computed again. Collective. */
-static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, int clear)
+ * is known to be 1 (no_clamp), none computed again; *none_reverted: no vertex was sent back. Pairs that stay beyond xi
+ * (stays_beyond) are not computed, nor the times of impact of no_impact pairs on the SEGMENTS (on COMMON paths the bound
+ * holds at z = end only: no_clamp has found them there, and the first revert pass is there). Collective. */
+static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, int clear, int *none_reverted)
 {
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
   for (int64_t k = 0; k < c->npairs && !clear; ++k) {
     const pair *p = &c->pairs[k];
-    if (!pair_moves(c, p)) continue;
+    if (!pair_moves(c, p) || (c->stage_paths != PATHS_COMMON && no_impact(c, p))) continue;
     const double t = pair_toi(c, p);
     for (int s = 0; s < pair_vertices(p); ++s)
       if (c->owned[p->v[s]]) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
@@ -807,7 +872,7 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
     for (int64_t k = 0; k < c->npairs; ++k) {
       const pair *p = &c->pairs[k];
       double w[4], dir[3];
-      if (!pair_moves(c, p) || pair_geometry(c, p, c->z, w, dir) > c->xi) continue;
+      if (!pair_moves(c, p) || ((pass == 0 || c->stage_paths != PATHS_COMMON) && stays_beyond(c, p, c->xi)) || pair_geometry(c, p, c->z, w, dir) > c->xi) continue;
       for (int s = 0; s < pair_vertices(p); ++s)
         if (c->owned[p->v[s]]) c->tmin[p->v[s]] = 1;
     }
@@ -818,6 +883,7 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
       ++st->reverted, reverted = 1;
     }
     PetscCallMPI(MPI_Allreduce(&reverted, &any, 1, MPI_INT, MPI_LOR, c->comm));
+    if (pass == 0) *none_reverted = !any;
     if (!any) break;
     PetscCall(share_z(c));
   }
@@ -842,6 +908,7 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
+    if (stays_beyond(c, p, c->xi + o->dhat)) continue; /* f(d) >= d (Eq. 51): its rescaled gap is beyond dhat */
     const double d = pair_geometry(c, p, c->z, w, dir), x = pbng_contact_distance_rescale(d, c->xi, o->eps) - c->xi;
     if (x >= o->dhat || !pair_moves(c, p)) continue;
     const double push = -pbng_barrier_derivative(x, o->dhat); /* the bracket of Eq. 49, > 0 */
@@ -879,6 +946,7 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   *worst = NULL;
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
+    if (stays_beyond(c, &c->pairs[k], c->xi + c->opt.dhat)) continue;
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
     if (d < *dmin && d < c->xi + c->opt.dhat) *dmin = d, *worst = &c->pairs[k];
   }
@@ -892,7 +960,7 @@ static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
-    if (!pair_moves(c, p) || !pair_counted_here(c, p)) continue;
+    if (!pair_moves(c, p) || !pair_counted_here(c, p) || stays_beyond(c, p, c->xi + c->opt.dhat)) continue;
     n += pbng_contact_distance_rescale(pair_geometry(c, p, z, w, dir), c->xi, c->opt.eps) - c->xi < c->opt.dhat;
   }
   return n;
@@ -956,8 +1024,6 @@ PetscErrorCode pbng_pd_contact_create(const pbng_dmesh *dm, const pbng_pd_contac
                          (int64_t)c->nv + 1, &c->tmin));
   PetscCall(PetscCalloc1(c->nv + 1, &c->active));
   PetscCall(PetscMalloc1(c->nv + 1, &c->seg));
-  PetscCall(PetscMalloc1(c->nv + 1, &c->stray));
-  PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->ref));
   PetscCall(PetscMalloc1(c->nv + 1, &c->active_list));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->xb));
   if (o->kappa > 0) c->opt.iterations = 0; /* the barrier is in the frame's energy: the projection only keeps the thickness */
@@ -1003,11 +1069,10 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(pbng_halo_destroy(&(*c)->halo));
   PetscCall(PetscFree((*c)->active));
   PetscCall(PetscFree((*c)->seg));
-  PetscCall(PetscFree((*c)->stray));
-  PetscCall(PetscFree((*c)->ref));
   PetscCall(PetscFree((*c)->list));
   PetscCall(PetscFree((*c)->group));
-  PetscCall(PetscFree3((*c)->T, (*c)->E, (*c)->gbox));
+  for (int r = 0; r < 2; ++r) PetscCall(PetscFree4((*c)->lref[r].T, (*c)->lref[r].E, (*c)->lref[r].ref, (*c)->lref[r].stray));
+  PetscCall(PetscFree((*c)->gbox));
   PetscCall(PetscFree3((*c)->width, (*c)->bound, (*c)->spread));
   PetscCall(PetscFree((*c)->active_list));
   PetscCall(PetscFree((*c)->ltri));
@@ -1028,56 +1093,65 @@ PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
 
 /* ---- the candidate list ------------------------------------------------------------------------------- */
 
-/* Each group's translation T_g, the middle of the box of its vertices' displacements u from ref (fresh: from z_prev,
- * u(z_prev) = 0) at z_prev (T[0 .. ng)), at y (T[ng .. 2 ng)) and over both (T[2 ng .. 3 ng)), and largest stray
- * E_g = max |u - T_g| there (exact min/max reductions: the same on any number of ranks; on a segment |u - T_g| is at most
- * its ends'); each group's box over z_prev and y (gbox: it holds every point of the vertices' segments); *seg_max: the
- * largest move |y - z_prev|. Collective. */
+/* Each group's translation T_g, the middle of the box of its vertices' displacements u from each list reference's ref
+ * (fresh: from z_prev, u(z_prev) = 0) at z_prev (T[0 .. ng)), at the stage's end (y, or z after a gradient step:
+ * T[ng .. 2 ng)) and over both (T[2 ng .. 3 ng)), and largest stray E_g = max |u - T_g| there (exact min/max reductions:
+ * the same on any number of ranks; on a segment |u - T_g| is at most its ends'); each group's box over z_prev and the end
+ * (gbox: it holds every point of the vertices' segments); *seg_max: the largest move |end - z_prev|. Collective. */
 static PetscErrorCode group_motion(pbng_pd_contact *c, int fresh, double *seg_max)
 {
-  const double *ref = fresh ? c->z_prev : c->ref;
   const int32_t ng = c->ngroups;
   double *box, seg = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(18 * (int64_t)ng + 1, &box)); /* per group and end: min u, min -u; then per group: min z, min -z */
-  for (int64_t k = 0; k < 18 * (int64_t)ng; ++k) box[k] = INFINITY;
+  /* per reference, end and group: min u, min -u (12 ng a reference); then per group: min z, min -z */
+  PetscCall(PetscMalloc1(30 * (int64_t)ng + 1, &box));
+  for (int64_t k = 0; k < 30 * (int64_t)ng; ++k) box[k] = INFINITY;
   for (int32_t k = 0; k < c->nmine; ++k)
     for (int end = 0; end < 2; ++end) {
       const int64_t v = 3 * (int64_t)c->mine[k];
-      const double *z = end ? c->y : c->z_prev;
-      double *b = &box[6 * ((int64_t)end * ng + c->group[c->mine[k]])], *p = &box[6 * ((int64_t)2 * ng + c->group[c->mine[k]])];
-      for (int a = 0; a < 3; ++a) b[a] = fmin(b[a], z[v + a] - ref[v + a]), b[3 + a] = fmin(b[3 + a], ref[v + a] - z[v + a]);
+      const double *z = end ? c->end : c->z_prev;
+      for (int r = 0; r < 2; ++r) {
+        const double *ref = fresh ? c->z_prev : c->lref[r].ref;
+        double *b = &box[12 * (int64_t)r * ng + 6 * ((int64_t)end * ng + c->group[c->mine[k]])];
+        for (int a = 0; a < 3; ++a) b[a] = fmin(b[a], z[v + a] - ref[v + a]), b[3 + a] = fmin(b[3 + a], ref[v + a] - z[v + a]);
+      }
+      double *p = &box[24 * (int64_t)ng + 6 * c->group[c->mine[k]]];
       for (int a = 0; a < 3; ++a) p[a] = fmin(p[a], z[v + a]), p[3 + a] = fmin(p[3 + a], -z[v + a]);
     }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 18 * ng, MPI_DOUBLE, MPI_MIN, c->comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, box, 30 * ng, MPI_DOUBLE, MPI_MIN, c->comm));
   for (int32_t g = 0; g < ng; ++g)
-    for (int a = 0; a < 3; ++a) c->gbox[g][a] = box[6 * (2 * (int64_t)ng + g) + a], c->gbox[g][3 + a] = -box[6 * (2 * (int64_t)ng + g) + 3 + a];
-  for (int32_t g = 0; g < ng; ++g)
-    for (int end = 0; end < 3; ++end) {
-      const double *b0 = &box[6 * g], *b1 = &box[6 * ((int64_t)ng + g)];
-      double lo[6];
-      for (int a = 0; a < 6; ++a) lo[a] = end == 0 ? b0[a] : end == 1 ? b1[a] : fmin(b0[a], b1[a]);
-      for (int a = 0; a < 3; ++a) c->T[(int64_t)end * ng + g][a] = isfinite(lo[a]) ? 0.5 * (lo[a] - lo[3 + a]) : 0.0; /* (min + max) / 2 */
-      c->E[(int64_t)end * ng + g] = 0;
-    }
+    for (int a = 0; a < 3; ++a) c->gbox[g][a] = box[24 * (int64_t)ng + 6 * g + a], c->gbox[g][3 + a] = -box[24 * (int64_t)ng + 6 * g + 3 + a];
+  for (int r = 0; r < 2; ++r)
+    for (int32_t g = 0; g < ng; ++g)
+      for (int end = 0; end < 3; ++end) {
+        const double *b0 = &box[12 * (int64_t)r * ng + 6 * g], *b1 = &box[12 * (int64_t)r * ng + 6 * ((int64_t)ng + g)];
+        double lo[6];
+        for (int a = 0; a < 6; ++a) lo[a] = end == 0 ? b0[a] : end == 1 ? b1[a] : fmin(b0[a], b1[a]);
+        for (int a = 0; a < 3; ++a) c->lref[r].T[(int64_t)end * ng + g][a] = isfinite(lo[a]) ? 0.5 * (lo[a] - lo[3 + a]) : 0.0; /* (min + max) / 2 */
+        c->lref[r].E[(int64_t)end * ng + g] = 0;
+      }
   PetscCall(PetscFree(box));
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t g = c->group[c->mine[k]];
     const int64_t v = 3 * (int64_t)c->mine[k];
     double u[3], d[3];
-    for (int end = 0; end < 2; ++end) {
-      const double *z = end ? c->y : c->z_prev;
-      for (int both = 0; both < 2; ++both) {
-        const int64_t at = (int64_t)(both ? 2 : end) * ng + g;
-        for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - c->T[at][a];
-        c->E[at] = fmax(c->E[at], vec3_norm(u));
+    for (int r = 0; r < 2; ++r) {
+      list_ref *l = &c->lref[r];
+      const double *ref = fresh ? c->z_prev : l->ref;
+      for (int end = 0; end < 2; ++end) {
+        const double *z = end ? c->end : c->z_prev;
+        for (int both = 0; both < 2; ++both) {
+          const int64_t at = (int64_t)(both ? 2 : end) * ng + g;
+          for (int a = 0; a < 3; ++a) u[a] = z[v + a] - ref[v + a] - l->T[at][a];
+          l->E[at] = fmax(l->E[at], vec3_norm(u));
+        }
       }
     }
-    vec3_sub(&c->y[v], &c->z_prev[v], d);
+    vec3_sub(&c->end[v], &c->z_prev[v], d);
     seg = fmax(seg, vec3_norm(d));
   }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, c->E, 3 * ng, MPI_DOUBLE, MPI_MAX, c->comm));
+  for (int r = 0; r < 2; ++r) PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, c->lref[r].E, 3 * ng, MPI_DOUBLE, MPI_MAX, c->comm));
   PetscCallMPI(MPI_Allreduce(&seg, seg_max, 1, MPI_DOUBLE, MPI_MAX, c->comm));
   PetscFunctionReturn(0);
 }
@@ -1094,12 +1168,9 @@ static int groups_apart(const pbng_pd_contact *c, int32_t g, int32_t h)
   return sqrt(g2) > (1 + 1e-12) * (c->xi + c->opt.dhat);
 }
 
-/* The paths of a projection's first clamp pass (list_bounds): SEGMENTS, each vertex anywhere on its segment z_prev -> y
- * (Alg. 2's clamps stop vertices at different fractions of their moves); COMMON, every vertex at one fraction t of its
- * move (z_prev + t (y - z_prev), ACCD's own paths: a rigidly moving body keeps its distances). */
-enum { PATHS_SEGMENTS = 0, PATHS_COMMON = 1 };
 
-/* The most a pair of groups g, h can have come closer than at ref, into c->bound[g ng + h] (group_motion's T, E): a pair's
+/* The most a pair of groups g, h can have come closer than at its ref (lref[g != h]), into c->bound[g ng + h] (group_motion's
+ * T, E of that reference): a pair's
  * distance is the same with both its primitives moved by one translation, so it is at least its distance at ref less
  * E_g + E_h + |T_g - T_h| (2 E_g for g = h) with
  *   SEGMENTS: the box over both ends (a vertex anywhere on its segment);
@@ -1107,31 +1178,34 @@ enum { PATHS_SEGMENTS = 0, PATHS_COMMON = 1 };
  *           y end, so its stray from (1 - t) T(z_prev) + t T(y) is at most the ends' larger).
  * Groups whose boxes are apart (groups_apart) get
  * -inf: no pair of theirs can act, in the list or not. COMMON also gives c->spread[g ng + h], the most two vertices of g and h move apart on the paths: (y - z_prev) of each
- * differs from T_g(y) - T_g(z_prev) by at most E_g(z_prev) + E_g(y). Returns the largest bound over the pairs of groups
- * minus their widths (> 0: the list does not hold every pair that can come within xi + dhat). */
-static double list_bounds(pbng_pd_contact *c, int paths)
+ * differs from T_g(y) - T_g(z_prev) by at most E_g(z_prev) + E_g(y). excess[r]: the largest bound over the pairs of groups
+ * of reference r minus their widths (> 0: the list does not hold every pair that can come within xi + dhat); returns the
+ * larger. */
+static double list_bounds(pbng_pd_contact *c, int paths, double excess[2])
 {
   const int32_t ng = c->ngroups;
-  double excess = -INFINITY;
+  excess[REF_SELF] = excess[REF_CROSS] = -INFINITY;
   for (int32_t g = 0; g < ng; ++g)
     for (int32_t h = 0; h < ng; ++h) {
+      const int r = g != h;
+      const double(*T)[3] = c->lref[r].T, *E = c->lref[r].E;
       double b = 0, d[3];
       for (int end = paths == PATHS_COMMON ? 0 : 2; end < (paths == PATHS_COMMON ? 2 : 3); ++end) {
-        vec3_sub(c->T[(int64_t)end * ng + g], c->T[(int64_t)end * ng + h], d);
+        vec3_sub(T[(int64_t)end * ng + g], T[(int64_t)end * ng + h], d);
         b = fmax(b, (g == h ? 0.0 : vec3_norm(d)));
       }
-      const double Eg = paths == PATHS_COMMON ? fmax(c->E[g], c->E[ng + g]) : c->E[2 * ng + g];
-      const double Eh = paths == PATHS_COMMON ? fmax(c->E[h], c->E[ng + h]) : c->E[2 * ng + h];
+      const double Eg = paths == PATHS_COMMON ? fmax(E[g], E[ng + g]) : E[2 * ng + g];
+      const double Eh = paths == PATHS_COMMON ? fmax(E[h], E[ng + h]) : E[2 * ng + h];
       c->bound[g * ng + h] = b + Eg + Eh;
       if (g != h && groups_apart(c, g, h)) c->bound[g * ng + h] = -INFINITY; /* no pair of g and h can come within reach */
       if (paths == PATHS_COMMON) {
         double tg[3], th[3];
-        vec3_sub(c->T[ng + g], c->T[g], tg), vec3_sub(c->T[ng + h], c->T[h], th), vec3_sub(tg, th, d);
-        c->spread[g * ng + h] = c->E[g] + c->E[ng + g] + c->E[h] + c->E[ng + h] + vec3_norm(d);
+        vec3_sub(T[ng + g], T[g], tg), vec3_sub(T[ng + h], T[h], th), vec3_sub(tg, th, d);
+        c->spread[g * ng + h] = E[g] + E[ng + g] + E[h] + E[ng + h] + vec3_norm(d);
       }
-      if (c->bound[g * ng + h] > -INFINITY) excess = fmax(excess, c->bound[g * ng + h] - c->width[g * ng + h]);
+      if (c->bound[g * ng + h] > -INFINITY) excess[r] = fmax(excess[r], c->bound[g * ng + h] - c->width[g * ng + h]);
     }
-  return excess;
+  return fmax(excess[REF_SELF], excess[REF_CROSS]);
 }
 
 /* The largest spread (list_bounds, COMMON) over the pairs of groups. */
@@ -1143,16 +1217,16 @@ static double largest_spread(const pbng_pd_contact *c)
 }
 
 /* The most the pair's primitives can close on common-time paths: max over its first primitive's vertices of
- * |D_v - D_0| plus the same over its second's, D = y - z_prev (the distance does not change under the common move D_0,
+ * |D_v - D_0| plus the same over its second's, D = end - z_prev (the distance does not change under the common move D_0,
  * and is 1-Lipschitz in each primitive's largest vertex move). */
 static double common_moves(const pbng_pd_contact *c, const pair *p)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   double D0[3], ma = 0, mb = 0;
-  vec3_sub(&c->y[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
+  vec3_sub(&c->end[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
   for (int k = 1; k < 4; ++k) {
     double D[3], r[3];
-    vec3_sub(&c->y[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
+    vec3_sub(&c->end[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
     vec3_sub(D, D0, r);
     const double n = vec3_norm(r);
     if (k < nq) ma = n > ma ? n : ma;
@@ -1161,67 +1235,152 @@ static double common_moves(const pbng_pd_contact *c, const pair *p)
   return ma + mb;
 }
 
-/* A new candidate list at ref = z_prev, of widths W_gh = B_gh + xi / 2 (B: this projection's bounds from z_prev on the given
- * paths, list_bounds): the halo and the active primitives of the reach xi + dhat + max W, and the pairs within
- * xi + dhat + W_gh (their rest exclusion decided here, once for the list's life). Collective. */
-static PetscErrorCode make_list(pbng_pd_contact *c, int paths)
+/* Whether the pair's primitives are of two groups (its pairs are kept from REF_CROSS). */
+static int pair_across(const pbng_pd_contact *c, const pair *p) { return c->group[p->v[0]] != c->group[p->v[p->kind == PAIR_VT ? 1 : 2]]; }
+
+/* Whether the primitive's vertices v[0..n), swept from z_prev to the stage's end, come within r of the box of a group other
+ * than theirs (gbox): only then can it be in a pair of two groups within r. */
+static int near_other_group(const pbng_pd_contact *c, const int32_t *v, int n, double r)
 {
-  pair *t;
-  int64_t tc;
-  double seg_max, wmax = 0;
+  double lo[3], hi[3];
+  swept_box(v, n, c->z_prev, c->end, 0.0, lo, hi);
+  for (int32_t h = 0; h < c->ngroups; ++h)
+    if (h != c->group[v[0]] && boxes_within(lo, hi, &c->gbox[h][0], &c->gbox[h][3], r)) return 1;
+  return 0;
+}
+
+/* The pairs of two groups within the list's widths (COLLECT_CROSS) from the active primitives near another group's box
+ * (near_other_group: the rest are farther than r from every other group), into c->pairs, sorted. Collective: no. */
+static PetscErrorCode collect_cross_pairs(pbng_pd_contact *c, double r)
+{
+  int32_t *vert, (*tri)[3], (*edge)[2];
+  primitives near = {0};
 
   PetscFunctionBeginUser;
-  PetscCall(group_motion(c, 1, &seg_max));
-  for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) c->width[k] = 0;
-  list_bounds(c, paths);
-  for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) c->width[k] = c->bound[k] + 0.5 * c->xi, wmax = fmax(wmax, c->width[k]);
-  c->collecting = 1;
-  PetscCall(share_reach(c, c->xi + c->opt.dhat + wmax, 0));
-  for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->ref[3 * (int64_t)c->active_list[k]], &c->z_prev[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
-  PetscCall(collect_pairs(c, c->z_prev, c->y, c->xi + c->opt.dhat + wmax));
-  c->collecting = 0;
-  t = c->list, c->list = c->pairs, c->pairs = t;
-  tc = c->listcap, c->listcap = c->cap, c->cap = tc;
-  c->nlist = c->npairs, c->npairs = 0;
-  c->list_valid = 1;
+  PetscCall(PetscMalloc3(c->nactive + 1, &vert, c->nltri + 1, &tri, c->nledge + 1, &edge));
+  for (int32_t k = 0; k < c->nactive; ++k)
+    if (near_other_group(c, &c->active_list[k], 1, r)) vert[near.nvert++] = c->active_list[k];
+  for (int32_t k = 0; k < c->nltri; ++k)
+    if (near_other_group(c, c->ltri[k], 3, r)) memcpy(tri[near.ntri++], c->ltri[k], sizeof(tri[0]));
+  for (int32_t k = 0; k < c->nledge; ++k)
+    if (near_other_group(c, c->ledge[k], 2, r)) memcpy(edge[near.nedge++], c->ledge[k], sizeof(edge[0]));
+  near.vert = vert, near.tri = (const int32_t(*)[3])tri, near.edge = (const int32_t(*)[2])edge;
+  PetscCall(collect_pairs_of(c, &near, c->z_prev, c->end, r));
+  PetscCall(PetscFree3(vert, tri, edge));
   PetscFunctionReturn(0);
 }
 
-/* Each active vertex's stray from its group's translation at z_prev (group_motion's T at z_prev): a list pair's distance
- * at z_prev is at least its distance at ref less its two primitives' largest strays (and |T_g - T_h| across groups). */
+/* The list's pairs of one group, kept, merged with the new pairs of two groups in c->pairs (both sorted: compare_pair)
+ * into the list. */
+static PetscErrorCode merge_cross_pairs(pbng_pd_contact *c)
+{
+  pair *m;
+  int64_t n = 0, i = 0, j = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(c->nlist + c->npairs + 1, &m));
+  for (;;) {
+    while (i < c->nlist && pair_across(c, &c->list[i])) ++i; /* the old pairs of two groups: replaced */
+    if (i == c->nlist && j == c->npairs) break;
+    if (j == c->npairs || (i < c->nlist && compare_pair(&c->list[i], &c->pairs[j]) < 0)) m[n++] = c->list[i++];
+    else m[n++] = c->pairs[j++];
+  }
+  PetscCall(PetscFree(c->list));
+  c->list = m, c->listcap = c->nlist + c->npairs + 1, c->nlist = n, c->npairs = 0;
+  PetscFunctionReturn(0);
+}
+
+/* The candidate list made at z_prev, of widths W_gh = B_gh + xi / 2 (B: this stage's bounds from z_prev on the given paths,
+ * list_bounds), with the pairs within xi + dhat + W_gh (their rest exclusion decided here, once for the list's life):
+ *   COLLECT_ALL: every pair, both references at z_prev; the halo and the active primitives of the reach xi + dhat + max W;
+ *   COLLECT_CROSS: the pairs of two groups only (REF_CROSS at z_prev), merged with the list's pairs of one group, kept (their
+ *   widths and REF_SELF too: only bodies closing on each other made it necessary); the halo's reach xi + dhat + the larger of
+ *   the new widths and twice the kept ones (a kept pair is within xi + dhat + W_gg at its ref and has moved at most its
+ *   bound, <= W_gg, since).
+ * mid: with z (mid-projection). Then the bounds and spreads of this stage from the references. Collective. */
+static PetscErrorCode make_list(pbng_pd_contact *c, int paths, int mid, int what)
+{
+  const int32_t ng = c->ngroups;
+  double seg_max, excess[2], wmax = 0, wcross = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(group_motion(c, 1, &seg_max));
+  list_bounds(c, paths, excess);
+  for (int32_t g = 0; g < ng; ++g)
+    for (int32_t h = 0; h < ng; ++h) {
+      double *w = &c->width[g * ng + h];
+      if (what == COLLECT_ALL || g != h) *w = c->bound[g * ng + h] + 0.5 * c->xi;
+      wmax = fmax(wmax, what == COLLECT_CROSS && g == h ? 2 * *w : *w);
+      if (g != h) wcross = fmax(wcross, *w);
+    }
+  c->collecting = what;
+  PetscCall(share_reach(c, c->xi + c->opt.dhat + wmax, mid));
+  for (int r = what == COLLECT_ALL ? REF_SELF : REF_CROSS; r <= REF_CROSS; ++r)
+    for (int32_t k = 0; k < c->nactive; ++k) memcpy(&c->lref[r].ref[3 * (int64_t)c->active_list[k]], &c->z_prev[3 * (int64_t)c->active_list[k]], 3 * sizeof(double));
+  if (what == COLLECT_ALL) {
+    PetscCall(collect_pairs(c, c->z_prev, c->end, c->xi + c->opt.dhat + wmax));
+    pair *t = c->list;
+    const int64_t tc = c->listcap;
+    c->list = c->pairs, c->pairs = t, c->listcap = c->cap, c->cap = tc;
+    c->nlist = c->npairs, c->npairs = 0;
+  } else {
+    PetscCall(collect_cross_pairs(c, c->xi + c->opt.dhat + wcross));
+    PetscCall(merge_cross_pairs(c));
+  }
+  c->collecting = COLLECT_NONE;
+  c->list_valid = 1;
+  PetscCall(group_motion(c, 0, &seg_max));
+  list_bounds(c, paths, excess);
+  PetscFunctionReturn(0);
+}
+
+/* Each active vertex's stray from its group's translation at z_prev, for each list reference (group_motion's T at z_prev):
+ * a list pair's distance at z_prev is at least its distance at its ref less its two primitives' largest strays (and
+ * |T_g - T_h| across groups). */
 static void list_strays(pbng_pd_contact *c)
 {
-  for (int32_t k = 0; k < c->nactive; ++k) {
-    const int32_t v = c->active_list[k];
-    double u[3];
-    for (int a = 0; a < 3; ++a) u[a] = c->z_prev[3 * (int64_t)v + a] - c->ref[3 * (int64_t)v + a] - c->T[c->group[v]][a];
-    c->stray[v] = vec3_norm(u);
+  for (int r = 0; r < 2; ++r) {
+    list_ref *l = &c->lref[r];
+    for (int32_t k = 0; k < c->nactive; ++k) {
+      const int32_t v = c->active_list[k];
+      double u[3];
+      for (int a = 0; a < 3; ++a) u[a] = c->z_prev[3 * (int64_t)v + a] - l->ref[3 * (int64_t)v + a] - l->T[c->group[v]][a];
+      l->stray[v] = vec3_norm(u);
+    }
   }
 }
 
-/* The most a list pair has come closer at z_prev than at ref (list_strays). */
+/* The most a list pair has come closer at z_prev than at its ref (list_strays). */
 static double pair_stray(const pbng_pd_contact *c, const pair *p)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   const int32_t g = c->group[p->v[0]], h = c->group[p->v[nq]];
+  const list_ref *l = &c->lref[g != h];
   double sa = 0, sb = 0, d[3];
   for (int k = 0; k < 4; ++k) { /* (comparisons, not fmax: a call per use without -ffinite-math-only) */
-    const double sk = c->stray[p->v[k]];
+    const double sk = l->stray[p->v[k]];
     if (k < nq) sa = sk > sa ? sk : sa;
     else sb = sk > sb ? sk : sb;
   }
   if (g == h) return sa + sb;
-  vec3_sub(c->T[g], c->T[h], d);
+  vec3_sub(l->T[g], l->T[h], d);
   return sa + sb + vec3_norm(d);
 }
 
-/* The projection's pairs from the candidate list, those that may act on the given paths (SEGMENTS: may_act; COMMON: their
- * distance at z_prev less common_moves below xi + dhat, or common_moves beyond ACCD's early stop), the distance computed
- * only where the list's less the strays (pair_stray: d(z_prev) >= d(ref) - it) and the moves allows it; then the obstacle pairs
- * (after the list's kinds: sorted as it is). Not collective. */
+/* The margin a stage's pairs are selected with beyond the barrier's reach, so that they can serve the stages after the
+ * projection's gradient steps too (next_stage: a COMMON stage's pairs close by at most 4x the steps' moves): 4 iterations
+ * times the last projection's largest step (the moves of one projection's steps are alike), at most eps xi (a step's
+ * bound, Eq. 53); 0 without gradient steps. */
+static double stage_margin(const pbng_pd_contact *c) { return fmin(4 * c->opt.iterations * c->step_move, c->opt.eps * c->xi); }
+
+/* The stage's pairs from the candidate list, those that may act on the given paths with the stage's margin (their distance at
+ * z_prev less their moves m below xi + dhat + margin, or m beyond ACCD's early stop less the margin; m: common_moves on
+ * COMMON paths, side_moves on the SEGMENTS), the distance computed only where the list's less the strays (pair_stray:
+ * d(z_prev) >= d(ref) - it) and the moves allows it; pair.d: the distance less m; then the obstacle pairs (after the list's
+ * kinds: sorted as it is). Not collective. */
 static PetscErrorCode select_from_list(pbng_pd_contact *c, int paths)
 {
-  const double reach = c->xi + c->opt.dhat, clause = early_stop_moves(c);
+  const double reach = c->xi + c->opt.dhat + stage_margin(c), clause = early_stop_moves(c) - stage_margin(c);
   double seg_max = 0;
 
   PetscFunctionBeginUser;
@@ -1238,78 +1397,130 @@ static PetscErrorCode select_from_list(pbng_pd_contact *c, int paths)
     double w[4], dir[3];
     if (p->d - stray - m >= reach && m <= clause) continue;
     const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
-    if (paths == PATHS_COMMON ? d0 - m < reach || m > clause : may_act(c, p, d0)) PetscCall(add_pair(c, p->kind, p->v, d0));
+    if (d0 - m < reach || m > clause) PetscCall(add_pair(c, p->kind, p->v, d0));
   }
-  PetscCall(collect_obstacle_pairs(c, c->z_prev, c->y, reach));
+  PetscCall(collect_obstacle_pairs(c, c->z_prev, c->end, reach));
   PetscFunctionReturn(0);
 }
 
-/* A projection's start from the candidate list (not widened), on the given paths: kept while every pair of groups' bound
- * is within its width (a pair outside the list stays farther apart than xi + dhat on the paths) and no move can stop ACCD
- * early on a pair out of reach, else made again at z_prev; then z <- y and the pairs (select_from_list). *listed 0
- * (nothing done but loading the positions): a move so large that ACCD might stop early on a pair out of reach (may_act):
+/* A stage's pairs from the candidate list, on the given paths of the stage's segments z_prev -> end: the list is kept while
+ * every pair of groups' bound is within its width (a pair outside the list stays farther apart than xi + dhat on the paths)
+ * and no move can stop ACCD early on a pair out of reach, else made again at z_prev; then the pairs (select_from_list).
+ * mid: a later stage (the halo's positions are current; z is not reset); else the projection's first (y and z_prev go to
+ * the halo, z <- y). *listed 0 (nothing done): a move so large that ACCD might stop early on a pair out of reach (may_act):
  * the caller collects afresh. Collective. */
-static PetscErrorCode begin_from_list(pbng_pd_contact *c, const double *x, int paths, int *listed)
+/* Whether the candidate list (if valid) holds every pair that can come within the barrier's reach on the given paths of the
+ * stage's segments z_prev -> end: every pair of groups' bound within its width, and no move that can stop ACCD early on a
+ * pair out of reach; *cross_only: it does not, but would with the pairs of two groups made again (make_list). Also sets
+ * the stage's bounds and spreads. Collective. */
+static PetscErrorCode list_covers(pbng_pd_contact *c, int paths, int *covers, int *cross_only)
+{
+  const double clause = early_stop_moves(c);
+  double seg_max, excess[2];
+
+  PetscFunctionBeginUser;
+  *covers = *cross_only = 0;
+  if (!c->list_valid) PetscFunctionReturn(0);
+  PetscCall(group_motion(c, 0, &seg_max));
+  list_bounds(c, paths, excess);
+  const int moves_ok = paths == PATHS_COMMON ? 2 * largest_spread(c) <= clause : 2 * seg_max <= clause;
+  *covers = moves_ok && excess[REF_SELF] <= 0 && excess[REF_CROSS] <= 0;
+  *cross_only = moves_ok && excess[REF_SELF] <= 0 && excess[REF_CROSS] > 0; /* only bodies closing on each other */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode stage_from_list(pbng_pd_contact *c, int paths, int mid, int *listed)
 {
   const double clause = early_stop_moves(c);
   double seg_max;
+  int valid, cross_only;
 
   PetscFunctionBeginUser;
-  PetscCall(load_positions(c, x));
   *listed = 0;
-  int valid = c->list_valid;
+  PetscCall(list_covers(c, paths, &valid, &cross_only));
   if (valid) {
-    PetscCall(group_motion(c, 0, &seg_max));
-    valid = list_bounds(c, paths) <= 0 && (paths == PATHS_COMMON ? 2 * largest_spread(c) <= clause : 2 * seg_max <= clause);
-  }
-  if (valid) {
-    PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
-    PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
-    for (int32_t k = 0; k < c->nactive; ++k) {
-      const int32_t v = c->active_list[k];
-      double d[3];
-      vec3_sub(&c->y[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], d);
-      c->seg[v] = vec3_norm(d);
-    }
+    if (!mid) PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
+    if (!mid) PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
+    segment_lengths(c);
+  } else if (cross_only) {
+    PetscCall(make_list(c, paths, mid, COLLECT_CROSS));
   } else {
+    double excess[2];
     PetscCall(group_motion(c, 1, &seg_max));
-    for (int64_t k = 0; k < (int64_t)c->ngroups * c->ngroups; ++k) c->width[k] = INFINITY; /* (list_bounds: the spread only) */
-    list_bounds(c, paths);
+    list_bounds(c, paths, excess);
     if (!(paths == PATHS_COMMON ? 2 * largest_spread(c) <= clause : 2 * seg_max <= clause)) PetscFunctionReturn(0);
-    PetscCall(make_list(c, paths));
+    PetscCall(make_list(c, paths, mid, COLLECT_ALL));
   }
-  start_at_y(c);
+  if (!mid) start_at_y(c);
   list_strays(c);
   PetscCall(select_from_list(c, paths));
+  c->stage_paths = paths, c->drift = 0;
   *listed = 1;
   PetscFunctionReturn(0);
 }
 
 /* Whether no vertex would be clamped in the first clamp pass with the projection's pairs (every pair's time of impact from
- * z_prev to z = y is 1). Collective. */
+ * z_prev to z = end is 1). Collective. */
 static PetscErrorCode no_clamp(const pbng_pd_contact *c, int *clear)
 {
   int mine = 1;
 
   PetscFunctionBeginUser;
   for (int64_t k = 0; k < c->npairs && mine; ++k)
-    if (pair_moves(c, &c->pairs[k]) && pair_toi(c, &c->pairs[k]) < 1) mine = 0;
+    if (pair_moves(c, &c->pairs[k]) && !no_impact(c, &c->pairs[k]) && pair_toi(c, &c->pairs[k]) < 1) mine = 0;
   PetscCallMPI(MPI_Allreduce(&mine, clear, 1, MPI_INT, MPI_LAND, c->comm));
   PetscFunctionReturn(0);
 }
 
-/* The pairs of the gradient steps' moves: once a gradient step has moved z off the segments z_prev -> y (a pair
- * within the barrier's reach), the halo, the active primitives and the pairs are made again for the reach of the
- * whole projection, xi + dhat + (iterations + 1) eps xi (z only moves back along z_prev -> y and by at most eps xi
- * per gradient step, Eq. 53), from the same z_prev and y: the pairs a projection that had them from its start
- * would hold. Collective. */
-static PetscErrorCode widen_projection(pbng_pd_contact *c)
+/* A stage's pairs: every pair that can come within the barrier's reach xi + dhat while each vertex stays on its segment
+ * z_prev -> end (z = end at the stage's start; its clamp pass and reverts move vertices back along the segments, and its
+ * gradient step, if any, is evaluated there). From `paths` on: first on common-time paths (a thin list; *clear when no
+ * vertex would be clamped, no_clamp: z stays at end), the segments' wider list only when a vertex would be; afresh when the
+ * moves are too large for a list, or with -pd_contact_fresh_pairs. mid: after a gradient step (end = z). Collective. */
+static PetscErrorCode stage_pairs(pbng_pd_contact *c, const double *x, int mid, int paths, int *clear)
 {
+  int listed = 0;
+
   PetscFunctionBeginUser;
-  c->widened = 1;
+  *clear = 0;
+  if (!mid) PetscCall(load_positions(c, x));
+  else c->end = c->z;
+  if (paths == PATHS_COMMON && !c->opt.fresh_pairs) PetscCall(stage_from_list(c, PATHS_COMMON, mid, &listed));
+  if (listed) PetscCall(no_clamp(c, clear));
+  if (!*clear && !c->opt.fresh_pairs) PetscCall(stage_from_list(c, PATHS_SEGMENTS, mid, &listed));
+  if (listed) PetscFunctionReturn(0);
   c->list_valid = 0; /* its halo plan is replaced */
-  PetscCall(share_reach(c, projection_reach(c), 1));
-  PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
+  PetscCall(share_reach(c, c->xi + c->opt.dhat, mid));
+  if (!mid) start_at_y(c);
+  PetscCall(collect_pairs(c, c->z_prev, c->end, c->xi + c->opt.dhat));
+  c->stage_paths = -1, c->drift = 0;
+  PetscFunctionReturn(0);
+}
+
+/* The pairs of the stage after a gradient step that moved no vertex more than `move` (over the ranks), on the segments
+ * z_prev -> z: the last stage's, kept, while they cover these segments — the list still does (list_covers), and they were
+ * selected with the margin for the moves since (select_from_list, stage_margin): on the SEGMENTS a vertex's move along its
+ * new segment exceeds its old one by at most the moves since (the gradient steps start from points of the old segments),
+ * so a pair's side_moves by twice their sum; on COMMON paths, and only when the last clamp pass left z at the stage's end
+ * (at_end: no vertex clamped or sent back, so the new segments are the old ones' ends moved), each vertex's move relative to
+ * another's changes by at most twice it, a pair's common_moves by four times, and the new ends must clamp no vertex
+ * (no_clamp) — else the segments' pairs. Otherwise selected again (stage_pairs). Collective. */
+static PetscErrorCode next_stage(pbng_pd_contact *c, const double *x, double move, int at_end, int *clear)
+{
+  const int paths = c->stage_paths, k = paths == PATHS_COMMON ? 4 : 2;
+  int keep = paths >= 0 && (paths == PATHS_SEGMENTS || at_end) && k * (c->drift + move) <= stage_margin(c), cross_only;
+
+  PetscFunctionBeginUser;
+  *clear = 0;
+  c->end = c->z;
+  if (keep) PetscCall(list_covers(c, paths, &keep, &cross_only));
+  if (keep) segment_lengths(c); /* (the moves to the new ends: side_moves, an obstacle pair's stage_moves) */
+  if (keep && paths == PATHS_COMMON) PetscCall(no_clamp(c, clear));
+  if (keep && (paths == PATHS_SEGMENTS || *clear)) {
+    c->drift += move;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(stage_pairs(c, x, 1, keep ? PATHS_SEGMENTS : PATHS_COMMON, clear)); /* (a kept COMMON stage that would clamp: so would a new one) */
   PetscFunctionReturn(0);
 }
 
@@ -1318,36 +1529,30 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
   int64_t counts[2];
   const pair *worst;
   double dmin;
+  int clear; /* no_clamp found every time of impact of the stage 1: its first clamp pass need not compute them again */
 
   PetscFunctionBeginUser;
   memset(st, 0, sizeof(*st));
-  /* until a pair comes within the barrier's reach every vertex stays on its segment z_prev -> y (the clamps and
-   * reverts), so the pairs are those that can come within xi + dhat there; widened when a gradient step moves, or
-   * from the start when the last projection was (the same pairs either way) */
-  int listed = 0;
-  c->widened = c->was_widened;
-  int clear = 0; /* no_clamp found every time of impact 1: the first clamp pass need not compute them again */
-  if (!c->widened) { /* first on common-time paths (a thin list); the segments' wider one only when a vertex would be clamped */
-    PetscCall(begin_from_list(c, x, PATHS_COMMON, &listed));
-    if (listed) PetscCall(no_clamp(c, &clear));
-    if (!clear) PetscCall(begin_from_list(c, x, PATHS_SEGMENTS, &listed));
-  }
-  if (!listed) {
-    PetscCall(begin_projection(c, x, projection_reach(c)));
-    PetscCall(collect_pairs(c, c->z_prev, c->y, projection_reach(c)));
-  }
+  /* in each stage every vertex stays on its segment z_prev -> end (the clamps and reverts), so its pairs are those that can
+   * come within xi + dhat there; a gradient step that moves z starts the next stage, with the segments z_prev -> z */
+  PetscCall(stage_pairs(c, x, 0, PATHS_COMMON, &clear));
+  double largest_step = 0;
   for (int m = 0;; ++m) {
     double move = 0;
-    PetscCall(clamp_pass(c, st, m == 0 && clear));
+    int at_end; /* the clamp pass left z = end (clear and nothing sent back) */
+    PetscCall(clamp_pass(c, st, clear, &at_end));
+    at_end = at_end && clear;
+    clear = 0; /* (it holds where z = end only: reverts may have moved z) */
     if (m == c->opt.iterations) break;
     PetscCall(gradient_step(c, st, &move));
-    if (!c->widened && st->pairs > 0) PetscCall(widen_projection(c));
-    if (m == 0) c->was_widened = st->pairs > 0;
+    largest_step = fmax(largest_step, move);
+    if (move > 0) PetscCall(next_stage(c, x, move, at_end, &clear));
     if (move < 1e-3 * c->xi) {
-      PetscCall(clamp_pass(c, st, 0));
+      PetscCall(clamp_pass(c, st, clear, &at_end));
       break;
     }
   }
+  c->step_move = largest_step;
   for (int32_t k = 0; k < c->nactive; ++k) { /* owned and ghost nodes (the ghosts' z came with the last share_z) */
     const int32_t v = c->active_list[k];
     if (c->local[v] >= 0 && c->free[v]) memcpy(&x[3 * (int64_t)c->local[v]], &c->z[3 * (int64_t)v], 3 * sizeof(double));

@@ -26,8 +26,10 @@
  * contact/box_hash.h, point-to-point exchanges as halo plans (pbng_halo_create_from_one_side, parallel/halo.h).
  * Pairs come from a candidate list made by the broad phase at z_prev and kept over projections and frames while no
  * pair outside it can have come within xi + dhat (each body's common translation leaves its pairs' distances as they
- * are); a projection holds those that can come within xi + dhat on the segments z_prev -> y, widened to the gradient
- * steps' reach (a fresh broad phase) once a pair acts; the results are bitwise those of a fresh broad phase each time.
+ * are; the pairs of two bodies are made again alone when only bodies closing on each other require it); a projection
+ * runs in stages, each holding the pairs that can come within xi + dhat on the segments z_prev -> end (end = y, then z
+ * after each gradient step), kept over the gradient steps while they cover the new segments; the results are bitwise
+ * those of a fresh broad phase each time.
  * Pairs exclude primitives that share a vertex or whose vertices are joined by a mesh edge (a one-ring apart),
  * and primitives of one body (a connected component of the elements) closer than the rest exclusion (default xi + dhat,
  * the barrier's reach) in the rest configuration: such pairs are neighbours in the material, and would feel the
@@ -54,6 +56,8 @@ typedef struct {
   double kappa;       /* the barrier's weight in the frame's energy, kappa sum_c B(f(d_c) - xi) (-pd_contact_kappa, J/m^2; 0: the
                          seed's local step alone, the barrier only in the projection's Eq. 47); > 0: the projection clamps and
                          reverts only (no gradient steps) */
+  int fresh_pairs;    /* every stage's pairs from a fresh broad phase, no candidate list kept (-pd_contact_fresh_pairs; tests: the same
+                         positions, slower) */
   int nobstacles;     /* -pd_obstacle */
   pbng_obstacle obstacle[PBNG_PD_MAX_OBSTACLES];
 } pbng_pd_contact_options;
