@@ -27,28 +27,6 @@ void pbng_gpbd_tet4_inertia_matrix(const double E[6][9], const double dF[6][9], 
     for (int s = 0; s <= r; ++s) A[6 * r + s] = A[6 * s + r] = mat3_ddot(dF[r], E[s]); /* tr(Y_r C Y_s G) */
 }
 
-/* L = sum_r dl_r Y_r (symmetric 3 x 3). */
-static void multiplier_matrix(const double dl[6], double L[9])
-{
-  L[0] = dl[0], L[4] = dl[1], L[8] = dl[2];
-  L[5] = L[7] = 0.5 * dl[3];
-  L[2] = L[6] = 0.5 * dl[4];
-  L[1] = L[3] = 0.5 * dl[5];
-}
-
-/* W S^T dl (Eq. 18): node a's w_a F L g_a. */
-static void subspace_displacement(const double F[9], const double w[4], const double g[4][3], const double dl[6], double out[12])
-{
-  double L[9], FL[9];
-  multiplier_matrix(dl, L);
-  mat3_mul(F, L, FL);
-  for (int a = 0; a < 4; ++a) {
-    double v[3];
-    mat3_vec(FL, g[a], v);
-    for (int k = 0; k < 3; ++k) out[3 * a + k] = w[a] * v[k];
-  }
-}
-
 /* mu with A mu = b for the 6 x 6 positive semidefinite A = S W S^T and b = S d in A's range, as
  * pbng_gpbd_subspace_multipliers returns it up to null(A), which W S^T maps to 0 (so W S^T mu, the projection,
  * is the same): L D L^T with diagonal pivoting, stopped where the largest remaining pivot is below 1e-12 of A's
@@ -97,6 +75,38 @@ static void semidefinite_solve(const double A[36], const double b[6], double mu[
 
 static int all_moving(const double w[4]) { return w[0] > 0 && w[1] > 0 && w[2] > 0 && w[3] > 0; }
 
+typedef double lane9[9][PBNG_GPBD_LANES];
+typedef double lane12[12][PBNG_GPBD_LANES];
+
+
+/* W S^T mu (Eq. 18) on every lane: node a's w_a F L g_a, L = sum_r mu_r Y_r (symmetric; F L and (F L) g_a by
+ * mat3_mul's and mat3_vec's sums). */
+static void subspace_displacement_lanes(const lane9 F, const double w[4][PBNG_GPBD_LANES], const lane12 g, const double mu[6][PBNG_GPBD_LANES],
+                                        lane12 out)
+{
+  lane9 L, FL;
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* L */
+    L[0][l] = mu[0][l], L[4][l] = mu[1][l], L[8][l] = mu[2][l];
+    L[5][l] = L[7][l] = 0.5 * mu[3][l];
+    L[2][l] = L[6][l] = 0.5 * mu[4][l];
+    L[1][l] = L[3][l] = 0.5 * mu[5][l];
+  }
+#pragma GCC unroll 9
+  for (int k = 0; k < 9; ++k) { /* mat3_mul */
+    const int i = k / 3, c = k % 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) FL[k][l] = F[3 * i][l] * L[c][l] + F[3 * i + 1][l] * L[3 + c][l] + F[3 * i + 2][l] * L[6 + c][l];
+  }
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v) { /* mat3_vec, then w_a */
+    const int a = v / 3, i = v % 3;
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+      out[v][l] = w[a][l] * (FL[3 * i][l] * g[3 * a][l] + FL[3 * i + 1][l] * g[3 * a + 1][l] + FL[3 * i + 2][l] * g[3 * a + 2][l]);
+  }
+}
+
 /* ---- one lane: one element's update ---- */
 
 /* LANE_GRADIENT: waits for grad phi at its dl and the exit tests; LANE_STEP: waits for hess phi, its fix and the step */
@@ -107,13 +117,9 @@ typedef struct {
   lane_state state;
   int moving, solved;    /* a node moves; the local solve ran (U finite at its start) */
   int iterations;        /* accepted Newton steps */
-  double w[4], g[4][3], V;
-  double F0[9];          /* F where S was taken (after the inverted-element projection) */
-  double Fx[9];          /* F where the solve starts (after the subspace projection's move) */
-  double d[12];          /* the (projected) displacement the solve starts from */
   double dd[12];         /* W S^T dl at the accepted dl (Eq. 18) */
   double gtol, tol;      /* the gradient floor; the exit tolerance */
-  double dl[6], phi;     /* the accepted multipliers (also in tet4_lanes' dl, with their F_y) and phi there */
+  double phi;            /* phi at the accepted multipliers (tet4_lanes' dl, with their F_y) */
 } tet4_lane;
 
 /* The lanes, and what the gradients and Hessians read across lanes (SIMD; [...][l] is lane l's). */
@@ -124,6 +130,10 @@ typedef struct {
   double A[6][6][PBNG_GPBD_LANES];   /* S W S^T (the lower triangle) */
   double Sd[6][PBNG_GPBD_LANES];     /* S d, d the projected displacement */
   double V[PBNG_GPBD_LANES];         /* the rest volume */
+  double w[4][PBNG_GPBD_LANES], g[12][PBNG_GPBD_LANES]; /* w_a, g_a */
+  double F0[9][PBNG_GPBD_LANES];     /* F where S was taken (after the inverted-element projection) */
+  double Fx[9][PBNG_GPBD_LANES];     /* F where the solve starts (after the subspace projection's move) */
+  double d[12][PBNG_GPBD_LANES];     /* the (projected) displacement the solve starts from */
   double dl[6][PBNG_GPBD_LANES];     /* each lane's accepted multipliers and F_y there (written as they are accepted) */
   double Fy[9][PBNG_GPBD_LANES];
   double P[9][PBNG_GPBD_LANES];      /* P(F_y) */
@@ -132,25 +142,42 @@ typedef struct {
   double D[9][9][PBNG_GPBD_LANES];   /* the same across lanes */
 } tet4_lanes;
 
-/* phi (Eq. 19) at dl, with F_y into Fy: the inertia 1/2 sum_{w_a > 0} |d_a + (W S^T dl)_a|^2 / w_a in positions, as
- * the general path sums it (in the strain's 6 dimensions, q0/2 + S d . dl + dl.A dl/2, its terms cancel to
- * round-off far above phi's when dl is large: w small), plus V Psi(F_y), F_y = F_x + sum_r dl_r dF_r; +INFINITY
- * where Psi is not finite. */
-static double objective(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, int l, const double dl[6], double dd[12], double Fy[9])
+/* phi (Eq. 19) at each lane's dl, with W S^T dl into dd and F_y into Fy, on every lane (phi only where pending[l]): the
+ * inertia 1/2 sum_{w_a > 0} |d_a + (W S^T dl)_a|^2 / w_a in positions, as the general path sums it (in the strain's 6
+ * dimensions, q0/2 + S d . dl + dl.A dl/2, its terms cancel to round-off far above phi's when dl is large: w small),
+ * plus V Psi(F_y), F_y = F_x + sum_r dl_r dF_r (Psi per lane); +INFINITY where Psi is not finite. */
+static void objectives(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, const int pending[PBNG_GPBD_LANES], const double dl[6][PBNG_GPBD_LANES],
+                       lane12 dd, lane9 Fy, double phi[PBNG_GPBD_LANES])
 {
-  const tet4_lane *ln = &ls->lane[l];
-  double t[12], wv[12], q = 0.0;
-  subspace_displacement(ln->F0, ln->w, (const double(*)[3])ln->g, dl, dd);
-  for (int v = 0; v < 12; ++v) wv[v] = ln->w[v / 3];
+  double q[PBNG_GPBD_LANES];
+  subspace_displacement_lanes((const double(*)[PBNG_GPBD_LANES])ls->F0, (const double(*)[PBNG_GPBD_LANES])ls->w,
+                              (const double(*)[PBNG_GPBD_LANES])ls->g, dl, dd);
 #pragma omp simd
-  for (int v = 0; v < 12; ++v) /* the twelve quotients at once (w = 0: a term 0, q + 0 = q), summed in order below */
-    t[v] = wv[v] > 0 ? (ln->d[v] + dd[v]) * (ln->d[v] + dd[v]) / (wv[v] > 0 ? wv[v] : 1.0) : 0.0;
-  for (int v = 0; v < 12; ++v) q += t[v];
-  for (int p = 0; p < 9; ++p) Fy[p] = ln->Fx[p];
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) q[l] = 0.0;
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v) /* the twelve quotients in order (w = 0: a term 0, q + 0 = q) */
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double w = ls->w[v / 3][l], y = ls->d[v][l] + dd[v][l];
+      q[l] += w > 0 ? y * y / (w > 0 ? w : 1.0) : 0.0;
+    }
+#pragma GCC unroll 9
+  for (int p = 0; p < 9; ++p)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) Fy[p][l] = ls->Fx[p][l];
+#pragma GCC unroll 6
   for (int r = 0; r < 6; ++r)
-    for (int p = 0; p < 9; ++p) Fy[p] += ls->dF[p][r][l] * dl[r];
-  const double U = ln->V * pbng_energy_density(sw->mat, Fy);
-  return 0.5 * q + (isfinite(U) ? U : INFINITY);
+#pragma GCC unroll 9
+    for (int p = 0; p < 9; ++p)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) Fy[p][l] += ls->dF[p][r][l] * dl[r][l];
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    if (!pending[l]) continue;
+    double F[9];
+    for (int p = 0; p < 9; ++p) F[p] = Fy[p][l];
+    const double U = ls->V[l] * pbng_energy_density(sw->mat, F);
+    phi[l] = 0.5 * q[l] + (isfinite(U) ? U : INFINITY);
+  }
 }
 
 /* grad phi = S d + A dl + V dF_r : P(F_y) of the lanes waiting for it (ready[l]), on the lanes (P: core/gpbd_tet4_material.h,
@@ -248,33 +275,49 @@ static void hessians(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, cons
   }
 }
 
-/* One Newton step along step (-H^-1 grad phi with the fixed H; ok = 0: H had no Cholesky factor) with Armijo
- * backtracking on phi (core/gpbd_local.c's rules: a strict decrease, +inf never accepted, any finite phi once the
- * predicted decrease is below phi's round-off); then it waits for the next gradient. */
-static void lane_newton_step(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int l, const double steps[6][PBNG_GPBD_LANES], int ok)
+/* The waiting lanes' Newton steps along step (-H^-1 grad phi with the fixed H; ok = 0: H had no Cholesky factor) with
+ * Armijo backtracking on phi (core/gpbd_local.c's rules: a strict decrease, +inf never accepted, any finite phi once
+ * the predicted decrease is below phi's round-off), every pending lane's trial at once (objectives); then each waits
+ * for its next gradient, or is done (no descent, or no acceptable trial). */
+static void line_searches(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, int n, const int *waiting, const double step[6][PBNG_GPBD_LANES],
+                          const int *ok)
 {
-  const double step[6] = {steps[0][l], steps[1][l], steps[2][l], steps[3][l], steps[4][l], steps[5][l]};
   const pbng_gpbd_newton_options *o = &sw->opt->newton;
-  tet4_lane *ln = &ls->lane[l];
-  double slope = 0.0;
-  ln->state = LANE_DONE;
-  if (!ok) return; /* not a descent direction */
-  for (int i = 0; i < 6; ++i) slope += ls->grad[i][l] * step[i];
-  if (!(slope < 0)) return;
-  const int roundoff = -slope <= PBNG_GPBD_ROUNDOFF_DECREASE * fabs(ln->phi);
-  double a = 1.0, dl[6], dd[12], Fy[9];
-  for (int bt = 0; bt <= o->max_backtracks; ++bt, a *= 0.5) {
-    for (int i = 0; i < 6; ++i) dl[i] = ln->dl[i] + a * step[i];
-    const double phi = objective(sw, ls, l, dl, dd, Fy);
-    if (isfinite(phi) && (!o->line_search || roundoff || (phi <= ln->phi + o->armijo * a * slope && phi < ln->phi))) {
-      memcpy(ln->dl, dl, sizeof(dl));
-      memcpy(ln->dd, dd, sizeof(dd));
-      for (int p = 0; p < 9; ++p) ls->Fy[p][l] = Fy[p];
-      for (int r = 0; r < 6; ++r) ls->dl[r][l] = dl[r];
-      ln->phi = phi;
-      ++ln->iterations;
-      ln->state = LANE_GRADIENT;
-      return;
+  double a[PBNG_GPBD_LANES], slope[PBNG_GPBD_LANES], dl[6][PBNG_GPBD_LANES], phi[PBNG_GPBD_LANES];
+  int pending[PBNG_GPBD_LANES] = {0}, roundoff[PBNG_GPBD_LANES] = {0}, left = 0;
+  lane12 dd;
+  lane9 Fy;
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) a[l] = slope[l] = 0.0;
+  for (int j = 0; j < n; ++j) {
+    const int l = waiting[j];
+    double s = 0.0;
+    ls->lane[l].state = LANE_DONE;
+    if (!ok[l]) continue; /* not a descent direction */
+    for (int i = 0; i < 6; ++i) s += ls->grad[i][l] * step[i][l];
+    if (!(s < 0)) continue;
+    slope[l] = s, a[l] = 1.0, pending[l] = 1, ++left;
+    roundoff[l] = -s <= PBNG_GPBD_ROUNDOFF_DECREASE * fabs(ls->lane[l].phi);
+  }
+  for (int bt = 0; bt <= o->max_backtracks && left; ++bt) {
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; ++r)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) dl[r][l] = ls->dl[r][l] + a[l] * step[r][l];
+    objectives(sw, ls, pending, (const double(*)[PBNG_GPBD_LANES])dl, dd, Fy, phi);
+    for (int j = 0; j < n; ++j) {
+      const int l = waiting[j];
+      tet4_lane *ln = &ls->lane[l];
+      if (!pending[l]) continue;
+      if (isfinite(phi[l]) && (!o->line_search || roundoff[l] || (phi[l] <= ln->phi + o->armijo * a[l] * slope[l] && phi[l] < ln->phi))) {
+        for (int v = 0; v < 12; ++v) ln->dd[v] = dd[v][l];
+        for (int p = 0; p < 9; ++p) ls->Fy[p][l] = Fy[p][l];
+        for (int r = 0; r < 6; ++r) ls->dl[r][l] = dl[r][l];
+        ln->phi = phi[l];
+        ++ln->iterations;
+        ln->state = LANE_GRADIENT;
+        pending[l] = 0, --left;
+      } else
+        a[l] *= 0.5;
     }
   }
 }
@@ -312,9 +355,6 @@ typedef struct {
   double dF[9][6][PBNG_GPBD_LANES], A[6][6][PBNG_GPBD_LANES], gram[6][6][PBNG_GPBD_LANES], Sd[6][PBNG_GPBD_LANES];
   double gtol[PBNG_GPBD_LANES], phi[PBNG_GPBD_LANES];
 } tet4_starts;
-
-typedef double lane9[9][PBNG_GPBD_LANES];
-typedef double lane12[12][PBNG_GPBD_LANES];
 
 /* F = Ds B on every lane (core/element.h pbng_tet_deformation_gradient's sums). */
 static void deformation_lanes(const lane12 x, const lane9 B, lane9 F)
@@ -463,33 +503,6 @@ static void regular_solve_lanes(const double A[6][6][PBNG_GPBD_LANES], const dou
       for (int k = i + 1; k < 6; ++k) m -= L[k][i][l] * mu[k][l];
       mu[i][l] = m;
     }
-}
-
-/* W S^T mu (Eq. 18, subspace_displacement's sums) on every lane: node a's w_a F L g_a, L = sum_r mu_r Y_r. */
-static void subspace_displacement_lanes(const lane9 F, const double w[4][PBNG_GPBD_LANES], const lane12 g, const double mu[6][PBNG_GPBD_LANES],
-                                        lane12 out)
-{
-  lane9 L, FL;
-#pragma omp simd
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l) { /* multiplier_matrix */
-    L[0][l] = mu[0][l], L[4][l] = mu[1][l], L[8][l] = mu[2][l];
-    L[5][l] = L[7][l] = 0.5 * mu[3][l];
-    L[2][l] = L[6][l] = 0.5 * mu[4][l];
-    L[1][l] = L[3][l] = 0.5 * mu[5][l];
-  }
-#pragma GCC unroll 9
-  for (int k = 0; k < 9; ++k) { /* mat3_mul */
-    const int i = k / 3, c = k % 3;
-#pragma omp simd
-    for (int l = 0; l < PBNG_GPBD_LANES; ++l) FL[k][l] = F[3 * i][l] * L[c][l] + F[3 * i + 1][l] * L[3 + c][l] + F[3 * i + 2][l] * L[6 + c][l];
-  }
-#pragma GCC unroll 12
-  for (int v = 0; v < 12; ++v) { /* mat3_vec, then w_a */
-    const int a = v / 3, i = v % 3;
-#pragma omp simd
-    for (int l = 0; l < PBNG_GPBD_LANES; ++l)
-      out[v][l] = w[a][l] * (FL[3 * i][l] * g[3 * a][l] + FL[3 * i + 1][l] * g[3 * a + 1][l] + FL[3 * i + 2][l] * g[3 * a + 2][l]);
-  }
 }
 
 /* The gradient floor (pbng_gpbd_gradient_floor with pbng_gpbd_tet_force_scales, S_r[a] = E_r g_a with E_r from F,
@@ -664,18 +677,18 @@ static void lane_start(tet4_lanes *ls, int l, tet4_starts *st)
   ln->e = st->e[j], ln->moving = st->moving[j], ln->solved = 0, ln->iterations = 0;
   ln->state = LANE_DONE;
   if (!ln->moving) return;
-  for (int v = 0; v < 12; ++v) ln->d[v] = st->d[v][j], ln->dd[v] = 0.0, ln->g[v / 3][v % 3] = st->g[v][j];
-  for (int a = 0; a < 4; ++a) ln->w[a] = st->w[a][j];
-  for (int p = 0; p < 9; ++p) ln->F0[p] = st->F0[p][j], ln->Fx[p] = st->Fx[p][j];
+  for (int v = 0; v < 12; ++v) ls->d[v][l] = st->d[v][j], ln->dd[v] = 0.0, ls->g[v][l] = st->g[v][j];
+  for (int a = 0; a < 4; ++a) ls->w[a][l] = st->w[a][j];
+  for (int p = 0; p < 9; ++p) ls->F0[p][l] = st->F0[p][j], ls->Fx[p][l] = st->Fx[p][j];
   for (int r = 0; r < 6; ++r) {
-    ln->dl[r] = 0.0, ls->Sd[r][l] = st->Sd[r][j];
+    ls->Sd[r][l] = st->Sd[r][j];
     for (int p = 0; p < 9; ++p) ls->dF[p][r][l] = st->dF[p][r][j];
     for (int q = 0; q <= r; ++q) ls->A[r][q][l] = st->A[r][q][j], ls->gram[r][q][l] = st->gram[r][q][j]; /* the lower triangles */
   }
-  ln->V = ls->V[l] = st->V[j];
+  ls->V[l] = st->V[j];
   ln->gtol = st->gtol[j], ln->phi = st->phi[j];
   if (!isfinite(ln->phi)) return;
-  for (int p = 0; p < 9; ++p) ls->Fy[p][l] = ln->Fx[p];
+  for (int p = 0; p < 9; ++p) ls->Fy[p][l] = ls->Fx[p][l];
   for (int r = 0; r < 6; ++r) ls->dl[r][l] = 0.0;
   ln->solved = 1;
   ln->state = LANE_GRADIENT;
@@ -724,7 +737,7 @@ long long pbng_gpbd_tet4_steps(const pbng_gpbd_tet4_sweep *sw, const int32_t *li
     if (!nwait) break;
     hessians(sw, &ls, nwait, waiting, H, eps);
     pbng_gpbd_newton_steps6(sw->opt->newton.fix, active, eps, H, (const double(*)[PBNG_GPBD_LANES])ls.grad, step, ok); /* Sec. 4.2 and the step, on SIMD lanes */
-    for (int j = 0; j < nwait; ++j) lane_newton_step(sw, &ls, waiting[j], (const double(*)[PBNG_GPBD_LANES])step, ok[waiting[j]]);
+    line_searches(sw, &ls, nwait, waiting, (const double(*)[PBNG_GPBD_LANES])step, ok);
   }
   return steps;
 }

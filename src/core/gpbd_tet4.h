@@ -20,13 +20,13 @@
  * Armijo backtracking, the statuses) is the general path's, through the same core functions.
  *
  * A list of elements is solved PBNG_GPBD_LANES at a time in lockstep: each lane holds one element's local
- * Newton; grad phi (with P), the material's part of hess phi (core/gpbd_tet4_material.h) and the Hessian fix run on
- * SIMD lanes across them (pbng_gpbd_newton_steps6: the seed's 5 QR iterations as 10 Cholesky LR steps), and a lane
- * takes the next element of the list as soon as its solve ends. The elements' set-up (gather, F, the directions,
- * S W S^T, the subspace projection, S d, the gradient floor) is computed PBNG_GPBD_LANES elements at a time on the
- * lanes too, into a batch the lanes take their next elements from, with the scalar set-up's sums bitwise. Lanes are
- * independent: an element's result does not depend on its lane or neighbours (ranks and threads give bitwise
- * the same results). Pure, no allocation. */
+ * Newton; grad phi (with P), the material's part of hess phi (core/gpbd_tet4_material.h), the Hessian fix
+ * (pbng_gpbd_newton_steps6: the seed's 5 QR iterations as 10 Cholesky LR steps) and the line search's trials of phi
+ * (Psi per lane) run on SIMD lanes across them, and a lane takes the next element of the list as soon as its solve
+ * ends. The elements' set-up (gather, F, the directions, S W S^T, the subspace projection, S d, the gradient floor)
+ * is computed PBNG_GPBD_LANES elements at a time on the lanes too, into a batch the lanes take their next elements
+ * from, with the scalar set-up's sums bitwise. Lanes are independent: an element's result does not depend on its lane
+ * or neighbours (ranks and threads give bitwise the same results). Pure, no allocation. */
 #ifndef PBNG_CORE_GPBD_TET4_H
 #define PBNG_CORE_GPBD_TET4_H
 
@@ -40,7 +40,8 @@ typedef struct {
   pbng_gpbd_tet_rest rest; /* B = Dm^-1 (its rows dN_1..3/dX; dN_0/dX = -their sum) and the rest volume */
 } pbng_gpbd_tet4_element;
 
-/* What a sweep's tetrahedra read: plain arrays, indexed by node or by element. */
+/* What a sweep's tetrahedra read: plain arrays, indexed by node or by element row (the caller's order of the rows of
+ * elem, d, dd and pre: element numbers, or the GS form's sweep order, methods/gpbd/gpbd_layout.h). */
 typedef struct {
   const pbng_material *mat;
   const pbng_gpbd_step_options *opt;

@@ -22,6 +22,7 @@
  * updated by the closed form of core/gpbd_tet4.h (several at once, on SIMD lanes), sheet terms by the general path
  * (methods/gpbd/gpbd_step.h); a thread takes GPBD_CHUNK elements at a time in both forms. */
 #include "methods/gpbd/gpbd_step.h"
+#include "methods/gpbd/gpbd_layout.h"
 #include "core/gpbd_tet4.h"
 #include <math.h>
 #include <string.h>
@@ -48,6 +49,10 @@ typedef struct {
   double *dd;               /* [nterms][stride] this sweep's dd_i */
   double *pre;              /* [nterms][stride] this sweep's un-inversion moves (not part of d_i) */
   pbng_gpbd_tet4_element *tet4; /* [nterms] each tetrahedron's nodes and rest shape, for the closed-form path */
+  const int32_t *order;     /* GS on tetrahedra: row k of d, dd, pre and rows is owned element order[k] (cs.elem.item: each
+                               color's elements contiguous, in sweep order; methods/gpbd/gpbd_layout.h); NULL: row e is e */
+  pbng_gpbd_tet4_element *rows; /* tet4 in the rows' order (tet4 itself where order is NULL) */
+  double *d_elements;       /* with order: d_i by element number, the checkpoint's */
   int sheets;               /* this rank's elements include sheet terms (the general path) */
   double *coef;             /* Jacobi: [nlocal] omega / n_a (0 where the node does not move) */
   int uninvert_passes;      /* after each sweep, passes of the inverted-element projection at most (0: none, the seed's rule) */
@@ -84,7 +89,7 @@ static int sheet_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, int
 static long long solve_elements(const pbng_problem *pb, const gpbd_data *g, const int32_t *list, int32_t first, int32_t n)
 {
   const pbng_gpbd_tet4_sweep sw = {.mat = &pb->mat, .opt = &g->tet_opt, .h2 = g->h * g->h, .x = pb->x, .inv_mass = g->cs.inv_mass,
-                                   .elem = g->tet4, .d = g->d, .stride = g->stride};
+                                   .elem = g->rows, .d = g->d, .stride = g->stride};
   if (!g->sheets) return pbng_gpbd_tet4_steps(&sw, list, first, n, g->dd, g->pre);
   int32_t tets[GPBD_CHUNK], ntets = 0;
   long long steps = 0;
@@ -97,19 +102,22 @@ static long long solve_elements(const pbng_problem *pb, const gpbd_data *g, cons
   return steps + pbng_gpbd_tet4_steps(&sw, tets, 0, ntets, g->dd, g->pre);
 }
 
-/* Gauss-Seidel: owned elements item[0..n) of one color (they share no node) move their nodes at once. */
+/* Gauss-Seidel: owned elements item[0..n) of one color (they share no node) move their nodes at once (with g->order,
+ * item points into cs->elem.item, the rows' order: their rows are the consecutive ones from item - cs->elem.item). */
 static void project_elements(pbng_solver *s, pbng_constraint_sweep *cs, const int32_t *item, int32_t n)
 {
   gpbd_data *g = s->data;
   const pbng_problem *pb = s->pb;
-  const long long steps = solve_elements(pb, g, item, 0, n);
+  const int32_t first = g->order ? (int32_t)(item - cs->elem.item) : 0;
+  const long long steps = g->order ? solve_elements(pb, g, NULL, first, n) : solve_elements(pb, g, item, 0, n);
 #pragma omp atomic
   g->newton_steps += steps;
   for (int32_t j = 0; j < n; ++j) {
-    const int32_t e = item[j], *node = &pb->dm->elems[(int64_t)pb->dm->nen * e];
-    const double *dd = &g->dd[g->stride * (int64_t)e], *pre = &g->pre[g->stride * (int64_t)e];
-    double *d = &g->d[g->stride * (int64_t)e];
-    for (int a = 0; a < pbng_dmesh_element_type(pb->dm, e)->nodes; ++a) {
+    const int32_t e = item[j], row = g->order ? first + j : e;
+    const int32_t *node = g->order ? g->rows[row].node : &pb->dm->elems[(int64_t)pb->dm->nen * e];
+    const double *dd = &g->dd[g->stride * (int64_t)row], *pre = &g->pre[g->stride * (int64_t)row];
+    double *d = &g->d[g->stride * (int64_t)row];
+    for (int a = 0; a < (g->order ? 4 : pbng_dmesh_element_type(pb->dm, e)->nodes); ++a) {
       if (cs->inv_mass[node[a]] == 0.0) continue;
       for (int k = 0; k < 3; ++k) {
         pb->x[3 * node[a] + k] += pre[3 * a + k] + dd[3 * a + k];
@@ -325,6 +333,13 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
     memcpy(g->tet4[e].node, pbng_constraint_tet_shape(pb, e, B, &g->tet4[e].rest.volume), sizeof(g->tet4[e].node));
     memcpy(g->tet4[e].rest.B, B, sizeof(B));
   }
+  g->rows = g->tet4;
+  if (g->form == GPBD_FORM_GS && !g->sheets) { /* the rows in sweep order */
+    g->order = g->cs.elem.item;
+    PetscCall(PetscMalloc1(g->nterms + 1, &g->rows));
+    PetscCall(PetscCalloc1(g->stride * (int64_t)g->nterms + 1, &g->d_elements));
+    pbng_gpbd_rows_to_sweep(g->order, g->nterms, sizeof(*g->rows), g->tet4, g->rows);
+  }
   if (g->form == GPBD_FORM_JACOBI) {
     PetscCall(PetscMalloc1(dm->nlocal + 1, &g->coef));
     PetscCall(jacobi_coefficients(s, g));
@@ -342,6 +357,8 @@ static PetscErrorCode gpbd_destroy(pbng_solver *s)
     PetscCall(PetscFree(g->d));
     PetscCall(PetscFree(g->dd));
     PetscCall(PetscFree(g->pre));
+    if (g->order) PetscCall(PetscFree(g->rows));
+    PetscCall(PetscFree(g->d_elements));
     PetscCall(PetscFree(g->tet4));
     PetscCall(PetscFree(g->coef));
   }
@@ -430,7 +447,8 @@ static PetscErrorCode gpbd_monitor(pbng_solver *s, char *buf, size_t len)
 }
 
 /* Checkpoint state: the step's (x~, its start, the weak multipliers) and each element's d_i (Jacobi: every
- * local element's, read back by global element). */
+ * local element's, read back by global element), by element number (with g->order: copied out of the rows' order,
+ * and back in by gpbd_restored). */
 static PetscErrorCode gpbd_state(pbng_solver *s, pbng_state_field *fields, int *n)
 {
   gpbd_data *g = s->data;
@@ -438,7 +456,8 @@ static PetscErrorCode gpbd_state(pbng_solver *s, pbng_state_field *fields, int *
 
   PetscFunctionBeginUser;
   PetscCall(pbng_constraint_sweep_state(&g->cs, s->pb, "gpbd", fields, n));
-  pbng_state_add(fields, n, "gpbd_d", PBNG_FIELD_ELEMENTS, g->stride, dm->nowned_elems, g->nterms, g->d);
+  if (g->order) pbng_gpbd_rows_to_elements(g->order, g->nterms, sizeof(double) * (size_t)g->stride, g->d, g->d_elements);
+  pbng_state_add(fields, n, "gpbd_d", PBNG_FIELD_ELEMENTS, g->stride, dm->nowned_elems, g->nterms, g->order ? g->d_elements : g->d);
   PetscFunctionReturn(0);
 }
 
@@ -448,6 +467,7 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
   PetscFunctionBeginUser;
   PetscCall(pbng_constraint_sweep_restored(&g->cs, s->pb));
+  if (g->order) pbng_gpbd_rows_to_sweep(g->order, g->nterms, sizeof(double) * (size_t)g->stride, g->d_elements, g->d);
   PetscFunctionReturn(0);
 }
 
