@@ -233,14 +233,14 @@ static void uninvert_color(pbng_solver *s, pbng_constraint_sweep *cs, const int3
 }
 
 /* The passes after a sweep, while an element is inverted or flat (at most g->uninvert_passes), with the counts before
- * and after them for -monitor. Collective. */
+ * and after them for -monitor. Without passes nothing is counted here (the monitor counts for itself). Collective. */
 static PetscErrorCode project_inverted(pbng_solver *s)
 {
   gpbd_data *g = s->data;
 
   PetscFunctionBeginUser;
   g->passes_used = 0;
-  if (g->tet_opt.uninvert_min < 0) PetscFunctionReturn(0); /* no projection at all (-gpbd_uninvert_min < 0) */
+  if (g->uninvert_passes == 0) PetscFunctionReturn(0); /* none (-gpbd_uninvert_passes 0 or -gpbd_uninvert_min < 0) */
   PetscCall(count_inverted(s, &g->inverted_swept));
   g->inverted_left = g->inverted_swept;
   while (g->inverted_left > 0 && g->passes_used < g->uninvert_passes) {
@@ -424,6 +424,10 @@ static PetscErrorCode gpbd_monitor(pbng_solver *s, char *buf, size_t len)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, s->pb->dm->comm));
   const int n = snprintf(buf, len, "  newton %.3f", all[1] ? (double)all[0] / (double)all[1] : 0.0);
+  if (g->tet_opt.uninvert_min >= 0 && g->uninvert_passes == 0) { /* no passes: the sweep's count, taken now (x as the sweep left it) */
+    PetscCall(count_inverted(s, &g->inverted_swept));
+    g->inverted_left = g->inverted_swept;
+  }
   if (g->tet_opt.uninvert_min >= 0 && n > 0 && (size_t)n < len)
     snprintf(buf + n, len - (size_t)n, "  inverted %lld -> %lld (%d passes)", g->inverted_swept, g->inverted_left, g->passes_used);
   PetscFunctionReturn(0);
