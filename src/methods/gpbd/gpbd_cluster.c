@@ -113,13 +113,12 @@ static PetscErrorCode gather_cluster(const pbng_gpbd_cluster_mesh *m, const doub
   PetscFunctionReturn(0);
 }
 
-/* The cluster of the records: its nodes (gid[] sorted), positions, inverse masses, which move (a node of an inverted
+/* The cluster of the records: its nodes (gid[] sorted), positions, which move (a node of an inverted
  * tetrahedron, nodes[0..n), with 1/m > 0), tetrahedra and each movable node's tetrahedra; then projected. Returns
  * through *left the tetrahedra left inverted. Every rank alike. */
 static PetscErrorCode untangle_records(const cluster_record *rec, int nrec, const int64_t *nodes, int64_t n, const pbng_gpbd_untangle_options *o,
                                        int64_t **gid, double **xc, uint8_t **movable, int32_t *nnodes, long long *left)
 {
-  double *inv_mass;
   int32_t(*tet)[4], *adj_start, *adj;
   pbng_gpbd_tet_rest *rest;
 
@@ -129,7 +128,6 @@ static PetscErrorCode untangle_records(const cluster_record *rec, int nrec, cons
     for (int a = 0; a < 4; ++a) (*gid)[4 * t + a] = (int64_t)rec[t].node[a];
   const int32_t nn = (int32_t)sort_unique(*gid, 4 * (int64_t)nrec);
   PetscCall(PetscCalloc1(3 * (size_t)nn + 1, xc));
-  PetscCall(PetscCalloc1(nn + 1, &inv_mass));
   PetscCall(PetscCalloc1(nn + 1, movable));
   PetscCall(PetscMalloc4(nrec + 1, &tet, nrec + 1, &rest, nn + 2, &adj_start, 4 * (size_t)nrec + 1, &adj));
   memset(adj_start, 0, sizeof(int32_t) * (size_t)(nn + 2));
@@ -140,8 +138,7 @@ static PetscErrorCode untangle_records(const cluster_record *rec, int nrec, cons
       const int32_t i = (int32_t)pbng_sorted_index(*gid, nn, (int64_t)rec[t].node[a]);
       tet[t][a] = i;
       memcpy(&(*xc)[3 * i], rec[t].x[a], sizeof(rec[t].x[a]));
-      inv_mass[i] = rec[t].inv_mass[a];
-      (*movable)[i] = inv_mass[i] > 0 && pbng_sorted_index(nodes, n, (int64_t)rec[t].node[a]) >= 0;
+      (*movable)[i] = rec[t].inv_mass[a] > 0 && pbng_sorted_index(nodes, n, (int64_t)rec[t].node[a]) >= 0;
     }
   }
   for (int t = 0; t < nrec; ++t) /* each movable node's tetrahedra, in global element order */
@@ -155,7 +152,6 @@ static PetscErrorCode untangle_records(const cluster_record *rec, int nrec, cons
   *left = pbng_gpbd_untangle(&c, o);
   *nnodes = nn;
   PetscCall(PetscFree4(tet, rest, adj_start, adj));
-  PetscCall(PetscFree(inv_mass));
   PetscFunctionReturn(0);
 }
 
