@@ -311,6 +311,8 @@ static const effect_rule rules[] = {
   {FOR_RUN, "-gpbd_subspace_projection", &VOLUME, "sheets: -gpbd_sheet_projection"},
   {FOR_RUN, "-gpbd_uninvert_min", &VOLUME, NULL},
   {FOR_RUN, "-gpbd_uninvert_passes", &VOLUME, NULL},
+  {FOR_RUN, "-gpbd_uninvert_joint", &VOLUME, NULL},
+  {FOR_RUN, "-gpbd_uninvert_body", &VOLUME, NULL},
   {FOR_RUN, "-gpbd_sheet_projection", &SHEETS, "tetrahedra: -gpbd_subspace_projection"},
   {FOR_RUN, "-sissm_rho", &SISSM_CHEBYSHEV, "give -sissm_chebyshev"},
   {FOR_RUN, "-test_fail_at", &FAIL_RANK, NULL},

@@ -24,16 +24,20 @@
 #include "methods/gpbd/gpbd_step.h"
 #include "methods/gpbd/gpbd_layout.h"
 #include "core/gpbd_tet4.h"
+#include "methods/gpbd/gpbd_cluster.h"
 #include <math.h>
 #include <string.h>
 #include "core/element.h"
+#include "core/inversion.h"
 #include "core/mat3.h"
 #include "methods/pbd/constraint_sweep.h"
+#include "parallel/reduce.h"
 
 enum { GPBD_FORM_JACOBI = 0, GPBD_FORM_GS = 1 };
 enum { GPBD_CHUNK = 128 }; /* elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
 #define PBNG_GPBD_UNINVERT_MIN 0.1 /* default s_min of the inverted-element projection: also lifts flat elements */
 #define PBNG_GPBD_UNINVERT_PASSES 10 /* default passes of the projection over the elements a sweep left inverted, at most */
+#define PBNG_GPBD_UNINVERT_JOINT 4096 /* default: the inverted tetrahedra left after the passes projected jointly when at most this many */
 
 static const char *const form_names[] = {"jacobi", "gs"};
 static const char *const fix_names[] = {"qr_gershgorin", "eigen_clamp", "qr_when_indefinite"};
@@ -58,6 +62,10 @@ typedef struct {
   int uninvert_passes;      /* after each sweep, passes of the inverted-element projection at most (0: none, the seed's rule) */
   long long inverted_swept, inverted_left; /* tetrahedra inverted or flat after the last sweep, and after its passes (all ranks) */
   int passes_used;          /* passes after the last sweep */
+  long long uninvert_joint; /* the inverted tetrahedra left after the passes are projected jointly when at most this many (0: never) */
+  long long joint_left;     /* after the last sweep's joint projection, inverted tetrahedra of its cluster (-1: none ran) */
+  int uninvert_body;        /* more inverted tetrahedra than uninvert_joint at a sweep's start: the body lift first */
+  int lifted;               /* the body lift ran before the last sweep */
   int32_t nterms;           /* elements with a d_i on this rank */
   int stride;               /* values per element in d, dd, pre: 3 per node of an element row (3 nen) */
   long long newton_steps;   /* local Newton steps of the owned elements in the last sweep (this rank) */
@@ -240,15 +248,158 @@ static void uninvert_color(pbng_solver *s, pbng_constraint_sweep *cs, const int3
   }
 }
 
+/* The tetrahedra the passes left inverted (their folds undo the per-element projections), projected together: their
+ * nodes moved until every tetrahedron touching them has det F > 0 (methods/gpbd/gpbd_cluster.h, core/gpbd_untangle.h;
+ * up to two rings of nodes around them also when needed), then counted again. Collective. */
+static PetscErrorCode project_jointly(pbng_solver *s)
+{
+  gpbd_data *g = s->data;
+  const pbng_gpbd_cluster_mesh m = {.dm = s->pb->dm, .tet = g->tet4, .n = g->nterms, .inv_mass = g->cs.inv_mass};
+  const pbng_gpbd_untangle_options o = {.eps = 1e-3, .sweeps = 50, .max_rings = 2};
+  long long inverted;
+
+  PetscFunctionBeginUser;
+  PetscCall(pbng_gpbd_project_clusters(&m, &o, g->uninvert_joint, s->pb->x, &inverted, &g->joint_left));
+  PetscCall(count_inverted(s, &g->inverted_left));
+  PetscFunctionReturn(0);
+}
+
+/* The body lift (issue 43 item 2; docs/gpbd_solver.md#inversion): the seed's projection of one inverted element
+ * (Sec. 4.1: its smallest singular value negated, at least s_min, its centroid kept) applied to the set of all inverted
+ * tetrahedra as one body, so that its elements all turn the same way. Per element the projection picks the element's own
+ * orientation (a mirrored element flips against its still-mirrored neighbours; a flat one, sigma_3 = 0, rises along its
+ * own third singular vector, whose sign the SVD does not tie to the neighbours'): from a mirrored or flattened start the
+ * body ends in a patchwork of the two orientations. Here with Fb = sum_e V_e F_e / sum_e V_e over the inverted
+ * tetrahedra = U diag(s) V^T (signed: s_2 <= 0 carries a reflection) and Xb = sum_e V_e X_e / sum_e V_e (their rest
+ * centroids), every free node a of an inverted tetrahedron moves by
+ *     x_a += (max(|s_2|, s_min) - s_2) u_2 v_2^T (X_a - Xb),                                                     (L1)
+ * the affine move that turns Fb into U diag(s_0, s_1, max(|s_2|, s_min)) V^T and keeps the (rest) centroid: a uniformly
+ * mirrored body is mapped back onto its rest shape, a flattened one lifted to s_min along one normal. Only when s_2 <
+ * s_min. Sums exact (parallel/reduce.h): every rank computes the same Fb, Xb, so results do not depend on the
+ * partition. Collective. */
+
+/* Whether local tetrahedron e (not a sheet term) is inverted or flat at x: det F <= 0; its F into F. */
+static int local_tet_inverted(const pbng_problem *pb, int32_t e, double F[9], double *V)
+{
+  double B[9], xe[4][3];
+  const int32_t *node = pbng_constraint_tet_shape(pb, e, B, V);
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) xe[a][k] = pb->x[3 * node[a] + k];
+  pbng_tet_deformation_gradient(xe[0], xe[1], xe[2], xe[3], B, F);
+  return mat3_det(F) <= 0.0;
+}
+
+/* Fb and Xb of (L1) over every rank's owned inverted tetrahedra; *volume their rest volume (0: none). Collective. */
+static PetscErrorCode body_average(const pbng_solver *s, double Fb[9], double Xb[3], double *volume)
+{
+  const pbng_problem *pb = s->pb;
+  const pbng_dmesh *dm = pb->dm;
+  pbng_exact_sum sum[13];
+  double total[13];
+
+  PetscFunctionBeginUser;
+  for (int k = 0; k < 13; ++k) pbng_exact_sum_zero(&sum[k]);
+  for (int32_t e = 0; e < dm->nowned_elems; ++e) {
+    double F[9], V;
+    if (pbng_constraint_sheet_kind(pb, e) >= 0 || !local_tet_inverted(pb, e, F, &V)) continue;
+    const int32_t *node = &dm->elems[(int64_t)dm->nen * e];
+    for (int k = 0; k < 9; ++k) pbng_exact_sum_add(&sum[k], V * F[k]);
+    for (int k = 0; k < 3; ++k)
+      pbng_exact_sum_add(&sum[9 + k], 0.25 * V * (dm->X[3 * node[0] + k] + dm->X[3 * node[1] + k] + dm->X[3 * node[2] + k] + dm->X[3 * node[3] + k]));
+    pbng_exact_sum_add(&sum[12], V);
+  }
+  PetscCall(pbng_exact_sums_allreduce(dm->comm, 13, sum, total));
+  *volume = total[12];
+  for (int k = 0; k < 9 && *volume > 0; ++k) Fb[k] = total[k] / *volume;
+  for (int k = 0; k < 3 && *volume > 0; ++k) Xb[k] = total[9 + k] / *volume;
+  PetscFunctionReturn(0);
+}
+
+/* Whether owned node i belongs to an inverted tetrahedron (dm->adj: all of them are on this rank). */
+static int node_of_inverted(const pbng_problem *pb, int32_t i)
+{
+  const pbng_dmesh *dm = pb->dm;
+  for (int32_t j = dm->adj_start[i]; j < dm->adj_start[i + 1]; ++j) {
+    const int32_t e = dm->adj[j] / dm->nen;
+    double F[9], V;
+    if (pbng_constraint_sheet_kind(pb, e) < 0 && local_tet_inverted(pb, e, F, &V)) return 1;
+  }
+  return 0;
+}
+
+/* The frame's start re-posed by dx (every local node): x, and with it the step's x^n, x^ = x^n + dt v^n (the problem's,
+ * owned nodes) and x~, the step's start (the sweep's, local nodes), so that the lift adds no velocity and x = x~ + sum d_i
+ * (Eq. 6) holds: the step is the one from the lifted start (a repaired initial state, not a motion). */
+static void repose_step(pbng_solver *s, const double *dx)
+{
+  gpbd_data *g = s->data;
+  pbng_problem *pb = s->pb;
+  const pbng_dmesh *dm = pb->dm;
+  for (int64_t k = 0; k < 3 * (int64_t)dm->nlocal; ++k) {
+    pb->x[k] += dx[k];
+    g->cs.x_tilde[k] += dx[k];
+    g->cs.x_step[k] += dx[k];
+  }
+  for (int64_t k = 0; k < 3 * (int64_t)dm->nowned && pb->x_prev; ++k) {
+    pb->x_prev[k] += dx[k];
+    pb->x_hat[k] += dx[k];
+  }
+}
+
+/* (L1) when the body's smallest signed singular value is below s_min; *lifted: whether it moved. Collective. */
+static PetscErrorCode lift_body(pbng_solver *s, int *lifted)
+{
+  gpbd_data *g = s->data;
+  pbng_problem *pb = s->pb;
+  const pbng_dmesh *dm = pb->dm;
+  double Fb[9], Xb[3], volume, U[9], sv[3], V[9];
+
+  PetscFunctionBeginUser;
+  *lifted = 0;
+  PetscCall(body_average(s, Fb, Xb, &volume));
+  if (!(volume > 0)) PetscFunctionReturn(0);
+  pbng_svd3_rotations(Fb, U, sv, V);
+  const double lift = fmax(fabs(sv[2]), g->tet_opt.uninvert_min) - sv[2]; /* (L1)'s factor */
+  if (!(lift > 0)) PetscFunctionReturn(0);
+  double *dx = g->cs.work; /* the moves, decided from x before any node moves; ghosts' from their owners */
+  memset(dx, 0, sizeof(double) * 3 * (size_t)dm->nlocal);
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < dm->nfree; ++i) {
+    double r = 0.0;
+    if (g->cs.inv_mass[i] > 0 && node_of_inverted(pb, i))
+      for (int k = 0; k < 3; ++k) r += V[3 * k + 2] * (dm->X[3 * i + k] - Xb[k]);
+    for (int k = 0; k < 3; ++k) dx[3 * i + k] = lift * r * U[3 * k + 2];
+  }
+  if (pb->halo) PetscCall(pbng_halo_exchange(pb->halo, -1, dx));
+  repose_step(s, dx);
+  *lifted = 1;
+  PetscFunctionReturn(0);
+}
+
+/* At a frame's first sweep: the body lift when more tetrahedra are inverted than the joint projection takes.
+ * Collective. */
+static PetscErrorCode lift_at_frame_start(pbng_solver *s, int l)
+{
+  gpbd_data *g = s->data;
+  long long inverted;
+
+  PetscFunctionBeginUser;
+  g->lifted = 0;
+  if (!g->uninvert_body || l > 0) PetscFunctionReturn(0);
+  PetscCall(count_inverted(s, &inverted));
+  if (inverted > g->uninvert_joint) PetscCall(lift_body(s, &g->lifted));
+  PetscFunctionReturn(0);
+}
+
 /* The passes after a sweep, while an element is inverted or flat (at most g->uninvert_passes), with the counts before
- * and after them for -monitor. Collective. */
+ * and after them for -monitor. Without passes nothing is counted here (the monitor counts for itself). Collective. */
 static PetscErrorCode project_inverted(pbng_solver *s)
 {
   gpbd_data *g = s->data;
 
   PetscFunctionBeginUser;
   g->passes_used = 0;
-  if (g->tet_opt.uninvert_min < 0) PetscFunctionReturn(0); /* no projection at all (-gpbd_uninvert_min < 0) */
+  if (g->uninvert_passes == 0) PetscFunctionReturn(0); /* none (-gpbd_uninvert_passes 0 or -gpbd_uninvert_min < 0) */
   PetscCall(count_inverted(s, &g->inverted_swept));
   g->inverted_left = g->inverted_swept;
   while (g->inverted_left > 0 && g->passes_used < g->uninvert_passes) {
@@ -256,6 +407,8 @@ static PetscErrorCode project_inverted(pbng_solver *s)
     ++g->passes_used;
     PetscCall(count_inverted(s, &g->inverted_left));
   }
+  g->joint_left = -1;
+  if (g->inverted_left > 0 && g->inverted_left <= g->uninvert_joint) PetscCall(project_jointly(s));
   PetscFunctionReturn(0);
 }
 
@@ -315,6 +468,8 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   g->tet_opt.project = s->opt.gpbd.seed_drift == 0;
   g->tet_opt.uninvert_min = s->opt.gpbd.uninvert_min;
   g->uninvert_passes = s->opt.gpbd.uninvert_min >= 0 && s->opt.gpbd.uninvert_passes > 0 ? s->opt.gpbd.uninvert_passes : 0;
+  g->uninvert_joint = g->uninvert_passes > 0 && s->opt.gpbd.uninvert_joint > 0 ? s->opt.gpbd.uninvert_joint : 0;
+  g->uninvert_body = g->uninvert_passes > 0 && s->opt.gpbd.uninvert_body > 0;
   g->sheet_opt = g->tet_opt;
   g->sheet_opt.project = !s->opt.gpbd.sheet_projection_off;
   PetscCall(pbng_constraint_sweep_create(s, g->h, 0, &g->cs));
@@ -414,7 +569,10 @@ static PetscErrorCode gpbd_iterate(pbng_solver *s, int l)
   const int substeps = s->opt.gpbd.substeps > 0 ? s->opt.gpbd.substeps : 1;
 
   PetscFunctionBeginUser;
-  if (s->pb->mode == PBNG_MODE_QUASISTATIC && l > 0 && l % substeps == 0) PetscCall(next_pseudo_step(s));
+  if (s->pb->mode == PBNG_MODE_QUASISTATIC && l > 0 && l % substeps == 0) {
+    PetscCall(next_pseudo_step(s));
+    }
+  PetscCall(lift_at_frame_start(s, l));
   if (g->form == GPBD_FORM_GS) {
     g->newton_steps = 0;
     PetscCall(pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements));
@@ -441,8 +599,13 @@ static PetscErrorCode gpbd_monitor(pbng_solver *s, char *buf, size_t len)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, s->pb->dm->comm));
   const int n = snprintf(buf, len, "  newton %.3f", all[1] ? (double)all[0] / (double)all[1] : 0.0);
+  if (g->tet_opt.uninvert_min >= 0 && g->uninvert_passes == 0) { /* no passes: the sweep's count, taken now (x as the sweep left it) */
+    PetscCall(count_inverted(s, &g->inverted_swept));
+    g->inverted_left = g->inverted_swept;
+  }
   if (g->tet_opt.uninvert_min >= 0 && n > 0 && (size_t)n < len)
-    snprintf(buf + n, len - (size_t)n, "  inverted %lld -> %lld (%d passes)", g->inverted_swept, g->inverted_left, g->passes_used);
+    snprintf(buf + n, len - (size_t)n, "  inverted %lld -> %lld (%s%d passes%s)", g->inverted_swept, g->inverted_left, g->lifted ? "lifted, " : "",
+             g->passes_used, g->uninvert_passes > 0 && g->joint_left >= 0 ? ", joint" : "");
   PetscFunctionReturn(0);
 }
 
@@ -475,11 +638,13 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
 static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, set_passes, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
+  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, set_passes, set_joint, set_body, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
             project_sheets = o->gpbd.sheet_projection_off ? PETSC_FALSE : PETSC_TRUE;
   const int mine = !strcmp(selected, pbng_solver_gpbd_ops.name);
   PetscInt newton_max = o->gpbd.newton_max > 0 ? o->gpbd.newton_max : 20, substeps = o->gpbd.substeps > 0 ? o->gpbd.substeps : 1;
   PetscInt passes = o->gpbd.uninvert_passes > 0 ? o->gpbd.uninvert_passes : o->gpbd.uninvert_passes < 0 ? 0 : PBNG_GPBD_UNINVERT_PASSES;
+  PetscBool body = o->gpbd.uninvert_body > 0 ? PETSC_TRUE : PETSC_FALSE; /* off unless asked for */
+  PetscInt joint = o->gpbd.uninvert_joint > 0 ? o->gpbd.uninvert_joint : o->gpbd.uninvert_joint < 0 ? 0 : PBNG_GPBD_UNINVERT_JOINT;
 
   PetscFunctionBeginUser;
   if (o->gpbd.omega == 0) o->gpbd.omega = 1.0;
@@ -503,12 +668,18 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
   PetscCall(PetscOptionsInt("-gpbd_uninvert_passes",
                              "after each sweep, passes of that projection over the elements left inverted or flat, while any is, at most this many (0: none, the seed's rule)",
                              NULL, passes, &passes, &set_passes));
+  PetscCall(PetscOptionsInt("-gpbd_uninvert_joint",
+                             "after the passes, when 1 to this many tetrahedra are still inverted, their nodes are moved together until every tetrahedron around them has det F > 0 (a joint projection of the cluster; 0: never)",
+                             NULL, joint, &joint, &set_joint));
+  PetscCall(PetscOptionsBool("-gpbd_uninvert_body",
+                             "before a sweep, when more tetrahedra are inverted than -gpbd_uninvert_joint, they are lifted as one body (the projection of their volume-averaged F, so that all turn the same way; 0: not)",
+                             NULL, body, &body, &set_body));
   PetscCall(PetscOptionsReal("-gpbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->gpbd.dt, &o->gpbd.dt, &set_dt));
   PetscCall(PetscOptionsInt("-gpbd_substeps", "quasistatic: iterations (sweeps) per pseudo-time step", NULL, substeps, &substeps, &set_sub));
-  PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv || set_passes), PETSC_COMM_WORLD,
+  PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv || set_passes || set_joint || set_body), PETSC_COMM_WORLD,
              PETSC_ERR_ARG_INCOMP,
              "-gpbd_form, -gpbd_omega, -gpbd_newton_max, -gpbd_hessian_fix, -gpbd_subspace_projection, -gpbd_sheet_projection, -gpbd_uninvert_min, "
-             "-gpbd_uninvert_passes, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
+             "-gpbd_uninvert_passes, -gpbd_uninvert_joint, -gpbd_uninvert_body, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
   o->gpbd.seed_drift = !project;
   o->gpbd.sheet_projection_off = project_sheets ? 0 : 1;
   PetscCheck(o->gpbd.omega >= 1.0 && o->gpbd.omega < 2.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
@@ -520,6 +691,9 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
   PetscCheck(substeps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_substeps %d: must be >= 1", (int)substeps);
   PetscCheck(passes >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_passes %d: must be >= 0 (0: no passes after the sweep)", (int)passes);
   o->gpbd.uninvert_passes = passes > 0 ? (int)passes : -1;
+  PetscCheck(joint >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_joint %d: must be >= 0 (0: no joint projection)", (int)joint);
+  o->gpbd.uninvert_joint = joint > 0 ? (int)joint : -1;
+  o->gpbd.uninvert_body = body ? 1 : -1;
   o->gpbd.newton_max = (int)newton_max;
   o->gpbd.substeps = set_sub ? (int)substeps : 0; /* 0: not given (1) */
   PetscFunctionReturn(0);
