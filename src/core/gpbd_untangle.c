@@ -34,8 +34,7 @@ static double tet_term(const double F[9], const double g[3], double volume, doub
   return K;
 }
 
-/* Node a's part of (U1) with a moved by z, and its gradient (grad may be NULL). */
-static double node_objective(const pbng_gpbd_cluster *c, int32_t a, const double z[3], double delta2, double grad[3])
+double pbng_gpbd_untangle_node_objective(const pbng_gpbd_cluster *c, int32_t a, const double z[3], double delta2, double grad[3])
 {
   double K = 0.0;
   if (grad) grad[0] = grad[1] = grad[2] = 0.0;
@@ -80,13 +79,13 @@ static void node_step(const pbng_gpbd_cluster *c, int32_t a, double delta2, doub
   const double zero[3] = {0, 0, 0};
   for (int it = 0; it < UNTANGLE_NEWTON_STEPS; ++it) {
     double grad[3], H[9], p[3];
-    const double K = node_objective(c, a, zero, delta2, grad);
+    const double K = pbng_gpbd_untangle_node_objective(c, a, zero, delta2, grad);
     for (int k = 0; k < 3; ++k) {
       double z[3] = {0, 0, 0}, gp[3], gm[3];
       z[k] = hs;
-      node_objective(c, a, z, delta2, gp);
+      pbng_gpbd_untangle_node_objective(c, a, z, delta2, gp);
       z[k] = -hs;
-      node_objective(c, a, z, delta2, gm);
+      pbng_gpbd_untangle_node_objective(c, a, z, delta2, gm);
       for (int i = 0; i < 3; ++i) H[3 * i + k] = (gp[i] - gm[i]) / (2.0 * hs);
     }
     for (int i = 0; i < 3; ++i)
@@ -103,7 +102,7 @@ static void node_step(const pbng_gpbd_cluster *c, int32_t a, double delta2, doub
     double step = 1.0, Kn = INFINITY;
     for (int bt = 0; bt < UNTANGLE_BACKTRACKS; ++bt, step *= 0.5) {
       const double z[3] = {step * p[0], step * p[1], step * p[2]};
-      Kn = node_objective(c, a, z, delta2, NULL);
+      Kn = pbng_gpbd_untangle_node_objective(c, a, z, delta2, NULL);
       if (Kn <= K + 1e-4 * step * slope) break;
     }
     if (!(Kn < K)) return;

@@ -38,6 +38,10 @@ typedef struct {
                     rings of tetrahedra around them movable too, at most this many rings */
 } pbng_gpbd_untangle_options;
 
+/* Node a's part of (U1) — the terms of its tetrahedra — with a moved by z, delta^2 = delta2, and its gradient in a's
+ * position (grad may be NULL). */
+double pbng_gpbd_untangle_node_objective(const pbng_gpbd_cluster *c, int32_t a, const double z[3], double delta2, double grad[3]);
+
 /* Minimises (U1) over the movable nodes of c (c->x updated in place) until no tetrahedron of the cluster has J <= 0.
  * Returns the tetrahedra of the cluster left with J <= 0. */
 int32_t pbng_gpbd_untangle(const pbng_gpbd_cluster *c, const pbng_gpbd_untangle_options *o);

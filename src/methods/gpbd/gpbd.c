@@ -569,9 +569,7 @@ static PetscErrorCode gpbd_iterate(pbng_solver *s, int l)
   const int substeps = s->opt.gpbd.substeps > 0 ? s->opt.gpbd.substeps : 1;
 
   PetscFunctionBeginUser;
-  if (s->pb->mode == PBNG_MODE_QUASISTATIC && l > 0 && l % substeps == 0) {
-    PetscCall(next_pseudo_step(s));
-    }
+  if (s->pb->mode == PBNG_MODE_QUASISTATIC && l > 0 && l % substeps == 0) PetscCall(next_pseudo_step(s));
   PetscCall(lift_at_frame_start(s, l));
   if (g->form == GPBD_FORM_GS) {
     g->newton_steps = 0;
