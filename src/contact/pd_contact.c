@@ -939,14 +939,15 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
 }
 
 /* The smallest distance at z over this rank's pairs within the barrier's reach xi + dhat (inf: none; every such
- * pair is among the projection's), and the pair. */
+ * pair is among the projection's), and the pair (the first of that distance). z is on the stage's paths: a pair that
+ * stays beyond the smallest distance so far (stays_beyond) has no distance computed. */
 static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin, const pair **worst)
 {
   *dmin = INFINITY;
   *worst = NULL;
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
-    if (stays_beyond(c, &c->pairs[k], c->xi + c->opt.dhat)) continue;
+    if (stays_beyond(c, &c->pairs[k], fmin(*dmin, c->xi + c->opt.dhat))) continue;
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
     if (d < *dmin && d < c->xi + c->opt.dhat) *dmin = d, *worst = &c->pairs[k];
   }
