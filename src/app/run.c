@@ -455,7 +455,8 @@ static PetscErrorCode write_frame(run_state *st, int frame, const frame_result *
   PetscFunctionReturn(0);
 }
 
-/* A scene's initial velocity as frame 0's "velocity" field (owned nodes; the checker's inertia at frame 1). */
+/* A dynamic run's starting velocity as frame 0's "velocity" field (owned nodes; the checker's inertia at frame 1):
+ * a scene's initial velocity, or the velocity a run continued with -initial took from the earlier result. */
 static PetscErrorCode write_initial_velocity(run_state *st)
 {
   double *v;
@@ -538,7 +539,7 @@ static PetscErrorCode frame_loop(run_state *st, pbng_run_summary *sum)
     fr.relative_residual = 1.0;
     fr.converged = st->cfg->rtol > 0 ? 1 : -1; /* the start: nothing to solve */
     PetscCall(write_frame(st, 0, &fr));
-    if (st->cfg->initial_velocity_on && st->pb.mode == PBNG_MODE_DYNAMIC) PetscCall(write_initial_velocity(st));
+    if ((st->cfg->initial_velocity_on || st->cfg->initial[0]) && st->pb.mode == PBNG_MODE_DYNAMIC) PetscCall(write_initial_velocity(st));
   }
   for (int frame = first; frame <= st->cfg->frames; ++frame) {
     const int resume_mid_frame = restarting && frame == first && st->resume.next_iteration > 0;
