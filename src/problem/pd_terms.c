@@ -136,6 +136,128 @@ static PetscErrorCode build_incidence(int32_t nlocal, pbng_pd_terms *pd)
   PetscFunctionReturn(0);
 }
 
+/* One term of an owned node's sum: the global centre of its ring (the order) and where its value is. */
+typedef struct {
+  int64_t centre;
+  int32_t item; /* >= 0 a local slot, < 0 received value -1 - item */
+} slot_term;
+
+static int compare_terms(const void *a, const void *b)
+{
+  const slot_term *x = a, *y = b;
+  return (x->centre > y->centre) - (x->centre < y->centre);
+}
+
+/* The global centre of every local slot's ring. */
+static PetscErrorCode slot_centres(const pbng_dmesh *dm, const pbng_pd_terms *pd, int64_t **centre)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(pd->slot_start[pd->nrings] + 1, centre));
+  for (int32_t r = 0; r < pd->nrings; ++r)
+    for (int32_t k = pd->slot_start[r]; k < pd->slot_start[r + 1]; ++k) (*centre)[k] = dm->global_node[pd->centre[r]];
+  PetscFunctionReturn(0);
+}
+
+/* The slots each ghost's owner is sent: every ghost's incident slots, ghosts in the dmesh's (owner, global id)
+ * order, so that the owner reads them in its ghost plan's give order; counts[g] how many for ghost g. */
+static PetscErrorCode exchange_send_lists(const pbng_dmesh *dm, const pbng_pd_terms *pd, const pbng_ghost_plan *plan, pbng_pd_slot_exchange *x,
+                                          int *counts)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(dm->size, &x->send_count, dm->size + 1, &x->send_displ));
+  for (int r = 0; r < dm->size; ++r)
+    for (int g = plan->want_displ[r]; g < plan->want_displ[r + 1]; ++g) {
+      const int32_t i = dm->nowned + g;
+      counts[g] = pd->inc_start[i + 1] - pd->inc_start[i];
+      x->send_count[r] += counts[g];
+    }
+  for (int r = 0; r < dm->size; ++r) x->send_displ[r + 1] = x->send_displ[r] + x->send_count[r];
+  PetscCall(PetscMalloc1(x->send_displ[dm->size] + 1, &x->send_slot));
+  for (int32_t i = dm->nowned, n = 0; i < dm->nlocal; ++i)
+    for (int32_t k = pd->inc_start[i]; k < pd->inc_start[i + 1]; ++k) x->send_slot[n++] = pd->inc[k];
+  PetscFunctionReturn(0);
+}
+
+/* Every owned node's terms, local and received, by increasing global ring centre (rc[k]: how many the owner
+ * receives for its k-th given node, recv_centre the received terms' centres in order). */
+static PetscErrorCode exchange_sum_order(const pbng_dmesh *dm, const pbng_pd_terms *pd, const pbng_ghost_plan *plan, const int *rc, const int64_t *slot_centre,
+                                         const int64_t *recv_centre, pbng_pd_slot_exchange *x)
+{
+  int32_t *extra, *extra_start, *where;
+  const int ngive = plan->give_displ[dm->size];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc3(dm->nowned + 1, &extra_start, dm->nowned + 1, &where, x->recv_displ[dm->size] + 1, &extra));
+  for (int k = 0; k < ngive; ++k) extra_start[plan->give_local[k] + 1] += rc[k];
+  for (int32_t i = 0; i < dm->nowned; ++i) extra_start[i + 1] += extra_start[i];
+  for (int k = 0, j = 0; k < ngive; ++k) /* the received terms of each owned node, in their arrival order */
+    for (int m = 0; m < rc[k]; ++m, ++j) {
+      const int32_t i = plan->give_local[k];
+      extra[extra_start[i] + where[i]++] = j;
+    }
+  PetscCall(PetscMalloc1(dm->nowned + 1, &x->sum_start));
+  x->sum_start[0] = 0;
+  for (int32_t i = 0; i < dm->nowned; ++i) x->sum_start[i + 1] = x->sum_start[i] + (pd->inc_start[i + 1] - pd->inc_start[i]) + (extra_start[i + 1] - extra_start[i]);
+  PetscCall(PetscMalloc1(x->sum_start[dm->nowned] + 1, &x->sum_item));
+  for (int32_t i = 0; i < dm->nowned; ++i) {
+    slot_term t[4 * (PBNG_PD_MAX_RING + 2)];
+    int n = 0;
+    PetscCheck(x->sum_start[i + 1] - x->sum_start[i] <= (int32_t)(sizeof(t) / sizeof(t[0])), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "peridynamic rings: node %" PRId64 " is in %d rings", dm->global_node[i], (int)(x->sum_start[i + 1] - x->sum_start[i]));
+    for (int32_t k = pd->inc_start[i]; k < pd->inc_start[i + 1]; ++k) t[n].centre = slot_centre[pd->inc[k]], t[n++].item = pd->inc[k];
+    for (int32_t k = extra_start[i]; k < extra_start[i + 1]; ++k) t[n].centre = recv_centre[extra[k]], t[n++].item = -1 - extra[k];
+    qsort(t, (size_t)n, sizeof(slot_term), compare_terms); /* a node is in a ring once: the centres differ */
+    for (int k = 0; k < n; ++k) x->sum_item[x->sum_start[i] + k] = t[k].item;
+  }
+  PetscCall(PetscFree3(extra_start, where, extra));
+  PetscFunctionReturn(0);
+}
+
+/* The ghosts' slot values to their owners, summed there in one rank's order (more than one rank). Collective. */
+static PetscErrorCode build_slot_exchange(const pbng_dmesh *dm, pbng_pd_terms *pd)
+{
+  pbng_ghost_plan plan;
+  pbng_pd_slot_exchange *x;
+  int *counts, *rc;
+  int64_t *slot_centre, *send_centre, *recv_centre;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&x));
+  pd->exchange = x;
+  x->comm = dm->comm, x->size = dm->size;
+  PetscCall(pbng_ghost_plan_create(dm, &plan));
+  PetscCall(PetscMalloc2(dm->nlocal - dm->nowned + 1, &counts, plan.give_displ[dm->size] + 1, &rc));
+  PetscCall(exchange_send_lists(dm, pd, &plan, x, counts));
+  PetscCallMPI(MPI_Alltoallv(counts, plan.want_count, plan.want_displ, MPI_INT, rc, plan.give_count, plan.give_displ, MPI_INT, dm->comm));
+  PetscCall(PetscCalloc2(dm->size, &x->recv_count, dm->size + 1, &x->recv_displ));
+  for (int r = 0; r < dm->size; ++r)
+    for (int k = plan.give_displ[r]; k < plan.give_displ[r + 1]; ++k) x->recv_count[r] += rc[k];
+  for (int r = 0; r < dm->size; ++r) x->recv_displ[r + 1] = x->recv_displ[r] + x->recv_count[r];
+  PetscCall(slot_centres(dm, pd, &slot_centre));
+  PetscCall(PetscMalloc2(x->send_displ[dm->size] + 1, &send_centre, x->recv_displ[dm->size] + 1, &recv_centre));
+  for (int k = 0; k < x->send_displ[dm->size]; ++k) send_centre[k] = slot_centre[x->send_slot[k]];
+  PetscCallMPI(MPI_Alltoallv(send_centre, x->send_count, x->send_displ, MPI_INT64_T, recv_centre, x->recv_count, x->recv_displ, MPI_INT64_T, dm->comm));
+  PetscCall(exchange_sum_order(dm, pd, &plan, rc, slot_centre, recv_centre, x));
+  PetscCall(PetscFree2(send_centre, recv_centre));
+  PetscCall(PetscFree(slot_centre));
+  PetscCall(PetscFree2(counts, rc));
+  PetscCall(pbng_ghost_plan_destroy(&plan));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode destroy_slot_exchange(pbng_pd_slot_exchange **x)
+{
+  PetscFunctionBeginUser;
+  if (!*x) PetscFunctionReturn(0);
+  PetscCall(PetscFree2((*x)->send_count, (*x)->send_displ));
+  PetscCall(PetscFree2((*x)->recv_count, (*x)->recv_displ));
+  PetscCall(PetscFree((*x)->send_slot));
+  PetscCall(PetscFree((*x)->sum_start));
+  PetscCall(PetscFree((*x)->sum_item));
+  PetscCall(PetscFree(*x));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_pd_terms_create(const pbng_dmesh *dm, const double *thickness, const pbng_pd_options *o, pbng_pd_terms **out)
 {
   pbng_pd_terms *pd;
@@ -171,6 +293,8 @@ PetscErrorCode pbng_pd_terms_create(const pbng_dmesh *dm, const double *thicknes
   memcpy(pd->slot_node, slots, sizeof(int32_t) * (size_t)pd->slot_start[pd->nrings]);
   PetscCall(PetscFree(slots));
   PetscCall(build_incidence(dm->nlocal, pd));
+  pd->nowned = dm->nowned;
+  if (dm->size > 1) PetscCall(build_slot_exchange(dm, pd));
   PetscCall(PetscMalloc1(3 * (int64_t)pd->slot_start[pd->nrings] + 3, &pd->slot_grad));
   PetscCall(PetscMalloc1(pd->nrings + 1, &pd->ring_energy));
   PetscCall(PetscMalloc1(3 * (int64_t)dm->nlocal + 3, &pd->grad));
@@ -191,6 +315,7 @@ PetscErrorCode pbng_pd_terms_destroy(pbng_pd_terms **pd)
   PetscCall(PetscFree((*pd)->slot_grad));
   PetscCall(PetscFree((*pd)->ring_energy));
   PetscCall(PetscFree((*pd)->grad));
+  PetscCall(destroy_slot_exchange(&(*pd)->exchange));
   PetscCall(PetscFree(*pd));
   PetscFunctionReturn(0);
 }
@@ -270,11 +395,25 @@ void pbng_pd_terms_energy(const pbng_pd_terms *pd, const double *x, void *exact_
   }
 }
 
-PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, pbng_halo *halo, int w, const double *val, double *out, int32_t nlocal)
+/* Owned node i's sum in one rank's order: its terms, local slots and received values, by global ring centre. */
+static void sum_owned_node(const pbng_pd_slot_exchange *x, int w, const double *val, const double *recv, int32_t i, double *o)
 {
+  for (int c = 0; c < w; ++c) o[c] = 0;
+  for (int32_t k = x->sum_start[i]; k < x->sum_start[i + 1]; ++k) {
+    const int32_t t = x->sum_item[k];
+    const double *v = t >= 0 ? &val[(int64_t)w * t] : &recv[(int64_t)w * (-1 - t)];
+    for (int c = 0; c < w; ++c) o[c] += v[c];
+  }
+}
+
+PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, int w, const double *val, double *out, int32_t nlocal)
+{
+  const pbng_pd_slot_exchange *x = pd->exchange;
+  const int32_t nown = x ? pd->nowned : 0; /* one rank: every node's local slots are all of them */
+
   PetscFunctionBeginUser;
 #pragma omp parallel for schedule(static)
-  for (int32_t i = 0; i < nlocal; ++i) {
+  for (int32_t i = nown; i < nlocal; ++i) {
     double *o = &out[(int64_t)w * i];
     for (int c = 0; c < w; ++c) o[c] = 0;
     for (int32_t k = pd->inc_start[i]; k < pd->inc_start[i + 1]; ++k) {
@@ -282,24 +421,18 @@ PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, pbng_halo *halo, in
       for (int c = 0; c < w; ++c) o[c] += v[c];
     }
   }
-  if (!halo) PetscFunctionReturn(0);
-  if (w == 3) PetscCall(pbng_halo_reverse(halo, PBNG_HALO_ADD, NULL, out));
-  else {
-    double *col;
-    PetscCall(PetscMalloc1(3 * (int64_t)nlocal + 3, &col));
-    for (int c0 = 0; c0 < w; c0 += 3) {
-      for (int32_t i = 0; i < nlocal; ++i)
-        for (int c = 0; c < 3; ++c) col[3 * (int64_t)i + c] = out[(int64_t)w * i + c0 + c];
-      PetscCall(pbng_halo_reverse(halo, PBNG_HALO_ADD, NULL, col));
-      for (int32_t i = 0; i < nlocal; ++i)
-        for (int c = 0; c < 3; ++c) out[(int64_t)w * i + c0 + c] = col[3 * (int64_t)i + c];
-    }
-    PetscCall(PetscFree(col));
-  }
+  if (!x) PetscFunctionReturn(0);
+  double *send, *recv;
+  PetscCall(PetscMalloc2((int64_t)w * x->send_displ[x->size] + 1, &send, (int64_t)w * x->recv_displ[x->size] + 1, &recv));
+  for (int k = 0; k < x->send_displ[x->size]; ++k) memcpy(&send[(int64_t)w * k], &val[(int64_t)w * x->send_slot[k]], sizeof(double) * (size_t)w);
+  PetscCall(pbng_alltoallv_items(send, x->send_count, x->send_displ, recv, x->recv_count, x->recv_displ, sizeof(double) * (size_t)w, x->comm));
+#pragma omp parallel for schedule(static)
+  for (int32_t i = 0; i < nown; ++i) sum_owned_node(x, w, val, recv, i, &out[(int64_t)w * i]);
+  PetscCall(PetscFree2(send, recv));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_pd_terms_gradient(pbng_pd_terms *pd, pbng_halo *halo, const double *x, int32_t nlocal)
+PetscErrorCode pbng_pd_terms_gradient(pbng_pd_terms *pd, const double *x, int32_t nlocal)
 {
   PetscFunctionBeginUser;
 #pragma omp parallel for schedule(static)
@@ -309,6 +442,6 @@ PetscErrorCode pbng_pd_terms_gradient(pbng_pd_terms *pd, pbng_halo *halo, const 
     if (!isfinite(pd->ring_energy[r]))
       for (int k = 0; k <= pd->rest[r].n; ++k) g[k][0] = g[k][1] = g[k][2] = NAN; /* the residual says: not finite */
   }
-  PetscCall(pbng_pd_terms_gather(pd, halo, 3, pd->slot_grad, pd->grad, nlocal));
+  PetscCall(pbng_pd_terms_gather(pd, 3, pd->slot_grad, pd->grad, nlocal));
   PetscFunctionReturn(0);
 }

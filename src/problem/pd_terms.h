@@ -8,9 +8,9 @@
  *
  * A ring touches its centre and its neighbours, so a node's gradient sums the rings of itself and of its
  * neighbours. Each rank evaluates the rings of its owned vertices (every triangle around an owned vertex is
- * local), adds each ring's slot gradients into its nodes in the order of increasing global centre, and the
- * ghosts' sums are added into their owners (pbng_halo_reverse): results agree across ranks and threads to
- * round-off (the owner adds other ranks' partial sums in its own order). */
+ * local); a ghost's slot values go to its owner (pbng_pd_slot_exchange), and every owned node adds all its
+ * slots, its own rank's and the others', in the order of increasing global centre, as one rank does: results
+ * are bitwise independent of ranks and threads. */
 #ifndef PBNG_PROBLEM_PD_TERMS_H
 #define PBNG_PROBLEM_PD_TERMS_H
 
@@ -34,6 +34,18 @@ typedef struct {
                            (the moving normal included) instead of the analytic ones with the normal held fixed */
 } pbng_pd_options;
 
+/* The ghosts' slot values to their owners (more than one rank): built once from the incidence; the owner's
+ * order of every owned node's slots, local and received, by increasing global ring centre. */
+typedef struct {
+  MPI_Comm comm;
+  int size;
+  int *send_count, *send_displ; /* [size], [size + 1]: slot values this rank sends to each rank */
+  int *recv_count, *recv_displ; /* [size], [size + 1]: and receives from each */
+  int32_t *send_slot;           /* [send_displ[size]]: the slots sent, in order */
+  int32_t *sum_start;           /* [nowned + 1] */
+  int32_t *sum_item;            /* owned node i's terms in order: k >= 0 local slot k, k < 0 received value -1 - k */
+} pbng_pd_slot_exchange;
+
 typedef struct pbng_pd_terms {
   pbng_pd_options opt;
   int32_t nrings;     /* owned vertices with triangles around them */
@@ -46,6 +58,8 @@ typedef struct pbng_pd_terms {
   double *slot_grad;  /* [nslots][3] the last evaluation's dE_r/dy at each slot */
   double *ring_energy; /* [nrings] the last evaluation's W_r + E_b,r */
   double *grad;       /* [nlocal][3] dE_sheet/dy of every owned node after pbng_pd_terms_gradient */
+  int32_t nowned;
+  pbng_pd_slot_exchange *exchange; /* NULL on one rank */
 } pbng_pd_terms;
 
 /* The contact local step's thickness xi: -pd_contact_thickness, else -pd_thickness, else the sheet's. */
@@ -79,12 +93,12 @@ int pbng_pd_ring_hessian_fd(const pbng_pd_terms *pd, int32_t r, double *x, doubl
 /* Sum of the owned rings' energies (this rank's share), exactly (pbng_exact_sum): NaN/inf propagate. */
 void pbng_pd_terms_energy(const pbng_pd_terms *pd, const double *x, void *exact_sum);
 
-/* Every owned ring's energy and gradient at x (ghosts current), summed into pd->grad for every owned node
- * (halo: NULL on one rank). Collective. */
-PetscErrorCode pbng_pd_terms_gradient(pbng_pd_terms *pd, pbng_halo *halo, const double *x, int32_t nlocal);
+/* Every owned ring's energy and gradient at x (ghosts current), summed into pd->grad for every owned node.
+ * Collective. */
+PetscErrorCode pbng_pd_terms_gradient(pbng_pd_terms *pd, const double *x, int32_t nlocal);
 
-/* Adds ring slot values val[nslots][w] into out[nlocal][w] (zeroed first) in each node's ring order, then
- * the ghosts' sums into their owners (w a multiple of 3; halo NULL on one rank). Collective. */
-PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, pbng_halo *halo, int w, const double *val, double *out, int32_t nlocal);
+/* Adds ring slot values val[nslots][w] into out[nlocal][w]: every owned node all its slots, of every rank, in
+ * increasing global ring centre (bitwise as on one rank); a ghost its own rank's slots. Collective. */
+PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, int w, const double *val, double *out, int32_t nlocal);
 
 #endif

@@ -940,7 +940,7 @@ PetscErrorCode pbng_problem_energy(const pbng_problem *pb, const double *b, doub
 PetscErrorCode pbng_problem_ring_forces(const pbng_problem *pb)
 {
   PetscFunctionBeginUser;
-  if (pb->pd) PetscCall(pbng_pd_terms_gradient(pb->pd, pb->halo, pb->x, pb->dm->nlocal));
+  if (pb->pd) PetscCall(pbng_pd_terms_gradient(pb->pd, pb->x, pb->dm->nlocal));
   if (pb->pd && pb->term.fn) PetscCall(pb->term.fn(pb->term.ctx, pb->x, pb->pd->grad, NULL));
   PetscFunctionReturn(0);
 }

@@ -283,7 +283,7 @@ static PetscErrorCode sissm_iterate(pbng_solver *s, int l)
       for (int64_t k = at; k < pd->slot_start[r + 1]; ++k) memcpy(&d->slot_d[3 * k], &d->slot[SLOT_W * k + SLOT_D], 3 * sizeof(double));
   }
   if (rebuild && d->slot_d) d->d_valid = 1;
-  PetscCall(pbng_pd_terms_gather(pd, pb->halo, SLOT_W, d->slot, d->node, dm->nlocal));
+  PetscCall(pbng_pd_terms_gather(pd, SLOT_W, d->slot, d->node, dm->nlocal));
   if (d->barrier_grad) PetscCall(add_barrier(d, pb));
 #pragma omp parallel for schedule(static) reduction(+ : shortened)
   for (int32_t i = 0; i < dm->nfree; ++i) shortened += vertex_step(pb, d, step_len, i, &d->node[SLOT_W * (int64_t)i], &ynew[3 * (int64_t)i]);
