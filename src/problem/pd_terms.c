@@ -233,6 +233,9 @@ static PetscErrorCode build_slot_exchange(const pbng_dmesh *dm, pbng_pd_terms *p
   for (int r = 0; r < dm->size; ++r)
     for (int k = plan.give_displ[r]; k < plan.give_displ[r + 1]; ++k) x->recv_count[r] += rc[k];
   for (int r = 0; r < dm->size; ++r) x->recv_displ[r + 1] = x->recv_displ[r] + x->recv_count[r];
+  PetscCall(PetscMalloc1(dm->size, &x->neighbor));
+  for (int r = 0; r < dm->size; ++r)
+    if (x->send_count[r] || x->recv_count[r]) x->neighbor[x->nneighbors++] = r;
   PetscCall(slot_centres(dm, pd, &slot_centre));
   PetscCall(PetscMalloc2(x->send_displ[dm->size] + 1, &send_centre, x->recv_displ[dm->size] + 1, &recv_centre));
   for (int k = 0; k < x->send_displ[dm->size]; ++k) send_centre[k] = slot_centre[x->send_slot[k]];
@@ -252,6 +255,7 @@ static PetscErrorCode destroy_slot_exchange(pbng_pd_slot_exchange **x)
   PetscCall(PetscFree2((*x)->send_count, (*x)->send_displ));
   PetscCall(PetscFree2((*x)->recv_count, (*x)->recv_displ));
   PetscCall(PetscFree((*x)->send_slot));
+  PetscCall(PetscFree((*x)->neighbor));
   PetscCall(PetscFree((*x)->sum_start));
   PetscCall(PetscFree((*x)->sum_item));
   PetscCall(PetscFree(*x));
@@ -406,6 +410,27 @@ static void sum_owned_node(const pbng_pd_slot_exchange *x, int w, const double *
   }
 }
 
+/* The packed slot values to the ranks that hold them as ghosts' owners, point to point with the neighbours only. */
+static PetscErrorCode exchange_with_neighbours(const pbng_pd_slot_exchange *x, int w, const double *send, double *recv)
+{
+  MPI_Request *req;
+  int n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * x->nneighbors + 1, &req));
+  for (int k = 0; k < x->nneighbors; ++k) {
+    const int r = x->neighbor[k];
+    if (x->recv_count[r]) PetscCallMPI(MPI_Irecv(&recv[(int64_t)w * x->recv_displ[r]], w * x->recv_count[r], MPI_DOUBLE, r, 0, x->comm, &req[n++]));
+  }
+  for (int k = 0; k < x->nneighbors; ++k) {
+    const int r = x->neighbor[k];
+    if (x->send_count[r]) PetscCallMPI(MPI_Isend(&send[(int64_t)w * x->send_displ[r]], w * x->send_count[r], MPI_DOUBLE, r, 0, x->comm, &req[n++]));
+  }
+  PetscCallMPI(MPI_Waitall(n, req, MPI_STATUSES_IGNORE));
+  PetscCall(PetscFree(req));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, int w, const double *val, double *out, int32_t nlocal)
 {
   const pbng_pd_slot_exchange *x = pd->exchange;
@@ -425,7 +450,7 @@ PetscErrorCode pbng_pd_terms_gather(const pbng_pd_terms *pd, int w, const double
   double *send, *recv;
   PetscCall(PetscMalloc2((int64_t)w * x->send_displ[x->size] + 1, &send, (int64_t)w * x->recv_displ[x->size] + 1, &recv));
   for (int k = 0; k < x->send_displ[x->size]; ++k) memcpy(&send[(int64_t)w * k], &val[(int64_t)w * x->send_slot[k]], sizeof(double) * (size_t)w);
-  PetscCall(pbng_alltoallv_items(send, x->send_count, x->send_displ, recv, x->recv_count, x->recv_displ, sizeof(double) * (size_t)w, x->comm));
+  PetscCall(exchange_with_neighbours(x, w, send, recv));
 #pragma omp parallel for schedule(static)
   for (int32_t i = 0; i < nown; ++i) sum_owned_node(x, w, val, recv, i, &out[(int64_t)w * i]);
   PetscCall(PetscFree2(send, recv));

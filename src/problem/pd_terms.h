@@ -41,6 +41,7 @@ typedef struct {
   int size;
   int *send_count, *send_displ; /* [size], [size + 1]: slot values this rank sends to each rank */
   int *recv_count, *recv_displ; /* [size], [size + 1]: and receives from each */
+  int nneighbors, *neighbor;    /* the ranks it sends to or receives from */
   int32_t *send_slot;           /* [send_displ[size]]: the slots sent, in order */
   int32_t *sum_start;           /* [nowned + 1] */
   int32_t *sum_item;            /* owned node i's terms in order: k >= 0 local slot k, k < 0 received value -1 - k */
