@@ -226,14 +226,18 @@ static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int 
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->grad[r][l] = fma(ls->A[r > q ? r : q][r > q ? q : r][l], ls->dl[q][l], ls->grad[r][l]);
   }
+  double gn[PBNG_GPBD_LANES]; /* |grad phi| on the lanes */
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    double norm2 = 0.0;
+    for (int r = 0; r < 6; ++r) norm2 += ls->grad[r][l] * ls->grad[r][l];
+    gn[l] = sqrt(norm2);
+  }
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
     if (!ready[l]) continue;
     tet4_lane *ln = &ls->lane[l];
-    double norm2 = 0.0;
-    for (int r = 0; r < 6; ++r) norm2 += ls->grad[r][l] * ls->grad[r][l];
-    const double gn = sqrt(norm2);
-    if (ln->iterations == 0) ln->tol = fmax(ln->gtol, sw->opt->newton.rtol * gn);
-    ln->state = gn <= ln->tol || ln->iterations >= sw->opt->newton.newton_max ? LANE_DONE : LANE_STEP;
+    if (ln->iterations == 0) ln->tol = fmax(ln->gtol, sw->opt->newton.rtol * gn[l]);
+    ln->state = gn[l] <= ln->tol || ln->iterations >= sw->opt->newton.newton_max ? LANE_DONE : LANE_STEP;
   }
 }
 
@@ -580,14 +584,21 @@ static void gather_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, const
     for (int k = 0; k < 9; ++k) st->B[k][j] = el->rest.B[k];
     for (int a = 0; a < 4; ++a) {
       const int32_t i = el->node[a];
-      double ga[3];
       st->w[a][j] = sw->h2 * sw->inv_mass[i];
       st->moving[j] |= st->w[a][j] > 0;
-      pbng_tet_shape_gradient(el->rest.B, a, ga);
-      for (int k = 0; k < 3; ++k) st->x[3 * a + k][j] = sw->x[3 * i + k], st->g[3 * a + k][j] = ga[k];
+      for (int k = 0; k < 3; ++k) st->x[3 * a + k][j] = sw->x[3 * i + k];
     }
-    for (int v = 0; v < 12; ++v) st->d[v][j] = d[v], st->pre[v][j] = st->drift[v][j] = 0.0;
+    for (int v = 0; v < 12; ++v) st->d[v][j] = d[v];
   }
+#pragma GCC unroll 3
+  for (int k = 0; k < 3; ++k) /* g_a = pbng_tet_shape_gradient's (node 0: minus the sum of B's rows, in its order) */
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      st->g[k][l] = -(st->B[k][l] + st->B[3 + k][l] + st->B[6 + k][l]);
+      st->g[3 + k][l] = st->B[k][l], st->g[6 + k][l] = st->B[3 + k][l], st->g[9 + k][l] = st->B[6 + k][l];
+    }
+  memset(st->pre, 0, sizeof(st->pre));
+  memset(st->drift, 0, sizeof(st->drift));
 }
 
 /* The inverted-element projection (Sec. 4.1, pbng_gpbd_tet_uninvert_moving) of the moving slots with det F0 <= 0
