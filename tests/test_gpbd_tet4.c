@@ -194,6 +194,50 @@ static void check_lane_hessians(uint64_t *s)
   check(covered == PBNG_MATERIAL_COUNT - 1, "K on lanes covers every material but the corotated one", covered, PBNG_MATERIAL_COUNT - 1);
 }
 
+/* Psi on lanes (the line search's phi): bitwise pbng_energy_density on every wanted lane, every material but the
+ * corotated one (which the lanes leave to the caller: 0). */
+static void check_lane_energies(uint64_t *s)
+{
+  int covered = 0;
+  for (int kind = 0; kind < PBNG_MATERIAL_COUNT; ++kind) {
+    pbng_material m;
+    pbng_material_init(&m, (pbng_material_kind)kind, 1e3, kind % 2 ? 0.45 : 0.3);
+    long differ = 0, compared = 0;
+    int computed = 1;
+    for (int t = 0; t < 40 && computed; ++t) {
+      double F[9][PBNG_GPBD_LANES], U[PBNG_GPBD_LANES];
+      int want[PBNG_GPBD_LANES];
+      for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+        double Fl[9];
+        state_deformation(s, (t + l) % STATES, Fl);
+        if (l == 3) Fl[0] = -Fl[0]; /* det F of the other sign (the log barrier's +INFINITY) */
+        if (l == 5 && t % 2) Fl[4] = NAN;
+        for (int p = 0; p < 9; ++p) F[p][l] = Fl[p];
+        want[l] = (l + t) % 7 != 0;
+      }
+      computed = pbng_gpbd_tet4_lane_energy(&m, (const double(*)[PBNG_GPBD_LANES])F, want, U);
+      for (int l = 0; l < PBNG_GPBD_LANES && computed; ++l) {
+        double Fl[9];
+        if (!want[l]) continue;
+        for (int p = 0; p < 9; ++p) Fl[p] = F[p][l];
+        const double ref = pbng_energy_density(&m, Fl);
+        differ += memcmp(&ref, &U[l], sizeof(double)) != 0 && !(isnan(ref) && isnan(U[l]));
+        ++compared;
+      }
+    }
+    if (!computed) {
+      check(m.kind == PBNG_MATERIAL_COROTATED, "Psi on lanes: only the corotated model left to the caller", kind, PBNG_MATERIAL_COROTATED);
+      continue;
+    }
+    ++covered;
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%s: Psi on lanes bitwise pbng_energy_density (lanes differing)", pbng_material_kind_name(m.kind));
+    check(differ == 0, msg, (double)differ, 0);
+    printf("on lanes, %-17s: Psi %ld of %ld lanes differ from pbng_energy_density\n", pbng_material_kind_name(m.kind), differ, compared);
+  }
+  check(covered == PBNG_MATERIAL_COUNT - 1, "Psi on lanes covers every material but the corotated one", covered, PBNG_MATERIAL_COUNT - 1);
+}
+
 /* ---- the Hessian fix on lanes ---- */
 
 /* A random symmetric 6 x 6 matrix Q diag(lam) Q^T with eigenvalues spread over `decades` (negative ones when
@@ -418,6 +462,8 @@ int main(void)
   uint64_t seed = 0x5eed7e74ULL;
   check_closed_forms(&seed);
   check_lane_hessians(&seed);
+  uint64_t energy_seed = 0xe4e26e5ULL; /* its own stream: the checks below draw what they drew before it */
+  check_lane_energies(&energy_seed);
   check_lane_fixes(&seed);
   check_steps(&seed);
   printf("%d checks, %d failures\n", checks, failures);

@@ -142,6 +142,29 @@ typedef struct {
   double D[9][9][PBNG_GPBD_LANES];   /* the same across lanes */
 } tet4_lanes;
 
+/* phi = q / 2 + V Psi(F) on the lanes where want[l] (+INFINITY where V Psi is not finite): Psi on the lanes
+ * (pbng_gpbd_tet4_lane_energy, bitwise pbng_energy_density), or per lane for the corotated model. */
+static void potentials(const pbng_material *m, const lane9 F, const double V[PBNG_GPBD_LANES], const double q[PBNG_GPBD_LANES],
+                       const int want[PBNG_GPBD_LANES], double phi[PBNG_GPBD_LANES])
+{
+  double U[PBNG_GPBD_LANES];
+  if (pbng_gpbd_tet4_lane_energy(m, F, want, U)) {
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double u = V[l] * U[l];
+      phi[l] = 0.5 * q[l] + (isfinite(u) ? u : INFINITY);
+    }
+    return;
+  }
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    if (!want[l]) continue;
+    double Fl[9];
+    for (int p = 0; p < 9; ++p) Fl[p] = F[p][l];
+    const double u = V[l] * pbng_energy_density(m, Fl);
+    phi[l] = 0.5 * q[l] + (isfinite(u) ? u : INFINITY);
+  }
+}
+
 /* phi (Eq. 19) at each lane's dl, with W S^T dl into dd and F_y into Fy, on every lane (phi only where pending[l]): the
  * inertia 1/2 sum_{w_a > 0} |d_a + (W S^T dl)_a|^2 / w_a in positions, as the general path sums it (in the strain's 6
  * dimensions, q0/2 + S d . dl + dl.A dl/2, its terms cancel to round-off far above phi's when dl is large: w small),
@@ -171,13 +194,7 @@ static void objectives(const pbng_gpbd_tet4_sweep *sw, const tet4_lanes *ls, con
     for (int p = 0; p < 9; ++p)
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) Fy[p][l] += ls->dF[p][r][l] * dl[r][l];
-  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-    if (!pending[l]) continue;
-    double F[9];
-    for (int p = 0; p < 9; ++p) F[p] = Fy[p][l];
-    const double U = ls->V[l] * pbng_energy_density(sw->mat, F);
-    phi[l] = 0.5 * q[l] + (isfinite(U) ? U : INFINITY);
-  }
+  potentials(sw->mat, (const double(*)[PBNG_GPBD_LANES])Fy, ls->V, q, pending, phi);
 }
 
 /* grad phi = S d + A dl + V dF_r : P(F_y) of the lanes waiting for it (ready[l]), on the lanes (P: core/gpbd_tet4_material.h,
@@ -209,14 +226,18 @@ static void gradients(const pbng_gpbd_tet4_sweep *sw, tet4_lanes *ls, const int 
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_LANES; ++l) ls->grad[r][l] = fma(ls->A[r > q ? r : q][r > q ? q : r][l], ls->dl[q][l], ls->grad[r][l]);
   }
+  double gn[PBNG_GPBD_LANES]; /* |grad phi| on the lanes */
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+    double norm2 = 0.0;
+    for (int r = 0; r < 6; ++r) norm2 += ls->grad[r][l] * ls->grad[r][l];
+    gn[l] = sqrt(norm2);
+  }
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
     if (!ready[l]) continue;
     tet4_lane *ln = &ls->lane[l];
-    double norm2 = 0.0;
-    for (int r = 0; r < 6; ++r) norm2 += ls->grad[r][l] * ls->grad[r][l];
-    const double gn = sqrt(norm2);
-    if (ln->iterations == 0) ln->tol = fmax(ln->gtol, sw->opt->newton.rtol * gn);
-    ln->state = gn <= ln->tol || ln->iterations >= sw->opt->newton.newton_max ? LANE_DONE : LANE_STEP;
+    if (ln->iterations == 0) ln->tol = fmax(ln->gtol, sw->opt->newton.rtol * gn[l]);
+    ln->state = gn[l] <= ln->tol || ln->iterations >= sw->opt->newton.newton_max ? LANE_DONE : LANE_STEP;
   }
 }
 
@@ -563,14 +584,21 @@ static void gather_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, const
     for (int k = 0; k < 9; ++k) st->B[k][j] = el->rest.B[k];
     for (int a = 0; a < 4; ++a) {
       const int32_t i = el->node[a];
-      double ga[3];
       st->w[a][j] = sw->h2 * sw->inv_mass[i];
       st->moving[j] |= st->w[a][j] > 0;
-      pbng_tet_shape_gradient(el->rest.B, a, ga);
-      for (int k = 0; k < 3; ++k) st->x[3 * a + k][j] = sw->x[3 * i + k], st->g[3 * a + k][j] = ga[k];
+      for (int k = 0; k < 3; ++k) st->x[3 * a + k][j] = sw->x[3 * i + k];
     }
-    for (int v = 0; v < 12; ++v) st->d[v][j] = d[v], st->pre[v][j] = st->drift[v][j] = 0.0;
+    for (int v = 0; v < 12; ++v) st->d[v][j] = d[v];
   }
+#pragma GCC unroll 3
+  for (int k = 0; k < 3; ++k) /* g_a = pbng_tet_shape_gradient's (node 0: minus the sum of B's rows, in its order) */
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      st->g[k][l] = -(st->B[k][l] + st->B[3 + k][l] + st->B[6 + k][l]);
+      st->g[3 + k][l] = st->B[k][l], st->g[6 + k][l] = st->B[3 + k][l], st->g[9 + k][l] = st->B[6 + k][l];
+    }
+  memset(st->pre, 0, sizeof(st->pre));
+  memset(st->drift, 0, sizeof(st->drift));
 }
 
 /* The inverted-element projection (Sec. 4.1, pbng_gpbd_tet_uninvert_moving) of the moving slots with det F0 <= 0
@@ -658,14 +686,20 @@ static void prepare_starts(const pbng_gpbd_tet4_sweep *sw, tet4_starts *st, cons
   deformation_lanes((const double(*)[PBNG_GPBD_LANES])st->x, (const double(*)[PBNG_GPBD_LANES])st->B, st->Fx);
   gradient_floor_lanes(sw, st, st->gtol);
   write_starts(sw, st, dd, pre);
-  for (int j = 0; j < n; ++j) { /* phi at dl = 0: 1/2 sum_{w_a > 0} |d_a|^2 / w_a + V Psi(F_x) (objective's, W S^T 0 = 0) */
-    double q = 0.0, F[9];
-    for (int v = 0; v < 12; ++v)
-      if (st->w[v / 3][j] > 0) q += st->d[v][j] * st->d[v][j] / st->w[v / 3][j];
-    for (int p = 0; p < 9; ++p) F[p] = st->Fx[p][j];
-    const double U = st->V[j] * pbng_energy_density(sw->mat, F);
-    st->phi[j] = 0.5 * q + (isfinite(U) ? U : INFINITY);
-  }
+  /* phi at dl = 0 (objectives', W S^T 0 = 0): 1/2 sum_{w_a > 0} |d_a|^2 / w_a (a term 0 where w_a = 0: q + 0 = q, q never
+   * -0) + V Psi(F_x) */
+  double q[PBNG_GPBD_LANES];
+  int want[PBNG_GPBD_LANES];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l) q[l] = 0.0, want[l] = l < n;
+#pragma GCC unroll 12
+  for (int v = 0; v < 12; ++v)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
+      const double w = st->w[v / 3][l], y = st->d[v][l];
+      q[l] += w > 0 ? y * y / (w > 0 ? w : 1.0) : 0.0;
+    }
+  potentials(sw->mat, (const double(*)[PBNG_GPBD_LANES])st->Fx, st->V, q, want, st->phi);
 }
 
 /* The batch's next element into lane l; then it waits for its first gradient (LANE_GRADIENT), or is done (no node

@@ -78,6 +78,68 @@ static void split_scalars(const pbng_material *m, const double F[9][LANES], cons
   }
 }
 
+/* mat3_det (its cofactor expansion along the first row, with its parentheses) and mat3_frobenius_sq (from 0, in
+ * entry order) on every lane. */
+static void det_and_norm_lanes(const double F[9][LANES], double J[LANES], double n2[LANES])
+{
+#pragma omp simd
+  for (int l = 0; l < LANES; ++l) {
+    J[l] = F[0][l] * (F[4][l] * F[8][l] - F[5][l] * F[7][l]) - F[1][l] * (F[3][l] * F[8][l] - F[5][l] * F[6][l]) +
+           F[2][l] * (F[3][l] * F[7][l] - F[4][l] * F[6][l]);
+    double s = 0.0;
+    for (int p = 0; p < 9; ++p) s += F[p][l] * F[p][l];
+    n2[l] = s;
+  }
+}
+
+/* seed Eq. 3 as material.c's stvk_energy_density: 2E = F^T F - I (mat3_tmul's sums), mu/4 |2E|^2 + lambda/2 tr(E)^2. */
+static void stvk_energy_lanes(const pbng_material *m, const double F[9][LANES], double U[LANES])
+{
+#pragma omp simd
+  for (int l = 0; l < LANES; ++l) {
+    double C[9], s = 0.0;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) C[3 * r + c] = F[r][l] * F[c][l] + F[3 + r][l] * F[3 + c][l] + F[6 + r][l] * F[6 + c][l];
+    C[0] -= 1.0, C[4] -= 1.0, C[8] -= 1.0;
+    const double trE = 0.5 * (C[0] + C[4] + C[8]);
+    for (int p = 0; p < 9; ++p) s += C[p] * C[p];
+    U[l] = 0.25 * m->k_shear * s + 0.5 * m->k_volume * trE * trE;
+  }
+}
+
+int pbng_gpbd_tet4_lane_energy(const pbng_material *m, const double F[9][LANES], const int *want, double U[LANES])
+{
+  double J[LANES], n2[LANES], L[LANES];
+  if (m->kind == PBNG_MATERIAL_STVK) {
+    stvk_energy_lanes(m, F, U);
+    return 1;
+  }
+  if (!pbng_gpbd_tet4_lane_hessians_supported(m->kind)) return 0;
+  det_and_norm_lanes(F, J, n2);
+  if (m->kind == PBNG_MATERIAL_NEOHOOKEAN_LOG) { /* seed Eq. 20; +INFINITY for J <= 0 */
+    for (int l = 0; l < LANES; ++l) L[l] = (!want || want[l]) && !(J[l] <= 0.0) ? log(J[l]) : 0.0;
+#pragma omp simd
+    for (int l = 0; l < LANES; ++l)
+      U[l] = J[l] <= 0.0 ? INFINITY : 0.5 * m->k_shear * (n2[l] - 3.0) - m->k_shear * L[l] + 0.5 * m->k_volume * L[l] * L[l];
+    return 1;
+  }
+  if (m->kind == PBNG_MATERIAL_STABLE_NEOHOOKEAN) { /* Eq. 10, with log(|F|^2 + 1) */
+    for (int l = 0; l < LANES; ++l) L[l] = !want || want[l] ? log(n2[l] + 1.0) : 0.0;
+#pragma omp simd
+    for (int l = 0; l < LANES; ++l) {
+      const double v = J[l] - 1.0 - m->j_rest, volume = 0.5 * m->k_volume * v * v;
+      U[l] = 0.5 * m->k_shear * (n2[l] - 3.0 - L[l]) + volume;
+    }
+    return 1;
+  }
+#pragma omp simd
+  for (int l = 0; l < LANES; ++l) { /* Eq. 8 */
+    const double v = J[l] - 1.0 - m->j_rest, volume = 0.5 * m->k_volume * v * v;
+    U[l] = 0.5 * m->k_shear * n2[l] + volume;
+  }
+  return 1;
+}
+
 void pbng_gpbd_tet4_direction_gram(const double dF[6][9], double gram[6][6])
 {
   for (int r = 0; r < 6; ++r)

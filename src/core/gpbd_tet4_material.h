@@ -34,4 +34,9 @@ void pbng_gpbd_tet4_lane_hessians(const pbng_material *m, const double F[9][PBNG
  * StVK F S), every lane. */
 void pbng_gpbd_tet4_lane_stress(const pbng_material *m, const double F[9][PBNG_GPBD_LANES], double P[9][PBNG_GPBD_LANES]);
 
+/* U[l] = Psi(F) at lane l's F, bitwise pbng_energy_density's value (the same operations in the same order, material.c;
+ * log per lane through libm, only where want[l]: want NULL is every lane), for every kind but the corotated one (its
+ * polar decomposition: returns 0 and leaves U alone; 1 otherwise). */
+int pbng_gpbd_tet4_lane_energy(const pbng_material *m, const double F[9][PBNG_GPBD_LANES], const int *want, double U[PBNG_GPBD_LANES]);
+
 #endif

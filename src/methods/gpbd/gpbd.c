@@ -20,12 +20,13 @@
  *                      d_i (and weak multipliers) of the last one (next_pseudo_step); d_i = 0 at a frame start.
  * One iteration of the run is one GPBD sweep over every term (elements, then weak constraints). Linear tetrahedra are
  * updated by the closed form of core/gpbd_tet4.h (several at once, on SIMD lanes), sheet terms by the general path
- * (methods/gpbd/gpbd_step.h); a thread takes GPBD_CHUNK elements at a time in both forms. */
+ * (methods/gpbd/gpbd_step.h); a thread takes chunks of at least GPBD_CHUNK elements (chunk_parts) in both forms. */
 #include "methods/gpbd/gpbd_step.h"
 #include "methods/gpbd/gpbd_layout.h"
 #include "core/gpbd_tet4.h"
 #include "methods/gpbd/gpbd_cluster.h"
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 #include "core/element.h"
 #include "core/inversion.h"
@@ -34,7 +35,24 @@
 #include "parallel/reduce.h"
 
 enum { GPBD_FORM_JACOBI = 0, GPBD_FORM_GS = 1 };
-enum { GPBD_CHUNK = 128 }; /* elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
+enum { GPBD_CHUNK = 128 }; /* the fewest elements a thread takes at a time (the closed form solves them PBNG_GPBD_LANES at once) */
+enum { GPBD_PARTS_PER_THREAD = 4 }; /* chunks per thread of a list shared by several threads (their costs vary) */
+
+/* How many chunks a list of elements is split into (chunks of at least GPBD_CHUNK): one on one thread, since each
+ * chunk's last rounds run the SIMD lanes part empty (every element's update is the same in any chunk: the closed form's
+ * lanes are independent, and a color's elements share no node); GPBD_PARTS_PER_THREAD per thread on several. */
+static int32_t chunk_parts(void)
+{
+  const int threads = omp_get_max_threads();
+  return threads > 1 ? GPBD_PARTS_PER_THREAD * threads : 1;
+}
+
+/* Elements per chunk of a list of n (chunk_parts chunks of at least GPBD_CHUNK). */
+static int32_t chunk_size(int32_t n)
+{
+  const int32_t parts = chunk_parts(), even = (n + parts - 1) / parts;
+  return even > GPBD_CHUNK ? even : GPBD_CHUNK;
+}
 #define PBNG_GPBD_UNINVERT_MIN 0.1 /* default s_min of the inverted-element projection: also lifts flat elements */
 #define PBNG_GPBD_UNINVERT_PASSES 10 /* default passes of the projection over the elements a sweep left inverted, at most */
 #define PBNG_GPBD_UNINVERT_JOINT 4096 /* default: the inverted tetrahedra left after the passes projected jointly when at most this many */
@@ -91,23 +109,26 @@ static int sheet_step(const pbng_problem *pb, const gpbd_data *g, int32_t e, int
   return pbng_gpbd_term_step(&t, &g->sheet_opt, x, w, &g->d[g->stride * (int64_t)e], dd, pre);
 }
 
-/* dd and pre of elements list[0..n) (list NULL: first, ..., first + n - 1; n <= GPBD_CHUNK) at the current x into
- * their rows of g->dd and g->pre: tetrahedra by the closed form (core/gpbd_tet4.h), sheet terms by the general
- * path. Returns the local Newton steps taken. */
+/* dd and pre of elements list[0..n) (list NULL: first, ..., first + n - 1) at the current x into their rows of g->dd
+ * and g->pre: tetrahedra by the closed form (core/gpbd_tet4.h), sheet terms by the general path (GPBD_CHUNK elements at
+ * a time). Returns the local Newton steps taken. */
 static long long solve_elements(const pbng_problem *pb, const gpbd_data *g, const int32_t *list, int32_t first, int32_t n)
 {
   const pbng_gpbd_tet4_sweep sw = {.mat = &pb->mat, .opt = &g->tet_opt, .h2 = g->h * g->h, .x = pb->x, .inv_mass = g->cs.inv_mass,
                                    .elem = g->rows, .d = g->d, .stride = g->stride};
   if (!g->sheets) return pbng_gpbd_tet4_steps(&sw, list, first, n, g->dd, g->pre);
-  int32_t tets[GPBD_CHUNK], ntets = 0;
   long long steps = 0;
-  for (int32_t j = 0; j < n; ++j) {
-    const int32_t e = list ? list[j] : first + j;
-    const int kind = pbng_constraint_sheet_kind(pb, e);
-    if (kind < 0) tets[ntets++] = e;
-    else steps += sheet_step(pb, g, e, kind, &g->dd[g->stride * (int64_t)e], &g->pre[g->stride * (int64_t)e]);
+  for (int32_t from = 0; from < n; from += GPBD_CHUNK) {
+    int32_t tets[GPBD_CHUNK], ntets = 0;
+    for (int32_t j = from; j < n && j < from + GPBD_CHUNK; ++j) {
+      const int32_t e = list ? list[j] : first + j;
+      const int kind = pbng_constraint_sheet_kind(pb, e);
+      if (kind < 0) tets[ntets++] = e;
+      else steps += sheet_step(pb, g, e, kind, &g->dd[g->stride * (int64_t)e], &g->pre[g->stride * (int64_t)e]);
+    }
+    steps += pbng_gpbd_tet4_steps(&sw, tets, 0, ntets, g->dd, g->pre);
   }
-  return steps + pbng_gpbd_tet4_steps(&sw, tets, 0, ntets, g->dd, g->pre);
+  return steps;
 }
 
 /* Gauss-Seidel: owned elements item[0..n) of one color (they share no node) move their nodes at once (with g->order,
@@ -147,13 +168,15 @@ static PetscErrorCode jacobi_sweep(pbng_solver *s)
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(g->cs.ev_project, 0, 0, 0, 0));
-  const int32_t owned_chunks = (dm->nowned_elems + GPBD_CHUNK - 1) / GPBD_CHUNK;
-  const int32_t chunks = owned_chunks + (dm->nelems - dm->nowned_elems + GPBD_CHUNK - 1) / GPBD_CHUNK;
+  const int32_t owned = chunk_size(dm->nowned_elems), others = chunk_size(dm->nelems - dm->nowned_elems);
+  const int32_t owned_chunks = (dm->nowned_elems + owned - 1) / owned;
+  const int32_t chunks = owned_chunks + (dm->nelems - dm->nowned_elems + others - 1) / others;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : steps)
   for (int32_t c = 0; c < chunks; ++c) { /* chunks of owned elements, then of the others (their steps not counted) */
-    const int32_t first = c < owned_chunks ? GPBD_CHUNK * c : dm->nowned_elems + GPBD_CHUNK * (c - owned_chunks);
+    const int32_t size = c < owned_chunks ? owned : others;
+    const int32_t first = c < owned_chunks ? owned * c : dm->nowned_elems + others * (c - owned_chunks);
     const int32_t end = c < owned_chunks ? dm->nowned_elems : dm->nelems;
-    const long long n = solve_elements(pb, g, NULL, first, first + GPBD_CHUNK < end ? GPBD_CHUNK : end - first);
+    const long long n = solve_elements(pb, g, NULL, first, first + size < end ? size : end - first);
     if (c < owned_chunks) steps += n;
   }
 #pragma omp parallel for schedule(static)
@@ -573,12 +596,12 @@ static PetscErrorCode gpbd_iterate(pbng_solver *s, int l)
   PetscCall(lift_at_frame_start(s, l));
   if (g->form == GPBD_FORM_GS) {
     g->newton_steps = 0;
-    PetscCall(pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements));
+    PetscCall(pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, chunk_parts(), project_elements));
   } else {
     PetscCall(jacobi_sweep(s));
     const int ncolors = g->cs.elem.ncolors; /* the weak constraints' colors alone, XPBD's projection */
     g->cs.elem.ncolors = 0;
-    const PetscErrorCode ierr = pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, project_elements);
+    const PetscErrorCode ierr = pbng_constraint_sweep_run_chunks(s, &g->cs, GPBD_CHUNK, chunk_parts(), project_elements);
     g->cs.elem.ncolors = ncolors;
     PetscCall(ierr);
   }

@@ -156,16 +156,18 @@ static void project_weak_color(pbng_solver *s, pbng_constraint_sweep *cs, int c)
 typedef struct {
   pbng_project_element_fn one;
   pbng_project_elements_fn chunk;
-  int32_t size; /* elements per chunk */
+  int32_t size;  /* elements per chunk (the fewest, with parts) */
+  int32_t parts; /* > 0: a color's elements in at most this many chunks of at least size */
 } element_projection;
 
 static void project_element_color(pbng_solver *s, pbng_constraint_sweep *cs, int c, const element_projection *p)
 {
   const int32_t start = cs->elem.start[c], n = cs->elem.start[c + 1] - start;
   if (p->chunk) {
-    const int32_t nchunks = (n + p->size - 1) / p->size;
+    const int32_t even = p->parts > 0 ? (n + p->parts - 1) / p->parts : 0, size = even > p->size ? even : p->size;
+    const int32_t nchunks = (n + size - 1) / size;
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int32_t k = 0; k < nchunks; ++k) p->chunk(s, cs, &cs->elem.item[start + k * p->size], k + 1 < nchunks ? p->size : n - k * p->size);
+    for (int32_t k = 0; k < nchunks; ++k) p->chunk(s, cs, &cs->elem.item[start + k * size], k + 1 < nchunks ? size : n - k * size);
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -213,9 +215,10 @@ PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *
   return sweep_run(s, cs, &p);
 }
 
-PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements)
+PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, int32_t parts,
+                                                pbng_project_elements_fn project_elements)
 {
-  const element_projection p = {.chunk = project_elements, .size = chunk};
+  const element_projection p = {.chunk = project_elements, .size = chunk, .parts = parts};
   return sweep_run(s, cs, &p);
 }
 

@@ -61,8 +61,10 @@ void pbng_constraint_sweep_velocity(const pbng_constraint_sweep *cs, const pbng_
  * followed by the ghost exchange; then the contacts, in key order (contact_projection.h). */
 PetscErrorCode pbng_constraint_sweep_run(pbng_solver *s, pbng_constraint_sweep *cs, pbng_project_element_fn project_element);
 /* The same sweep with each color's elements handed to project_elements `chunk` at a time (threads take chunks
- * as they finish: a chunk's cost varies). */
-PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements);
+ * as they finish: a chunk's cost varies); parts > 0: in at most `parts` chunks of at least `chunk` elements each
+ * (fewer, larger chunks: one per color on one thread). */
+PetscErrorCode pbng_constraint_sweep_run_chunks(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, int32_t parts,
+                                                pbng_project_elements_fn project_elements);
 /* The element colors alone (no weak constraints, no contacts), chunks of each color as above, each color followed by
  * the ghost exchange: a pass of another element projection over the same colors (GPBD's inverted elements). */
 PetscErrorCode pbng_constraint_sweep_run_element_colors(pbng_solver *s, pbng_constraint_sweep *cs, int32_t chunk, pbng_project_elements_fn project_elements);
