@@ -614,6 +614,28 @@ static int rest_excluded(const pbng_pd_contact *c, const pair *p, const int32_t 
   return rest_distance_below(c, p, c->rest_exclusion, 0) || (c->rest_exclusion <= c->longest_edge && excluded(c, qv, nq, iv, ni));
 }
 
+/* Whether the axis-aligned boxes of the pair's two primitives at z are farther apart than r, with room for the round-off of
+ * the distances: then so are the primitives (the box gap is at most their distance), and no closest points need be computed
+ * to know it (VT and EE pairs; an obstacle pair: 0). Comparisons only: it costs a fraction of pair_geometry. Never with
+ * -pd_contact_fresh_pairs (the tests' reference computes every distance). */
+static int boxes_beyond(const pbng_pd_contact *c, const pair *p, const double *z, double r)
+{
+  if (p->kind == PAIR_VO || c->opt.fresh_pairs) return 0;
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  const double *P[4];
+  double g2 = 0;
+  for (int k = 0; k < 4; ++k) P[k] = &z[3 * (int64_t)p->v[k]];
+  for (int a = 0; a < 3; ++a) {
+    double lo = P[0][a], hi = lo, lo2 = P[nq][a], hi2 = lo2;
+    for (int k = 1; k < nq; ++k) lo = P[k][a] < lo ? P[k][a] : lo, hi = P[k][a] > hi ? P[k][a] : hi;
+    for (int k = nq + 1; k < 4; ++k) lo2 = P[k][a] < lo2 ? P[k][a] : lo2, hi2 = P[k][a] > hi2 ? P[k][a] : hi2;
+    const double g = lo2 - hi > lo - hi2 ? lo2 - hi : lo - hi2;
+    if (g > 0) g2 += g * g;
+  }
+  const double rr = (1 + 1e-9) * r;
+  return g2 > rr * rr;
+}
+
 /* The gap between the query's box qbox and the item's box grown by r (both swept from z_prev to y, so containing the
  * primitives at z_prev): at most the primitives' distance at z_prev. */
 static double box_gap(const double qbox[6], const double ibox[6], double r)
@@ -646,6 +668,7 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
   if (c->collecting && gap > (1 + 1e-12) * (c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* beyond the list's width */
   if (rest_excluded(c, &cand, qv, nq, iv, ni, 0)) PetscFunctionReturn(0);
+  if (c->collecting && boxes_beyond(c, &cand, c->z_prev, c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* d0 beyond too */
   double w[4], dir[3];
   const double d0 = pair_geometry(c, &cand, c->z_prev, w, dir);
   const int keep = c->collecting ? d0 < c->xi + c->opt.dhat + c->width[group_pair(c, &cand)] : may_act(c, &cand, d0);
@@ -819,6 +842,7 @@ static double pair_toi(const pbng_pd_contact *c, const pair *p)
 }
 
 static double common_moves(const pbng_pd_contact *c, const pair *p);
+static double common_moves_to(const pbng_pd_contact *c, const pair *p, const double *end);
 
 /* The most the stage pair can close on the stage's paths: common_moves on COMMON paths, else side_moves (its vertices
  * anywhere on their segments); an obstacle pair's: its vertex's move. */
@@ -833,33 +857,21 @@ static double stage_moves(const pbng_pd_contact *c, const pair *p)
  * with room for the round-off of the distances and of the bound; no distance of it need be computed to know that. */
 static int stays_beyond(const pbng_pd_contact *c, const pair *p, double r) { return p->d - stage_moves(c, p) > (1 + 1e-9) * r; }
 
-/* Whether the axis-aligned boxes of the pair's two primitives at z are farther apart than r, with room for the round-off of
- * the distances: then so are the primitives (the box gap is at most their distance), and no closest points need be computed
- * to know it (VT and EE pairs; an obstacle pair: 0). Comparisons only: it costs a fraction of pair_geometry. Never with
- * -pd_contact_fresh_pairs (the tests' reference computes every distance). */
-static int boxes_beyond(const pbng_pd_contact *c, const pair *p, const double *z, double r)
-{
-  if (p->kind == PAIR_VO || c->opt.fresh_pairs) return 0;
-  const int nq = p->kind == PAIR_VT ? 1 : 2;
-  const double *P[4];
-  double g2 = 0;
-  for (int k = 0; k < 4; ++k) P[k] = &z[3 * (int64_t)p->v[k]];
-  for (int a = 0; a < 3; ++a) {
-    double lo = P[0][a], hi = lo, lo2 = P[nq][a], hi2 = lo2;
-    for (int k = 1; k < nq; ++k) lo = P[k][a] < lo ? P[k][a] : lo, hi = P[k][a] > hi ? P[k][a] : hi;
-    for (int k = nq + 1; k < 4; ++k) lo2 = P[k][a] < lo2 ? P[k][a] : lo2, hi2 = P[k][a] > hi2 ? P[k][a] : hi2;
-    const double g = lo2 - hi > lo - hi2 ? lo2 - hi : lo - hi2;
-    if (g > 0) g2 += g * g;
-  }
-  const double rr = (1 + 1e-9) * r;
-  return g2 > rr * rr;
-}
-
 /* Whether the stage pair's time of impact is 1 without ACCD: it stays beyond the barrier's reach and moves too little to
  * stop ACCD early (may_act's argument). */
 static int no_impact(const pbng_pd_contact *c, const pair *p)
 {
   return p->kind != PAIR_VO && stays_beyond(c, p, c->xi + c->opt.dhat) && stage_moves(c, p) <= early_stop_moves(c);
+}
+
+/* Whether the stage pair's time of impact from z_prev to z (ACCD's common-time paths, pair_toi) is 1 without ACCD: no_impact's
+ * argument with the pair's moves on those paths (common_moves_to z), which on the SEGMENTS are far below side_moves for a
+ * body that moves nearly rigidly (its own pairs). pair.d is the distance at z_prev. Never with -pd_contact_fresh_pairs. */
+static int no_impact_to_z(const pbng_pd_contact *c, const pair *p)
+{
+  if (p->kind == PAIR_VO || c->opt.fresh_pairs) return 0;
+  const double m = common_moves_to(c, p, c->z);
+  return p->d - m > (1 + 1e-9) * (c->xi + c->opt.dhat) && m <= early_stop_moves(c);
 }
 
 /* Whether this rank counts the pair in the statistics: it owns the pair's smallest vertex. */
@@ -885,7 +897,7 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
   for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
   for (int64_t k = 0; k < c->npairs && !clear; ++k) {
     const pair *p = &c->pairs[k];
-    if (!pair_moves(c, p) || (c->stage_paths != PATHS_COMMON && no_impact(c, p))) continue;
+    if (!pair_moves(c, p) || (c->stage_paths != PATHS_COMMON && (no_impact(c, p) || no_impact_to_z(c, p)))) continue;
     const double t = pair_toi(c, p);
     for (int s = 0; s < pair_vertices(p); ++s)
       if (c->owned[p->v[s]]) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
@@ -903,7 +915,7 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
     for (int64_t k = 0; k < c->npairs; ++k) {
       const pair *p = &c->pairs[k];
       double w[4], dir[3];
-      if (!pair_moves(c, p) || ((pass == 0 || c->stage_paths != PATHS_COMMON) && stays_beyond(c, p, c->xi)) || boxes_beyond(c, p, c->z, c->xi) ||
+      if (!pair_moves(c, p) || boxes_beyond(c, p, c->z, c->xi) || ((pass == 0 || c->stage_paths != PATHS_COMMON) && stays_beyond(c, p, c->xi)) ||
           pair_geometry(c, p, c->z, w, dir) > c->xi)
         continue;
       for (int s = 0; s < pair_vertices(p); ++s)
@@ -941,7 +953,7 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
-    if (stays_beyond(c, p, c->xi + o->dhat) || boxes_beyond(c, p, c->z, c->xi + o->dhat)) continue; /* f(d) >= d (Eq. 51): its rescaled gap is beyond dhat */
+    if (boxes_beyond(c, p, c->z, c->xi + o->dhat) || stays_beyond(c, p, c->xi + o->dhat)) continue; /* f(d) >= d (Eq. 51): its rescaled gap is beyond dhat */
     const double d = pair_geometry(c, p, c->z, w, dir), x = pbng_contact_distance_rescale(d, c->xi, o->eps) - c->xi;
     if (x >= o->dhat || !pair_moves(c, p)) continue;
     const double push = -pbng_barrier_derivative(x, o->dhat); /* the bracket of Eq. 49, > 0 */
@@ -981,7 +993,7 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
     const double r = fmin(*dmin, c->xi + c->opt.dhat);
-    if (stays_beyond(c, &c->pairs[k], r) || boxes_beyond(c, &c->pairs[k], z, r)) continue;
+    if (boxes_beyond(c, &c->pairs[k], z, r) || stays_beyond(c, &c->pairs[k], r)) continue;
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
     if (d < *dmin && d < c->xi + c->opt.dhat) *dmin = d, *worst = &c->pairs[k];
   }
@@ -995,7 +1007,7 @@ static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
-    if (!pair_moves(c, p) || !pair_counted_here(c, p) || stays_beyond(c, p, c->xi + c->opt.dhat) || boxes_beyond(c, p, z, c->xi + c->opt.dhat)) continue;
+    if (!pair_moves(c, p) || !pair_counted_here(c, p) || boxes_beyond(c, p, z, c->xi + c->opt.dhat) || stays_beyond(c, p, c->xi + c->opt.dhat)) continue;
     n += pbng_contact_distance_rescale(pair_geometry(c, p, z, w, dir), c->xi, c->opt.eps) - c->xi < c->opt.dhat;
   }
   return n;
@@ -1256,14 +1268,17 @@ static double largest_spread(const pbng_pd_contact *c)
 /* The most the pair's primitives can close on common-time paths: max over its first primitive's vertices of
  * |D_v - D_0| plus the same over its second's, D = end - z_prev (the distance does not change under the common move D_0,
  * and is 1-Lipschitz in each primitive's largest vertex move). */
-static double common_moves(const pbng_pd_contact *c, const pair *p)
+static double common_moves(const pbng_pd_contact *c, const pair *p) { return common_moves_to(c, p, c->end); }
+
+/* common_moves with the paths z_prev -> end for a given end. */
+static double common_moves_to(const pbng_pd_contact *c, const pair *p, const double *end)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   double D0[3], ma = 0, mb = 0;
-  vec3_sub(&c->end[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
+  vec3_sub(&end[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
   for (int k = 1; k < 4; ++k) {
     double D[3], r[3];
-    vec3_sub(&c->end[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
+    vec3_sub(&end[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
     vec3_sub(D, D0, r);
     const double n = vec3_norm(r);
     if (k < nq) ma = n > ma ? n : ma;
