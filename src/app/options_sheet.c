@@ -133,7 +133,7 @@ static PetscErrorCode read_contact_local_step(PetscOptionItems *PetscOptionsObje
                       &c->kappa, given));
   PetscCall(PetscOptionsInt("-pd_contact_iterations", "contact: gradient steps per local step at most", NULL, iterations, &iterations, &set));
   *given = (PetscBool)(*given || set);
-  PetscCall(PetscOptionsBool("-pd_contact_fresh_pairs", "contact (tests): every stage's pairs from a fresh broad phase, no candidate list kept", NULL, fresh,
+  PetscCall(PetscOptionsBool("-pd_contact_fresh_pairs", "contact (tests): every stage's pairs from a fresh broad phase, no candidate list kept, every distance computed", NULL, fresh,
                              &fresh, &set));
   *given = (PetscBool)(*given || set);
   c->fresh_pairs = fresh;

@@ -89,6 +89,10 @@ struct pbng_pd_contact {
   int collecting;         /* while the list is being made: the pairs kept are those within xi + dhat + W_gh at z_prev (COLLECT_ALL),
                            * of two groups only (COLLECT_CROSS) */
   int list_valid;
+  double *list_d0;        /* [list_d0_cap] a list pair's distance at z_prev, computed once per projection (select_from_list; its
+                           * stages select from the list at one z_prev); valid while list_d0_known */
+  int64_t list_d0_cap;
+  int list_d0_known;      /* 0: z_prev or the list changed since list_d0 was last cleared (forget_list_distances) */
   pair *pairs;            /* the pairs with an owned vertex, sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
@@ -453,12 +457,16 @@ static void segment_lengths(pbng_pd_contact *c)
   }
 }
 
+/* The list's distances at z_prev (list_d0) no longer hold: z_prev or the list has changed. */
+static void forget_list_distances(pbng_pd_contact *c) { c->list_d0_known = 0; }
+
 /* The positions y and z_prev (and z when with_z: mid-projection) of every vertex this rank's pairs within r can involve
  * (the halo plan of r around the stage's segments: build_halo_plan), the active primitives, and each active vertex's
  * move along its segment. Collective. */
 static PetscErrorCode share_reach(pbng_pd_contact *c, double r, int with_z)
 {
   PetscFunctionBeginUser;
+  forget_list_distances(c);
   PetscCall(build_halo_plan(c, r));
   PetscCall(pbng_halo_exchange(&c->halo, 0, c->y));
   PetscCall(pbng_halo_exchange(&c->halo, 0, c->z_prev));
@@ -473,6 +481,7 @@ static PetscErrorCode share_reach(pbng_pd_contact *c, double r, int with_z)
 static PetscErrorCode load_positions(pbng_pd_contact *c, const double *x)
 {
   PetscFunctionBeginUser;
+  forget_list_distances(c);
   c->end = c->y;
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k];
@@ -605,6 +614,28 @@ static int rest_excluded(const pbng_pd_contact *c, const pair *p, const int32_t 
   return rest_distance_below(c, p, c->rest_exclusion, 0) || (c->rest_exclusion <= c->longest_edge && excluded(c, qv, nq, iv, ni));
 }
 
+/* Whether the axis-aligned boxes of the pair's two primitives at z are farther apart than r, with room for the round-off of
+ * the distances: then so are the primitives (the box gap is at most their distance), and no closest points need be computed
+ * to know it (VT and EE pairs; an obstacle pair: 0). Comparisons only: it costs a fraction of pair_geometry. Never with
+ * -pd_contact_fresh_pairs (the tests' reference computes every distance). */
+static int boxes_beyond(const pbng_pd_contact *c, const pair *p, const double *z, double r)
+{
+  if (p->kind == PAIR_VO || c->opt.fresh_pairs) return 0;
+  const int nq = p->kind == PAIR_VT ? 1 : 2;
+  const double *P[4];
+  double g2 = 0;
+  for (int k = 0; k < 4; ++k) P[k] = &z[3 * (int64_t)p->v[k]];
+  for (int a = 0; a < 3; ++a) {
+    double lo = P[0][a], hi = lo, lo2 = P[nq][a], hi2 = lo2;
+    for (int k = 1; k < nq; ++k) lo = P[k][a] < lo ? P[k][a] : lo, hi = P[k][a] > hi ? P[k][a] : hi;
+    for (int k = nq + 1; k < 4; ++k) lo2 = P[k][a] < lo2 ? P[k][a] : lo2, hi2 = P[k][a] > hi2 ? P[k][a] : hi2;
+    const double g = lo2 - hi > lo - hi2 ? lo2 - hi : lo - hi2;
+    if (g > 0) g2 += g * g;
+  }
+  const double rr = (1 + 1e-9) * r;
+  return g2 > rr * rr;
+}
+
 /* The gap between the query's box qbox and the item's box grown by r (both swept from z_prev to y, so containing the
  * primitives at z_prev): at most the primitives' distance at z_prev. */
 static double box_gap(const double qbox[6], const double ibox[6], double r)
@@ -637,6 +668,7 @@ static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const in
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
   if (c->collecting && gap > (1 + 1e-12) * (c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* beyond the list's width */
   if (rest_excluded(c, &cand, qv, nq, iv, ni, 0)) PetscFunctionReturn(0);
+  if (c->collecting && boxes_beyond(c, &cand, c->z_prev, c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* d0 beyond too */
   double w[4], dir[3];
   const double d0 = pair_geometry(c, &cand, c->z_prev, w, dir);
   const int keep = c->collecting ? d0 < c->xi + c->opt.dhat + c->width[group_pair(c, &cand)] : may_act(c, &cand, d0);
@@ -810,6 +842,7 @@ static double pair_toi(const pbng_pd_contact *c, const pair *p)
 }
 
 static double common_moves(const pbng_pd_contact *c, const pair *p);
+static double common_moves_to(const pbng_pd_contact *c, const pair *p, const double *end);
 
 /* The most the stage pair can close on the stage's paths: common_moves on COMMON paths, else side_moves (its vertices
  * anywhere on their segments); an obstacle pair's: its vertex's move. */
@@ -829,6 +862,16 @@ static int stays_beyond(const pbng_pd_contact *c, const pair *p, double r) { ret
 static int no_impact(const pbng_pd_contact *c, const pair *p)
 {
   return p->kind != PAIR_VO && stays_beyond(c, p, c->xi + c->opt.dhat) && stage_moves(c, p) <= early_stop_moves(c);
+}
+
+/* Whether the stage pair's time of impact from z_prev to z (ACCD's common-time paths, pair_toi) is 1 without ACCD: no_impact's
+ * argument with the pair's moves on those paths (common_moves_to z), which on the SEGMENTS are far below side_moves for a
+ * body that moves nearly rigidly (its own pairs). pair.d is the distance at z_prev. Never with -pd_contact_fresh_pairs. */
+static int no_impact_to_z(const pbng_pd_contact *c, const pair *p)
+{
+  if (p->kind == PAIR_VO || c->opt.fresh_pairs) return 0;
+  const double m = common_moves_to(c, p, c->z);
+  return p->d - m > (1 + 1e-9) * (c->xi + c->opt.dhat) && m <= early_stop_moves(c);
 }
 
 /* Whether this rank counts the pair in the statistics: it owns the pair's smallest vertex. */
@@ -854,7 +897,7 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
   for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
   for (int64_t k = 0; k < c->npairs && !clear; ++k) {
     const pair *p = &c->pairs[k];
-    if (!pair_moves(c, p) || (c->stage_paths != PATHS_COMMON && no_impact(c, p))) continue;
+    if (!pair_moves(c, p) || (c->stage_paths != PATHS_COMMON && (no_impact(c, p) || no_impact_to_z(c, p)))) continue;
     const double t = pair_toi(c, p);
     for (int s = 0; s < pair_vertices(p); ++s)
       if (c->owned[p->v[s]]) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
@@ -872,7 +915,9 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
     for (int64_t k = 0; k < c->npairs; ++k) {
       const pair *p = &c->pairs[k];
       double w[4], dir[3];
-      if (!pair_moves(c, p) || ((pass == 0 || c->stage_paths != PATHS_COMMON) && stays_beyond(c, p, c->xi)) || pair_geometry(c, p, c->z, w, dir) > c->xi) continue;
+      if (!pair_moves(c, p) || boxes_beyond(c, p, c->z, c->xi) || ((pass == 0 || c->stage_paths != PATHS_COMMON) && stays_beyond(c, p, c->xi)) ||
+          pair_geometry(c, p, c->z, w, dir) > c->xi)
+        continue;
       for (int s = 0; s < pair_vertices(p); ++s)
         if (c->owned[p->v[s]]) c->tmin[p->v[s]] = 1;
     }
@@ -908,7 +953,7 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
-    if (stays_beyond(c, p, c->xi + o->dhat)) continue; /* f(d) >= d (Eq. 51): its rescaled gap is beyond dhat */
+    if (boxes_beyond(c, p, c->z, c->xi + o->dhat) || stays_beyond(c, p, c->xi + o->dhat)) continue; /* f(d) >= d (Eq. 51): its rescaled gap is beyond dhat */
     const double d = pair_geometry(c, p, c->z, w, dir), x = pbng_contact_distance_rescale(d, c->xi, o->eps) - c->xi;
     if (x >= o->dhat || !pair_moves(c, p)) continue;
     const double push = -pbng_barrier_derivative(x, o->dhat); /* the bracket of Eq. 49, > 0 */
@@ -947,7 +992,8 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   *worst = NULL;
   for (int64_t k = 0; k < c->npairs; ++k) {
     double w[4], dir[3];
-    if (stays_beyond(c, &c->pairs[k], fmin(*dmin, c->xi + c->opt.dhat))) continue;
+    const double r = fmin(*dmin, c->xi + c->opt.dhat);
+    if (boxes_beyond(c, &c->pairs[k], z, r) || stays_beyond(c, &c->pairs[k], r)) continue;
     const double d = pair_geometry(c, &c->pairs[k], z, w, dir);
     if (d < *dmin && d < c->xi + c->opt.dhat) *dmin = d, *worst = &c->pairs[k];
   }
@@ -961,7 +1007,7 @@ static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
-    if (!pair_moves(c, p) || !pair_counted_here(c, p) || stays_beyond(c, p, c->xi + c->opt.dhat)) continue;
+    if (!pair_moves(c, p) || !pair_counted_here(c, p) || boxes_beyond(c, p, z, c->xi + c->opt.dhat) || stays_beyond(c, p, c->xi + c->opt.dhat)) continue;
     n += pbng_contact_distance_rescale(pair_geometry(c, p, z, w, dir), c->xi, c->opt.eps) - c->xi < c->opt.dhat;
   }
   return n;
@@ -1071,6 +1117,7 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->active));
   PetscCall(PetscFree((*c)->seg));
   PetscCall(PetscFree((*c)->list));
+  PetscCall(PetscFree((*c)->list_d0));
   PetscCall(PetscFree((*c)->group));
   for (int r = 0; r < 2; ++r) PetscCall(PetscFree4((*c)->lref[r].T, (*c)->lref[r].E, (*c)->lref[r].ref, (*c)->lref[r].stray));
   PetscCall(PetscFree((*c)->gbox));
@@ -1088,6 +1135,7 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
 PetscErrorCode pbng_pd_contact_reset(pbng_pd_contact *c, const double *x)
 {
   PetscFunctionBeginUser;
+  forget_list_distances(c);
   for (int32_t k = 0; k < c->nmine; ++k) memcpy(&c->z_prev[3 * (int64_t)c->mine[k]], &x[3 * (int64_t)c->local[c->mine[k]]], 3 * sizeof(double));
   PetscFunctionReturn(0);
 }
@@ -1220,14 +1268,17 @@ static double largest_spread(const pbng_pd_contact *c)
 /* The most the pair's primitives can close on common-time paths: max over its first primitive's vertices of
  * |D_v - D_0| plus the same over its second's, D = end - z_prev (the distance does not change under the common move D_0,
  * and is 1-Lipschitz in each primitive's largest vertex move). */
-static double common_moves(const pbng_pd_contact *c, const pair *p)
+static double common_moves(const pbng_pd_contact *c, const pair *p) { return common_moves_to(c, p, c->end); }
+
+/* common_moves with the paths z_prev -> end for a given end. */
+static double common_moves_to(const pbng_pd_contact *c, const pair *p, const double *end)
 {
   const int nq = p->kind == PAIR_VT ? 1 : 2;
   double D0[3], ma = 0, mb = 0;
-  vec3_sub(&c->end[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
+  vec3_sub(&end[3 * (int64_t)p->v[0]], &c->z_prev[3 * (int64_t)p->v[0]], D0);
   for (int k = 1; k < 4; ++k) {
     double D[3], r[3];
-    vec3_sub(&c->end[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
+    vec3_sub(&end[3 * (int64_t)p->v[k]], &c->z_prev[3 * (int64_t)p->v[k]], D);
     vec3_sub(D, D0, r);
     const double n = vec3_norm(r);
     if (k < nq) ma = n > ma ? n : ma;
@@ -1305,6 +1356,7 @@ static PetscErrorCode make_list(pbng_pd_contact *c, int paths, int mid, int what
   double seg_max, excess[2], wmax = 0, wcross = 0;
 
   PetscFunctionBeginUser;
+  forget_list_distances(c);
   PetscCall(group_motion(c, 1, &seg_max));
   list_bounds(c, paths, excess);
   for (int32_t g = 0; g < ng; ++g)
@@ -1374,6 +1426,21 @@ static double pair_stray(const pbng_pd_contact *c, const pair *p)
  * bound, Eq. 53); 0 without gradient steps. */
 static double stage_margin(const pbng_pd_contact *c) { return fmin(4 * c->opt.iterations * c->step_move, c->opt.eps * c->xi); }
 
+/* list_d0 ready for this projection's stages: NaN (not computed yet) for every list pair unless it holds already. */
+static PetscErrorCode known_list_distances(pbng_pd_contact *c)
+{
+  PetscFunctionBeginUser;
+  if (c->list_d0_known) PetscFunctionReturn(0);
+  if (c->list_d0_cap < c->nlist) {
+    PetscCall(PetscFree(c->list_d0));
+    c->list_d0_cap = c->nlist;
+    PetscCall(PetscMalloc1(c->list_d0_cap + 1, &c->list_d0));
+  }
+  for (int64_t k = 0; k < c->nlist; ++k) c->list_d0[k] = NAN;
+  c->list_d0_known = 1;
+  PetscFunctionReturn(0);
+}
+
 /* The stage's pairs from the candidate list, those that may act on the given paths with the stage's margin (their distance at
  * z_prev less their moves m below xi + dhat + margin, or m beyond ACCD's early stop less the margin; m: common_moves on
  * COMMON paths, side_moves on the SEGMENTS), the distance computed only where the list's less the strays (pair_stray:
@@ -1386,6 +1453,7 @@ static PetscErrorCode select_from_list(pbng_pd_contact *c, int paths)
 
   PetscFunctionBeginUser;
   for (int32_t k = 0; k < c->nactive; ++k) seg_max = c->seg[c->active_list[k]] > seg_max ? c->seg[c->active_list[k]] : seg_max;
+  PetscCall(known_list_distances(c));
   c->npairs = 0;
   for (int64_t k = 0; k < c->nlist; ++k) {
     const pair *p = &c->list[k];
@@ -1396,8 +1464,9 @@ static PetscErrorCode select_from_list(pbng_pd_contact *c, int paths)
     if (p->d - stray - M >= reach && M <= clause) continue;
     const double m = paths == PATHS_COMMON ? common_moves(c, p) : side_moves(c, p);
     double w[4], dir[3];
-    if (p->d - stray - m >= reach && m <= clause) continue;
-    const double d0 = pair_geometry(c, p, c->z_prev, w, dir);
+    if (m <= clause && (p->d - stray - m >= reach || boxes_beyond(c, p, c->z_prev, reach + m))) continue;
+    if (isnan(c->list_d0[k])) c->list_d0[k] = pair_geometry(c, p, c->z_prev, w, dir);
+    const double d0 = c->list_d0[k];
     if (d0 - m < reach || m > clause) PetscCall(add_pair(c, p->kind, p->v, d0));
   }
   PetscCall(collect_obstacle_pairs(c, c->z_prev, c->end, reach));
@@ -1593,6 +1662,7 @@ typedef struct {
 
 static int barrier_of_pair(const pbng_pd_contact *c, const pair *p, const double *x, pair_barrier *b)
 {
+  if (boxes_beyond(c, p, x, c->xi + c->opt.dhat)) return 0; /* f(d) >= d (Eq. 51): its gap is beyond dhat */
   const double d = pair_geometry(c, p, x, b->w, b->dir), gap = pbng_contact_distance_rescale(d, c->xi, c->opt.eps) - c->xi;
   if (!(gap < c->opt.dhat)) return 0;
   const double fp = pbng_contact_distance_rescale_derivative(d, c->xi, c->opt.eps), kappa = c->opt.kappa;
