@@ -6,7 +6,7 @@
 #include "core/element.h"
 #include "core/mat3.h"
 
-enum { UNTANGLE_NEWTON_STEPS = 8, UNTANGLE_BACKTRACKS = 40, JOINT_CG_ITERATIONS = 200, JOINT_SHIFT_RAISES = 12 };
+enum { UNTANGLE_NEWTON_STEPS = 8, UNTANGLE_BACKTRACKS = 40, JOINT_CG_ITERATIONS = 200, JOINT_SHIFT_RAISES = 12, JOINT_RINGS = 2 };
 static const double JOINT_DELTA_FALL = 0.1; /* (U3): delta^2 at most this times the previous step's */
 
 /* Tetrahedron t's node positions, its node `slot` moved by z. */
@@ -224,13 +224,42 @@ static int32_t count_flipped(const pbng_gpbd_cluster *c)
 
 /* ---- the joint step (U3) ---- */
 
-size_t pbng_gpbd_untangle_work_size(int32_t nnodes, int32_t ntets) { return 144 * (size_t)ntets + 33 * (size_t)nnodes + 1; }
+size_t pbng_gpbd_untangle_work_size(int32_t nnodes, int32_t ntets) { return 144 * (size_t)ntets + 33 * (size_t)nnodes + (size_t)nnodes / 4 + 2; }
+
+/* Whether tetrahedron t has a movable node of c (the joint step's terms: the others are constant). */
+static int tet_moves(const pbng_gpbd_cluster *c, int32_t t)
+{
+  return c->movable[c->tet[t][0]] | c->movable[c->tet[t][1]] | c->movable[c->tet[t][2]] | c->movable[c->tet[t][3]];
+}
+
+/* The joint step's nodes: the movable nodes of c within JOINT_RINGS rings of tetrahedra of its inverted ones, into
+ * active (the fold and its surroundings: the joint step's cost follows the fold, not the cluster). */
+static void fold_nodes(const pbng_gpbd_cluster *c, uint8_t *active, uint8_t *grown)
+{
+  const double z[3] = {0, 0, 0};
+  memset(active, 0, (size_t)c->nnodes);
+  for (int32_t t = 0; t < c->ntets; ++t) {
+    double F[9];
+    tet_deformation(c, t, 0, z, F);
+    if (!(mat3_det(F) > 0))
+      for (int a = 0; a < 4; ++a) active[c->tet[t][a]] = 1;
+  }
+  for (int ring = 0; ring < JOINT_RINGS; ++ring) {
+    memcpy(grown, active, (size_t)c->nnodes);
+    for (int32_t t = 0; t < c->ntets; ++t)
+      if (active[c->tet[t][0]] | active[c->tet[t][1]] | active[c->tet[t][2]] | active[c->tet[t][3]])
+        for (int a = 0; a < 4; ++a) grown[c->tet[t][a]] = 1;
+    memcpy(active, grown, (size_t)c->nnodes);
+  }
+  for (int32_t a = 0; a < c->nnodes; ++a) active[a] &= c->movable[a];
+}
 
 /* The whole cluster's (U1) at c->x + s p (p over all nodes, 0 on the fixed ones). */
 static double cluster_objective(const pbng_gpbd_cluster *c, const double *p, double s, double delta2)
 {
   double K = 0.0;
   for (int32_t t = 0; t < c->ntets; ++t) {
+    if (!tet_moves(c, t)) continue;
     double xe[4][3], F[9];
     for (int a = 0; a < 4; ++a)
       for (int k = 0; k < 3; ++k) xe[a][k] = c->x[3 * c->tet[t][a] + k] + (p ? s * p[3 * c->tet[t][a] + k] : 0.0);
@@ -247,6 +276,7 @@ static double assemble(const pbng_gpbd_cluster *c, double delta2, double *g, dou
   memset(g, 0, 3 * sizeof(double) * (size_t)c->nnodes);
   memset(D, 0, 9 * sizeof(double) * (size_t)c->nnodes);
   for (int32_t t = 0; t < c->ntets; ++t) {
+    if (!tet_moves(c, t)) continue;
     double xe[4][3], ge[12], *He = &H[144 * (size_t)t];
     const double z[3] = {0, 0, 0};
     tet_positions(c, t, 0, z, xe);
@@ -273,6 +303,7 @@ static void hessian_times(const pbng_gpbd_cluster *c, const double *H, double sh
 {
   memset(y, 0, 3 * sizeof(double) * (size_t)c->nnodes);
   for (int32_t t = 0; t < c->ntets; ++t) {
+    if (!tet_moves(c, t)) continue;
     const double *He = &H[144 * (size_t)t];
     double ve[12];
     for (int a = 0; a < 4; ++a)
@@ -343,10 +374,15 @@ static void block_jacobi(const pbng_gpbd_cluster *c, const double *D, double shi
  * (U1), lowered 10-fold after one that does), solved by conjugate gradients, and Armijo backtracking. Stops when no
  * tetrahedron of the cluster is inverted, when the *budget of steps (the call's, o->joint_steps) is spent, or when no
  * shift gives a decrease. Returns the tetrahedra left with J <= 0. */
-static int32_t joint_newton(const pbng_gpbd_cluster *c, const pbng_gpbd_untangle_options *o, double *work, int *budget)
+static int32_t joint_newton(const pbng_gpbd_cluster *cluster, const pbng_gpbd_untangle_options *o, double *work, int *budget)
 {
-  const size_t nn = (size_t)c->nnodes;
-  double *H = work, *D = H + 144 * (size_t)c->ntets, *Dinv = D + 9 * nn, *g = Dinv + 9 * nn, *p = g + 3 * nn, *cg = p + 3 * nn;
+  const size_t nn = (size_t)cluster->nnodes;
+  double *H = work, *D = H + 144 * (size_t)cluster->ntets, *Dinv = D + 9 * nn, *g = Dinv + 9 * nn, *p = g + 3 * nn, *cg = p + 3 * nn;
+  uint8_t *active = (uint8_t *)(cg + 9 * nn), *grown = active + nn;
+  fold_nodes(cluster, active, grown);
+  pbng_gpbd_cluster fold = *cluster;
+  fold.movable = active;
+  const pbng_gpbd_cluster *c = &fold;
   double least;
   int32_t left = cluster_volume_ratios(c, &least);
   double relative_shift = 1e-6, delta2 = INFINITY, fall = 1.0;

@@ -13,9 +13,11 @@
  * delta^2 = eps (eps - J_min) from the node's own tetrahedra (J_min their least J; delta = 0 when J_min >= eps), until
  * no tetrahedron of the cluster has J <= 0 after a sweep (or the sweeps run out). A sweep that leaves as many inverted
  * as before it has stalled: a fold that no one-node move leaves (a feasible place for one node, inside all its
- * tetrahedra's face planes, need not exist while its neighbours stay put); then the cluster's movable nodes are moved
- * together by Newton steps on (U1) over all of them (U3): one delta for the cluster, delta^2 = eps (eps - J_min) from
- * its least J (as Escobar et al.; recomputed each step, falling as J_min rises), the Hessian assembled from the
+ * tetrahedra's face planes, need not exist while its neighbours stay put); then the fold's movable nodes (those within two
+ * rings of tetrahedra of the inverted ones) are moved together by Newton steps on (U1) over all of them (U3): one delta
+ * for the cluster, delta^2 = eps (eps - J_min) from
+ * its least J (as Escobar et al.; recomputed each step, falling as J_min rises, and lowered tenfold whenever a step
+ * decreased (U1) by less than 1e-3 of it: converged for that delta), the Hessian assembled from the
  * tetrahedra's 12 x 12 ones, each made positive semidefinite (its 9 x 9 Hessian in F with negative eigenvalues
  * clamped to 0), plus a shift, solved by block-Jacobi preconditioned conjugate gradients, Armijo backtracking.
  * Scale- and rotation-invariant; masses do not enter (a position projection, as PBD's).

@@ -61,6 +61,7 @@ typedef struct {
   int sheets;               /* this rank's elements include sheet terms (the general path) */
   double *coef;             /* Jacobi: [nlocal] omega / n_a (0 where the node does not move) */
   int uninvert_passes;      /* after each sweep, passes of the inverted-element projection at most (0: none, the seed's rule) */
+  long long inverted_count; /* inverted or flat after the last iteration's projections, or at the frame's start (-1: not counted) */
   long long inverted_swept, inverted_left; /* tetrahedra inverted or flat after the last sweep, and after its passes (all ranks) */
   int passes_used;          /* passes after the last sweep */
   int uninvert_joint_steps; /* the joint projection's Newton steps on all its nodes at once after a stalled sweep (0: none) */
@@ -411,6 +412,7 @@ static PetscErrorCode project_inverted(pbng_solver *s)
   }
   g->joint_left = -1;
   if (g->inverted_left > 0 && g->inverted_left <= g->uninvert_joint) PetscCall(project_jointly(s));
+  g->inverted_count = g->inverted_left;
   PetscFunctionReturn(0);
 }
 
@@ -461,6 +463,7 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   PetscCall(check_setting(s));
   PetscCall(PetscNew(&g));
   s->data = g;
+  g->inverted_count = -1;
   g->form = s->opt.gpbd.form;
   g->h = pb->mode == PBNG_MODE_DYNAMIC ? pb->dt : (s->opt.gpbd.dt > 0 ? s->opt.gpbd.dt : pb->dt);
   pbng_gpbd_newton_defaults(&g->tet_opt.newton);
@@ -539,7 +542,19 @@ static PetscErrorCode start_step(pbng_solver *s, const double *v)
 
 /* Frame start: the problem moved the prescribed nodes and (dynamic) set x = x^n + dt v^n; x~ adds dt^2 g.
  * Quasistatic: the frame's first pseudo step starts at rest. */
-static PetscErrorCode gpbd_begin_frame(pbng_solver *s) { return start_step(s, NULL); }
+static PetscErrorCode gpbd_begin_frame(pbng_solver *s)
+{
+  gpbd_data *g = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(start_step(s, NULL));
+  g->inverted_count = -1;
+  if (g->uninvert_passes > 0) PetscCall(count_inverted(s, &g->inverted_count)); /* the start's, for the divergence check */
+  PetscFunctionReturn(0);
+}
+
+/* The tetrahedra the last iteration's projections left inverted or flat (or the frame start's); -1: not counted. */
+static long long gpbd_inverted(const pbng_solver *s) { return ((const gpbd_data *)s->data)->inverted_count; }
 
 /* Quasistatic: the next pseudo step, a backward-Euler step from rest at the current positions x_k
  * (x~ = x_k + h^2 M^-1 f), warm-started: the terms' d_i and the weak constraints' multipliers are kept, and
@@ -631,6 +646,7 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
   PetscFunctionBeginUser;
   PetscCall(pbng_constraint_sweep_restored(&g->cs, s->pb));
+  g->inverted_count = -1; /* not kept: counted again by the next iteration */
   if (g->order) pbng_gpbd_rows_to_sweep(g->order, g->nterms, sizeof(double) * (size_t)g->stride, g->d_elements, g->d);
   PetscFunctionReturn(0);
 }
@@ -712,4 +728,4 @@ const pbng_solver_ops pbng_solver_gpbd_ops = {
            .constraint_colors = 1, .own_guess = 1, .contacts = 1, .plasticity = 0, .contact_every = 10,
            .set_from_options = pbng_gpbd_set_from_options},
   .create = gpbd_create, .begin_frame = gpbd_begin_frame, .iterate = gpbd_iterate, .destroy = gpbd_destroy, .monitor = gpbd_monitor,
-  .state = gpbd_state, .restored = gpbd_restored};
+  .state = gpbd_state, .restored = gpbd_restored, .inverted = gpbd_inverted};
