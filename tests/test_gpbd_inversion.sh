@@ -147,5 +147,6 @@ done
 # misuse
 expect_error "negative passes" "-gpbd_uninvert_passes -1: must be >= 0" "$PBNG" "${drop[@]}" -frames 1 -gpbd_uninvert_passes -1 -output "$TMP/bad.h5"
 expect_error "negative joint limit" "-gpbd_uninvert_joint -1: must be >= 0" "$PBNG" "${drop[@]}" -frames 1 -gpbd_uninvert_joint -1 -output "$TMP/bad.h5"
+expect_error "negative joint steps" "-gpbd_uninvert_joint_steps -1: must be >= 0" "$PBNG" "${drop[@]}" -frames 1 -gpbd_uninvert_joint_steps -1 -output "$TMP/bad.h5"
 expect_error "passes without gpbd" "are for -solver gpbd" "$PBNG" -scene block_drop_dynamic -res 4 -frames 1 -gpbd_uninvert_passes 3 -output "$TMP/bad.h5"
 finish
