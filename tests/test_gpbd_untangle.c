@@ -7,9 +7,18 @@
  *  - two tangled nodes moved together (the centre and a corner), none left inverted;
  *  - deterministic (the same input gives bitwise the same output); (U1) and its gradient invariant under a rigid motion,
  *    and the moved fold untangled too;
- *  - an untangled cluster is left where it is. */
+ *  - an untangled cluster is left where it is;
+ *  - the joint step (U3): a tetrahedron's Hessian of (U1) in its node positions against central differences of its
+ *    gradient (delta = 0 untangled, delta > 0 tangled; the check can fail: the Hessian with the second derivative of det F
+ *    dropped misses it), and the PSD one positive semidefinite;
+ *  - a stalled fold (tests/data/gpbd_stalled_fold.txt: a cluster the solver gathered on the clamped 10^3 cube, Jacobi,
+ *    mirrored start, frame 3; 6 movable nodes, 64 tetrahedra): node-wise sweeps alone (joint_steps 0) leave a tetrahedron
+ *    inverted, with the joint step none are; bitwise the same twice. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "core/dense.h"
 #include "core/gpbd_untangle.h"
 #include "core/mat3.h"
 #include "test_check.h"
@@ -144,9 +153,9 @@ static void check_fold(void)
 }
 
 /* (U1) is invariant under a rigid motion of the positions (F -> R F: |F| and det F kept), its gradient turns with it,
- * and the moved fold is untangled too. (The projection's path is not exactly equivariant: the shift that makes a node's
- * difference Hessian definite starts from the sum of its diagonal's magnitudes, which depends on the frame, so the
- * untangled positions may differ between frames; both have no inverted tetrahedron.) */
+ * and the moved fold is untangled too. (The projection's path is not exactly equivariant: a node's Hessian comes from
+ * differences of its gradient along the frame's axes, so the untangled positions may differ between frames by round-off
+ * and what it leads to; both have no inverted tetrahedron.) */
 static void check_rigid_motion(void)
 {
   double R[3][3];
@@ -192,12 +201,148 @@ static void check_two_nodes_and_rest(void)
   check(pbng_gpbd_untangle(&cr, &opt) == 0 && memcmp(x0, r.x, sizeof(x0)) == 0, "an untangled cluster is left as it is", 0, 0);
 }
 
+/* A random tetrahedron's rest shape (positively oriented) and positions near it (tangled: a node pushed through). */
+static void random_tet(uint64_t *seed, int tangled, pbng_gpbd_tet_rest *rest, double x[4][3])
+{
+  double X[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) X[a][k] += 0.2 * (2 * next_random(seed) - 1);
+  (void)pbng_gpbd_tet_rest_shape((const double(*)[3])X, rest);
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) x[a][k] = X[a][k] + 0.3 * (2 * next_random(seed) - 1);
+  if (tangled) x[0][0] = x[0][1] = x[0][2] = 0.6 + 0.2 * next_random(seed); /* through the opposite face */
+}
+
+/* Relative error of the exact 12 x 12 Hessian against central differences of the gradient (h = 1e-6). */
+static double hessian_error(const pbng_gpbd_tet_rest *rest, double x[4][3], double delta2)
+{
+  double H[144], err = 0, norm = 0;
+  pbng_gpbd_untangle_tet_hessian(rest, (const double(*)[3])x, delta2, 0, H);
+  for (int q = 0; q < 12; ++q) {
+    double gp[12], gm[12];
+    const double keep = x[q / 3][q % 3];
+    x[q / 3][q % 3] = keep + 1e-6;
+    pbng_gpbd_untangle_tet_gradient(rest, (const double(*)[3])x, delta2, gp);
+    x[q / 3][q % 3] = keep - 1e-6;
+    pbng_gpbd_untangle_tet_gradient(rest, (const double(*)[3])x, delta2, gm);
+    x[q / 3][q % 3] = keep;
+    for (int p = 0; p < 12; ++p) {
+      err = fmax(err, fabs((gp[p] - gm[p]) / 2e-6 - H[12 * p + q]));
+      norm = fmax(norm, fabs(H[12 * p + q]));
+    }
+  }
+  return err / norm;
+}
+
+/* The least eigenvalue of the PSD Hessian relative to its largest magnitude. */
+static double psd_least_eigenvalue(const pbng_gpbd_tet_rest *rest, double x[4][3], double delta2)
+{
+  double H[144], w[12], V[144], least = INFINITY, most = 0;
+  pbng_gpbd_untangle_tet_hessian(rest, (const double(*)[3])x, delta2, 1, H);
+  dense_symmetric_eigen(12, H, w, V);
+  for (int i = 0; i < 12; ++i) least = fmin(least, w[i]), most = fmax(most, fabs(w[i]));
+  return least / most;
+}
+
+static void check_hessian(void)
+{
+  uint64_t seed = 4242;
+  double worst_smooth = 0, worst_tangled = 0, least = INFINITY;
+  for (int trial = 0; trial < 20; ++trial) {
+    pbng_gpbd_tet_rest rest;
+    double x[4][3];
+    random_tet(&seed, 0, &rest, x);
+    worst_smooth = fmax(worst_smooth, hessian_error(&rest, x, 0.0));
+    least = fmin(least, psd_least_eigenvalue(&rest, x, 0.0));
+    random_tet(&seed, 1, &rest, x);
+    worst_tangled = fmax(worst_tangled, hessian_error(&rest, x, 1e-2));
+    least = fmin(least, psd_least_eigenvalue(&rest, x, 1e-2));
+  }
+  printf("untangle: Hessian against differences of the gradient %.2e (untangled), %.2e (tangled, delta > 0); PSD one's least eigenvalue %.1e\n",
+         worst_smooth, worst_tangled, least);
+  check(worst_smooth < 1e-6, "(U1)'s Hessian, untangled tetrahedra", worst_smooth, 1e-6);
+  check(worst_tangled < 1e-6, "(U1)'s Hessian, tangled tetrahedra", worst_tangled, 1e-6);
+  check(least > -1e-12, "the clamped Hessian positive semidefinite", least, -1e-12);
+}
+
+enum { FOLD_NODES = 64, FOLD_TETS = 128 };
+
+typedef struct {
+  int32_t nnodes, ntets;
+  double x[FOLD_NODES][3];
+  uint8_t movable[FOLD_NODES];
+  int32_t tet[FOLD_TETS][4];
+  pbng_gpbd_tet_rest rest[FOLD_TETS];
+  int32_t adj_start[FOLD_NODES + 1], adj[4 * FOLD_TETS];
+} fold_cluster;
+
+/* Reads the stalled fold: "nnodes ntets", per node "movable x y z", per tetrahedron "4 nodes, rest volume, B (9)". */
+static int fold_read(const char *path, fold_cluster *f)
+{
+  FILE *in = fopen(path, "r");
+  if (!in) return -1;
+  int ok = fscanf(in, "%d %d", &f->nnodes, &f->ntets) == 2 && f->nnodes <= FOLD_NODES && f->ntets <= FOLD_TETS;
+  for (int32_t a = 0; ok && a < f->nnodes; ++a) {
+    int m;
+    ok = fscanf(in, "%d %lf %lf %lf", &m, &f->x[a][0], &f->x[a][1], &f->x[a][2]) == 4;
+    f->movable[a] = (uint8_t)m;
+  }
+  for (int32_t t = 0; ok && t < f->ntets; ++t) {
+    ok = fscanf(in, "%d %d %d %d %lf", &f->tet[t][0], &f->tet[t][1], &f->tet[t][2], &f->tet[t][3], &f->rest[t].volume) == 5;
+    for (int i = 0; ok && i < 9; ++i) ok = fscanf(in, "%lf", &f->rest[t].B[i]) == 1;
+  }
+  fclose(in);
+  int32_t k = 0;
+  for (int32_t a = 0; ok && a < f->nnodes; ++a) {
+    f->adj_start[a] = k;
+    for (int32_t t = 0; t < f->ntets && f->movable[a]; ++t)
+      for (int s = 0; s < 4; ++s)
+        if (f->tet[t][s] == a) f->adj[k++] = 4 * t + s;
+  }
+  f->adj_start[f->nnodes] = k;
+  return ok ? 0 : -1;
+}
+
+/* The stalled fold projected with at most `steps` joint steps; returns the tetrahedra left inverted, positions in out. */
+static int untangle_stalled(const char *path, int steps, double out[FOLD_NODES][3])
+{
+  static fold_cluster f;
+  static double work[200000];
+  if (fold_read(path, &f) != 0) {
+    check(0, "tests/data/gpbd_stalled_fold.txt read", 0, 0);
+    return -1;
+  }
+  const pbng_gpbd_cluster c = {.nnodes = f.nnodes, .ntets = f.ntets, .x = &f.x[0][0], .movable = f.movable, .tet = (const int32_t(*)[4])f.tet,
+                               .rest = f.rest, .adj_start = f.adj_start, .adj = f.adj, .work = work};
+  check(pbng_gpbd_untangle_work_size(f.nnodes, f.ntets) <= sizeof(work) / sizeof(work[0]), "the work space fits", 0, 0);
+  const pbng_gpbd_untangle_options opt = {.eps = 1e-3, .sweeps = 50, .max_rings = 0, .joint_steps = steps};
+  const int left = pbng_gpbd_untangle(&c, &opt);
+  memcpy(out, f.x, sizeof(f.x));
+  return left;
+}
+
+static void check_stalled_fold(void)
+{
+  const char *data = getenv("PBNG_TEST_DATA");
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/gpbd_stalled_fold.txt", data ? data : "tests/data");
+  static double x0[FOLD_NODES][3], x1[FOLD_NODES][3], x2[FOLD_NODES][3];
+  const int nodewise = untangle_stalled(path, 0, x0), joint = untangle_stalled(path, 100, x1);
+  (void)untangle_stalled(path, 100, x2);
+  printf("untangle: stalled fold, node-wise sweeps leave %d inverted, with the joint step %d\n", nodewise, joint);
+  check(nodewise > 0, "node-wise sweeps alone stall on the fold", nodewise, 1);
+  check(joint == 0, "the joint step untangles the fold", joint, 0);
+  check(memcmp(x1, x2, sizeof(x1)) == 0, "the joint step deterministic: bitwise the same twice", 0, 0);
+}
+
 int main(void)
 {
   check_gradients();
   check_fold();
   check_rigid_motion();
   check_two_nodes_and_rest();
+  check_hessian();
+  check_stalled_fold();
   printf("%d checks, %d failures\n", checks, failures);
   return failures != 0;
 }

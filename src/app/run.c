@@ -226,6 +226,30 @@ static PetscErrorCode test_failure(const run_state *st, const char *where)
   PetscFunctionReturn(0);
 }
 
+/* The solver's count of elements outside the model's domain (inverted; -1: not counted). */
+static long long solver_inverted(const run_state *st) { return st->solver.ops->inverted ? st->solver.ops->inverted(&st->solver) : -1; }
+
+/* A frame recovering from inverted elements: while an iteration leaves some inverted, and fewer than before it (the
+ * frame's start or the iteration before), the residual of such a state (the stress extrapolated below the model's
+ * domain, e.g. the log barrier's guard) says nothing about divergence, so no ratio of it is judged (a non-finite one
+ * still stops the run); the first iteration that leaves none after such iterations becomes the reference when its
+ * residual is larger than the frame's first. An iteration that leaves more inverted than before is judged as always. */
+typedef struct {
+  long long inverted; /* after the last iteration (or at the frame's start); -1: not counted */
+  int recovering;     /* the last iteration left some, fewer than before it */
+  int skipped;        /* an iteration of the frame was not judged */
+  int first_clean;    /* the last iteration is the first to leave none after skipped ones */
+} recovery;
+
+static void recovery_after_iteration(recovery *rec, long long now)
+{
+  rec->recovering = now > 0 && rec->inverted >= 0 && now < rec->inverted;
+  rec->first_clean = now == 0 && rec->skipped == 1;
+  if (rec->recovering) rec->skipped = 1;
+  if (rec->first_clean) rec->skipped = 2; /* once per frame */
+  rec->inverted = now;
+}
+
 /* No silent divergence: a non-finite residual, or a relative residual above -divergence_limit, stops
  * the run (every rank sees the same global residual). */
 static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r, double r0)
@@ -374,6 +398,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
   double diverge_ref = fr->residual0; /* what the divergence limit is relative to */
+  recovery rec = {.inverted = solver_inverted(st)};
   int detected = 1;                   /* a detection since the last iteration (the frame start's) */
   int redetections = 0;               /* detections at the frame's end so far */
   for (int l = l0; l < cfg->iters; ++l) {
@@ -396,6 +421,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
+    recovery_after_iteration(&rec, solver_inverted(st));
     detected = 0;
     if (periodic_detection_due(st, l + 1) && !contacts_frozen(st, r, fr->residual0)) {
       PetscCall(run_detect_contacts(st));
@@ -408,13 +434,14 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     }
     PetscCall(check_solver_options(st));
     fresh = energy_known = 0;
-    if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1))) {
+    if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1)) || rec.first_clean) {
       if (detected) PetscCall(evaluate_residual(st, &r, NULL)); /* the contacts changed since the iteration */
       else PetscCall(residual_after_iteration(st, &r));
       if (cfg->monitor) PetscCall(know_energy(st, &r, &energy, &energy_known));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
-      PetscCall(check_divergence(st, frame, l + 1, r, diverge_ref));
+      if (rec.first_clean) diverge_ref = fmax(diverge_ref, r); /* judged from the first state back in the model's domain */
+      PetscCall(check_divergence(st, frame, l + 1, r, rec.recovering ? INFINITY : diverge_ref));
     }
     if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
     PetscCall(stop_requested(st, &stop));
@@ -430,7 +457,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
   else PetscCall(know_energy(st, &r, &energy, &energy_known));
-  PetscCall(check_divergence(st, frame, fr->iterations, r, diverge_ref));
+  PetscCall(check_divergence(st, frame, fr->iterations, r, rec.recovering ? INFINITY : diverge_ref));
   pbng_problem_end_frame(&st->pb);
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);

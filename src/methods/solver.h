@@ -103,6 +103,10 @@ typedef struct {
   /* optional: whether a checkpoint may be taken before iteration l of the frame (state the checkpoint does not keep is
    * then rebuilt exactly on a restart); a stop requested elsewhere waits for the next such iteration. NULL: always. */
   int (*stop_allowed)(const pbng_solver *s, int l);
+  /* optional: the elements outside the model's domain (inverted: det F <= 0, all ranks) that the last iteration left,
+   * or at the frame's start before its first iteration; -1 when not counted. The run's divergence check does not take
+   * a residual ratio of such states while their count falls (docs/options.md -divergence_limit). NULL: never counted. */
+  long long (*inverted)(const pbng_solver *s);
 } pbng_solver_ops;
 
 struct pbng_solver {

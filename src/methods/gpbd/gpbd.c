@@ -55,6 +55,7 @@ static int32_t chunk_size(int32_t n)
 }
 #define PBNG_GPBD_UNINVERT_MIN 0.1 /* default s_min of the inverted-element projection: also lifts flat elements */
 #define PBNG_GPBD_UNINVERT_PASSES 10 /* default passes of the projection over the elements a sweep left inverted, at most */
+#define PBNG_GPBD_UNINVERT_JOINT_STEPS 100 /* default: Newton steps on the whole cluster after a stalled node-wise sweep */
 #define PBNG_GPBD_UNINVERT_JOINT 4096 /* default: the inverted tetrahedra left after the passes projected jointly when at most this many */
 
 static const char *const form_names[] = {"jacobi", "gs"};
@@ -78,8 +79,10 @@ typedef struct {
   int sheets;               /* this rank's elements include sheet terms (the general path) */
   double *coef;             /* Jacobi: [nlocal] omega / n_a (0 where the node does not move) */
   int uninvert_passes;      /* after each sweep, passes of the inverted-element projection at most (0: none, the seed's rule) */
+  long long inverted_count; /* inverted or flat after the last iteration's projections, or at the frame's start (-1: not counted) */
   long long inverted_swept, inverted_left; /* tetrahedra inverted or flat after the last sweep, and after its passes (all ranks) */
   int passes_used;          /* passes after the last sweep */
+  int uninvert_joint_steps; /* the joint projection's Newton steps on all its nodes at once after a stalled sweep (0: none) */
   long long uninvert_joint; /* the inverted tetrahedra left after the passes are projected jointly when at most this many (0: never) */
   long long joint_left;     /* after the last sweep's joint projection, inverted tetrahedra of its cluster (-1: none ran) */
   int uninvert_body;        /* more inverted tetrahedra than uninvert_joint at a sweep's start: the body lift first */
@@ -278,7 +281,7 @@ static PetscErrorCode project_jointly(pbng_solver *s)
 {
   gpbd_data *g = s->data;
   const pbng_gpbd_cluster_mesh m = {.dm = s->pb->dm, .tet = g->tet4, .n = g->nterms, .inv_mass = g->cs.inv_mass};
-  const pbng_gpbd_untangle_options o = {.eps = 1e-3, .sweeps = 50, .max_rings = 2};
+  const pbng_gpbd_untangle_options o = {.eps = 1e-3, .sweeps = 50, .max_rings = 2, .joint_steps = g->uninvert_joint_steps};
   long long inverted;
 
   PetscFunctionBeginUser;
@@ -432,6 +435,7 @@ static PetscErrorCode project_inverted(pbng_solver *s)
   }
   g->joint_left = -1;
   if (g->inverted_left > 0 && g->inverted_left <= g->uninvert_joint) PetscCall(project_jointly(s));
+  g->inverted_count = g->inverted_left;
   PetscFunctionReturn(0);
 }
 
@@ -482,6 +486,7 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   PetscCall(check_setting(s));
   PetscCall(PetscNew(&g));
   s->data = g;
+  g->inverted_count = -1;
   g->form = s->opt.gpbd.form;
   g->h = pb->mode == PBNG_MODE_DYNAMIC ? pb->dt : (s->opt.gpbd.dt > 0 ? s->opt.gpbd.dt : pb->dt);
   pbng_gpbd_newton_defaults(&g->tet_opt.newton);
@@ -493,6 +498,7 @@ static PetscErrorCode gpbd_create(pbng_solver *s)
   g->uninvert_passes = s->opt.gpbd.uninvert_min >= 0 && s->opt.gpbd.uninvert_passes > 0 ? s->opt.gpbd.uninvert_passes : 0;
   g->uninvert_joint = g->uninvert_passes > 0 && s->opt.gpbd.uninvert_joint > 0 ? s->opt.gpbd.uninvert_joint : 0;
   g->uninvert_body = g->uninvert_passes > 0 && s->opt.gpbd.uninvert_body > 0;
+  g->uninvert_joint_steps = s->opt.gpbd.uninvert_joint_steps > 0 ? s->opt.gpbd.uninvert_joint_steps : s->opt.gpbd.uninvert_joint_steps < 0 ? 0 : PBNG_GPBD_UNINVERT_JOINT_STEPS;
   g->sheet_opt = g->tet_opt;
   g->sheet_opt.project = !s->opt.gpbd.sheet_projection_off;
   PetscCall(pbng_constraint_sweep_create(s, g->h, 0, &g->cs));
@@ -559,7 +565,19 @@ static PetscErrorCode start_step(pbng_solver *s, const double *v)
 
 /* Frame start: the problem moved the prescribed nodes and (dynamic) set x = x^n + dt v^n; x~ adds dt^2 g.
  * Quasistatic: the frame's first pseudo step starts at rest. */
-static PetscErrorCode gpbd_begin_frame(pbng_solver *s) { return start_step(s, NULL); }
+static PetscErrorCode gpbd_begin_frame(pbng_solver *s)
+{
+  gpbd_data *g = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(start_step(s, NULL));
+  g->inverted_count = -1;
+  if (g->uninvert_passes > 0) PetscCall(count_inverted(s, &g->inverted_count)); /* the start's, for the divergence check */
+  PetscFunctionReturn(0);
+}
+
+/* The tetrahedra the last iteration's projections left inverted or flat (or the frame start's); -1: not counted. */
+static long long gpbd_inverted(const pbng_solver *s) { return ((const gpbd_data *)s->data)->inverted_count; }
 
 /* Quasistatic: the next pseudo step, a backward-Euler step from rest at the current positions x_k
  * (x~ = x_k + h^2 M^-1 f), warm-started: the terms' d_i and the weak constraints' multipliers are kept, and
@@ -651,6 +669,7 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
   PetscFunctionBeginUser;
   PetscCall(pbng_constraint_sweep_restored(&g->cs, s->pb));
+  g->inverted_count = -1; /* not kept: counted again by the next iteration */
   if (g->order) pbng_gpbd_rows_to_sweep(g->order, g->nterms, sizeof(double) * (size_t)g->stride, g->d_elements, g->d);
   PetscFunctionReturn(0);
 }
@@ -659,11 +678,12 @@ static PetscErrorCode gpbd_restored(pbng_solver *s)
 
 static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsObject, pbng_solver_options *o, const char *selected)
 {
-  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, set_passes, set_joint, set_body, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
+  PetscBool set_form, set_omega, set_newton, set_fix, set_dt, set_sub, set_proj, set_sproj, set_uninv, set_passes, set_joint, set_steps, set_body, project = o->gpbd.seed_drift ? PETSC_FALSE : PETSC_TRUE,
             project_sheets = o->gpbd.sheet_projection_off ? PETSC_FALSE : PETSC_TRUE;
   const int mine = !strcmp(selected, pbng_solver_gpbd_ops.name);
   PetscInt newton_max = o->gpbd.newton_max > 0 ? o->gpbd.newton_max : 20, substeps = o->gpbd.substeps > 0 ? o->gpbd.substeps : 1;
   PetscInt passes = o->gpbd.uninvert_passes > 0 ? o->gpbd.uninvert_passes : o->gpbd.uninvert_passes < 0 ? 0 : PBNG_GPBD_UNINVERT_PASSES;
+  PetscInt steps = o->gpbd.uninvert_joint_steps > 0 ? o->gpbd.uninvert_joint_steps : o->gpbd.uninvert_joint_steps < 0 ? 0 : PBNG_GPBD_UNINVERT_JOINT_STEPS;
   PetscBool body = o->gpbd.uninvert_body > 0 ? PETSC_TRUE : PETSC_FALSE; /* off unless asked for */
   PetscInt joint = o->gpbd.uninvert_joint > 0 ? o->gpbd.uninvert_joint : o->gpbd.uninvert_joint < 0 ? 0 : PBNG_GPBD_UNINVERT_JOINT;
 
@@ -692,15 +712,18 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
   PetscCall(PetscOptionsInt("-gpbd_uninvert_joint",
                              "after the passes, when 1 to this many tetrahedra are still inverted, their nodes are moved together until every tetrahedron around them has det F > 0 (a joint projection of the cluster; 0: never)",
                              NULL, joint, &joint, &set_joint));
+  PetscCall(PetscOptionsInt("-gpbd_uninvert_joint_steps",
+                             "the joint projection: after a node-wise sweep that leaves as many inverted as before, Newton steps on all the cluster's nodes at once, at most this many (0: node-wise only)",
+                             NULL, steps, &steps, &set_steps));
   PetscCall(PetscOptionsBool("-gpbd_uninvert_body",
                              "before a sweep, when more tetrahedra are inverted than -gpbd_uninvert_joint, they are lifted as one body (the projection of their volume-averaged F, so that all turn the same way; 0: not)",
                              NULL, body, &body, &set_body));
   PetscCall(PetscOptionsReal("-gpbd_dt", "quasistatic: pseudo-time step (default: -dt)", NULL, o->gpbd.dt, &o->gpbd.dt, &set_dt));
   PetscCall(PetscOptionsInt("-gpbd_substeps", "quasistatic: iterations (sweeps) per pseudo-time step", NULL, substeps, &substeps, &set_sub));
-  PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv || set_passes || set_joint || set_body), PETSC_COMM_WORLD,
+  PetscCheck(mine || !(set_form || set_omega || set_newton || set_fix || set_dt || set_sub || set_proj || set_sproj || set_uninv || set_passes || set_joint || set_steps || set_body), PETSC_COMM_WORLD,
              PETSC_ERR_ARG_INCOMP,
              "-gpbd_form, -gpbd_omega, -gpbd_newton_max, -gpbd_hessian_fix, -gpbd_subspace_projection, -gpbd_sheet_projection, -gpbd_uninvert_min, "
-             "-gpbd_uninvert_passes, -gpbd_uninvert_joint, -gpbd_uninvert_body, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
+             "-gpbd_uninvert_passes, -gpbd_uninvert_joint, -gpbd_uninvert_joint_steps, -gpbd_uninvert_body, -gpbd_dt and -gpbd_substeps are for -solver gpbd");
   o->gpbd.seed_drift = !project;
   o->gpbd.sheet_projection_off = project_sheets ? 0 : 1;
   PetscCheck(o->gpbd.omega >= 1.0 && o->gpbd.omega < 2.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
@@ -714,6 +737,8 @@ static PetscErrorCode pbng_gpbd_set_from_options(PetscOptionItems *PetscOptionsO
   o->gpbd.uninvert_passes = passes > 0 ? (int)passes : -1;
   PetscCheck(joint >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_joint %d: must be >= 0 (0: no joint projection)", (int)joint);
   o->gpbd.uninvert_joint = joint > 0 ? (int)joint : -1;
+  PetscCheck(steps >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-gpbd_uninvert_joint_steps %d: must be >= 0 (0: node-wise only)", (int)steps);
+  o->gpbd.uninvert_joint_steps = steps > 0 ? (int)steps : -1;
   o->gpbd.uninvert_body = body ? 1 : -1;
   o->gpbd.newton_max = (int)newton_max;
   o->gpbd.substeps = set_sub ? (int)substeps : 0; /* 0: not given (1) */
@@ -726,4 +751,4 @@ const pbng_solver_ops pbng_solver_gpbd_ops = {
            .constraint_colors = 1, .own_guess = 1, .contacts = 1, .plasticity = 0, .contact_every = 10,
            .set_from_options = pbng_gpbd_set_from_options},
   .create = gpbd_create, .begin_frame = gpbd_begin_frame, .iterate = gpbd_iterate, .destroy = gpbd_destroy, .monitor = gpbd_monitor,
-  .state = gpbd_state, .restored = gpbd_restored};
+  .state = gpbd_state, .restored = gpbd_restored, .inverted = gpbd_inverted};

@@ -14,6 +14,8 @@ typedef struct {
   int uninvert_passes;    /* -gpbd_uninvert_passes: passes of that projection after each sweep at most (0: not read yet, the default; -1: none) */
   int uninvert_joint;     /* -gpbd_uninvert_joint: inverted tetrahedra left after the passes projected jointly when at most this many
                              (0: not read yet, the default; -1: never) */
+  int uninvert_joint_steps; /* -gpbd_uninvert_joint_steps: the joint projection's Newton steps on all its nodes at once after
+                               a stalled node-wise sweep, at most (0: not read yet, the default; -1: none) */
   int uninvert_body;      /* -gpbd_uninvert_body (1 on, -1 off; 0: not read yet, off) */
   double dt;              /* quasistatic: pseudo-time step (-gpbd_dt; 0: -dt) */
   int substeps;           /* quasistatic: iterations per pseudo-time step (-gpbd_substeps; 0: not given, 1) */

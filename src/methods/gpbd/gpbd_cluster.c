@@ -147,10 +147,13 @@ static PetscErrorCode untangle_records(const cluster_record *rec, int nrec, cons
   for (int t = 0; t < nrec; ++t)
     for (int a = 0; a < 4; ++a)
       if ((*movable)[tet[t][a]]) adj[adj_start[tet[t][a] + 1]++] = 4 * t + a;
+  double *work = NULL;
+  if (o->joint_steps > 0) PetscCall(PetscMalloc1(pbng_gpbd_untangle_work_size(nn, nrec), &work));
   const pbng_gpbd_cluster c = {.nnodes = nn, .ntets = nrec, .x = *xc, .movable = *movable, .tet = (const int32_t(*)[4])tet, .rest = rest,
-                               .adj_start = adj_start, .adj = adj};
+                               .adj_start = adj_start, .adj = adj, .work = work};
   *left = pbng_gpbd_untangle(&c, o);
   *nnodes = nn;
+  PetscCall(PetscFree(work));
   PetscCall(PetscFree4(tet, rest, adj_start, adj));
   PetscFunctionReturn(0);
 }
