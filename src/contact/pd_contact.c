@@ -912,13 +912,17 @@ typedef struct {
 typedef struct {
   contrib *e;
   int64_t n, cap;
+  void (*apply)(void *ctx, const contrib *e); /* [0] only: how a value is added */
+  void *ctx;
+  int direct;             /* [0] only, with no halo neighbours: the values added at once (pair order) */
 } contrib_list;
 
-/* The lists of one sum: [0] this rank's owned vertices, [1 + n] the halo's neighbour n's. */
-static PetscErrorCode contrib_lists_create(const pbng_pd_contact *c, contrib_list **out)
+/* The lists of one sum: [0] this rank's owned vertices, [1 + n] the halo's neighbour n's; apply(ctx, e) adds one. */
+static PetscErrorCode contrib_lists_create(const pbng_pd_contact *c, void (*apply)(void *ctx, const contrib *e), void *ctx, contrib_list **out)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(c->halo.nneighbors + 1, out));
+  (*out)[0].apply = apply, (*out)[0].ctx = ctx, (*out)[0].direct = !c->halo.nneighbors;
   PetscFunctionReturn(0);
 }
 
@@ -942,6 +946,12 @@ static PetscErrorCode contrib_add(const pbng_pd_contact *c, contrib_list *l, con
     PetscCheck(to > 0, c->comm, PETSC_ERR_PLIB, "pd contact: vertex %d's owner %d is not a halo neighbour", (int)v, c->owner[v]);
   }
   contrib_list *t = &l[to];
+  if (t->direct) {
+    contrib e = {.p = *p, .v = v};
+    for (int k = 0; k < nval; ++k) e.val[k] = val[k];
+    t->apply(t->ctx, &e);
+    PetscFunctionReturn(0);
+  }
   if (t->n == t->cap) {
     contrib *e;
     t->cap = t->cap ? 2 * t->cap : 1024;
@@ -964,8 +974,10 @@ static int compare_contrib(const contrib *a, const contrib *b)
 
 /* The lists sent to the owners, and every owned vertex's contributions handed to apply in the pairs' global order (a merge
  * of this rank's list and the neighbours', each in pair order). Collective. */
-static PetscErrorCode contrib_sum(pbng_pd_contact *c, contrib_list *l, void (*apply)(void *ctx, const contrib *e), void *ctx)
+static PetscErrorCode contrib_sum(pbng_pd_contact *c, contrib_list *l)
 {
+  void (*apply)(void *, const contrib *) = l[0].apply;
+  void *ctx = l[0].ctx;
   const int N = c->halo.nneighbors, tag = 7301;
   int64_t *nsend, *nrecv;
   MPI_Request *req;
@@ -973,6 +985,7 @@ static PetscErrorCode contrib_sum(pbng_pd_contact *c, contrib_list *l, void (*ap
   int64_t *cur;
 
   PetscFunctionBeginUser;
+  if (l[0].direct) PetscFunctionReturn(0); /* no neighbours: added already */
   PetscCall(PetscMalloc5(N + 1, &nsend, N + 1, &nrecv, 2 * N + 1, &req, N + 2, &in, N + 2, &cur));
   for (int n = 0; n < N; ++n) nsend[n] = l[1 + n].n;
   for (int n = 0; n < N; ++n) PetscCallMPI(MPI_Irecv(&nrecv[n], 1, MPI_INT64_T, c->halo.neighbor[n], tag, c->comm, &req[n]));
@@ -1089,7 +1102,7 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
     mine[1] = fmax(mine[1], vec3_norm(&g[3 * (int64_t)v]));
   }
   contrib_list *l;
-  PetscCall(contrib_lists_create(c, &l));
+  PetscCall(contrib_lists_create(c, add_step_contrib, c, &l));
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
@@ -1107,7 +1120,7 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
       PetscCall(contrib_add(c, l, p, v, val, 4));
     }
   }
-  PetscCall(contrib_sum(c, l, add_step_contrib, c));
+  PetscCall(contrib_sum(c, l));
   PetscCall(contrib_lists_destroy(c, &l));
   for (int32_t k = 0; k < c->nmine; ++k) mine[0] = fmax(mine[0], asum[c->mine[k]]);
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm));
@@ -1861,7 +1874,7 @@ PetscErrorCode pbng_pd_contact_barrier(pbng_pd_contact *c, const double *x, doub
 
   PetscFunctionBeginUser;
   PetscCall(load_barrier_positions(c, x));
-  PetscCall(contrib_lists_create(c, &l));
+  PetscCall(contrib_lists_create(c, add_barrier_contrib, &sums, &l));
   for (int64_t k = 0; k < c->npairs; ++k) { /* sorted pairs: each node's sums in one global order (rank independent) */
     const pair *p = &c->pairs[k];
     const int n = pair_vertices(p);
@@ -1880,7 +1893,7 @@ PetscErrorCode pbng_pd_contact_barrier(pbng_pd_contact *c, const double *x, doub
       PetscCall(contrib_add(c, l, p, v, val, 7));
     }
   }
-  PetscCall(contrib_sum(c, l, add_barrier_contrib, &sums));
+  PetscCall(contrib_sum(c, l));
   PetscCall(contrib_lists_destroy(c, &l));
   PetscFunctionReturn(0);
 }
