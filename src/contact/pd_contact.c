@@ -50,6 +50,7 @@ struct pbng_pd_contact {
   int32_t *local;         /* [nv] local index here, or -1 */
   uint8_t *free;          /* [nv] 1: may move */
   uint8_t *owned;         /* [nv] 1: owned here */
+  int *owner;             /* [nv] the owning rank */
   int32_t (*tri)[3];      /* compact corners, outward order */
   int32_t (*edge)[2];     /* compact ends, a < b */
   int32_t *nbr_start, *nbr, *nbr_edge; /* vertex adjacency through edges (sorted), and each entry's edge */
@@ -93,7 +94,7 @@ struct pbng_pd_contact {
                            * stages select from the list at one z_prev); valid while list_d0_known */
   int64_t list_d0_cap;
   int list_d0_known;      /* 0: z_prev or the list changed since list_d0 was last cleared (forget_list_distances) */
-  pair *pairs;            /* the pairs with an owned vertex, sorted */
+  pair *pairs;            /* this rank's pairs (pair_rank), sorted */
   int64_t npairs, cap;
   double cell;            /* broad phase cell size */
   double *xb;             /* [nv][3] pbng_pd_contact_barrier's positions (entries of active vertices valid) */
@@ -236,6 +237,7 @@ static int excluded(const pbng_pd_contact *c, const int32_t *a, int na, const in
 
 typedef struct {
   int32_t v;
+  int32_t rank;
   uint8_t free;
   double x[3];
   int64_t body;
@@ -275,7 +277,7 @@ static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
   PetscCall(PetscCalloc1(c->nmine + 1, &mine)); /* zeroed: the items' padding is sent too */
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k], i = c->local[v];
-    mine[k].v = v, mine[k].free = i < dm->nfree, mine[k].body = body[i];
+    mine[k].v = v, mine[k].rank = c->rank, mine[k].free = i < dm->nfree, mine[k].body = body[i];
     for (int a = 0; a < 3; ++a) mine[k].x[a] = dm->X[3 * (int64_t)i + a];
   }
   PetscCall(PetscFree(body));
@@ -284,8 +286,9 @@ static PetscErrorCode build_ownership(const pbng_dmesh *dm, pbng_pd_contact *c)
   PetscCall(PetscMalloc1(c->nv + 1, &c->free));
   PetscCall(PetscMalloc1(3 * (int64_t)c->nv + 3, &c->rest));
   PetscCall(PetscMalloc1(c->nv + 1, &c->body));
+  PetscCall(PetscMalloc1(c->nv + 1, &c->owner));
   for (int k = 0; k < total; ++k) {
-    c->free[all[k].v] = all[k].free, c->body[all[k].v] = all[k].body;
+    c->free[all[k].v] = all[k].free, c->body[all[k].v] = all[k].body, c->owner[all[k].v] = all[k].rank;
     memcpy(&c->rest[3 * (int64_t)all[k].v], all[k].x, sizeof(all[k].x));
   }
   PetscCall(PetscFree(mine));
@@ -648,24 +651,48 @@ static double box_gap(const double qbox[6], const double ibox[6], double r)
   return sqrt(g2);
 }
 
+/* The rank that does a pair's work (pair_here): one of its vertices' owners, chosen by a hash of the pair's key (its kind
+ * and compact vertex ids, the same on every rank), so that the pairs across two ranks' vertices are split between them. */
+static int pair_rank(const pbng_pd_contact *c, const pair *p)
+{
+  const int n = p->kind == PAIR_VO ? 1 : 4;
+  int owners[4], nown = 0;
+  uint64_t h = (uint64_t)p->kind + 1;
+  for (int k = 0; k < n; ++k) {
+    const int r = c->owner[p->v[k]];
+    int seen = 0;
+    for (int j = 0; j < nown; ++j) seen |= owners[j] == r;
+    if (!seen) owners[nown++] = r;
+    h = (h ^ (uint64_t)(uint32_t)p->v[k]) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  if (nown == 1) return owners[0];
+  for (int i = 1; i < nown; ++i) /* the owners in increasing order: the choice does not depend on the vertices' order */
+    for (int j = i; j > 0 && owners[j - 1] > owners[j]; --j) {
+      const int t = owners[j];
+      owners[j] = owners[j - 1], owners[j - 1] = t;
+    }
+  return owners[(h >> 17) % (uint64_t)nown];
+}
+
+static int pair_here(const pbng_pd_contact *c, const pair *p) { return pair_rank(c, p) == c->rank; }
+
 /* Query q (vertices qv) against item p (vertices iv): a pair unless seen for q already, ordered away (same-kind
- * lists keep p > q), without an owned vertex, left out by the rest exclusion (rest_excluded), or unable to come
- * within the barrier's reach in this projection (may_act; making the candidate list: within its width). */
+ * lists keep p > q), another rank's (pair_rank: one owner of its vertices does a pair's work), left out by the rest
+ * exclusion (rest_excluded), or unable to come within the barrier's reach in this projection (may_act; making the
+ * candidate list: within its width). */
 static PetscErrorCode consider(pbng_pd_contact *c, int kind, int32_t q, const int32_t *qv, int nq, int32_t p, const int32_t *iv, int ni, int32_t *stamp, int same,
                                double gap)
 {
   pair cand = {.kind = kind, .v = {0, 0, 0, 0}};
-  int mine = 0;
 
   PetscFunctionBeginUser;
   if (stamp[p] == q || (same && p <= q)) PetscFunctionReturn(0);
   stamp[p] = q;
   if (c->collecting == COLLECT_CROSS && c->group[qv[0]] == c->group[iv[0]]) PetscFunctionReturn(0); /* the list keeps these */
-  for (int k = 0; k < nq; ++k) mine |= c->owned[qv[k]];
-  for (int k = 0; k < ni; ++k) mine |= c->owned[iv[k]];
-  if (!mine) PetscFunctionReturn(0); /* another rank's pair */
   for (int k = 0; k < nq; ++k) cand.v[k] = qv[k];
   for (int k = 0; k < ni; ++k) cand.v[nq + k] = iv[k];
+  if (!pair_here(c, &cand)) PetscFunctionReturn(0); /* another rank's pair */
   if (c->collecting && gap > (1 + 1e-12) * (c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* beyond the list's width */
   if (rest_excluded(c, &cand, qv, nq, iv, ni, 0)) PetscFunctionReturn(0);
   if (c->collecting && boxes_beyond(c, &cand, c->z_prev, c->xi + c->opt.dhat + c->width[group_pair(c, &cand)])) PetscFunctionReturn(0); /* d0 beyond too */
@@ -742,7 +769,7 @@ typedef struct {
   int32_t nvert, ntri, nedge;
 } primitives;
 
-/* Every pair of the primitives with an owned vertex whose swept boxes (from za to zb) come within r of each other, and
+/* This rank's pairs (pair_rank) of the primitives whose swept boxes (from za to zb) come within r of each other, and
  * every owned free vertex within r (plus its move) of an obstacle; sorted (compare_pair). */
 static PetscErrorCode collect_pairs_of(pbng_pd_contact *c, const primitives *pr, const double *za, const double *zb, double r)
 {
@@ -874,12 +901,124 @@ static int no_impact_to_z(const pbng_pd_contact *c, const pair *p)
   return p->d - m > (1 + 1e-9) * (c->xi + c->opt.dhat) && m <= early_stop_moves(c);
 }
 
-/* Whether this rank counts the pair in the statistics: it owns the pair's smallest vertex. */
-static int pair_counted_here(const pbng_pd_contact *c, const pair *p)
+/* A vertex's contributions of the pairs (pair order: the sums of Eq. 49 and of the barrier are added in the pairs' global
+ * order on any number of ranks): the pair, the vertex and up to 7 values. */
+typedef struct {
+  pair p;
+  int32_t v, unused;
+  double val[7];
+} contrib;
+
+typedef struct {
+  contrib *e;
+  int64_t n, cap;
+  void (*apply)(void *ctx, const contrib *e); /* [0] only: how a value is added */
+  void *ctx;
+  int direct;             /* [0] only, with no halo neighbours: the values added at once (pair order) */
+} contrib_list;
+
+/* The lists of one sum: [0] this rank's owned vertices, [1 + n] the halo's neighbour n's; apply(ctx, e) adds one. */
+static PetscErrorCode contrib_lists_create(const pbng_pd_contact *c, void (*apply)(void *ctx, const contrib *e), void *ctx, contrib_list **out)
 {
-  int32_t m = p->v[0];
-  for (int k = 1; k < pair_vertices(p); ++k) m = PetscMin(m, p->v[k]);
-  return c->owned[m];
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(c->halo.nneighbors + 1, out));
+  (*out)[0].apply = apply, (*out)[0].ctx = ctx, (*out)[0].direct = !c->halo.nneighbors;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode contrib_lists_destroy(const pbng_pd_contact *c, contrib_list **l)
+{
+  PetscFunctionBeginUser;
+  for (int n = 0; n <= c->halo.nneighbors; ++n) PetscCall(PetscFree((*l)[n].e));
+  PetscCall(PetscFree(*l));
+  PetscFunctionReturn(0);
+}
+
+/* Vertex v's values of pair p, to the list of its owner. */
+static PetscErrorCode contrib_add(const pbng_pd_contact *c, contrib_list *l, const pair *p, int32_t v, const double *val, int nval)
+{
+  int to = 0;
+
+  PetscFunctionBeginUser;
+  if (!c->owned[v]) {
+    for (int n = 0; n < c->halo.nneighbors && !to; ++n)
+      if (c->halo.neighbor[n] == c->owner[v]) to = 1 + n;
+    PetscCheck(to > 0, c->comm, PETSC_ERR_PLIB, "pd contact: vertex %d's owner %d is not a halo neighbour", (int)v, c->owner[v]);
+  }
+  contrib_list *t = &l[to];
+  if (t->direct) {
+    contrib e = {.p = *p, .v = v};
+    for (int k = 0; k < nval; ++k) e.val[k] = val[k];
+    t->apply(t->ctx, &e);
+    PetscFunctionReturn(0);
+  }
+  if (t->n == t->cap) {
+    contrib *e;
+    t->cap = t->cap ? 2 * t->cap : 1024;
+    PetscCall(PetscCalloc1(t->cap, &e));
+    if (t->n) memcpy(e, t->e, (size_t)t->n * sizeof(*e));
+    PetscCall(PetscFree(t->e));
+    t->e = e;
+  }
+  contrib *e = &t->e[t->n++];
+  e->p = *p, e->v = v;
+  for (int k = 0; k < nval; ++k) e->val[k] = val[k];
+  PetscFunctionReturn(0);
+}
+
+static int compare_contrib(const contrib *a, const contrib *b)
+{
+  const int o = compare_pair(&a->p, &b->p);
+  return o ? o : (a->v > b->v) - (a->v < b->v);
+}
+
+/* The lists sent to the owners, and every owned vertex's contributions handed to apply in the pairs' global order (a merge
+ * of this rank's list and the neighbours', each in pair order). Collective. */
+static PetscErrorCode contrib_sum(pbng_pd_contact *c, contrib_list *l)
+{
+  void (*apply)(void *, const contrib *) = l[0].apply;
+  void *ctx = l[0].ctx;
+  const int N = c->halo.nneighbors, tag = 7301;
+  int64_t *nsend, *nrecv;
+  MPI_Request *req;
+  contrib_list *in;
+  int64_t *cur;
+
+  PetscFunctionBeginUser;
+  if (l[0].direct) PetscFunctionReturn(0); /* no neighbours: added already */
+  PetscCall(PetscMalloc5(N + 1, &nsend, N + 1, &nrecv, 2 * N + 1, &req, N + 2, &in, N + 2, &cur));
+  for (int n = 0; n < N; ++n) nsend[n] = l[1 + n].n;
+  for (int n = 0; n < N; ++n) PetscCallMPI(MPI_Irecv(&nrecv[n], 1, MPI_INT64_T, c->halo.neighbor[n], tag, c->comm, &req[n]));
+  for (int n = 0; n < N; ++n) PetscCallMPI(MPI_Isend(&nsend[n], 1, MPI_INT64_T, c->halo.neighbor[n], tag, c->comm, &req[N + n]));
+  PetscCallMPI(MPI_Waitall(2 * N, req, MPI_STATUSES_IGNORE));
+  in[0] = l[0];
+  for (int n = 0; n < N; ++n) {
+    in[1 + n].n = nrecv[n], in[1 + n].cap = nrecv[n];
+    PetscCall(PetscMalloc1(nrecv[n] + 1, &in[1 + n].e));
+    req[n] = req[N + n] = MPI_REQUEST_NULL;
+    if (nrecv[n]) PetscCallMPI(MPI_Irecv(in[1 + n].e, (int)(nrecv[n] * (int64_t)sizeof(contrib)), MPI_BYTE, c->halo.neighbor[n], tag + 1, c->comm, &req[n]));
+    if (nsend[n]) PetscCallMPI(MPI_Isend(l[1 + n].e, (int)(nsend[n] * (int64_t)sizeof(contrib)), MPI_BYTE, c->halo.neighbor[n], tag + 1, c->comm, &req[N + n]));
+  }
+  PetscCallMPI(MPI_Waitall(2 * N, req, MPI_STATUSES_IGNORE));
+  for (int n = 0; n <= N; ++n) cur[n] = 0;
+  for (;;) {
+    int best = -1;
+    for (int n = 0; n <= N; ++n)
+      if (cur[n] < in[n].n && (best < 0 || compare_contrib(&in[n].e[cur[n]], &in[best].e[cur[best]]) < 0)) best = n;
+    if (best < 0) break;
+    apply(ctx, &in[best].e[cur[best]++]);
+  }
+  for (int n = 0; n < N; ++n) PetscCall(PetscFree(in[1 + n].e));
+  PetscCall(PetscFree5(nsend, nrecv, req, in, cur));
+  PetscFunctionReturn(0);
+}
+
+/* v[3 u] of every active vertex u (any value on the others) to the owners, reduced there by op (min or max): each owned
+ * vertex's v[3 u] becomes the reduction over its own and every copy's. Collective. */
+static PetscErrorCode reduce_to_owners(pbng_pd_contact *c, pbng_halo_reverse_mode op, double *v)
+{
+  for (int32_t k = 0; k < c->nactive; ++k) v[3 * (int64_t)c->active_list[k] + 1] = v[3 * (int64_t)c->active_list[k] + 2] = v[3 * (int64_t)c->active_list[k]];
+  return pbng_halo_reverse(&c->halo, op, NULL, v);
 }
 
 /* The owned vertices' z sent to the ranks that hold them (the halo's plan covers the ghosts). Collective. */
@@ -893,15 +1032,18 @@ static PetscErrorCode share_z(pbng_pd_contact *c) { return pbng_halo_exchange(&c
  * holds at z = end only: no_clamp has found them there, and the first revert pass is there). Collective. */
 static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, int clear, int *none_reverted)
 {
+  double *t3 = c->work; /* [nv][3] a vertex's value in its first entry (reduce_to_owners) */
+
   PetscFunctionBeginUser;
-  for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 1;
+  for (int32_t k = 0; k < c->nactive; ++k) t3[3 * (int64_t)c->active_list[k]] = 1;
   for (int64_t k = 0; k < c->npairs && !clear; ++k) {
     const pair *p = &c->pairs[k];
     if (!pair_moves(c, p) || (c->stage_paths != PATHS_COMMON && (no_impact(c, p) || no_impact_to_z(c, p)))) continue;
     const double t = pair_toi(c, p);
-    for (int s = 0; s < pair_vertices(p); ++s)
-      if (c->owned[p->v[s]]) c->tmin[p->v[s]] = fmin(c->tmin[p->v[s]], t);
+    for (int s = 0; s < pair_vertices(p); ++s) t3[3 * (int64_t)p->v[s]] = fmin(t3[3 * (int64_t)p->v[s]], t);
   }
+  PetscCall(reduce_to_owners(c, PBNG_HALO_MIN, t3)); /* each pair's time on one rank: the owners take the least */
+  for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = t3[3 * (int64_t)c->mine[k]];
   for (int32_t k = 0; k < c->nmine; ++k) {
     const int32_t v = c->mine[k];
     if (!c->free[v] || !(c->tmin[v] < 1)) continue;
@@ -911,16 +1053,17 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
   PetscCall(share_z(c));
   for (int pass = 0; pass <= c->nv; ++pass) {
     int reverted = 0, any;
-    for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = 0; /* here: 1 marks a vertex to send back */
+    for (int32_t k = 0; k < c->nactive; ++k) t3[3 * (int64_t)c->active_list[k]] = 0; /* here: 1 marks a vertex to send back */
     for (int64_t k = 0; k < c->npairs; ++k) {
       const pair *p = &c->pairs[k];
       double w[4], dir[3];
       if (!pair_moves(c, p) || boxes_beyond(c, p, c->z, c->xi) || ((pass == 0 || c->stage_paths != PATHS_COMMON) && stays_beyond(c, p, c->xi)) ||
           pair_geometry(c, p, c->z, w, dir) > c->xi)
         continue;
-      for (int s = 0; s < pair_vertices(p); ++s)
-        if (c->owned[p->v[s]]) c->tmin[p->v[s]] = 1;
+      for (int s = 0; s < pair_vertices(p); ++s) t3[3 * (int64_t)p->v[s]] = 1;
     }
+    PetscCall(reduce_to_owners(c, PBNG_HALO_MAX, t3));
+    for (int32_t k = 0; k < c->nmine; ++k) c->tmin[c->mine[k]] = t3[3 * (int64_t)c->mine[k]];
     for (int32_t k = 0; k < c->nmine; ++k) {
       const int32_t v = c->mine[k];
       if (!(c->tmin[v] > 0) || !c->free[v] || !memcmp(&c->z[3 * (int64_t)v], &c->z_prev[3 * (int64_t)v], 3 * sizeof(double))) continue;
@@ -933,6 +1076,14 @@ static PetscErrorCode clamp_pass(pbng_pd_contact *c, pbng_pd_contact_stats *st, 
     PetscCall(share_z(c));
   }
   PetscFunctionReturn(0);
+}
+
+/* A pair's part of Eq. 49's sum at an owned vertex (g: c->work) and of its weights' sum (c->tmin, Eq. 53's alpha0). */
+static void add_step_contrib(void *ctx, const contrib *e)
+{
+  pbng_pd_contact *c = ctx;
+  for (int a = 0; a < 3; ++a) c->work[3 * (int64_t)e->v + a] += e->val[a];
+  c->tmin[e->v] += e->val[3];
 }
 
 /* One gradient step of Eq. 49 with the step bound of Eq. 53; returns the largest vertex move (over the ranks).
@@ -950,6 +1101,8 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
     for (int a = 0; a < 3; ++a) g[3 * (int64_t)v + a] = c->free[v] ? c->y[3 * (int64_t)v + a] - c->z[3 * (int64_t)v + a] : 0.0;
     mine[1] = fmax(mine[1], vec3_norm(&g[3 * (int64_t)v]));
   }
+  contrib_list *l;
+  PetscCall(contrib_lists_create(c, add_step_contrib, c, &l));
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
@@ -957,14 +1110,18 @@ static PetscErrorCode gradient_step(pbng_pd_contact *c, pbng_pd_contact_stats *s
     const double d = pair_geometry(c, p, c->z, w, dir), x = pbng_contact_distance_rescale(d, c->xi, o->eps) - c->xi;
     if (x >= o->dhat || !pair_moves(c, p)) continue;
     const double push = -pbng_barrier_derivative(x, o->dhat); /* the bracket of Eq. 49, > 0 */
-    counted += pair_counted_here(c, p);
+    ++counted;
     for (int s = 0; s < pair_vertices(p); ++s) {
       const int32_t v = p->v[s];
-      if (!c->free[v] || !c->owned[v]) continue;
-      for (int a = 0; a < 3; ++a) g[3 * (int64_t)v + a] += o->mu * push * w[s] * dir[a];
-      asum[v] += fabs(w[s]);
+      double val[4];
+      if (!c->free[v]) continue;
+      for (int a = 0; a < 3; ++a) val[a] = o->mu * push * w[s] * dir[a];
+      val[3] = fabs(w[s]);
+      PetscCall(contrib_add(c, l, p, v, val, 4));
     }
   }
+  PetscCall(contrib_sum(c, l));
+  PetscCall(contrib_lists_destroy(c, &l));
   for (int32_t k = 0; k < c->nmine; ++k) mine[0] = fmax(mine[0], asum[c->mine[k]]);
   PetscCallMPI(MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, c->comm));
   PetscCallMPI(MPI_Allreduce(&counted, &st->pairs, 1, MPI_INT64_T, MPI_SUM, c->comm));
@@ -999,7 +1156,7 @@ static void min_distance(const pbng_pd_contact *c, const double *z, double *dmin
   }
 }
 
-/* This rank's counted pairs (pair_counted_here) with a free vertex whose rescaled gap at z is below dhat (Eq. 51): those
+/* This rank's pairs (each pair on one rank: pair_rank) with a free vertex whose rescaled gap at z is below dhat (Eq. 51): those
  * the barrier acts on. */
 static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
 {
@@ -1007,7 +1164,7 @@ static int64_t pairs_within_reach(const pbng_pd_contact *c, const double *z)
   for (int64_t k = 0; k < c->npairs; ++k) {
     const pair *p = &c->pairs[k];
     double w[4], dir[3];
-    if (!pair_moves(c, p) || !pair_counted_here(c, p) || boxes_beyond(c, p, z, c->xi + c->opt.dhat) || stays_beyond(c, p, c->xi + c->opt.dhat)) continue;
+    if (!pair_moves(c, p) || boxes_beyond(c, p, z, c->xi + c->opt.dhat) || stays_beyond(c, p, c->xi + c->opt.dhat)) continue;
     n += pbng_contact_distance_rescale(pair_geometry(c, p, z, w, dir), c->xi, c->opt.eps) - c->xi < c->opt.dhat;
   }
   return n;
@@ -1102,6 +1259,7 @@ PetscErrorCode pbng_pd_contact_destroy(pbng_pd_contact **c)
   PetscCall(PetscFree((*c)->local));
   PetscCall(PetscFree((*c)->free));
   PetscCall(PetscFree((*c)->owned));
+  PetscCall(PetscFree((*c)->owner));
   PetscCall(PetscFree((*c)->tri));
   PetscCall(PetscFree((*c)->edge));
   PetscCall(PetscFree((*c)->nbr_start));
@@ -1692,26 +1850,50 @@ static PetscErrorCode load_barrier_positions(pbng_pd_contact *c, const double *x
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  const pbng_pd_contact *c;
+  double *grad, *diag, *vertex_energy;
+} barrier_sums;
+
+/* A pair's barrier gradient, Gershgorin row and energy at an owned vertex (pbng_pd_contact_barrier's arrays, local order). */
+static void add_barrier_contrib(void *ctx, const contrib *e)
+{
+  const barrier_sums *b = ctx;
+  const int64_t i = b->c->local[e->v];
+  for (int a = 0; a < 3; ++a) {
+    if (b->grad) b->grad[3 * i + a] += e->val[a];
+    if (b->diag) b->diag[3 * i + a] += e->val[3 + a];
+  }
+  if (b->vertex_energy) b->vertex_energy[i] += e->val[6];
+}
+
 PetscErrorCode pbng_pd_contact_barrier(pbng_pd_contact *c, const double *x, double *grad, double *diag, double *vertex_energy, pbng_exact_sum *energy)
 {
+  barrier_sums sums = {c, grad, diag, vertex_energy};
+  contrib_list *l;
+
   PetscFunctionBeginUser;
   PetscCall(load_barrier_positions(c, x));
+  PetscCall(contrib_lists_create(c, add_barrier_contrib, &sums, &l));
   for (int64_t k = 0; k < c->npairs; ++k) { /* sorted pairs: each node's sums in one global order (rank independent) */
     const pair *p = &c->pairs[k];
     const int n = pair_vertices(p);
     pair_barrier b;
     if (!barrier_of_pair(c, p, c->xb, &b)) continue;
-    if (energy && pair_counted_here(c, p)) pbng_exact_sum_add(energy, b.energy);
+    if (energy) pbng_exact_sum_add(energy, b.energy);
     for (int s = 0; s < n; ++s) {
       const int32_t v = p->v[s];
-      if (!c->owned[v] || !c->free[v]) continue;
-      const int64_t i = c->local[v];
+      double val[7];
+      if (!c->free[v]) continue;
       for (int a = 0; a < 3; ++a) {
-        if (grad) grad[3 * i + a] += b.slope * b.w[s] * b.dir[a]; /* d/dx_s of kappa B(f(d) - xi): d's gradient is w_s dir */
-        if (diag) diag[3 * i + a] += gershgorin_row(&b, n, s, a);
+        val[a] = b.slope * b.w[s] * b.dir[a]; /* d/dx_s of kappa B(f(d) - xi): d's gradient is w_s dir */
+        val[3 + a] = gershgorin_row(&b, n, s, a);
       }
-      if (vertex_energy) vertex_energy[i] += b.energy;
+      val[6] = b.energy;
+      PetscCall(contrib_add(c, l, p, v, val, 7));
     }
   }
+  PetscCall(contrib_sum(c, l));
+  PetscCall(contrib_lists_destroy(c, &l));
   PetscFunctionReturn(0);
 }

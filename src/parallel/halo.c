@@ -383,6 +383,8 @@ static PetscErrorCode reverse_color(pbng_halo *h, int c, pbng_halo_reverse_mode 
       const double *in = &h->send_buf[3 * (int64_t)k];
       double *out = &v[3 * (int64_t)h->send_node[k]];
       if (mode == PBNG_HALO_ADD) out[0] += in[0], out[1] += in[1], out[2] += in[2];
+      else if (mode == PBNG_HALO_MIN) out[0] = fmin(out[0], in[0]), out[1] = fmin(out[1], in[1]), out[2] = fmin(out[2], in[2]);
+      else if (mode == PBNG_HALO_MAX) out[0] = fmax(out[0], in[0]), out[1] = fmax(out[1], in[1]), out[2] = fmax(out[2], in[2]);
       else if (!isnan(in[0])) out[0] = in[0], out[1] = in[1], out[2] = in[2];
     }
   }

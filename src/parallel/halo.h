@@ -42,8 +42,9 @@ PetscErrorCode pbng_halo_exchange(pbng_halo *h, int c, double *x);
 /* The reverse direction, every color: each rank sends its ghosts' 3 values back to their owners.
  * PBNG_HALO_ADD: the owner adds every copy's values to its node (v: any per-node vector);
  * PBNG_HALO_ASSIGN: the owner takes the values of the copies marked in touched[nlocal] (at most one
- * per node: constraint solvers move a node from one rank only within a color). */
-typedef enum { PBNG_HALO_ADD, PBNG_HALO_ASSIGN } pbng_halo_reverse_mode;
+ * per node: constraint solvers move a node from one rank only within a color); PBNG_HALO_MIN / PBNG_HALO_MAX: the owner
+ * takes the least / largest of its value and every copy's, per component. */
+typedef enum { PBNG_HALO_ADD, PBNG_HALO_ASSIGN, PBNG_HALO_MIN, PBNG_HALO_MAX } pbng_halo_reverse_mode;
 PetscErrorCode pbng_halo_reverse(pbng_halo *h, pbng_halo_reverse_mode mode, const uint8_t *touched, double *v);
 
 /* Every ghost of a subdomain and the owned nodes other ranks hold as ghosts, all of them (prescribed
