@@ -1,5 +1,6 @@
 #include "contact/pd_contact.h"
 #include "core/csr.h"
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -655,6 +656,7 @@ static double box_gap(const double qbox[6], const double ibox[6], double r)
  * and compact vertex ids, the same on every rank), so that the pairs across two ranks' vertices are split between them. */
 static int pair_rank(const pbng_pd_contact *c, const pair *p)
 {
+  if (c->size == 1) return 0;
   const int n = p->kind == PAIR_VO ? 1 : 4;
   int owners[4], nown = 0;
   uint64_t h = (uint64_t)p->kind + 1;
@@ -992,14 +994,20 @@ static PetscErrorCode contrib_sum(pbng_pd_contact *c, contrib_list *l)
   for (int n = 0; n < N; ++n) PetscCallMPI(MPI_Isend(&nsend[n], 1, MPI_INT64_T, c->halo.neighbor[n], tag, c->comm, &req[N + n]));
   PetscCallMPI(MPI_Waitall(2 * N, req, MPI_STATUSES_IGNORE));
   in[0] = l[0];
+  MPI_Datatype item; /* one contribution: counts in contributions, not bytes */
+  PetscCallMPI(MPI_Type_contiguous((int)sizeof(contrib), MPI_BYTE, &item));
+  PetscCallMPI(MPI_Type_commit(&item));
   for (int n = 0; n < N; ++n) {
+    PetscCheck(nrecv[n] <= INT_MAX && nsend[n] <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "pd contact: more than %d pair contributions between two ranks (use more ranks)", INT_MAX);
     in[1 + n].n = nrecv[n], in[1 + n].cap = nrecv[n];
     PetscCall(PetscMalloc1(nrecv[n] + 1, &in[1 + n].e));
     req[n] = req[N + n] = MPI_REQUEST_NULL;
-    if (nrecv[n]) PetscCallMPI(MPI_Irecv(in[1 + n].e, (int)(nrecv[n] * (int64_t)sizeof(contrib)), MPI_BYTE, c->halo.neighbor[n], tag + 1, c->comm, &req[n]));
-    if (nsend[n]) PetscCallMPI(MPI_Isend(l[1 + n].e, (int)(nsend[n] * (int64_t)sizeof(contrib)), MPI_BYTE, c->halo.neighbor[n], tag + 1, c->comm, &req[N + n]));
+    if (nrecv[n]) PetscCallMPI(MPI_Irecv(in[1 + n].e, (int)nrecv[n], item, c->halo.neighbor[n], tag + 1, c->comm, &req[n]));
+    if (nsend[n]) PetscCallMPI(MPI_Isend(l[1 + n].e, (int)nsend[n], item, c->halo.neighbor[n], tag + 1, c->comm, &req[N + n]));
   }
   PetscCallMPI(MPI_Waitall(2 * N, req, MPI_STATUSES_IGNORE));
+  PetscCallMPI(MPI_Type_free(&item));
   for (int n = 0; n <= N; ++n) cur[n] = 0;
   for (;;) {
     int best = -1;
