@@ -99,6 +99,10 @@ expect_error "restart with another motion" "the run's options differ from the ch
 expect_error "restart with another mesh" "written for a mesh of 512 nodes" "$PBNG" "${box[@]}" -res 9 -iters 40 -rtol 0 -output "$TMP/bad.h5" -restart "$TMP/bad.h5.checkpoint.h5"
 expect_error "restart from a missing file" "cannot open it as an HDF5 file" "$PBNG" "${box[@]}" -iters 40 -rtol 0 -output "$TMP/x.h5" -restart "$TMP/none.h5"
 expect_error "restart from a result file" "not a pbng checkpoint" "$PBNG" "${box[@]}" -iters 5 -output "$TMP/y.h5" -restart "$TMP/fresh.h5"
+# a checkpoint of another format (an older pbng's, whose counters this one cannot read) is named as such
+cp "$TMP/bad.h5.checkpoint.h5" "$TMP/old.checkpoint.h5"
+"$PY" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "r+"); f.attrs["format"] = "pbng-checkpoint-1"' "$TMP/old.checkpoint.h5"
+expect_error "restart from an older format" "written by another version of pbng (format pbng-checkpoint-1" "$PBNG" "${box[@]}" -res 9 -iters 40 -rtol 0 -output "$TMP/bad.h5" -restart "$TMP/old.checkpoint.h5"
 expect_error "restart without the partial output" "cannot reopen" "$PBNG" "${box[@]}" -iters 40 -rtol 0 -output "$TMP/other.h5" -restart "$TMP/bad.h5.checkpoint.h5"
 expect_error "-restart with -initial" "-restart and -initial exclude each other" "$PBNG" "${box[@]}" -output "$TMP/z.h5" -restart auto -initial "$TMP/fresh.h5"
 expect_error "-checkpoint_every -1" "-checkpoint_every -1: must be >= 0" "$PBNG" "${box[@]}" -output "$TMP/z.h5" -checkpoint_every -1

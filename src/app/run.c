@@ -250,6 +250,35 @@ static void recovery_after_iteration(recovery *rec, long long now)
   rec->inverted = now;
 }
 
+/* What a frame's iterations are judged by besides the iterate (solve_frame): kept in a checkpoint, so that a frame
+ * continued from one stops, detects and judges divergence as the uninterrupted frame does. */
+typedef struct {
+  double diverge_ref; /* what the divergence limit is relative to */
+  int detected;       /* a detection since the last iteration (the frame start's) */
+  int redetections;   /* detections at the frame's end so far */
+  recovery rec;
+} frame_judgement;
+
+/* The frame's state at iteration l, as a checkpoint keeps it. */
+static void frame_counters(const run_state *st, const pbng_run_summary *sum, int frame, int l, const frame_result *fr, double r,
+                           double energy, int fresh, const frame_judgement *fj, pbng_checkpoint_counters *c)
+{
+  *c = (pbng_checkpoint_counters){.next_frame = frame, .next_iteration = l, .time0 = st->time0, .residual0 = fr->residual0,
+                                  .residual = r, .energy = energy, .fresh = fresh, .seconds = fr->seconds,
+                                  .linear = (double)fr->linear_iterations, .iterations = sum->iterations,
+                                  .linear_iterations = (double)sum->linear_iterations, .solver_seconds = sum->solver_seconds,
+                                  .diverge_ref = fj->diverge_ref, .detected = fj->detected, .redetections = fj->redetections,
+                                  .recovery_inverted = (double)fj->rec.inverted, .recovering = fj->rec.recovering,
+                                  .recovery_skipped = fj->rec.skipped};
+}
+
+/* The loop's state where a checkpoint left it (first_clean is the last iteration's, already acted on). */
+static frame_judgement frame_judgement_resumed(const pbng_checkpoint_counters *c)
+{
+  return (frame_judgement){.diverge_ref = c->diverge_ref, .detected = (int)c->detected, .redetections = (int)c->redetections,
+                      .rec = {.inverted = (long long)c->recovery_inverted, .recovering = (int)c->recovering, .skipped = (int)c->recovery_skipped}};
+}
+
 /* No silent divergence: a non-finite residual, or a relative residual above -divergence_limit, stops
  * the run (every rank sees the same global residual). */
 static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r, double r0)
@@ -262,16 +291,6 @@ static PetscErrorCode check_divergence(run_state *st, int frame, int l, double r
   SETERRQ(st->comm, PBNG_ERR_DIVERGED,
           "frame %d, iteration %d: the solution diverged (%s); the output keeps frames 0..%d, its status attribute says where it stopped",
           frame, l, isfinite(r) ? "relative residual above -divergence_limit" : "non-finite positions or residual", frame - 1);
-}
-
-/* The frame's state at iteration l, as a checkpoint keeps it. */
-static void frame_counters(const run_state *st, const pbng_run_summary *sum, int frame, int l, const frame_result *fr, double r,
-                           double energy, int fresh, pbng_checkpoint_counters *c)
-{
-  *c = (pbng_checkpoint_counters){.next_frame = frame, .next_iteration = l, .time0 = st->time0, .residual0 = fr->residual0,
-                                  .residual = r, .energy = energy, .fresh = fresh, .seconds = fr->seconds,
-                                  .linear = (double)fr->linear_iterations, .iterations = sum->iterations,
-                                  .linear_iterations = (double)sum->linear_iterations, .solver_seconds = sum->solver_seconds};
 }
 
 /* At most this many detections at the end of one frame (the contact set of a frame need not settle: a
@@ -397,14 +416,12 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(check_divergence(st, frame, 0, r, r));
   }
   const long long linear0 = st->solver.linear_iterations - fr->linear_iterations;
-  double diverge_ref = fr->residual0; /* what the divergence limit is relative to */
-  recovery rec = {.inverted = solver_inverted(st)};
-  int detected = 1;                   /* a detection since the last iteration (the frame start's) */
-  int redetections = 0;               /* detections at the frame's end so far */
+  frame_judgement fj = resume ? frame_judgement_resumed(resume)
+                         : (frame_judgement){.diverge_ref = fr->residual0, .detected = 1, .rec = {.inverted = solver_inverted(st)}};
   for (int l = l0; l < cfg->iters; ++l) {
     PetscBool spent, stop, settled = PETSC_TRUE;
     if (cfg->rtol > 0 && fresh && frame_converged(st, r, fr->residual0)) {
-      PetscCall(contacts_settled(st, fr->residual0, &r, &energy_known, &detected, &redetections, &settled));
+      PetscCall(contacts_settled(st, fr->residual0, &r, &energy_known, &fj.detected, &fj.redetections, &settled));
       if (settled) break;
     }
     PetscCall(budget_spent(st, fr->seconds, &spent));
@@ -421,27 +438,27 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     PetscCall(PetscLogEventEnd(st->ev.iterate, 0, 0, 0, 0));
     fr->iterations = l + 1;
     fr->linear_iterations = st->solver.linear_iterations - linear0;
-    recovery_after_iteration(&rec, solver_inverted(st));
-    detected = 0;
+    recovery_after_iteration(&fj.rec, solver_inverted(st));
+    fj.detected = 0;
     if (periodic_detection_due(st, l + 1) && !contacts_frozen(st, r, fr->residual0)) {
       PetscCall(run_detect_contacts(st));
-      detected = 1, fresh = 0;
+      fj.detected = 1, fresh = 0;
       if (st->contacts.stats.new_contacts > 0) { /* new contacts add their own forces: divergence is judged from here */
         double rc;
         PetscCall(evaluate_residual(st, &rc, NULL));
-        if (rc > diverge_ref) diverge_ref = rc;
+        if (rc > fj.diverge_ref) fj.diverge_ref = rc;
       }
     }
     PetscCall(check_solver_options(st));
     fresh = energy_known = 0;
-    if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1)) || rec.first_clean) {
-      if (detected) PetscCall(evaluate_residual(st, &r, NULL)); /* the contacts changed since the iteration */
+    if (cfg->monitor || (cfg->rtol > 0 && residual_check_due(st, l + 1)) || fj.rec.first_clean) {
+      if (fj.detected) PetscCall(evaluate_residual(st, &r, NULL)); /* the contacts changed since the iteration */
       else PetscCall(residual_after_iteration(st, &r));
       if (cfg->monitor) PetscCall(know_energy(st, &r, &energy, &energy_known));
       fresh = 1;
       if (cfg->monitor) PetscCall(print_iteration(st, frame, l + 1, r, fr->residual0, energy, fr));
-      if (rec.first_clean) diverge_ref = fmax(diverge_ref, r); /* judged from the first state back in the model's domain */
-      PetscCall(check_divergence(st, frame, l + 1, r, rec.recovering ? INFINITY : diverge_ref));
+      if (fj.rec.first_clean) fj.diverge_ref = fmax(fj.diverge_ref, r); /* judged from the first state back in the model's domain */
+      PetscCall(check_divergence(st, frame, l + 1, r, fj.rec.recovering ? INFINITY : fj.diverge_ref));
     }
     if (cfg->test_signal_after > 0 && st->rank == 0 && ++st->iterations_here == cfg->test_signal_after) raise(SIGUSR1);
     PetscCall(stop_requested(st, &stop));
@@ -449,7 +466,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
     if (stop) {
       pbng_checkpoint_counters c;
       if (fresh) PetscCall(know_energy(st, &r, &energy, &energy_known));
-      frame_counters(st, sum, frame, l + 1, fr, r, energy, fresh, &c);
+      frame_counters(st, sum, frame, l + 1, fr, r, energy, fresh, &fj, &c);
       PetscCall(run_write_checkpoint(st, &c));
       *stopped = PETSC_TRUE;
       PetscFunctionReturn(0);
@@ -457,7 +474,7 @@ static PetscErrorCode solve_frame(run_state *st, int frame, const pbng_checkpoin
   }
   if (!fresh) PetscCall(evaluate_residual(st, &r, &energy));
   else PetscCall(know_energy(st, &r, &energy, &energy_known));
-  PetscCall(check_divergence(st, frame, fr->iterations, r, rec.recovering ? INFINITY : diverge_ref));
+  PetscCall(check_divergence(st, frame, fr->iterations, r, fj.rec.recovering ? INFINITY : fj.diverge_ref));
   pbng_problem_end_frame(&st->pb);
   fr->residual = r;
   fr->relative_residual = relative(r, fr->residual0);
@@ -535,7 +552,8 @@ static PetscErrorCode checkpoint_between_frames(run_state *st, const pbng_run_su
 
   PetscFunctionBeginUser;
   memset(&none, 0, sizeof(none));
-  frame_counters(st, sum, frame, 0, &none, 0, 0, 1, &c);
+  const frame_judgement start = {.detected = 1, .rec = {.inverted = -1}}; /* unused: a frame starting afresh sets its own */
+  frame_counters(st, sum, frame, 0, &none, 0, 0, 1, &start, &c);
   PetscCall(pbng_output_flush(st->out)); /* the output's frames on disk match the checkpoint */
   PetscCall(run_write_checkpoint(st, &c));
   PetscFunctionReturn(0);

@@ -5,7 +5,7 @@
 #include "io/h5util.h"
 #include "io/output.h"
 
-#define CKPT_FORMAT "pbng-checkpoint-1"
+#define CKPT_FORMAT "pbng-checkpoint-2" /* 2: the frame loop's judgement state in the counters */
 
 static const char *group_of(pbng_field_kind kind)
 {
@@ -84,12 +84,11 @@ static PetscErrorCode check_sizes(hid_t file, MPI_Comm comm, const char *path, c
 
 /* The checkpoint's format, counters and configuration, and its node count against the run's. */
 static PetscErrorCode read_header(hid_t file, const pbng_dmesh *dm, const char *path, pbng_checkpoint_counters *counters, char *stored, size_t size,
-                                  int *is_ckpt, int *have)
+                                  char format[32], int *is_ckpt, int *have)
 {
-  char format[32];
-
   PetscFunctionBeginUser;
-  *is_ckpt = pbng_h5_attr_read_string(file, "format", format, sizeof(format)) == 0 && !strcmp(format, CKPT_FORMAT);
+  if (pbng_h5_attr_read_string(file, "format", format, 32) != 0) format[0] = 0;
+  *is_ckpt = !strcmp(format, CKPT_FORMAT);
   *have = *is_ckpt && pbng_h5_attr_read(file, "counters", H5T_NATIVE_DOUBLE, PBNG_CKPT_NCOUNTERS, (double *)counters) == 0 &&
           pbng_h5_attr_read_string(file, "config", stored, size) == 0;
   if (*have) PetscCall(check_sizes(file, dm->comm, path, dm));
@@ -98,7 +97,7 @@ static PetscErrorCode read_header(hid_t file, const pbng_dmesh *dm, const char *
 
 PetscErrorCode pbng_checkpoint_read_counters(const pbng_dmesh *dm, const char *path, const char *config, pbng_checkpoint_counters *counters)
 {
-  char stored[8192];
+  char stored[8192], format[32] = "";
   int is_ckpt = 0, have = 0;
   PetscErrorCode ierr = 0;
   pbng_h5_quiet_scope quiet;
@@ -107,10 +106,12 @@ PetscErrorCode pbng_checkpoint_read_counters(const pbng_dmesh *dm, const char *p
   pbng_h5_quiet(&quiet);
   hid_t file = pbng_h5_open(dm->comm, path, H5F_ACC_RDONLY);
   const int opened = file >= 0;
-  if (opened) ierr = read_header(file, dm, path, counters, stored, sizeof(stored), &is_ckpt, &have);
+  if (opened) ierr = read_header(file, dm, path, counters, stored, sizeof(stored), format, &is_ckpt, &have);
   pbng_h5_close(&file);
   pbng_h5_restore(&quiet);
   PetscCheck(opened, dm->comm, PETSC_ERR_FILE_OPEN, "-restart %s: cannot open it as an HDF5 file", path);
+  PetscCheck(is_ckpt || strncmp(format, "pbng-checkpoint-", 16), dm->comm, PETSC_ERR_FILE_UNEXPECTED,
+             "-restart %s: written by another version of pbng (format %s; this pbng reads " CKPT_FORMAT "): restart it with that version", path, format);
   PetscCheck(is_ckpt, dm->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: not a pbng checkpoint (format is not " CKPT_FORMAT ")", path);
   PetscCheck(have, dm->comm, PETSC_ERR_FILE_UNEXPECTED, "-restart %s: incomplete checkpoint (no counters or config)", path);
   PetscCall(ierr);

@@ -19,6 +19,8 @@ typedef struct {
   double time0;          /* time of frame 0 */
   double residual0, residual, energy, fresh, seconds, linear; /* the frame in progress (solve_frame's state) */
   double iterations, linear_iterations, solver_seconds; /* run totals of the frames completed */
+  double diverge_ref, detected, redetections, recovery_inverted, recovering, recovery_skipped; /* the frame loop's
+                                                                     judgement state (run.c's frame_judgement) */
 } pbng_checkpoint_counters;
 #define PBNG_CKPT_NCOUNTERS ((int)(sizeof(pbng_checkpoint_counters) / sizeof(double)))
 
