@@ -7,7 +7,8 @@ Default size: --frames frames of each scene's defaults (its iterations per frame
 seconds per frame and per iteration from the run's -summary JSON. Seed size (-scale 20 / 10 / 6.5: 320 000,
 40 401 and 27 403 vertices): --seed-frames frames of the scene as a user types it (its own iterations a frame,
 tolerance and contact step: runs that stop by themselves), and a PBNG reference on the same sheet and ranks
-(-solver pbng -sheet_model fem, one frame of --pbng-iters sweeps), alternating, --repeats times each; the medians
+(-solver pbng -sheet_model fem, one frame of --pbng-iters sweeps, default 100: with 20, ~0.6 s a run at the projectile's
+size, its figure moved between 26 and 45 ms a sweep across quiet runs), alternating, --repeats times each; the medians
 of seconds per iteration, and SISSM's over PBNG's (issue 43's target: at most 5). --no-seed skips them, --no-default
 the default-size runs; --scenes A,B runs those scenes only. --contact-from K: the SISSM runs measure the frames after
 frame K instead of the first ones (projectile_sheet at -scale 6.5 has pairs within the barrier's reach from frame 3 on):
@@ -18,7 +19,7 @@ Renders: pbng-render (six frames, coloured by displacement; docs/render.md) into
 bench/results/seed-pd-<scene>-<host>-<stamp>.png; --no-render skips them.
 
     /usr/bin/python3 bench/seed_peridynamics/scenes.py [--ranks 2] [--frames 40] [--seed-frames 2] [--repeats 3]
-                                                       [--pbng-iters 20] [--pbng PATH] [--scenes A,B] [--no-default]
+                                                       [--pbng-iters 100] [--pbng PATH] [--scenes A,B] [--no-default]
                                                        [--contact-from K]
 
 CSV: bench/results/seed-pd-scenes-<host>-<stamp>.csv (scene, size, scale, solver, nodes, frames, iterations,
@@ -75,7 +76,7 @@ def main():
     ap.add_argument("--frames", type=int, default=40)
     ap.add_argument("--seed-frames", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--pbng-iters", type=int, default=20)
+    ap.add_argument("--pbng-iters", type=int, default=100)
     ap.add_argument("--contact-from", type=int, default=0, help="SISSM runs continue the scene from frame K (-initial)")
     ap.add_argument("--no-seed", action="store_true")
     ap.add_argument("--no-render", action="store_true")
