@@ -70,6 +70,7 @@ PetscErrorCode pbng_partition_slice_kept(MPI_Comm comm, const pbng_mesh_slice *s
   slice_colorings sc;
   pbng_slice_colors colors;
   int32_t *part;
+  int64_t *group;
   int size, rank, weak_rounds;
   double t0 = MPI_Wtime();
 
@@ -84,9 +85,10 @@ PetscErrorCode pbng_partition_slice_kept(MPI_Comm comm, const pbng_mesh_slice *s
   t->graph = MPI_Wtime() - t0, t0 = MPI_Wtime();
   PetscCall(color_slices(comm, s, &graph, elem_colors, &sc, &colors, out, &t->rounds));
   t->coloring = MPI_Wtime() - t0, t0 = MPI_Wtime();
-  PetscCall(PetscMalloc1(graph.nrows + 1, &part));
+  PetscCall(PetscMalloc2(graph.nrows + 1, &part, graph.nrows + 1, &group));
   PetscCall(pbng_partition_ptscotch(&graph, nparts, part));
-  PetscCall(pbng_keep_weak_constraints_together(comm, s, graph.range, part, &weak_rounds)); /* as pbng_partition_nodes does */
+  PetscCall(pbng_keep_weak_constraints_together(comm, s, graph.range, part, group, &weak_rounds)); /* each group in one part */
+  PetscCall(pbng_fill_empty_parts(comm, graph.nrows, group, nparts, part));
   malloc_trim(0); /* PT-Scotch's and the graph's memory back to the system before the pieces are built */
   t->partition = MPI_Wtime() - t0, t0 = MPI_Wtime();
   out->nparts = nparts, out->first = pbng_parts_first(nparts, size, rank);
@@ -99,7 +101,7 @@ PetscErrorCode pbng_partition_slice_kept(MPI_Comm comm, const pbng_mesh_slice *s
   out->nsets = s->nsets;
   PetscCall(PetscMalloc1(s->nsets + 1, &out->set_name));
   if (s->nsets > 0) memcpy(out->set_name, s->set_name, sizeof(*s->set_name) * (size_t)s->nsets); /* a grid has none (NULL) */
-  PetscCall(PetscFree(part));
+  PetscCall(PetscFree2(part, group));
   PetscCall(slice_colorings_destroy(&sc));
   PetscCall(pbng_dist_graph_destroy(&graph));
   PetscFunctionReturn(0);

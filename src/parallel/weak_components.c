@@ -153,12 +153,14 @@ static PetscErrorCode take_label_parts(labelling *L, int32_t *part)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode pbng_keep_weak_constraints_together(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *node_range, int32_t *part, int *rounds)
+PetscErrorCode pbng_keep_weak_constraints_together(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *node_range, int32_t *part,
+                                                   int64_t *group, int *rounds)
 {
   labelling L;
 
   PetscFunctionBeginUser;
   *rounds = 0;
+  for (int64_t i = 0; i < s->node_end - s->node_begin; ++i) group[i] = s->node_begin + i;
   if (s->nglobal_weak == 0) PetscFunctionReturn(0); /* every slice alike */
   PetscCall(labelling_create(comm, s, node_range, &L));
   for (int changed = 1; changed; ++*rounds) {
@@ -169,6 +171,51 @@ PetscErrorCode pbng_keep_weak_constraints_together(MPI_Comm comm, const pbng_mes
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, comm));
   }
   PetscCall(take_label_parts(&L, part));
+  memcpy(group, L.node_label, sizeof(int64_t) * (size_t)L.nnodes);
   PetscCall(labelling_destroy(&L));
+  PetscFunctionReturn(0);
+}
+
+/* The least and the highest group id in part q, every process's nodes counted. */
+static PetscErrorCode part_group_range(MPI_Comm comm, int64_t nnodes, const int64_t *group, const int32_t *part, int q, int64_t range[2])
+{
+  PetscFunctionBeginUser;
+  range[0] = -INT64_MAX, range[1] = -1; /* range[0] holds the negated least id: one MAX reduction for both */
+  for (int64_t i = 0; i < nnodes; ++i)
+    if (part[i] == q) range[0] = PetscMax(range[0], -group[i]), range[1] = PetscMax(range[1], group[i]);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MAX, comm));
+  range[0] = -range[0];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode pbng_fill_empty_parts(MPI_Comm comm, int64_t nnodes, const int64_t *group, int nparts, int32_t *part)
+{
+  int64_t *count;
+  int8_t *tried;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(nparts, &count, nparts, &tried));
+  for (int64_t i = 0; i < nnodes; ++i) ++count[part[i]];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, count, nparts, MPI_INT64_T, MPI_SUM, comm));
+  for (int p = 0; p < nparts; ++p) {
+    if (count[p]) continue;
+    memset(tried, 0, (size_t)nparts);
+    for (;;) { /* the fullest part not tried that holds two groups or more gives its last one */
+      int q = -1;
+      for (int k = 0; k < nparts; ++k)
+        if (!tried[k] && count[k] > 0 && (q < 0 || count[k] > count[q])) q = k;
+      PetscCheck(q >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "part %d is empty and no part holds two groups of nodes tied by weak constraints to give it one", p);
+      int64_t range[2], moved = 0;
+      PetscCall(part_group_range(comm, nnodes, group, part, q, range));
+      tried[q] = 1;
+      if (range[0] == range[1]) continue; /* q is one group */
+      for (int64_t i = 0; i < nnodes; ++i)
+        if (group[i] == range[1]) part[i] = p, ++moved;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, comm));
+      count[q] -= moved, count[p] += moved;
+      break;
+    }
+  }
+  PetscCall(PetscFree2(count, tried));
   PetscFunctionReturn(0);
 }

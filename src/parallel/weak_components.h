@@ -13,7 +13,14 @@
 
 /* Collective: part[s->node_end - s->node_begin] of the slice's nodes changed so that each node of a weak constraint
  * lies in the part of the lowest node connected to it through weak constraints (node_range: every slice's node range,
- * as pbng_slice_ranges's); *rounds the labelling rounds taken. */
-PetscErrorCode pbng_keep_weak_constraints_together(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *node_range, int32_t *part, int *rounds);
+ * as pbng_slice_ranges's); group[i] (same length) that lowest node's id, a node's own id outside any constraint;
+ * *rounds the labelling rounds taken. */
+PetscErrorCode pbng_keep_weak_constraints_together(MPI_Comm comm, const pbng_mesh_slice *s, const int64_t *node_range, int32_t *part,
+                                                   int64_t *group, int *rounds);
+
+/* Collective: each part left empty (a small level split over many parts, or after the groups were moved) takes the
+ * group with the highest id of the part holding the most nodes (the same choice on every process; part and group
+ * as above, of the slice's nnodes nodes). */
+PetscErrorCode pbng_fill_empty_parts(MPI_Comm comm, int64_t nnodes, const int64_t *group, int nparts, int32_t *part);
 
 #endif
