@@ -1789,16 +1789,17 @@ PetscErrorCode pbng_pd_contact_project(pbng_pd_contact *c, double *x, pbng_pd_co
     }
   }
   c->step_move = largest_step;
-  for (int32_t k = 0; k < c->nactive; ++k) { /* owned and ghost nodes (the ghosts' z came with the last share_z) */
-    const int32_t v = c->active_list[k];
-    if (c->local[v] >= 0 && c->free[v]) memcpy(&x[3 * (int64_t)c->local[v]], &c->z[3 * (int64_t)v], 3 * sizeof(double));
-    memcpy(&c->z_prev[3 * (int64_t)v], &c->z[3 * (int64_t)v], 3 * sizeof(double));
-  }
+  /* the figures at the result, before z_prev moves to it: their bounds (stays_beyond) are the last stage's, from its z_prev */
   min_distance(c, c->z, &dmin, &worst);
   PetscCallMPI(MPI_Allreduce(&dmin, &st->min_distance, 1, MPI_DOUBLE, MPI_MIN, c->comm));
   if (c->opt.kappa > 0) { /* no gradient step counted them: the pairs within the barrier's reach at the result */
     const int64_t n = pairs_within_reach(c, c->z);
     PetscCallMPI(MPI_Allreduce(&n, &st->pairs, 1, MPI_INT64_T, MPI_SUM, c->comm));
+  }
+  for (int32_t k = 0; k < c->nactive; ++k) { /* owned and ghost nodes (the ghosts' z came with the last share_z) */
+    const int32_t v = c->active_list[k];
+    if (c->local[v] >= 0 && c->free[v]) memcpy(&x[3 * (int64_t)c->local[v]], &c->z[3 * (int64_t)v], 3 * sizeof(double));
+    memcpy(&c->z_prev[3 * (int64_t)v], &c->z[3 * (int64_t)v], 3 * sizeof(double));
   }
   st->surface = c->nv;
   PetscCallMPI(MPI_Allreduce(&(int64_t){c->nactive}, &st->active_max, 1, MPI_INT64_T, MPI_MAX, c->comm));
