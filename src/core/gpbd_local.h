@@ -95,6 +95,12 @@ void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, const int *active, const
  * then not written; use pbng_gpbd_shift_qr_gershgorin). */
 void pbng_gpbd_qr_gershgorin_bounds6(int n, const double (*H)[36], double *bound, int *spd);
 
+/* pbng_gpbd_qr_iterations(6, iterations, H[m], A[m]) for m < n, PBNG_GPBD_QR_LANES matrices at a time on SIMD lanes
+ * (the fix's fallback for the indefinite Hessians of pbng_gpbd_newton_steps6): each A[m] bitwise the scalar one (the same
+ * operations in the same order on every lane, the reflection's sign by a per-lane select, a reflection skipped by one). */
+enum { PBNG_GPBD_QR_LANES = 4 };
+void pbng_gpbd_qr_iterations6_lanes(int n, int iterations, const double (*H)[36], double (*A)[36]);
+
 /* ---- the local solve (Eq. 19) ---- */
 
 typedef struct {
