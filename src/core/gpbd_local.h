@@ -70,8 +70,9 @@ int pbng_gpbd_clamp_eigenvalues(int k, double eps, double *H);
 void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double *H);
 
 /* The same fix for n <= PBNG_GPBD_LANES matrices of size 6 x 6 at once (H[l] row-major, eps[l] each): the
- * seed's bound on SIMD lanes where H[l] is positive definite (pbng_gpbd_qr_gershgorin_bounds6), else and for
- * the other fixes pbng_gpbd_fix_hessian one matrix at a time. Equal to pbng_gpbd_fix_hessian up to round-off. */
+ * seed's bound on SIMD lanes where H[l] is positive definite (pbng_gpbd_qr_gershgorin_bounds6), else its QR iterations
+ * on SIMD lanes too (pbng_gpbd_qr_iterations6_lanes: those matrices bitwise pbng_gpbd_fix_hessian's); for the other
+ * fixes pbng_gpbd_fix_hessian one matrix at a time. Equal to pbng_gpbd_fix_hessian up to round-off. */
 enum { PBNG_GPBD_LANES = 16 };
 void pbng_gpbd_fix_hessians6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36]);
 
