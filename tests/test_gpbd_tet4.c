@@ -7,7 +7,8 @@
  *    every material it covers, on random, sheared, nearly inverted and inverted F in mixed lanes;
  *  - the seed's Hessian fix on SIMD lanes: the bound of 10 Cholesky LR steps against 5 Householder QR iterations
  *    + Eq. 23 on random positive definite 6 x 6 matrices (condition up to 1e8), and pbng_gpbd_fix_hessians6
- *    against pbng_gpbd_fix_hessian for every fix, indefinite matrices included;
+ *    against pbng_gpbd_fix_hessian for every fix, indefinite matrices included (those bitwise: the QR iterations on
+ *    lanes, pbng_gpbd_qr_iterations6_lanes, checked bitwise against the scalar ones on their own, special cases mixed in);
  *  - one element's update, fast = reference to 1e-10 of the step's scale (max |dd|, |d|), the un-inversion move
  *    pre and the Newton step count equal, for all five materials, the three fixes, with and without the subspace
  *    projection, 0 to 3 prescribed nodes, on random, strongly sheared, nearly inverted and inverted elements, on
@@ -270,7 +271,7 @@ static void random_symmetric(uint64_t *s, double decades, int indefinite, double
 static void check_lane_fixes(uint64_t *s)
 {
   double worst_bound = 0.0, worst_fix = 0.0;
-  int refused = 0, shifted = 0;
+  int refused = 0, shifted = 0, indefinite = 0, indefinite_differ = 0;
   for (int t = 0; t < 64; ++t) {
     double H[PBNG_GPBD_LANES][36], bound[PBNG_GPBD_LANES];
     int spd[PBNG_GPBD_LANES];
@@ -297,13 +298,55 @@ static void check_lane_fixes(uint64_t *s)
       pbng_gpbd_fix_hessians6(fixes[f], n, eps, Hf);
       for (int l = 0; l < n; ++l)
         for (int k = 0; k < 36; ++k) worst_fix = fmax(worst_fix, fabs(Hf[l][k] - ref[l][k]));
+      for (int l = 1; l < n && fixes[f] != PBNG_GPBD_FIX_EIGEN_CLAMP; l += 3) /* indefinite: the QR on lanes, bitwise */
+        indefinite += 1, indefinite_differ += memcmp(Hf[l], ref[l], sizeof(Hf[l])) != 0;
     }
   }
   check(refused == 0, "LR bound: every positive definite matrix factors (condition <= 1e8)", refused, 0);
   check(worst_bound <= 1e-12, "LR bound: 10 Cholesky LR steps = 5 QR iterations + Eq. 23 (relative to max h_ii)", worst_bound, 1e-12);
   check(worst_fix <= 1e-12, "pbng_gpbd_fix_hessians6 = pbng_gpbd_fix_hessian, every fix", worst_fix, 1e-12);
   check(shifted > 10, "some definite matrices are shifted by the seed's fix (its bound below eps)", shifted, 10);
+  check(indefinite > 100 && indefinite_differ == 0, "indefinite matrices: the seed's shift on lanes = pbng_gpbd_fix_hessian bitwise", indefinite_differ,
+        indefinite);
   printf("fix on lanes: bound difference %.2e (relative), fixed matrices %.2e (%d definite ones shifted)\n", worst_bound, worst_fix, shifted);
+}
+
+/* Bitwise equal doubles (NaN: any NaN). */
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof(a)) == 0 || (isnan(a) && isnan(b)); }
+
+/* pbng_gpbd_qr_iterations6_lanes = pbng_gpbd_qr_iterations bitwise, for 1 .. 3 PBNG_GPBD_QR_LANES + 1 matrices at once:
+ * random definite and indefinite matrices, with the reflections' special cases mixed in (diagonal matrices, zero and
+ * negative entries on the diagonal, h_00 = +0 and -0: alpha's sign; a zero column: v^T v = 0, the reflection skipped; a
+ * NaN: v^T v NaN, skipped too, and the other lanes unaffected). */
+static void check_lane_qr(uint64_t *s)
+{
+  enum { MAXN = 3 * PBNG_GPBD_QR_LANES + 1 };
+  int matrices = 0, differ = 0;
+  for (int t = 0; t < 48; ++t) {
+    double H[MAXN][36], A[MAXN][36];
+    const int n = 1 + t % MAXN;
+    for (int m = 0; m < n; ++m) {
+      const int kind = (int)(8 * next_random(s));
+      random_symmetric(s, 8.0 * next_random(s), kind % 2, H[m]);
+      if (kind == 2) /* diagonal, one entry negative, one zero */
+        for (int i = 0; i < 6; ++i)
+          for (int j = 0; j < 6; ++j) H[m][6 * i + j] = i != j ? 0.0 : i == 1 ? -H[m][7 * i] - 1.0 : i == 4 ? 0.0 : H[m][7 * i];
+      if (kind == 4) /* row and column 3 zero */
+        for (int i = 0; i < 6; ++i) H[m][6 * i + 3] = H[m][6 * 3 + i] = 0.0;
+      if (kind == 3 || kind == 5) H[m][0] = kind == 3 ? 0.0 : -0.0; /* the first reflection's x_0 = +-0: alpha = -|x| */
+      if (kind == 6) H[m][6 * 2 + 5] = H[m][6 * 5 + 2] = NAN;
+    }
+    pbng_gpbd_qr_iterations6_lanes(n, 5, (const double(*)[36])H, A);
+    for (int m = 0; m < n; ++m) {
+      double ref[36];
+      pbng_gpbd_qr_iterations(6, 5, H[m], ref);
+      int same = 1;
+      for (int k = 0; k < 36; ++k) same &= same_bits(A[m][k], ref[k]);
+      matrices += 1, differ += !same;
+    }
+  }
+  check(differ == 0, "QR iterations on lanes = pbng_gpbd_qr_iterations bitwise", differ, matrices);
+  printf("QR iterations on lanes: %d matrices, %d differ\n", matrices, differ);
 }
 
 /* ---- one element's update: fast = reference ---- */
@@ -465,6 +508,8 @@ int main(void)
   uint64_t energy_seed = 0xe4e26e5ULL; /* its own stream: the checks below draw what they drew before it */
   check_lane_energies(&energy_seed);
   check_lane_fixes(&seed);
+  uint64_t qr_seed = 0x9e3779b9ULL; /* its own stream too */
+  check_lane_qr(&qr_seed);
   check_steps(&seed);
   printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;

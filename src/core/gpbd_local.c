@@ -68,6 +68,112 @@ static void qr_iterations6(int iterations, const double *H, double *A)
     for (int c = 0; c < 6; ++c) A[6 * i + c] = R[i][c];
 }
 
+/* ---- the QR iterations of several 6 x 6 matrices on SIMD lanes ---- */
+
+/* QR_LANES whole 6 x 6 matrices: M[i][c][l] is lane l's entry (i, c). */
+typedef double qr_lanes[6][6][PBNG_GPBD_QR_LANES];
+
+/* householder_vector on every lane (column j of R, rows j..5): v and v^T v, each lane's the scalar one bitwise (the
+ * same sums in the same order; the sign of alpha by a select). */
+static inline __attribute__((always_inline)) void householder_lanes(const qr_lanes R, int j, double v[6][PBNG_GPBD_QR_LANES],
+                                                                    double vv[PBNG_GPBD_QR_LANES])
+{
+  double norm2[PBNG_GPBD_QR_LANES];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) norm2[l] = 0, vv[l] = 0;
+#pragma GCC unroll 6
+  for (int i = j; i < 6; ++i)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) v[i][l] = R[i][j][l], norm2[l] += v[i][l] * v[i][l];
+#pragma omp simd
+  for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) {
+    const double norm = sqrt(norm2[l]), alpha = v[j][l] >= 0 ? -norm : norm;
+    v[j][l] -= alpha;
+  }
+#pragma GCC unroll 6
+  for (int i = j; i < 6; ++i)
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) vv[l] += v[i][l] * v[i][l];
+}
+
+/* reflect_columns6 on every lane: M <- H_j M, column c's sums as the scalar code takes them; a lane whose vv is not
+ * > 0 keeps M (the scalar code skips its reflection). */
+static inline __attribute__((always_inline)) void reflect_columns_lanes(qr_lanes M, int j, const double v[6][PBNG_GPBD_QR_LANES], const double vv[PBNG_GPBD_QR_LANES])
+{
+#pragma GCC unroll 6
+  for (int c = 0; c < 6; ++c) {
+    double f[PBNG_GPBD_QR_LANES];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 0;
+#pragma GCC unroll 6
+    for (int i = j; i < 6; ++i)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] += v[i][l] * M[i][c][l];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 2 * f[l] / vv[l];
+#pragma GCC unroll 6
+    for (int i = j; i < 6; ++i)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) {
+        const double m = M[i][c][l] - f[l] * v[i][l];
+        M[i][c][l] = vv[l] > 0 ? m : M[i][c][l];
+      }
+  }
+}
+
+/* M <- M H_j on every lane: reflect_columns_lanes on M^T (qr_iterations6's reflection of the transpose's columns),
+ * M's rows read in place of the transpose's columns. */
+static inline __attribute__((always_inline)) void reflect_rows_lanes(qr_lanes M, int j, const double v[6][PBNG_GPBD_QR_LANES], const double vv[PBNG_GPBD_QR_LANES])
+{
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    double f[PBNG_GPBD_QR_LANES];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 0;
+#pragma GCC unroll 6
+    for (int i = j; i < 6; ++i)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] += v[i][l] * M[r][i][l];
+#pragma omp simd
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 2 * f[l] / vv[l];
+#pragma GCC unroll 6
+    for (int i = j; i < 6; ++i)
+#pragma omp simd
+      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) {
+        const double m = M[r][i][l] - f[l] * v[i][l];
+        M[r][i][l] = vv[l] > 0 ? m : M[r][i][l];
+      }
+  }
+}
+
+/* qr_iterations6 on every lane of M (overwritten by A): each lane's A bitwise the scalar one. */
+static void qr_iterations_lanes(int iterations, qr_lanes M)
+{
+  double v[6][6][PBNG_GPBD_QR_LANES], vv[6][PBNG_GPBD_QR_LANES];
+  for (int it = 0; it < iterations; ++it) {
+#pragma GCC unroll 5
+    for (int j = 0; j + 1 < 6; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
+      householder_lanes((const double(*)[6][PBNG_GPBD_QR_LANES])M, j, v[j], vv[j]);
+      reflect_columns_lanes(M, j, (const double(*)[PBNG_GPBD_QR_LANES])v[j], vv[j]);
+    }
+#pragma GCC unroll 5
+    for (int j = 0; j + 1 < 6; ++j) /* A <- A H_j: A = R Q = Q^T (old A) Q */
+      reflect_rows_lanes(M, j, (const double(*)[PBNG_GPBD_QR_LANES])v[j], vv[j]);
+  }
+}
+
+void pbng_gpbd_qr_iterations6_lanes(int n, int iterations, const double (*H)[36], double (*A)[36])
+{
+  for (int b = 0; b < n; b += PBNG_GPBD_QR_LANES) {
+    qr_lanes M;
+    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) /* lanes past n: the first matrix again (finite) */
+      for (int k = 0; k < 36; ++k) M[k / 6][k % 6][l] = H[b + (b + l < n ? l : 0)][k];
+    qr_iterations_lanes(iterations, M);
+    for (int l = 0; l < PBNG_GPBD_QR_LANES && b + l < n; ++l)
+      for (int k = 0; k < 36; ++k) A[b + l][k] = M[k / 6][k % 6][l];
+  }
+}
+
 void pbng_gpbd_qr_iterations(int k, int iterations, const double *H, double *A)
 {
   double R[PBNG_GPBD_MAX_DOF * PBNG_GPBD_MAX_DOF], v[PBNG_GPBD_MAX_DOF][PBNG_GPBD_MAX_DOF], vv[PBNG_GPBD_MAX_DOF];
@@ -291,6 +397,32 @@ static void set_lane_matrix(const double H[36], int l, lanes6 M)
     for (int j = 0; j <= i; ++j) M[i][j][l] = H[6 * i + j];
 }
 
+/* pbng_gpbd_shift_qr_gershgorin(6, eps[l], .) of the lanes l of M with todo[l] (M's diagonal shifted), bitwise: the QR
+ * iterations of up to PBNG_GPBD_QR_LANES of them at once on SIMD lanes (qr_iterations_lanes), Eq. 23 and the shift per
+ * matrix. */
+static void shift_qr_lanes(const int *todo, const double *eps, lanes6 M)
+{
+  int which[PBNG_GPBD_LANES], n = 0;
+  for (int l = 0; l < PBNG_GPBD_LANES; ++l)
+    if (todo[l]) which[n++] = l;
+  for (int b = 0; b < n; b += PBNG_GPBD_QR_LANES) {
+    qr_lanes R;
+    for (int q = 0; q < PBNG_GPBD_QR_LANES; ++q) { /* lanes past n: the first matrix again (finite) */
+      const int l = which[b + q < n ? b + q : b];
+      for (int i = 0; i < 6; ++i)
+        for (int c = 0; c < 6; ++c) R[i][c][q] = i >= c ? M[i][c][l] : M[c][i][l];
+    }
+    qr_iterations_lanes(5, R); /* the seed's 5 QR iterations (Sec. 4.2) */
+    for (int q = 0; q < PBNG_GPBD_QR_LANES && b + q < n; ++q) {
+      const int l = which[b + q];
+      double A[36];
+      for (int k = 0; k < 36; ++k) A[k] = R[k / 6][k % 6][q];
+      const double tau = fmax(0.0, eps[l] - pbng_gpbd_gershgorin_bound(6, A));
+      for (int i = 0; i < 6; ++i) M[i][i][l] += tau;
+    }
+  }
+}
+
 /* The seed's shift of the active lanes' matrices (Eq. 23): M += max(0, eps - bound) I from the LR bound, or by
  * pbng_gpbd_shift_qr_gershgorin where M is not positive definite. Returns 0 when every active M is positive
  * definite and unchanged: then the bound's first L D L^T (Lo0, d0) is every M's. */
@@ -301,20 +433,16 @@ static int shift_lanes(const int *active, const double *eps, lanes6 M, lanes6 Lo
   int spd[PBNG_GPBD_LANES], changed = 0;
   memcpy(W, M, sizeof(W));
   lr_bounds(W, Lo0, d0, bound, spd);
+  int indefinite[PBNG_GPBD_LANES];
   for (int l = 0; l < PBNG_GPBD_LANES; ++l) {
-    if (!active[l]) continue;
-    if (spd[l]) {
-      const double tau = fmax(0.0, eps[l] - bound[l]);
-      for (int i = 0; i < 6; ++i) M[i][i][l] += tau;
-      changed |= tau != 0.0;
-    } else {
-      double H[36];
-      lane_matrix((const double(*)[6][PBNG_GPBD_LANES])M, l, H);
-      (void)pbng_gpbd_shift_qr_gershgorin(6, eps[l], H);
-      for (int i = 0; i < 6; ++i) M[i][i][l] = H[7 * i];
-      changed = 1;
-    }
+    indefinite[l] = active[l] && !spd[l];
+    changed |= indefinite[l];
+    if (!active[l] || !spd[l]) continue;
+    const double tau = fmax(0.0, eps[l] - bound[l]);
+    for (int i = 0; i < 6; ++i) M[i][i][l] += tau;
+    changed |= tau != 0.0;
   }
+  if (changed) shift_qr_lanes(indefinite, eps, M);
   return changed;
 }
 
@@ -333,13 +461,9 @@ static int fix_lanes(pbng_gpbd_hessian_fix fix, const int *active, const double 
       for (int i = 0; i < 6; ++i) W[i][i][l] -= active[l] ? eps[l] : 0.0;
     }
     ldlt_lanes((const double(*)[6][PBNG_GPBD_LANES])W, Lo0, d0, definite); /* M - eps I: definite_beyond on lanes */
-    for (int l = 0; l < PBNG_GPBD_LANES; ++l)
-      if (active[l] && !definite[l]) {
-        double H[36];
-        lane_matrix((const double(*)[6][PBNG_GPBD_LANES])M, l, H);
-        (void)pbng_gpbd_shift_qr_gershgorin(6, eps[l], H);
-        for (int i = 0; i < 6; ++i) M[i][i][l] = H[7 * i];
-      }
+    int shift[PBNG_GPBD_LANES];
+    for (int l = 0; l < PBNG_GPBD_LANES; ++l) shift[l] = active[l] && !definite[l];
+    shift_qr_lanes(shift, eps, M);
     return 0;
   }
   for (int l = 0; l < PBNG_GPBD_LANES; ++l)

@@ -70,8 +70,9 @@ int pbng_gpbd_clamp_eigenvalues(int k, double eps, double *H);
 void pbng_gpbd_fix_hessian(pbng_gpbd_hessian_fix fix, int k, double eps, double *H);
 
 /* The same fix for n <= PBNG_GPBD_LANES matrices of size 6 x 6 at once (H[l] row-major, eps[l] each): the
- * seed's bound on SIMD lanes where H[l] is positive definite (pbng_gpbd_qr_gershgorin_bounds6), else and for
- * the other fixes pbng_gpbd_fix_hessian one matrix at a time. Equal to pbng_gpbd_fix_hessian up to round-off. */
+ * seed's bound on SIMD lanes where H[l] is positive definite (pbng_gpbd_qr_gershgorin_bounds6), else its QR iterations
+ * on SIMD lanes too (pbng_gpbd_qr_iterations6_lanes: those matrices bitwise pbng_gpbd_fix_hessian's); for the other
+ * fixes pbng_gpbd_fix_hessian one matrix at a time. Equal to pbng_gpbd_fix_hessian up to round-off. */
 enum { PBNG_GPBD_LANES = 16 };
 void pbng_gpbd_fix_hessians6(pbng_gpbd_hessian_fix fix, int n, const double *eps, double (*H)[36]);
 
@@ -94,6 +95,12 @@ void pbng_gpbd_newton_steps6(pbng_gpbd_hessian_fix fix, const int *active, const
  * sigma' = D. spd[l] = 0 where a factorisation met a pivot <= 0 (H[l] not definite to round-off: bound[l] is
  * then not written; use pbng_gpbd_shift_qr_gershgorin). */
 void pbng_gpbd_qr_gershgorin_bounds6(int n, const double (*H)[36], double *bound, int *spd);
+
+/* pbng_gpbd_qr_iterations(6, iterations, H[m], A[m]) for m < n, PBNG_GPBD_QR_LANES matrices at a time on SIMD lanes
+ * (the fix's fallback for the indefinite Hessians of pbng_gpbd_newton_steps6): each A[m] bitwise the scalar one (the same
+ * operations in the same order on every lane, the reflection's sign by a per-lane select, a reflection skipped by one). */
+enum { PBNG_GPBD_QR_LANES = 4 };
+void pbng_gpbd_qr_iterations6_lanes(int n, int iterations, const double (*H)[36], double (*A)[36]);
 
 /* ---- the local solve (Eq. 19) ---- */
 
