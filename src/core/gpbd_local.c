@@ -96,9 +96,11 @@ static inline __attribute__((always_inline)) void householder_lanes(const qr_lan
     for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) vv[l] += v[i][l] * v[i][l];
 }
 
-/* reflect_columns6 on every lane: M <- H_j M, column c's sums as the scalar code takes them; a lane whose vv is not
- * > 0 keeps M (the scalar code skips its reflection). */
-static inline __attribute__((always_inline)) void reflect_columns_lanes(qr_lanes M, int j, const double v[6][PBNG_GPBD_QR_LANES], const double vv[PBNG_GPBD_QR_LANES])
+/* reflect_columns6 on every lane: M <- H_j M (rows = 0), column c's sums as the scalar code takes them; or M <- M H_j
+ * (rows = 1): the same on M^T (qr_iterations6's reflection of the transpose's columns), M's rows read in place of the
+ * transpose's columns. A lane whose vv is not > 0 keeps M (the scalar code skips its reflection). */
+static inline __attribute__((always_inline)) void reflect_lanes(qr_lanes M, int j, const double v[6][PBNG_GPBD_QR_LANES], const double vv[PBNG_GPBD_QR_LANES],
+                                                                int rows)
 {
 #pragma GCC unroll 6
   for (int c = 0; c < 6; ++c) {
@@ -106,43 +108,22 @@ static inline __attribute__((always_inline)) void reflect_columns_lanes(qr_lanes
 #pragma omp simd
     for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 0;
 #pragma GCC unroll 6
-    for (int i = j; i < 6; ++i)
+    for (int i = j; i < 6; ++i) {
+      const double *e = rows ? M[c][i] : M[i][c];
 #pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] += v[i][l] * M[i][c][l];
-#pragma omp simd
-    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 2 * f[l] / vv[l];
-#pragma GCC unroll 6
-    for (int i = j; i < 6; ++i)
-#pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) {
-        const double m = M[i][c][l] - f[l] * v[i][l];
-        M[i][c][l] = vv[l] > 0 ? m : M[i][c][l];
-      }
-  }
-}
-
-/* M <- M H_j on every lane: reflect_columns_lanes on M^T (qr_iterations6's reflection of the transpose's columns),
- * M's rows read in place of the transpose's columns. */
-static inline __attribute__((always_inline)) void reflect_rows_lanes(qr_lanes M, int j, const double v[6][PBNG_GPBD_QR_LANES], const double vv[PBNG_GPBD_QR_LANES])
-{
-#pragma GCC unroll 6
-  for (int r = 0; r < 6; ++r) {
-    double f[PBNG_GPBD_QR_LANES];
-#pragma omp simd
-    for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 0;
-#pragma GCC unroll 6
-    for (int i = j; i < 6; ++i)
-#pragma omp simd
-      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] += v[i][l] * M[r][i][l];
+      for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] += v[i][l] * e[l];
+    }
 #pragma omp simd
     for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) f[l] = 2 * f[l] / vv[l];
 #pragma GCC unroll 6
-    for (int i = j; i < 6; ++i)
+    for (int i = j; i < 6; ++i) {
+      double *e = rows ? M[c][i] : M[i][c];
 #pragma omp simd
       for (int l = 0; l < PBNG_GPBD_QR_LANES; ++l) {
-        const double m = M[r][i][l] - f[l] * v[i][l];
-        M[r][i][l] = vv[l] > 0 ? m : M[r][i][l];
+        const double m = e[l] - f[l] * v[i][l];
+        e[l] = vv[l] > 0 ? m : e[l];
       }
+    }
   }
 }
 
@@ -154,11 +135,11 @@ static void qr_iterations_lanes(int iterations, qr_lanes M)
 #pragma GCC unroll 5
     for (int j = 0; j + 1 < 6; ++j) { /* R <- H_j R: A = Q R with Q = H_0 H_1 ... */
       householder_lanes((const double(*)[6][PBNG_GPBD_QR_LANES])M, j, v[j], vv[j]);
-      reflect_columns_lanes(M, j, (const double(*)[PBNG_GPBD_QR_LANES])v[j], vv[j]);
+      reflect_lanes(M, j, (const double(*)[PBNG_GPBD_QR_LANES])v[j], vv[j], 0);
     }
 #pragma GCC unroll 5
     for (int j = 0; j + 1 < 6; ++j) /* A <- A H_j: A = R Q = Q^T (old A) Q */
-      reflect_rows_lanes(M, j, (const double(*)[PBNG_GPBD_QR_LANES])v[j], vv[j]);
+      reflect_lanes(M, j, (const double(*)[PBNG_GPBD_QR_LANES])v[j], vv[j], 1);
   }
 }
 
