@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import seedlib as sl  # noqa: E402
 
 METHODS = [("continuum_pbd", ["-solver", "continuum_pbd", "-iters", "5"], 5),
-           ("pbng_5", ["-iters", "5", "-rtol", "0"], 5),
-           ("pbng_tol", [], None)]
+           ("pbng_5", ["-solver", "pbng", "-iters", "5", "-rtol", "0"], 5),
+           ("pbng_tol", ["-solver", "pbng"], None)]  # the scene's default solver is Newton since 2026-11-29
 
 
 def main():

@@ -58,6 +58,24 @@ static PetscErrorCode read_choice_material(PetscOptionItems *PetscOptionsObject,
   PetscFunctionReturn(0);
 }
 
+/* A scene whose default solver is not PBNG (cloth_drape, plastic_twist: Newton) run with PBNG's own options and no
+ * -solver runs PBNG: the options say which solver the user means (docs/options.md#scenes). */
+static PetscErrorCode pbng_options_imply_pbng(pbng_config *cfg)
+{
+  static const char *const pbng_only[] = {"-accel", "-multilevel", "-mesh_levels", "-omega", "-rho", "-gamma", "-weak_blocks", NULL};
+
+  PetscFunctionBeginUser;
+  for (int k = 0; pbng_only[k]; ++k) {
+    PetscBool given;
+    PetscCall(PetscOptionsHasName(NULL, NULL, pbng_only[k], &given));
+    if (given) {
+      PetscCall(PetscStrncpy(cfg->solver, pbng_solver_pbng_ops.name, sizeof(cfg->solver)));
+      break;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_config *cfg)
 {
   char name[64];
@@ -71,6 +89,7 @@ static PetscErrorCode read_choices(PetscOptionItems *PetscOptionsObject, pbng_co
   PetscCall(PetscOptionsString("-solver", help, NULL, cfg->solver, cfg->solver, sizeof(cfg->solver), &set));
   PetscCheck(pbng_solver_find(cfg->solver, 1), PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-solver: unknown solver \"%s\" (known: %s)", cfg->solver,
              known);
+  if (!set) PetscCall(pbng_options_imply_pbng(cfg));
   PetscCall(PetscStrncpy(name, cfg->mode == PBNG_MODE_DYNAMIC ? "dynamic" : "quasistatic", sizeof(name)));
   PetscCall(PetscOptionsString("-mode", "quasistatic | dynamic (backward Euler)", NULL, name, name, sizeof(name), &set));
   if (!strcmp(name, "quasistatic")) cfg->mode = PBNG_MODE_QUASISTATIC;

@@ -646,7 +646,7 @@ static const pbng_scene scenes[] = {
    NULL},
   {"cloth_stretch", "a 1 m sheet stretched 20 %, quasistatic (the continuum seed's Fig. 7)", scene_cloth_stretch, &pbng_solver_pbng_ops,
    PBNG_SHEET_SHAPE_SQUARE, NULL, NULL},
-  {"cloth_drape", "a sheet falling onto a sphere, a table or held at two corners (-drape), dynamic", scene_cloth_drape, &pbng_solver_pbng_ops,
+  {"cloth_drape", "a sheet falling onto a sphere, a table or held at two corners (-drape), dynamic", scene_cloth_drape, &pbng_solver_newton_ops,
    PBNG_SHEET_SHAPE_SQUARE, read_drape_option, drape_step_for_res},
   {"beam_pull", "a StVK beam pulled by a 100 N end load (the continuum seed's Fig. 5)", scene_beam_pull, &pbng_solver_pbng_ops,
    PBNG_SHEET_SHAPE_NONE, NULL, NULL},
