@@ -91,7 +91,8 @@ static PetscErrorCode keep_weak_constraints_together(const pbng_mesh *mesh, int3
 }
 
 /* The node graph with each weak group contracted to one vertex (its nodes' weights summed, its edges to other groups
- * once each, in the order the nodes meet them; without weak constraints the node graph itself): METIS then balances
+ * once each, in the order the nodes meet them; without weak constraints this is the node graph itself, so
+ * pbng_partition_nodes does not build it then): METIS then balances
  * the groups whole, where moving each group to one part after METIS (keep_weak_constraints_together) could unbalance
  * the parts or empty one (-multilevel_min_nodes_per_rank 0 on the stacked blocks' coarse levels, 4 ranks). */
 static PetscErrorCode contract_groups(int64_t n, const idx_t *xadj, const idx_t *adjncy, const idx_t *vwgt, const int64_t *group,
@@ -175,7 +176,9 @@ PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_eleme
   /* One constraint, the total work. One constraint per color (each color is a synchronised step)
    * was measured no faster on 2 ranks and left parts empty on small meshes (docs/status.md, Open). */
   for (int64_t i = 0; i < mesh->nnodes; ++i) vwgt[i] = (idx_t)(adj->start[i + 1] - adj->start[i] + 1);
-  PetscCall(contract_groups(mesh->nnodes, xadj, adjncy, vwgt, group, ngroups, &gxadj, &gadjncy, &gwgt));
+  const int contracted = ngroups < mesh->nnodes; /* without weak constraints the node graph itself, not a copy of it */
+  if (contracted) PetscCall(contract_groups(mesh->nnodes, xadj, adjncy, vwgt, group, ngroups, &gxadj, &gadjncy, &gwgt));
+  else gxadj = xadj, gadjncy = adjncy, gwgt = vwgt;
   PetscCall(PetscMalloc1(ngroups, &where));
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = 1;
@@ -186,12 +189,14 @@ PetscErrorCode pbng_partition_nodes(const pbng_mesh *mesh, const pbng_node_eleme
              mesh->source);
   PetscCall(fill_empty_parts(ngroups, nparts, where));
   for (int64_t i = 0; i < mesh->nnodes; ++i) part[i] = (int32_t)where[group[i]]; /* a group's nodes together */
+  if (contracted) {
+    PetscCall(PetscFree(gxadj));
+    PetscCall(PetscFree(gadjncy));
+    PetscCall(PetscFree(gwgt));
+  }
   PetscCall(PetscFree(xadj));
   PetscCall(PetscFree(adjncy));
   PetscCall(PetscFree(vwgt));
-  PetscCall(PetscFree(gxadj));
-  PetscCall(PetscFree(gadjncy));
-  PetscCall(PetscFree(gwgt));
   PetscCall(PetscFree(where));
   PetscCall(PetscFree(group));
   PetscFunctionReturn(0);
